@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { DomainError } from '../domain/errors.js';
+import { HttpProblem, problem, sendProblem } from './problem.js';
+
+export interface AppOptions {
+  log: Logger;
+  publicBaseUrl: string;
+  /** Area plugins (routes + schemas + hooks), registered in order. */
+  plugins: Array<(app: FastifyInstance) => Promise<void> | void>;
+}
+
+const describeIssue = (v: { instancePath?: string; message?: string }, context: string): string => {
+  const path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  return path ? `${context}.${path}: ${v.message}` : `${context}: ${v.message}`;
+};
+
+/** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.log,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomBytes(8).toString('hex')}`;
+    },
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
+  });
+
+  app.setErrorHandler((err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof HttpProblem) return sendProblem(reply, err);
+    if (err instanceof DomainError) {
+      return sendProblem(reply, new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}));
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const context = (err as FastifyError).validationContext ?? 'request';
+      const detail = err.validation.map((v) => describeIssue(v, context)).join('; ');
+      return sendProblem(reply, new HttpProblem(400, `Invalid request: ${detail}`, 'Bad Request'));
+    }
+    const fe = err as FastifyError;
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(reply, new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type'));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendProblem(reply, new HttpProblem(400, 'The request body is empty; send a JSON object.', 'Bad Request'));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(reply, new HttpProblem(413, 'The request body is larger than 1 MiB.', 'Payload Too Large'));
+      default:
+        break;
+    }
+    if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+      return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
+    }
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'));
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).type('application/json; charset=utf-8').send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found')),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Capture Ledger API', version: '0.6.0', description: 'Signed, timestamped captures of public web pages.' },
+      servers: [{ url: opts.publicBaseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const plugin of opts.plugins) await app.register(async (scope) => plugin(scope as unknown as FastifyInstance));
+  return app as unknown as FastifyInstance;
+}
+
+/** preValidation hook for POST endpoints that take a body (spec 7.2: 415). */
+export async function requireJsonBody(req: FastifyRequest): Promise<void> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type');
+}

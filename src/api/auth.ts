@@ -1,0 +1,75 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import type { Scope } from '../domain/events.js';
+import { HttpProblem } from './problem.js';
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/** `Authorization: Bearer <token>` → token, or a 401 naming what is wrong (spec 5.6). */
+export function bearerToken(req: FastifyRequest): string {
+  const header = req.headers.authorization;
+  if (!header) throw unauthorized('Missing Authorization header; send `Authorization: Bearer <API key>`.');
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('Malformed Authorization header; expected `Bearer <API key>`.');
+  return match[1]!;
+}
+
+export const unauthorized = (detail: string) => new HttpProblem(401, detail, 'Unauthorized');
+
+/** Constant-time comparison of two secrets of any length (compares their digests). */
+export function secretEquals(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** Operator endpoints (spec 5.2): 503 when ADMIN_KEY is not configured, 401 unless it matches. */
+export function checkAdmin(req: FastifyRequest, adminKey: string | undefined): void {
+  if (!adminKey) {
+    throw new HttpProblem(503, 'The admin API is not configured: set ADMIN_KEY to enable operator endpoints.', 'Service Unavailable');
+  }
+  const token = bearerToken(req);
+  if (!secretEquals(token, adminKey)) throw unauthorized('Invalid admin credential.');
+}
+
+export interface Principal {
+  tenantId: string;
+  scopes: Scope[];
+  /** null for the legacy single key. */
+  keyHash: string | null;
+}
+
+export interface KeyResolver {
+  resolve(token: string): Promise<Principal | null>;
+  /** Forget a key at once (revocation pushed from any API process). */
+  evict(keyHash: string): void;
+}
+
+/**
+ * Tenant keys by SHA-256, cached for `ttlMs`. Revocation reaches every process through `evict` (pushed over
+ * NATS); the TTL bounds how long a missed push can keep a revoked key alive (spec 5.8: 60 s).
+ */
+export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; now?: () => number } = {}): KeyResolver {
+  const ttlMs = opts.ttlMs ?? 30_000;
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, { principal: Principal | null; until: number }>();
+  return {
+    async resolve(token) {
+      const keyHash = sha256Hex(token);
+      const hit = cache.get(keyHash);
+      if (hit && hit.until > now()) return hit.principal;
+      const r = await pool.query<{ tenant_id: string; scopes: Scope[]; revoked_at: Date | null }>(
+        'SELECT tenant_id, scopes, revoked_at FROM api_keys WHERE key_hash = $1',
+        [keyHash],
+      );
+      const row = r.rows[0];
+      if (!row) return null; // unknown keys are not cached: a key created a moment ago elsewhere must work
+      const principal = row.revoked_at ? null : { tenantId: row.tenant_id, scopes: row.scopes, keyHash };
+      if (cache.size > 100_000) cache.clear();
+      cache.set(keyHash, { principal, until: now() + ttlMs });
+      return principal;
+    },
+    evict(keyHash) {
+      cache.set(keyHash, { principal: null, until: now() + ttlMs });
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Rolling-window rate limits (spec 8.1): a request is allowed when fewer than `limit` tokens were taken for
+ * the key within the last `windowMs`. Counters are not events (DESIGN decision 1).
+ */
+export interface RateDecision {
+  allowed: boolean;
+  /** Whole seconds until enough tokens leave the window (≥ 1 when refused). */
+  retryAfterSec: number;
+  remaining: number;
+}
+
+export interface RateLimiter {
+  take(key: string, limit: number, windowMs: number, tokens?: number): Promise<RateDecision>;
+}
+
+/** Sliding log per key, in this process's memory. */
+export function createMemoryRateLimiter(now: () => number = Date.now): RateLimiter {
+  const logs = new Map<string, number[]>();
+  let calls = 0;
+  return {
+    async take(key, limit, windowMs, tokens = 1) {
+      const t = now();
+      const cutoff = t - windowMs;
+      const log = (logs.get(key) ?? []).filter((ts) => ts > cutoff);
+      if (++calls % 1000 === 0) {
+        for (const [k, v] of logs) if (v.every((ts) => ts <= cutoff)) logs.delete(k);
+      }
+      if (log.length + tokens > limit) {
+        // The earliest moment at which `tokens` slots are free again.
+        const needed = log.length + tokens - limit;
+        const freeAt = tokens > limit ? t + windowMs : (log[needed - 1] ?? t) + windowMs;
+        logs.set(key, log);
+        return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((freeAt - t) / 1000)), remaining: Math.max(0, limit - log.length) };
+      }
+      for (let i = 0; i < tokens; i++) log.push(t);
+      logs.set(key, log);
+      return { allowed: true, retryAfterSec: 0, remaining: limit - log.length };
+    },
+  };
+}

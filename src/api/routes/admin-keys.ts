@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { decideCreateKey, decideRevokeKey } from '../../domain/tenant/index.js';
+import type { Scope } from '../../domain/events.js';
+import { requireJsonBody } from '../app.js';
+import { checkAdmin, sha256Hex } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { HttpProblem } from '../problem.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { iso, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+
+/** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
+
+const WARNING = 'Store this key now. It cannot be retrieved after this response.';
+export const REVOCATION_SUBJECT = 'auth.key-revoked';
+
+const createBody = z.object({
+  tenantId: tenantIdSchema,
+  scopes: z.array(scopeSchema, { error: 'must be a non-empty array' }).min(1, 'must be a non-empty array'),
+  name: nameSchema,
+});
+
+const listQuery = z.object({
+  tenant: z.string().optional(),
+  include: z.enum(['revoked'], { error: "must be 'revoked' when given" }).optional(),
+});
+
+interface KeyRow {
+  key_hash: string;
+  tenant_id: string;
+  scopes: Scope[];
+  name: string;
+  created_at: Date;
+  created_by: string;
+  revoked_at: Date | null;
+}
+
+const keyRecord = (r: KeyRow) => ({
+  keyHash: r.key_hash,
+  tenantId: r.tenant_id,
+  scopes: r.scopes,
+  name: r.name,
+  createdAt: iso(r.created_at)!,
+  createdBy: r.created_by,
+  ...(r.revoked_at ? { revoked: true, revokedAt: iso(r.revoked_at)! } : {}),
+});
+
+export const causedByAdmin = (req: FastifyRequest) => ({ correlationId: req.id, causedBy: { kind: 'admin' as const } });
+
+export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
+  return async (app: FastifyInstance) => {
+    // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
+    app.addHook('onRequest', async (req) => {
+      const d = await limiter.take(`admin-keys:${req.ip}`, 5, 60_000);
+      if (!d.allowed) {
+        throw new HttpProblem(429, `Too many requests to the key endpoints from this address; retry in ${d.retryAfterSec} s.`, 'Too Many Requests', {}, {
+          'Retry-After': String(d.retryAfterSec),
+        });
+      }
+      checkAdmin(req, ctx.config.ADMIN_KEY);
+    });
+
+    app.post(
+      '/v1/admin/keys',
+      { preValidation: requireJsonBody, schema: { tags: ['admin'], summary: 'Create a tenant API key', body: createBody } },
+      async (req, reply) => {
+        const body = req.body as z.infer<typeof createBody>;
+        const scopes = [...new Set(body.scopes)];
+        const key = `svc_live_${randomBytes(32).toString('hex')}`;
+        const keyHash = sha256Hex(key);
+        const result = await ctx.tenants.execute(body.tenantId, causedByAdmin(req), (state, now) =>
+          decideCreateKey({ keyHash, scopes, name: body.name }, state, now),
+        );
+        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+        return reply.code(201).send({
+          key,
+          keyHash,
+          tenantId: body.tenantId,
+          scopes,
+          name: body.name,
+          createdAt: result.reply.createdAt,
+          warning: WARNING,
+        });
+      },
+    );
+
+    app.get('/v1/admin/keys', { schema: { tags: ['admin'], summary: 'List tenant API keys', querystring: listQuery } }, async (req) => {
+      const q = req.query as z.infer<typeof listQuery>;
+      const r = await ctx.pool.query<KeyRow>(
+        `SELECT * FROM api_keys WHERE ($1::text IS NULL OR tenant_id = $1) AND ($2 OR revoked_at IS NULL)
+         ORDER BY created_at, key_hash`,
+        [q.tenant ?? null, q.include === 'revoked'],
+      );
+      return { data: r.rows.map(keyRecord) };
+    });
+
+    app.delete('/v1/admin/keys/:keyHash', { schema: { tags: ['admin'], summary: 'Revoke a tenant API key' } }, async (req) => {
+      const { keyHash } = req.params as { keyHash: string };
+      const notFound = new HttpProblem(404, `No API key with keyHash ${keyHash}.`, 'Not Found');
+      if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
+      const found = await ctx.pool.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
+      const row = found.rows[0];
+      if (!row) throw notFound;
+      const result = await ctx.tenants.execute(row.tenant_id, causedByAdmin(req), (state, now) => decideRevokeKey({ keyHash }, state, now));
+      // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
+      ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
+      const last = result.appended.at(-1);
+      if (last) await ctx.waiter.waitFor(last.seq);
+      return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true, revokedAt: result.reply.revokedAt };
+    });
+  };
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+/** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
+
+const csv = (value: string | undefined): string[] =>
+  (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+
+const integer = (name: string, def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return def;
+      if (!/^\d+$/.test(v.trim())) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number, got '${v}'` });
+        return z.NEVER;
+      }
+      const n = Number(v.trim());
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}, got ${n}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const urlString = (name: string) =>
+  optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `${name} must be an absolute URL` });
+
+const ROLE_NAMES = ['api', 'worker', 'projector', 'dispatcher', 'scheduler'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+
+const envSchema = z.object({
+  PORT: integer('PORT', 8080, 0, 65535),
+  HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
+  PUBLIC_BASE_URL: urlString('PUBLIC_BASE_URL'),
+  DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  NATS_URL: optionalString,
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+    message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  }),
+  ADMIN_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'ADMIN_KEY must be at least 16 characters',
+  }),
+  CAPTURE_API_KEY: optionalString,
+  CORS_ORIGINS: optionalString.transform((v) => csv(v)),
+  SIGNING_KEY: optionalString.refine(
+    (v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32,
+    { message: "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed" },
+  ),
+  TSA_URL: optionalString.refine((v) => v === undefined || v === 'none' || URL.canParse(v), {
+    message: "TSA_URL must be 'none' or an absolute URL",
+  }),
+  TSA_CA_CERTS: optionalString.transform((v) => csv(v)),
+  CHROMIUM_PATH: optionalString,
+  ALLOW_PRIVATE_TARGETS: optionalString.transform((v) => csv(v)),
+  BATCH_MAX: integer('BATCH_MAX', 20, 1, 100),
+  RATE_LIMIT_IP_PER_MIN: integer('RATE_LIMIT_IP_PER_MIN', 600, 1, 10_000_000),
+  RATE_LIMIT_TENANT_PER_MIN: integer('RATE_LIMIT_TENANT_PER_MIN', 1200, 1, 10_000_000),
+  WEBHOOK_RETRY_DELAYS: optionalString.transform((v, ctx) => {
+    const parts = csv(v ?? '60,300,900');
+    if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+      ctx.addIssue({ code: 'custom', message: `WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got '${v}'` });
+      return z.NEVER;
+    }
+    return parts.map(Number);
+  }),
+  CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
+  CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
+  VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
+  WORKER_CONCURRENCY: integer('WORKER_CONCURRENCY', 2, 1, 64),
+  ROLES: optionalString.transform((v, ctx) => {
+    const roles = csv(v ?? ROLE_NAMES.join(','));
+    const unknown = roles.filter((r) => !(ROLE_NAMES as readonly string[]).includes(r));
+    if (unknown.length > 0 || roles.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `ROLES must be a comma-separated subset of ${ROLE_NAMES.join(',')}; unknown: ${unknown.join(',') || '(empty)'}`,
+      });
+      return z.NEVER;
+    }
+    return new Set(roles as Role[]);
+  }),
+  LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
+});
+
+export type Config = z.output<typeof envSchema> & { PUBLIC_BASE_URL: string };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parse the environment; throws ConfigError whose message names every bad variable and why. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => {
+      const name = String(i.path[0] ?? '');
+      return i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const cfg = result.data;
+  return { ...cfg, PUBLIC_BASE_URL: (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
+}

@@ -1,0 +1,117 @@
+/**
+ * The event catalogue (DESIGN decision 1). Every state change of a tenant is one of these, appended to the
+ * tenant's ledger subject. docs/architecture.md lists who appends each one.
+ */
+
+export type Scope = 'capture' | 'read' | 'admin';
+export type Tier = 'starter' | 'pro';
+export type RenderQuality = 'full' | 'partial';
+export type WebhookEventType = 'capture.complete' | 'capture.failed';
+
+/** Who caused an event. */
+export type Causer =
+  | { kind: 'admin' }
+  | { kind: 'key'; keyHash: string }
+  | { kind: 'legacy-key' }
+  | { kind: 'schedule'; scheduleId: string }
+  | { kind: 'system'; component: string };
+
+export interface SubmittedCapture {
+  captureId: string;
+  url: string;
+}
+
+export interface ArtifactRefs {
+  /** Object-store names of the stored artifacts. */
+  screenshot: string;
+  screenshotBefore?: string;
+  html: string;
+  headers?: string;
+  wacz?: string;
+}
+
+export interface BundleRef {
+  bundleHash: string;
+  size: number;
+  version: string;
+  keyId: string;
+}
+
+export type TenantEvent =
+  | { type: 'key.created'; data: { keyHash: string; scopes: Scope[]; name: string; createdAt: string } }
+  | { type: 'key.revoked'; data: { keyHash: string; revokedAt: string } }
+  | { type: 'tenant.tier_set'; data: { tier: Tier } }
+  | {
+      type: 'tenant.quota_overrides_set';
+      /** null clears that override and restores the tier default (spec 4.11). */
+      data: { capturesPerMonth: number | null; storageBytes: number | null };
+    }
+  | {
+      type: 'capture.submitted';
+      /** One event for a whole submission (single, batch or schedule run), so a batch is appended atomically. */
+      data: {
+        captures: SubmittedCapture[];
+        period: string;
+        source: 'single' | 'batch' | 'schedule';
+        scheduleId?: string;
+        fireTime?: string;
+      };
+    }
+  | {
+      type: 'capture.completed';
+      data: {
+        captureId: string;
+        completedAt: string;
+        renderQuality: RenderQuality;
+        render: Record<string, unknown>;
+        artifacts: ArtifactRefs;
+        bundle?: BundleRef;
+        captureSettings?: Record<string, unknown>;
+        storedBytes: number;
+        attempts: number;
+      };
+    }
+  | {
+      type: 'capture.failed';
+      data: { captureId: string; failedAt: string; error: string; retryable: boolean; attempts: number };
+    }
+  | {
+      type: 'webhook.registered';
+      data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; secret: string; createdAt: string };
+    }
+  | { type: 'webhook.deleted'; data: { webhookId: string; deletedAt: string } }
+  | {
+      type: 'webhook.delivery_attempted';
+      data: {
+        deliveryId: string;
+        webhookId: string;
+        eventId: string;
+        eventType: string;
+        attempt: number;
+        outcome: 'delivered' | 'failed';
+        httpStatus: number | null;
+        detail?: string;
+        latencyMs: number;
+        nextAttemptAt?: string;
+      };
+    }
+  | {
+      type: 'webhook.delivery_dead_lettered';
+      data: { deliveryId: string; webhookId: string; eventId: string; eventType: string; attempts: number; reason: string };
+    }
+  | { type: 'schedule.created'; data: { scheduleId: string; url: string; name: string; cron: string; createdAt: string } }
+  | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
+  | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
+  | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } };
+
+export type TenantEventType = TenantEvent['type'];
+
+/** Events of the system subject (not a tenant's). */
+export type SystemEvent = {
+  type: 'signing.key_rotated';
+  data: { keyId: string; publicKey: string; previousKeyId: string | null; rotatedAt: string };
+};
+
+export type DomainEvent = TenantEvent | SystemEvent;
+
+export const SCHEMA_VERSION = 1;

@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+/** The one id generator: `<prefix>_` + 32 lowercase hex characters (128 random bits). */
+export type IdPrefix = 'cap' | 'whk' | 'sch' | 'evt' | 'dlv';
+
+export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBytes(16).toString('hex')}`;
+
+export const isId = (prefix: IdPrefix, value: string): boolean => new RegExp(`^${prefix}_[0-9a-f]{32}$`).test(value);

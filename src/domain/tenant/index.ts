@@ -1,0 +1,2 @@
+export * from './tenant-state.js';
+export * from './tenant-decisions.js';

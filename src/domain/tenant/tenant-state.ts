@@ -1,0 +1,119 @@
+import type { Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
+import { DEFAULT_TIER } from '../tiers.js';
+
+/** What a tenant actor knows: folded from the tenant's events by `evolveTenant`. */
+export interface TenantState {
+  tenantId: string;
+  exists: boolean;
+  keys: Map<string, { scopes: Scope[]; name: string; createdAt: string; revokedAt: string | null }>;
+  tier: Tier;
+  overrides: { capturesPerMonth: number | null; storageBytes: number | null };
+  /** Usage of the most recent billing period that saw activity. */
+  usage: { period: string; captures: number; storageBytes: number };
+  /** Captures submitted and not yet complete or failed. */
+  pending: Map<string, { url: string; createdAt: string; period: string; scheduleId?: string }>;
+  webhooks: Map<string, { url: string; events: WebhookEventType[]; name: string; secret: string; createdAt: string }>;
+  schedules: Map<string, { url: string; name: string; cron: string; createdAt: string; lastFireTime: string | null }>;
+  /** Per schedule, the latest fire time already handled (fired or skipped), kept after deletion too. */
+  handledFireTimes: Map<string, string>;
+}
+
+export const initialTenantState = (tenantId: string): TenantState => ({
+  tenantId,
+  exists: false,
+  keys: new Map(),
+  tier: DEFAULT_TIER,
+  overrides: { capturesPerMonth: null, storageBytes: null },
+  usage: { period: '', captures: 0, storageBytes: 0 },
+  pending: new Map(),
+  webhooks: new Map(),
+  schedules: new Map(),
+  handledFireTimes: new Map(),
+});
+
+const usageIn = (state: TenantState, period: string) =>
+  state.usage.period === period ? state.usage : { period, captures: 0, storageBytes: 0 };
+
+/** Pure fold of one event into the state. Mutates and returns `state` (actors own their state exclusively). */
+export function evolveTenant(state: TenantState, event: TenantEvent & { occurredAt: string }): TenantState {
+  state.exists = true;
+  switch (event.type) {
+    case 'key.created':
+      state.keys.set(event.data.keyHash, {
+        scopes: event.data.scopes,
+        name: event.data.name,
+        createdAt: event.data.createdAt,
+        revokedAt: null,
+      });
+      break;
+    case 'key.revoked': {
+      const key = state.keys.get(event.data.keyHash);
+      if (key && key.revokedAt === null) key.revokedAt = event.data.revokedAt;
+      break;
+    }
+    case 'tenant.tier_set':
+      state.tier = event.data.tier;
+      break;
+    case 'tenant.quota_overrides_set':
+      state.overrides = { ...event.data };
+      break;
+    case 'capture.submitted': {
+      const usage = usageIn(state, event.data.period);
+      if (usage.period >= state.usage.period) {
+        state.usage = { ...usage, captures: usage.captures + event.data.captures.length };
+      }
+      for (const c of event.data.captures) {
+        state.pending.set(c.captureId, {
+          url: c.url,
+          createdAt: event.occurredAt,
+          period: event.data.period,
+          ...(event.data.scheduleId ? { scheduleId: event.data.scheduleId } : {}),
+        });
+      }
+      if (event.data.scheduleId && event.data.fireTime) {
+        state.handledFireTimes.set(event.data.scheduleId, event.data.fireTime);
+        const schedule = state.schedules.get(event.data.scheduleId);
+        if (schedule) schedule.lastFireTime = event.data.fireTime;
+      }
+      break;
+    }
+    case 'capture.completed': {
+      const pending = state.pending.get(event.data.captureId);
+      if (pending) {
+        if (pending.period === state.usage.period) state.usage.storageBytes += event.data.storedBytes;
+        state.pending.delete(event.data.captureId);
+      }
+      break;
+    }
+    case 'capture.failed':
+      state.pending.delete(event.data.captureId);
+      break;
+    case 'webhook.registered': {
+      const { webhookId, ...rest } = event.data;
+      state.webhooks.set(webhookId, rest);
+      break;
+    }
+    case 'webhook.deleted':
+      state.webhooks.delete(event.data.webhookId);
+      break;
+    case 'schedule.created': {
+      const { scheduleId, ...rest } = event.data;
+      state.schedules.set(scheduleId, { ...rest, lastFireTime: null });
+      break;
+    }
+    case 'schedule.deleted':
+      state.schedules.delete(event.data.scheduleId);
+      break;
+    case 'schedule.skipped': {
+      state.handledFireTimes.set(event.data.scheduleId, event.data.fireTime);
+      const schedule = state.schedules.get(event.data.scheduleId);
+      if (schedule) schedule.lastFireTime = event.data.fireTime;
+      break;
+    }
+    case 'webhook.delivery_attempted':
+    case 'webhook.delivery_dead_lettered':
+    case 'usage.api_calls_recorded':
+      break;
+  }
+  return state;
+}

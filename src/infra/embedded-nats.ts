@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { freePort } from './free-port.js';
+import { stopStaleProcess } from './stale-process.js';
+
+export interface EmbeddedNats {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const NATS_CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+
+export function natsServerBinary(): string {
+  const found = NATS_CANDIDATES.find((p) => existsSync(p));
+  if (!found) throw new Error('nats-server not found: install it with `apt-get install -y nats-server` (make run does this)');
+  return found;
+}
+
+/** Start a nats-server with JetStream whose store lives in `dir`; stops one left running there by a killed parent. */
+export async function startEmbeddedNats(dir: string, opts: { port?: number; log?: (line: string) => void } = {}): Promise<EmbeddedNats> {
+  await mkdir(dir, { recursive: true });
+  const pidFile = join(dir, 'nats-server.pid');
+  await stopStaleProcess(pidFile, 'nats-server');
+  const port = opts.port ?? (await freePort());
+  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (!line) continue;
+      if (lines.length < 200) lines.push(line);
+      opts.log?.(line);
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const url = `nats://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${lines.join('\n')}`);
+    try {
+      const nc = await connect({ servers: url, reconnect: false, timeout: 1000 });
+      await nc.close();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`nats-server did not accept connections on ${url}:\n${lines.join('\n')}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    port,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

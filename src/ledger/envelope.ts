@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { Causer, DomainEvent } from '../domain/events.js';
+
+/**
+ * The stored form of every event (DESIGN decision 1): immutable, versioned, attributed, and chained per
+ * tenant — `hash` is SHA-256 over the canonical JSON (RFC 8785) of the envelope without `hash`, and
+ * `prevHash` is the `hash` of the tenant's previous event (null for its first).
+ */
+export type EventEnvelope<E extends DomainEvent = DomainEvent> = E & {
+  id: string;
+  schemaVersion: number;
+  tenantId: string;
+  occurredAt: string;
+  causedBy: Causer;
+  correlationId: string;
+  prevHash: string | null;
+  hash: string;
+};
+
+export type UnsealedEnvelope<E extends DomainEvent = DomainEvent> = Omit<EventEnvelope<E>, 'hash' | 'prevHash'>;
+
+export const canonicalJson = (value: unknown): string => {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error('value cannot be canonicalised');
+  return text;
+};
+
+export const envelopeHash = (envelope: Omit<EventEnvelope, 'hash'>): string =>
+  createHash('sha256').update(canonicalJson(envelope)).digest('hex');
+
+/** Link an envelope into the tenant's chain. */
+export const seal = <E extends DomainEvent>(unsealed: UnsealedEnvelope<E>, prevHash: string | null): EventEnvelope<E> => {
+  const linked = { ...unsealed, prevHash } as Omit<EventEnvelope<E>, 'hash'>;
+  return { ...linked, hash: envelopeHash(linked as Omit<EventEnvelope, 'hash'>) } as EventEnvelope<E>;
+};
+
+/** Recompute an envelope's hash: null when it matches, else a reason. */
+export const checkEnvelope = (envelope: EventEnvelope, expectedPrevHash: string | null): string | null => {
+  if (envelope.prevHash !== expectedPrevHash) {
+    return `prevHash ${envelope.prevHash} does not match the previous event's hash ${expectedPrevHash}`;
+  }
+  const { hash, ...rest } = envelope;
+  const actual = envelopeHash(rest);
+  return actual === hash ? null : `hash ${hash} does not match the recomputed ${actual}`;
+};

@@ -1,0 +1,72 @@
+import { join, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config/config.js';
+import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
+import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
+import { startServer, type ServerHandle } from './server.js';
+
+/** `make run`: every role in one foreground process, with its own nats-server and Postgres unless given. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`capture-ledger: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
+  const dataDir = resolve(config.DATA_DIR);
+  await mkdir(dataDir, { recursive: true });
+
+  let nats: EmbeddedNats | null = null;
+  let pg: EmbeddedPg | null = null;
+  let server: ServerHandle | null = null;
+  let stopping = false;
+
+  const shutdown = async (signal: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    await server?.stop().catch((err) => log.error({ err }, 'server stop failed'));
+    await nats?.stop().catch(() => undefined);
+    await pg?.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    let natsUrl = config.NATS_URL;
+    if (!natsUrl) {
+      nats = await startEmbeddedNats(join(dataDir, 'nats'));
+      natsUrl = nats.url;
+      log.info({ natsUrl }, 'embedded nats-server started');
+    }
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      pg = await startEmbeddedPostgres(join(dataDir, 'postgres'), { log: (l) => log.debug({ postgres: l }) });
+      databaseUrl = await pg.database('capture_ledger');
+      log.info({ port: pg.port }, 'embedded postgres started');
+    }
+    server = await startServer(config, { natsUrl, databaseUrl, log });
+    if (server.url) {
+      process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
+      process.stdout.write(
+        config.ADMIN_KEY
+          ? `Operator endpoints use ADMIN_KEY${process.env.ADMIN_KEY_FILE ? ` (stored in ${process.env.ADMIN_KEY_FILE})` : ''}.\n\n`
+          : 'ADMIN_KEY is not set: operator endpoints answer 503.\n\n',
+      );
+    }
+  } catch (err) {
+    log.fatal({ err }, 'start failed');
+    await shutdown('start-failure', 1);
+  }
+}
+
+await main();
