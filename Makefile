@@ -1,0 +1,31 @@
+# Capture Ledger — the two commands (README): `make run` and `make test`. Both install what is missing.
+SHELL := /bin/bash
+export DATA_DIR ?= ./data
+
+.PHONY: run test test-unit test-int bench build deps clean
+
+deps:
+	@bash ops/install-deps.sh
+
+build: deps
+	@npx tsc -p tsconfig.json
+
+run: build
+	@bash ops/run.sh
+
+test: deps
+	@npx tsc -p tsconfig.json --noEmit
+	@npm run --silent test:unit
+	@npm run --silent test:int
+
+test-unit: deps
+	@npm run --silent test:unit
+
+test-int: deps
+	@npm run --silent test:int
+
+bench: build
+	@node --import tsx bench/run.ts
+
+clean:
+	rm -rf dist

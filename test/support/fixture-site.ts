@@ -1,0 +1,251 @@
+/**
+ * A small HTTP site on 127.0.0.1 for tests that drive a real browser (capture, proxy, e2e).
+ *
+ *   const site = await startFixtureSite();
+ *   await page.goto(site.url('/simple'));
+ *   site.requests;           // every request received, in order: { method, path }
+ *   await site.close();      // also destroys connections held open by the hanging routes
+ *
+ * Routes (all HTML is small, self-contained and uses relative URLs, so it also works through a proxy):
+ *   GET /simple              page "Fixture simple page" with CSS, a PNG, a script (adds "script ran"),
+ *                            two Set-Cookie headers (session, pref) and `X-Fixture: simple`
+ *   GET /assets/style.css    stylesheet            GET /assets/app.js   script
+ *   GET /assets/pixel.png    PNG image (16x16)     GET /assets/img-<n>.png  the same PNG under other names
+ *   GET /slow-image          DOMContentLoaded fires, but `load` never does: its image never responds
+ *   GET /hang                never answers          GET /hang-html  sends the start of a page, then hangs
+ *                                                   (DOMContentLoaded never fires)
+ *   GET /lazy                3000 px page: two `loading="lazy"` images and one IntersectionObserver image
+ *                            (data-src → src) far below the fold
+ *   GET /tall?h=<px>         page of `h` px (default 40000) in 1000 px bands coloured by bandColor(i)
+ *   GET /consent             article under a OneTrust-like banner (#onetrust-banner-sdk) that the
+ *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie
+ *   GET /redirect            302 → /simple          GET /redirect-twice  301 → /redirect
+ *   GET /status/<code>       small page answered with that status
+ *   GET /busy                page whose script then spins forever after DOMContentLoaded (hung renderer)
+ *   anything else            404
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { deflateSync } from 'node:zlib';
+
+export interface FixtureSite {
+  /** e.g. http://127.0.0.1:41234 */
+  origin: string;
+  url(path: string): string;
+  /** Requests received so far, in order. */
+  requests: Array<{ method: string; path: string }>;
+  close(): Promise<void>;
+}
+
+/** Colours of the bands of /tall, repeating every 8 bands. */
+const BAND_COLORS: ReadonlyArray<readonly [number, number, number]> = [
+  [230, 25, 75],
+  [60, 180, 75],
+  [0, 130, 200],
+  [245, 130, 48],
+  [145, 30, 180],
+  [70, 240, 240],
+  [240, 50, 230],
+  [128, 128, 0],
+];
+export const TALL_BAND_PX = 1000;
+
+/** RGB colour of band `index` (0-based, from the top) of /tall. */
+export function bandColor(index: number): readonly [number, number, number] {
+  return BAND_COLORS[index % BAND_COLORS.length]!;
+}
+
+export async function startFixtureSite(): Promise<FixtureSite> {
+  const requests: FixtureSite['requests'] = [];
+  const sockets = new Set<Socket>();
+  const png = solidPng(16, 16, [30, 144, 255]);
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fixture.invalid');
+    requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search });
+    route(url, req, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  function route(url: URL, _req: IncomingMessage, res: ServerResponse): void {
+    const path = url.pathname;
+    if (path === '/simple') {
+      res.setHeader('Set-Cookie', ['session=abc123; Path=/; HttpOnly', 'pref=dark; Path=/']);
+      res.setHeader('X-Fixture', 'simple');
+      return html(res, SIMPLE_PAGE);
+    }
+    if (path === '/assets/style.css') return send(res, 200, 'text/css', 'body { font-family: sans-serif; } h1 { color: #123456; }');
+    if (path === '/assets/app.js') {
+      return send(res, 200, 'application/javascript', "document.getElementById('out').textContent = 'script ran';");
+    }
+    if (path === '/assets/pixel.png' || /^\/assets\/img-\w+\.png$/.test(path)) return send(res, 200, 'image/png', png);
+    if (path === '/slow-image') return html(res, SLOW_IMAGE_PAGE);
+    if (path === '/hang') return; // never answered; destroyed on close()
+    if (path === '/hang-html') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.write('<!doctype html><html><head><title>Never finishes</title></head><body><p>Start of a page');
+      return; // the rest never comes
+    }
+    if (path === '/lazy') return html(res, LAZY_PAGE);
+    if (path === '/tall') return html(res, tallPage(Number(url.searchParams.get('h') ?? 40000)));
+    if (path === '/consent') return html(res, CONSENT_PAGE);
+    if (path === '/redirect') return redirect(res, 302, '/simple');
+    if (path === '/redirect-twice') return redirect(res, 301, '/redirect');
+    if (path === '/busy') return html(res, BUSY_PAGE);
+    const status = /^\/status\/(\d{3})$/.exec(path);
+    if (status) {
+      const code = Number(status[1]);
+      return send(res, code, 'text/html; charset=utf-8', `<!doctype html><title>Status ${code}</title><h1>Status ${code}</h1>`);
+    }
+    send(res, 404, 'text/plain', 'not found');
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    url: (path) => origin + path,
+    requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+function html(res: ServerResponse, body: string): void {
+  send(res, 200, 'text/html; charset=utf-8', body);
+}
+
+function redirect(res: ServerResponse, status: number, location: string): void {
+  res.writeHead(status, { Location: location, 'Content-Type': 'text/plain' });
+  res.end(`moved to ${location}`);
+}
+
+const SIMPLE_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Fixture simple page</title>
+<link rel="stylesheet" href="/assets/style.css"></head>
+<body><h1>Hello from the fixture</h1>
+<img src="/assets/pixel.png" width="16" height="16" alt="pixel">
+<p id="out">script not run</p>
+<script src="/assets/app.js"></script>
+</body></html>`;
+
+const SLOW_IMAGE_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Slow image</title></head>
+<body><h1>Text arrives, the image never does</h1><img src="/hang" alt="never"></body></html>`;
+
+const LAZY_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Lazy images</title>
+<style>body { margin: 0 } .gap { height: 1400px; background: #eee }</style></head>
+<body><h1>Lazy content below</h1>
+<div class="gap"></div>
+<img id="native1" loading="lazy" src="/assets/img-lazy1.png" width="100" height="100" alt="lazy 1">
+<div class="gap"></div>
+<img id="native2" loading="lazy" src="/assets/img-lazy2.png" width="100" height="100" alt="lazy 2">
+<img id="observed" data-src="/assets/img-observed.png" width="100" height="100" alt="observed">
+<script>
+  const img = document.getElementById('observed');
+  new IntersectionObserver((entries, observer) => {
+    for (const e of entries) {
+      if (e.isIntersecting) { img.src = img.dataset.src; img.className = 'loaded'; observer.disconnect(); }
+    }
+  }).observe(img);
+</script>
+</body></html>`;
+
+function tallPage(height: number): string {
+  const bands: string[] = [];
+  for (let i = 0, top = 0; top < height; i++, top += TALL_BAND_PX) {
+    const [r, g, b] = bandColor(i);
+    const h = Math.min(TALL_BAND_PX, height - top);
+    bands.push(`<div style="height:${h}px;background:rgb(${r},${g},${b})">band ${i}</div>`);
+  }
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Tall page</title>
+<style>html, body { margin: 0; padding: 0 } div { font: 20px sans-serif; overflow: hidden }</style></head>
+<body>${bands.join('\n')}</body></html>`;
+}
+
+// Markup and ids follow the OneTrust SDK closely enough for autoconsent's Onetrust rule
+// (detect: #onetrust-banner-sdk exists; popup: it is visible; opt-out: #onetrust-reject-all-handler).
+const CONSENT_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>News with a consent banner</title>
+<style>
+  body { margin: 0; font-family: sans-serif }
+  #onetrust-banner-sdk { position: fixed; bottom: 0; left: 0; right: 0; padding: 24px;
+    background: #222; color: #fff; z-index: 1000 }
+  #onetrust-banner-sdk button { margin-right: 12px; padding: 8px 16px }
+</style></head>
+<body>
+<article><h1>Article behind the banner</h1><p>Some news text.</p></article>
+<div id="onetrust-consent-sdk">
+  <div id="onetrust-banner-sdk" class="otFlat" role="region" aria-label="Cookie banner">
+    <p id="onetrust-policy-text">We use cookies to improve your experience.</p>
+    <div id="onetrust-button-group">
+      <button id="onetrust-pc-btn-handler">Cookie Settings</button>
+      <button id="onetrust-reject-all-handler">Reject All</button>
+      <button id="onetrust-accept-btn-handler">Accept All Cookies</button>
+    </div>
+  </div>
+</div>
+<script>
+  window.OnetrustActiveGroups = ',C0001,';
+  function closeBanner(choice) {
+    document.cookie = 'OptanonAlertBoxClosed=' + choice + '; path=/';
+    document.getElementById('onetrust-banner-sdk').style.display = 'none';
+    document.body.dataset.consent = choice;
+  }
+  document.getElementById('onetrust-reject-all-handler').addEventListener('click', () => closeBanner('rejected'));
+  document.getElementById('onetrust-accept-btn-handler').addEventListener('click', () => closeBanner('accepted'));
+</script>
+</body></html>`;
+
+const BUSY_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Busy</title></head>
+<body><h1>This page hangs its renderer</h1>
+<script>document.addEventListener('DOMContentLoaded', () => setTimeout(() => { for (;;) {} }, 0));</script>
+</body></html>`;
+
+/** A tiny solid-colour PNG, built by hand so the fixture needs no image library. */
+function solidPng(width: number, height: number, [r, g, b]: readonly [number, number, number]): Buffer {
+  const row = Buffer.alloc(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set([r, g, b], 1 + x * 3);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}

@@ -1,0 +1,85 @@
+import { request } from 'node:http';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { startServer, type ServerHandle } from '../../src/server.js';
+import { type Infra, startInfra } from './harness.js';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+export interface TestServer {
+  baseUrl: string;
+  server: ServerHandle;
+  infra: Infra;
+  /** fetch relative to the base URL; JSON bodies are sent as application/json. */
+  call(method: string, path: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string>; from?: string }): Promise<CallResult>;
+  stop(): Promise<void>;
+}
+
+/** A whole service in this process against hermetic nats-server + Postgres. */
+export async function startTestServer(env: Record<string, string> = {}, opts: { infra?: Infra } = {}): Promise<TestServer> {
+  const infra = opts.infra ?? (await startInfra());
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ADMIN_KEY, DATA_DIR: infra.dir, LOG_LEVEL: 'silent', ...env });
+  const databaseUrl = await infra.freshDatabase();
+  const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
+  const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
+  return {
+    baseUrl,
+    server,
+    infra,
+    async call(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      return httpCall(baseUrl + path, method, headers, body, o.from);
+    },
+    async stop() {
+      await server.stop();
+      if (!opts.infra) await infra.stop();
+    },
+  };
+}
+
+export const assertProblem = (body: any, status: number): void => {
+  if (!body || body.type !== 'about:blank' || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
+    throw new Error(`expected a spec 7.1 error body with status ${status}, got ${JSON.stringify(body)}`);
+  }
+};
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+  raw: Buffer;
+}
+
+/** One HTTP request, optionally from another loopback source address (per-IP limits in tests). */
+export function httpCall(url: string, method: string, headers: Record<string, string>, body?: string | Buffer, localAddress?: string): Promise<CallResult> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
+        let parsed: unknown = undefined;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve({ status: res.statusCode ?? 0, headers: h, body: parsed, text, raw });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
