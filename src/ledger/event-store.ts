@@ -4,8 +4,15 @@ import type { DomainEvent } from '../domain/events.js';
 import { type EventEnvelope, type UnsealedEnvelope, seal } from './envelope.js';
 import { LEDGER_STREAM } from './streams.js';
 
+/**
+ * One event as read back. A JetStream message is a *commit*: the ordered envelopes of one actor turn
+ * (usually one), appended atomically; `seq` is the commit's stream sequence and `index` the event's place
+ * in it. NATS 2.9 has no atomic batch publish, so this is how several events land all-or-nothing and how
+ * the actor group-commits a busy mailbox.
+ */
 export interface StoredEvent<E extends DomainEvent = DomainEvent> {
   seq: number;
+  index: number;
   subject: string;
   event: EventEnvelope<E>;
 }
@@ -27,29 +34,33 @@ export interface AppendOptions {
   expectedLastSeq: number;
   /** Hash of that event (null when none): the new events chain from it. */
   prevHash: string | null;
-  /** Dedupe ids (JetStream msgID) per event; default the event id. */
-  dedupeIds?: Array<string | undefined>;
+  /** Dedupe id (JetStream msgID) of the commit; default the first event's id. */
+  dedupeId?: string;
 }
 
 export interface EventStore {
+  /** Append the events as one commit, chained from opts.prevHash, if the subject is still at expectedLastSeq. */
   append<E extends DomainEvent>(subject: string, events: UnsealedEnvelope<E>[], opts: AppendOptions): Promise<StoredEvent<E>[]>;
   /** Events of one subject with sequence ≥ fromSeq, in order, up to the subject's last event now. */
   readSubject(subject: string, fromSeq?: number): Promise<StoredEvent[]>;
   last(subject: string): Promise<StoredEvent | null>;
   /** Last sequence of the whole stream. */
   lastSeq(): Promise<number>;
-  /** Every event of the log with sequence ≥ fromSeq, up to `untilSeq` (default: the last one now). */
+  /** Every event of the log with commit sequence ≥ fromSeq, up to `untilSeq` (default: the last one now). */
   replay(fromSeq: number, onEvent: (e: StoredEvent) => Promise<void> | void, untilSeq?: number): Promise<number>;
 }
 
-export const decodeEvent = (data: Uint8Array): EventEnvelope => JSON.parse(decoder.decode(data)) as EventEnvelope;
+export const encodeCommit = (events: EventEnvelope[]): Uint8Array => encoder.encode(JSON.stringify(events));
+export const decodeCommit = (data: Uint8Array): EventEnvelope[] => JSON.parse(decoder.decode(data)) as EventEnvelope[];
+export const storedOf = (seq: number, subject: string, data: Uint8Array): StoredEvent[] =>
+  decodeCommit(data).map((event, index) => ({ seq, index, subject, event }));
 
 export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): EventStore {
   async function last(subject: string): Promise<StoredEvent | null> {
     try {
       const msg = await jsm.streams.getMessage(LEDGER_STREAM, { last_by_subj: subject });
       if (!msg) return null;
-      return { seq: msg.seq, subject: msg.subject, event: decodeEvent(msg.data) };
+      return storedOf(msg.seq, msg.subject, msg.data).at(-1) ?? null;
     } catch (err) {
       if (err instanceof JetStreamApiError && err.code === 10037) return null; // no message found
       throw err;
@@ -68,8 +79,10 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): Ev
     try {
       for await (const m of messages) {
         if (m.seq > untilSeq) break;
-        await onEvent({ seq: m.seq, subject: m.subject, event: decodeEvent(m.data) });
-        count++;
+        for (const e of storedOf(m.seq, m.subject, m.data)) {
+          await onEvent(e);
+          count++;
+        }
         if (m.seq >= untilSeq) break;
       }
     } finally {
@@ -83,36 +96,32 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): Ev
     last,
 
     async append(subject, events, opts) {
-      const stored: StoredEvent<any>[] = [];
-      let expected = opts.expectedLastSeq;
+      if (events.length === 0) return [];
+      const sealed: EventEnvelope<any>[] = [];
       let prevHash = opts.prevHash;
-      for (const [i, unsealed] of events.entries()) {
+      for (const unsealed of events) {
         const event = seal(unsealed, prevHash);
-        try {
-          const ack = await js.publish(subject, encoder.encode(JSON.stringify(event)), {
-            msgID: opts.dedupeIds?.[i] ?? event.id,
-            expect: { lastSubjectSequence: expected },
-          });
-          if (ack.duplicate) {
-            // Already appended by an earlier attempt of the same command: the stored copy is the truth.
-            const original = await jsm.streams.getMessage(LEDGER_STREAM, { seq: ack.seq });
-            const originalEvent = original ? decodeEvent(original.data) : event;
-            stored.push({ seq: ack.seq, subject, event: originalEvent });
-            expected = ack.seq;
-            prevHash = originalEvent.hash;
-            continue;
-          }
-          stored.push({ seq: ack.seq, subject, event });
-          expected = ack.seq;
-          prevHash = event.hash;
-        } catch (err) {
-          if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
-            throw new ConcurrencyConflictError(subject, expected);
-          }
-          throw err;
-        }
+        sealed.push(event);
+        prevHash = event.hash;
       }
-      return stored;
+      try {
+        const ack = await js.publish(subject, encodeCommit(sealed), {
+          msgID: opts.dedupeId ?? sealed[0]!.id,
+          expect: { lastSubjectSequence: opts.expectedLastSeq },
+        });
+        if (ack.duplicate) {
+          // Already appended by an earlier attempt of the same command: the stored copy is the truth.
+          const original = await jsm.streams.getMessage(LEDGER_STREAM, { seq: ack.seq });
+          if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
+          return storedOf(ack.seq, subject, original.data) as StoredEvent<any>[];
+        }
+        return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
+      } catch (err) {
+        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
+          throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+        }
+        throw err;
+      }
     },
 
     async readSubject(subject, fromSeq = 1) {

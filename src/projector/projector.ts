@@ -4,7 +4,7 @@ import { DeliverPolicy } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { applyEvent } from '../../projections/handlers.js';
-import { decodeEvent, type StoredEvent } from '../ledger/event-store.js';
+import { storedOf, type StoredEvent } from '../ledger/event-store.js';
 import { LEDGER_STREAM } from '../ledger/streams.js';
 
 /**
@@ -83,7 +83,7 @@ export function createProjector(opts: ProjectorOptions): Projector {
     let batch: StoredEvent[] = [];
     try {
       for await (const m of messages) {
-        batch.push({ seq: m.seq, subject: m.subject, event: decodeEvent(m.data) });
+        batch.push(...storedOf(m.seq, m.subject, m.data));
         // Flush when the batch is full or nothing more is waiting right now.
         if (batch.length >= batchSize || m.info.pending === 0 || (untilSeq !== undefined && m.seq >= untilSeq)) {
           await applyBatch(batch);

@@ -49,8 +49,8 @@ describe('event store on a real nats-server', () => {
   it('dedupes a repeated append by msgID and returns the original', async () => {
     const subject = tenantSubject('dedupe');
     const e = event('dedupe', 1);
-    const [first] = await store.append(subject, [e], { expectedLastSeq: 0, prevHash: null, dedupeIds: ['once'] });
-    const [second] = await store.append(subject, [{ ...e, id: newId('evt') }], { expectedLastSeq: first!.seq, prevHash: first!.event.hash, dedupeIds: ['once'] });
+    const [first] = await store.append(subject, [e], { expectedLastSeq: 0, prevHash: null, dedupeId: 'once' });
+    const [second] = await store.append(subject, [{ ...e, id: newId('evt') }], { expectedLastSeq: first!.seq, prevHash: first!.event.hash, dedupeId: 'once' });
     assert.equal(second!.seq, first!.seq);
     assert.equal(second!.event.id, e.id);
     assert.equal((await store.readSubject(subject)).length, 1);
