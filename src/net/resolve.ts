@@ -1,0 +1,103 @@
+// Name resolution shared by the URL check, the egress proxy and safeRequest: resolve every address of a
+// host once, check each one, and hand back the checked addresses so the caller connects to one of them
+// (pinning — the OS must not resolve the name a second time, DESIGN decision 6).
+import { promises as dns } from 'node:dns';
+import { isIP } from 'node:net';
+import type { AddressPolicy } from './address-policy.js';
+import { parseIp } from './address-policy.js';
+
+/** Returns every address of a host name (IPv4 and IPv6, in resolver order). */
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
+
+export const systemResolver: Resolver = async (host) => {
+  const records = await dns.lookup(host, { all: true, verbatim: true });
+  return records.map((r) => r.address);
+};
+
+/** Strips IPv6 brackets and a trailing root dot, lower-cases. */
+export function normaliseHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
+  if (h.endsWith('.') && h.length > 1) h = h.slice(0, -1);
+  return h;
+}
+
+/**
+ * The IP a host names literally, in canonical text form, or undefined for a real host name. Numeric forms
+ * the OS resolver would also accept (2130706433, 0x7f.1) count as literals so they are checked as IPs.
+ */
+export function literalAddress(host: string): string | undefined {
+  const h = normaliseHost(host);
+  if (isIP(h) !== 0) return parseIp(h)?.toString() ?? h;
+  // Only all-numeric/hex dotted strings can be lenient IPv4 forms; avoids treating "cafe" as a number.
+  if (/^[0-9a-fx.]+$/i.test(h) && /^[0-9]/.test(h)) return parseIp(h)?.toString();
+  return undefined;
+}
+
+/** RFC 6761: "localhost" and "*.localhost" always mean the loopback interface, whatever DNS says. */
+export function isLocalhostName(host: string): boolean {
+  const h = normaliseHost(host);
+  return h === 'localhost' || h.endsWith('.localhost');
+}
+
+export type HostCheck =
+  | { kind: 'allowed'; addresses: string[] }
+  | { kind: 'blocked'; address: string; reason: string }
+  | { kind: 'unresolved'; detail: string };
+
+/**
+ * Resolves a host (literal IPs are not resolved) and checks every address against the policy. One
+ * non-allowed address blocks the host: a name that answers with public and private addresses is refused.
+ */
+export async function resolveAndCheck(
+  host: string,
+  policy: AddressPolicy,
+  resolve: Resolver = systemResolver,
+  timeoutMs: number = DEFAULT_RESOLVE_TIMEOUT_MS,
+): Promise<HostCheck> {
+  const literal = literalAddress(host);
+  let addresses: string[];
+  if (literal !== undefined) {
+    addresses = [literal];
+  } else if (isLocalhostName(host)) {
+    addresses = ['127.0.0.1', '::1'];
+  } else {
+    try {
+      addresses = await withTimeout(resolve(normaliseHost(host)), timeoutMs, `resolving ${host} timed out after ${timeoutMs} ms`);
+    } catch (err) {
+      return { kind: 'unresolved', detail: describeError(err) };
+    }
+    if (addresses.length === 0) return { kind: 'unresolved', detail: `${host} has no addresses` };
+  }
+  for (const address of addresses) {
+    const verdict = policy.check(address);
+    if (!verdict.allowed) return { kind: 'blocked', address, reason: verdict.reason };
+  }
+  return { kind: 'allowed', addresses };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
