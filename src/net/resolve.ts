@@ -62,7 +62,13 @@ export async function resolveAndCheck(
   if (literal !== undefined) {
     addresses = [literal];
   } else if (isLocalhostName(host)) {
-    addresses = ['127.0.0.1', '::1'];
+    // Both loopback addresses are the same machine: pin to whichever the policy allows.
+    const allowed = ['127.0.0.1', '::1'].filter((a) => policy.check(a).allowed);
+    if (allowed.length === 0) {
+      const verdict = policy.check('127.0.0.1');
+      return { kind: 'blocked', address: '127.0.0.1', reason: verdict.allowed ? 'not allowed' : verdict.reason };
+    }
+    return { kind: 'allowed', addresses: allowed };
   } else {
     try {
       addresses = await withTimeout(resolve(normaliseHost(host)), timeoutMs, `resolving ${host} timed out after ${timeoutMs} ms`);

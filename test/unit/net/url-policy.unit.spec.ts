@@ -150,8 +150,9 @@ describe('checkTargetUrl', () => {
     assert.equal((await checkTargetUrl('http://fixture.test:8080/', d)).ok, true);
     await rejected('http://127.0.0.2:8080/', 'private_address', d);
     await rejected('http://other.test/', 'private_address', d);
-    // localhost also means ::1, which this allow-list does not cover.
-    await rejected('http://localhost/', 'private_address', d);
+    // localhost is this machine: allowed when one of its loopback addresses is, and pinned to that one.
+    assert.equal((await checkTargetUrl('http://localhost:8080/', d)).ok, true);
+    await rejected('http://localhost/', 'private_address', { policy: createAddressPolicy({ allowCidrs: ['127.0.0.2/32'] }), resolve: dns.resolve });
   });
 });
 
