@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
 import { canonicalJson } from '../../../src/archive/canonical-json.js';
-import { recordAt, sampleInput, unzip, zipEntries } from './bundle-fixture.js';
+import { recordAt, sampleExchanges, sampleInput, unzip, zipEntries } from './bundle-fixture.js';
 
 const options = { bundleVersion: '0.1.0' as const, keyId: '0011aabb' };
 
@@ -87,6 +87,43 @@ describe('WACZ writer', () => {
     assert.doesNotMatch(warc, /:authority/);
     assert.match(warc, /WARC-IP-Address: 93\.184\.216\.34/);
     assert.match(warc, /WARC-Concurrent-To: <urn:uuid:/);
+  });
+
+  it('keeps odd headers exactly and skips exchanges that are not HTTP(S)', async () => {
+    const exchanges = sampleExchanges();
+    exchanges.push(
+      {
+        url: 'https://www.example.com/odd',
+        method: 'GET',
+        requestHeaders: {},
+        status: 200,
+        statusText: 'OK',
+        httpVersion: 'HTTP/1.1',
+        responseHeaders: [
+          ['WARC-Type', 'spoof'],
+          ['WARC-Type', 'again'],
+          ['Set-Cookie', 'x=a,,,b'],
+        ],
+        body: Buffer.from('odd'),
+        startedAt: 'not a date',
+      },
+      {
+        url: 'data:text/plain,hello',
+        method: 'GET',
+        requestHeaders: {},
+        status: 200,
+        statusText: 'OK',
+        httpVersion: 'HTTP/1.1',
+        responseHeaders: [],
+        body: Buffer.from('hello'),
+        startedAt: '2024-05-01T10:00:01.000Z',
+      },
+    );
+    const wacz = await buildWacz(sampleInput({ exchanges }), options);
+    const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
+    assert.match(warc, /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nSet-Cookie: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/);
+    assert.match(warc, /WARC-Target-URI: https:\/\/www\.example\.com\/odd\r\nWARC-Date: 2024-05-01T09:59:59\.000Z/);
+    assert.doesNotMatch(warc, /data:text/);
   });
 
   it('omits headers.json and the before screenshot when there are none', async () => {

@@ -1,0 +1,83 @@
+import {
+  BUNDLE_VERSION_SIGNED,
+  BUNDLE_VERSION_TIMESTAMPED,
+  type BundleVersion,
+  type TimestampInfo,
+} from './bundle-format.js';
+import type { BundleInput } from './bundle-input.js';
+import { digestDocument, digestDocumentBytes, signBundleHash } from './bundle-signer.js';
+import { digestBytesOf, toBase64 } from './digests.js';
+import type { SigningKey } from './signing-key.js';
+import type { Timestamper } from './tsa-client.js';
+import { buildManifest, buildWaczMembers, zipWacz } from './wacz-writer.js';
+
+/**
+ * Builds the signed WACZ bundle of a capture (spec 1, 2.5, 9; DESIGN decision 7).
+ *
+ * With a timestamper the bundle is v0.2.0: datapackage.json says bundleVersion "0.2.0", its SHA-256 is
+ * time-stamped (RFC 3161) and signed. If the TSA still fails after the client's retries, the default
+ * ('downgrade') is to issue a v0.1.0 bundle instead (datapackage.json re-issued with bundleVersion
+ * "0.1.0", so the version is covered by the signature) and report `timestampError`: the capture is never
+ * lost for want of a timestamp. 'throw' rethrows the TSA error instead. Without a timestamper: v0.1.0.
+ */
+export interface BuildBundleOptions {
+  signingKey: SigningKey;
+  timestamper?: Timestamper;
+  onTimestampFailure?: 'downgrade' | 'throw';
+  /** The clock for signedAt; default the system clock. */
+  now?: () => Date;
+}
+
+export interface SignedBundle {
+  /** The .wacz file. */
+  bytes: Buffer;
+  /** 'sha256:<hex>' of datapackage.json (spec 2.5). */
+  bundleHash: string;
+  size: number;
+  version: BundleVersion;
+  keyId: string;
+  /** ISO 8601. */
+  signedAt: string;
+  timestamp?: { genTime: string; tsa: string };
+  /** Why a timestamper was given but the bundle is v0.1.0. */
+  timestampError?: string;
+}
+
+export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle> {
+  const { signingKey } = options;
+  const members = await buildWaczMembers(input);
+
+  let version: BundleVersion = options.timestamper ? BUNDLE_VERSION_TIMESTAMPED : BUNDLE_VERSION_SIGNED;
+  let manifest = buildManifest(input, members, { bundleVersion: version, keyId: signingKey.keyId });
+  let timestamp: TimestampInfo | undefined;
+  let timestampError: string | undefined;
+
+  if (options.timestamper) {
+    try {
+      const digest = digestBytesOf(manifest.bundleHash) as Uint8Array;
+      const result = await options.timestamper.timestamp(digest);
+      timestamp = { token: toBase64(result.token), genTime: result.genTime, tsa: result.tsa };
+    } catch (error) {
+      if (options.onTimestampFailure === 'throw') throw error;
+      timestampError = error instanceof Error ? error.message : String(error);
+      version = BUNDLE_VERSION_SIGNED;
+      manifest = buildManifest(input, members, { bundleVersion: version, keyId: signingKey.keyId });
+    }
+  }
+
+  const signedAt = (options.now ?? (() => new Date()))();
+  const signedData = signBundleHash(manifest.bundleHash, signingKey, { signedAt, version, timestamp });
+  const digestBytes = digestDocumentBytes(digestDocument(manifest.bundleHash, signedData));
+  const bytes = Buffer.from(zipWacz(members, manifest.datapackageBytes, digestBytes, new Date(input.completedAt)));
+
+  return {
+    bytes,
+    bundleHash: manifest.bundleHash,
+    size: bytes.byteLength,
+    version,
+    keyId: signingKey.keyId,
+    signedAt: signedData.created,
+    ...(timestamp ? { timestamp: { genTime: timestamp.genTime, tsa: timestamp.tsa } } : {}),
+    ...(timestampError !== undefined ? { timestampError } : {}),
+  };
+}

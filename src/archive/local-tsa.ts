@@ -1,0 +1,383 @@
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import {
+  OID,
+  certificateDer,
+  certificatesFromPem,
+  pemBlocks,
+  signingCertificateV2Attribute,
+  toArrayBuffer,
+  toPem,
+} from './pki.js';
+
+/**
+ * A built-in RFC 3161 time-stamping authority for the embedded default (TSA_URL unset) and for tests.
+ *
+ * On first start it creates in `dir` a self-signed root CA (RSA 2048) and a TSA certificate issued by
+ * it with a critical extendedKeyUsage of only id-kp-timeStamping; the CA private key is not kept.
+ * It answers TimeStampReq over HTTP on 127.0.0.1 with granted TimeStampResp tokens: CMS SignedData over
+ * TSTInfo, signed attributes contentType, signingTime, messageDigest and signing-certificate-v2
+ * (ESSCertIDv2), DER-sorted so that `openssl ts -verify` accepts them; the TSA certificate is included
+ * when certReq is true.
+ */
+
+export interface LocalTsa {
+  url: string;
+  caCertPem: string;
+  close(): Promise<void>;
+}
+
+export interface LocalTsaOptions {
+  /** Where the CA and TSA certificates and the TSA key live (e.g. DATA_DIR/tsa). */
+  dir: string;
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+/** Documentation-only private enterprise number (RFC 5612): this TSA makes no policy promises. */
+export const LOCAL_TSA_POLICY = '1.3.6.1.4.1.32473.3161.1';
+
+const IDENTITY_FILE = 'tsa-identity.json';
+const RSA_SHA256: RsaHashedKeyGenParams = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+};
+const MAX_REQUEST_BYTES = 64 * 1024;
+
+interface TsaIdentity {
+  caCertPem: string;
+  tsaCertPem: string;
+  tsaCert: pkijs.Certificate;
+  privateKey: CryptoKey;
+}
+
+export async function startLocalTsa(options: LocalTsaOptions): Promise<LocalTsa> {
+  const identity = await loadOrCreateIdentity(options.dir);
+  const signingCertificate = await signingCertificateV2Attribute(identity.tsaCert);
+
+  const server = createServer((request, response) => {
+    handle(request, response, identity, signingCertificate).catch(() => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    caCertPem: identity.caCertPem,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  identity: TsaIdentity,
+  signingCertificate: pkijs.Attribute,
+): Promise<void> {
+  if (request.method !== 'POST') {
+    response.writeHead(405, { allow: 'POST' }).end();
+    return;
+  }
+  const body = await readBody(request);
+  if (!body) {
+    response.writeHead(413).end();
+    return;
+  }
+  const reply = await answer(body, identity, signingCertificate);
+  response.writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': reply.byteLength });
+  response.end(reply);
+}
+
+async function readBody(request: IncomingMessage): Promise<Uint8Array | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).byteLength;
+    if (size > MAX_REQUEST_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+const IMPRINT_LENGTHS: Record<string, number> = {
+  [OID.sha256]: 32,
+  '2.16.840.1.101.3.4.2.2': 48,
+  '2.16.840.1.101.3.4.2.3': 64,
+};
+
+async function answer(body: Uint8Array, identity: TsaIdentity, signingCertificate: pkijs.Attribute): Promise<Buffer> {
+  let request: pkijs.TimeStampReq;
+  try {
+    request = pkijs.TimeStampReq.fromBER(toArrayBuffer(body));
+  } catch {
+    return rejection('request is not a TimeStampReq', FAILURE.badDataFormat);
+  }
+  const algorithm = request.messageImprint.hashAlgorithm.algorithmId;
+  const expectedLength = IMPRINT_LENGTHS[algorithm];
+  if (expectedLength === undefined) return rejection(`unsupported hash algorithm ${algorithm}`, FAILURE.badAlg);
+  if (request.messageImprint.hashedMessage.valueBlock.valueHexView.byteLength !== expectedLength) {
+    return rejection('message imprint length does not match its hash algorithm', FAILURE.badDataFormat);
+  }
+  if (request.reqPolicy !== undefined && request.reqPolicy !== LOCAL_TSA_POLICY) {
+    return rejection(`policy ${request.reqPolicy} is not offered`, FAILURE.unacceptedPolicy);
+  }
+
+  // Whole seconds: a DER GeneralizedTime fraction must not end in 0, and RFC 3161 needs no more.
+  const genTime = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const tstInfo = new pkijs.TSTInfo({
+    version: 1,
+    policy: LOCAL_TSA_POLICY,
+    messageImprint: request.messageImprint,
+    serialNumber: new asn1js.Integer({ valueHex: toArrayBuffer(positiveRandom(16)) }),
+    genTime,
+    accuracy: new pkijs.Accuracy({ seconds: 1 }),
+    ...(request.nonce ? { nonce: request.nonce } : {}),
+  });
+  const tstInfoDer = new Uint8Array(tstInfo.toSchema().toBER(false));
+
+  const attributes = sortedForDer([
+    new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.tstInfo })] }),
+    new pkijs.Attribute({ type: OID.signingTime, values: [new asn1js.UTCTime({ valueDate: genTime })] }),
+    new pkijs.Attribute({
+      type: OID.messageDigest,
+      values: [new asn1js.OctetString({ valueHex: toArrayBuffer(createHash('sha256').update(tstInfoDer).digest()) })],
+    }),
+    signingCertificate,
+  ]);
+  const signedData = new pkijs.SignedData({
+    version: 3,
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({
+      eContentType: OID.tstInfo,
+      eContent: new asn1js.OctetString({ valueHex: toArrayBuffer(tstInfoDer) }),
+    }),
+    signerInfos: [
+      new pkijs.SignerInfo({
+        version: 1,
+        sid: new pkijs.IssuerAndSerialNumber({
+          issuer: identity.tsaCert.issuer,
+          serialNumber: identity.tsaCert.serialNumber,
+        }),
+        signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes }),
+      }),
+    ],
+    ...(request.certReq ? { certificates: [identity.tsaCert] } : {}),
+  });
+  await signedData.sign(identity.privateKey, 0, 'SHA-256');
+
+  const response = new pkijs.TimeStampResp({
+    status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
+    timeStampToken: new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) }),
+  });
+  return Buffer.from(response.toSchema().toBER(false));
+}
+
+// PKIFailureInfo bit numbers (RFC 3161 2.4.2).
+const FAILURE = { badAlg: 0, badRequest: 2, badDataFormat: 5, unacceptedPolicy: 15 } as const;
+
+function rejection(text: string, failureBit: number): Buffer {
+  const bits = new Uint8Array(Math.floor(failureBit / 8) + 1);
+  bits[Math.floor(failureBit / 8)] = 0x80 >> failureBit % 8;
+  const response = new pkijs.TimeStampResp({
+    status: new pkijs.PKIStatusInfo({
+      status: pkijs.PKIStatus.rejection,
+      statusStrings: [new asn1js.Utf8String({ value: text })],
+      failInfo: new asn1js.BitString({ valueHex: toArrayBuffer(bits), unusedBits: 7 - (failureBit % 8) }),
+    }),
+  });
+  return Buffer.from(response.toSchema().toBER(false));
+}
+
+// DER encodes SET OF in ascending order of the element encodings; verifiers such as OpenSSL re-encode
+// the signed attributes that way before checking the signature, so we must sign them in that order.
+function sortedForDer(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
+  const encoded = attributes.map((attribute) => ({
+    attribute,
+    der: new Uint8Array(attribute.toSchema().toBER(false)),
+  }));
+  encoded.sort((a, b) => {
+    const length = Math.max(a.der.length, b.der.length);
+    for (let i = 0; i < length; i++) {
+      const difference = (a.der[i] ?? 0) - (b.der[i] ?? 0);
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  });
+  return encoded.map((entry) => entry.attribute);
+}
+
+function positiveRandom(length: number): Uint8Array {
+  const bytes = new Uint8Array(randomBytes(length));
+  bytes[0] = ((bytes[0] as number) & 0x7f) | 0x01;
+  return bytes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Identity: created once, stored as one JSON file (mode 0600) linked into place atomically.
+
+interface StoredIdentity {
+  caCertPem: string;
+  tsaCertPem: string;
+  tsaKeyPem: string;
+}
+
+async function loadOrCreateIdentity(dir: string): Promise<TsaIdentity> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, IDENTITY_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await writeOnce(path, JSON.stringify(await createIdentity(), null, 2));
+    text = await readFile(path, 'utf8');
+  }
+  let stored: StoredIdentity;
+  try {
+    stored = JSON.parse(text) as StoredIdentity;
+  } catch {
+    throw new Error(`${path} is not valid JSON; delete it to create a new local TSA identity`);
+  }
+  const [tsaCert] = certificatesFromPem([stored.tsaCertPem]);
+  const [keyDer] = pemBlocks(stored.tsaKeyPem, 'PRIVATE KEY');
+  if (!tsaCert || !keyDer) throw new Error(`${path} is missing the TSA certificate or key`);
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', keyDer, { name: RSA_SHA256.name, hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
+  return { caCertPem: stored.caCertPem, tsaCertPem: stored.tsaCertPem, tsaCert, privateKey };
+}
+
+async function writeOnce(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temporary);
+  }
+}
+
+async function createIdentity(): Promise<StoredIdentity> {
+  const caKeys = await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify']);
+  const tsaKeys = await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify']);
+  const now = Date.now();
+  const notBefore = new Date(now - 5 * 60 * 1000);
+  const notAfter = new Date(now + 10 * 365 * 24 * 60 * 60 * 1000);
+
+  const caName = distinguishedName('Capture Ledger Local TSA Root CA');
+  const caSki = await keyIdentifier(caKeys.publicKey);
+  const ca = await issue({
+    subject: caName,
+    issuer: caName,
+    publicKey: caKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    notBefore,
+    notAfter,
+    extensions: [
+      extension(OID.basicConstraints, true, new pkijs.BasicConstraints({ cA: true }).toSchema()),
+      extension(OID.keyUsage, true, keyUsage(0x06, 1)), // keyCertSign, cRLSign
+      extension(OID.subjectKeyIdentifier, false, new asn1js.OctetString({ valueHex: caSki })),
+    ],
+  });
+
+  const tsa = await issue({
+    subject: distinguishedName('Capture Ledger Local TSA'),
+    issuer: caName,
+    publicKey: tsaKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    notBefore,
+    notAfter,
+    extensions: [
+      extension(OID.basicConstraints, true, new pkijs.BasicConstraints({ cA: false }).toSchema()),
+      extension(OID.keyUsage, true, keyUsage(0xc0, 6)), // digitalSignature, nonRepudiation
+      extension(OID.extKeyUsage, true, new pkijs.ExtKeyUsage({ keyPurposes: [OID.timeStamping] }).toSchema()),
+      extension(OID.subjectKeyIdentifier, false, new asn1js.OctetString({ valueHex: await keyIdentifier(tsaKeys.publicKey) })),
+      extension(
+        OID.authorityKeyIdentifier,
+        false,
+        new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: caSki }) }).toSchema(),
+      ),
+    ],
+  });
+
+  const tsaKey = await webcrypto.subtle.exportKey('pkcs8', tsaKeys.privateKey);
+  return {
+    caCertPem: toPem('CERTIFICATE', certificateDer(ca)),
+    tsaCertPem: toPem('CERTIFICATE', certificateDer(tsa)),
+    tsaKeyPem: toPem('PRIVATE KEY', tsaKey),
+  };
+}
+
+interface IssueParams {
+  subject: pkijs.RelativeDistinguishedNames;
+  issuer: pkijs.RelativeDistinguishedNames;
+  publicKey: CryptoKey;
+  signingKey: CryptoKey;
+  notBefore: Date;
+  notAfter: Date;
+  extensions: pkijs.Extension[];
+}
+
+async function issue(params: IssueParams): Promise<pkijs.Certificate> {
+  const certificate = new pkijs.Certificate();
+  certificate.version = 2;
+  certificate.serialNumber = new asn1js.Integer({ valueHex: toArrayBuffer(positiveRandom(16)) });
+  certificate.subject = params.subject;
+  certificate.issuer = params.issuer;
+  certificate.notBefore.value = params.notBefore;
+  certificate.notAfter.value = params.notAfter;
+  certificate.extensions = params.extensions;
+  await certificate.subjectPublicKeyInfo.importKey(params.publicKey);
+  await certificate.sign(params.signingKey, 'SHA-256');
+  // Round-trip so the object carries its DER (tbsView) as a verifier will see it.
+  return pkijs.Certificate.fromBER(certificate.toSchema(true).toBER(false));
+}
+
+function distinguishedName(commonName: string): pkijs.RelativeDistinguishedNames {
+  return new pkijs.RelativeDistinguishedNames({
+    typesAndValues: [
+      new pkijs.AttributeTypeAndValue({ type: OID.organizationName, value: new asn1js.Utf8String({ value: 'Capture Ledger' }) }),
+      new pkijs.AttributeTypeAndValue({ type: OID.commonName, value: new asn1js.Utf8String({ value: commonName }) }),
+    ],
+  });
+}
+
+function extension(extnID: string, critical: boolean, value: asn1js.AsnType): pkijs.Extension {
+  return new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
+}
+
+function keyUsage(firstByte: number, unusedBits: number): asn1js.BitString {
+  return new asn1js.BitString({ valueHex: new Uint8Array([firstByte]).buffer, unusedBits });
+}
+
+// RFC 5280 4.2.1.2 method (1): SHA-1 of the subjectPublicKey BIT STRING value.
+async function keyIdentifier(publicKey: CryptoKey): Promise<ArrayBuffer> {
+  const info = new pkijs.PublicKeyInfo();
+  await info.importKey(publicKey);
+  const hash = createHash('sha1').update(info.subjectPublicKey.valueBlock.valueHexView).digest();
+  return toArrayBuffer(new Uint8Array(hash));
+}

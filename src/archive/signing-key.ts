@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import nacl from 'tweetnacl';
+import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
+import { SigningKeyError } from './errors.js';
+
+/**
+ * The Ed25519 bundle signing key (tweetnacl), made from a 32-byte seed: SIGNING_KEY (base64) or,
+ * when unset, a seed generated once into DATA_DIR (run contract, DESIGN).
+ */
+export interface SigningKey {
+  readonly algorithm: 'Ed25519';
+  /** First 8 hex chars of SHA-256 of the raw 32-byte public key (spec 2.7). */
+  readonly keyId: string;
+  /** Raw 32-byte public key. */
+  readonly publicKey: Uint8Array;
+  /** Base64 of `publicKey`, as published at /.well-known/signing-key. */
+  readonly publicKeyBase64: string;
+  /** Detached 64-byte Ed25519 signature of `message`. */
+  sign(message: Uint8Array): Uint8Array;
+}
+
+export const SEED_FILE_NAME = 'signing-key.seed';
+
+/** keyId of a raw Ed25519 public key (spec 2.7). */
+export function keyIdOf(publicKey: Uint8Array): string {
+  return sha256Hex(publicKey).slice(0, 8);
+}
+
+/** Builds the key from a base64 32-byte seed; the error says what is wrong with the text. */
+export function signingKeyFromSeed(seedBase64: string, source = 'SIGNING_KEY'): SigningKey {
+  const text = seedBase64.trim();
+  if (text === '') {
+    throw new SigningKeyError(`${source} is empty; expected base64 of a 32-byte Ed25519 seed`);
+  }
+  const seed = fromBase64Strict(text);
+  if (!seed) {
+    throw new SigningKeyError(
+      `${source} is not valid base64 (standard alphabet with '=' padding); expected base64 of a 32-byte Ed25519 seed`,
+    );
+  }
+  if (seed.byteLength !== nacl.sign.seedLength) {
+    throw new SigningKeyError(
+      `${source} decodes to ${seed.byteLength} bytes; an Ed25519 seed is exactly ${nacl.sign.seedLength} bytes`,
+    );
+  }
+  return signingKeyFromSeedBytes(seed);
+}
+
+export function signingKeyFromSeedBytes(seed: Uint8Array): SigningKey {
+  const pair = nacl.sign.keyPair.fromSeed(seed);
+  const secretKey = pair.secretKey;
+  return Object.freeze({
+    algorithm: 'Ed25519' as const,
+    keyId: keyIdOf(pair.publicKey),
+    publicKey: pair.publicKey,
+    publicKeyBase64: toBase64(pair.publicKey),
+    sign: (message: Uint8Array) => nacl.sign.detached(message, secretKey),
+  });
+}
+
+/** A fresh random seed, base64 (for operators creating a SIGNING_KEY). */
+export function generateSeedBase64(): string {
+  return toBase64(randomBytes(nacl.sign.seedLength));
+}
+
+/**
+ * The embedded default: reads DATA_DIR/signing-key.seed, creating it (mode 0600) when absent. The seed
+ * is written to a temporary file and hard-linked into place, so concurrent starters agree on one
+ * complete key.
+ */
+export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
+  await mkdir(dataDir, { recursive: true });
+  const path = join(dataDir, SEED_FILE_NAME);
+  try {
+    return signingKeyFromSeed(await readFile(path, 'utf8'), path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${generateSeedBase64()}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temporary);
+  }
+  return signingKeyFromSeed(await readFile(path, 'utf8'), path);
+}

@@ -1,0 +1,134 @@
+import { zipSync, type Zippable } from 'fflate';
+import type { BundleInput } from './bundle-input.js';
+import {
+  CDXJ_PATH,
+  DATAPACKAGE_PATH,
+  DIGEST_PATH,
+  PAGES_PATH,
+  SOFTWARE,
+  WACZ_VERSION,
+  WARC_PATH,
+  type BundleVersion,
+  type Datapackage,
+} from './bundle-format.js';
+import { canonicalJsonBytes } from './canonical-json.js';
+import { indexWarc } from './cdxj-indexer.js';
+import { sha256Hex, sha256Prefixed } from './digests.js';
+import { writeWarc } from './warc-writer.js';
+
+/**
+ * WACZ 1.1.1 writer (DESIGN decision 7). Layout and field meanings: bundle-format.ts.
+ * Split in steps so the bundle builder can re-issue datapackage.json (e.g. downgrade to v0.1.0)
+ * without rewriting the WARC.
+ */
+
+/** archive/, indexes/ and pages/ members, keyed by their path in the zip. */
+export type WaczMembers = Map<string, Uint8Array>;
+
+export interface WaczManifest {
+  datapackage: Datapackage;
+  /** The exact RFC 8785 bytes written as datapackage.json. */
+  datapackageBytes: Uint8Array;
+  /** 'sha256:' + hex SHA-256 of `datapackageBytes`. */
+  bundleHash: string;
+}
+
+export interface ManifestOptions {
+  bundleVersion: BundleVersion;
+  keyId: string;
+}
+
+export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers> {
+  const warc = await writeWarc(input);
+  const cdxj = await indexWarc(warc);
+  return new Map([
+    [WARC_PATH, warc],
+    [CDXJ_PATH, cdxj],
+    [PAGES_PATH, pagesJsonl(input)],
+  ]);
+}
+
+export function buildManifest(input: BundleInput, members: WaczMembers, options: ManifestOptions): WaczManifest {
+  const mainPageUrl = new URL(input.url).href;
+  const resources = [...members.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, bytes]) => ({
+      name: path.slice(path.lastIndexOf('/') + 1),
+      path,
+      hash: sha256Prefixed(bytes),
+      bytes: bytes.byteLength,
+    }));
+  const datapackage: Datapackage = {
+    profile: 'data-package',
+    wacz_version: WACZ_VERSION,
+    title: input.title || mainPageUrl,
+    created: input.completedAt,
+    software: SOFTWARE,
+    mainPageUrl,
+    mainPageDate: mainPageDate(input),
+    resources,
+    captureLedger: {
+      bundleVersion: options.bundleVersion,
+      captureId: input.captureId,
+      url: input.url,
+      createdAt: input.createdAt,
+      completedAt: input.completedAt,
+      keyId: options.keyId,
+    },
+  };
+  const datapackageBytes = canonicalJsonBytes(datapackage);
+  return { datapackage, datapackageBytes, bundleHash: sha256Prefixed(datapackageBytes) };
+}
+
+/** Convenience: members + manifest in one call. */
+export async function buildWacz(
+  input: BundleInput,
+  options: ManifestOptions,
+): Promise<WaczManifest & { files: WaczMembers }> {
+  const files = await buildWaczMembers(input);
+  return { files, ...buildManifest(input, files, options) };
+}
+
+/**
+ * The final .wacz bytes. Every member is STORED (the WARC is already gzip; WACZ readers need
+ * random access), with a fixed mtime so the same members give the same zip.
+ */
+export function zipWacz(
+  members: WaczMembers,
+  datapackageBytes: Uint8Array,
+  digestBytes: Uint8Array,
+  mtime: Date,
+): Uint8Array {
+  const tree: Zippable = {};
+  for (const [path, bytes] of members) tree[path] = bytes;
+  tree[DATAPACKAGE_PATH] = datapackageBytes;
+  tree[DIGEST_PATH] = digestBytes;
+  return zipSync(tree, { level: 0, mtime });
+}
+
+function pagesJsonl(input: BundleInput): Uint8Array {
+  const url = new URL(input.url).href;
+  const header = { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' };
+  const page: Record<string, string> = {
+    id: sha256Hex(new TextEncoder().encode(`${input.captureId} ${url}`)).slice(0, 32),
+    url,
+    ts: mainPageDate(input),
+  };
+  if (input.title) page['title'] = input.title;
+  return new TextEncoder().encode(`${JSON.stringify(header)}\n${JSON.stringify(page)}\n`);
+}
+
+/** When the main document was requested (its WARC-Date), falling back to the capture start. */
+function mainPageDate(input: BundleInput): string {
+  const url = new URL(input.url).href;
+  const main = input.exchanges.find((exchange) => sameUrl(exchange.url, url));
+  return main?.startedAt ?? input.createdAt;
+}
+
+function sameUrl(candidate: string, href: string): boolean {
+  try {
+    return new URL(candidate).href === href;
+  } catch {
+    return false;
+  }
+}

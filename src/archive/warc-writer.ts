@@ -1,0 +1,190 @@
+import { STATUS_CODES } from 'node:http';
+import { HeadersMultiMap, StatusAndHeaders, WARCRecord, WARCSerializer, WARC_1_1 } from 'warcio';
+import { ArchiveError } from './errors.js';
+import type { NetworkExchange } from '../capture/network-exchange.js';
+import type { BundleInput } from './bundle-input.js';
+import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
+
+/**
+ * Writes archive/data.warc.gz: WARC/1.1, each record its own gzip member (so a CDXJ offset/length
+ * addresses one record), in this order: warcinfo; per exchange a response then its request
+ * (WARC-Concurrent-To links them); resource records for the screenshot(s), rendered HTML and headers JSON.
+ */
+
+/** Target URIs of the capture's own artifacts inside the WARC. */
+export function artifactUri(captureId: string, name: string): string {
+  return `urn:capture-ledger:${captureId}/${name}`;
+}
+
+export async function writeWarc(input: BundleInput): Promise<Uint8Array> {
+  for (const [field, value] of [['createdAt', input.createdAt], ['completedAt', input.completedAt]] as const) {
+    if (Number.isNaN(Date.parse(value))) {
+      throw new ArchiveError('BUNDLE_INPUT_INVALID', `${field} is not an ISO 8601 date: ${value}`);
+    }
+  }
+  if (!/^https?:$/.test(safeUrl(input.url)?.protocol ?? '')) {
+    throw new ArchiveError('BUNDLE_INPUT_INVALID', `url is not an absolute http(s) URL: ${input.url}`);
+  }
+  const records: WARCRecord[] = [];
+
+  records.push(
+    WARCRecord.createWARCInfo(
+      { filename: WARC_FILENAME, warcVersion: WARC_1_1, date: input.createdAt },
+      {
+        software: SOFTWARE,
+        format: 'WARC File Format 1.1',
+        conformsTo: 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+        isPartOf: input.captureId,
+        description: `Capture ${input.captureId} of ${input.url}`,
+      },
+    ),
+  );
+
+  for (const recorded of input.exchanges) {
+    // Only HTTP(S) exchanges are WARC request/response pairs (data:, blob: URLs have no wire form).
+    if (!/^https?:$/.test(safeUrl(recorded.url)?.protocol ?? '')) continue;
+    const exchange = Number.isNaN(Date.parse(recorded.startedAt)) ? { ...recorded, startedAt: input.createdAt } : recorded;
+    const response = responseRecord(exchange);
+    records.push(response);
+    const responseId = response.warcHeaders.headers.get('WARC-Record-ID');
+    records.push(requestRecord(exchange, responseId ?? undefined));
+  }
+
+  records.push(resourceRecord(input, 'screenshot.png', 'image/png', input.screenshot));
+  if (input.screenshotBefore) {
+    records.push(resourceRecord(input, 'screenshot-before.png', 'image/png', input.screenshotBefore));
+  }
+  records.push(resourceRecord(input, 'page.html', 'text/html; charset=utf-8', Buffer.from(input.html, 'utf8')));
+  if (input.headers !== null) {
+    records.push(
+      resourceRecord(input, 'headers.json', 'application/json', Buffer.from(JSON.stringify(input.headers), 'utf8')),
+    );
+  }
+
+  const chunks: Uint8Array[] = [];
+  for (const record of records) {
+    chunks.push(await WARCSerializer.serialize(record, { gzip: true }));
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+function responseRecord(exchange: NetworkExchange): WARCRecord {
+  const statusText = exchange.statusText || STATUS_CODES[exchange.status] || '';
+  const statusline = `${httpVersion(exchange.httpVersion)} ${exchange.status} ${clean(statusText)}`.trimEnd();
+  const record = WARCRecord.create(
+    {
+      url: exchange.url,
+      date: exchange.startedAt,
+      type: 'response',
+      warcVersion: WARC_1_1,
+      statusline,
+      warcHeaders: exchange.remoteAddress ? { 'WARC-IP-Address': exchange.remoteAddress } : {},
+    },
+    [new Uint8Array(exchange.body)],
+  );
+  record.httpHeaders = new StatusAndHeaders({ statusline, headers: new ExactHeaders(responseHeaders(exchange)) });
+  return record;
+}
+
+function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefined): WARCRecord {
+  const target = new URL(exchange.url);
+  const statusline = `${exchange.method.toUpperCase()} ${target.pathname}${target.search} ${httpVersion(exchange.httpVersion)}`;
+  const headers = Object.entries(exchange.requestHeaders)
+    .filter(([name]) => isHeaderName(name))
+    .map(([name, value]): [string, string] => [name, clean(value)]);
+  const record = WARCRecord.create(
+    {
+      url: exchange.url,
+      date: exchange.startedAt,
+      type: 'request',
+      warcVersion: WARC_1_1,
+      statusline,
+      warcHeaders: concurrentTo ? { 'WARC-Concurrent-To': concurrentTo } : {},
+    },
+    exchange.requestBody ? [new Uint8Array(exchange.requestBody)] : [],
+  );
+  record.httpHeaders = new StatusAndHeaders({ statusline, headers: new ExactHeaders(headers) });
+  return record;
+}
+
+function resourceRecord(input: BundleInput, name: string, contentType: string, body: Buffer): WARCRecord {
+  return WARCRecord.create(
+    {
+      url: artifactUri(input.captureId, name),
+      date: input.completedAt,
+      type: 'resource',
+      warcVersion: WARC_1_1,
+      warcHeaders: { 'Content-Type': contentType },
+    },
+    [new Uint8Array(body)],
+  );
+}
+
+// The body is stored decoded (as the page consumed it), so headers describing the wire encoding
+// would make replay tools decode it a second time. They are kept under X-Orig-* names and
+// Content-Length states the stored length.
+const WIRE_ENCODING_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length']);
+
+function responseHeaders(exchange: NetworkExchange): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [name, value] of exchange.responseHeaders) {
+    if (!isHeaderName(name)) continue;
+    if (WIRE_ENCODING_HEADERS.has(name.toLowerCase())) {
+      out.push([`X-Orig-${name}`, clean(value)]);
+    } else {
+      out.push([name, clean(value)]);
+    }
+  }
+  out.push(['Content-Length', String(exchange.body.byteLength)]);
+  return out;
+}
+
+/**
+ * HTTP headers written exactly as received, in order, repeats kept. warcio's own multi-map joins
+ * repeats with ",,," and splits any value containing that marker (and refuses repeated "WARC-*" names);
+ * here lookups see repeats joined with ", " while serialisation yields the original pairs.
+ */
+class ExactHeaders extends HeadersMultiMap {
+  private readonly pairs: Array<[string, string]>;
+
+  constructor(pairs: Array<[string, string]>) {
+    super();
+    this.pairs = pairs;
+    for (const [name, value] of pairs) {
+      const previous = super.get(name);
+      super.set(name, previous === undefined ? value : `${previous}, ${value}`);
+    }
+  }
+
+  override isMultiValue(): boolean {
+    return false;
+  }
+
+  override *[Symbol.iterator](): IterableIterator<[string, string]> {
+    yield* this.pairs;
+  }
+}
+
+function safeUrl(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+function httpVersion(value: string): string {
+  if (/^HTTP\/\d(\.\d)?$/i.test(value)) return value.toUpperCase();
+  if (value === 'h2') return 'HTTP/2.0';
+  if (value === 'h3') return 'HTTP/3.0';
+  return 'HTTP/1.1';
+}
+
+// HTTP/2 pseudo-headers (":authority") and anything else that is not a token cannot go in a header block.
+function isHeaderName(name: string): boolean {
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
+}
+
+function clean(value: string): string {
+  return value.replace(/[\r\n]+/g, ' ');
+}
