@@ -1,17 +1,33 @@
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { migrate } from '../projections/migrate.js';
 import { createTenantActors } from './actors/tenant-actors.js';
+import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
+import { registerSigningKey } from './archive/signing-key-registry.js';
 import { buildApp } from './api/app.js';
-import { createMemoryRateLimiter } from './api/rate-limiter.js';
-import { adminKeyRoutes } from './api/routes/admin-keys.js';
-import { healthRoutes } from './api/routes/health.js';
+import { createKeyResolver } from './api/auth.js';
 import type { ApiContext } from './api/context.js';
+import { createCors } from './api/cors.js';
+import { createMemoryRateLimiter } from './api/rate-limiter.js';
+import { adminKeyRoutes, REVOCATION_SUBJECT } from './api/routes/admin-keys.js';
+import { captureRoutes } from './api/routes/captures.js';
+import { healthRoutes } from './api/routes/health.js';
+import { verificationRoutes } from './api/routes/verification.js';
+import { createTenantGuard } from './api/tenant-auth.js';
+import { createUsageRecorder } from './api/usage-recorder.js';
+import { openArtifactStore } from './capture/artifact-store.js';
+import { createBrowserPool, type BrowserPool } from './capture/browser-pool.js';
+import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker.js';
+import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import type { Config } from './config/config.js';
-import { systemClock, type Clock } from './domain/clock.js';
+import { type Clock, systemClock } from './domain/clock.js';
 import { connectNats } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
 import { createEventStore } from './ledger/event-store.js';
-import { migrate } from '../projections/migrate.js';
+import { JOBS_STREAM } from './ledger/streams.js';
+import { createAddressPolicy } from './net/address-policy.js';
+import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
 import { createProjector, type Projector } from './projector/projector.js';
 
@@ -24,6 +40,7 @@ export interface ServerHandle {
   app: FastifyInstance | null;
   ctx: ApiContext;
   projector: Projector | null;
+  evidence: Evidence;
   stop(): Promise<void>;
 }
 
@@ -39,30 +56,89 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   const { log } = deps;
   const clock = deps.clock ?? systemClock;
   const roles = config.ROLES;
+  const dataDir = resolve(config.DATA_DIR);
+  const stops: Array<() => Promise<void> | void> = [];
   const { nc, js, jsm } = await connectNats(deps.natsUrl, `capture-ledger:${[...roles].join('+')}`);
+  stops.unshift(async () => void (await nc.drain().catch(() => undefined)));
   const schema = deps.schema ?? LIVE_SCHEMA;
   const pool = createPool(deps.databaseUrl, schema);
+  stops.unshift(async () => void (await pool.end().catch(() => undefined)));
   await migrate(pool, schema);
 
   const store = createEventStore(js, jsm);
   const tenants = createTenantActors(store, { now: () => clock.now() });
+  stops.unshift(() => tenants.close());
+  const artifacts = await openArtifactStore(nc);
+  const evidence = await startEvidence(config, dataDir, log);
+  stops.unshift(() => evidence.close());
+  if (evidence.signingKey && (roles.has('worker') || roles.has('api'))) {
+    await registerSigningKey(store, evidence.signingKey, () => clock.now());
+  }
+  const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
 
   const projector = roles.has('projector') ? createProjector({ js, pool, log: log.child({ role: 'projector' }) }) : null;
-  await projector?.start();
+  if (projector) {
+    await projector.start();
+    stops.unshift(() => projector.stop());
+  }
   const waiter = createProjectionWaiter(pool, projector ?? undefined);
-
   const ctx: ApiContext = { config, log, clock, nc, js, jsm, store, tenants, pool, waiter };
+
+  if (roles.has('worker')) {
+    const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));
+    const proxy: EgressProxy = await startEgressProxy({ policy, log: log.child({ role: 'egress-proxy' }) });
+    const browsers: BrowserPool = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY });
+    const worker: CaptureWorker = await startCaptureWorker({
+      js,
+      jsm,
+      pool,
+      tenants,
+      artifacts,
+      browsers,
+      log: log.child({ role: 'worker' }),
+      clock,
+      concurrency: config.WORKER_CONCURRENCY,
+      timeoutMs: config.CAPTURE_TIMEOUT_MS,
+      explainNetworkError: (url) => proxy.explain(url),
+      makeBundle: evidence.makeBundle,
+    });
+    stops.unshift(async () => {
+      await feeder.stop();
+      await worker.stop();
+      await browsers.close();
+      await proxy.close();
+    });
+  }
 
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   if (roles.has('api')) {
     const limiter = createMemoryRateLimiter();
+    const resolver = createKeyResolver(pool);
+    const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
+    const usage = createUsageRecorder(tenants, clock);
+    const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
+    let backlog = { at: 0, value: 0 };
+    const backlogNow = async () => {
+      if (Date.now() - backlog.at > 1000) backlog = { at: Date.now(), value: (await jsm.streams.info(JOBS_STREAM)).state.messages };
+      return backlog.value;
+    };
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
-      plugins: [healthRoutes(ctx), adminKeyRoutes(ctx, limiter)],
+      plugins: [
+        healthRoutes(ctx),
+        adminKeyRoutes(ctx, limiter),
+        captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
+        verificationRoutes(ctx, guard, artifacts, evidence),
+      ],
     });
     url = await app.listen({ port: config.PORT, host: config.HOST });
+    stops.unshift(async () => {
+      await app!.close();
+      revocations.unsubscribe();
+      await usage.stop();
+    });
   }
 
   return {
@@ -70,12 +146,15 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     app,
     ctx,
     projector,
+    evidence,
     async stop() {
-      await app?.close();
-      await projector?.stop();
-      tenants.close();
-      await nc.drain().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      for (const stop of stops) {
+        try {
+          await stop();
+        } catch (err) {
+          log.warn({ err }, 'error while stopping');
+        }
+      }
     },
   };
 }

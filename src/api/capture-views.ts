@@ -1,0 +1,88 @@
+import type { ArtifactRefs, BundleRef } from '../domain/events.js';
+import { iso } from './schemas.js';
+
+/** A row of the `captures` projection. */
+export interface CaptureRow {
+  capture_id: string;
+  tenant_id: string;
+  url: string;
+  status: 'pending' | 'complete' | 'failed';
+  created_at: Date;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  render_quality: 'full' | 'partial' | null;
+  render: Record<string, unknown> | null;
+  artifacts: ArtifactRefs | null;
+  bundle: BundleRef | null;
+  capture_settings: Record<string, unknown> | null;
+  error: string | null;
+  retryable: boolean | null;
+  schedule_id: string | null;
+  stored_bytes: number | null;
+}
+
+/** The JSON shapes of spec 2.1–2.5, built from projection rows. */
+export function captureViews(baseUrl: string) {
+  const captureUrl = (id: string) => `${baseUrl}/v1/captures/${id}`;
+  const artifactUrl = (id: string, name: string) => `${captureUrl(id)}/artifacts/${name}`;
+
+  return {
+    statusUrl: (id: string) => `${captureUrl(id)}/status`,
+    verifyUrl: (id: string) => `${baseUrl}/v1/verify/${id}`,
+
+    /** spec 2.1 */
+    summary(r: CaptureRow) {
+      return {
+        id: r.capture_id,
+        status: r.status,
+        url: r.url,
+        createdAt: iso(r.created_at)!,
+        ...(r.status === 'complete' ? { completedAt: iso(r.completed_at)!, renderQuality: r.render_quality ?? 'full' } : {}),
+        ...(r.status === 'failed' ? { failedAt: iso(r.failed_at)!, error: r.error ?? 'capture failed', retryable: r.retryable ?? true } : {}),
+      };
+    },
+
+    /** spec 2.2 */
+    status(r: CaptureRow) {
+      return {
+        id: r.capture_id,
+        status: r.status,
+        ...(r.status === 'complete' ? { captureUrl: captureUrl(r.capture_id) } : {}),
+        ...(r.status === 'failed' ? { error: r.error ?? 'capture failed', retryable: r.retryable ?? true } : {}),
+      };
+    },
+
+    /** spec 2.4 */
+    artifacts(r: CaptureRow) {
+      const a = r.artifacts ?? ({} as Partial<ArtifactRefs>);
+      return {
+        screenshot: artifactUrl(r.capture_id, 'screenshot'),
+        ...(a.screenshotBefore ? { screenshotBefore: artifactUrl(r.capture_id, 'screenshot-before') } : {}),
+        html: artifactUrl(r.capture_id, 'html'),
+        ...(a.headers ? { headers: artifactUrl(r.capture_id, 'headers') } : {}),
+      };
+    },
+
+    /** spec 2.3 (complete captures only) */
+    record(r: CaptureRow) {
+      const hasBundle = Boolean(r.bundle && r.artifacts?.wacz);
+      return {
+        id: r.capture_id,
+        status: 'complete' as const,
+        url: r.url,
+        createdAt: iso(r.created_at)!,
+        completedAt: iso(r.completed_at)!,
+        renderQuality: r.render_quality ?? 'full',
+        ...(r.render ? { render: r.render } : {}),
+        artifacts: this.artifacts(r),
+        ...(hasBundle
+          ? {
+              wacz: { url: artifactUrl(r.capture_id, 'wacz'), bundleHash: r.bundle!.bundleHash, size: r.bundle!.size },
+              verifyUrl: `${baseUrl}/v1/verify/${r.capture_id}`,
+            }
+          : {}),
+        ...(r.capture_settings ? { captureSettings: r.capture_settings } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Scope } from '../domain/events.js';
+import { type KeyResolver, type Principal, bearerToken, secretEquals, unauthorized } from './auth.js';
+import { HttpProblem } from './problem.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/**
+ * Tenant credentials (spec 5) and the limits that hang off them (spec 8.1):
+ *   401 missing/malformed/unknown/revoked key → 403 scope not granted → 429 per-tenant rate limit.
+ * `capture` implies `read`; `admin` grants nothing on tenant endpoints. Unauthenticated endpoints are limited
+ * per IP instead.
+ */
+
+export const LEGACY_TENANT = 'default';
+const WINDOW_MS = 60_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export interface TenantGuard {
+  /** onRequest hook: authenticate, check the scope, take one tenant rate-limit token. */
+  require(scope: Exclude<Scope, 'admin'> | 'any'): (req: FastifyRequest) => Promise<void>;
+  /** onRequest hook for endpoints without credentials: the per-IP limit. */
+  perIp(): (req: FastifyRequest) => Promise<void>;
+  /** Take `tokens` more tenant tokens (a batch of N URLs consumes N; spec 8.1). */
+  takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
+}
+
+export const grants = (scopes: Scope[], needed: Exclude<Scope, 'admin'> | 'any'): boolean =>
+  needed === 'any'
+    ? scopes.includes('capture') || scopes.includes('read')
+    : scopes.includes(needed) || (needed === 'read' && scopes.includes('capture'));
+
+export function tenantRateLimited(retryAfterSec: number, detail?: string): HttpProblem {
+  return new HttpProblem(
+    429,
+    detail ?? `Rate limit of this tenant exceeded; retry in ${retryAfterSec} s.`,
+    'Too Many Requests',
+    { limitType: 'tenant' },
+    { 'Retry-After': String(retryAfterSec) },
+  );
+}
+
+export function createTenantGuard(
+  config: Config,
+  resolver: KeyResolver,
+  limiter: RateLimiter,
+  onAuthenticated: (p: Principal) => void,
+): TenantGuard {
+  async function authenticate(req: FastifyRequest): Promise<Principal> {
+    const token = bearerToken(req);
+    if (config.CAPTURE_API_KEY && secretEquals(token, config.CAPTURE_API_KEY)) {
+      // spec 5.10: the legacy single key works only while per-tenant key management is off.
+      if (config.ADMIN_KEY) throw unauthorized('The legacy API key is disabled because per-tenant keys are enabled; use a key created by your operator.');
+      return { tenantId: LEGACY_TENANT, scopes: ['capture', 'read'], keyHash: null };
+    }
+    if (!token.startsWith('svc_live_')) throw unauthorized('Invalid API key.');
+    const principal = await resolver.resolve(token);
+    if (!principal) throw unauthorized('Invalid or revoked API key.');
+    return principal;
+  }
+
+  return {
+    require(scope) {
+      return async (req) => {
+        const principal = await authenticate(req);
+        if (!grants(principal.scopes, scope)) {
+          throw new HttpProblem(403, `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`, 'Forbidden');
+        }
+        req.principal = principal;
+        onAuthenticated(principal);
+        const d = await limiter.take(`tenant:${principal.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
+        if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
+      };
+    },
+    perIp() {
+      return async (req) => {
+        const d = await limiter.take(`ip:${req.ip}`, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
+        if (!d.allowed) {
+          throw new HttpProblem(429, `Too many requests from this address; retry in ${d.retryAfterSec} s.`, 'Too Many Requests', {}, {
+            'Retry-After': String(d.retryAfterSec),
+          });
+        }
+      };
+    },
+    takeTenantTokens: (tenantId, tokens) => limiter.take(`tenant:${tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS, tokens),
+  };
+}
