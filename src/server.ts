@@ -9,10 +9,12 @@ import { buildApp } from './api/app.js';
 import { createKeyResolver } from './api/auth.js';
 import type { ApiContext } from './api/context.js';
 import { createCors } from './api/cors.js';
-import { createMemoryRateLimiter } from './api/rate-limiter.js';
+import { createKvRateLimiter } from './api/kv-rate-limiter.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from './api/routes/admin-keys.js';
 import { captureRoutes } from './api/routes/captures.js';
 import { healthRoutes } from './api/routes/health.js';
+import { scheduleRoutes } from './api/routes/schedules.js';
+import { tenancyRoutes } from './api/routes/tenancy.js';
 import { verificationRoutes } from './api/routes/verification.js';
 import { createTenantGuard } from './api/tenant-auth.js';
 import { createUsageRecorder } from './api/usage-recorder.js';
@@ -30,6 +32,7 @@ import { createAddressPolicy } from './net/address-policy.js';
 import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
 import { createProjector, type Projector } from './projector/projector.js';
+import { createScheduler } from './schedules/scheduler.js';
 
 /**
  * Composition root: connects to NATS and Postgres and starts the roles named in ROLES in this process.
@@ -110,10 +113,17 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     });
   }
 
+  if (roles.has('scheduler')) {
+    // Any number of schedulers may run: the tenant actor's OCC append makes each fire time fire once.
+    const scheduler = createScheduler({ pool, tenants, clock, log: log.child({ role: 'scheduler' }) });
+    scheduler.start();
+    stops.unshift(() => scheduler.stop());
+  }
+
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   if (roles.has('api')) {
-    const limiter = createMemoryRateLimiter();
+    const limiter = await createKvRateLimiter(nc, { onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through') });
     const resolver = createKeyResolver(pool);
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
     const usage = createUsageRecorder(tenants, clock);
@@ -131,6 +141,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
         verificationRoutes(ctx, guard, artifacts, evidence),
+        scheduleRoutes({ ctx, guard, policy }),
+        tenancyRoutes(ctx, guard),
       ],
     });
     url = await app.listen({ port: config.PORT, host: config.HOST });
