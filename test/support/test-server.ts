@@ -10,22 +10,24 @@ export interface TestServer {
   baseUrl: string;
   server: ServerHandle;
   infra: Infra;
+  databaseUrl: string;
   /** fetch relative to the base URL; JSON bodies are sent as application/json. */
   call(method: string, path: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string>; from?: string }): Promise<CallResult>;
   stop(): Promise<void>;
 }
 
 /** A whole service in this process against hermetic nats-server + Postgres. */
-export async function startTestServer(env: Record<string, string> = {}, opts: { infra?: Infra } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: { infra?: Infra; databaseUrl?: string } = {}): Promise<TestServer> {
   const infra = opts.infra ?? (await startInfra());
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ADMIN_KEY, DATA_DIR: infra.dir, LOG_LEVEL: 'silent', ROLES: 'api,projector', SIGNING_KEY: 'none', TSA_URL: 'none', ...env });
-  const databaseUrl = await infra.freshDatabase();
+  const databaseUrl = opts.databaseUrl ?? (await infra.freshDatabase());
   const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
   return {
     baseUrl,
     server,
     infra,
+    databaseUrl,
     async call(method, path, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
