@@ -18,10 +18,14 @@
  *                            (data-src → src) far below the fold
  *   GET /tall?h=<px>         page of `h` px (default 40000) in 1000 px bands coloured by bandColor(i)
  *   GET /consent             article under a OneTrust-like banner (#onetrust-banner-sdk) that the
- *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie
+ *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie;
+ *                            body[data-consent] = rejected|accepted, body[data-page-saw-autoconsent]
  *   GET /redirect            302 → /simple          GET /redirect-twice  301 → /redirect
  *   GET /status/<code>       small page answered with that status
- *   GET /busy                page whose script then spins forever after DOMContentLoaded (hung renderer)
+ *   GET /post-fetch          page whose script POSTs "hello=world" to /echo and shows the answer
+ *   POST /echo               answers with the request body it received
+ *   GET /pending-fetch       loads normally, then keeps a fetch of /hang open forever (settle hits its cap)
+ *   GET /busy                page whose script spins forever after DOMContentLoaded (hung renderer)
  *   anything else            404
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -70,7 +74,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     socket.on('close', () => sockets.delete(socket));
   });
 
-  function route(url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  function route(url: URL, req: IncomingMessage, res: ServerResponse): void {
     const path = url.pathname;
     if (path === '/simple') {
       res.setHeader('Set-Cookie', ['session=abc123; Path=/; HttpOnly', 'pref=dark; Path=/']);
@@ -95,6 +99,14 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/redirect') return redirect(res, 302, '/simple');
     if (path === '/redirect-twice') return redirect(res, 301, '/redirect');
     if (path === '/busy') return html(res, BUSY_PAGE);
+    if (path === '/pending-fetch') return html(res, PENDING_FETCH_PAGE);
+    if (path === '/post-fetch') return html(res, POST_FETCH_PAGE);
+    if (path === '/echo' && req.method === 'POST') {
+      const body: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => body.push(chunk));
+      req.on('end', () => send(res, 200, 'text/plain', Buffer.concat(body)));
+      return;
+    }
     const status = /^\/status\/(\d{3})$/.exec(path);
     if (status) {
       const code = Number(status[1]);
@@ -203,9 +215,26 @@ const CONSENT_PAGE = `<!doctype html>
     document.cookie = 'OptanonAlertBoxClosed=' + choice + '; path=/';
     document.getElementById('onetrust-banner-sdk').style.display = 'none';
     document.body.dataset.consent = choice;
+    // Lets tests check that a consent tool ran out of the page's sight (isolated world).
+    document.body.dataset.pageSawAutoconsent = String('autoconsentReceiveMessage' in window || 'autoconsentSendMessage' in window);
   }
   document.getElementById('onetrust-reject-all-handler').addEventListener('click', () => closeBanner('rejected'));
   document.getElementById('onetrust-accept-btn-handler').addEventListener('click', () => closeBanner('accepted'));
+</script>
+</body></html>`;
+
+const PENDING_FETCH_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Pending fetch</title></head>
+<body><h1>Loaded, but a request stays open</h1>
+<script>window.addEventListener('load', () => { fetch('/hang').catch(() => {}); });</script>
+</body></html>`;
+
+const POST_FETCH_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Post</title></head>
+<body><p id="answer">waiting</p>
+<script>
+  fetch('/echo', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'hello=world' })
+    .then((r) => r.text()).then((t) => { document.getElementById('answer').textContent = 'echo: ' + t; });
 </script>
 </body></html>`;
 

@@ -1,0 +1,227 @@
+/**
+ * A worker's browser: one Chromium shared by up to `concurrency` captures (each in its own context),
+ * replaced after `maxCapturesPerBrowser` captures once it is idle, or as soon as it crashes. A capture that
+ * overruns its time is stopped, so one stuck page cannot hold a slot forever.
+ */
+import { CaptureError } from './capture-error.js';
+import { launchChromium, type LaunchedChromium } from './browser-launch.js';
+import { resolveChromiumPath } from './chromium-path.js';
+import { capturePage, type PageCaptureOptions, type PageCaptureResult } from './page-capture.js';
+
+export interface BrowserPoolOptions {
+  chromiumPath?: string | undefined;
+  /** Egress proxy URL; see ChromiumLaunchOptions.proxyServer. */
+  proxyServer?: string | undefined;
+  /** Captures running at the same time. */
+  concurrency: number;
+  /** The browser is replaced after this many captures (default 50), once its running captures end. */
+  maxCapturesPerBrowser?: number;
+  /**
+   * Time a capture may run beyond its own `timeoutMs` (settle, consent, screenshots…) before it is stopped
+   * and reported as a retryable timeout (default 30000).
+   */
+  hungPageKillMs?: number;
+}
+
+export interface BrowserPoolStats {
+  running: number;
+  queued: number;
+  /** Browsers started so far. */
+  launches: number;
+  /** Captures started on the current browser. */
+  capturesOnBrowser: number;
+  totalCaptures: number;
+  /** Captures stopped for overrunning their time. */
+  killed: number;
+  /** Browsers that died or disconnected without being asked to. */
+  crashes: number;
+  browserPid: number | null;
+}
+
+export interface BrowserPool {
+  capture(url: string, options: PageCaptureOptions): Promise<PageCaptureResult>;
+  /** Stops running captures, closes the browser; later captures are refused. */
+  close(): Promise<void>;
+  stats(): BrowserPoolStats;
+}
+
+export const DEFAULT_MAX_CAPTURES_PER_BROWSER = 50;
+export const DEFAULT_HUNG_PAGE_KILL_MS = 30_000;
+/** After a stop, how long a capture may take to unwind before its browser is killed. */
+const UNWIND_MS = 5000;
+
+interface Instance {
+  launched: LaunchedChromium;
+  captures: number;
+  active: number;
+  dead: boolean;
+  idleWaiters: Array<() => void>;
+}
+
+export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  // Fail at start-up, not at the first capture, when the binary is missing.
+  const chromiumPath = resolveChromiumPath({ explicitPath: options.chromiumPath });
+  const maxCaptures = options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER;
+  const hungMs = options.hungPageKillMs ?? DEFAULT_HUNG_PAGE_KILL_MS;
+
+  let current: Instance | undefined;
+  let switching: Promise<void> | undefined;
+  let closed = false;
+  let running = 0;
+  const queue: Array<() => void> = [];
+  const activeCaptures = new Set<AbortController>();
+  const counters = { launches: 0, totalCaptures: 0, killed: 0, crashes: 0 };
+
+  const acquireSlot = async () => {
+    if (running < options.concurrency) {
+      running++;
+      return;
+    }
+    await new Promise<void>((resolve) => queue.push(resolve));
+  };
+  const releaseSlot = () => {
+    const next = queue.shift();
+    if (next) next(); // the slot passes straight to the next capture
+    else running--;
+  };
+
+  const notifyIdle = (instance: Instance) => {
+    if (instance.active > 0 && !instance.dead) return;
+    for (const wake of instance.idleWaiters.splice(0)) wake();
+  };
+
+  async function launch(): Promise<Instance> {
+    const launched = await launchChromium({ chromiumPath, proxyServer: options.proxyServer });
+    counters.launches++;
+    const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
+    launched.browser.on('disconnected', () => {
+      if (!instance.dead) counters.crashes++;
+      instance.dead = true;
+      notifyIdle(instance);
+      void launched.close();
+    });
+    return instance;
+  }
+
+  async function retire(instance: Instance): Promise<void> {
+    if (current === instance) current = undefined;
+    instance.dead = true; // closing on purpose: not a crash
+    notifyIdle(instance);
+    await instance.launched.close();
+  }
+
+  async function browserForCapture(): Promise<Instance> {
+    for (;;) {
+      if (closed) throw poolClosed();
+      const instance = current;
+      if (instance && !instance.dead && instance.captures < maxCaptures) return instance;
+      if (instance && !instance.dead && instance.active > 0) {
+        // Used up: let its running captures finish before replacing it (no second browser meanwhile).
+        await new Promise<void>((resolve) => instance.idleWaiters.push(resolve));
+        continue;
+      }
+      switching ??= (async () => {
+        if (instance) await retire(instance);
+        if (closed) return;
+        current = await launch();
+      })().finally(() => (switching = undefined));
+      await switching;
+    }
+  }
+
+  async function runCapture(instance: Instance, url: string, captureOptions: PageCaptureOptions): Promise<PageCaptureResult> {
+    const controller = new AbortController();
+    activeCaptures.add(controller);
+    const callerSignal = captureOptions.signal;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (callerSignal?.aborted) onCallerAbort();
+
+    const limitMs = captureOptions.timeoutMs + hungMs;
+    let unwindTimer: NodeJS.Timeout | undefined;
+    const killTimer = setTimeout(() => {
+      counters.killed++;
+      controller.abort(new CaptureError('timeout', `The capture did not finish within ${Math.round(limitMs / 1000)} s and was stopped`, true));
+    }, limitMs);
+    // Normally an aborted capture unwinds at once; if its browser does not answer any more, kill it.
+    const unwound = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener(
+        'abort',
+        () => {
+          unwindTimer = setTimeout(() => {
+            instance.dead = true;
+            void instance.launched.close();
+            reject(controller.signal.reason);
+          }, UNWIND_MS);
+        },
+        { once: true },
+      );
+    });
+    unwound.catch(() => {});
+
+    try {
+      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, signal: controller.signal }), unwound]);
+    } catch (error) {
+      if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
+      throw error;
+    } finally {
+      clearTimeout(killTimer);
+      clearTimeout(unwindTimer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+      activeCaptures.delete(controller);
+    }
+  }
+
+  return {
+    async capture(url, captureOptions) {
+      if (closed) throw poolClosed();
+      await acquireSlot();
+      try {
+        let instance: Instance;
+        try {
+          instance = await browserForCapture();
+        } catch (error) {
+          if (error instanceof CaptureError) throw error;
+          throw new CaptureError('browser_crashed', 'The browser could not be started', true, { cause: error });
+        }
+        instance.captures++;
+        instance.active++;
+        counters.totalCaptures++;
+        try {
+          return await runCapture(instance, url, captureOptions);
+        } finally {
+          instance.active--;
+          notifyIdle(instance);
+        }
+      } finally {
+        releaseSlot();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const controller of activeCaptures) controller.abort(poolClosed());
+      for (const wake of queue.splice(0)) {
+        running++; // each woken waiter releases its slot again when it sees the pool is closed
+        wake();
+      }
+      await switching?.catch(() => {});
+      if (current) await retire(current);
+    },
+    stats: () => ({
+      running,
+      queued: queue.length,
+      launches: counters.launches,
+      capturesOnBrowser: current?.captures ?? 0,
+      totalCaptures: counters.totalCaptures,
+      killed: counters.killed,
+      crashes: counters.crashes,
+      browserPid: current && !current.dead ? current.launched.pid : null,
+    }),
+  };
+}
+
+function poolClosed(): CaptureError {
+  return new CaptureError('capture_failed', 'The capture service is shutting down; try again', true);
+}

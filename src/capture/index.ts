@@ -1,0 +1,13 @@
+export { createBrowserPool, DEFAULT_HUNG_PAGE_KILL_MS, DEFAULT_MAX_CAPTURES_PER_BROWSER } from './browser-pool.js';
+export type { BrowserPool, BrowserPoolOptions, BrowserPoolStats } from './browser-pool.js';
+export { chromiumArgs, launchChromium } from './browser-launch.js';
+export type { ChromiumLaunchOptions, LaunchedChromium } from './browser-launch.js';
+export { CaptureError, isCaptureError } from './capture-error.js';
+export type { CaptureErrorCode, ExplainNetworkError } from './capture-error.js';
+export { ChromiumNotFoundError, DEFAULT_CHROMIUM_CANDIDATES, resolveChromiumPath } from './chromium-path.js';
+export type { ConsentInfo, ConsentResult } from './consent-handler.js';
+export { headersArtifact, REDACTED } from './http-headers.js';
+export type { HeadersArtifact } from './http-headers.js';
+export type { NetworkExchange } from './network-exchange.js';
+export { capturePage, DEFAULT_QUIET_WINDOW_MS, DEFAULT_SETTLE_CAP_MS, DEFAULT_VIEWPORT } from './page-capture.js';
+export type { PageCaptureOptions, PageCaptureResult, RenderInfo, RenderStages } from './page-capture.js';

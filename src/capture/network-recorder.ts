@@ -1,0 +1,322 @@
+/**
+ * Records every HTTP exchange of one page over its own CDP session (Network domain), for the WARC records,
+ * the main document's raw headers (spec 2.4 `headers`) and the in-flight count the settle phase waits on.
+ *
+ * CDP reports a request in several events that may interleave: requestWillBeSent (one per redirect hop,
+ * same requestId), the *ExtraInfo events with the raw headers actually on the wire (Set-Cookie included),
+ * responseReceived, loadingFinished / loadingFailed. Events are kept as they come and paired only when the
+ * exchanges are assembled at the end.
+ */
+import type { CDPSession, Protocol } from 'puppeteer-core';
+import type { NetworkExchange } from './network-exchange.js';
+import {
+  type HeaderPairs,
+  joinHeaderObject,
+  pairsFromHeaderObject,
+  parseHeadersText,
+  httpVersionOf,
+  statusTextOf,
+} from './http-headers.js';
+import type { InflightSource } from './settle.js';
+import { withTimeout } from './step-timeout.js';
+
+export const DEFAULT_MAX_RECORDED_BODY_BYTES = 50 * 1024 * 1024;
+
+interface Hop {
+  url: string;
+  method: string;
+  requestHeaders: Protocol.Network.Headers;
+  requestBody?: Buffer | undefined;
+  wallTime: number;
+  response?: Protocol.Network.Response;
+  redirected: boolean;
+}
+
+interface RequestRecord {
+  requestId: string;
+  hops: Hop[];
+  requestExtra: Protocol.Network.RequestWillBeSentExtraInfoEvent[];
+  responseExtra: Protocol.Network.ResponseReceivedExtraInfoEvent[];
+  state: 'loading' | 'finished' | 'failed';
+  errorText?: string;
+  body?: Buffer;
+  bodyFetch?: Promise<void>;
+  bodyMissing?: 'over-budget' | 'unavailable';
+}
+
+export interface MainDocument {
+  url: string;
+  status: number;
+  headers: HeaderPairs;
+  /** True when the headers are the raw ones from the wire (ResponseReceivedExtraInfo). */
+  rawHeaders: boolean;
+}
+
+export interface MainDocumentFailure {
+  url: string;
+  errorText: string;
+}
+
+export interface RecordedNetwork {
+  exchanges: NetworkExchange[];
+  notes: string[];
+}
+
+export interface NetworkRecorder extends InflightSource {
+  /** Enables the Network domain; call before navigating. */
+  start(): Promise<void>;
+  /** The last main-frame document response (after redirects), if one arrived. */
+  mainDocument(): MainDocument | undefined;
+  /** Why the last main-frame document request failed, if it did. */
+  mainDocumentFailure(): MainDocumentFailure | undefined;
+  /** The URLs the main-frame document requests went to (original and redirect targets), in order. */
+  mainDocumentUrls(): string[];
+  /** Waits (bounded) for pending body reads, then assembles the exchanges. Call before the page closes. */
+  finish(waitForBodiesMs: number): Promise<RecordedNetwork>;
+  dispose(): void;
+}
+
+export function createNetworkRecorder(
+  session: CDPSession,
+  options: { mainFrameId: string; maxBodyBytes?: number },
+): NetworkRecorder {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
+  const records = new Map<string, RequestRecord>();
+  const inflight = new Set<string>();
+  const listeners = new Set<() => void>();
+  let mainRequestId: string | undefined;
+  let recordedBodyBytes = 0;
+  let disposed = false;
+
+  const recordFor = (requestId: string): RequestRecord => {
+    let record = records.get(requestId);
+    if (!record) {
+      record = { requestId, hops: [], requestExtra: [], responseExtra: [], state: 'loading' };
+      records.set(requestId, record);
+    }
+    return record;
+  };
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
+
+  const onRequest = (e: Protocol.Network.RequestWillBeSentEvent) => {
+    if (!isHttp(e.request.url)) return;
+    const record = recordFor(e.requestId);
+    const previous = record.hops[record.hops.length - 1];
+    if (e.redirectResponse && previous) {
+      previous.response = e.redirectResponse;
+      previous.redirected = true;
+    }
+    record.state = 'loading';
+    record.hops.push({
+      url: e.request.url + (e.request.urlFragment ?? ''),
+      method: e.request.method,
+      requestHeaders: e.request.headers,
+      requestBody: postBody(e.request),
+      wallTime: e.wallTime,
+      redirected: false,
+    });
+    // A navigation request's id equals its loader id; only the main frame's count as the main document.
+    if (e.type === 'Document' && e.frameId === options.mainFrameId && e.requestId === e.loaderId) {
+      mainRequestId = e.requestId;
+    }
+    if (!inflight.has(e.requestId)) {
+      inflight.add(e.requestId);
+      changed();
+    }
+  };
+  const onRequestExtra = (e: Protocol.Network.RequestWillBeSentExtraInfoEvent) => {
+    recordFor(e.requestId).requestExtra.push(e);
+  };
+  const onResponse = (e: Protocol.Network.ResponseReceivedEvent) => {
+    const hop = records.get(e.requestId)?.hops.at(-1);
+    if (hop) hop.response = e.response;
+  };
+  const onResponseExtra = (e: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
+    recordFor(e.requestId).responseExtra.push(e);
+  };
+  const onFinished = (e: Protocol.Network.LoadingFinishedEvent) => {
+    const record = records.get(e.requestId);
+    if (record) {
+      record.state = 'finished';
+      if (record.hops.at(-1)?.response) record.bodyFetch = fetchBody(record);
+    }
+    settleRequest(e.requestId);
+  };
+  const onFailed = (e: Protocol.Network.LoadingFailedEvent) => {
+    const record = records.get(e.requestId);
+    if (record) {
+      record.state = 'failed';
+      record.errorText = e.errorText;
+    }
+    settleRequest(e.requestId);
+  };
+  const settleRequest = (requestId: string) => {
+    if (inflight.delete(requestId)) changed();
+  };
+
+  async function fetchBody(record: RequestRecord): Promise<void> {
+    if (recordedBodyBytes >= maxBodyBytes) {
+      record.bodyMissing = 'over-budget';
+      return;
+    }
+    try {
+      const { body, base64Encoded } = await session.send('Network.getResponseBody', { requestId: record.requestId });
+      const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
+      if (recordedBodyBytes + bytes.length > maxBodyBytes) {
+        record.bodyMissing = 'over-budget';
+        return;
+      }
+      recordedBodyBytes += bytes.length;
+      record.body = bytes;
+    } catch {
+      // Chromium keeps no body for some responses (204, aborted streams, evicted from its buffer).
+      record.bodyMissing = 'unavailable';
+    }
+  }
+
+  const handlers = {
+    'Network.requestWillBeSent': onRequest,
+    'Network.requestWillBeSentExtraInfo': onRequestExtra,
+    'Network.responseReceived': onResponse,
+    'Network.responseReceivedExtraInfo': onResponseExtra,
+    'Network.loadingFinished': onFinished,
+    'Network.loadingFailed': onFailed,
+  } as const;
+
+  return {
+    async start() {
+      for (const [event, handler] of Object.entries(handlers)) session.on(event as keyof typeof handlers, handler as never);
+      // Chromium's own body buffer must hold at least what we intend to keep.
+      await session.send('Network.enable', {
+        maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
+        maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
+        maxPostDataSize: 1024 * 1024,
+      });
+    },
+    inflight: () => inflight.size,
+    onInflightChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    mainDocument() {
+      const record = mainRequestId ? records.get(mainRequestId) : undefined;
+      const hop = record?.hops.at(-1);
+      if (!record || !hop?.response) return undefined;
+      const extra = responseExtraFor(record, record.hops.length - 1);
+      const rawPairs = parseHeadersText(extra?.headersText) ?? (extra ? pairsFromHeaderObject(extra.headers) : undefined);
+      return {
+        url: hop.url,
+        status: extra?.statusCode ?? hop.response.status,
+        headers: rawPairs ?? pairsFromHeaderObject(hop.response.headers),
+        rawHeaders: rawPairs !== undefined,
+      };
+    },
+    mainDocumentFailure() {
+      const record = mainRequestId ? records.get(mainRequestId) : undefined;
+      if (!record || record.state !== 'failed') return undefined;
+      return { url: record.hops.at(-1)?.url ?? '', errorText: record.errorText ?? '' };
+    },
+    mainDocumentUrls() {
+      const record = mainRequestId ? records.get(mainRequestId) : undefined;
+      return record ? record.hops.map((h) => h.url) : [];
+    },
+    async finish(waitForBodiesMs) {
+      const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
+      await withTimeout(Promise.all(pending), waitForBodiesMs, () => new Error('body reads timed out')).catch(() => {});
+      return assemble([...records.values()]);
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      for (const [event, handler] of Object.entries(handlers)) session.off(event as keyof typeof handlers, handler as never);
+      listeners.clear();
+    },
+  };
+}
+
+function assemble(records: RequestRecord[]): RecordedNetwork {
+  const exchanges: NetworkExchange[] = [];
+  let unfinished = 0;
+  let overBudget = 0;
+  let unavailable = 0;
+  for (const record of records) {
+    for (const [index, hop] of record.hops.entries()) {
+      if (!hop.response) continue; // failed before any response: nothing to archive
+      let body: Buffer;
+      if (hop.redirected) {
+        body = Buffer.alloc(0); // Chromium does not keep redirect bodies
+      } else if (record.body) {
+        body = record.body;
+      } else {
+        // Without its body a response record would misstate what was received; leave it out.
+        if (record.state === 'loading') unfinished++;
+        else if (record.bodyMissing === 'over-budget') overBudget++;
+        else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
+          exchanges.push(toExchange(record, index, hop, Buffer.alloc(0)));
+        } else unavailable++;
+        continue;
+      }
+      exchanges.push(toExchange(record, index, hop, body));
+    }
+  }
+  exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const notes: string[] = [];
+  if (overBudget > 0) notes.push(`${overBudget} response(s) not recorded: recorded body budget exhausted`);
+  if (unfinished > 0) notes.push(`${unfinished} response(s) not recorded: still loading at capture time`);
+  if (unavailable > 0) notes.push(`${unavailable} response(s) not recorded: body not available from the browser`);
+  return { exchanges, notes };
+}
+
+function emptyBodyExpected(hop: Hop): boolean {
+  const status = hop.response?.status ?? 0;
+  return hop.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+function toExchange(record: RequestRecord, index: number, hop: Hop, body: Buffer): NetworkExchange {
+  const response = hop.response!;
+  const responseExtra = responseExtraFor(record, index);
+  const requestExtra = record.requestExtra.length === record.hops.length ? record.requestExtra[index] : undefined;
+  const responseHeaders =
+    parseHeadersText(responseExtra?.headersText) ??
+    pairsFromHeaderObject(responseExtra ? responseExtra.headers : response.headers);
+  const status = responseExtra?.statusCode ?? response.status;
+  const exchange: NetworkExchange = {
+    url: hop.url,
+    method: hop.method,
+    requestHeaders: joinHeaderObject(requestExtra?.headers ?? response.requestHeaders ?? hop.requestHeaders),
+    status,
+    statusText: statusTextOf(status, response.statusText),
+    httpVersion: httpVersionOf(response.protocol, responseExtra?.headersText),
+    responseHeaders,
+    body,
+    startedAt: new Date(hop.wallTime * 1000).toISOString(),
+  };
+  if (hop.requestBody) exchange.requestBody = hop.requestBody;
+  if (response.remoteIPAddress) exchange.remoteAddress = response.remoteIPAddress;
+  return exchange;
+}
+
+/**
+ * The raw-headers event for the hop at `index`. Redirect hops and the final response each get one
+ * ResponseReceivedExtraInfo, in order, but a cached hop gets none, so pair by order among those with the
+ * same status code.
+ */
+function responseExtraFor(record: RequestRecord, index: number): Protocol.Network.ResponseReceivedExtraInfoEvent | undefined {
+  if (record.responseExtra.length === record.hops.length) return record.responseExtra[index];
+  const status = record.hops[index]?.response?.status;
+  const sameStatusBefore = record.hops.slice(0, index).filter((h) => h.response?.status === status).length;
+  return record.responseExtra.filter((e) => e.statusCode === status)[sameStatusBefore];
+}
+
+function postBody(request: Protocol.Network.Request): Buffer | undefined {
+  if (request.postDataEntries?.length) {
+    return Buffer.concat(request.postDataEntries.map((e) => Buffer.from(e.bytes ?? '', 'base64')));
+  }
+  return request.postData !== undefined ? Buffer.from(request.postData, 'utf8') : undefined;
+}
+
+function isHttp(url: string): boolean {
+  return url.startsWith('http://') || url.startsWith('https://');
+}

@@ -1,0 +1,58 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { PNG } from 'pngjs';
+import { capturePage, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
+import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
+
+const T = { timeout: 20_000 };
+
+function pixel(buffer: Buffer, x: number, yFromBottom: number): number[] {
+  const png = PNG.sync.read(buffer);
+  const i = ((png.height - 1 - yFromBottom) * png.width + x) * 4;
+  return [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+}
+
+describe('consent banners (real Chromium, autoconsent)', () => {
+  let site: FixtureSite;
+  let chromium: LaunchedChromium;
+
+  before(async () => {
+    site = await startFixtureSite();
+    chromium = await launchChromium();
+  });
+  after(async () => {
+    await chromium?.close();
+    await site?.close();
+  });
+
+  it('detects a OneTrust banner, screenshots it, opts out, and screenshots the page without it', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/consent'), { timeoutMs: 10_000 });
+
+    assert.equal(result.consent?.attempted, true);
+    assert.equal(result.consent?.cmp, 'Onetrust');
+    assert.equal(result.consent?.result, 'opted-out');
+    assert.ok(result.consent!.durationMs < 8000);
+    assert.equal(typeof result.render.stages.consentMs, 'number');
+
+    assert.ok(result.screenshotBefore, 'screenshotBefore taken');
+    // The banner (#222) sits at the bottom of the viewport; after opting out the page there is white.
+    assert.deepEqual(pixel(result.screenshotBefore, 5, 5), [34, 34, 34]);
+    assert.deepEqual(pixel(result.screenshot, 5, 5), [255, 255, 255]);
+
+    assert.match(result.html, /data-consent="rejected"/, 'the reject button was the one clicked');
+  });
+
+  it('keeps autoconsent out of the page’s own JavaScript world', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/consent'), { timeoutMs: 10_000 });
+    assert.equal(result.consent?.result, 'opted-out');
+    // Written by the page's own click handler: autoconsent's globals were not visible to it.
+    assert.match(result.html, /data-page-saw-autoconsent="false"/);
+  });
+
+  it('skips consent handling when asked to', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/consent'), { timeoutMs: 10_000, handleConsent: false });
+    assert.equal(result.consent, undefined);
+    assert.equal(result.screenshotBefore, undefined);
+    assert.deepEqual(pixel(result.screenshot, 5, 5), [34, 34, 34], 'banner still visible');
+  });
+});
