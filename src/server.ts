@@ -33,6 +33,10 @@ import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
 import { createProjector, type Projector } from './projector/projector.js';
 import { createScheduler } from './schedules/scheduler.js';
+import { adminWebhookRoutes, webhookRoutes } from './api/routes/webhooks.js';
+import { startWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { startWebhookFeeder } from './webhooks/webhook-feeder.js';
+import { loadWebhookCa } from './webhooks/webhook-sender.js';
 
 /**
  * Composition root: connects to NATS and Postgres and starts the roles named in ROLES in this process.
@@ -113,6 +117,27 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     });
   }
 
+  const webhookCa = roles.has('dispatcher') || roles.has('api') ? await loadWebhookCa(config.WEBHOOK_CA_CERTS) : [];
+  if (roles.has('dispatcher')) {
+    // Webhook events from the log: the feeder enqueues deliveries, the dispatcher sends and records them.
+    const webhookFeeder = await startWebhookFeeder({ js, jsm, pool, waiter, log: log.child({ role: 'webhook-feeder' }), publicBaseUrl: config.PUBLIC_BASE_URL });
+    const dispatcher = await startWebhookDispatcher({
+      js,
+      jsm,
+      pool,
+      tenants,
+      log: log.child({ role: 'dispatcher' }),
+      clock,
+      policy,
+      ca: webhookCa,
+      retryDelaysSec: config.WEBHOOK_RETRY_DELAYS,
+    });
+    stops.unshift(async () => {
+      await webhookFeeder.stop();
+      await dispatcher.stop();
+    });
+  }
+
   if (roles.has('scheduler')) {
     // Any number of schedulers may run: the tenant actor's OCC append makes each fire time fire once.
     const scheduler = createScheduler({ pool, tenants, clock, log: log.child({ role: 'scheduler' }) });
@@ -143,6 +168,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         verificationRoutes(ctx, guard, artifacts, evidence),
         scheduleRoutes({ ctx, guard, policy }),
         tenancyRoutes(ctx, guard),
+        webhookRoutes({ ctx, guard, policy, ca: webhookCa }),
+        adminWebhookRoutes(ctx, guard),
       ],
     });
     url = await app.listen({ port: config.PORT, host: config.HOST });

@@ -15,6 +15,8 @@ export type ScheduleParseResult =
       expression: string;
       /** The first run strictly after `after`. */
       nextRunAt(after: Date): Date;
+      /** The latest run at or before `at`, or null when there is none within cron-parser's search range. */
+      lastRunAtOrBefore(at: Date): Date | null;
       /** Runs t with from < t <= to, oldest first, at most `limit` (default 1000). */
       firesBetween(from: Date, to: Date, limit?: number): Date[];
     }
@@ -96,6 +98,14 @@ export function parseSchedule(expr: string): ScheduleParseResult {
     expression,
     nextRunAt(after: Date): Date {
       return iterator(after).next().toDate();
+    },
+    lastRunAtOrBefore(at: Date): Date | null {
+      // cron-parser's prev() is strictly before its current date; one millisecond later makes it "at or before".
+      try {
+        return iterator(new Date(at.getTime() + 1)).prev().toDate();
+      } catch {
+        return null;
+      }
     },
     firesBetween(from: Date, to: Date, limit = 1000): Date[] {
       const out: Date[] = [];

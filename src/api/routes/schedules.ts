@@ -1,0 +1,157 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isId, newId } from '../../domain/ids.js';
+import { decideCreateSchedule, decideDeleteSchedule } from '../../domain/tenant/index.js';
+import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
+import { parseSchedule } from '../../schedules/cron-policy.js';
+import { nextRunAt } from '../../schedules/schedule-timing.js';
+import { requireJsonBody } from '../app.js';
+import type { ApiContext } from '../context.js';
+import { HttpProblem } from '../problem.js';
+import { iso, nameSchema } from '../schemas.js';
+import type { TenantGuard } from '../tenant-auth.js';
+
+/**
+ * Schedules (spec 2.10, 3.4, 4.12; docs/schedules.md). Credential (spec 5.5 leaves it open): a tenant key,
+ * scope `capture` to create or delete — a schedule submits captures on the tenant's behalf — and scope
+ * `read` (which `capture` implies) to list or read one. The runs themselves are made by the scheduler role.
+ */
+
+export interface ScheduleRouteDeps {
+  ctx: ApiContext;
+  guard: TenantGuard;
+  policy: AddressPolicy;
+}
+
+const createBody = z.object(
+  {
+    url: z.unknown().optional(),
+    name: nameSchema,
+    cron: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"') }),
+  },
+  { error: 'must be a JSON object with url, name and cron fields' },
+);
+
+/** lastCaptureStatus values (docs/schedules.md): set by the projection from the run's events. */
+export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
+
+interface ScheduleRow {
+  schedule_id: string;
+  tenant_id: string;
+  url: string;
+  name: string;
+  cron: string;
+  created_at: Date;
+  deleted_at: Date | null;
+  last_run_at: Date | null;
+  last_capture_id: string | null;
+  last_capture_status: LastCaptureStatus | null;
+}
+
+const causedBy = (req: FastifyRequest) => ({
+  correlationId: req.id,
+  causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
+});
+
+export function scheduleRoutes(deps: ScheduleRouteDeps) {
+  const { ctx, guard, policy } = deps;
+
+  /** spec 2.10 record; nextRunAt is computed on every read (the projection stores no clock-derived values). */
+  const record = (r: ScheduleRow) => ({
+    id: r.schedule_id,
+    url: r.url,
+    name: r.name,
+    cron: r.cron,
+    paused: false,
+    nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
+    lastRunAt: iso(r.last_run_at) ?? null,
+    lastCaptureId: r.last_capture_id,
+    lastCaptureStatus: r.last_capture_status,
+    createdAt: iso(r.created_at)!,
+  });
+
+  const unknownSchedule = (id: string) => new HttpProblem(404, `No schedule ${id}.`, 'Not Found');
+
+  async function loadSchedule(tenantId: string, id: string): Promise<ScheduleRow | null> {
+    if (!isId('sch', id)) return null;
+    const r = await ctx.pool.query<ScheduleRow>('SELECT * FROM schedules WHERE schedule_id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [id, tenantId]);
+    return r.rows[0] ?? null;
+  }
+
+  return async (app: FastifyInstance) => {
+    app.post(
+      '/v1/schedules',
+      {
+        onRequest: guard.require('capture'),
+        preValidation: requireJsonBody,
+        schema: { tags: ['schedules'], summary: 'Create a schedule', body: createBody, security: [{ bearer: [] }] },
+      },
+      async (req, reply) => {
+        const body = req.body as z.infer<typeof createBody>;
+        // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
+        const cron = body.cron.trim();
+        const parsed = parseSchedule(cron);
+        if (!parsed.ok) throw new HttpProblem(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`, 'Bad Request');
+        // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
+        const checked = await checkTargetUrl(body.url, { policy });
+        if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+
+        const scheduleId = newId('sch');
+        const cmd = { scheduleId, url: checked.url, name: body.name, cron };
+        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideCreateSchedule(cmd, state, now));
+        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+        const createdAt = new Date(result.reply.createdAt);
+        return reply.code(201).send(
+          record({
+            schedule_id: scheduleId,
+            tenant_id: req.principal!.tenantId,
+            url: cmd.url,
+            name: cmd.name,
+            cron,
+            created_at: createdAt,
+            deleted_at: null,
+            last_run_at: null,
+            last_capture_id: null,
+            last_capture_status: null,
+          }),
+        );
+      },
+    );
+
+    app.get(
+      '/v1/schedules',
+      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'List schedules', security: [{ bearer: [] }] } },
+      async (req) => {
+        const r = await ctx.pool.query<ScheduleRow>(
+          'SELECT * FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, schedule_id',
+          [req.principal!.tenantId],
+        );
+        return { data: r.rows.map(record) };
+      },
+    );
+
+    app.get(
+      '/v1/schedules/:scheduleId',
+      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'Retrieve a schedule', security: [{ bearer: [] }] } },
+      async (req) => {
+        const { scheduleId } = req.params as { scheduleId: string };
+        const row = await loadSchedule(req.principal!.tenantId, scheduleId);
+        if (!row) throw unknownSchedule(scheduleId);
+        return record(row);
+      },
+    );
+
+    app.delete(
+      '/v1/schedules/:scheduleId',
+      { onRequest: guard.require('capture'), schema: { tags: ['schedules'], summary: 'Delete a schedule', security: [{ bearer: [] }] } },
+      async (req) => {
+        const { scheduleId } = req.params as { scheduleId: string };
+        if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
+        // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
+        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideDeleteSchedule({ scheduleId }, state, now));
+        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+        return { id: scheduleId, deleted: true };
+      },
+    );
+  };
+}
