@@ -26,7 +26,7 @@ export interface CaptureRouteDeps {
 
 const NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
 
-const submitBody = z.object({ url: z.unknown() }, { error: 'must be a JSON object with a url field' });
+const submitBody = z.object({ url: z.unknown().optional() }, { error: 'must be a JSON object with a url field' });
 const batchBody = z.object(
   { urls: z.array(z.unknown(), { error: 'must be a non-empty array of objects with a url field' }).min(1, 'must be a non-empty array of objects with a url field') },
   { error: 'must be a JSON object with a urls array' },
