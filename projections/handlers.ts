@@ -130,19 +130,23 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
     }
     case 'webhook.registered':
       await q.query(
-        `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (webhook_id) DO NOTHING`,
-        [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret, t.data.createdAt],
+        [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret, t.data.createdAt, stored.seq],
       );
       break;
     case 'webhook.deleted':
       // Deletion discards the secret (spec 3.3).
-      await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL WHERE webhook_id = $1', [t.data.webhookId, t.data.deletedAt]);
+      await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL, deleted_seq = $3 WHERE webhook_id = $1 AND deleted_at IS NULL', [
+        t.data.webhookId,
+        t.data.deletedAt,
+        stored.seq,
+      ]);
       break;
     case 'webhook.delivery_attempted':
       await q.query(
-        `INSERT INTO webhook_deliveries (delivery_id, attempt, tenant_id, webhook_id, event_id, event_type, outcome, http_status, detail, latency_ms, attempted_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+        `INSERT INTO webhook_deliveries (delivery_id, attempt, tenant_id, webhook_id, event_id, event_type, outcome, http_status, detail, latency_ms, attempted_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
         [
           t.data.deliveryId,
           t.data.attempt,
@@ -155,6 +159,7 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
           t.data.detail ?? null,
           t.data.latencyMs,
           t.occurredAt,
+          t.data.nextAttemptAt ?? null,
         ],
       );
       break;

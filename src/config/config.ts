@@ -69,6 +69,8 @@ const envSchema = z.object({
     }
     return parts.map(Number);
   }),
+  /** Extra CAs trusted for webhook delivery and ping: comma-separated PEM file paths (private PKI, tests). */
+  WEBHOOK_CA_CERTS: optionalString.transform((v) => csv(v)),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
   CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
   VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),

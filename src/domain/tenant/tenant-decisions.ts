@@ -192,6 +192,19 @@ export function decideDeleteWebhook(cmd: { webhookId: string }, state: TenantSta
   return { events: [{ type: 'webhook.deleted', data: { webhookId: cmd.webhookId, deletedAt: now.toISOString() } }], reply: null };
 }
 
+type DeliveryAttemptData = Extract<TenantEvent, { type: 'webhook.delivery_attempted' }>['data'];
+type DeadLetterData = Extract<TenantEvent, { type: 'webhook.delivery_dead_lettered' }>['data'];
+
+/** Every delivery attempt is recorded once: a job redelivered after a crash re-appends under the same msgID. */
+export function decideRecordDeliveryAttempt(data: DeliveryAttemptData): Decided<null> {
+  return { events: [{ type: 'webhook.delivery_attempted', data }], reply: null, dedupeIds: [`${data.deliveryId}:${data.attempt}`] };
+}
+
+/** A delivery given up for good (spec 6.6 item 3); at most one per delivery. */
+export function decideDeadLetterDelivery(data: DeadLetterData): Decided<null> {
+  return { events: [{ type: 'webhook.delivery_dead_lettered', data }], reply: null, dedupeIds: [`${data.deliveryId}:dead`] };
+}
+
 // ---- schedules (spec 4.12) ---------------------------------------------------------------------------
 
 export function decideCreateSchedule(

@@ -1,0 +1,189 @@
+import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { ActorRuntime } from '../actors/actor-runtime.js';
+import { ensureDurable } from '../capture/job-feeder.js';
+import type { Clock } from '../domain/clock.js';
+import type { TenantEvent } from '../domain/events.js';
+import { decideDeadLetterDelivery, decideRecordDeliveryAttempt, type TenantState } from '../domain/tenant/index.js';
+import { DELIVERIES_STREAM, WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
+import type { AddressPolicy } from '../net/index.js';
+import { decideAfterAttempt, maxAttempts } from './delivery-policy.js';
+import { decodeDeliveryJob, type DeliveryJob } from './delivery-job.js';
+import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
+
+/**
+ * The webhook dispatcher (spec 6.6): takes deliveries from the DELIVERIES work queue, signs and POSTs each
+ * at send time, and records every attempt in the tenant's ledger. The attempt number is JetStream's delivery
+ * count, and the wait before the next attempt is a delayed nak, so the schedule lives in JetStream: a
+ * dispatcher killed between attempts resumes it wherever the next one runs. After the last attempt (or a
+ * permanent failure) the delivery is dead-lettered and acked, never delivered again.
+ */
+export const DISPATCHER_CONSUMER = 'webhook-dispatchers';
+const ACK_WAIT_MS = 30_000;
+const HEARTBEAT_MS = 5_000;
+
+export interface WebhookDispatcherDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  pool: pg.Pool;
+  tenants: ActorRuntime<TenantState, TenantEvent>;
+  log: Logger;
+  clock: Clock;
+  policy: AddressPolicy;
+  /** Extra trusted CAs (WEBHOOK_CA_CERTS), PEM. */
+  ca: string[];
+  /** WEBHOOK_RETRY_DELAYS, seconds. */
+  retryDelaysSec: number[];
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+export interface WebhookDispatcher {
+  stop(): Promise<void>;
+  inFlight(): number;
+}
+
+const system = (job: DeliveryJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'webhook-dispatcher' } });
+
+export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<WebhookDispatcher> {
+  await ensureDurable(deps.jsm, DELIVERIES_STREAM, DISPATCHER_CONSUMER, WEBHOOK_JOB_SUBJECT, {
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: ACK_WAIT_MS * 1_000_000,
+    max_ack_pending: 10_000,
+  });
+  const consumer = await deps.js.consumers.get(DELIVERIES_STREAM, DISPATCHER_CONSUMER);
+  const concurrency = deps.concurrency ?? 16;
+  const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const max = maxAttempts(deps.retryDelaysSec);
+  let running = true;
+  let inflight = 0;
+  let wake: (() => void) | null = null;
+  const all = new Set<Promise<void>>();
+
+  /** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
+  async function finished(deliveryId: string): Promise<boolean> {
+    const r = await deps.pool.query(
+      `SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND outcome = 'delivered'
+       UNION ALL SELECT 1 FROM webhook_dead_letters WHERE delivery_id = $1 LIMIT 1`,
+      [deliveryId],
+    );
+    return r.rows.length > 0;
+  }
+
+  async function deadLetter(job: DeliveryJob, attempts: number, reason: string): Promise<void> {
+    await deps.tenants.execute(job.tenantId, system(job), () =>
+      decideDeadLetterDelivery({ deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, eventType: job.eventType, attempts, reason }),
+    );
+  }
+
+  async function handle(msg: JsMsg): Promise<void> {
+    const job = decodeDeliveryJob(msg.data);
+    const attempt = msg.info.deliveryCount;
+    const log = deps.log.child({ deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, attempt, correlationId: job.correlationId });
+    if (await finished(job.deliveryId)) {
+      msg.ack();
+      return;
+    }
+    if (attempt > max) {
+      // Its attempts were used up, the last by a dispatcher that stopped mid-delivery.
+      await deadLetter(job, max, `no successful delivery after ${max} attempts (the dispatcher stopped during the last one)`);
+      msg.ack();
+      return;
+    }
+    const hook = await deps.pool.query<{ secret: string | null }>('SELECT secret FROM webhooks WHERE webhook_id = $1', [job.webhookId]);
+    const secret = hook.rows[0]?.secret;
+    if (!secret) {
+      // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
+      await deadLetter(job, attempt - 1, 'the webhook was deleted and its secret discarded before the event could be delivered');
+      msg.ack();
+      log.info('delivery dead-lettered: webhook deleted');
+      return;
+    }
+    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
+    try {
+      const sent = await sendWebhook({ policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs }, { url: job.url, secret, eventId: job.eventId, body: job.body });
+      const decision = decideAfterAttempt(attempt, sent.result, deps.retryDelaysSec);
+      const nextAttemptAt = decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
+      await deps.tenants.execute(job.tenantId, system(job), () =>
+        decideRecordDeliveryAttempt({
+          deliveryId: job.deliveryId,
+          webhookId: job.webhookId,
+          eventId: job.eventId,
+          eventType: job.eventType,
+          attempt,
+          outcome: decision.kind === 'delivered' ? 'delivered' : 'failed',
+          httpStatus: sent.httpStatus,
+          ...(sent.detail ? { detail: sent.detail } : {}),
+          latencyMs: sent.latencyMs,
+          ...(nextAttemptAt ? { nextAttemptAt } : {}),
+        }),
+      );
+      switch (decision.kind) {
+        case 'delivered':
+          msg.ack();
+          log.info({ httpStatus: sent.httpStatus, latencyMs: sent.latencyMs }, 'webhook delivered');
+          break;
+        case 'retry':
+          msg.nak(decision.delayMs);
+          log.info({ detail: sent.detail, delayMs: decision.delayMs }, 'webhook attempt failed; will retry');
+          break;
+        case 'dead_letter':
+          await deadLetter(job, attempt, decision.reason);
+          msg.ack();
+          log.warn({ reason: decision.reason }, 'webhook delivery dead-lettered');
+          break;
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const loop = (async () => {
+    while (running) {
+      const free = concurrency - inflight;
+      if (free <= 0) {
+        await new Promise<void>((r) => (wake = r));
+        continue;
+      }
+      try {
+        const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
+        for await (const msg of batch) {
+          inflight++;
+          const p = handle(msg)
+            .catch((err) => {
+              // Recording failed (NATS or Postgres down): hand it back soon. The attempt number moves on,
+              // which errs towards giving up early rather than retrying forever.
+              deps.log.error({ err }, 'webhook delivery handling failed; it will be redelivered');
+              msg.nak(2000);
+            })
+            .finally(() => {
+              inflight--;
+              all.delete(p);
+              wake?.();
+              wake = null;
+            });
+          all.add(p);
+        }
+      } catch (err) {
+        if (running) {
+          deps.log.warn({ err }, 'webhook dispatcher fetch failed; retrying');
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    }
+  })();
+
+  return {
+    inFlight: () => inflight,
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      // Let running deliveries finish and record (bounded by the delivery timeout).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...all]), new Promise((r) => (timer = setTimeout(r, timeoutMs + 5000)))]);
+      clearTimeout(timer);
+    },
+  };
+}

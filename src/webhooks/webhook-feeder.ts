@@ -1,0 +1,86 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { type Feeder, runLedgerConsumer } from '../capture/job-feeder.js';
+import type { TenantEvent } from '../domain/events.js';
+import type { EventEnvelope } from '../ledger/envelope.js';
+import { WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
+import type { ProjectionWaiter } from '../projector/projection-waiter.js';
+import { deliveryMsgId, encodeDeliveryJob } from './delivery-job.js';
+import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, type SubmittedCaptureRow, webhookTypeOf } from './webhook-events.js';
+
+/**
+ * Webhook events come from the log (DESIGN decision 3): a durable LEDGER consumer turns each capture outcome
+ * into one envelope (id derived from the ledger event, so a redelivery builds the same one) and enqueues one
+ * delivery per webhook of the tenant that subscribes to the type and existed at that point of the log. The
+ * ledger event is acked only after its deliveries are stored; the DELIVERIES msgID drops repeats.
+ */
+export const WEBHOOK_FEEDER_CONSUMER = 'webhook-feeder';
+
+/** How long to wait for the projection to reach an event before handing it back for redelivery. */
+const PROJECTION_WAIT_MS = 10_000;
+
+export interface WebhookFeederDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  pool: pg.Pool;
+  waiter: ProjectionWaiter;
+  log: Logger;
+  publicBaseUrl: string;
+}
+
+type Outcome = EventEnvelope<Extract<TenantEvent, { type: 'capture.completed' | 'capture.failed' }>>;
+
+export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
+  const { js, pool, log } = deps;
+
+  /** Webhooks of the tenant subscribed to `type`, registered before commit `seq` and not deleted before it. */
+  async function subscribersAsOf(tenantId: string, type: string, seq: number, at: string) {
+    // Rows projected before migration 002 have no positions; their timestamps stand in.
+    const r = await pool.query<{ webhook_id: string; url: string }>(
+      `SELECT webhook_id, url FROM webhooks
+       WHERE tenant_id = $1 AND $2 = ANY(events)
+         AND (registered_seq < $3 OR (registered_seq IS NULL AND created_at <= $4))
+         AND (deleted_at IS NULL OR deleted_seq > $3 OR (deleted_seq IS NULL AND deleted_at > $4))
+       ORDER BY created_at, webhook_id`,
+      [tenantId, type, seq, at],
+    );
+    return r.rows;
+  }
+
+  return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq) => {
+    const type = webhookTypeOf(e.type);
+    if (!type) return;
+    const event = e as Outcome;
+    // The projection must hold this commit (and so every registration and deletion before it).
+    if (!(await deps.waiter.waitFor(seq, PROJECTION_WAIT_MS))) {
+      throw new Error(`the projection has not reached ledger sequence ${seq} yet (is a projector running?)`);
+    }
+    const hooks = await subscribersAsOf(event.tenantId, type, seq, event.occurredAt);
+    if (hooks.length === 0) return;
+    const captureId = event.data.captureId;
+    const row = await pool.query<SubmittedCaptureRow>('SELECT capture_id, url, created_at FROM captures WHERE capture_id = $1', [captureId]);
+    if (!row.rows[0]) throw new Error(`capture ${captureId} is not in the projection`);
+    const envelope = captureOutcomeEnvelope(deps.publicBaseUrl, event, row.rows[0]);
+    const body = envelopeBody(envelope);
+    await Promise.all(
+      hooks.map((h) =>
+        js.publish(
+          WEBHOOK_JOB_SUBJECT,
+          encodeDeliveryJob({
+            deliveryId: deliveryIdOf(envelope.id, h.webhook_id),
+            tenantId: event.tenantId,
+            webhookId: h.webhook_id,
+            url: h.url,
+            eventId: envelope.id,
+            eventType: type,
+            body,
+            correlationId: event.correlationId,
+          }),
+          { msgID: deliveryMsgId(envelope.id, h.webhook_id) },
+        ),
+      ),
+    );
+    log.debug({ eventId: envelope.id, type, captureId, webhooks: hooks.length }, 'webhook deliveries enqueued');
+  });
+}
