@@ -4,7 +4,9 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config/config.js';
 import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
 import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
-import { startServer, type ServerHandle } from './server.js';
+import type { ServerHandle } from './server.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
+import { removeRunFile, writeRunFile } from './infra/run-file.js';
 
 /** `make run`: every role in one foreground process, with its own nats-server and Postgres unless given. */
 async function main(): Promise<void> {
@@ -19,6 +21,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
+  // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
+  if (startTracing()) log.info('OpenTelemetry tracing enabled');
+  const { startServer } = await import('./server.js');
   const dataDir = resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
 
@@ -31,11 +36,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    await removeRunFile(dataDir);
     const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();
     await server?.stop().catch((err) => log.error({ err }, 'server stop failed'));
     await nats?.stop().catch(() => undefined);
     await pg?.stop().catch(() => undefined);
+    await stopTracing();
     process.exit(code);
   };
   // embedded-postgres installs its own exit hooks that race our ordered shutdown; ours stops postgres last.
@@ -58,6 +65,8 @@ async function main(): Promise<void> {
       log.info({ port: pg.port }, 'embedded postgres started');
     }
     server = await startServer(config, { natsUrl, databaseUrl, log });
+    // Lets the operator CLI (src/cli) reach this stack without NATS_URL/DATABASE_URL; removed on a clean stop.
+    await writeRunFile(dataDir, { natsUrl, databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
     if (server.url) {
       process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
       process.stdout.write(

@@ -27,7 +27,9 @@ import { type Clock, systemClock } from './domain/clock.js';
 import { connectNats } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
 import { createEventStore } from './ledger/event-store.js';
-import { JOBS_STREAM } from './ledger/streams.js';
+import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from './ledger/streams.js';
+import { addScrapeProbe, projectionLag, queueDepth } from './observability/metrics.js';
+import { readCheckpoint } from './projector/projector.js';
 import { createAddressPolicy } from './net/address-policy.js';
 import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
@@ -90,6 +92,17 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   }
   const waiter = createProjectionWaiter(pool, projector ?? undefined);
   const ctx: ApiContext = { config, log, clock, nc, js, jsm, store, tenants, pool, waiter };
+  addScrapeProbe(async () => {
+    const [jobs, deliveries, ledger, checkpoint] = await Promise.all([
+      jsm.streams.info(JOBS_STREAM),
+      jsm.streams.info(DELIVERIES_STREAM),
+      jsm.streams.info(LEDGER_STREAM),
+      readCheckpoint(pool),
+    ]);
+    queueDepth.set({ queue: 'JOBS' }, jobs.state.messages);
+    queueDepth.set({ queue: 'DELIVERIES' }, deliveries.state.messages);
+    projectionLag.set(Math.max(0, ledger.state.last_seq - checkpoint));
+  });
 
   if (roles.has('worker')) {
     const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));

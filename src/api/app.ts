@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
+import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 
 export interface AppOptions {
@@ -44,6 +45,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id);
     reply.header('X-Content-Type-Options', 'nosniff');
   });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').send(await scrape()),
+  );
 
   app.setErrorHandler((err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);

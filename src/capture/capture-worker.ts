@@ -6,6 +6,8 @@ import type { Clock } from '../domain/clock.js';
 import type { ArtifactRefs, BundleRef, TenantEvent } from '../domain/events.js';
 import { decideCompleteCapture, decideFailCapture, type TenantState } from '../domain/tenant/index.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
+import { captureDuration } from '../observability/metrics.js';
+import { contextFromHeaders, inSpan } from '../observability/tracing.js';
 import { type ArtifactName, type ArtifactStore, artifactObjectName } from './artifact-store.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CaptureError, type ExplainNetworkError } from './capture-error.js';
@@ -113,6 +115,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       return fail(`The capture did not finish after ${MAX_ATTEMPTS} attempts (the browser worker stopped while rendering).`, true);
     }
     const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
+    const started = performance.now();
     try {
       const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError });
       const completedAt = deps.clock.now().toISOString();
@@ -140,11 +143,13 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         ),
       );
       msg.ack();
+      captureDuration.observe({ outcome: result.renderQuality }, (performance.now() - started) / 1000);
       log.info({ renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied }, 'capture complete');
     } catch (err) {
       const ce = err instanceof CaptureError ? err : null;
       const retryable = ce ? ce.retryable : true;
       const message = ce ? ce.message : `Internal error while storing the capture: ${(err as Error).message}`;
+      captureDuration.observe({ outcome: retryable && attempt < MAX_ATTEMPTS ? 'retry' : 'failed' }, (performance.now() - started) / 1000);
       if (retryable && attempt < MAX_ATTEMPTS) {
         log.warn({ err: ce ? { code: ce.code, message } : err }, 'capture attempt failed; will retry');
         msg.nak(retryDelay(attempt));
@@ -167,7 +172,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         const batch = await consumer.fetch({ max_messages: free, expires: 2000 });
         for await (const msg of batch) {
           inflight++;
-          const p = handle(msg)
+          const p = inSpan('capture.job', contextFromHeaders(msg.headers), { 'messaging.system': 'nats', attempt: msg.info.deliveryCount }, () => handle(msg))
             .catch((err) => {
               deps.log.error({ err }, 'capture job handling failed; it will be redelivered');
               msg.nak(2000);

@@ -4,6 +4,7 @@ import type { TenantEvent } from '../domain/events.js';
 import type { EventEnvelope } from '../ledger/envelope.js';
 import { storedOf } from '../ledger/event-store.js';
 import { CAPTURE_JOB_SUBJECT, LEDGER_STREAM } from '../ledger/streams.js';
+import { traceCarrier, traceMsgHeaders } from '../observability/nats-trace.js';
 import { encodeJob } from './capture-job.js';
 
 /**
@@ -41,7 +42,7 @@ export async function runLedgerConsumer(
   jsm: JetStreamManager,
   name: string,
   log: Logger,
-  onEvent: (e: EventEnvelope, seq: number) => Promise<void>,
+  onEvent: (e: EventEnvelope, seq: number, trace: Record<string, string>) => Promise<void>,
 ): Promise<Feeder> {
   await ensureDurable(jsm, LEDGER_STREAM, name, 'ledger.tenant.>', { ack_wait: 30_000_000_000, max_ack_pending: 1000 });
   const consumer = await js.consumers.get(LEDGER_STREAM, name);
@@ -53,7 +54,8 @@ export async function runLedgerConsumer(
         messages = await consumer.consume({ max_messages: 200 });
         for await (const m of messages) {
           try {
-            for (const e of storedOf(m.seq, m.subject, m.data)) await onEvent(e.event, e.seq);
+            const trace = traceCarrier(m.headers);
+            for (const e of storedOf(m.seq, m.subject, m.data)) await onEvent(e.event, e.seq, trace);
             m.ack();
           } catch (err) {
             log.warn({ err, seq: m.seq }, `${name}: event handling failed; it will be redelivered`);
@@ -76,7 +78,7 @@ export async function runLedgerConsumer(
 }
 
 export function startJobFeeder(js: JetStreamClient, jsm: JetStreamManager, log: Logger): Promise<Feeder> {
-  return runLedgerConsumer(js, jsm, FEEDER_CONSUMER, log, async (e) => {
+  return runLedgerConsumer(js, jsm, FEEDER_CONSUMER, log, async (e, _seq, trace) => {
     if (e.type !== 'capture.submitted') return;
     const event = e as EventEnvelope<Extract<TenantEvent, { type: 'capture.submitted' }>>;
     await Promise.all(
@@ -91,7 +93,7 @@ export function startJobFeeder(js: JetStreamClient, jsm: JetStreamManager, log: 
             correlationId: event.correlationId,
             ...(event.data.scheduleId ? { scheduleId: event.data.scheduleId } : {}),
           }),
-          { msgID: `job:${c.captureId}` },
+          { msgID: `job:${c.captureId}`, headers: traceMsgHeaders(trace) },
         ),
       ),
     );

@@ -1,6 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
 import type { DomainEvent } from '../domain/events.js';
+import { traceMsgHeaders } from '../observability/nats-trace.js';
 import { type EventEnvelope, type UnsealedEnvelope, seal } from './envelope.js';
 import { LEDGER_STREAM } from './streams.js';
 
@@ -55,10 +56,11 @@ export const decodeCommit = (data: Uint8Array): EventEnvelope[] => JSON.parse(de
 export const storedOf = (seq: number, subject: string, data: Uint8Array): StoredEvent[] =>
   decodeCommit(data).map((event, index) => ({ seq, index, subject, event }));
 
-export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): EventStore {
+/** `stream` is LEDGER except for operator tools reading a copy of it (the audit's tamper test); `replay` reads subjects `ledger.>`. */
+export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, stream: string = LEDGER_STREAM): EventStore {
   async function last(subject: string): Promise<StoredEvent | null> {
     try {
-      const msg = await jsm.streams.getMessage(LEDGER_STREAM, { last_by_subj: subject });
+      const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject });
       if (!msg) return null;
       return storedOf(msg.seq, msg.subject, msg.data).at(-1) ?? null;
     } catch (err) {
@@ -69,7 +71,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): Ev
 
   async function readRange(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => Promise<void> | void) {
     if (untilSeq < fromSeq) return 0;
-    const consumer = await js.consumers.get(LEDGER_STREAM, {
+    const consumer = await js.consumers.get(stream, {
       filter_subjects: filter,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: Math.max(1, fromSeq),
@@ -108,10 +110,11 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): Ev
         const ack = await js.publish(subject, encodeCommit(sealed), {
           msgID: opts.dedupeId ?? sealed[0]!.id,
           expect: { lastSubjectSequence: opts.expectedLastSeq },
+          headers: traceMsgHeaders(),
         });
         if (ack.duplicate) {
           // Already appended by an earlier attempt of the same command: the stored copy is the truth.
-          const original = await jsm.streams.getMessage(LEDGER_STREAM, { seq: ack.seq });
+          const original = await jsm.streams.getMessage(stream, { seq: ack.seq });
           if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
           return storedOf(ack.seq, subject, original.data) as StoredEvent<any>[];
         }
@@ -133,12 +136,12 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager): Ev
     },
 
     async lastSeq() {
-      const info = await jsm.streams.info(LEDGER_STREAM);
+      const info = await jsm.streams.info(stream);
       return info.state.last_seq;
     },
 
     async replay(fromSeq, onEvent, untilSeq) {
-      const until = untilSeq ?? (await jsm.streams.info(LEDGER_STREAM)).state.last_seq;
+      const until = untilSeq ?? (await jsm.streams.info(stream)).state.last_seq;
       return readRange('ledger.>', fromSeq, until, onEvent);
     },
   };

@@ -10,6 +10,8 @@ import { DELIVERIES_STREAM, WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
 import type { AddressPolicy } from '../net/index.js';
 import { decideAfterAttempt, maxAttempts } from './delivery-policy.js';
 import { decodeDeliveryJob, type DeliveryJob } from './delivery-job.js';
+import { webhookDeliveries } from '../observability/metrics.js';
+import { contextFromHeaders, inSpan } from '../observability/tracing.js';
 import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
 
 /**
@@ -119,6 +121,7 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
           ...(nextAttemptAt ? { nextAttemptAt } : {}),
         }),
       );
+      webhookDeliveries.inc({ outcome: decision.kind === 'retry' ? 'failed' : decision.kind });
       switch (decision.kind) {
         case 'delivered':
           msg.ack();
@@ -150,7 +153,7 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
         const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
         for await (const msg of batch) {
           inflight++;
-          const p = handle(msg)
+          const p = inSpan('webhook.delivery', contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () => handle(msg))
             .catch((err) => {
               // Recording failed (NATS or Postgres down): hand it back soon. The attempt number moves on,
               // which errs towards giving up early rather than retrying forever.

@@ -2,6 +2,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type Feeder, runLedgerConsumer } from '../capture/job-feeder.js';
+import { traceMsgHeaders } from '../observability/nats-trace.js';
 import type { TenantEvent } from '../domain/events.js';
 import type { EventEnvelope } from '../ledger/envelope.js';
 import { WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
@@ -48,7 +49,7 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
     return r.rows;
   }
 
-  return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq) => {
+  return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
     const type = webhookTypeOf(e.type);
     if (!type) return;
     const event = e as Outcome;
@@ -77,7 +78,7 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
             body,
             correlationId: event.correlationId,
           }),
-          { msgID: deliveryMsgId(envelope.id, h.webhook_id) },
+          { msgID: deliveryMsgId(envelope.id, h.webhook_id), headers: traceMsgHeaders(trace) },
         ),
       ),
     );

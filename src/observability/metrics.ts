@@ -1,0 +1,60 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics (issue 7 §4), one registry per process, served at GET /metrics. Gauges that need a
+ * look-up (queue depth, projection lag) are computed when scraped by the probes the server registers.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'capture_ledger_' });
+
+export const httpRequests = new Counter({
+  name: 'capture_ledger_http_requests_total',
+  help: 'HTTP requests by method, route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'capture_ledger_http_request_duration_seconds',
+  help: 'HTTP request latency by method and route',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const captureDuration = new Histogram({
+  name: 'capture_ledger_capture_duration_seconds',
+  help: 'Browser capture duration by outcome (full, partial, failed, retry)',
+  labelNames: ['outcome'] as const,
+  buckets: [0.5, 1, 2, 3, 5, 8, 13, 21, 34, 60],
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'capture_ledger_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (delivered, failed, dead_lettered)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const queueDepth = new Gauge({
+  name: 'capture_ledger_queue_depth',
+  help: 'Messages waiting in a work queue (JOBS, DELIVERIES)',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+
+export const projectionLag = new Gauge({
+  name: 'capture_ledger_projection_lag_events',
+  help: 'LEDGER commits not yet applied to the Postgres projection',
+  registers: [registry],
+});
+
+/** Probes refreshed before each scrape. */
+const probes: Array<() => Promise<void>> = [];
+export const addScrapeProbe = (probe: () => Promise<void>) => void probes.push(probe);
+
+export async function scrape(): Promise<string> {
+  await Promise.allSettled(probes.map((p) => p()));
+  return registry.metrics();
+}
