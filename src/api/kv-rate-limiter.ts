@@ -6,19 +6,30 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
  * Rolling-window limits shared by every API process (issue 4 §4), kept in a NATS KV bucket: a sliding
  * window counter per key (count of the current fixed window + the previous window's count weighted by how
  * much of it still overlaps the rolling window), updated with compare-and-set so concurrent processes never
- * lose a token. Counters are not events (DESIGN decision 1). If NATS cannot be reached the request is let
- * through (fail open) rather than failing the API.
+ * lose a token. Within a process, takes for one key are group-committed: while one read-decide-CAS round is
+ * in flight, later takes queue and are decided together in the next round, so a hot tenant costs one CAS
+ * per round instead of a storm of conflicting ones. Counters are not events (DESIGN decision 1). If NATS
+ * cannot be reached the request is let through (fail open) rather than failing the API.
  */
 
 export const RATE_LIMIT_BUCKET = 'ratelimits';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const MAX_ROUNDS = 50;
 
 const safeKey = (key: string) => key.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
+
+interface Waiting {
+  tokens: number;
+  limit: number;
+  windowMs: number;
+  resolve(d: RateDecision): void;
+}
 
 export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () => number; onError?: (err: unknown) => void } = {}): Promise<RateLimiter> {
   const kv: KV = await new Kvm(nc).create(RATE_LIMIT_BUCKET, { history: 1, ttl: 5 * 60_000 });
   const now = opts.now ?? Date.now;
+  const queues = new Map<string, Waiting[]>();
 
   async function read(key: string): Promise<{ count: number; revision: number | null }> {
     const e = await kv.get(key);
@@ -26,33 +37,68 @@ export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () =
     return { count: Number(decoder.decode(e.value)) || 0, revision: e.revision };
   }
 
-  return {
-    async take(key, limit, windowMs, tokens = 1): Promise<RateDecision> {
-      const base = safeKey(key);
+  /** One round: read both windows, decide every waiting take in order, write the accepted tokens by CAS. */
+  async function round(base: string, group: Waiting[]): Promise<boolean> {
+    const { limit, windowMs } = group[0]!;
+    const t = now();
+    const index = Math.floor(t / windowMs);
+    const elapsed = (t - index * windowMs) / windowMs;
+    const [cur, prev] = await Promise.all([read(`${base}.${index}`), read(`${base}.${index - 1}`)]);
+    const weightedPrev = prev.count * (1 - elapsed);
+    let accepted = 0;
+    const decisions = group.map((w) => {
+      const estimate = weightedPrev + cur.count + accepted;
+      if (estimate + w.tokens > limit) {
+        return { allowed: false, retryAfterSec: retryAfter(limit, w.tokens, prev.count, cur.count + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
+      }
+      accepted += w.tokens;
+      return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
+    });
+    if (accepted > 0) {
+      const value = encoder.encode(String(cur.count + accepted));
       try {
-        for (let attempt = 0; attempt < 20; attempt++) {
-          const t = now();
-          const index = Math.floor(t / windowMs);
-          const elapsed = (t - index * windowMs) / windowMs;
-          const [cur, prev] = await Promise.all([read(`${base}.${index}`), read(`${base}.${index - 1}`)]);
-          const estimate = prev.count * (1 - elapsed) + cur.count;
-          if (estimate + tokens > limit) {
-            return { allowed: false, retryAfterSec: retryAfter(limit, tokens, prev.count, cur.count, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
-          }
-          const value = encoder.encode(String(cur.count + tokens));
-          try {
-            if (cur.revision === null) await kv.create(`${base}.${index}`, value);
-            else await kv.update(`${base}.${index}`, value, cur.revision);
-            return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - tokens)) };
-          } catch {
-            // another process moved the counter first: read again
-          }
+        if (cur.revision === null) await kv.create(`${base}.${index}`, value);
+        else await kv.update(`${base}.${index}`, value, cur.revision);
+      } catch {
+        return false; // another process moved the counter first: decide again
+      }
+    }
+    group.forEach((w, i) => w.resolve(decisions[i]!));
+    return true;
+  }
+
+  async function drain(base: string): Promise<void> {
+    const queue = queues.get(base)!;
+    while (queue.length > 0) {
+      const group = queue.splice(0, queue.length);
+      try {
+        let done = false;
+        for (let attempt = 0; !done && attempt < MAX_ROUNDS; attempt++) {
+          done = await round(base, group);
+          if (!done) await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 ** attempt)));
         }
-        return { allowed: false, retryAfterSec: 1, remaining: 0 };
+        if (!done) throw new Error(`rate-limit counter ${base} kept changing`);
       } catch (err) {
         opts.onError?.(err);
-        return { allowed: true, retryAfterSec: 0, remaining: limit };
+        for (const w of group) w.resolve({ allowed: true, retryAfterSec: 0, remaining: w.limit });
       }
+    }
+    queues.delete(base);
+  }
+
+  return {
+    take(key, limit, windowMs, tokens = 1) {
+      const base = safeKey(key);
+      return new Promise<RateDecision>((resolve) => {
+        const queue = queues.get(base);
+        const waiting = { tokens, limit, windowMs, resolve };
+        if (queue) {
+          queue.push(waiting);
+          return;
+        }
+        queues.set(base, [waiting]);
+        void drain(base);
+      });
     },
   };
 }
