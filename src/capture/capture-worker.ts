@@ -1,4 +1,4 @@
-import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { ActorRuntime } from '../actors/actor-runtime.js';
@@ -7,12 +7,11 @@ import type { ArtifactRefs, BundleRef, TenantEvent } from '../domain/events.js';
 import { decideCompleteCapture, decideFailCapture, type TenantState } from '../domain/tenant/index.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration } from '../observability/metrics.js';
-import { contextFromHeaders, inSpan } from '../observability/tracing.js';
+import { runWorkQueue } from '../ledger/work-queue.js';
 import { type ArtifactName, type ArtifactStore, artifactObjectName } from './artifact-store.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CaptureError, type ExplainNetworkError } from './capture-error.js';
 import { type CaptureJob, decodeJob } from './capture-job.js';
-import { ensureDurable } from './job-feeder.js';
 import type { PageCaptureResult } from './page-capture.js';
 
 /**
@@ -58,17 +57,7 @@ export interface CaptureWorker {
 const system = (job: CaptureJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'capture-worker' } });
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
-  await ensureDurable(deps.jsm, JOBS_STREAM, WORKER_CONSUMER, CAPTURE_JOB_SUBJECT, {
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: ACK_WAIT_MS * 1_000_000,
-    max_ack_pending: 10_000,
-  });
-  const consumer = await deps.js.consumers.get(JOBS_STREAM, WORKER_CONSUMER);
   const retryDelay = deps.retryDelayMs ?? ((attempt: number) => Math.min(30_000, 2000 * attempt));
-  let running = true;
-  let inflight = 0;
-  let wake: (() => void) | null = null;
-  const all = new Set<Promise<void>>();
 
   async function stillPending(captureId: string): Promise<boolean> {
     const r = await deps.pool.query<{ status: string }>('SELECT status FROM captures WHERE capture_id = $1', [captureId]);
@@ -161,47 +150,22 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     }
   }
 
-  const loop = (async () => {
-    while (running) {
-      const free = deps.concurrency - inflight;
-      if (free <= 0) {
-        await new Promise<void>((r) => (wake = r));
-        continue;
-      }
-      try {
-        const batch = await consumer.fetch({ max_messages: free, expires: 2000 });
-        for await (const msg of batch) {
-          inflight++;
-          const p = inSpan('capture.job', contextFromHeaders(msg.headers), { 'messaging.system': 'nats', attempt: msg.info.deliveryCount }, () => handle(msg))
-            .catch((err) => {
-              deps.log.error({ err }, 'capture job handling failed; it will be redelivered');
-              msg.nak(2000);
-            })
-            .finally(() => {
-              inflight--;
-              all.delete(p);
-              wake?.();
-              wake = null;
-            });
-          all.add(p);
-        }
-      } catch (err) {
-        if (running) {
-          deps.log.warn({ err }, 'capture worker fetch failed; retrying');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    }
-  })();
+  const queue = await runWorkQueue({
+    js: deps.js,
+    jsm: deps.jsm,
+    stream: JOBS_STREAM,
+    subject: CAPTURE_JOB_SUBJECT,
+    durable: WORKER_CONSUMER,
+    ackWaitMs: ACK_WAIT_MS,
+    concurrency: deps.concurrency,
+    spanName: 'capture.job',
+    log: deps.log,
+    handle,
+  });
 
   return {
-    inFlight: () => inflight,
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      // Drain: let running captures finish (their acks land); the pool close stops stragglers.
-      await Promise.race([Promise.allSettled([...all]), new Promise((r) => setTimeout(r, deps.timeoutMs + 5000))]);
-    },
+    inFlight: () => queue.inFlight(),
+    // Drain: let running captures finish (their acks land); the pool close stops stragglers.
+    stop: () => queue.stop(deps.timeoutMs + 5000),
   };
 }

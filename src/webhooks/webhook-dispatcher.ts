@@ -1,8 +1,7 @@
-import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { ActorRuntime } from '../actors/actor-runtime.js';
-import { ensureDurable } from '../capture/job-feeder.js';
 import type { Clock } from '../domain/clock.js';
 import type { TenantEvent } from '../domain/events.js';
 import { decideDeadLetterDelivery, decideRecordDeliveryAttempt, type TenantState } from '../domain/tenant/index.js';
@@ -11,7 +10,7 @@ import type { AddressPolicy } from '../net/index.js';
 import { decideAfterAttempt, maxAttempts } from './delivery-policy.js';
 import { decodeDeliveryJob, type DeliveryJob } from './delivery-job.js';
 import { webhookDeliveries } from '../observability/metrics.js';
-import { contextFromHeaders, inSpan } from '../observability/tracing.js';
+import { runWorkQueue } from '../ledger/work-queue.js';
 import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
 
 /**
@@ -49,19 +48,9 @@ export interface WebhookDispatcher {
 const system = (job: DeliveryJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'webhook-dispatcher' } });
 
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<WebhookDispatcher> {
-  await ensureDurable(deps.jsm, DELIVERIES_STREAM, DISPATCHER_CONSUMER, WEBHOOK_JOB_SUBJECT, {
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: ACK_WAIT_MS * 1_000_000,
-    max_ack_pending: 10_000,
-  });
-  const consumer = await deps.js.consumers.get(DELIVERIES_STREAM, DISPATCHER_CONSUMER);
   const concurrency = deps.concurrency ?? 16;
   const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const max = maxAttempts(deps.retryDelaysSec);
-  let running = true;
-  let inflight = 0;
-  let wake: (() => void) | null = null;
-  const all = new Set<Promise<void>>();
 
   /** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
   async function finished(deliveryId: string): Promise<boolean> {
@@ -142,51 +131,22 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
     }
   }
 
-  const loop = (async () => {
-    while (running) {
-      const free = concurrency - inflight;
-      if (free <= 0) {
-        await new Promise<void>((r) => (wake = r));
-        continue;
-      }
-      try {
-        const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
-        for await (const msg of batch) {
-          inflight++;
-          const p = inSpan('webhook.delivery', contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () => handle(msg))
-            .catch((err) => {
-              // Recording failed (NATS or Postgres down): hand it back soon. The attempt number moves on,
-              // which errs towards giving up early rather than retrying forever.
-              deps.log.error({ err }, 'webhook delivery handling failed; it will be redelivered');
-              msg.nak(2000);
-            })
-            .finally(() => {
-              inflight--;
-              all.delete(p);
-              wake?.();
-              wake = null;
-            });
-          all.add(p);
-        }
-      } catch (err) {
-        if (running) {
-          deps.log.warn({ err }, 'webhook dispatcher fetch failed; retrying');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    }
-  })();
+  const queue = await runWorkQueue({
+    js: deps.js,
+    jsm: deps.jsm,
+    stream: DELIVERIES_STREAM,
+    subject: WEBHOOK_JOB_SUBJECT,
+    durable: DISPATCHER_CONSUMER,
+    ackWaitMs: ACK_WAIT_MS,
+    concurrency,
+    spanName: 'webhook.delivery',
+    log: deps.log,
+    handle,
+  });
 
   return {
-    inFlight: () => inflight,
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-      // Let running deliveries finish and record (bounded by the delivery timeout).
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...all]), new Promise((r) => (timer = setTimeout(r, timeoutMs + 5000)))]);
-      clearTimeout(timer);
-    },
+    inFlight: () => queue.inFlight(),
+    // Let running deliveries finish and record (bounded by the delivery timeout).
+    stop: () => queue.stop(timeoutMs + 5000),
   };
 }

@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { type Feeder, runLedgerConsumer } from '../capture/job-feeder.js';
+import { type Feeder, runLedgerConsumer } from '../ledger/ledger-consumer.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
 import type { TenantEvent } from '../domain/events.js';
 import type { EventEnvelope } from '../ledger/envelope.js';

@@ -1,0 +1,87 @@
+import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+import { ensureDurable } from './ledger-consumer.js';
+import { contextFromHeaders, inSpan } from '../observability/tracing.js';
+
+/**
+ * The one pull loop over a work-queue stream (capture jobs, webhook deliveries): a durable consumer with
+ * explicit acks, at most `concurrency` messages in hand at once (we fetch only as many as there are free
+ * slots, so no message's ack timer runs while it waits in a local buffer), each handled in a trace span
+ * continued from the message headers. A handler that throws leaves the message to be redelivered soon.
+ */
+export interface WorkQueueOptions {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  stream: string;
+  subject: string;
+  durable: string;
+  ackWaitMs: number;
+  concurrency: number;
+  spanName: string;
+  log: Logger;
+  handle(msg: JsMsg): Promise<void>;
+}
+
+export interface WorkQueueRunner {
+  inFlight(): number;
+  /** Stop fetching, then wait up to `drainMs` for the messages in hand. */
+  stop(drainMs: number): Promise<void>;
+}
+
+export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRunner> {
+  await ensureDurable(opts.jsm, opts.stream, opts.durable, opts.subject, {
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: opts.ackWaitMs * 1_000_000,
+    max_ack_pending: 10_000,
+  });
+  const consumer = await opts.js.consumers.get(opts.stream, opts.durable);
+  let running = true;
+  let inflight = 0;
+  let wake: (() => void) | null = null;
+  const inHand = new Set<Promise<void>>();
+
+  const loop = (async () => {
+    while (running) {
+      const free = opts.concurrency - inflight;
+      if (free <= 0) {
+        await new Promise<void>((r) => (wake = r));
+        continue;
+      }
+      try {
+        const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
+        for await (const msg of batch) {
+          inflight++;
+          const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () => opts.handle(msg))
+            .catch((err) => {
+              opts.log.error({ err }, `${opts.durable}: handling failed; the message will be redelivered`);
+              msg.nak(2000);
+            })
+            .finally(() => {
+              inflight--;
+              inHand.delete(p);
+              wake?.();
+              wake = null;
+            });
+          inHand.add(p);
+        }
+      } catch (err) {
+        if (running) {
+          opts.log.warn({ err }, `${opts.durable}: fetch failed; retrying`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    }
+  })();
+
+  return {
+    inFlight: () => inflight,
+    async stop(drainMs) {
+      running = false;
+      wake?.();
+      await loop;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...inHand]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}
