@@ -4,14 +4,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import type { BundleMaker } from '../capture/capture-worker.js';
 import { buildSignedBundle } from './bundle-builder.js';
-import { startLocalTsa, type LocalTsa } from './local-tsa.js';
+import { existingLocalTsaCaCertPem, startLocalTsa, type LocalTsa } from './local-tsa.js';
 import { loadOrCreateSigningKey, signingKeyFromSeed, type SigningKey } from './signing-key.js';
 import { createTsaClient, type Timestamper } from './tsa-client.js';
 
 /**
  * How this process makes and checks evidence, from the run contract:
  * SIGNING_KEY (base64 seed | none | unset → generated once into DATA_DIR), TSA_URL (url | none | unset → the
- * built-in local TSA with its CA in DATA_DIR/tsa), TSA_CA_CERTS (PEM files trusted for timestamp chains).
+ * built-in local TSA with its CA in DATA_DIR/tsa; that CA stays trusted when TSA_URL is later set), TSA_CA_CERTS
+ * (PEM files trusted for timestamp chains).
  */
 export interface Evidence {
   signingKey: SigningKey | null;
@@ -39,10 +40,11 @@ export async function startEvidence(config: Config, dataDir: string, log: Logger
       throw new Error(`TSA_CA_CERTS: cannot read ${file}: ${(err as Error).message}`);
     }
   }
-  if (config.TSA_URL === 'none') {
-    timestamper = null;
-  } else if (config.TSA_URL) {
-    timestamper = createTsaClient({ url: config.TSA_URL });
+  if (config.TSA_URL) {
+    timestamper = config.TSA_URL === 'none' ? null : createTsaClient({ url: config.TSA_URL });
+    // The built-in TSA this deployment used before (if any) is still trusted for the bundles it time-stamped.
+    const previousLocalCa = await existingLocalTsaCaCertPem(join(dataDir, 'tsa'));
+    if (previousLocalCa) tsaCaCertsPem.push(previousLocalCa);
   } else {
     localTsa = await startLocalTsa({ dir: join(dataDir, 'tsa') });
     timestamper = createTsaClient({ url: localTsa.url });
