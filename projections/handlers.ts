@@ -47,6 +47,14 @@ async function bumpUsage(
   );
 }
 
+async function countCaptures(q: Q, tenantId: string, status: string, delta: number): Promise<void> {
+  await q.query(
+    `INSERT INTO capture_counts (tenant_id, status, n) VALUES ($1, $2, $3)
+     ON CONFLICT (tenant_id, status) DO UPDATE SET n = capture_counts.n + EXCLUDED.n`,
+    [tenantId, status, delta],
+  );
+}
+
 export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
   const e = stored.event;
   if (e.tenantId === SYSTEM_TENANT) return applySystemEvent(q, e);
@@ -79,13 +87,16 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       ]);
       break;
     case 'capture.submitted': {
+      let inserted = 0;
       for (const c of t.data.captures) {
-        await q.query(
+        const r = await q.query(
           `INSERT INTO captures (capture_id, tenant_id, url, status, period, created_at, schedule_id, source)
            VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) ON CONFLICT (capture_id) DO NOTHING`,
           [c.captureId, t.tenantId, c.url, t.data.period, t.occurredAt, t.data.scheduleId ?? null, t.data.source],
         );
+        inserted += r.rowCount ?? 0;
       }
+      if (inserted > 0) await countCaptures(q, t.tenantId, 'pending', inserted);
       await bumpUsage(q, t.tenantId, t.data.period, t.occurredAt, { submitted: t.data.captures.length }, day(t.occurredAt));
       if (t.data.scheduleId) {
         await q.query(
@@ -105,6 +116,8 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       );
       const hit = row.rows[0];
       if (hit) {
+        await countCaptures(q, t.tenantId, 'pending', -1);
+        await countCaptures(q, t.tenantId, 'complete', 1);
         await bumpUsage(q, t.tenantId, hit.period, t.occurredAt, { completed: 1, bytes: d.storedBytes }, day(d.completedAt));
         if (hit.schedule_id) {
           await q.query(`UPDATE schedules SET last_capture_status = 'complete' WHERE schedule_id = $1 AND last_capture_id = $2`, [hit.schedule_id, d.captureId]);
@@ -121,6 +134,8 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       );
       const hit = row.rows[0];
       if (hit) {
+        await countCaptures(q, t.tenantId, 'pending', -1);
+        await countCaptures(q, t.tenantId, 'failed', 1);
         await bumpUsage(q, t.tenantId, hit.period, t.occurredAt, { failed: 1 }, day(d.failedAt));
         if (hit.schedule_id) {
           await q.query(`UPDATE schedules SET last_capture_status = 'failed' WHERE schedule_id = $1 AND last_capture_id = $2`, [hit.schedule_id, d.captureId]);

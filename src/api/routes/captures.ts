@@ -182,9 +182,17 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         if (q.scheduleId) add('schedule_id = ?', q.scheduleId);
         const order = q.sort === 'created_at' ? 'created_at ASC, capture_id ASC' : 'created_at DESC, capture_id DESC';
         const filter = where.join(' AND ');
+        // The common shapes (no filter, or status only) read the maintained per-status counts.
+        const countsOnly = !q.url && !q.createdAfter && !q.createdBefore && !q.scheduleId;
+        const totalQuery = countsOnly
+          ? ctx.pool.query<{ n: number }>(
+              `SELECT COALESCE(sum(n), 0)::bigint AS n FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)`,
+              [req.principal!.tenantId, q.status ?? null],
+            )
+          : ctx.pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM captures WHERE ${filter}`, args);
         const [rows, total] = await Promise.all([
           ctx.pool.query<CaptureRow>(`SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}`, args),
-          ctx.pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM captures WHERE ${filter}`, args),
+          totalQuery,
         ]).catch((err) => {
           req.log.error({ err }, 'listing captures failed');
           throw new HttpProblem(500, 'Database read failed while listing captures; retry shortly.', 'Internal Server Error');

@@ -13,7 +13,7 @@ import { type Infra, startInfra } from '../../support/harness.js';
 
 const log = pino({ level: 'silent' });
 const ctx = { correlationId: 'test', causedBy: { kind: 'admin' as const } };
-const TABLES = ['tenants', 'api_keys', 'captures', 'usage_monthly', 'usage_daily', 'projector_checkpoint'];
+const TABLES = ['tenants', 'api_keys', 'captures', 'capture_counts', 'usage_monthly', 'usage_daily', 'projector_checkpoint'];
 
 async function dump(pool: ReturnType<typeof createPool>) {
   const out: Record<string, unknown[]> = {};
