@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideCreateKey, decideRevokeKey } from '../../domain/tenant/index.js';
 import type { Scope } from '../../domain/events.js';
 import { requireJsonBody } from '../app.js';
-import { checkAdmin, sha256Hex } from '../auth.js';
+import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
 import type { ApiContext } from '../context.js';
 import { HttpProblem } from '../problem.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -12,7 +11,6 @@ import { iso, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
 
-const WARNING = 'Store this key now. It cannot be retrieved after this response.';
 export const REVOCATION_SUBJECT = 'auth.key-revoked';
 
 const createBody = z.object({
@@ -67,8 +65,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
       async (req, reply) => {
         const body = req.body as z.infer<typeof createBody>;
         const scopes = [...new Set(body.scopes)];
-        const key = `svc_live_${randomBytes(32).toString('hex')}`;
-        const keyHash = sha256Hex(key);
+        const { key, keyHash } = generateTenantKey();
         const result = await ctx.tenants.execute(body.tenantId, causedByAdmin(req), (state, now) =>
           decideCreateKey({ keyHash, scopes, name: body.name }, state, now),
         );
@@ -80,7 +77,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
           scopes,
           name: body.name,
           createdAt: result.reply.createdAt,
-          warning: WARNING,
+          warning: KEY_WARNING,
         });
       },
     );

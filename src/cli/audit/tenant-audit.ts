@@ -1,0 +1,127 @@
+import type pg from 'pg';
+import type { EventStore } from '../../ledger/event-store.js';
+import { PROJECTOR_NAME } from '../../projector/projector.js';
+import { checkChain, compareProjection, type Divergence, type Expected, foldExpected, type ProjectionRows, sortDivergences } from './tenant-audit-model.js';
+
+/**
+ * `audit --tenant T`: read the tenant's subject from a stream (LEDGER, or a copy of it: both injectable),
+ * read the tenant's projection rows in one consistent snapshot, and compare (tenant-audit-model.ts).
+ */
+
+export interface TenantAuditOptions {
+  store: EventStore;
+  subject: string;
+  /** A pool on the projection schema to compare with. */
+  pool: pg.Pool;
+  tenantId: string;
+  /**
+   * True when `store`/`subject` is the stream the projection was built from (LEDGER): then stream sequences
+   * and the projection's checkpoint are comparable. False for a copy (other sequences).
+   */
+  projectedStream: boolean;
+}
+
+export interface TenantAuditReport {
+  tenantId: string;
+  subject: string;
+  ok: boolean;
+  events: number;
+  commits: number;
+  firstSeq: number | null;
+  lastSeq: number | null;
+  headHash: string | null;
+  /** The projection's checkpoint: events above it were chain-checked but not compared. */
+  checkpoint: number;
+  compared: number;
+  chainOnly: number;
+  /** How the compared prefix of the log was chosen (see auditTenant). */
+  cut: 'projection head' | 'checkpoint' | 'whole log';
+  counts: {
+    keys: number;
+    keysRevoked: number;
+    captures: Record<'pending' | 'complete' | 'failed', number>;
+    usagePeriods: number;
+    webhooks: number;
+    webhooksDeleted: number;
+    schedules: number;
+    schedulesDeleted: number;
+  };
+  /** Sorted: earliest event first. */
+  divergences: Divergence[];
+}
+
+async function readProjection(pool: pg.Pool, tenantId: string): Promise<{ checkpoint: number; rows: ProjectionRows }> {
+  const client = await pool.connect();
+  try {
+    // One snapshot: the checkpoint and the rows agree with each other even while the projector runs.
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const cp = await client.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1', [PROJECTOR_NAME]);
+    const q = async <R extends pg.QueryResultRow>(sql: string) => (await client.query<R>(sql, [tenantId])).rows;
+    const rows: ProjectionRows = {
+      tenant: (await q<NonNullable<ProjectionRows['tenant']>>('SELECT tier, captures_override, storage_override, last_hash, last_seq FROM tenants WHERE tenant_id = $1'))[0] ?? null,
+      apiKeys: await q('SELECT key_hash, scopes, name, created_at, created_by, revoked_at FROM api_keys WHERE tenant_id = $1'),
+      captures: await q('SELECT capture_id, url, status, period, stored_bytes, error, retryable FROM captures WHERE tenant_id = $1'),
+      usage: await q(
+        'SELECT period, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count FROM usage_monthly WHERE tenant_id = $1',
+      ),
+      captureCounts: (await client.query<{ t: string | null }>("SELECT to_regclass('capture_counts')::text AS t")).rows[0]!.t
+        ? await q('SELECT status, n FROM capture_counts WHERE tenant_id = $1')
+        : null,
+      webhooks: await q('SELECT webhook_id, url, events, name, secret, deleted_at FROM webhooks WHERE tenant_id = $1'),
+      schedules: await q(
+        'SELECT schedule_id, url, name, cron, deleted_at, last_run_at, last_capture_id, last_capture_status FROM schedules WHERE tenant_id = $1',
+      ),
+    };
+    await client.query('COMMIT');
+    return { checkpoint: cp.rows[0]?.seq ?? 0, rows };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAuditReport> {
+  // Projection first: events appended after this snapshot are then all above its checkpoint.
+  const { checkpoint, rows } = await readProjection(opts.pool, opts.tenantId);
+  const events = await opts.store.readSubject(opts.subject);
+  const chain = checkChain(opts.tenantId, events);
+  // Compare the prefix the projection has applied: through the event the tenant row names as its head (the
+  // per-tenant cut, valid for copies too); when the log has no such event (it was rewritten, or the row is
+  // missing), through the checkpoint on the projected stream, else the whole copy.
+  const headAt = rows.tenant ? events.findIndex((e) => e.event.hash === rows.tenant!.last_hash) : -1;
+  const cut: TenantAuditReport['cut'] = headAt >= 0 ? 'projection head' : opts.projectedStream ? 'checkpoint' : 'whole log';
+  const compared = headAt >= 0 ? events.slice(0, headAt + 1) : opts.projectedStream ? events.filter((e) => e.seq <= checkpoint) : events;
+  const expected: Expected = foldExpected(opts.tenantId, compared);
+  const divergences = sortDivergences([...chain, ...compareProjection(expected, rows)]);
+  const statuses = { pending: 0, complete: 0, failed: 0 };
+  for (const c of expected.captures.values()) statuses[c.value.status]++;
+  const webhooks = [...expected.webhooks.values()];
+  const schedules = [...expected.schedules.values()];
+  return {
+    tenantId: opts.tenantId,
+    subject: opts.subject,
+    ok: divergences.length === 0,
+    events: events.length,
+    commits: new Set(events.map((e) => e.seq)).size,
+    firstSeq: events[0]?.seq ?? null,
+    lastSeq: events.at(-1)?.seq ?? null,
+    headHash: events.at(-1)?.event.hash ?? null,
+    checkpoint,
+    compared: compared.length,
+    chainOnly: events.length - compared.length,
+    cut,
+    counts: {
+      keys: expected.state.keys.size,
+      keysRevoked: [...expected.state.keys.values()].filter((k) => k.revokedAt !== null).length,
+      captures: statuses,
+      usagePeriods: expected.usage.size,
+      webhooks: webhooks.length,
+      webhooksDeleted: webhooks.filter((w) => w.value.deleted).length,
+      schedules: schedules.length,
+      schedulesDeleted: schedules.filter((s) => s.value.deleted).length,
+    },
+    divergences,
+  };
+}

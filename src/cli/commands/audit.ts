@@ -1,0 +1,91 @@
+import { tenantIdSchema } from '../../api/schemas.js';
+import { LEDGER_STREAM, tenantSubject } from '../../ledger/streams.js';
+import { auditTenant, type TenantAuditReport } from '../audit/tenant-audit.js';
+import type { Divergence } from '../audit/tenant-audit-model.js';
+import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
+import { openSession } from '../cli-session.js';
+import { type CommandSpec, flagOpt, stringOpt } from '../command-spec.js';
+import { jsonLine } from '../output-format.js';
+
+/** `audit --tenant T`: hash chain + re-fold of the tenant's log, compared with the projections. */
+
+export function describeDivergence(d: Divergence): string[] {
+  const where = d.ref
+    ? `at sequence ${d.ref.seq} (event ${d.ref.index + 1} of its commit), event ${d.ref.eventId}, ${d.ref.type}, occurred ${d.ref.occurredAt}`
+    : 'in the projection, explained by no event';
+  return [where, d.message];
+}
+
+export function formatAuditReport(r: TenantAuditReport, all: boolean): string {
+  const c = r.counts;
+  const lines: string[] = [];
+  if (r.events === 0) {
+    lines.push(`audit of tenant ${r.tenantId}: ${r.ok ? 'no events' : 'DIVERGENCE'}`, `  ${r.subject} holds no events`);
+  } else {
+    lines.push(
+      `audit of tenant ${r.tenantId}: ${r.ok ? 'OK' : 'DIVERGENCE'}`,
+      `  ledger:     ${r.events} events in ${r.commits} commits on ${r.subject} (sequences ${r.firstSeq}..${r.lastSeq}), head ${r.headHash}`,
+      `  projection: checkpoint ${r.checkpoint}; ${r.compared} events compared (through the ${r.cut})` +
+        `${r.chainOnly ? `, ${r.chainOnly} later events hash-checked only (the projection has not reached them)` : ''}`,
+      `  state:      keys ${c.keys} (${c.keysRevoked} revoked), captures ${c.captures.pending + c.captures.complete + c.captures.failed} ` +
+        `(pending ${c.captures.pending}, complete ${c.captures.complete}, failed ${c.captures.failed}), usage periods ${c.usagePeriods}, ` +
+        `webhooks ${c.webhooks} (${c.webhooksDeleted} deleted), schedules ${c.schedules} (${c.schedulesDeleted} deleted)`,
+    );
+  }
+  if (r.divergences.length > 0) {
+    const shown = all ? r.divergences : r.divergences.slice(0, 1);
+    shown.forEach((d, i) => {
+      const [where, what] = describeDivergence(d);
+      lines.push(`  ${i === 0 ? 'first divergence' : `divergence ${i + 1}`} ${where}`, `    ${what}`);
+    });
+    const more = r.divergences.length - shown.length;
+    if (more > 0) lines.push(`  ${more} more divergence${more === 1 ? '' : 's'}; run with --all to list them`);
+  } else if (r.events > 0) {
+    lines.push('  hash chain intact; projection matches the log');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const audit: CommandSpec = {
+  path: ['audit'],
+  summary: "Verify a tenant's hash chain and compare its re-folded log with the projections.",
+  description: `
+Reads every event of ledger.tenant.<T>, checks each envelope's hash and its link to the previous one, re-folds
+the tenant's state (the actor's evolveTenant) and what the projection tables must hold, and compares with
+api_keys, captures (statuses, and counts in capture_counts), usage_monthly counters, webhooks, schedules and the tenant row, as
+of the projection's checkpoint (one consistent snapshot). Exit 0 with a summary when everything agrees;
+exit 1 naming the first divergence (stream sequence, event id, what differs) otherwise.
+--stream/--subject read a copy of the log instead (e.g. one restored from a backup).`,
+  options: {
+    tenant: { type: 'string', value: 'T', help: 'the tenant to audit', required: true },
+    all: { type: 'boolean', help: 'list every divergence, not only the first' },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+    stream: { type: 'string', value: 'NAME', help: 'the JetStream stream to read', default: LEDGER_STREAM },
+    subject: { type: 'string', value: 'SUBJECT', help: "the tenant's subject in that stream (default ledger.tenant.<T>)" },
+  },
+  examples: ['capture-ledger audit --tenant acme', 'capture-ledger audit --tenant acme --json --all'],
+  async run(args, io) {
+    const tenantId = stringOpt(args, 'tenant')!;
+    if (!tenantIdSchema.safeParse(tenantId).success) throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
+    const subject = stringOpt(args, 'subject') ?? tenantSubject(tenantId);
+    const session = openSession(io);
+    try {
+      const stream = stringOpt(args, 'stream')!;
+      const store = await session.store(stream);
+      const pool = await session.pool();
+      const report = await auditTenant({ store, subject, pool, tenantId, projectedStream: stream === LEDGER_STREAM });
+      if (report.events === 0 && report.divergences.length === 0) {
+        throw new CliError(`tenant '${tenantId}' has no events on ${subject}`, 'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).');
+      }
+      if (flagOpt(args, 'json')) {
+        const divergences = flagOpt(args, 'all') ? report.divergences : report.divergences.slice(0, 1);
+        await io.stdout(jsonLine({ ...report, divergences, divergenceCount: report.divergences.length }));
+      } else {
+        await io.stdout(formatAuditReport(report, flagOpt(args, 'all')));
+      }
+      return report.ok ? EXIT_OK : EXIT_FAILURE;
+    } finally {
+      await session.close();
+    }
+  },
+};

@@ -1,0 +1,113 @@
+import type { ActorRuntime } from '../../../src/actors/actor-runtime.js';
+import type { TenantEvent } from '../../../src/domain/events.js';
+import { newId } from '../../../src/domain/ids.js';
+import {
+  decideCompleteCapture,
+  decideCreateKey,
+  decideCreateSchedule,
+  decideDeadLetterDelivery,
+  decideDeleteSchedule,
+  decideDeleteWebhook,
+  decideFailCapture,
+  decideFireSchedule,
+  decideRecordApiCalls,
+  decideRecordDeliveryAttempt,
+  decideRegisterWebhook,
+  decideRevokeKey,
+  decideSetQuotaOverrides,
+  decideSetTier,
+  decideSubmitCaptures,
+  type TenantState,
+} from '../../../src/domain/tenant/index.js';
+import type { CliIo } from '../../../src/cli/cli-io.js';
+import { runCli } from '../../../src/cli/run-cli.js';
+
+export type Tenants = ActorRuntime<TenantState, TenantEvent>;
+const ctx = { correlationId: 'cli-test', causedBy: { kind: 'admin' as const } };
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI in this process with its own environment; output collected. */
+export async function cli(argv: string[], env: Record<string, string>, opts: { signal?: AbortSignal; onStderr?: (text: string) => void } = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    env: { DATA_DIR: '/nonexistent-cli-test-dir', ...env },
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => {
+      stderr += t;
+      opts.onStderr?.(t);
+    },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+export const jsonLines = (text: string): any[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+/**
+ * A tenant history touching every projected table: keys (one revoked), tier and overrides, captures
+ * submitted/completed/failed, webhooks (one deleted) with delivery attempts and a dead letter, schedules
+ * (one fired and completed, one skipped, one deleted) and API call counts.
+ */
+export async function writeTenantHistory(tenants: Tenants, tenantId: string, captures = 12): Promise<{ captureIds: string[] }> {
+  const run = <R>(decide: (s: TenantState, now: Date) => { events: TenantEvent[]; reply: R; dedupeIds?: Array<string | undefined> }) =>
+    tenants.execute(tenantId, ctx, decide);
+  for (let k = 0; k < 2; k++) {
+    const keyHash = newId('evt').slice(4).padEnd(64, String(k));
+    await run((s, now) => decideCreateKey({ keyHash, scopes: k ? ['read'] : ['capture', 'read'], name: `key ${k}` }, s, now));
+    if (k === 1) await run((s, now) => decideRevokeKey({ keyHash }, s, now));
+  }
+  await run((s) => decideSetTier({ tier: 'pro' }, s));
+  await run((s) => decideSetQuotaOverrides({ capturesPerMonth: 100_000, storageBytes: null }, s));
+
+  const webhookIds = [newId('whk'), newId('whk')];
+  for (const webhookId of webhookIds) {
+    await run((s, now) => decideRegisterWebhook({ webhookId, url: `https://hooks.example.org/${webhookId}`, events: ['capture.complete'], name: 'hook', secret: 'whsec_test' }, s, now));
+  }
+  await run((s, now) => decideDeleteWebhook({ webhookId: webhookIds[1]! }, s, now));
+
+  const captureIds: string[] = [];
+  for (let i = 0; i < captures; i++) {
+    const captureId = newId('cap');
+    captureIds.push(captureId);
+    await run((s, now) => decideSubmitCaptures({ captures: [{ captureId, url: `https://example.org/page/${i}, "quoted"` }], source: 'single' }, s, now));
+    if (i % 3 === 0) {
+      await run((s) => decideFailCapture({ captureId, failedAt: new Date().toISOString(), error: i % 2 ? 'timeout, after 30 s' : 'DNS lookup failed', retryable: i % 2 === 1, attempts: 3 }, s));
+    } else if (i % 3 === 1) {
+      await run((s) =>
+        decideCompleteCapture(
+          { captureId, completedAt: new Date().toISOString(), renderQuality: i % 2 ? 'partial' : 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
+          s,
+        ),
+      );
+    }
+  }
+  const deliveryId = newId('dlv');
+  await run(() => decideRecordDeliveryAttempt({ deliveryId, webhookId: webhookIds[0]!, eventId: newId('evt'), eventType: 'capture.complete', attempt: 1, outcome: 'failed', httpStatus: 500, latencyMs: 12 }));
+  await run(() => decideRecordDeliveryAttempt({ deliveryId, webhookId: webhookIds[0]!, eventId: newId('evt'), eventType: 'capture.complete', attempt: 2, outcome: 'delivered', httpStatus: 200, latencyMs: 9 }));
+  await run(() => decideDeadLetterDelivery({ deliveryId: newId('dlv'), webhookId: webhookIds[0]!, eventId: newId('evt'), eventType: 'capture.complete', attempts: 4, reason: 'HTTP 500' }));
+
+  const scheduleIds = [newId('sch'), newId('sch'), newId('sch')];
+  for (const scheduleId of scheduleIds) {
+    await run((s, now) => decideCreateSchedule({ scheduleId, url: 'https://example.org/daily', name: 'daily', cron: '0 * * * *' }, s, now));
+  }
+  const fired = newId('cap');
+  await run((s, now) => decideFireSchedule({ scheduleId: scheduleIds[0]!, fireTime: '2030-01-01T10:00:00.000Z', captureId: fired }, s, now));
+  await run((s) =>
+    decideCompleteCapture({ captureId: fired, completedAt: new Date().toISOString(), renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 5, attempts: 1 }, s),
+  );
+  captureIds.push(fired);
+  // Quota used up: the next run of the second schedule is skipped (spec 4.12).
+  await run((s) => decideSetQuotaOverrides({ capturesPerMonth: 0, storageBytes: null }, s));
+  await run((s, now) => decideFireSchedule({ scheduleId: scheduleIds[1]!, fireTime: '2030-01-01T11:00:00.000Z', captureId: newId('cap') }, s, now));
+  await run((s) => decideSetQuotaOverrides({ capturesPerMonth: 100_000, storageBytes: null }, s));
+  await run((s, now) => decideDeleteSchedule({ scheduleId: scheduleIds[2]! }, s, now));
+  await run(() => decideRecordApiCalls({ period: new Date().toISOString().slice(0, 7), count: 17 }));
+  return { captureIds };
+}
