@@ -13,57 +13,222 @@ type Q = Pick<pg.PoolClient, 'query'>;
 
 const day = (iso: string) => iso.slice(0, 10);
 
-async function bumpUsage(
-  q: Q,
-  tenantId: string,
-  period: string,
-  at: string,
-  delta: { submitted?: number; completed?: number; failed?: number; bytes?: number; apiCalls?: number },
-  dayOf: string,
-): Promise<void> {
-  const values = [delta.submitted ?? 0, delta.completed ?? 0, delta.failed ?? 0, delta.bytes ?? 0, delta.apiCalls ?? 0];
-  await q.query(
-    `INSERT INTO usage_monthly (tenant_id, period, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (tenant_id, period) DO UPDATE SET
-       captures_submitted = usage_monthly.captures_submitted + EXCLUDED.captures_submitted,
-       captures_completed = usage_monthly.captures_completed + EXCLUDED.captures_completed,
-       captures_failed = usage_monthly.captures_failed + EXCLUDED.captures_failed,
-       storage_bytes = usage_monthly.storage_bytes + EXCLUDED.storage_bytes,
-       api_call_count = usage_monthly.api_call_count + EXCLUDED.api_call_count,
-       updated_at = GREATEST(usage_monthly.updated_at, EXCLUDED.updated_at)`,
-    [tenantId, period, ...values, at],
-  );
-  await q.query(
-    `INSERT INTO usage_daily (tenant_id, day, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (tenant_id, day) DO UPDATE SET
-       captures_submitted = usage_daily.captures_submitted + EXCLUDED.captures_submitted,
-       captures_completed = usage_daily.captures_completed + EXCLUDED.captures_completed,
-       captures_failed = usage_daily.captures_failed + EXCLUDED.captures_failed,
-       storage_bytes = usage_daily.storage_bytes + EXCLUDED.storage_bytes,
-       api_call_count = usage_daily.api_call_count + EXCLUDED.api_call_count`,
-    [tenantId, dayOf, ...values],
-  );
+type UsageDelta = { submitted: number; completed: number; failed: number; bytes: number; apiCalls: number };
+type CompletedData = Extract<TenantEvent, { type: 'capture.completed' }>['data'];
+type FailedData = Extract<TenantEvent, { type: 'capture.failed' }>['data'];
+type Outcome = { tenantId: string; occurredAt: string } & (
+  | { status: 'complete'; data: CompletedData }
+  | { status: 'failed'; data: FailedData }
+);
+
+/**
+ * The hot path of a batch — tenant rows, capture rows, capture outcomes, usage and count aggregates — is
+ * collected while the batch's events are applied and written with a few set-based statements at the end
+ * (`flush`), instead of several round trips per event. Everything else is applied per event, in order.
+ * The deferred writes commute with the per-event ones (see `flush`), so the result equals applying the
+ * events one by one.
+ */
+export interface BatchApplier {
+  apply(stored: StoredEvent): Promise<void>;
+  flush(): Promise<void>;
 }
 
-async function countCaptures(q: Q, tenantId: string, status: string, delta: number): Promise<void> {
-  await q.query(
-    `INSERT INTO capture_counts (tenant_id, status, n) VALUES ($1, $2, $3)
-     ON CONFLICT (tenant_id, status) DO UPDATE SET n = capture_counts.n + EXCLUDED.n`,
-    [tenantId, status, delta],
-  );
+export function createBatchApplier(q: Q): BatchApplier {
+  const inserts: Array<{ captureId: string; tenantId: string; url: string; period: string; createdAt: string; scheduleId: string | null; source: string }> = [];
+  const outcomes = new Map<string, Outcome>(); // first outcome per capture wins, as sequential application would
+  const monthly = new Map<string, UsageDelta & { updatedAt: string }>();
+  const daily = new Map<string, UsageDelta>();
+  const counts = new Map<string, number>();
+
+  const bump = (tenantId: string, period: string, at: string, dayOf: string, delta: Partial<UsageDelta>) => {
+    const zero = { submitted: 0, completed: 0, failed: 0, bytes: 0, apiCalls: 0 };
+    const m = monthly.get(`${tenantId}|${period}`) ?? { ...zero, updatedAt: at };
+    const d = daily.get(`${tenantId}|${dayOf}`) ?? { ...zero };
+    for (const k of Object.keys(zero) as Array<keyof UsageDelta>) {
+      m[k] += delta[k] ?? 0;
+      d[k] += delta[k] ?? 0;
+    }
+    if (at > m.updatedAt) m.updatedAt = at;
+    monthly.set(`${tenantId}|${period}`, m);
+    daily.set(`${tenantId}|${dayOf}`, d);
+  };
+  const count = (tenantId: string, status: string, delta: number) => counts.set(`${tenantId}|${status}`, (counts.get(`${tenantId}|${status}`) ?? 0) + delta);
+
+  async function flush(): Promise<void> {
+    if (inserts.length > 0) {
+      const r = await q.query<{ tenant_id: string }>(
+        `INSERT INTO captures (capture_id, tenant_id, url, status, period, created_at, schedule_id, source)
+         SELECT u.id, u.tenant, u.url, 'pending', u.period, u.created, u.sched, u.source
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[]) AS u(id, tenant, url, period, created, sched, source)
+         ON CONFLICT (capture_id) DO NOTHING RETURNING tenant_id`,
+        [
+          inserts.map((i) => i.captureId),
+          inserts.map((i) => i.tenantId),
+          inserts.map((i) => i.url),
+          inserts.map((i) => i.period),
+          inserts.map((i) => i.createdAt),
+          inserts.map((i) => i.scheduleId),
+          inserts.map((i) => i.source),
+        ],
+      );
+      for (const row of r.rows) count(row.tenant_id, 'pending', 1);
+      inserts.length = 0;
+    }
+    if (outcomes.size > 0) {
+      const list = [...outcomes.entries()];
+      const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+      const r = await q.query<{ capture_id: string; tenant_id: string; period: string; schedule_id: string | null }>(
+        `UPDATE captures c SET status = u.status, completed_at = u.completed_at, failed_at = u.failed_at, render_quality = u.rq,
+           render = u.render::jsonb, artifacts = u.artifacts::jsonb, bundle = u.bundle::jsonb, capture_settings = u.cs::jsonb,
+           stored_bytes = u.bytes, attempts = u.attempts, error = u.error, retryable = u.retryable
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                     $10::bigint[], $11::int[], $12::text[], $13::boolean[])
+              AS u(id, status, completed_at, failed_at, rq, render, artifacts, bundle, cs, bytes, attempts, error, retryable)
+         WHERE c.capture_id = u.id AND c.status = 'pending'
+         RETURNING c.capture_id, c.tenant_id, c.period, c.schedule_id`,
+        [
+          list.map(([id]) => id),
+          list.map(([, o]) => o.status),
+          list.map(([, o]) => (o.status === 'complete' ? o.data.completedAt : null)),
+          list.map(([, o]) => (o.status === 'failed' ? o.data.failedAt : null)),
+          list.map(([, o]) => (o.status === 'complete' ? o.data.renderQuality : null)),
+          list.map(([, o]) => (o.status === 'complete' ? json(o.data.render) : null)),
+          list.map(([, o]) => (o.status === 'complete' ? json(o.data.artifacts) : null)),
+          list.map(([, o]) => (o.status === 'complete' ? json(o.data.bundle) : null)),
+          list.map(([, o]) => (o.status === 'complete' ? json(o.data.captureSettings) : null)),
+          list.map(([, o]) => (o.status === 'complete' ? o.data.storedBytes : null)),
+          list.map(([, o]) => o.data.attempts),
+          list.map(([, o]) => (o.status === 'failed' ? o.data.error : null)),
+          list.map(([, o]) => (o.status === 'failed' ? o.data.retryable : null)),
+        ],
+      );
+      for (const hit of r.rows) {
+        const o = outcomes.get(hit.capture_id)!;
+        count(hit.tenant_id, 'pending', -1);
+        count(hit.tenant_id, o.status, 1);
+        if (o.status === 'complete') bump(hit.tenant_id, hit.period, o.occurredAt, day(o.data.completedAt), { completed: 1, bytes: o.data.storedBytes });
+        else bump(hit.tenant_id, hit.period, o.occurredAt, day(o.data.failedAt), { failed: 1 });
+        if (hit.schedule_id) {
+          // Commutes with the per-event schedule writes: a later run or skip has moved last_capture_id on.
+          await q.query('UPDATE schedules SET last_capture_status = $3 WHERE schedule_id = $1 AND last_capture_id = $2', [hit.schedule_id, hit.capture_id, o.status]);
+        }
+      }
+      outcomes.clear();
+    }
+    if (monthly.size > 0) {
+      const rows = [...monthly.entries()].map(([k, v]) => ({ k: k.split('|'), v }));
+      await q.query(
+        `INSERT INTO usage_monthly (tenant_id, period, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[])
+         ON CONFLICT (tenant_id, period) DO UPDATE SET
+           captures_submitted = usage_monthly.captures_submitted + EXCLUDED.captures_submitted,
+           captures_completed = usage_monthly.captures_completed + EXCLUDED.captures_completed,
+           captures_failed = usage_monthly.captures_failed + EXCLUDED.captures_failed,
+           storage_bytes = usage_monthly.storage_bytes + EXCLUDED.storage_bytes,
+           api_call_count = usage_monthly.api_call_count + EXCLUDED.api_call_count,
+           updated_at = GREATEST(usage_monthly.updated_at, EXCLUDED.updated_at)`,
+        [
+          rows.map((r) => r.k[0]),
+          rows.map((r) => r.k[1]),
+          rows.map((r) => r.v.submitted),
+          rows.map((r) => r.v.completed),
+          rows.map((r) => r.v.failed),
+          rows.map((r) => r.v.bytes),
+          rows.map((r) => r.v.apiCalls),
+          rows.map((r) => r.v.updatedAt),
+        ],
+      );
+      monthly.clear();
+    }
+    if (daily.size > 0) {
+      const rows = [...daily.entries()].map(([k, v]) => ({ k: k.split('|'), v }));
+      await q.query(
+        `INSERT INTO usage_daily (tenant_id, day, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count)
+         SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+         ON CONFLICT (tenant_id, day) DO UPDATE SET
+           captures_submitted = usage_daily.captures_submitted + EXCLUDED.captures_submitted,
+           captures_completed = usage_daily.captures_completed + EXCLUDED.captures_completed,
+           captures_failed = usage_daily.captures_failed + EXCLUDED.captures_failed,
+           storage_bytes = usage_daily.storage_bytes + EXCLUDED.storage_bytes,
+           api_call_count = usage_daily.api_call_count + EXCLUDED.api_call_count`,
+        [
+          rows.map((r) => r.k[0]),
+          rows.map((r) => r.k[1]),
+          rows.map((r) => r.v.submitted),
+          rows.map((r) => r.v.completed),
+          rows.map((r) => r.v.failed),
+          rows.map((r) => r.v.bytes),
+          rows.map((r) => r.v.apiCalls),
+        ],
+      );
+      daily.clear();
+    }
+    const changed = [...counts.entries()].filter(([, n]) => n !== 0);
+    if (changed.length > 0) {
+      await q.query(
+        `INSERT INTO capture_counts (tenant_id, status, n)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+         ON CONFLICT (tenant_id, status) DO UPDATE SET n = capture_counts.n + EXCLUDED.n`,
+        [changed.map(([k]) => k.split('|')[0]), changed.map(([k]) => k.split('|')[1]), changed.map(([, n]) => n)],
+      );
+    }
+    counts.clear();
+  }
+
+  return {
+    flush,
+    async apply(stored) {
+      const e = stored.event;
+      if (e.tenantId === SYSTEM_TENANT) return applySystemEvent(q, e);
+      await applyTenantEvent(q, stored, {
+        insertCaptures: (rows) => void inserts.push(...rows),
+        outcome: (o) => {
+          if (!outcomes.has(o.data.captureId)) outcomes.set(o.data.captureId, o);
+        },
+        bump,
+      });
+    },
+  };
 }
 
-export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
-  const e = stored.event;
-  if (e.tenantId === SYSTEM_TENANT) return applySystemEvent(q, e);
-  const t = e as EventEnvelope<TenantEvent>;
+/** Apply a batch of events in order (tenant rows first, set-based writes last). */
+export async function applyEvents(q: Q, events: StoredEvent[]): Promise<void> {
+  await upsertTenants(q, events);
+  const applier = createBatchApplier(q);
+  for (const e of events) await applier.apply(e);
+  await applier.flush();
+}
+
+/** One event on its own. */
+export const applyEvent = (q: Q, stored: StoredEvent): Promise<void> => applyEvents(q, [stored]);
+
+/** Every tenant of the batch gets its row before any event: created at its first event, updated to its last. */
+async function upsertTenants(q: Q, events: StoredEvent[]): Promise<void> {
+  const tenants = new Map<string, { first: string; last: string; seq: number; hash: string }>();
+  for (const { seq, event } of events) {
+    if (event.tenantId === SYSTEM_TENANT) continue;
+    const t = tenants.get(event.tenantId);
+    if (t) Object.assign(t, { last: event.occurredAt, seq, hash: event.hash });
+    else tenants.set(event.tenantId, { first: event.occurredAt, last: event.occurredAt, seq, hash: event.hash });
+  }
+  if (tenants.size === 0) return;
+  const rows = [...tenants.entries()];
   await q.query(
-    `INSERT INTO tenants (tenant_id, created_at, updated_at, last_seq, last_hash) VALUES ($1, $2, $2, $3, $4)
+    `INSERT INTO tenants (tenant_id, created_at, updated_at, last_seq, last_hash)
+     SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::bigint[], $5::text[])
      ON CONFLICT (tenant_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, last_hash = EXCLUDED.last_hash`,
-    [t.tenantId, t.occurredAt, stored.seq, t.hash],
+    [rows.map(([id]) => id), rows.map(([, t]) => t.first), rows.map(([, t]) => t.last), rows.map(([, t]) => t.seq), rows.map(([, t]) => t.hash)],
   );
+}
+
+interface Deferred {
+  insertCaptures(rows: Array<{ captureId: string; tenantId: string; url: string; period: string; createdAt: string; scheduleId: string | null; source: string }>): void;
+  outcome(o: Outcome): void;
+  bump(tenantId: string, period: string, at: string, dayOf: string, delta: Partial<UsageDelta>): void;
+}
+
+async function applyTenantEvent(q: Q, stored: StoredEvent, deferred: Deferred): Promise<void> {
+  const t = stored.event as EventEnvelope<TenantEvent>;
   switch (t.type) {
     case 'key.created':
       await q.query(
@@ -87,17 +252,18 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       ]);
       break;
     case 'capture.submitted': {
-      let inserted = 0;
-      for (const c of t.data.captures) {
-        const r = await q.query(
-          `INSERT INTO captures (capture_id, tenant_id, url, status, period, created_at, schedule_id, source)
-           VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) ON CONFLICT (capture_id) DO NOTHING`,
-          [c.captureId, t.tenantId, c.url, t.data.period, t.occurredAt, t.data.scheduleId ?? null, t.data.source],
-        );
-        inserted += r.rowCount ?? 0;
-      }
-      if (inserted > 0) await countCaptures(q, t.tenantId, 'pending', inserted);
-      await bumpUsage(q, t.tenantId, t.data.period, t.occurredAt, { submitted: t.data.captures.length }, day(t.occurredAt));
+      deferred.insertCaptures(
+        t.data.captures.map((c) => ({
+          captureId: c.captureId,
+          tenantId: t.tenantId,
+          url: c.url,
+          period: t.data.period,
+          createdAt: t.occurredAt,
+          scheduleId: t.data.scheduleId ?? null,
+          source: t.data.source,
+        })),
+      );
+      deferred.bump(t.tenantId, t.data.period, t.occurredAt, day(t.occurredAt), { submitted: t.data.captures.length });
       if (t.data.scheduleId) {
         await q.query(
           `UPDATE schedules SET last_run_at = $2, last_capture_id = $3, last_capture_status = 'pending' WHERE schedule_id = $1`,
@@ -106,43 +272,12 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       }
       break;
     }
-    case 'capture.completed': {
-      const d = t.data;
-      const row = await q.query<{ period: string; schedule_id: string | null }>(
-        `UPDATE captures SET status = 'complete', completed_at = $2, render_quality = $3, render = $4, artifacts = $5, bundle = $6,
-           capture_settings = $7, stored_bytes = $8, attempts = $9
-         WHERE capture_id = $1 AND status = 'pending' RETURNING period, schedule_id`,
-        [d.captureId, d.completedAt, d.renderQuality, d.render, d.artifacts, d.bundle ?? null, d.captureSettings ?? null, d.storedBytes, d.attempts],
-      );
-      const hit = row.rows[0];
-      if (hit) {
-        await countCaptures(q, t.tenantId, 'pending', -1);
-        await countCaptures(q, t.tenantId, 'complete', 1);
-        await bumpUsage(q, t.tenantId, hit.period, t.occurredAt, { completed: 1, bytes: d.storedBytes }, day(d.completedAt));
-        if (hit.schedule_id) {
-          await q.query(`UPDATE schedules SET last_capture_status = 'complete' WHERE schedule_id = $1 AND last_capture_id = $2`, [hit.schedule_id, d.captureId]);
-        }
-      }
+    case 'capture.completed':
+      deferred.outcome({ tenantId: t.tenantId, occurredAt: t.occurredAt, status: 'complete', data: t.data });
       break;
-    }
-    case 'capture.failed': {
-      const d = t.data;
-      const row = await q.query<{ period: string; schedule_id: string | null }>(
-        `UPDATE captures SET status = 'failed', failed_at = $2, error = $3, retryable = $4, attempts = $5
-         WHERE capture_id = $1 AND status = 'pending' RETURNING period, schedule_id`,
-        [d.captureId, d.failedAt, d.error, d.retryable, d.attempts],
-      );
-      const hit = row.rows[0];
-      if (hit) {
-        await countCaptures(q, t.tenantId, 'pending', -1);
-        await countCaptures(q, t.tenantId, 'failed', 1);
-        await bumpUsage(q, t.tenantId, hit.period, t.occurredAt, { failed: 1 }, day(d.failedAt));
-        if (hit.schedule_id) {
-          await q.query(`UPDATE schedules SET last_capture_status = 'failed' WHERE schedule_id = $1 AND last_capture_id = $2`, [hit.schedule_id, d.captureId]);
-        }
-      }
+    case 'capture.failed':
+      deferred.outcome({ tenantId: t.tenantId, occurredAt: t.occurredAt, status: 'failed', data: t.data });
       break;
-    }
     case 'webhook.registered':
       await q.query(
         `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -201,7 +336,7 @@ export async function applyEvent(q: Q, stored: StoredEvent): Promise<void> {
       );
       break;
     case 'usage.api_calls_recorded':
-      await bumpUsage(q, t.tenantId, t.data.period, t.occurredAt, { apiCalls: t.data.count }, day(t.occurredAt));
+      deferred.bump(t.tenantId, t.data.period, t.occurredAt, day(t.occurredAt), { apiCalls: t.data.count });
       break;
   }
 }

@@ -3,7 +3,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { applyEvent } from '../../projections/handlers.js';
+import { applyEvents } from '../../projections/handlers.js';
 import { storedOf, type StoredEvent } from '../ledger/event-store.js';
 import { LEDGER_STREAM } from '../ledger/streams.js';
 
@@ -57,7 +57,7 @@ export function createProjector(opts: ProjectorOptions): Projector {
       const r = await client.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1 FOR UPDATE', [PROJECTOR_NAME]);
       const at = r.rows[0]!.seq;
       const fresh = batch.filter((e) => e.seq > at);
-      for (const e of fresh) await applyEvent(client, e);
+      await applyEvents(client, fresh);
       const top = Math.max(at, batch[batch.length - 1]!.seq);
       await client.query('UPDATE projector_checkpoint SET seq = $2 WHERE name = $1', [PROJECTOR_NAME, top]);
       if (opts.beforeCommit) await opts.beforeCommit(fresh);
@@ -84,8 +84,10 @@ export function createProjector(opts: ProjectorOptions): Projector {
     try {
       for await (const m of messages) {
         batch.push(...storedOf(m.seq, m.subject, m.data));
-        // Flush when the batch is full or nothing more is waiting right now.
-        if (batch.length >= batchSize || m.info.pending === 0 || (untilSeq !== undefined && m.seq >= untilSeq)) {
+        // Flush when the batch is full or nothing more is waiting right now — neither on the server nor
+        // already pulled into this client's buffer (server-side pending alone reads 0 while hundreds wait here).
+        const waiting = m.info.pending + messages.getPending();
+        if (batch.length >= batchSize || waiting === 0 || (untilSeq !== undefined && m.seq >= untilSeq)) {
           await applyBatch(batch);
           batch = [];
         }
