@@ -72,6 +72,11 @@ export function createProjector(opts: ProjectorOptions): Projector {
     }
   }
 
+  /**
+   * A reader pulls commits into a local buffer while an applier writes whatever has gathered (whole commits,
+   * about `batchSize` events) in one transaction: when Postgres is the bottleneck, batches grow by themselves;
+   * when it is idle, a single commit is applied at once.
+   */
   async function consumeFrom(startSeq: number, untilSeq?: number): Promise<void> {
     const consumer = await opts.js.consumers.get(LEDGER_STREAM, {
       filter_subjects: 'ledger.>',
@@ -80,23 +85,51 @@ export function createProjector(opts: ProjectorOptions): Projector {
     });
     const messages = await consumer.consume({ max_messages: batchSize * 2 });
     closeMessages = async () => void (await messages.close().catch(() => undefined));
-    let batch: StoredEvent[] = [];
-    try {
-      for await (const m of messages) {
-        batch.push(...storedOf(m.seq, m.subject, m.data));
-        // Flush when the batch is full or nothing more is waiting right now — neither on the server nor
-        // already pulled into this client's buffer (server-side pending alone reads 0 while hundreds wait here).
-        const waiting = m.info.pending + messages.getPending();
-        if (batch.length >= batchSize || waiting === 0 || (untilSeq !== undefined && m.seq >= untilSeq)) {
-          await applyBatch(batch);
-          batch = [];
+    const buffer: StoredEvent[][] = [];
+    let buffered = 0;
+    let readerDone = false;
+    let aborted = false;
+    let wakeApplier: (() => void) | null = null;
+    let wakeReader: (() => void) | null = null;
+    const signal = (w: (() => void) | null) => w?.();
+
+    const reader = (async () => {
+      try {
+        for await (const m of messages) {
+          const commit = storedOf(m.seq, m.subject, m.data);
+          buffer.push(commit);
+          buffered += commit.length;
+          signal(wakeApplier);
+          if (untilSeq !== undefined && m.seq >= untilSeq) break;
+          if (!running && untilSeq === undefined) break;
+          while (!aborted && buffered >= batchSize * 4) await new Promise<void>((r) => (wakeReader = r));
         }
-        if (untilSeq !== undefined && m.seq >= untilSeq) break;
-        if (!running && untilSeq === undefined) break;
+      } finally {
+        readerDone = true;
+        signal(wakeApplier);
       }
-      if (batch.length > 0) await applyBatch(batch);
+    })();
+
+    try {
+      for (;;) {
+        if (buffer.length === 0) {
+          if (readerDone) break;
+          await new Promise<void>((r) => (wakeApplier = r));
+          wakeApplier = null;
+          continue;
+        }
+        const batch: StoredEvent[] = [];
+        while (buffer.length > 0 && (batch.length === 0 || batch.length + buffer[0]!.length <= batchSize)) batch.push(...buffer.shift()!);
+        buffered -= batch.length;
+        signal(wakeReader);
+        await applyBatch(batch);
+      }
+      await reader;
     } finally {
+      aborted = true;
+      signal(wakeReader);
       await messages.close().catch(() => undefined);
+      await reader.catch(() => undefined);
       await consumer.delete().catch(() => undefined);
     }
   }
