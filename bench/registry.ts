@@ -1,6 +1,18 @@
 import { admissionBench } from './admission.bench.js';
+import { captureLatencyBench } from './capture-latency.bench.js';
+import { evidenceBench } from './evidence.bench.js';
+import { listScaleBench } from './list-scale.bench.js';
+import { projectionsBench } from './projections.bench.js';
+import { submissionsBench } from './submissions.bench.js';
+import { workerRssBench } from './worker-rss.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   admission: admissionBench,
+  'capture-latency': captureLatencyBench,
+  'worker-rss': workerRssBench,
+  submissions: submissionsBench,
+  evidence: evidenceBench,
+  projections: projectionsBench,
+  'list-scale': listScaleBench,
 };
