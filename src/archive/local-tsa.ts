@@ -1,8 +1,9 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { writeOnce } from '../infra/write-once.js';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import {
@@ -284,23 +285,6 @@ async function loadOrCreateIdentity(dir: string): Promise<TsaIdentity> {
   return { caCertPem: stored.caCertPem, tsaCertPem: stored.tsaCertPem, tsaCert, privateKey };
 }
 
-async function writeOnce(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(temporary);
-  }
-}
 
 async function createIdentity(): Promise<StoredIdentity> {
   const caKeys = await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify']);

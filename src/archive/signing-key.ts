@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeOnce } from '../infra/write-once.js';
 import nacl from 'tweetnacl';
 import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
 import { SigningKeyError } from './errors.js';
@@ -78,20 +79,6 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(`${generateSeedBase64()}\n`, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(temporary);
-  }
+  await writeOnce(path, `${generateSeedBase64()}\n`);
   return signingKeyFromSeed(await readFile(path, 'utf8'), path);
 }

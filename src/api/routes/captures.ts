@@ -4,7 +4,7 @@ import type { SubmittedCapture } from '../../domain/events.js';
 import { isId, newId } from '../../domain/ids.js';
 import { decideSubmitCaptures, quotaView, type Admission } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
-import { type ArtifactName, type ArtifactStore, artifactObjectName } from '../../capture/artifact-store.js';
+import type { ArtifactName, ArtifactStore } from '../../capture/artifact-store.js';
 import { requireJsonBody } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { type CaptureRow, captureViews } from '../capture-views.js';

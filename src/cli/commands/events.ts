@@ -3,7 +3,7 @@ import type { EventEnvelope } from '../../ledger/envelope.js';
 import { type StoredEvent, storedOf } from '../../ledger/event-store.js';
 import { LEDGER_STREAM, SYSTEM_SUBJECT, SYSTEM_TENANT, tenantSubject } from '../../ledger/streams.js';
 import { tenantIdSchema } from '../../api/schemas.js';
-import { EXIT_OK, UsageError, type CliIo } from '../cli-io.js';
+import { EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
 import { type CommandSpec, intOpt, listOpt, type ParsedArgs, stringOpt } from '../command-spec.js';
 import { jsonLine, parseInstant, table } from '../output-format.js';
