@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgre
 import type { ServerHandle } from './server.js';
 import { startTracing, stopTracing } from './observability/tracing.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
+import { ReplicasError } from './ledger/streams.js';
 
 /** `make run`: every role in one foreground process, with its own nats-server and Postgres unless given. */
 async function main(): Promise<void> {
@@ -64,10 +65,11 @@ async function main(): Promise<void> {
       databaseUrl = await pg.database('capture_ledger');
       log.info({ port: pg.port }, 'embedded postgres started');
     }
-    server = await startServer(config, { natsUrl, databaseUrl, log });
     // Lets the operator CLI (src/cli) reach this stack without NATS_URL/DATABASE_URL; removed on a clean stop.
+    // Written before the server answers /health, so whoever waits for readiness finds it.
     await writeRunFile(dataDir, { natsUrl, databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
-    if (server.url) {
+    server = await startServer(config, { natsUrl, databaseUrl, log });
+    if (server.app) {
       process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
       process.stdout.write(
         config.ADMIN_KEY
@@ -76,6 +78,12 @@ async function main(): Promise<void> {
       );
     }
   } catch (err) {
+    if (err instanceof ReplicasError) {
+      // A configuration the cluster cannot honour: name the variable, exit as for any bad setting.
+      process.stderr.write(`capture-ledger: ${err.message}\n`);
+      await shutdown('bad-configuration', 2);
+      return;
+    }
     log.fatal({ err }, 'start failed');
     await shutdown('start-failure', 1);
   }

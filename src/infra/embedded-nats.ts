@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './free-port.js';
 import { stopStaleProcess } from './stale-process.js';
+import { stopChild } from './stop-child.js';
 
 export interface EmbeddedNats {
   url: string;
@@ -60,13 +61,6 @@ export async function startEmbeddedNats(dir: string, opts: { port?: number; log?
     url,
     port,
     process: child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }

@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { ensureStreams } from '../ledger/streams.js';
+import { ensureStreams, ReplicasError } from '../ledger/streams.js';
 
 export interface NatsHandles {
   nc: NatsConnection;
@@ -8,10 +8,43 @@ export interface NatsHandles {
   jsm: JetStreamManager;
 }
 
-/** Connect, and make sure the streams exist (idempotent). */
-export async function connectNats(url: string, name: string): Promise<NatsHandles> {
-  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-  const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm);
-  return { nc, js: jetstream(nc, { timeout: 10_000 }), jsm };
+export interface ConnectOptions {
+  /** NATS_REPLICAS: replicas of every stream, KV and object-store bucket (DESIGN decision 10). */
+  replicas?: number;
+  /** NATS_USER / NATS_PASSWORD. */
+  user?: string | undefined;
+  pass?: string | undefined;
+}
+
+/** Connect, and make sure the streams exist with the configured replicas (idempotent). */
+export async function connectNats(url: string, name: string, opts: ConnectOptions = {}): Promise<NatsHandles> {
+  const replicas = opts.replicas ?? 1;
+  const credentials = opts.user ? { user: opts.user, pass: opts.pass ?? '' } : {};
+  const nc = await connect({ servers: url.split(',').map((s) => s.trim()), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...credentials });
+  try {
+    if (replicas > 1 && !nc.info?.cluster) {
+      throw new ReplicasError(`NATS_REPLICAS=${replicas} needs a NATS cluster, but ${nc.getServer()} runs alone; set NATS_REPLICAS=1 or point NATS_URL at a cluster.`);
+    }
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, replicas);
+    return { nc, js: jetstream(nc, { timeout: 10_000 }), jsm };
+  } catch (err) {
+    await nc.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * nats-server releases before 2.10.19 can accept two concurrent publishes that carry the same expected last
+ * subject sequence on a replicated stream (nats-server #4320, and PR #5794 for sequence 0). The ledger does not
+ * depend on that check alone (one msgID per append slot, src/ledger/event-store.ts), but KV compare-and-set
+ * does, so such a server gets a warning when replicas > 1.
+ */
+export const MIN_CLUSTERED_NATS_VERSION = '2.10.19';
+
+export function hasClusteredOccBugs(version: string): boolean {
+  const parse = (v: string) => v.replace(/^v/, '').split(/[.-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
+  const [a, b, c] = parse(version);
+  const [x, y, z] = parse(MIN_CLUSTERED_NATS_VERSION);
+  return a! !== x! ? a! < x! : b! !== y! ? b! < y! : c! < z!;
 }

@@ -22,3 +22,20 @@ export async function writeOnce(path: string, text: string): Promise<void> {
     await unlink(temporary);
   }
 }
+
+/**
+ * Read a file that holds a secret (a signing seed, a TSA key): refused when group or others may read or
+ * write it, as ssh does for private keys, with the command that fixes it.
+ */
+export async function readSecretFile(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const { mode } = await handle.stat();
+    if ((mode & 0o077) !== 0) {
+      throw new Error(`${path} holds a secret but is open to other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${path}\``);
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,9 +1,10 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import type { DomainEvent } from '../domain/events.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
 import { type EventEnvelope, type UnsealedEnvelope, seal } from './envelope.js';
-import { LEDGER_STREAM } from './streams.js';
+import { LEDGER_STREAM, PULL_EXPIRES_MS } from './streams.js';
 
 /**
  * One event as read back. A JetStream message is a *commit*: the ordered envelopes of one actor turn
@@ -27,17 +28,56 @@ export class ConcurrencyConflictError extends Error {
 }
 
 const WRONG_LAST_SEQUENCE = 10071;
+/** readSubjectRange: commits fetched one by one before it opens a consumer for the rest. */
+const SHORT_RANGE_GETS = 4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const TEMPORARILY_UNAVAILABLE = 10008;
+/** One try waits this long for the ack; a stream leader lost with its node is replaced within seconds. */
+const PUBLISH_TRY_MS = 2_500;
+/** Retries of one commit stop after this long: the caller then sees the error. */
+const PUBLISH_BUDGET_MS = 30_000;
+
+/**
+ * No answer, or no leader to answer (an election after a node was lost): the commit may or may not have
+ * landed. Publishing it again is safe — its msgID is its slot, so a copy that did land answers as a duplicate.
+ */
+const isTransient = (err: unknown): boolean => {
+  if (err instanceof TimeoutError) return true;
+  if (err instanceof JetStreamApiError) return err.code === TEMPORARILY_UNAVAILABLE;
+  // No responders reaches us as JetStreamNotEnabled, with the RequestError as its cause.
+  const request = err instanceof RequestError ? err : (err as Error | null)?.cause;
+  return request instanceof RequestError && (request.isNoResponders() || request.cause instanceof TimeoutError);
+};
+
+/**
+ * Creating a reader's consumer waits at most this long: on nats-server 2.9 an ephemeral consumer
+ * can be placed on a peer that is down, and its creation then hangs until the client's timeout. Subject reads
+ * fall back to one get per commit from the stream leader.
+ */
+const CONSUMER_CREATE_MS = 3_000;
+
+function withDeadline<T>(work: Promise<T>, ms: number = CONSUMER_CREATE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError()), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 export interface AppendOptions {
   /** Sequence of the subject's last event as the caller saw it; 0 when it has none. */
   expectedLastSeq: number;
   /** Hash of that event (null when none): the new events chain from it. */
   prevHash: string | null;
-  /** Dedupe id (JetStream msgID) of the commit; default the first event's id. */
-  dedupeId?: string;
 }
+
+/**
+ * The JetStream msgID of a commit: one per (subject, expected sequence) slot. On a clustered stream, NATS 2.9
+ * may accept several concurrent publishes that carry the same expected last subject sequence (nats-server
+ * #4320), which would fork a tenant's chain and over-admit its quota. Its msgID dedupe is applied to
+ * in-flight proposals, so at most one commit per slot lands within the duplicate window; a stale writer
+ * outside that window is still refused by the expected sequence itself. docs/scaling.md has the measurements.
+ */
+export const commitSlotId = (subject: string, expectedLastSeq: number): string => `${subject}@${expectedLastSeq}`;
 
 export interface EventStore {
   /** Append the events as one commit, chained from opts.prevHash, if the subject is still at expectedLastSeq. */
@@ -45,6 +85,13 @@ export interface EventStore {
   /** Events of one subject with sequence ≥ fromSeq, in order, up to the subject's last event now. */
   readSubject(subject: string, fromSeq?: number): Promise<StoredEvent[]>;
   last(subject: string): Promise<StoredEvent | null>;
+  /** The commit stored at stream sequence `seq`, or null when that sequence is absent or on another subject. */
+  commitAt(subject: string, seq: number): Promise<StoredEvent[] | null>;
+  /**
+   * Events of one subject with commit sequence in [fromSeq, untilSeq], in order. A short range (an actor's
+   * tail after a snapshot, a young tenant) is read by a few direct gets instead of a consumer.
+   */
+  readSubjectRange(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]>;
   /** Last sequence of the whole stream. */
   lastSeq(): Promise<number>;
   /** Every event of the log with commit sequence ≥ fromSeq, up to `untilSeq` (default: the last one now). */
@@ -71,13 +118,15 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
 
   async function readRange(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => Promise<void> | void) {
     if (untilSeq < fromSeq) return 0;
-    const consumer = await js.consumers.get(stream, {
-      filter_subjects: filter,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: Math.max(1, fromSeq),
-    });
+    const consumer = await withDeadline(
+      js.consumers.get(stream, {
+        filter_subjects: filter,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: Math.max(1, fromSeq),
+      }),
+    );
     let count = 0;
-    const messages = await consumer.consume({ max_messages: 1000 });
+    const messages = await consumer.consume({ max_messages: 1000, expires: PULL_EXPIRES_MS });
     try {
       for await (const m of messages) {
         if (m.seq > untilSeq) break;
@@ -94,8 +143,49 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
     return count;
   }
 
+  /** The first commit on `subject` at or after `seq`, from the stream leader. */
+  async function nextOnSubject(subject: string, seq: number) {
+    // STREAM.MSG.GET takes next_by_subj since nats-server 2.9; the client's type names only seq/last_by_subj.
+    return jsm.streams.getMessage(stream, { seq, next_by_subj: subject } as unknown as { seq: number });
+  }
+
+  /** Commits of `subject` in [fromSeq, untilSeq]: a few gets for a short range, a consumer for a long one. */
+  async function readSubjectRange(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    let next = Math.max(1, fromSeq);
+    const getOne = async () => {
+      const msg = await nextOnSubject(subject, next);
+      if (!msg || msg.seq > untilSeq) return false;
+      out.push(...storedOf(msg.seq, msg.subject, msg.data));
+      next = msg.seq + 1;
+      return true;
+    };
+    // Up to this many round trips of direct gets; past that a consumer streams the rest faster.
+    for (let gets = 0; gets < SHORT_RANGE_GETS && next <= untilSeq; gets++) if (!(await getOne())) return out;
+    if (next > untilSeq) return out;
+    try {
+      await readRange(subject, next, untilSeq, (e) => {
+        out.push(e);
+        next = e.seq + 1;
+      });
+    } catch (err) {
+      // No consumer could be made in time — on nats-server 2.9 an ephemeral consumer may be placed on a peer
+      // that is down — so read the rest one commit at a time from the stream leader.
+      if (!isTransient(err)) throw err;
+      while (next <= untilSeq && (await getOne()));
+    }
+    return out;
+  }
+
   return {
     last,
+    readSubjectRange,
+
+    async commitAt(subject, seq) {
+      const msg = await jsm.streams.getMessage(stream, { seq });
+      if (!msg || msg.subject !== subject) return null;
+      return storedOf(msg.seq, msg.subject, msg.data);
+    },
 
     async append(subject, events, opts) {
       if (events.length === 0) return [];
@@ -106,33 +196,40 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
         sealed.push(event);
         prevHash = event.hash;
       }
-      try {
-        const ack = await js.publish(subject, encodeCommit(sealed), {
-          msgID: opts.dedupeId ?? sealed[0]!.id,
-          expect: { lastSubjectSequence: opts.expectedLastSeq },
-          headers: traceMsgHeaders(),
-        });
-        if (ack.duplicate) {
-          // Already appended by an earlier attempt of the same command: the stored copy is the truth.
-          const original = await jsm.streams.getMessage(stream, { seq: ack.seq });
-          if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
-          return storedOf(ack.seq, subject, original.data) as StoredEvent<any>[];
+      const data = encodeCommit(sealed);
+      const msgID = commitSlotId(subject, opts.expectedLastSeq);
+      const deadline = Date.now() + PUBLISH_BUDGET_MS;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const ack = await js.publish(subject, data, {
+            msgID,
+            expect: { lastSubjectSequence: opts.expectedLastSeq },
+            headers: traceMsgHeaders(),
+            timeout: PUBLISH_TRY_MS,
+          });
+          if (ack.duplicate) {
+            // The slot is taken: by this very commit (an earlier try that landed) or by a concurrent writer.
+            const original = await jsm.streams.getMessage(stream, { seq: ack.seq });
+            if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
+            const stored = storedOf(ack.seq, subject, original.data);
+            if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+            return stored as StoredEvent<any>[];
+          }
+          return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
+        } catch (err) {
+          if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
+            throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+          }
+          if (!isTransient(err) || Date.now() > deadline) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(250, 50 * attempt)));
         }
-        return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
-      } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
-          throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
-        }
-        throw err;
       }
     },
 
     async readSubject(subject, fromSeq = 1) {
       const tail = await last(subject);
       if (!tail || tail.seq < fromSeq) return [];
-      const out: StoredEvent[] = [];
-      await readRange(subject, fromSeq, tail.seq, (e) => void out.push(e));
-      return out;
+      return readSubjectRange(subject, fromSeq, tail.seq);
     },
 
     async lastSeq() {

@@ -1,16 +1,20 @@
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { traceCarrier } from '../observability/nats-trace.js';
 import type { EventEnvelope } from './envelope.js';
 import { storedOf } from './event-store.js';
-import { LEDGER_STREAM } from './streams.js';
+import { LEDGER_STREAM, PULL_EXPIRES_MS } from './streams.js';
 
 /** Durable consumers: create once (idempotent across processes), and a loop over the tenant events of LEDGER. */
+
+/** The server's codes for "a consumer of that name exists" (another process created it first). */
+const CONSUMER_EXISTS = new Set([10013, 10105, 10148]);
 
 export async function ensureDurable(jsm: JetStreamManager, stream: string, name: string, filter: string, extra: Record<string, unknown> = {}) {
   try {
     await jsm.consumers.info(stream, name);
-  } catch {
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound)) throw err;
     try {
       await jsm.consumers.add(stream, {
         durable_name: name,
@@ -19,8 +23,8 @@ export async function ensureDurable(jsm: JetStreamManager, stream: string, name:
         filter_subject: filter,
         ...extra,
       });
-    } catch (err) {
-      if (!/already (in use|exists)/i.test(String((err as Error).message))) throw err;
+    } catch (addErr) {
+      if (!(addErr instanceof JetStreamApiError && CONSUMER_EXISTS.has(addErr.code))) throw addErr;
     }
   }
 }
@@ -44,7 +48,7 @@ export async function runLedgerConsumer(
   const loop = (async () => {
     while (running) {
       try {
-        messages = await consumer.consume({ max_messages: 200 });
+        messages = await consumer.consume({ max_messages: 200, expires: PULL_EXPIRES_MS });
         for await (const m of messages) {
           try {
             const trace = traceCarrier(m.headers);

@@ -46,14 +46,15 @@ describe('event store on a real nats-server', () => {
     assert.equal(checkEnvelope(read[1]!.event, read[0]!.event.hash), null);
   });
 
-  it('dedupes a repeated append by msgID and returns the original', async () => {
-    const subject = tenantSubject('dedupe');
-    const e = event('dedupe', 1);
-    const [first] = await store.append(subject, [e], { expectedLastSeq: 0, prevHash: null, dedupeId: 'once' });
-    const [second] = await store.append(subject, [{ ...e, id: newId('evt') }], { expectedLastSeq: first!.seq, prevHash: first!.event.hash, dedupeId: 'once' });
-    assert.equal(second!.seq, first!.seq);
-    assert.equal(second!.event.id, e.id);
-    assert.equal((await store.readSubject(subject)).length, 1);
+  it('lets one commit take a (subject, expected sequence) slot: a rival for the same slot is a conflict', async () => {
+    const subject = tenantSubject('slot');
+    const [first] = await store.append(subject, [event('slot', 1)], { expectedLastSeq: 0, prevHash: null });
+    const rivals = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.append(subject, [event('slot', 10 + i)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash })),
+    );
+    assert.equal(rivals.filter((r) => r.status === 'fulfilled').length, 1);
+    for (const r of rivals) if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
+    assert.equal((await store.readSubject(subject)).length, 2);
   });
 
   it('replays the whole log in order', async () => {

@@ -1,0 +1,207 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres, type EmbeddedPg } from './embedded-postgres.js';
+import { freePort } from './free-port.js';
+import { type NatsCluster, startNatsCluster } from './nats-cluster.js';
+import { natsAuthorizationConfig, type NatsUser } from './nats-permissions.js';
+import { projectRoot } from './project-root.js';
+import { stopChild } from './stop-child.js';
+
+/**
+ * The scaled deployment on one machine (`make cluster`, the failure tests, the scaling bench): three clustered
+ * nats-servers on loopback, one Postgres, and every role in its own OS process with its own DATA_DIR, as on
+ * separate hosts — nothing is shared on disk. Each process gets only the secrets its role uses: the admin key
+ * goes to the API processes, the signing seed to the workers (docs/scaling.md).
+ */
+export type RoleName = 'api' | 'worker' | 'projector' | 'dispatcher' | 'scheduler';
+
+export interface RoleProcess {
+  name: string;
+  role: RoleName;
+  port: number;
+  url: string;
+  dataDir: string;
+  child: ChildProcess | null;
+  output(): string;
+}
+
+export interface LocalCluster {
+  nats: NatsCluster;
+  /** The operator's NATS user (every role has its own, limited to its subjects). */
+  operator: { user: string; pass: string };
+  /** A role's NATS user, as its processes connect. */
+  natsUserOf(role: RoleName): { user: string; pass: string };
+  postgres: EmbeddedPg;
+  databaseUrl: string;
+  adminKey: string;
+  processes: RoleProcess[];
+  /** Base URLs of the API processes. */
+  apiUrls: string[];
+  process(name: string): RoleProcess;
+  kill(name: string, signal?: NodeJS.Signals): Promise<void>;
+  start(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface LocalClusterOptions {
+  dir: string;
+  apis?: number;
+  workers?: number;
+  replicas?: number;
+  /** Extra environment for every role process (ALLOW_PRIVATE_TARGETS, CAPTURE_TIMEOUT_MS, …). */
+  env?: Record<string, string>;
+  /** Fixed API ports (e.g. 8080, 8081 for `make cluster`); default free ports. */
+  apiPorts?: number[];
+  log?: (line: string) => void;
+}
+
+/** How to run src/main.ts: compiled from dist/, or through tsx when this module itself runs from source. */
+function mainCommand(): string[] {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')] : [join(projectRoot, 'dist', 'src', 'main.js')];
+}
+
+export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  const log = opts.log ?? (() => undefined);
+  const replicas = opts.replicas ?? 3;
+  await mkdir(opts.dir, { recursive: true });
+  // One NATS user per role, limited to its subjects, and one for the operator (DESIGN decision 11).
+  const secret = () => randomBytes(18).toString('base64url');
+  const operator = { user: 'operator', pass: secret() };
+  const roleUsers = new Map<RoleName, NatsUser & { password: string }>(
+    (['api', 'worker', 'projector', 'dispatcher', 'scheduler'] as const).map((role) => [role, { user: role, password: secret(), role }]),
+  );
+  const nats = await startNatsCluster({
+    dir: join(opts.dir, 'nats'),
+    extraConfig: natsAuthorizationConfig([{ user: operator.user, password: operator.pass, role: 'operator' }, ...roleUsers.values()]),
+    credentials: operator,
+  });
+  log(`nats cluster: ${nats.url}`);
+  const postgres = await startEmbeddedPostgres(join(opts.dir, 'postgres'));
+  const databaseUrl = await postgres.database('capture_ledger');
+  log(`postgres: port ${postgres.port}`);
+
+  const adminKey = opts.env?.['ADMIN_KEY'] ?? randomBytes(24).toString('hex');
+  const signingSeed = opts.env?.['SIGNING_KEY'] ?? randomBytes(32).toString('base64');
+  const layout: Array<[RoleName, number]> = [
+    ['api', opts.apis ?? 2],
+    ['worker', opts.workers ?? 2],
+    ['projector', 1],
+    ['dispatcher', 1],
+    ['scheduler', 1],
+  ];
+  const processes: RoleProcess[] = [];
+  const outputs = new Map<string, string[]>();
+  for (const [role, count] of layout) {
+    for (let i = 1; i <= count; i++) {
+      const fixed = role === 'api' ? opts.apiPorts?.[i - 1] : undefined;
+      const port = fixed ?? (await freePort());
+      const name = `${role}-${i}`;
+      const output: string[] = [];
+      outputs.set(name, output);
+      processes.push({
+        name,
+        role,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        dataDir: join(opts.dir, 'roles', name),
+        child: null,
+        output: () => output.join(''),
+      });
+    }
+  }
+  const apiUrls = processes.filter((p) => p.role === 'api').map((p) => p.url);
+
+  const envOf = (p: RoleProcess): Record<string, string> => {
+    const { ADMIN_KEY: _a, SIGNING_KEY: _s, ...shared } = opts.env ?? {};
+    return {
+      ...shared,
+      ROLES: p.role,
+      HOST: '127.0.0.1',
+      PORT: String(p.port),
+      DATA_DIR: p.dataDir,
+      NATS_URL: nats.url,
+      NATS_USER: roleUsers.get(p.role)!.user,
+      NATS_PASSWORD: roleUsers.get(p.role)!.password,
+      NATS_REPLICAS: String(replicas),
+      DATABASE_URL: databaseUrl,
+      PUBLIC_BASE_URL: opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!,
+      LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
+      // Secrets by role (DESIGN decision 11): only the API authenticates operators, only workers sign.
+      ...(p.role === 'api' ? { ADMIN_KEY: adminKey } : {}),
+      ...(p.role === 'worker' ? { SIGNING_KEY: signingSeed } : {}),
+    };
+  };
+
+  const byName = (name: string): RoleProcess => {
+    const p = processes.find((x) => x.name === name);
+    if (!p) throw new Error(`no role process named ${name}`);
+    return p;
+  };
+
+  async function start(name: string): Promise<void> {
+    const p = byName(name);
+    await mkdir(p.dataDir, { recursive: true });
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) => !['ADMIN_KEY', 'SIGNING_KEY', 'CAPTURE_API_KEY', 'ROLES', 'DATA_DIR', 'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'DATABASE_URL', 'PORT', 'NATS_REPLICAS'].includes(k),
+      ),
+    ) as Record<string, string>;
+    const child = spawn(process.execPath, mainCommand(), { cwd: projectRoot, env: { ...inherited, ...envOf(p) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines = outputs.get(p.name)!;
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (lines.length < 2000) lines.push(text);
+      for (const line of text.split('\n')) if (line) log(`[${p.name}] ${line}`);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    p.child = child;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${p.name} exited with ${child.exitCode}:\n${p.output()}`);
+      const ok = await fetch(`${p.url}/health`).then((r) => r.status === 200, () => false);
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`${p.name} did not become healthy in 120 s:\n${p.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  async function kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const p = byName(name);
+    const child = p.child;
+    p.child = null;
+    await stopChild(child, signal, 30_000);
+  }
+
+  const cluster: LocalCluster = {
+    nats,
+    operator,
+    natsUserOf: (role) => ({ user: roleUsers.get(role)!.user, pass: roleUsers.get(role)!.password }),
+    postgres,
+    databaseUrl,
+    adminKey,
+    processes,
+    apiUrls,
+    process: byName,
+    kill,
+    start,
+    async stop() {
+      await Promise.all(processes.map((p) => kill(p.name, 'SIGTERM')));
+      await nats.stop();
+      await postgres.stop();
+    },
+  };
+  try {
+    // The projector first (it migrates the schema), then the rest side by side.
+    await start('projector-1');
+    await Promise.all(processes.filter((p) => p.name !== 'projector-1').map((p) => start(p.name)));
+  } catch (err) {
+    await cluster.stop().catch(() => undefined);
+    throw err;
+  }
+  return cluster;
+}

@@ -1,0 +1,167 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { natsServerBinary } from './embedded-nats.js';
+import { freePort } from './free-port.js';
+import { stopStaleProcess } from './stale-process.js';
+import { stopChild } from './stop-child.js';
+
+/**
+ * A JetStream cluster of nats-server processes on loopback (DESIGN decision 10), for `make cluster`, the
+ * failure tests and the scaling bench: each node has its own store directory and config file with a
+ * `cluster { routes }` block naming the others. Nodes can be SIGKILLed and started again on the same ports and
+ * store, as a host that crashed and came back.
+ */
+export interface ClusterNode {
+  name: string;
+  port: number;
+  clusterPort: number;
+  url: string;
+  dir: string;
+  process: ChildProcess | null;
+}
+
+export interface NatsCluster {
+  nodes: ClusterNode[];
+  /** Every node's client URL, comma-separated: the NATS_URL a process of the deployment gets. */
+  url: string;
+  kill(name: string, signal?: NodeJS.Signals): Promise<void>;
+  start(name: string): Promise<void>;
+  /** The node that leads `stream`'s raft group now (its server name), or null while none does. */
+  streamLeader(stream: string): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+export interface NatsClusterOptions {
+  dir: string;
+  size?: number;
+  name?: string;
+  /** Extra config text for every node (e.g. an authorization block). */
+  extraConfig?: string;
+  /** The user the launcher itself connects as, when extraConfig requires one. */
+  credentials?: { user: string; pass: string };
+  log?: (node: string, line: string) => void;
+}
+
+function nodeConfig(node: ClusterNode, all: ClusterNode[], clusterName: string, extra: string): string {
+  const routes = all.filter((n) => n !== node).map((n) => `    nats-route://127.0.0.1:${n.clusterPort}`);
+  return [
+    `server_name: ${node.name}`,
+    `listen: 127.0.0.1:${node.port}`,
+    `jetstream { store_dir: "${join(node.dir, 'jetstream')}" }`,
+    `cluster {`,
+    `  name: ${clusterName}`,
+    `  listen: 127.0.0.1:${node.clusterPort}`,
+    `  routes: [`,
+    ...routes,
+    `  ]`,
+    `}`,
+    extra,
+    '',
+  ].join('\n');
+}
+
+export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCluster> {
+  const size = opts.size ?? 3;
+  const clusterName = opts.name ?? 'capture-ledger';
+  const nodes: ClusterNode[] = [];
+  for (let i = 1; i <= size; i++) {
+    const port = await freePort();
+    const clusterPort = await freePort();
+    const name = `nats-${i}`;
+    nodes.push({ name, port, clusterPort, url: `nats://127.0.0.1:${port}`, dir: join(opts.dir, name), process: null });
+  }
+  for (const node of nodes) {
+    await mkdir(node.dir, { recursive: true });
+    await writeFile(join(node.dir, 'nats.conf'), nodeConfig(node, nodes, clusterName, opts.extraConfig ?? ''));
+  }
+
+  const byName = (name: string) => {
+    const node = nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no cluster node named ${name}`);
+    return node;
+  };
+
+  async function start(name: string): Promise<void> {
+    const node = byName(name);
+    const pidFile = join(node.dir, 'nats-server.pid');
+    await stopStaleProcess(pidFile, 'nats-server');
+    const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line) opts.log?.(node.name, line);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    node.process = child;
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
+      const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(() => null);
+      if (!nc) return false;
+      await nc.close();
+      return true;
+    }, 30_000, `${node.name} to accept connections`);
+  }
+
+  async function kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const node = byName(name);
+    const child = node.process;
+    node.process = null;
+    await stopChild(child, signal);
+  }
+
+  async function streamLeader(stream: string): Promise<string | null> {
+    for (const node of nodes) {
+      if (!node.process) continue;
+      const nc = await connect({ servers: node.url, reconnect: false, timeout: 2000, ...opts.credentials }).catch(() => null);
+      if (!nc) continue;
+      try {
+        const jsm = await jetstreamManager(nc, { timeout: 3000 });
+        const info = await jsm.streams.info(stream);
+        return info.cluster?.leader ?? null;
+      } catch {
+        /* ask the next node */
+      } finally {
+        await nc.close().catch(() => undefined);
+      }
+    }
+    return null;
+  }
+
+  await Promise.all(nodes.map((n) => start(n.name)));
+  // JetStream needs a meta leader before streams can be created.
+  await waitFor(async () => {
+    const nc = await connect({ servers: nodes.map((n) => n.url), reconnect: false, timeout: 2000, ...opts.credentials }).catch(() => null);
+    if (!nc) return false;
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 3000 });
+      await jsm.getAccountInfo();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await nc.close().catch(() => undefined);
+    }
+  }, 60_000, 'the JetStream meta leader');
+
+  return {
+    nodes,
+    url: nodes.map((n) => n.url).join(','),
+    kill,
+    start,
+    streamLeader,
+    async stop() {
+      await Promise.all(nodes.map((n) => kill(n.name, 'SIGTERM')));
+    },
+  };
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
