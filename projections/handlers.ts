@@ -280,14 +280,14 @@ async function applyTenantEvent(q: Q, stored: StoredEvent, deferred: Deferred): 
       break;
     case 'webhook.registered':
       await q.query(
-        `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, sealed_secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (webhook_id) DO NOTHING`,
-        [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret, t.data.createdAt, stored.seq],
+        [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret ?? null, t.data.sealedSecret ?? null, t.data.createdAt, stored.seq],
       );
       break;
     case 'webhook.deleted':
       // Deletion discards the secret (spec 3.3).
-      await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL, deleted_seq = $3 WHERE webhook_id = $1 AND deleted_at IS NULL', [
+      await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL, sealed_secret = NULL, deleted_seq = $3 WHERE webhook_id = $1 AND deleted_at IS NULL', [
         t.data.webhookId,
         t.data.deletedAt,
         stored.seq,
@@ -322,8 +322,8 @@ async function applyTenantEvent(q: Q, stored: StoredEvent, deferred: Deferred): 
       break;
     case 'schedule.created':
       await q.query(
-        `INSERT INTO schedules (schedule_id, tenant_id, url, name, cron, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [t.data.scheduleId, t.tenantId, t.data.url, t.data.name, t.data.cron, t.data.createdAt],
+        `INSERT INTO schedules (schedule_id, tenant_id, url, name, cron, options, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [t.data.scheduleId, t.tenantId, t.data.url, t.data.name, t.data.cron, t.data.options ? JSON.stringify(t.data.options) : null, t.data.createdAt],
       );
       break;
     case 'schedule.deleted':
@@ -342,6 +342,13 @@ async function applyTenantEvent(q: Q, stored: StoredEvent, deferred: Deferred): 
 }
 
 async function applySystemEvent(q: Q, e: EventEnvelope): Promise<void> {
+  if (e.type === 'tsa.certificate_published') {
+    await q.query(
+      'INSERT INTO tsa_certificates (fingerprint, ca_cert_pem, published_at) VALUES ($1, $2, $3) ON CONFLICT (fingerprint) DO NOTHING',
+      [e.data.fingerprint, e.data.caCertPem, e.data.publishedAt],
+    );
+    return;
+  }
   if (e.type !== 'signing.key_rotated') return;
   await q.query('UPDATE signing_keys SET is_current = false WHERE is_current');
   await q.query(

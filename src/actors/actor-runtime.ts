@@ -1,6 +1,9 @@
 import type { DomainEvent } from '../domain/events.js';
 import type { EventEnvelope, UnsealedEnvelope } from '../ledger/envelope.js';
 import { ConcurrencyConflictError, type EventStore, type StoredEvent } from '../ledger/event-store.js';
+import { checkSnapshotAgainstLog, encodeSnapshot, parseSnapshot, sealSnapshot } from './actor-snapshot.js';
+import type { SnapshotStore } from './snapshot-store.js';
+import { createSnapshotWriter } from './snapshot-writer.js';
 
 /**
  * Per-key actors (DESIGN decision 2): one mailbox per key in this process, turns run one at a time, state is
@@ -9,15 +12,20 @@ import { ConcurrencyConflictError, type EventStore, type StoredEvent } from '../
  *
  * Group commit: a turn takes every command waiting in the mailbox, decides them in order against the
  * evolving state, and appends their events as one commit (one JetStream message). Replies are released only
- * after the commit that carries their events (or an earlier one) is acknowledged. A command whose events need
- * a dedupe id (a capture's outcome) is committed on its own so its msgID covers only its events.
+ * after the commit that carries their events (or an earlier one) is acknowledged. Idempotence is the
+ * decider's job (a capture's outcome applies only while it is pending); the store's msgID is the commit's
+ * OCC slot, not a command id.
+ *
+ * Snapshots (DESIGN decision 12, issue 12): with a snapshot store and a definition that can encode its state,
+ * hydration reads the subject's head and the newest snapshot together, trusts the snapshot only if it is of
+ * the current state version, intact, and its (lastSeq, lastHash) is a commit of this subject in the log, and
+ * then folds only the tail after it. Anything in doubt: fold the whole subject. A snapshot is written after a
+ * turn or hydration once `snapshotEvery` events have been folded since the last one, and on passivation.
  */
 
 export interface Decision<E extends DomainEvent, R> {
   events: E[];
   reply: R;
-  /** JetStream msgID for the commit of these events, for commands that must append at most once. */
-  dedupeIds?: Array<string | undefined>;
 }
 
 export interface ActorDefinition<S, E extends DomainEvent> {
@@ -25,6 +33,13 @@ export interface ActorDefinition<S, E extends DomainEvent> {
   initialState(key: string): S;
   /** May mutate and return `state`: actors own their state exclusively. */
   evolve(state: S, event: EventEnvelope<E>): S;
+  /** How the state is snapshotted; `version` changes whenever the state shape or `evolve` does. */
+  snapshot?: {
+    version: number;
+    encode(state: S): unknown;
+    /** Throws when `data` is not a state of this version. */
+    decode(key: string, data: unknown): S;
+  };
 }
 
 export interface EnvelopeContext {
@@ -42,6 +57,12 @@ export interface ActorRuntimeOptions {
   newEventId: () => string;
   /** Called after a successful append, e.g. to wake a projection waiter. */
   onAppended?: (stored: StoredEvent[]) => void;
+  /** Where snapshots are kept; none: every hydration folds the whole subject. */
+  snapshots?: SnapshotStore;
+  /** Events folded since the last snapshot before the next one is written (default 200). */
+  snapshotEvery?: number;
+  /** A snapshot was not trusted (`reason`), or could not be read or written (`error`). */
+  onSnapshotProblem?: (key: string, problem: { reason?: string; error?: unknown }) => void;
 }
 
 export interface ExecuteResult<S, E extends DomainEvent, R> {
@@ -66,6 +87,9 @@ interface ActorCell<S, E extends DomainEvent> {
   lastSeq: number;
   lastHash: string | null;
   hydrated: boolean;
+  /** Sequence of the newest snapshot written or trusted for this key, and events folded since. */
+  snapshotSeq: number;
+  sinceSnapshot: number;
   queue: Pending<S, E>[];
   running: boolean;
   lastUsed: number;
@@ -78,8 +102,24 @@ export interface ActorRuntime<S, E extends DomainEvent> {
   size(): number;
   passivateIdle(): number;
   close(): void;
-  stats(): { conflicts: number; hydrations: number; passivations: number; commits: number };
+  stats(): ActorStats;
 }
+
+export interface ActorStats {
+  conflicts: number;
+  hydrations: number;
+  passivations: number;
+  commits: number;
+  /** Hydrations that started from a trusted snapshot, and snapshots found but not trusted. */
+  snapshotHits: number;
+  snapshotRejects: number;
+  snapshotWrites: number;
+  /** Events folded during hydrations (tails after snapshots, or whole subjects). */
+  hydratedEvents: number;
+}
+
+/** Events folded since the last snapshot that make passivation write one. */
+const PASSIVATION_SNAPSHOT_MIN = 8;
 
 interface Outcome {
   item: Pending<any, any>;
@@ -98,7 +138,16 @@ export function createActorRuntime<S, E extends DomainEvent>(
   const maxAttempts = opts.maxAttempts ?? 30;
   const maxGroup = opts.maxGroup ?? 256;
   const now = opts.now ?? (() => new Date());
-  const counters = { conflicts: 0, hydrations: 0, passivations: 0, commits: 0 };
+  const snapshotEvery = opts.snapshotEvery ?? 200;
+  const snapshots =
+    def.snapshot && opts.snapshots
+      ? {
+          store: opts.snapshots,
+          codec: def.snapshot,
+          writer: createSnapshotWriter(opts.snapshots, { onError: (key, error) => opts.onSnapshotProblem?.(key, { error }) }),
+        }
+      : null;
+  const counters: ActorStats = { conflicts: 0, hydrations: 0, passivations: 0, commits: 0, snapshotHits: 0, snapshotRejects: 0, snapshotWrites: 0, hydratedEvents: 0 };
 
   const sweeper = setInterval(() => passivateIdle(), Math.max(1000, Math.min(idleMs, 30_000)));
   sweeper.unref();
@@ -106,42 +155,137 @@ export function createActorRuntime<S, E extends DomainEvent>(
   function cellFor(key: string): ActorCell<S, E> {
     let cell = cells.get(key);
     if (!cell) {
-      cell = { state: def.initialState(key), lastSeq: 0, lastHash: null, hydrated: false, queue: [], running: false, lastUsed: Date.now() };
+      cell = {
+        state: def.initialState(key),
+        lastSeq: 0,
+        lastHash: null,
+        hydrated: false,
+        snapshotSeq: 0,
+        sinceSnapshot: 0,
+        queue: [],
+        running: false,
+        lastUsed: Date.now(),
+      };
       cells.set(key, cell);
     }
     return cell;
   }
 
-  async function catchUp(key: string, cell: ActorCell<S, E>): Promise<void> {
-    if (!cell.hydrated) counters.hydrations++;
-    const missed = await store.readSubject(def.subjectOf(key), cell.lastSeq + 1);
-    for (const e of missed) {
+  function fold(cell: ActorCell<S, E>, events: StoredEvent[]): void {
+    for (const e of events) {
       cell.state = def.evolve(cell.state, e.event as EventEnvelope<E>);
       cell.lastSeq = e.seq;
       cell.lastHash = e.event.hash;
     }
-    cell.hydrated = true;
+    cell.sinceSnapshot += events.length;
   }
 
-  /** Our state was evolved with events that did not land: fold it again from the log. */
-  async function reload(key: string, cell: ActorCell<S, E>): Promise<void> {
+  async function catchUp(key: string, cell: ActorCell<S, E>): Promise<void> {
+    if (!cell.hydrated) return hydrate(key, cell);
+    const subject = def.subjectOf(key);
+    const head = await store.last(subject);
+    if (head && head.seq > cell.lastSeq) fold(cell, await store.readSubjectRange(subject, cell.lastSeq + 1, head.seq));
+    maybeSnapshot(key, cell);
+  }
+
+  /** The newest snapshot that the log confirms, or null (and why not, through onSnapshotProblem). */
+  async function trustedSnapshot(key: string, subject: string, bytes: Uint8Array | null, head: StoredEvent | null) {
+    if (!snapshots || !bytes) return null;
+    const reject = (reason: string) => {
+      counters.snapshotRejects++;
+      opts.onSnapshotProblem?.(key, { reason });
+      return null;
+    };
+    const parsed = parseSnapshot(bytes, { key, stateVersion: snapshots.codec.version });
+    if (!parsed.ok) return reject(parsed.reason);
+    const s = parsed.snapshot;
+    // The head often is the snapshot's own commit (snapshot on passivation): no second read needed.
+    const commit = head && head.seq === s.lastSeq ? [head] : head && s.lastSeq < head.seq ? await store.commitAt(subject, s.lastSeq) : null;
+    const problem = checkSnapshotAgainstLog(s, head, commit);
+    if (problem) return reject(problem);
+    try {
+      return { seq: s.lastSeq, hash: s.lastHash, state: snapshots.codec.decode(key, s.state) };
+    } catch (err) {
+      return reject(`state does not decode: ${(err as Error).message}`);
+    }
+  }
+
+  /** Fold the key's state from scratch: from a snapshot the log confirms plus the tail, else the whole subject. */
+  async function hydrate(key: string, cell: ActorCell<S, E>): Promise<void> {
+    counters.hydrations++;
+    const subject = def.subjectOf(key);
+    const [head, bytes] = await Promise.all([
+      store.last(subject),
+      snapshots
+        ? snapshots.store.get(key).catch((error: unknown) => {
+            opts.onSnapshotProblem?.(key, { error });
+            return null;
+          })
+        : null,
+    ]);
     cell.state = def.initialState(key);
     cell.lastSeq = 0;
     cell.lastHash = null;
+    cell.snapshotSeq = 0;
+    cell.sinceSnapshot = 0;
+    const rejectsBefore = counters.snapshotRejects;
+    const base = await trustedSnapshot(key, subject, bytes, head);
+    if (base) {
+      counters.snapshotHits++;
+      cell.state = base.state;
+      cell.lastSeq = cell.snapshotSeq = base.seq;
+      cell.lastHash = base.hash;
+    }
+    if (head && head.seq > cell.lastSeq) {
+      const tail = await store.readSubjectRange(subject, cell.lastSeq + 1, head.seq);
+      counters.hydratedEvents += tail.length;
+      fold(cell, tail);
+    }
+    cell.hydrated = true;
+    // A snapshot we could not trust is replaced at once, so it is not met (and logged) at every hydration.
+    maybeSnapshot(key, cell, counters.snapshotRejects > rejectsBefore ? 0 : snapshotEvery);
+  }
+
+  /**
+   * Write a snapshot of the cell's state when `atLeast` events were folded since the last one (snapshotEvery
+   * after a turn; fewer on passivation). Only called where the state is exactly the fold of the log up to
+   * cell.lastSeq.
+   */
+  function maybeSnapshot(key: string, cell: ActorCell<S, E>, atLeast: number = snapshotEvery): void {
+    if (!snapshots || !cell.hydrated || cell.lastSeq === 0 || cell.lastHash === null || cell.lastSeq === cell.snapshotSeq) return;
+    if (cell.sinceSnapshot < atLeast) return;
+    let bytes: Uint8Array;
+    try {
+      // Encoded now: the state keeps changing after this turn.
+      bytes = encodeSnapshot(
+        sealSnapshot({ key, stateVersion: snapshots.codec.version, lastSeq: cell.lastSeq, lastHash: cell.lastHash, takenAt: new Date().toISOString(), state: snapshots.codec.encode(cell.state) }),
+      );
+    } catch (error) {
+      opts.onSnapshotProblem?.(key, { error });
+      return;
+    }
+    cell.snapshotSeq = cell.lastSeq;
+    cell.sinceSnapshot = 0;
+    counters.snapshotWrites++;
+    snapshots.writer.write(key, bytes);
+  }
+
+  /** Our state was evolved with events that did not land: fold it again from the log (from a trusted snapshot). */
+  async function reload(key: string, cell: ActorCell<S, E>): Promise<void> {
     cell.hydrated = false;
-    await catchUp(key, cell);
+    await hydrate(key, cell);
   }
 
   /** Decide `items` in order against the cell's state, grouping their events into commits. */
   function decideAll(key: string, cell: ActorCell<S, E>, items: Pending<S, E>[]) {
-    const groups: Array<{ outcomes: Outcome[]; events: UnsealedEnvelope[]; dedupeId?: string }> = [{ outcomes: [], events: [] }];
+    const group: { outcomes: Outcome[]; events: UnsealedEnvelope[] } = { outcomes: [], events: [] };
     const at = now();
     for (const item of items) {
       let decision: Decision<E, unknown>;
       try {
         decision = item.decide(cell.state, at);
       } catch (error) {
-        groups.at(-1)!.outcomes.push({ item, events: [], error });
+        group.outcomes.push({ item, events: [], error });
         continue;
       }
       const events = decision.events.map((e) => ({
@@ -154,70 +298,70 @@ export function createActorRuntime<S, E extends DomainEvent>(
         correlationId: item.ctx.correlationId,
       })) as unknown as UnsealedEnvelope[];
       for (const e of events) cell.state = def.evolve(cell.state, e as unknown as EventEnvelope<E>);
-      const dedupeId = decision.dedupeIds?.find((d) => d !== undefined);
-      const outcome = { item, events, reply: decision.reply };
-      if (dedupeId) {
-        groups.push({ outcomes: [outcome], events, dedupeId }, { outcomes: [], events: [] });
-      } else {
-        const g = groups.at(-1)!;
-        g.outcomes.push(outcome);
-        g.events.push(...events);
-      }
+      group.outcomes.push({ item, events, reply: decision.reply });
+      group.events.push(...events);
     }
-    return groups.filter((g) => g.outcomes.length > 0);
+    return group;
   }
 
   async function runBatch(key: string, cell: ActorCell<S, E>, batch: Pending<S, E>[]): Promise<void> {
     let remaining = batch;
-    for (let attempt = 1; remaining.length > 0; attempt++) {
-      if (!cell.hydrated || remaining.some((i) => i.refresh)) await catchUp(key, cell);
-      const groups = decideAll(key, cell, remaining);
-      let failedAt = -1;
-      let failure: unknown = null;
-      for (const [gi, g] of groups.entries()) {
-        let appended: StoredEvent[] = [];
-        if (g.events.length > 0) {
-          try {
-            appended = await store.append(def.subjectOf(key), g.events as UnsealedEnvelope<E>[], {
-              expectedLastSeq: cell.lastSeq,
-              prevHash: cell.lastHash,
-              dedupeId: g.dedupeId,
-            });
-          } catch (err) {
-            failedAt = gi;
-            failure = err;
-            break;
-          }
-          counters.commits++;
-          const tail = appended.at(-1)!;
-          cell.lastSeq = tail.seq;
-          cell.lastHash = tail.event.hash;
-          if (tail.event.id !== g.events.at(-1)!.id) {
-            // A duplicate: an earlier attempt's commit is the truth, not the events we just decided.
-            await reload(key, cell);
-          }
-          opts.onAppended?.(appended);
-        }
-        let cursor = 0;
-        for (const o of g.outcomes) {
-          if (o.error !== undefined) o.item.reject(o.error);
-          else {
-            const mine = appended.slice(cursor, cursor + o.events.length) as StoredEvent<E>[];
-            cursor += o.events.length;
-            o.item.resolve({ reply: o.reply, appended: mine, state: cell.state });
-          }
+    let caughtUp = false;
+    for (let attempt = 1; ; attempt++) {
+      if (!caughtUp && (!cell.hydrated || remaining.some((i) => i.refresh))) {
+        await catchUp(key, cell);
+        caughtUp = true;
+      }
+      const group = decideAll(key, cell, remaining);
+      if (!caughtUp && group.outcomes.some((o) => o.error !== undefined || o.events.length === 0)) {
+        // A decision that appends nothing (a no-op, a refusal) meets no OCC check, so it is trusted only against
+        // the newest log: another process may have appended since this cell last read it (a worker's outcome
+        // for a capture submitted through another API process, a delete of a webhook made elsewhere).
+        const tail = await store.last(def.subjectOf(key));
+        caughtUp = true;
+        if ((tail?.seq ?? 0) !== cell.lastSeq) {
+          if (group.events.length > 0) await reload(key, cell);
+          else await catchUp(key, cell);
+          continue;
         }
       }
-      if (failedAt < 0) return;
-      remaining = groups.slice(failedAt).flatMap((g) => g.outcomes.map((o) => o.item));
-      // Our state holds events that did not land; rebuild it from the log before deciding again.
-      await reload(key, cell).catch(() => (cell.hydrated = false));
-      if (!(failure instanceof ConcurrencyConflictError) || attempt >= maxAttempts) {
-        for (const item of remaining) item.reject(failure);
-        return;
+      let appended: StoredEvent[] = [];
+      if (group.events.length > 0) {
+        try {
+          appended = await store.append(def.subjectOf(key), group.events as UnsealedEnvelope<E>[], {
+            expectedLastSeq: cell.lastSeq,
+            prevHash: cell.lastHash,
+          });
+        } catch (failure) {
+          // Our state holds events that did not land; rebuild it from the log before deciding again.
+          await reload(key, cell).catch(() => (cell.hydrated = false));
+          if (!(failure instanceof ConcurrencyConflictError) || attempt >= maxAttempts) {
+            for (const item of remaining) item.reject(failure);
+            return;
+          }
+          counters.conflicts++;
+          caughtUp = cell.hydrated;
+          await new Promise((r) => setTimeout(r, Math.min(50, 2 ** attempt) * Math.random()));
+          continue;
+        }
+        counters.commits++;
+        const tail = appended.at(-1)!;
+        cell.lastSeq = tail.seq;
+        cell.lastHash = tail.event.hash;
+        cell.sinceSnapshot += group.events.length;
+        opts.onAppended?.(appended);
+        maybeSnapshot(key, cell);
       }
-      counters.conflicts++;
-      await new Promise((r) => setTimeout(r, Math.min(50, 2 ** attempt) * Math.random()));
+      let cursor = 0;
+      for (const o of group.outcomes) {
+        if (o.error !== undefined) o.item.reject(o.error);
+        else {
+          const mine = appended.slice(cursor, cursor + o.events.length) as StoredEvent<E>[];
+          cursor += o.events.length;
+          o.item.resolve({ reply: o.reply, appended: mine, state: cell.state });
+        }
+      }
+      return;
     }
   }
 
@@ -254,6 +398,9 @@ export function createActorRuntime<S, E extends DomainEvent>(
     let dropped = 0;
     for (const [key, cell] of cells) {
       if (!cell.running && cell.queue.length === 0 && cell.lastUsed < cutoff) {
+        // The next hydration then reads one snapshot instead of folding what this actor folded (a tail
+        // shorter than this costs about as little as the snapshot's write).
+        maybeSnapshot(key, cell, PASSIVATION_SNAPSHOT_MIN);
         cells.delete(key);
         dropped++;
       }

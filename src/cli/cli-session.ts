@@ -74,7 +74,8 @@ export function openSession(io: CliIo): CliSession {
     const url = await endpoint('NATS_URL');
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: url, name: 'capture-ledger-cli', timeout: 5000, maxReconnectAttempts: 5, reconnectTimeWait: 500 });
+      const credentials = config.NATS_USER ? { user: config.NATS_USER, pass: config.NATS_PASSWORD ?? '' } : {};
+      nc = await connect({ servers: url, name: 'capture-ledger-cli', timeout: 5000, maxReconnectAttempts: 5, reconnectTimeWait: 500, ...credentials });
     } catch (err) {
       throw new CliError(`cannot connect to NATS at ${url}: ${(err as Error).message}`, 'Check NATS_URL and that the nats-server is running.');
     }

@@ -3,6 +3,8 @@
  * tenant's ledger subject. docs/architecture.md lists who appends each one.
  */
 
+import type { CaptureOptions } from './capture-options.js';
+
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';
 export type RenderQuality = 'full' | 'partial';
@@ -19,6 +21,8 @@ export type Causer =
 export interface SubmittedCapture {
   captureId: string;
   url: string;
+  /** Validated capture options (issue 15); absent: the spec's defaults. */
+  options?: CaptureOptions;
 }
 
 export interface ArtifactRefs {
@@ -27,6 +31,10 @@ export interface ArtifactRefs {
   screenshotBefore?: string;
   html: string;
   headers?: string;
+  /** Only when the capture asked for `pdf` (issue 15). */
+  pdf?: string;
+  /** The provenance record (JSON); on captures completed since issue 15. */
+  provenance?: string;
   wacz?: string;
 }
 
@@ -77,7 +85,8 @@ export type TenantEvent =
     }
   | {
       type: 'webhook.registered';
-      data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; secret: string; createdAt: string };
+      /** `sealedSecret`: the secret sealed under the webhook's own key (crypto-shredding); `secret`: in the clear, events before. */
+      data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; sealedSecret?: string; secret?: string; createdAt: string };
     }
   | { type: 'webhook.deleted'; data: { webhookId: string; deletedAt: string } }
   | {
@@ -99,7 +108,7 @@ export type TenantEvent =
       type: 'webhook.delivery_dead_lettered';
       data: { deliveryId: string; webhookId: string; eventId: string; eventType: string; attempts: number; reason: string };
     }
-  | { type: 'schedule.created'; data: { scheduleId: string; url: string; name: string; cron: string; createdAt: string } }
+  | { type: 'schedule.created'; data: { scheduleId: string; url: string; name: string; cron: string; createdAt: string; options?: CaptureOptions } }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
   | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } };
@@ -107,10 +116,16 @@ export type TenantEvent =
 export type TenantEventType = TenantEvent['type'];
 
 /** Events of the system subject (not a tenant's). */
-export type SystemEvent = {
-  type: 'signing.key_rotated';
-  data: { keyId: string; publicKey: string; previousKeyId: string | null; rotatedAt: string };
-};
+export type SystemEvent =
+  | {
+      type: 'signing.key_rotated';
+      data: { keyId: string; publicKey: string; previousKeyId: string | null; rotatedAt: string };
+    }
+  | {
+      /** A built-in TSA's CA certificate, trusted for timestamps by every verifier of the deployment. */
+      type: 'tsa.certificate_published';
+      data: { fingerprint: string; caCertPem: string; publishedAt: string };
+    };
 
 export type DomainEvent = TenantEvent | SystemEvent;
 

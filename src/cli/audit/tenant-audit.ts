@@ -1,6 +1,8 @@
 import type pg from 'pg';
+import type { SnapshotStore } from '../../actors/snapshot-store.js';
 import type { EventStore } from '../../ledger/event-store.js';
 import { PROJECTOR_NAME } from '../../projector/projector.js';
+import { auditSnapshot, type SnapshotAuditReport } from './snapshot-audit.js';
 import { checkChain, compareProjection, type Divergence, type Expected, foldExpected, type ProjectionRows, sortDivergences } from './tenant-audit-model.js';
 
 /**
@@ -19,6 +21,8 @@ export interface TenantAuditOptions {
    * and the projection's checkpoint are comparable. False for a copy (other sequences).
    */
   projectedStream: boolean;
+  /** The actor snapshots to check against the fold (only meaningful on LEDGER itself); null: none to check. */
+  snapshots?: SnapshotStore | null;
 }
 
 export interface TenantAuditReport {
@@ -46,6 +50,8 @@ export interface TenantAuditReport {
     schedules: number;
     schedulesDeleted: number;
   };
+  /** The tenant actor's snapshot checked against the fold; null when not checked (a copy of the log). */
+  snapshot: SnapshotAuditReport | null;
   /** Sorted: earliest event first. */
   divergences: Divergence[];
 }
@@ -67,7 +73,7 @@ async function readProjection(pool: pg.Pool, tenantId: string): Promise<{ checkp
       captureCounts: (await client.query<{ t: string | null }>("SELECT to_regclass('capture_counts')::text AS t")).rows[0]!.t
         ? await q('SELECT status, n FROM capture_counts WHERE tenant_id = $1')
         : null,
-      webhooks: await q('SELECT webhook_id, url, events, name, secret, deleted_at FROM webhooks WHERE tenant_id = $1'),
+      webhooks: await q('SELECT webhook_id, url, events, name, secret, sealed_secret, deleted_at FROM webhooks WHERE tenant_id = $1'),
       schedules: await q(
         'SELECT schedule_id, url, name, cron, deleted_at, last_run_at, last_capture_id, last_capture_status FROM schedules WHERE tenant_id = $1',
       ),
@@ -94,7 +100,8 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
   const cut: TenantAuditReport['cut'] = headAt >= 0 ? 'projection head' : opts.projectedStream ? 'checkpoint' : 'whole log';
   const compared = headAt >= 0 ? events.slice(0, headAt + 1) : opts.projectedStream ? events.filter((e) => e.seq <= checkpoint) : events;
   const expected: Expected = foldExpected(opts.tenantId, compared);
-  const divergences = sortDivergences([...chain, ...compareProjection(expected, rows)]);
+  const snapshot = opts.snapshots && opts.projectedStream ? auditSnapshot(opts.tenantId, await opts.snapshots.get(opts.tenantId), events) : null;
+  const divergences = sortDivergences([...chain, ...compareProjection(expected, rows), ...(snapshot?.divergences ?? [])]);
   const statuses = { pending: 0, complete: 0, failed: 0 };
   for (const c of expected.captures.values()) statuses[c.value.status]++;
   const webhooks = [...expected.webhooks.values()];
@@ -112,6 +119,7 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
     compared: compared.length,
     chainOnly: events.length - compared.length,
     cut,
+    snapshot: snapshot?.report ?? null,
     counts: {
       keys: expected.state.keys.size,
       keysRevoked: [...expected.state.keys.values()].filter((k) => k.revokedAt !== null).length,

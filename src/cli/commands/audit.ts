@@ -1,3 +1,4 @@
+import { openExistingSnapshotStore } from '../../actors/snapshot-store.js';
 import { tenantIdSchema } from '../../api/schemas.js';
 import { LEDGER_STREAM, tenantSubject } from '../../ledger/streams.js';
 import { auditTenant, type TenantAuditReport } from '../audit/tenant-audit.js';
@@ -32,6 +33,20 @@ export function formatAuditReport(r: TenantAuditReport, all: boolean): string {
         `webhooks ${c.webhooks} (${c.webhooksDeleted} deleted), schedules ${c.schedules} (${c.schedulesDeleted} deleted)`,
     );
   }
+  if (r.snapshot) {
+    const sn = r.snapshot;
+    lines.push(
+      `  snapshot:   ${
+        sn.status === 'absent'
+          ? 'none (the actor folds the whole log)'
+          : sn.status === 'ok'
+            ? `at sequence ${sn.lastSeq}, matches the fold of the log; ${sn.tailEvents} later events`
+            : sn.status === 'stale'
+              ? `stale, ignored by actors (${sn.reason})`
+              : `BAD (${sn.reason}); the log is the truth: delete key ${r.tenantId} of bucket actor-snapshots and actors fold the log again`
+      }`,
+    );
+  }
   if (r.divergences.length > 0) {
     const shown = all ? r.divergences : r.divergences.slice(0, 1);
     shown.forEach((d, i) => {
@@ -53,7 +68,8 @@ export const audit: CommandSpec = {
 Reads every event of ledger.tenant.<T>, checks each envelope's hash and its link to the previous one, re-folds
 the tenant's state (the actor's evolveTenant) and what the projection tables must hold, and compares with
 api_keys, captures (statuses, and counts in capture_counts), usage_monthly counters, webhooks, schedules and the tenant row, as
-of the projection's checkpoint (one consistent snapshot). Exit 0 with a summary when everything agrees;
+of the projection's checkpoint (one consistent snapshot). The tenant actor's snapshot (KV bucket actor-snapshots)
+must sit on a commit of the subject with the same last hash and equal the fold of the log up to it. Exit 0 with a summary when everything agrees;
 exit 1 naming the first divergence (stream sequence, event id, what differs) otherwise.
 --stream/--subject read a copy of the log instead (e.g. one restored from a backup).`,
   options: {
@@ -73,7 +89,9 @@ exit 1 naming the first divergence (stream sequence, event id, what differs) oth
       const stream = stringOpt(args, 'stream')!;
       const store = await session.store(stream);
       const pool = await session.pool();
-      const report = await auditTenant({ store, subject, pool, tenantId, projectedStream: stream === LEDGER_STREAM });
+      const projectedStream = stream === LEDGER_STREAM;
+      const snapshots = projectedStream && subject === tenantSubject(tenantId) ? await openExistingSnapshotStore((await session.nats()).nc) : null;
+      const report = await auditTenant({ store, subject, pool, tenantId, projectedStream, snapshots });
       if (report.events === 0 && report.divergences.length === 0) {
         throw new CliError(`tenant '${tenantId}' has no events on ${subject}`, 'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).');
       }

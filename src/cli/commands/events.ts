@@ -40,8 +40,17 @@ export function matches(e: StoredEvent, f: EventFilter): boolean {
   return true;
 }
 
-/** The JSON-lines form of a stored event: where it is in the stream, then the envelope as stored. */
-export const eventRecord = (e: StoredEvent) => ({ seq: e.seq, index: e.index, subject: e.subject, event: e.event });
+/**
+ * The JSON-lines form of a stored event: where it is in the stream, then the envelope as stored — except a
+ * webhook secret in the clear (events from before secrets were sealed), which operator output never shows.
+ */
+export const eventRecord = (e: StoredEvent) => ({ seq: e.seq, index: e.index, subject: e.subject, event: withoutSecret(e.event) });
+
+function withoutSecret(event: EventEnvelope): EventEnvelope {
+  const data = (event as { data?: Record<string, unknown> }).data;
+  if (event.type !== 'webhook.registered' || typeof data?.['secret'] !== 'string') return event;
+  return { ...event, data: { ...data, secret: '[redacted]' } } as EventEnvelope;
+}
 
 const DETAIL_FIELDS = ['captureId', 'keyHash', 'webhookId', 'scheduleId', 'deliveryId', 'keyId', 'tier', 'outcome', 'attempt', 'count', 'error'];
 

@@ -15,9 +15,11 @@ the bundle only; give the service's published keys to check that the key is one 
     keys: { type: 'string', value: 'FILE', help: 'published keys as served by /.well-known/signing-keys (JSON file)' },
     'keys-url': { type: 'string', value: 'URL', help: 'fetch the published keys from this URL' },
     'tsa-ca': { type: 'string', value: 'FILE', multiple: true, help: 'PEM file of trusted timestamp authority certificates (may repeat)' },
+    'tsa-ca-url': { type: 'string', value: 'URL', help: 'fetch the built-in TSA certificates a deployment published (/.well-known/tsa-certificates)' },
   },
   examples: [
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys',
+    'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
     'capture-ledger verify capture.wacz --keys keys.json --tsa-ca tsa-ca.pem',
   ],
   async run(args, io) {
@@ -28,6 +30,8 @@ the bundle only; give the service's published keys to check that the key is one 
     if (keys !== undefined) argv.push('--keys', keys);
     if (keysUrl !== undefined) argv.push('--keys-url', keysUrl);
     for (const ca of listOpt(args, 'tsa-ca')) argv.push('--tsa-ca', ca);
+    const tsaCaUrl = stringOpt(args, 'tsa-ca-url');
+    if (tsaCaUrl !== undefined) argv.push('--tsa-ca-url', tsaCaUrl);
     return runVerifyCli(argv, { stdout: (t) => void io.stdout(t), stderr: (t) => io.stderr(t) });
   },
 };

@@ -1,4 +1,5 @@
 import { periodEnd, periodOf } from '../clock.js';
+import type { CaptureOptions } from '../capture-options.js';
 import { DomainError, notFound } from '../errors.js';
 import type { Scope, SubmittedCapture, TenantEvent, Tier, WebhookEventType } from '../events.js';
 import { TIER_LIMITS } from '../tiers.js';
@@ -12,7 +13,6 @@ import type { TenantState } from './tenant-state.js';
 export interface Decided<R> {
   events: TenantEvent[];
   reply: R;
-  dedupeIds?: Array<string | undefined>;
 }
 
 // ---- keys (spec 4.11) --------------------------------------------------------------------------------
@@ -158,7 +158,6 @@ export function decideCompleteCapture(data: CompletedData, state: TenantState): 
   return {
     events: [{ type: 'capture.completed', data }],
     reply: { applied: true },
-    dedupeIds: [`${data.captureId}:outcome`],
   };
 }
 
@@ -167,7 +166,6 @@ export function decideFailCapture(data: FailedData, state: TenantState): Decided
   return {
     events: [{ type: 'capture.failed', data }],
     reply: { applied: true },
-    dedupeIds: [`${data.captureId}:outcome`],
   };
 }
 
@@ -176,7 +174,7 @@ export function decideFailCapture(data: FailedData, state: TenantState): Decided
 export const MAX_WEBHOOKS = 5;
 
 export function decideRegisterWebhook(
-  cmd: { webhookId: string; url: string; events: WebhookEventType[]; name: string; secret: string },
+  cmd: { webhookId: string; url: string; events: WebhookEventType[]; name: string; sealedSecret: string },
   state: TenantState,
   now: Date,
 ): Decided<{ createdAt: string }> {
@@ -195,20 +193,23 @@ export function decideDeleteWebhook(cmd: { webhookId: string }, state: TenantSta
 type DeliveryAttemptData = Extract<TenantEvent, { type: 'webhook.delivery_attempted' }>['data'];
 type DeadLetterData = Extract<TenantEvent, { type: 'webhook.delivery_dead_lettered' }>['data'];
 
-/** Every delivery attempt is recorded once: a job redelivered after a crash re-appends under the same msgID. */
+/**
+ * Every delivery attempt is recorded; a job redelivered after a crash may record the same attempt again, so
+ * readers key attempts by (deliveryId, attempt) — the projection keeps the first (docs/webhooks.md).
+ */
 export function decideRecordDeliveryAttempt(data: DeliveryAttemptData): Decided<null> {
-  return { events: [{ type: 'webhook.delivery_attempted', data }], reply: null, dedupeIds: [`${data.deliveryId}:${data.attempt}`] };
+  return { events: [{ type: 'webhook.delivery_attempted', data }], reply: null };
 }
 
-/** A delivery given up for good (spec 6.6 item 3); at most one per delivery. */
+/** A delivery given up for good (spec 6.6 item 3); readers keep one per delivery. */
 export function decideDeadLetterDelivery(data: DeadLetterData): Decided<null> {
-  return { events: [{ type: 'webhook.delivery_dead_lettered', data }], reply: null, dedupeIds: [`${data.deliveryId}:dead`] };
+  return { events: [{ type: 'webhook.delivery_dead_lettered', data }], reply: null };
 }
 
 // ---- schedules (spec 4.12) ---------------------------------------------------------------------------
 
 export function decideCreateSchedule(
-  cmd: { scheduleId: string; url: string; name: string; cron: string },
+  cmd: { scheduleId: string; url: string; name: string; cron: string; options?: CaptureOptions },
   state: TenantState,
   now: Date,
 ): Decided<{ createdAt: string }> {
@@ -239,11 +240,12 @@ export function decideFireSchedule(
   now: Date,
 ): Decided<FireOutcome> {
   const schedule = state.schedules.get(cmd.scheduleId);
-  const handled = state.handledFireTimes.get(cmd.scheduleId);
-  if (!schedule || (handled !== undefined && handled >= cmd.fireTime)) return { events: [], reply: { kind: 'not-due' } };
+  // A deleted schedule never fires again (its ids are never reused), so its fire times need not be kept.
+  const handled = schedule?.lastFireTime ?? null;
+  if (!schedule || (handled !== null && handled >= cmd.fireTime)) return { events: [], reply: { kind: 'not-due' } };
   try {
     const submitted = decideSubmitCaptures(
-      { captures: [{ captureId: cmd.captureId, url: schedule.url }], source: 'schedule', scheduleId: cmd.scheduleId, fireTime: cmd.fireTime },
+      { captures: [{ captureId: cmd.captureId, url: schedule.url, ...(schedule.options ? { options: schedule.options } : {}) }], source: 'schedule', scheduleId: cmd.scheduleId, fireTime: cmd.fireTime },
       state,
       now,
     );

@@ -1,7 +1,13 @@
 import type { Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
+import type { CaptureOptions } from '../capture-options.js';
 import { DEFAULT_TIER } from '../tiers.js';
 
-/** What a tenant actor knows: folded from the tenant's events by `evolveTenant`. */
+/**
+ * What a tenant actor knows: folded from the tenant's events by `evolveTenant`. Only what decisions need, so
+ * its size does not grow with the tenant's history (issue 12): keys (a revoked one answers a repeated revoke
+ * with its time, spec 4.11), the usage of the latest period, captures still pending, active webhooks and
+ * schedules. Change the shape or the fold and bump TENANT_STATE_VERSION (tenant-snapshot.ts).
+ */
 export interface TenantState {
   tenantId: string;
   exists: boolean;
@@ -12,10 +18,9 @@ export interface TenantState {
   usage: { period: string; captures: number; storageBytes: number };
   /** Captures submitted and not yet complete or failed. */
   pending: Map<string, { url: string; createdAt: string; period: string; scheduleId?: string }>;
-  webhooks: Map<string, { url: string; events: WebhookEventType[]; name: string; secret: string; createdAt: string }>;
-  schedules: Map<string, { url: string; name: string; cron: string; createdAt: string; lastFireTime: string | null }>;
-  /** Per schedule, the latest fire time already handled (fired or skipped), kept after deletion too. */
-  handledFireTimes: Map<string, string>;
+  webhooks: Map<string, { url: string; events: WebhookEventType[]; name: string; createdAt: string }>;
+  /** Active schedules; `lastFireTime` is the latest fire time already handled (fired or skipped). */
+  schedules: Map<string, { url: string; name: string; cron: string; createdAt: string; options?: CaptureOptions; lastFireTime: string | null }>;
 }
 
 export const initialTenantState = (tenantId: string): TenantState => ({
@@ -28,7 +33,6 @@ export const initialTenantState = (tenantId: string): TenantState => ({
   pending: new Map(),
   webhooks: new Map(),
   schedules: new Map(),
-  handledFireTimes: new Map(),
 });
 
 const usageIn = (state: TenantState, period: string) =>
@@ -71,7 +75,6 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
         });
       }
       if (event.data.scheduleId && event.data.fireTime) {
-        state.handledFireTimes.set(event.data.scheduleId, event.data.fireTime);
         const schedule = state.schedules.get(event.data.scheduleId);
         if (schedule) schedule.lastFireTime = event.data.fireTime;
       }
@@ -89,8 +92,9 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       state.pending.delete(event.data.captureId);
       break;
     case 'webhook.registered': {
-      const { webhookId, ...rest } = event.data;
-      state.webhooks.set(webhookId, rest);
+      // No secret in the state, sealed or not: no decision needs it.
+      const { webhookId, url, events, name, createdAt } = event.data;
+      state.webhooks.set(webhookId, { url, events, name, createdAt });
       break;
     }
     case 'webhook.deleted':
@@ -105,7 +109,6 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       state.schedules.delete(event.data.scheduleId);
       break;
     case 'schedule.skipped': {
-      state.handledFireTimes.set(event.data.scheduleId, event.data.fireTime);
       const schedule = state.schedules.get(event.data.scheduleId);
       if (schedule) schedule.lastFireTime = event.data.fireTime;
       break;

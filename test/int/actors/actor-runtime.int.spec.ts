@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { decideSetQuotaOverrides, decideSubmitCaptures } from '../../../src/domain/tenant/index.js';
+import { decideFailCapture, decideSetQuotaOverrides, decideSubmitCaptures } from '../../../src/domain/tenant/index.js';
 import { newId } from '../../../src/domain/ids.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope, type EventEnvelope } from '../../../src/ledger/envelope.js';
@@ -33,6 +33,8 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     const runtimeA = createTenantActors(storeA);
     const runtimeB = createTenantActors(storeB);
     await runtimeA.execute('acme', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 37, storageBytes: null }, s));
+    // Both hydrated at the same sequence, as two long-running processes would be: their first appends collide.
+    await runtimeB.read('acme');
 
     const attempts = 120;
     const results = await Promise.allSettled(
@@ -58,6 +60,27 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     assert.ok(runtimeA.stats().conflicts + runtimeB.stats().conflicts > 0, 'the two runtimes really raced');
     runtimeA.close();
     runtimeB.close();
+  });
+
+  it('checks a decision that appends nothing against the newest log: an outcome for a capture admitted by the other runtime applies', async () => {
+    const worker = createTenantActors(createEventStore(a.js, a.jsm));
+    const api = createTenantActors(createEventStore(b.js, b.jsm));
+    // The worker's cell is hydrated (and then stale) before the other runtime admits the capture.
+    await worker.execute('stale', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 10, storageBytes: null }, s));
+    const captureId = newId('cap');
+    await api.execute('stale', ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId, url: 'https://example.org/' }], source: 'single' }, s, now));
+    const failedAt = new Date().toISOString();
+    const outcome = await worker.execute('stale', ctx, (s) => decideFailCapture({ captureId, failedAt, error: 'x', retryable: false, attempts: 1 }, s));
+    assert.deepEqual(outcome.reply, { applied: true });
+    assert.equal(outcome.appended.length, 1);
+    // And a refusal is checked too: the quota set through the other runtime is what the worker's cell decides on.
+    await api.execute('stale', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 1, storageBytes: null }, s));
+    await assert.rejects(
+      worker.execute('stale', ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now)),
+      (err: unknown) => err instanceof DomainError && err.status === 429,
+    );
+    worker.close();
+    api.close();
   });
 
   it('passivates idle actors and rehydrates them from the log', async () => {

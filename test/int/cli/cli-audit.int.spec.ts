@@ -3,6 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { type EventEnvelope, seal } from '../../../src/ledger/envelope.js';
 import { encodeCommit, type StoredEvent } from '../../../src/ledger/event-store.js';
+import { type ActorSnapshot, encodeSnapshot, sealSnapshot } from '../../../src/actors/actor-snapshot.js';
+import { openSnapshotStore } from '../../../src/actors/snapshot-store.js';
+import { createTenantActors } from '../../../src/actors/tenant-actors.js';
+import { TENANT_STATE_VERSION } from '../../../src/domain/tenant/index.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { cli, writeTenantHistory } from './cli-fixtures.js';
 
@@ -124,6 +128,58 @@ describe('capture-ledger audit', () => {
       await pool.query(`DELETE FROM api_keys WHERE key_hash = $1`, ['f'.repeat(64)]);
     }
     assert.equal((await cli(['audit', '--tenant', 'good'], env)).code, 0);
+  });
+
+  it('checks the tenant actor snapshot against the fold: a good one passes, a bad one is named', async () => {
+    const snapshots = await openSnapshotStore(s.server.ctx.nc);
+    const none = await cli(['audit', '--tenant', 'good'], env);
+    assert.equal(none.code, 0, none.stdout);
+    assert.match(none.stdout, /snapshot: +none \(the actor folds the whole log\)/);
+
+    // A runtime that snapshots after a few events writes a true one.
+    const writer = createTenantActors(s.server.ctx.store, { snapshots, snapshotEvery: 5 });
+    await writer.read('good');
+    writer.close();
+    const head = events.at(-1)!;
+    const deadline = Date.now() + 30_000;
+    while (!(await snapshots.get('good'))) {
+      if (Date.now() > deadline) throw new Error('no snapshot written');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const good = await cli(['audit', '--tenant', 'good'], env);
+    assert.equal(good.code, 0, good.stdout);
+    assert.match(good.stdout, new RegExp(`snapshot: +at sequence ${head.seq}, matches the fold of the log; 0 later events`));
+
+    const stored = JSON.parse(new TextDecoder().decode((await snapshots.get('good'))!)) as ActorSnapshot;
+    const { format: _f, digest: _d, ...fields } = stored;
+    const state = stored.state as { usage: { captures: number } };
+    try {
+      // Sealed, at the right sequence and hash, but its state is not the fold: only the audit can tell.
+      await snapshots.put('good', encodeSnapshot(sealSnapshot({ ...fields, state: { ...state, usage: { ...state.usage, captures: 0 } } })));
+      const lying = await cli(['audit', '--tenant', 'good', '--all'], env);
+      assert.equal(lying.code, 1, lying.stdout);
+      assert.match(lying.stdout, /snapshot: +BAD \(the state differs from the fold of the log in state\.usage\)/);
+      assert.match(lying.stdout, new RegExp(`at sequence ${head.seq} .*\n +actor snapshot of good: state\\.usage is \\{"period":"\\d{4}-\\d{2}","captures":0,`));
+
+      await snapshots.put('good', encodeSnapshot({ ...stored, lastHash: events[0]!.event.hash }));
+      const altered = await cli(['audit', '--tenant', 'good', '--json'], env);
+      assert.equal(altered.code, 1);
+      const json = JSON.parse(altered.stdout);
+      assert.equal(json.snapshot.status, 'bad');
+      assert.match(json.divergences[0].message, /digest .* does not match/);
+
+      await snapshots.put('good', encodeSnapshot(sealSnapshot({ ...fields, lastHash: events[0]!.event.hash })));
+      const wrongHash = await cli(['audit', '--tenant', 'good'], env);
+      assert.equal(wrongHash.code, 1);
+      assert.match(wrongHash.stdout, /lastHash \w+ does not match the hash \w+ of the event at sequence/);
+
+      await snapshots.put('good', encodeSnapshot(sealSnapshot({ ...fields, stateVersion: TENANT_STATE_VERSION - 1 })));
+      const stale = await cli(['audit', '--tenant', 'good'], env);
+      assert.equal(stale.code, 0, stale.stdout);
+      assert.match(stale.stdout, /snapshot: +stale, ignored by actors/);
+    } finally {
+      await snapshots.put('good', encodeSnapshot(stored));
+    }
   });
 
   it('says so for a tenant without events, and refuses bad arguments', async () => {

@@ -56,7 +56,7 @@ export const jsonLines = (text: string): any[] => text.split('\n').filter(Boolea
  * (one fired and completed, one skipped, one deleted) and API call counts.
  */
 export async function writeTenantHistory(tenants: Tenants, tenantId: string, captures = 12): Promise<{ captureIds: string[] }> {
-  const run = <R>(decide: (s: TenantState, now: Date) => { events: TenantEvent[]; reply: R; dedupeIds?: Array<string | undefined> }) =>
+  const run = <R>(decide: (s: TenantState, now: Date) => { events: TenantEvent[]; reply: R }) =>
     tenants.execute(tenantId, ctx, decide);
   for (let k = 0; k < 2; k++) {
     const keyHash = newId('evt').slice(4).padEnd(64, String(k));

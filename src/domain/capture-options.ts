@@ -1,0 +1,112 @@
+/**
+ * Capture options (issue 15 item 1): the optional `options` object of POST /v1/captures, of each batch item
+ * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
+ * no selector wait, no delay, no PDF). Pure: validated here, resolved to `CaptureSettings` with defaults,
+ * recorded in the record's captureSettings and in the signed bundle.
+ */
+
+export interface CaptureOptions {
+  viewport?: { width: number; height: number };
+  deviceScaleFactor?: number;
+  fullPage?: boolean;
+  waitForSelector?: string;
+  delayMs?: number;
+  pdf?: boolean;
+}
+
+/** What a capture actually used: every option with its default filled in. */
+export interface CaptureSettings {
+  viewport: { width: number; height: number };
+  deviceScaleFactor: number;
+  fullPage: boolean;
+  waitForSelector: string | null;
+  delayMs: number;
+  pdf: boolean;
+}
+
+export const CAPTURE_OPTION_LIMITS = {
+  width: { min: 320, max: 3840 },
+  height: { min: 240, max: 2160 },
+  deviceScaleFactor: { min: 1, max: 3 },
+  delayMs: { min: 0, max: 10_000 },
+  waitForSelectorLength: 1024,
+} as const;
+
+export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
+  viewport: { width: 1280, height: 800 },
+  deviceScaleFactor: 1,
+  fullPage: true,
+  waitForSelector: null,
+  delayMs: 0,
+  pdf: false,
+};
+
+export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
+
+const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf']);
+
+/**
+ * Checks a client's `options` value; `field` is how the error names it (`options`, `urls[2].options`).
+ * Unknown keys are refused, so a misspelt option never silently means the default.
+ */
+export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsCheck {
+  if (raw === undefined || raw === null) return { ok: true, options: undefined };
+  if (typeof raw !== 'object' || Array.isArray(raw)) return fail(`${field} must be an object.`);
+  const input = raw as Record<string, unknown>;
+  const unknown = Object.keys(input).filter((k) => !KNOWN.has(k));
+  if (unknown.length > 0) return fail(`${field}.${unknown[0]} is not a capture option (known: ${[...KNOWN].join(', ')}).`);
+  const out: CaptureOptions = {};
+  const L = CAPTURE_OPTION_LIMITS;
+
+  if (input['viewport'] !== undefined) {
+    const v = input['viewport'];
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return fail(`${field}.viewport must be an object {width, height}.`);
+    const { width, height, ...rest } = v as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return fail(`${field}.viewport.${Object.keys(rest)[0]} is not allowed; give width and height.`);
+    if (!isIntIn(width, L.width.min, L.width.max)) return fail(`${field}.viewport.width must be an integer from ${L.width.min} to ${L.width.max} (CSS pixels).`);
+    if (!isIntIn(height, L.height.min, L.height.max)) return fail(`${field}.viewport.height must be an integer from ${L.height.min} to ${L.height.max} (CSS pixels).`);
+    out.viewport = { width: width as number, height: height as number };
+  }
+  if (input['deviceScaleFactor'] !== undefined) {
+    const d = input['deviceScaleFactor'];
+    if (typeof d !== 'number' || !Number.isFinite(d) || d < L.deviceScaleFactor.min || d > L.deviceScaleFactor.max) {
+      return fail(`${field}.deviceScaleFactor must be a number from ${L.deviceScaleFactor.min} to ${L.deviceScaleFactor.max}.`);
+    }
+    out.deviceScaleFactor = d;
+  }
+  if (input['fullPage'] !== undefined) {
+    if (typeof input['fullPage'] !== 'boolean') return fail(`${field}.fullPage must be true or false.`);
+    out.fullPage = input['fullPage'];
+  }
+  if (input['waitForSelector'] !== undefined) {
+    const s = input['waitForSelector'];
+    if (typeof s !== 'string' || s.trim() === '' || s.length > L.waitForSelectorLength) {
+      return fail(`${field}.waitForSelector must be a non-empty CSS selector of at most ${L.waitForSelectorLength} characters.`);
+    }
+    out.waitForSelector = s;
+  }
+  if (input['delayMs'] !== undefined) {
+    if (!isIntIn(input['delayMs'], L.delayMs.min, L.delayMs.max)) return fail(`${field}.delayMs must be an integer from ${L.delayMs.min} to ${L.delayMs.max}.`);
+    out.delayMs = input['delayMs'] as number;
+  }
+  if (input['pdf'] !== undefined) {
+    if (typeof input['pdf'] !== 'boolean') return fail(`${field}.pdf must be true or false.`);
+    out.pdf = input['pdf'];
+  }
+  return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
+}
+
+export function resolveCaptureSettings(options: CaptureOptions | undefined): CaptureSettings {
+  const d = DEFAULT_CAPTURE_SETTINGS;
+  return {
+    viewport: options?.viewport ? { ...options.viewport } : { ...d.viewport },
+    deviceScaleFactor: options?.deviceScaleFactor ?? d.deviceScaleFactor,
+    fullPage: options?.fullPage ?? d.fullPage,
+    waitForSelector: options?.waitForSelector ?? d.waitForSelector,
+    delayMs: options?.delayMs ?? d.delayMs,
+    pdf: options?.pdf ?? d.pdf,
+  };
+}
+
+const fail = (detail: string): OptionsCheck => ({ ok: false, detail });
+const isIntIn = (v: unknown, min: number, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
