@@ -1,8 +1,10 @@
 /**
  * Starts one headless Chromium with the flags the service relies on, in a fresh user-data directory that
- * is removed again when the browser is closed.
+ * is removed again when the browser is closed. The browser renders hostile pages (DESIGN decision 11): its
+ * sandbox is on, it gets an environment without any of the service's secrets, and when the service runs as
+ * root it runs as the unprivileged user `nobody` (uid 65534), with a HOME and TMPDIR of its own.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -18,6 +20,8 @@ export interface ChromiumLaunchOptions {
    */
   proxyServer?: string | undefined;
   launchTimeoutMs?: number;
+  /** More Chromium flags (tests: trusting a fixture's certificate by its SPKI hash). */
+  extraArgs?: string[];
 }
 
 export interface LaunchedChromium {
@@ -29,7 +33,6 @@ export interface LaunchedChromium {
 
 export function chromiumArgs(options: { proxyServer?: string | undefined }): string[] {
   const args = [
-    '--no-sandbox',
     '--disable-gpu',
     '--disable-background-networking',
     '--disable-component-update',
@@ -37,6 +40,10 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
     '--no-first-run',
     '--disable-quic',
     '--disable-dev-shm-usage', // containers often have a tiny /dev/shm
+    // WebRTC would send STUN/media over UDP straight to any address a page names, past the egress proxy
+    // (which only carries TCP): only proxied connections are allowed, i.e. no UDP at all.
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   ];
   if (options.proxyServer) {
     // "<-loopback>" removes Chromium's implicit bypass of localhost, so loopback is proxied too.
@@ -45,17 +52,64 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
   return args;
 }
 
+/** The unprivileged user Chromium runs as when the service is root. */
+export const BROWSER_UID = 65534;
+const SETPRIV = '/usr/bin/setpriv';
+
+interface BrowserHome {
+  /** What puppeteer starts: the Chromium binary, or a root-owned wrapper that drops to BROWSER_UID first. */
+  executable: string;
+  userDataDir: string;
+  env: NodeJS.ProcessEnv;
+  remove(): Promise<void>;
+}
+
+/**
+ * A home for one browser: a profile directory the browser's user owns, and an environment with only what a
+ * browser needs — never the service's variables (ADMIN_KEY, SIGNING_KEY, DATABASE_URL …).
+ */
+async function prepareBrowserHome(chromium: string): Promise<BrowserHome> {
+  const home = await mkdtemp(join(tmpdir(), 'capture-ledger-chromium-'));
+  const userDataDir = join(home, 'profile');
+  await mkdir(userDataDir);
+  const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' };
+  const remove = () => rm(home, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  if (process.getuid?.() !== 0) return { executable: chromium, userDataDir, env, remove };
+  // As root: the browser's files belong to nobody; the wrapper that drops privileges stays root's, in a
+  // directory of its own that nobody cannot write to.
+  for (const dir of [home, userDataDir]) {
+    await chown(dir, BROWSER_UID, BROWSER_UID);
+    await chmod(dir, 0o700);
+  }
+  const wrapperDir = await mkdtemp(join(tmpdir(), 'capture-ledger-launch-'));
+  const executable = join(wrapperDir, 'chromium');
+  await writeFile(
+    executable,
+    `#!/bin/sh\nexec ${SETPRIV} --reuid=${BROWSER_UID} --regid=${BROWSER_UID} --clear-groups --inh-caps=-all -- ${chromium} "$@"\n`,
+    { mode: 0o755 },
+  );
+  return {
+    executable,
+    userDataDir,
+    env,
+    async remove() {
+      await remove();
+      await rm(wrapperDir, { recursive: true, force: true }).catch(() => {});
+    },
+  };
+}
+
 export async function launchChromium(options: ChromiumLaunchOptions = {}): Promise<LaunchedChromium> {
-  const executablePath = resolveChromiumPath({ explicitPath: options.chromiumPath });
-  const userDataDir = await mkdtemp(join(tmpdir(), 'capture-ledger-chromium-'));
+  const home = await prepareBrowserHome(resolveChromiumPath({ explicitPath: options.chromiumPath }));
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
-      executablePath,
+      executablePath: home.executable,
       headless: true,
       pipe: true,
-      userDataDir,
-      args: chromiumArgs(options),
+      userDataDir: home.userDataDir,
+      env: home.env,
+      args: [...chromiumArgs(options), ...(options.extraArgs ?? [])],
       defaultViewport: null,
       timeout: options.launchTimeoutMs ?? 30_000,
       handleSIGINT: false,
@@ -63,7 +117,7 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
       handleSIGHUP: false,
     });
   } catch (error) {
-    await rm(userDataDir, { recursive: true, force: true });
+    await home.remove();
     throw error;
   }
   const child = browser.process();
@@ -86,7 +140,7 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
             });
           });
         }
-        await rm(userDataDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+        await home.remove();
       })();
       return closing;
     },

@@ -1,12 +1,14 @@
 /**
  * A worker's browser: one Chromium shared by up to `concurrency` captures (each in its own context),
  * replaced after `maxCapturesPerBrowser` captures once it is idle, or as soon as it crashes. A capture that
- * overruns its time is stopped, so one stuck page cannot hold a slot forever.
+ * overruns its time is stopped, so one stuck page cannot hold a slot forever. The browser keeps one spare
+ * context with its blank page opened ahead, so a capture does not wait 100–300 ms for a new page; each
+ * spare serves exactly one capture and is closed with it, like any other capture context.
  */
 import { CaptureError } from './capture-error.js';
 import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
-import { capturePage, type PageCaptureOptions, type PageCaptureResult } from './page-capture.js';
+import { capturePage, openCaptureContext, type PageCaptureOptions, type PageCaptureResult, type PreparedContext } from './page-capture.js';
 
 export interface BrowserPoolOptions {
   chromiumPath?: string | undefined;
@@ -56,6 +58,8 @@ interface Instance {
   active: number;
   dead: boolean;
   idleWaiters: Array<() => void>;
+  /** The next capture's context, opened while others run. */
+  spare?: Promise<PreparedContext>;
 }
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
@@ -130,6 +134,20 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     }
   }
 
+  /** This capture's context (the spare if there is one) and, when more captures will come, the next spare. */
+  function takeContext(instance: Instance): Promise<PreparedContext> {
+    const browser = instance.launched.browser;
+    const spare = instance.spare;
+    instance.spare = undefined;
+    // A spare that failed (its browser went away meanwhile) is replaced by a fresh attempt.
+    const prepared = spare ? spare.catch(() => openCaptureContext(browser)) : openCaptureContext(browser);
+    if (!instance.dead && instance.captures < maxCaptures) {
+      instance.spare = openCaptureContext(browser);
+      instance.spare.catch(() => {});
+    }
+    return prepared;
+  }
+
   async function runCapture(instance: Instance, url: string, captureOptions: PageCaptureOptions): Promise<PageCaptureResult> {
     const controller = new AbortController();
     activeCaptures.add(controller);
@@ -161,7 +179,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     unwound.catch(() => {});
 
     try {
-      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, signal: controller.signal }), unwound]);
+      const prepared = takeContext(instance);
+      prepared.catch(() => {}); // capturePage reports it
+      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal }), unwound]);
     } catch (error) {
       if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
       throw error;

@@ -1,3 +1,5 @@
+import type { CaptureOptions } from '../domain/capture-options.js';
+
 /** A capture job on the JOBS work queue (one per submitted capture; msgID `job:<captureId>`). */
 export interface CaptureJob {
   tenantId: string;
@@ -6,6 +8,8 @@ export interface CaptureJob {
   createdAt: string;
   correlationId: string;
   scheduleId?: string;
+  /** Capture options as submitted (issue 15); absent: the defaults. */
+  options?: CaptureOptions;
 }
 
 const encoder = new TextEncoder();

@@ -12,7 +12,12 @@ import { type ArtifactName, type ArtifactStore, artifactObjectName } from './art
 import type { BrowserPool } from './browser-pool.js';
 import { CaptureError, type ExplainNetworkError } from './capture-error.js';
 import { type CaptureJob, decodeJob } from './capture-job.js';
+import { captureSettingsRecord } from './capture-settings-record.js';
 import type { PageCaptureResult } from './page-capture.js';
+import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
+import { provenanceJsonBytes, type ProvenanceRecord } from '../archive/provenance-record.js';
+import type { ObservedConnection } from '../net/connection-log.js';
+import { resolveCaptureSettings } from '../domain/capture-options.js';
 
 /**
  * The browser worker (DESIGN decision 3): takes capture jobs from the JOBS work queue, renders each in the
@@ -25,11 +30,18 @@ export const WORKER_CONSUMER = 'capture-workers';
 export const MAX_ATTEMPTS = 3;
 const ACK_WAIT_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
+const JOBS_IN_HAND_PER_BROWSER_SLOT = 2;
 
 export interface BundleMaker {
-  (input: { captureId: string; url: string; createdAt: string; completedAt: string; result: PageCaptureResult }): Promise<
-    (BundleRef & { bytes: Uint8Array }) | null
-  >;
+  (input: {
+    captureId: string;
+    url: string;
+    createdAt: string;
+    completedAt: string;
+    result: PageCaptureResult;
+    captureSettings?: Record<string, unknown>;
+    provenance?: ProvenanceRecord;
+  }): Promise<(BundleRef & { bytes: Uint8Array; provenanceJson?: Uint8Array }) | null>;
 }
 
 export interface CaptureWorkerDeps {
@@ -45,6 +57,8 @@ export interface CaptureWorkerDeps {
   timeoutMs: number;
   explainNetworkError?: ExplainNetworkError;
   makeBundle?: BundleMaker;
+  /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
+  observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
   /** Delay before a retryable failure is tried again. */
   retryDelayMs?: (attempt: number) => number;
 }
@@ -52,6 +66,28 @@ export interface CaptureWorkerDeps {
 export interface CaptureWorker {
   stop(): Promise<void>;
   inFlight(): number;
+}
+
+const ARTIFACT_MEDIA_TYPES: Record<ArtifactName, string> = {
+  screenshot: 'image/png',
+  'screenshot-before': 'image/png',
+  html: 'text/html; charset=utf-8',
+  headers: 'application/json',
+  pdf: 'application/pdf',
+  provenance: 'application/json',
+  wacz: 'application/wacz+zip',
+};
+
+/** The downloadable artifacts of a capture (spec 2.4, plus `pdf`), in the bytes that are stored and served. */
+function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Array]> {
+  const files: Array<[ArtifactName, Uint8Array]> = [
+    ['screenshot', result.screenshot],
+    ['html', Buffer.from(result.html, 'utf8')],
+  ];
+  if (result.screenshotBefore) files.push(['screenshot-before', result.screenshotBefore]);
+  if (result.pdf) files.push(['pdf', result.pdf]);
+  if (result.headers) files.push(['headers', Buffer.from(JSON.stringify(result.headers, null, 2), 'utf8')]);
+  return files;
 }
 
 const system = (job: CaptureJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'capture-worker' } });
@@ -64,23 +100,19 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     return !r.rows[0] || r.rows[0].status === 'pending';
   }
 
-  async function storeArtifacts(job: CaptureJob, result: PageCaptureResult, bundle: Uint8Array | null) {
-    const files: Array<[ArtifactName, Uint8Array]> = [
-      ['screenshot', result.screenshot],
-      ['html', Buffer.from(result.html, 'utf8')],
-    ];
-    if (result.screenshotBefore) files.push(['screenshot-before', result.screenshotBefore]);
-    if (result.headers) files.push(['headers', Buffer.from(JSON.stringify(result.headers, null, 2), 'utf8')]);
-    if (bundle) files.push(['wacz', bundle]);
+  async function storeArtifacts(job: CaptureJob, files: Array<[ArtifactName, Uint8Array]>) {
     const refs: Partial<ArtifactRefs> = {};
     let bytes = 0;
-    for (const [name, data] of files) {
-      const objectName = artifactObjectName(job.captureId, name);
-      await deps.artifacts.put(objectName, data);
-      bytes += data.byteLength;
-      const key = name === 'screenshot-before' ? 'screenshotBefore' : name;
-      (refs as Record<string, string>)[key] = objectName;
-    }
+    // Independent objects: stored side by side, not one round trip after another.
+    await Promise.all(
+      files.map(async ([name, data]) => {
+        const objectName = artifactObjectName(job.captureId, name);
+        await deps.artifacts.put(objectName, data);
+        bytes += data.byteLength;
+        const key = name === 'screenshot-before' ? 'screenshotBefore' : name;
+        (refs as Record<string, string>)[key] = objectName;
+      }),
+    );
     return { refs: refs as ArtifactRefs, bytes };
   }
 
@@ -106,25 +138,43 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
     const started = performance.now();
     try {
-      const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError });
+      const settings = resolveCaptureSettings(job.options);
+      const startedAt = deps.clock.now();
+      const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings });
       const completedAt = deps.clock.now().toISOString();
+      const captureSettings = captureSettingsRecord(result);
+      const files = artifactFiles(result);
+      const provenance = buildProvenanceRecord({
+        captureId: job.captureId,
+        requestedUrl: job.url,
+        submittedAt: job.createdAt,
+        startedAt: startedAt.toISOString(),
+        completedAt,
+        result,
+        captureSettings,
+        // Wall clock on both sides: the proxy stamps connections with Date.now().
+        connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
+        artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACT_MEDIA_TYPES[name], bytes })),
+      });
       const bundle =
         result.renderQuality === 'full' && deps.makeBundle
-          ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result })
+          ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result, captureSettings, provenance })
           : null;
-      const stored = await storeArtifacts(job, result, bundle?.bytes ?? null);
-      const { bytes: _bytes, ...bundleRef } = bundle ?? { bytes: null };
-      const captureSettings = result.consent ? { version: 1, consent: result.consent } : undefined;
+      files.push(['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]);
+      if (bundle) files.push(['wacz', bundle.bytes]);
+      const stored = await storeArtifacts(job, files);
+      const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
       const outcome = await deps.tenants.execute(job.tenantId, system(job), (s) =>
         decideCompleteCapture(
           {
             captureId: job.captureId,
             completedAt,
             renderQuality: result.renderQuality,
-            render: result.render as unknown as Record<string, unknown>,
+            // The main document's HTTP status (issue 15): an error or bot-challenge page shows as such.
+            render: { ...result.render, mainDocumentStatus: result.mainStatus },
             artifacts: stored.refs,
             ...(bundle ? { bundle: bundleRef as BundleRef } : {}),
-            ...(captureSettings ? { captureSettings } : {}),
+            captureSettings,
             storedBytes: stored.bytes,
             attempts: attempt,
           },
@@ -157,7 +207,9 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     subject: CAPTURE_JOB_SUBJECT,
     durable: WORKER_CONSUMER,
     ackWaitMs: ACK_WAIT_MS,
-    concurrency: deps.concurrency,
+    // Twice as many jobs in hand as browser slots: while one capture's bundle is built, signed, timestamped
+    // and stored, the next one already renders (the pool's slots still bound the browser work).
+    concurrency: deps.concurrency * JOBS_IN_HAND_PER_BROWSER_SLOT,
     spanName: 'capture.job',
     log: deps.log,
     handle,

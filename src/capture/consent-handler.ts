@@ -11,11 +11,16 @@
  *
  * Heuristic detection runs in 'tier1' mode: a generic banner is answered with its reject button, or, when
  * it only has an acknowledge button, with that ("dismissed"). It never clicks accept.
+ *
+ * CMPs such as Sourcepoint and TrustArc render their dialog in a cross-origin iframe, often out of process.
+ * The content script therefore also runs in each child frame (in that frame's own CDP session when it is
+ * out of process), with the rules meant for frames; whichever frame finds a banner is the one told to
+ * opt out — the way autoconsent's browser extension routes messages per frame.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { CDPSession, Protocol } from 'puppeteer-core';
+import type { CDPSession, Frame, Page, Protocol } from 'puppeteer-core';
 import {
   filterCompactRules,
   type BackgroundMessage,
@@ -36,15 +41,18 @@ export interface ConsentInfo {
 }
 
 export interface ConsentRun {
-  /** The CMP whose banner is visible, or null if none appeared before the deadline. */
+  /** The CMP whose banner is visible, or null if none appeared (in any frame) before the deadline. */
   waitForBanner(timeoutMs: number): Promise<string | null>;
-  /** Asks autoconsent to opt out of the banner found by waitForBanner. */
+  /** Asks autoconsent, in the frame that found it, to opt out of the banner found by waitForBanner. */
   optOut(timeoutMs: number): Promise<ConsentResult>;
   dispose(): Promise<void>;
 }
 
-const WORLD_NAME = 'capture-ledger-consent';
-const BINDING_NAME = '__captureLedgerConsent';
+// Each run has its own world and binding: a binding removed and added again under the same name is not
+// exposed to new worlds any more (seen in Chromium 14x), which silenced a second look at the same page.
+let runs = 0;
+/** Child frames searched for a CMP dialog; more are left alone (ad-heavy pages have dozens). */
+const MAX_FRAMES = 8;
 
 const AUTOCONSENT_CONFIG: Config = {
   enabled: true,
@@ -81,96 +89,165 @@ function loadAssets(): { script: string; rules: IndexedCMPRuleset } {
   return assets;
 }
 
+/** autoconsent running in one frame's isolated world. */
+interface FrameAgent {
+  session: CDPSession;
+  frameId: string;
+  contextId: number;
+  mainFrame: boolean;
+  /** autoconsent said 'nothingDetected' here (or the frame went away). */
+  done: boolean;
+  send(message: BackgroundMessage): Promise<void>;
+  /** Runs a rule's snippet in the frame's own world (CMP APIs live there). */
+  evaluate(code: string): Promise<boolean>;
+}
+
 /**
- * Injects autoconsent into the current document of the main frame and starts detection in the page.
- * Detection runs while the caller does other work (scrolling); waitForBanner collects the outcome.
+ * Injects autoconsent into the current document of the main frame and of its child frames, and starts
+ * detection in the page. Detection runs while the caller does other work; waitForBanner collects the outcome.
  */
-export async function startConsentRun(session: CDPSession, options: { mainFrameId: string; url: string }): Promise<ConsentRun> {
+export async function startConsentRun(page: Page, session: CDPSession, options: { mainFrameId: string }): Promise<ConsentRun> {
   const { script, rules } = loadAssets();
-  let contextId: number | undefined;
-  let banner: string | null | undefined; // undefined: still looking
+  const run = ++runs;
+  const WORLD_NAME = `capture-ledger-consent-${run}`;
+  const BINDING_NAME = `__captureLedgerConsent${run}`;
+  const agents: FrameAgent[] = [];
+  const sessions = new Map<CDPSession, (event: Protocol.Runtime.BindingCalledEvent) => void>();
+  let banner: { cmp: string; agent: FrameAgent } | null | undefined; // undefined: still looking
   let bannerWaiter: ((cmp: string | null) => void) | undefined;
-  let optOutWaiter: ((message: ContentScriptMessage) => void) | undefined;
+  /** Messages from the frame being opted out of; 'frameGone' when the page removed that frame. */
+  let optOutWaiter: ((message: ContentScriptMessage | { type: 'frameGone' }) => void) | undefined;
 
-  const send = async (message: BackgroundMessage) => {
-    if (contextId === undefined) return;
-    await session
-      .send('Runtime.evaluate', {
-        contextId,
-        expression: `window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(${JSON.stringify(message)})`,
-      })
-      .catch(() => {});
-  };
-  const foundBanner = (cmp: string | null) => {
+  const settleBanner = (found: { cmp: string; agent: FrameAgent } | null) => {
     if (banner !== undefined) return;
-    banner = cmp;
-    bannerWaiter?.(cmp);
+    banner = found;
+    bannerWaiter?.(found?.cmp ?? null);
+  };
+  const checkAllDone = () => {
+    if (agents.every((a) => a.done)) settleBanner(null);
   };
 
-  const handle = async (message: ContentScriptMessage) => {
+  const handle = async (agent: FrameAgent, message: ContentScriptMessage) => {
     switch (message.type) {
       case 'init':
-        await send({
+        await agent.send({
           type: 'initResp',
           config: AUTOCONSENT_CONFIG,
-          rules: { autoconsent: [], compact: filterCompactRules(rules, { url: options.url, mainFrame: true }) },
+          rules: { autoconsent: [], compact: filterCompactRules(rules, { url: message.url, mainFrame: agent.mainFrame }) },
         });
         break;
-      case 'eval': {
-        // Rule snippets that need the page's own globals run in the main world (no contextId).
-        const evaluated = await session
-          .send('Runtime.evaluate', { expression: message.code, returnByValue: true, timeout: 1000 })
-          .catch(() => undefined);
-        const result = evaluated && !evaluated.exceptionDetails ? Boolean(evaluated.result.value) : false;
-        await send({ type: 'evalResp', id: message.id, result });
+      case 'eval':
+        await agent.send({ type: 'evalResp', id: message.id, result: await agent.evaluate(message.code) });
         break;
-      }
       case 'popupFound':
-        foundBanner(message.cmp);
+        settleBanner({ cmp: message.cmp, agent });
         break;
       case 'report':
-        if (message.mainFrame && message.state.lifecycle === 'nothingDetected') foundBanner(null);
+        if (message.state.lifecycle === 'nothingDetected' && !agent.done) {
+          agent.done = true;
+          checkAllDone();
+        }
         break;
       case 'optOutResult':
       case 'autoconsentDone':
-        optOutWaiter?.(message);
+        if (banner?.agent === agent) optOutWaiter?.(message);
         break;
       default:
         break;
     }
   };
 
-  const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
-    if (event.name !== BINDING_NAME || event.executionContextId !== contextId) return;
-    let message: ContentScriptMessage;
-    try {
-      message = JSON.parse(event.payload) as ContentScriptMessage;
-    } catch {
-      return;
-    }
-    void handle(message).catch(() => {});
+  /** Binding calls arrive on the session of the frame's process; one listener per session. */
+  const listen = async (target: CDPSession) => {
+    if (sessions.has(target)) return;
+    const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
+      if (event.name !== BINDING_NAME) return;
+      const agent = agents.find((a) => a.session === target && a.contextId === event.executionContextId);
+      if (!agent) return;
+      let message: ContentScriptMessage;
+      try {
+        message = JSON.parse(event.payload) as ContentScriptMessage;
+      } catch {
+        return;
+      }
+      void handle(agent, message).catch(() => {});
+    };
+    sessions.set(target, onBinding);
+    target.on('Runtime.bindingCalled', onBinding);
+    await target.send('Runtime.enable'); // bindings and their calls need the Runtime domain on this session
+    await target.send('Runtime.addBinding', { name: BINDING_NAME, executionContextName: WORLD_NAME });
   };
 
-  session.on('Runtime.bindingCalled', onBinding);
-  await session.send('Runtime.enable'); // bindings and their calls need the Runtime domain on this session
-  await session.send('Runtime.addBinding', { name: BINDING_NAME, executionContextName: WORLD_NAME });
-  ({ executionContextId: contextId } = await session.send('Page.createIsolatedWorld', {
-    frameId: options.mainFrameId,
-    worldName: WORLD_NAME,
-  }));
-  // CDP bindings take one string; autoconsent sends objects and expects a promise back.
-  await session.send('Runtime.evaluate', {
-    contextId,
-    expression: `window.autoconsentSendMessage = (m) => { ${BINDING_NAME}(JSON.stringify(m)); return Promise.resolve(); };`,
-  });
-  const injected = await session.send('Runtime.evaluate', { contextId, expression: script });
-  if (injected.exceptionDetails) throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
+  const inject = async (target: CDPSession, frameId: string, mainFrame: boolean, evaluate: FrameAgent['evaluate']) => {
+    await listen(target);
+    const { executionContextId } = await target.send('Page.createIsolatedWorld', { frameId, worldName: WORLD_NAME });
+    const agent: FrameAgent = {
+      session: target,
+      frameId,
+      contextId: executionContextId,
+      mainFrame,
+      done: false,
+      evaluate,
+      send: async (message) => {
+        await target
+          .send('Runtime.evaluate', {
+            contextId: executionContextId,
+            expression: `window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(${JSON.stringify(message)})`,
+          })
+          .catch(() => {});
+      },
+    };
+    agents.push(agent);
+    // CDP bindings take one string; autoconsent sends objects and expects a promise back.
+    await target.send('Runtime.evaluate', {
+      contextId: executionContextId,
+      expression: `window.autoconsentSendMessage = (m) => { ${BINDING_NAME}(JSON.stringify(m)); return Promise.resolve(); };`,
+    });
+    const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: script });
+    if (injected.exceptionDetails) {
+      agent.done = true;
+      throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
+    }
+  };
+
+  const evaluateInMainWorld = async (code: string) => {
+    const evaluated = await session.send('Runtime.evaluate', { expression: code, returnByValue: true, timeout: 1000 }).catch(() => undefined);
+    return evaluated && !evaluated.exceptionDetails ? Boolean(evaluated.result.value) : false;
+  };
+  await inject(session, options.mainFrameId, true, evaluateInMainWorld);
+
+  // Child frames: a frame that cannot be reached (detached meanwhile, not a web page) is simply skipped.
+  const children = page
+    .frames()
+    .filter((frame) => frame !== page.mainFrame() && /^https?:/.test(frame.url()))
+    .slice(0, MAX_FRAMES);
+  await Promise.all(
+    children.map(async (frame) => {
+      const reach = frameInternals(frame);
+      if (!reach) return;
+      const evaluateInFrame = async (code: string) =>
+        Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
+      await inject(reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
+    }),
+  );
+  checkAllDone();
+  const onFrameDetached = (frame: Frame) => {
+    const reach = frameInternals(frame);
+    for (const agent of agents) {
+      if (!agent.mainFrame && agent.frameId === reach?.frameId && !agent.done) {
+        agent.done = true;
+        if (banner?.agent === agent) optOutWaiter?.({ type: 'frameGone' });
+      }
+    }
+    checkAllDone();
+  };
+  page.on('framedetached', onFrameDetached);
 
   return {
     waitForBanner(timeoutMs) {
-      if (banner !== undefined) return Promise.resolve(banner);
+      if (banner !== undefined) return Promise.resolve(banner?.cmp ?? null);
       return new Promise((resolve) => {
-        const timer = setTimeout(() => foundBanner(null), timeoutMs);
+        const timer = setTimeout(() => settleBanner(null), timeoutMs);
         bannerWaiter = (cmp) => {
           clearTimeout(timer);
           resolve(cmp);
@@ -179,7 +256,7 @@ export async function startConsentRun(session: CDPSession, options: { mainFrameI
     },
     async optOut(timeoutMs) {
       if (!banner) return 'not-found';
-      const cmp = banner;
+      const { cmp, agent } = banner;
       const outcome = await new Promise<ConsentResult>((resolve) => {
         let succeeded = false;
         let doneTimer: NodeJS.Timeout | undefined;
@@ -198,19 +275,43 @@ export async function startConsentRun(session: CDPSession, options: { mainFrameI
             doneTimer = setTimeout(() => finish(isDismissal(cmp, false) ? 'dismissed' : 'opted-out'), 500);
           } else if (message.type === 'autoconsentDone') {
             finish(isDismissal(cmp, message.isCosmetic) ? 'dismissed' : 'opted-out');
+          } else if (message.type === 'frameGone') {
+            // The page removed the dialog's frame once we had clicked (Sourcepoint does). Without autoconsent's
+            // own report from that frame, all that is known is that the banner went away: 'dismissed'.
+            finish(succeeded && !isDismissal(cmp, false) ? 'opted-out' : 'dismissed');
           }
         };
-        void send({ type: 'optOut' });
+        void agent.send({ type: 'optOut' });
       });
       return outcome;
     },
     async dispose() {
-      session.off('Runtime.bindingCalled', onBinding);
+      page.off('framedetached', onFrameDetached);
       bannerWaiter = undefined;
       optOutWaiter = undefined;
-      await session.send('Runtime.removeBinding', { name: BINDING_NAME }).catch(() => {});
+      await Promise.all(
+        [...sessions].map(async ([target, onBinding]) => {
+          target.off('Runtime.bindingCalled', onBinding);
+          await target.send('Runtime.removeBinding', { name: BINDING_NAME }).catch(() => {});
+        }),
+      );
     },
   };
+}
+
+/**
+ * The CDP session that owns a frame (the page's own, or the out-of-process frame's) and the frame's id.
+ * Puppeteer keeps both on its CDP frame without a public accessor; undefined if that ever changes.
+ */
+function frameInternals(frame: Frame): { session: CDPSession; frameId: string } | undefined {
+  const internals = frame as unknown as { client?: CDPSession; _id?: string };
+  return internals.client && typeof internals._id === 'string' ? { session: internals.client, frameId: internals._id } : undefined;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('too late')), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** A cosmetic rule only hides the banner; the heuristic 'tier1' answer clicks an acknowledge button. */

@@ -1,10 +1,11 @@
 /**
  * Full-page PNG (spec 2.4 `screenshot`). One capture beyond the viewport works up to Chromium's maximum
- * texture size (16384 px); a taller page is captured in slices and stitched, and cut at a sane height.
+ * texture size (16384 px); a taller page is captured in slices and stitched (in a worker thread), and cut
+ * at a sane height.
  */
 import type { CDPSession } from 'puppeteer-core';
 import { CaptureError } from './capture-error.js';
-import { stitchPngsVertically } from './png-stitch.js';
+import { stitchOffThread } from './png-stitch-thread.js';
 import { withTimeout } from './step-timeout.js';
 
 export const MAX_TEXTURE_PX = 16384;
@@ -23,9 +24,13 @@ export interface FullPageScreenshot {
 
 export async function captureFullPage(
   session: CDPSession,
-  options: { maxHeightPx?: number; sliceTimeoutMs: number; signal?: AbortSignal | undefined },
+  /** scale: device pixels per CSS pixel of the image (the capture's deviceScaleFactor; default 1). */
+  options: { maxHeightPx?: number; sliceTimeoutMs: number; signal?: AbortSignal | undefined; scale?: number },
 ): Promise<FullPageScreenshot> {
   const maxHeight = options.maxHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX;
+  const scale = options.scale ?? 1;
+  // The texture limit is in device pixels; slices are measured in CSS pixels.
+  const slicePx = Math.floor(SLICE_PX / scale);
   const bounded = <T>(work: Promise<T>) =>
     withTimeout(work, options.sliceTimeoutMs, () => new CaptureError('timeout', 'The page did not render a screenshot in time', true), options.signal);
 
@@ -40,18 +45,18 @@ export async function captureFullPage(
       session.send('Page.captureScreenshot', {
         format: 'png',
         captureBeyondViewport: true,
-        clip: { x: 0, y, width, height: h, scale: 1 },
+        clip: { x: 0, y, width, height: h, scale },
       }),
     );
     return Buffer.from(data, 'base64');
   };
 
-  if (height <= MAX_TEXTURE_PX) {
+  if (height * scale <= MAX_TEXTURE_PX) {
     return { png: await shoot(0, height), width, height, pageHeight, slices: 1 };
   }
   const slices: Buffer[] = [];
-  for (let y = 0; y < height; y += SLICE_PX) slices.push(await shoot(y, Math.min(SLICE_PX, height - y)));
-  return { png: await stitchPngsVertically(slices), width, height, pageHeight, slices: slices.length };
+  for (let y = 0; y < height; y += slicePx) slices.push(await shoot(y, Math.min(slicePx, height - y)));
+  return { png: await stitchOffThread(slices), width, height, pageHeight, slices: slices.length };
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -10,6 +10,12 @@ export type HeadersArtifact = Record<string, string | string[]>;
 
 export const REDACTED = '[redacted]';
 
+/** Headers that carry credentials: their values never enter an artifact or the signed, public WACZ. */
+const CREDENTIAL_HEADERS = new Set(['set-cookie', 'set-cookie2', 'cookie', 'authorization', 'proxy-authorization']);
+
+/** The value to keep for a header: credentials are replaced by "[redacted]", the name stays. */
+export const redactedValue = (name: string, value: string): string => (CREDENTIAL_HEADERS.has(name.toLowerCase()) ? REDACTED : value);
+
 /**
  * Parses the raw header block of an HTTP/1.x response (CDP `headersText`), keeping order and repeats.
  * Returns undefined when the text has no usable header lines.
@@ -50,12 +56,12 @@ export function joinHeaderObject(headers: Record<string, unknown> | undefined): 
   return joined;
 }
 
-/** Builds the `headers` artifact: names lower-cased, every Set-Cookie value replaced by "[redacted]". */
+/** Builds the `headers` artifact: names lower-cased, every Set-Cookie (or other credential) value replaced by "[redacted]". */
 export function headersArtifact(pairs: HeaderPairs): HeadersArtifact {
   const grouped = new Map<string, string[]>();
   for (const [rawName, rawValue] of pairs) {
     const name = rawName.toLowerCase();
-    const value = name === 'set-cookie' || name === 'set-cookie2' ? REDACTED : rawValue;
+    const value = redactedValue(name, rawValue);
     const values = grouped.get(name);
     if (values) values.push(value);
     else grouped.set(name, [value]);

@@ -9,5 +9,5 @@ export type { ConsentInfo, ConsentResult } from './consent-handler.js';
 export { headersArtifact, REDACTED } from './http-headers.js';
 export type { HeadersArtifact } from './http-headers.js';
 export type { NetworkExchange } from './network-exchange.js';
-export { capturePage, DEFAULT_QUIET_WINDOW_MS, DEFAULT_SETTLE_CAP_MS, DEFAULT_VIEWPORT } from './page-capture.js';
+export { capturePage, openCaptureContext, DEFAULT_QUIET_WINDOW_MS, DEFAULT_SETTLE_CAP_MS, DEFAULT_VIEWPORT } from './page-capture.js';
 export type { PageCaptureOptions, PageCaptureResult, RenderInfo, RenderStages } from './page-capture.js';

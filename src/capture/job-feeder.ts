@@ -29,6 +29,7 @@ export function startJobFeeder(js: JetStreamClient, jsm: JetStreamManager, log: 
             createdAt: event.occurredAt,
             correlationId: event.correlationId,
             ...(event.data.scheduleId ? { scheduleId: event.data.scheduleId } : {}),
+            ...(c.options ? { options: c.options } : {}),
           }),
           { msgID: `job:${c.captureId}`, headers: traceMsgHeaders(trace) },
         ),

@@ -82,7 +82,8 @@ export function createNetworkRecorder(
 ): NetworkRecorder {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
   const records = new Map<string, RequestRecord>();
-  const inflight = new Set<string>();
+  /** Requests in flight, with the frame that made each. */
+  const inflight = new Map<string, string | undefined>();
   const listeners = new Set<() => void>();
   let mainRequestId: string | undefined;
   let recordedBodyBytes = 0;
@@ -122,7 +123,7 @@ export function createNetworkRecorder(
       mainRequestId = e.requestId;
     }
     if (!inflight.has(e.requestId)) {
-      inflight.add(e.requestId);
+      inflight.set(e.requestId, e.frameId);
       changed();
     }
   };
@@ -155,21 +156,48 @@ export function createNetworkRecorder(
   const settleRequest = (requestId: string) => {
     if (inflight.delete(requestId)) changed();
   };
+  // A cross-site frame moves to its own renderer process ('swap'): its document request finishes there, and
+  // this session never hears of it again. Nor of the requests of a frame that was removed.
+  const onFrameDetached = (e: Protocol.Page.FrameDetachedEvent) => {
+    let dropped = false;
+    for (const [requestId, frameId] of inflight) {
+      if (frameId === e.frameId) dropped = inflight.delete(requestId) || dropped;
+    }
+    if (dropped) changed();
+  };
 
+  /** Sub-resource bodies kept so far, in the order they were kept. */
+  const keptBodies: RequestRecord[] = [];
+
+  /**
+   * Bodies are kept first come, first served within the budget — except the main document: its body is read
+   * after its loadingFinished like any other, so on a busy machine sub-resources can be read first; when it
+   * fits the budget on its own, the sub-resources kept last give way to it.
+   */
   async function fetchBody(record: RequestRecord): Promise<void> {
-    if (recordedBodyBytes >= maxBodyBytes) {
+    const isMainDocument = record.requestId === mainRequestId;
+    if (!isMainDocument && recordedBodyBytes >= maxBodyBytes) {
       record.bodyMissing = 'over-budget';
       return;
     }
     try {
       const { body, base64Encoded } = await session.send('Network.getResponseBody', { requestId: record.requestId });
       const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
+      if (isMainDocument && bytes.length <= maxBodyBytes) {
+        while (recordedBodyBytes + bytes.length > maxBodyBytes) {
+          const evicted = keptBodies.pop()!;
+          recordedBodyBytes -= evicted.body!.length;
+          delete evicted.body;
+          evicted.bodyMissing = 'over-budget';
+        }
+      }
       if (recordedBodyBytes + bytes.length > maxBodyBytes) {
         record.bodyMissing = 'over-budget';
         return;
       }
       recordedBodyBytes += bytes.length;
       record.body = bytes;
+      if (!isMainDocument) keptBodies.push(record);
     } catch {
       // Chromium keeps no body for some responses (204, aborted streams, evicted from its buffer).
       record.bodyMissing = 'unavailable';
@@ -183,6 +211,7 @@ export function createNetworkRecorder(
     'Network.responseReceivedExtraInfo': onResponseExtra,
     'Network.loadingFinished': onFinished,
     'Network.loadingFailed': onFailed,
+    'Page.frameDetached': onFrameDetached,
   } as const;
 
   return {
@@ -194,6 +223,7 @@ export function createNetworkRecorder(
         maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
         maxPostDataSize: 1024 * 1024,
       });
+      await session.send('Page.enable'); // for Page.frameDetached on this session
     },
     inflight: () => inflight.size,
     onInflightChange(listener) {

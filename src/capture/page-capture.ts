@@ -1,8 +1,9 @@
 /**
  * One capture of one URL in its own browser context (no cookies or cache shared with other captures):
- * navigate to `load` (or settle for a partial capture after DOMContentLoaded), settle, scroll for lazy
- * content, handle a consent banner, then take the full-page PNG, the rendered HTML, the main document's
- * headers and every network exchange. Spec 2.3 (renderQuality, render) and 2.4 (artifacts).
+ * navigate to `load` (or settle for a partial capture after DOMContentLoaded); then, side by side from the
+ * load event, settle, scroll for lazy content and detect a consent banner; answer the banner; then take the
+ * full-page PNG, the rendered HTML, the main document's headers and every network exchange.
+ * Spec 2.3 (renderQuality, render) and 2.4 (artifacts).
  */
 import { TimeoutError, type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type ExplainNetworkError } from './capture-error.js';
@@ -12,8 +13,12 @@ import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { scrollThroughPage } from './lazy-scroll.js';
 import type { NetworkExchange } from './network-exchange.js';
 import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type NetworkRecorder } from './network-recorder.js';
-import { waitForNetworkQuiet, type SettleResult } from './settle.js';
+import { waitForNetworkQuiet, watchNetworkActivity, type NetworkActivity, type SettleResult } from './settle.js';
+import { loadDocumentBytes, viewerWrappedPdf } from './pdf-document-body.js';
+import { waitForSelectorStep, type SelectorWaitResult } from './selector-wait.js';
 import { abortReason, withTimeout } from './step-timeout.js';
+import { captureViewport } from './viewport-screenshot.js';
+import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
 
 export interface PageCaptureOptions {
   /** Time allowed for navigation to reach `load`. */
@@ -23,6 +28,8 @@ export interface PageCaptureOptions {
   /** The settle phase ends once no request has been in flight for this long. */
   quietWindowMs?: number;
   viewport?: { width: number; height: number };
+  /** The tenant's capture options with defaults filled in (issue 15); absent: the defaults. Wins over `viewport`. */
+  settings?: CaptureSettings;
   /** Detect a consent banner and opt out (default true). */
   handleConsent?: boolean;
   /**
@@ -36,13 +43,41 @@ export interface PageCaptureOptions {
   maxScreenshotHeightPx?: number;
   /** Aborting closes the capture's browser context; the capture then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** A fresh context opened ahead by openCaptureContext (the pool's spare); default: opened now. */
+  prepared?: Promise<PreparedContext>;
 }
 
+/** A new browser context with its one blank page, made for exactly one capture and closed after it. */
+export interface PreparedContext {
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Opens the context a capture runs in. Opening a page costs 100–300 ms on the 2-core machine, so the pool
+ * opens the next one while a capture runs; it is still a context no other capture has touched.
+ */
+export async function openCaptureContext(browser: Browser): Promise<PreparedContext> {
+  // Downloads are refused: a capture never writes what a page offers to the worker's disk.
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+  try {
+    return { context, page: await context.newPage() };
+  } catch (error) {
+    await context.close().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Where the time went. From the load event on, settle, scroll and consent detection run side by side, so
+ * settleMs, scrollMs and consentMs overlap (each is counted from the load event, or from its own start).
+ */
 export interface RenderStages {
+  /** From navigation start to the load event (to the timeout for a partial capture). */
   navigationMs: number;
   settleMs?: number;
   scrollMs: number;
-  /** Detection runs while scrolling, so it overlaps scrollMs. */
+  /** From the start of detection (at load) to the verdict, or to the end of the opt-out. */
   consentMs?: number;
   screenshotBeforeMs?: number;
   screenshotMs: number;
@@ -79,6 +114,16 @@ export interface PageCaptureResult {
   /** For captureSettings.consent; absent when consent handling was off. */
   consent?: ConsentInfo;
   exchanges: NetworkExchange[];
+  /** What the capture used (issue 15), for captureSettings. */
+  settings: CaptureSettings;
+  /** Outcome of the waitForSelector step; absent when no selector was asked for. */
+  selectorWait?: SelectorWaitResult;
+  /** For the provenance record: the main document's URLs in order (requested, then each redirect target). */
+  mainDocumentUrls: string[];
+  /** For the provenance record: Chromium's product string (e.g. `Chrome/131.0.6778.139`) and user agent. */
+  browser: { version: string; userAgent: string };
+  /** The page printed to PDF; only with settings.pdf. */
+  pdf?: Buffer;
   /** Things an operator may want to know: screenshot cut, responses left out of `exchanges`, … */
   notes: string[];
 }
@@ -90,7 +135,9 @@ export const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 const SCROLL_BUDGET_MS = 1200;
 const AFTER_SCROLL_QUIET = { quietWindowMs: 300, capMs: 800 };
 const CONSENT_START_MS = 3000;
-const CONSENT_DETECT_MS = 2000; // counted from injection; detection overlaps the scroll
+const CONSENT_DETECT_MS = 2000; // counted from injection; detection overlaps settle and scroll
+// autoconsent looks at once and again after 500 ms (detectRetries 1, with its heuristics the second time).
+const CONSENT_LAST_LOOK_MS = 500;
 const CONSENT_OPT_OUT_MS = 6000;
 const AFTER_CONSENT_QUIET = { quietWindowMs: 300, capMs: 1000 };
 const STEP_TIMEOUT_MS = 10_000;
@@ -100,7 +147,10 @@ const CONTEXT_CLOSE_TIMEOUT_MS = 5000;
 
 export async function capturePage(browser: Browser, url: string, options: PageCaptureOptions): Promise<PageCaptureResult> {
   const external = options.signal;
-  if (external?.aborted) throw stoppedError(external);
+  if (external?.aborted) {
+    options.prepared?.then((unused) => unused.context.close()).catch(() => {});
+    throw stoppedError(external);
+  }
   // Aborted by the caller, by a renderer crash, or by the browser going away: every step stops at once.
   const internal = new AbortController();
   const signal = external ? AbortSignal.any([external, internal.signal]) : internal.signal;
@@ -118,17 +168,16 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
   external?.addEventListener('abort', onExternalAbort, { once: true });
   try {
     if (!browser.connected) onDisconnect();
-    // Downloads are refused: a capture never writes what a page offers to the worker's disk.
-    const creating = browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
-    creating.then(
-      (created) => {
-        context = created;
+    const opening = options.prepared ?? openCaptureContext(browser);
+    opening.then(
+      (opened) => {
+        context = opened.context;
         if (signal.aborted) void closeContext(); // arrived after the capture was given up
       },
       () => {},
     );
-    const created = await bounded(creating, signal);
-    return await captureInContext(created, url, options, signal, internal);
+    const opened = await bounded(opening, signal);
+    return await captureInContext(opened, url, options, signal, internal);
   } catch (error) {
     throw toCaptureError(error, { browser, external, internal: internal.signal });
   } finally {
@@ -139,7 +188,7 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
 }
 
 async function captureInContext(
-  context: BrowserContext,
+  { page }: PreparedContext,
   url: string,
   options: PageCaptureOptions,
   signal: AbortSignal,
@@ -147,14 +196,13 @@ async function captureInContext(
 ): Promise<PageCaptureResult> {
   const settleCapMs = options.settleCapMs ?? DEFAULT_SETTLE_CAP_MS;
   const quietWindowMs = options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS;
-  const viewport = options.viewport ?? DEFAULT_VIEWPORT;
+  const settings = options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT };
   const notes: string[] = [];
 
-  const page = await bounded(context.newPage(), signal);
   page.on('error', () => internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
-  await bounded(page.setViewport({ ...viewport, deviceScaleFactor: 1 }), signal);
+  await bounded(page.setViewport({ ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor }), signal);
   const session = await bounded(page.createCDPSession(), signal);
   const { frameTree } = await bounded(session.send('Page.getFrameTree'), signal);
   const mainFrameId = frameTree.frame.id;
@@ -163,7 +211,9 @@ async function captureInContext(
     maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
   });
   const shoot = () =>
-    captureFullPage(session, { maxHeightPx: options.maxScreenshotHeightPx, sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal });
+    settings.fullPage === false
+      ? captureViewport(session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor })
+      : captureFullPage(session, { maxHeightPx: options.maxScreenshotHeightPx, sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor });
 
   try {
     await bounded(recorder.start(), signal);
@@ -172,14 +222,35 @@ async function captureInContext(
     recorder.dispose();
   }
 
-  /** Waits for autoconsent's verdict; with a banner: screenshot it, opt out, let the page react. */
+  /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
+  function startConsent(): Promise<ConsentRun | null> {
+    return bounded(startConsentRun(page, session, { mainFrameId }), signal, CONSENT_START_MS).catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return null;
+    });
+  }
+
+  /**
+   * Waits for autoconsent's verdict; with a banner: screenshot it, opt out, let the page react. Detection
+   * started at load; when nothing was found but the page was still loading after autoconsent's last look
+   * (a CMP script may have drawn its banner since), it is asked once more, now that the page has settled.
+   */
   async function answerConsentBanner(
-    consentRun: ConsentRun | null,
+    firstRun: Promise<ConsentRun | null>,
     consentStart: number,
+    activity: NetworkActivity,
   ): Promise<{ consent: ConsentInfo; screenshotBefore?: Buffer; screenshotBeforeMs?: number }> {
+    let consentRun = await firstRun;
     if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
     try {
-      const cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - since(consentStart)));
+      let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - since(consentStart)));
+      if (!cmp && activity.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
+        await consentRun.dispose();
+        const secondStart = performance.now();
+        consentRun = await startConsent();
+        if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
+        cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - since(secondStart)));
+      }
       if (!cmp) return { consent: { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) } };
       const beforeStart = performance.now();
       const before = await shoot();
@@ -195,38 +266,12 @@ async function captureInContext(
       consent.durationMs = since(consentStart);
       return { consent, screenshotBefore: before.png, screenshotBeforeMs };
     } finally {
-      await consentRun.dispose();
+      await consentRun?.dispose();
     }
   }
 
-  async function run(): Promise<PageCaptureResult> {
-    // 1. Navigation (spec 2.3: 'full' needs load; 'partial' needs at least DOMContentLoaded).
-    let domContentLoaded = false;
-    page.on('domcontentloaded', () => (domContentLoaded = true));
-    const navigationStart = performance.now();
-    const timedOut = await navigate(page, url, options, recorder, signal, () => domContentLoaded);
-    const navigationMs = since(navigationStart);
-
-    const main = recorder.mainDocument();
-    if (main && main.status >= 400) {
-      const blocked = blockedResponse(main.url, options.explainNetworkError);
-      if (blocked) throw blocked;
-    }
-
-    // 2. Adaptive settle, only after a real load.
-    let settle: SettleResult | undefined;
-    if (!timedOut) settle = await waitForNetworkQuiet(recorder, { quietWindowMs, capMs: settleCapMs, signal });
-
-    // 3. Consent detection starts in the page and runs while we scroll for lazy content.
-    const consentStart = performance.now();
-    const consentRun =
-      options.handleConsent === false
-        ? undefined
-        : await bounded(startConsentRun(session, { mainFrameId, url: page.url() }), signal, CONSENT_START_MS).catch((error: unknown) => {
-            if (signal.aborted) throw error;
-            return null; // could not inject: recorded as a failed attempt below
-          });
-
+  /** Scrolls for lazy content; runs beside the settle phase, whose quiet window then covers what it loads. */
+  async function scrollForLazyContent(): Promise<{ scrollMs: number; steps: number }> {
     const scrollStart = performance.now();
     const scrolled = await bounded(scrollThroughPage(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS }), signal, SCROLL_BUDGET_MS + 2000).catch(
       (error: unknown) => {
@@ -236,13 +281,68 @@ async function captureInContext(
       },
     );
     if (scrolled && !scrolled.reachedBottom) notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
-    await waitForNetworkQuiet(recorder, { ...AFTER_SCROLL_QUIET, signal });
-    const scrollMs = since(scrollStart);
+    return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
+  }
+
+  async function run(): Promise<PageCaptureResult> {
+    const activity = watchNetworkActivity(recorder);
+    try {
+      return await phases(activity);
+    } finally {
+      activity.stop();
+    }
+  }
+
+  async function phases(activity: NetworkActivity): Promise<PageCaptureResult> {
+    // 1. Navigation (spec 2.3: 'full' needs load; 'partial' needs at least DOMContentLoaded).
+    let domContentLoaded = false;
+    let loadedAt: number | undefined;
+    page.on('domcontentloaded', () => (domContentLoaded = true));
+    page.on('load', () => (loadedAt = performance.now()));
+    const navigationStart = performance.now();
+    const timedOut = await navigate(page, url, options, recorder, signal, () => domContentLoaded);
+    const navigationMs = Math.round((timedOut ? performance.now() : (loadedAt ?? performance.now())) - navigationStart);
+
+    const main = recorder.mainDocument();
+    if (main && main.status >= 400) {
+      const blocked = blockedResponse(main.url, options.explainNetworkError);
+      if (blocked) throw blocked;
+    }
+
+    // 1b. The tenant's selector, after load and before the settle phase (issue 15), within what navigation
+    //     left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
+    let selectorWait: SelectorWaitResult | undefined;
+    let settleFrom = loadedAt;
+    if (settings.waitForSelector !== null && !timedOut) {
+      selectorWait = await waitForSelectorStep(page, settings.waitForSelector, Math.max(1000, options.timeoutMs - navigationMs), signal);
+      if (selectorWait.reason) notes.push(selectorWait.reason);
+      settleFrom = performance.now();
+    }
+
+    // 2. From the load event on, at the same time: consent detection starts in the page, the page is
+    //    scrolled for lazy content, and the adaptive settle phase (only after a real load) waits for quiet.
+    const consentStart = performance.now();
+    const consentRun = options.handleConsent === false ? undefined : startConsent();
+    consentRun?.catch(() => {}); // awaited below; a rejection here is the capture's abort
+    const scrolling = scrollForLazyContent();
+    scrolling.catch(() => {});
+    let settle: SettleResult | undefined;
+    if (!timedOut) {
+      settle = await waitForNetworkQuiet(recorder, { quietWindowMs, capMs: settleCapMs, startedAt: settleFrom, quietSince: activity.quietSince(), signal });
+    }
+    const settledAt = performance.now();
+    const { scrollMs } = await scrolling;
+    // What the scroll started after the settle phase ended (a long page) still gets its quiet window.
+    if (activity.lastActiveAt() > settledAt || recorder.inflight() > 0) {
+      await waitForNetworkQuiet(recorder, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
+    }
+    // The tenant's extra wait (issue 15), after the page settled.
+    if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), signal, settings.delayMs + 1000);
 
     const { consent, screenshotBefore, screenshotBeforeMs } =
-      consentRun === undefined ? {} : await answerConsentBanner(consentRun, consentStart);
+      consentRun === undefined ? {} : await answerConsentBanner(consentRun, consentStart, activity);
 
-    // 4. The evidence itself.
+    // 3. The evidence itself.
     const captureMoment = performance.now();
     const shot = await shoot();
     const screenshotMs = since(captureMoment);
@@ -250,6 +350,8 @@ async function captureInContext(
       const maxHeight = options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX;
       notes.push(`screenshot cut at ${maxHeight} px of a ${shot.pageHeight} px page`);
     }
+
+    const pdf = settings.pdf ? await printPdf(page, signal) : undefined;
 
     const htmlStart = performance.now();
     const html = await readHtml(page, signal);
@@ -259,8 +361,22 @@ async function captureInContext(
 
     const networkStart = performance.now();
     const finalMain = recorder.mainDocument();
+    const mainDocumentUrls = recorder.mainDocumentUrls();
+    const browser = page.browser();
+    const [browserVersion, userAgent] = await Promise.all([bounded(browser.version(), signal), bounded(browser.userAgent(), signal)]);
     const network = await recorder.finish(BODY_WAIT_MS);
     notes.push(...network.notes);
+    const wrappedPdf = viewerWrappedPdf(network.exchanges, finalUrl);
+    if (wrappedPdf) {
+      await bounded(loadDocumentBytes(session, mainFrameId, wrappedPdf.url), signal).then(
+        (bytes) => void (wrappedPdf.body = bytes),
+        (error: unknown) => {
+          if (signal.aborted || isCaptureError(error)) throw error;
+          // Never archive the viewer's wrapper as if it were the document.
+          throw new CaptureError('capture_failed', 'The PDF document could not be archived', true, { cause: error });
+        },
+      );
+    }
     const networkMs = since(networkStart);
 
     const stages: RenderStages = { navigationMs, scrollMs, screenshotMs, htmlMs, networkMs };
@@ -272,7 +388,7 @@ async function captureInContext(
       : { waitUntilReached: 'domcontentloaded', timedOut: true, durationMs: Math.round(captureMoment - navigationStart), stages };
 
     const result: PageCaptureResult = {
-      renderQuality: timedOut ? 'partial' : 'full',
+      renderQuality: timedOut || selectorWait?.found === false ? 'partial' : 'full',
       render,
       screenshot: shot.png,
       html,
@@ -281,8 +397,13 @@ async function captureInContext(
       mainStatus: finalMain?.status ?? 0,
       title,
       exchanges: network.exchanges,
+      settings,
+      mainDocumentUrls,
+      browser: { version: browserVersion, userAgent },
       notes,
     };
+    if (selectorWait) result.selectorWait = selectorWait;
+    if (pdf) result.pdf = pdf;
     if (screenshotBefore) result.screenshotBefore = screenshotBefore;
     if (consent) result.consent = consent;
     return result;
@@ -334,6 +455,24 @@ async function readHtml(page: Page, signal: AbortSignal): Promise<string> {
 
 function bounded<T>(work: Promise<T>, signal: AbortSignal, ms = STEP_TIMEOUT_MS): Promise<T> {
   return withTimeout(work, ms, () => new CaptureError('timeout', 'The page stopped responding while it was being captured', true), signal);
+}
+
+/** The `pdf` artifact: Chromium's print of the page as it is now (print media, backgrounds kept). */
+async function printPdf(page: Page, signal: AbortSignal): Promise<Buffer> {
+  const bytes = await bounded(page.pdf({ printBackground: true, timeout: STEP_TIMEOUT_MS }), signal, STEP_TIMEOUT_MS + 2000);
+  return Buffer.from(bytes);
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function since(start: number): number {

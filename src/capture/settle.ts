@@ -1,6 +1,8 @@
 /**
  * The adaptive settle phase after `load` (spec 2.3 render.settleMs / settleReason, spec 8.3 "hard cap 3 s"):
- * wait until no request has been in flight for a quiet window, but never longer than the cap.
+ * wait until no request has been in flight for a quiet window, but never longer than the cap. Both are
+ * counted from the load event itself (`startedAt`), not from the moment the caller got round to waiting:
+ * a page that has been quiet since it loaded is idle one quiet window after its load event.
  */
 
 /** Something that knows how many requests are in flight and says when that number changes. */
@@ -13,17 +15,25 @@ export interface InflightSource {
 export interface SettleOptions {
   quietWindowMs: number;
   capMs: number;
+  /** When the phase began (performance.now() of the load event); default: now. */
+  startedAt?: number | undefined;
+  /** When the network last went quiet (see watchNetworkActivity); counts towards the window from startedAt on. */
+  quietSince?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
 export interface SettleResult {
   reason: 'idle' | 'cap';
+  /** From startedAt to the end of the phase. */
   elapsedMs: number;
 }
 
 export function waitForNetworkQuiet(source: InflightSource, options: SettleOptions): Promise<SettleResult> {
   const { quietWindowMs, capMs, signal } = options;
-  const startedAt = performance.now();
+  const now = performance.now();
+  const startedAt = Math.min(options.startedAt ?? now, now);
+  // Quiet time before startedAt does not count: the window is a post-load window.
+  let quietAlready = options.quietSince === undefined ? 0 : now - Math.max(startedAt, options.quietSince);
   return new Promise<SettleResult>((resolve) => {
     let quietTimer: NodeJS.Timeout | undefined;
     let done = false;
@@ -44,15 +54,38 @@ export function waitForNetworkQuiet(source: InflightSource, options: SettleOptio
       if (source.inflight() > 0) {
         clearTimeout(quietTimer);
         quietTimer = undefined;
+        quietAlready = 0;
       } else if (quietTimer === undefined) {
-        quietTimer = setTimeout(() => finish('idle'), quietWindowMs);
+        quietTimer = setTimeout(() => finish('idle'), Math.max(0, quietWindowMs - quietAlready));
+        quietAlready = 0;
       }
     };
 
-    const capTimer = setTimeout(() => finish('cap'), capMs);
+    const capTimer = setTimeout(() => finish('cap'), Math.max(0, capMs - (now - startedAt)));
     const unsubscribe = source.onInflightChange(update);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return onAbort();
     update();
   });
+}
+
+/** Remembers when requests were last in flight, so a later wait can count the quiet time already passed. */
+export interface NetworkActivity {
+  /** performance.now() since which nothing has been in flight; undefined while something is. */
+  quietSince(): number | undefined;
+  /** performance.now() of the last moment something was in flight (the start of watching if never). */
+  lastActiveAt(): number;
+  stop(): void;
+}
+
+export function watchNetworkActivity(source: InflightSource): NetworkActivity {
+  let lastActive = performance.now();
+  const stop = source.onInflightChange(() => {
+    lastActive = performance.now();
+  });
+  return {
+    quietSince: () => (source.inflight() > 0 ? undefined : lastActive),
+    lastActiveAt: () => (source.inflight() > 0 ? performance.now() : lastActive),
+    stop,
+  };
 }

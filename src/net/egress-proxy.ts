@@ -7,6 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AddressPolicy } from './address-policy.js';
+import type { ConnectionLog } from './connection-log.js';
 import { describeError, normaliseHost, resolveAndCheck, type Resolver } from './resolve.js';
 
 export interface EgressLogger {
@@ -27,6 +28,8 @@ export interface EgressProxyOptions {
   explainMaxHosts?: number;
   /** pino-compatible. */
   log?: EgressLogger;
+  /** Where every connection made is recorded, for the captures' provenance records (issue 15). */
+  connections?: ConnectionLog;
 }
 
 export type EgressFailureKind = 'blocked' | 'dns' | 'connect';
@@ -101,14 +104,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Resolve, check every address, connect to the first checked address that answers. */
-  async function open(rawHost: string, port: number): Promise<Outcome> {
+  async function open(rawHost: string, port: number, via: 'tunnel' | 'http'): Promise<Outcome> {
     const host = normaliseHost(rawHost);
     const check = await resolveAndCheck(host, options.policy, options.resolve, options.resolveTimeoutMs);
     if (check.kind === 'blocked') {
       counters.blocked++;
-      const reason = check.address === host ? check.reason : `${host} resolves to ${check.address}: ${check.reason}`;
+      // What the page, the WARC and the capture's error say names no resolved address (no DNS oracle);
+      // the log has it.
+      const reason = check.address === host ? check.reason : `${host} resolves to an address that is not allowed`;
       remember(host, { kind: 'blocked', reason, retryable: false });
-      log?.warn({ host, port, address: check.address }, 'egress refused: address not allowed');
+      log?.warn({ host, port, address: check.address, why: check.reason }, 'egress refused: address not allowed');
       return { kind: 'blocked', status: 403, reason };
     }
     if (check.kind === 'unresolved') {
@@ -123,6 +128,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       try {
         const socket = await connectPinned(address, port);
         failures.delete(host);
+        options.connections?.record({ host, port, address, via });
         return { kind: 'ok', socket };
       } catch (err) {
         lastError = `${address}: ${describeError(err)}`;
@@ -164,7 +170,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       writeRawResponse(client, 400, `CONNECT needs host:port, got ${JSON.stringify(req.url)}`);
       return;
     }
-    const outcome = await open(target.host, target.port);
+    const outcome = await open(target.host, target.port, 'tunnel');
     if (outcome.kind !== 'ok') {
       writeRawResponse(client, outcome.status, outcome.reason);
       return;
@@ -219,7 +225,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return;
     }
     const port = target.port === '' ? 80 : Number(target.port);
-    const outcome = await open(target.hostname, port);
+    const outcome = await open(target.hostname, port, 'http');
     if (outcome.kind !== 'ok') {
       sendText(res, outcome.status, outcome.reason);
       req.resume();

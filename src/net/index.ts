@@ -17,6 +17,8 @@ export {
   type EgressFailureKind,
   type EgressLogger,
 } from './egress-proxy.js';
+export { createConnectionLog, type ConnectionLog, type ObservedConnection } from './connection-log.js';
+export { probeTls, type TlsObservation } from './tls-probe.js';
 export { safeRequest, MAX_RESPONSE_BODY_BYTES, type SafeRequestOptions, type SafeResponse } from './safe-request.js';
 export { EgressBlockedError, NetworkRequestError, RequestTimeoutError } from './errors.js';
 export { systemResolver, type Resolver } from './resolve.js';

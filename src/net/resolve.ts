@@ -11,10 +11,34 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
 
-export const systemResolver: Resolver = async (host) => {
-  const records = await dns.lookup(host, { all: true, verbatim: true });
-  return records.map((r) => r.address);
-};
+/**
+ * The service's resolver: DNS queries through c-ares (node:dns Resolver), which time out for real and hold
+ * no libuv thread — dns.lookup runs getaddrinfo on the 4-thread pool, where a few slow names stall every file
+ * and crypto operation of the process — and at most `concurrency` names at once, so a flood of names to check
+ * queues here instead of piling up on the DNS server. /etc/hosts is not consulted (localhost is handled apart).
+ */
+export function createDnsResolver(opts: { timeoutMs?: number; tries?: number; concurrency?: number; servers?: string[] } = {}): Resolver {
+  const resolver = new dns.Resolver({ timeout: opts.timeoutMs ?? 1_500, tries: opts.tries ?? 2 });
+  if (opts.servers) resolver.setServers(opts.servers);
+  const concurrency = opts.concurrency ?? 16;
+  const waiting: Array<() => void> = [];
+  let active = 0;
+  return async (host) => {
+    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+      if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
+      return addresses;
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+export const systemResolver: Resolver = createDnsResolver();
 
 /** Strips IPv6 brackets and a trailing root dot, lower-cases. */
 export function normaliseHost(host: string): string {

@@ -24,6 +24,8 @@ export interface UrlCheckDeps {
   /** Defaults to the system resolver (dns.lookup, all addresses, verbatim order). */
   resolve?: Resolver;
   resolveTimeoutMs?: number;
+  /** Told what a refused host resolved to, for the service's log (the caller's answer does not say). */
+  onRefusedAddress?: (detail: string) => void;
 }
 
 const DEFAULT_RESOLVE_TIMEOUT_MS = 2_000;
@@ -84,12 +86,15 @@ export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<
     deps.resolveTimeoutMs ?? DEFAULT_RESOLVE_TIMEOUT_MS,
   );
   if (outcome.kind === 'blocked') {
-    const subject = literal
-      ? `the address ${host}`
+    // A literal address or localhost is the caller's own text; a name's resolution is not told (no DNS oracle:
+    // the refusal is visible to the submitter and on the public status endpoint). logDetail keeps it for logs.
+    const detail = literal
+      ? `url must point to a public internet address: the address ${host} is not allowed (${outcome.reason})`
       : isLocalhostName(host)
-        ? `${host} (always the local machine)`
-        : `${host} (resolves to ${outcome.address})`;
-    return reject('private_address', `url must point to a public internet address: ${subject} is not allowed (${outcome.reason})`);
+        ? `url must point to a public internet address: ${host} is always the local machine`
+        : `url must point to a public internet address: ${host} resolves to an address that is not allowed`;
+    deps.onRefusedAddress?.(`${host} resolves to ${outcome.address} (${outcome.reason})`);
+    return { ok: false, reason: 'private_address', detail };
   }
   // 'unresolved' is accepted on purpose: DNS may be down here and fine at fetch time, where the egress
   // proxy resolves and checks again.

@@ -17,12 +17,27 @@
  *   GET /lazy                3000 px page: two `loading="lazy"` images and one IntersectionObserver image
  *                            (data-src → src) far below the fold
  *   GET /tall?h=<px>         page of `h` px (default 40000) in 1000 px bands coloured by bandColor(i)
+ *   GET /article             3600 px article, one inline script (adds "script ran"), no consent banner:
+ *                            the page of the latency benchmark (issue 11)
  *   GET /consent             article under a OneTrust-like banner (#onetrust-banner-sdk) that the
  *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie;
  *                            body[data-consent] = rejected|accepted, body[data-page-saw-autoconsent]
+ *   GET /consent-late        the /consent banner, drawn only once a fetch of /delay?ms=900 has answered
+ *                            (a CMP that loads its config after the page's load event)
+ *   GET /delay?ms=<n>        answers "ok" after n ms (at most 10 s)
+ *   GET /iframe-consent      article under a Sourcepoint-style banner: a fixed iframe from the *other*
+ *                            origin (`crossOrigin`, 127.0.0.3: another site, so Chromium renders it
+ *                            out of process) at /index.html?message_id=…; its "Reject" button
+ *                            (.sp_choice_type_13) tells the page by postMessage, which removes the frame;
+ *                            body[data-consent] = rejected|accepted
+ *   GET /beacons             loads at once, then POSTs a beacon to /beacon every 150 ms forever: the
+ *                            network never stays quiet for 500 ms (settle ends at its cap)
  *   GET /redirect            302 → /simple          GET /redirect-twice  301 → /redirect
  *   GET /status/<code>       small page answered with that status
  *   GET /post-fetch          page whose script POSTs "hello=world" to /echo and shows the answer
+ *   GET /credentials         sets cookie session=fixture-cookie-secret; its script POSTs to /echo with
+ *                            "Authorization: Bearer fixture-token-secret" (built in script, so the page source does
+ *                            not hold it; the browser adds the Cookie)
  *   POST /echo               answers with the request body it received
  *   GET /pending-fetch       loads normally, then keeps a fetch of /hang open forever (settle hits its cap)
  *   GET /busy                page whose script spins forever after DOMContentLoaded (hung renderer)
@@ -36,6 +51,8 @@ export interface FixtureSite {
   /** e.g. http://127.0.0.1:41234 */
   origin: string;
   url(path: string): string;
+  /** The same routes on 127.0.0.3 (another site for the browser), e.g. http://127.0.0.3:41235 */
+  crossOrigin: string;
   /** Requests received so far, in order. */
   requests: Array<{ method: string; path: string }>;
   close(): Promise<void>;
@@ -63,16 +80,22 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   const requests: FixtureSite['requests'] = [];
   const sockets = new Set<Socket>();
   const png = solidPng(16, 16, [30, 144, 255]);
+  let crossOrigin = '';
 
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://fixture.invalid');
-    requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search });
-    route(url, req, res);
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const makeServer = () => {
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://fixture.invalid');
+      requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search });
+      route(url, req, res);
+    });
+    server.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    return server;
+  };
+  const server = makeServer();
+  const crossServer = makeServer();
 
   function route(url: URL, req: IncomingMessage, res: ServerResponse): void {
     const path = url.pathname;
@@ -96,11 +119,30 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/lazy') return html(res, LAZY_PAGE);
     if (path === '/tall') return html(res, tallPage(Number(url.searchParams.get('h') ?? 40000)));
     if (path === '/consent') return html(res, CONSENT_PAGE);
+    if (path === '/article') return html(res, ARTICLE_PAGE);
+    if (path === '/consent-late') return html(res, CONSENT_LATE_PAGE);
+    if (path === '/delay') {
+      const timer = setTimeout(() => send(res, 200, 'text/plain', 'ok'), Math.min(10_000, Number(url.searchParams.get('ms') ?? 0)));
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    if (path === '/iframe-consent') return html(res, iframeConsentPage(crossOrigin));
+    if (path === '/index.html' && url.searchParams.has('message_id')) return html(res, SOURCEPOINT_MESSAGE);
+    if (path === '/beacons') return html(res, BEACONS_PAGE);
+    if (path === '/beacon' && req.method === 'POST') {
+      req.resume();
+      req.on('end', () => send(res, 204, 'text/plain', ''));
+      return;
+    }
     if (path === '/redirect') return redirect(res, 302, '/simple');
     if (path === '/redirect-twice') return redirect(res, 301, '/redirect');
     if (path === '/busy') return html(res, BUSY_PAGE);
     if (path === '/pending-fetch') return html(res, PENDING_FETCH_PAGE);
     if (path === '/post-fetch') return html(res, POST_FETCH_PAGE);
+    if (path === '/credentials') {
+      res.setHeader('Set-Cookie', 'session=fixture-cookie-secret; Path=/');
+      return html(res, CREDENTIALS_PAGE);
+    }
     if (path === '/echo' && req.method === 'POST') {
       const body: Buffer[] = [];
       req.on('data', (chunk: Buffer) => body.push(chunk));
@@ -116,14 +158,17 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => crossServer.listen(0, '127.0.0.3', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  crossOrigin = `http://127.0.0.3:${(crossServer.address() as AddressInfo).port}`;
   return {
     origin,
     url: (path) => origin + path,
+    crossOrigin,
     requests,
     close: async () => {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([server, crossServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     },
   };
 }
@@ -223,6 +268,94 @@ const CONSENT_PAGE = `<!doctype html>
 </script>
 </body></html>`;
 
+const ARTICLE_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Fixture article</title>
+<style>body { margin: 0; font: 18px/1.5 serif } section { height: 880px; padding: 10px 40px; border-bottom: 1px solid #ccc }</style></head>
+<body>
+<section><h1>A long article</h1><p id="byline">script not run</p><p>First part of the text.</p></section>
+<section><h2>Second part</h2><p>More text.</p></section>
+<section><h2>Third part</h2><p>More text.</p></section>
+<section><h2>Last part</h2><p>The end.</p></section>
+<script>document.getElementById('byline').textContent = 'script ran';</script>
+</body></html>`;
+
+// The page side of a Sourcepoint CMP: a container div holding the message iframe from the CMP's origin.
+function iframeConsentPage(cmpOrigin: string): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>News with a consent frame</title>
+<style>
+  body { margin: 0; font-family: sans-serif }
+  #sp_message_container_1234 { position: fixed; bottom: 0; left: 0; right: 0; height: 160px; z-index: 1000 }
+  #sp_message_container_1234 iframe { width: 100%; height: 100%; border: 0 }
+</style></head>
+<body>
+<article><h1>Article behind the frame</h1><p>Some news text.</p></article>
+<div id="sp_message_container_1234"><iframe id="sp_message_iframe_1234" title="SP Consent Message"
+  src="${cmpOrigin}/index.html?message_id=1234&consentUUID=fixture"></iframe></div>
+<script>
+  window.addEventListener('message', (event) => {
+    if (event.data !== 'sp-rejected' && event.data !== 'sp-accepted') return;
+    document.body.dataset.consent = event.data.slice(3);
+    // Removed after a short fade, as Sourcepoint's page script does.
+    setTimeout(() => document.getElementById('sp_message_container_1234').remove(), 150);
+  });
+</script>
+</body></html>`;
+}
+
+// The message inside the frame, with Sourcepoint's choice classes (11 accept, 12 options, 13 reject).
+const SOURCEPOINT_MESSAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>SP message</title>
+<style>body { margin: 0; padding: 16px; background: #222; color: #fff; font-family: sans-serif } button { margin-right: 12px }</style></head>
+<body><p>We and our partners use cookies.</p>
+<button class="message-component message-button sp_choice_type_12">Options</button>
+<button class="message-component message-button sp_choice_type_13">Reject</button>
+<button class="message-component message-button sp_choice_type_11">Accept</button>
+<script>
+  document.querySelector('.sp_choice_type_13').addEventListener('click', () => parent.postMessage('sp-rejected', '*'));
+  document.querySelector('.sp_choice_type_11').addEventListener('click', () => parent.postMessage('sp-accepted', '*'));
+</script>
+</body></html>`;
+
+const BEACONS_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Beacons</title></head>
+<body><h1>Analytics that never stop</h1>
+<script>setInterval(() => { fetch('/beacon', { method: 'POST', body: 'tick', keepalive: true }).catch(() => {}); }, 150);</script>
+</body></html>`;
+
+// The /consent banner, drawn once the (slow) CMP configuration has arrived, well after the load event.
+const CONSENT_LATE_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>News with a late consent banner</title>
+<style>
+  body { margin: 0; font-family: sans-serif }
+  #onetrust-banner-sdk { position: fixed; bottom: 0; left: 0; right: 0; padding: 24px;
+    background: #222; color: #fff; z-index: 1000 }
+</style></head>
+<body>
+<article><h1>Article behind the banner</h1><p>Some news text.</p></article>
+<template id="cmp"><div id="onetrust-consent-sdk">
+  <div id="onetrust-banner-sdk" class="otFlat" role="region" aria-label="Cookie banner">
+    <p id="onetrust-policy-text">We use cookies to improve your experience.</p>
+    <div id="onetrust-button-group">
+      <button id="onetrust-reject-all-handler">Reject All</button>
+      <button id="onetrust-accept-btn-handler">Accept All Cookies</button>
+    </div>
+  </div>
+</div></template>
+<script>
+  window.OnetrustActiveGroups = ',C0001,';
+  function closeBanner(choice) {
+    document.getElementById('onetrust-banner-sdk').style.display = 'none';
+    document.body.dataset.consent = choice;
+  }
+  fetch('/delay?ms=900').then(() => {
+    document.body.appendChild(document.getElementById('cmp').content.cloneNode(true));
+    document.getElementById('onetrust-reject-all-handler').addEventListener('click', () => closeBanner('rejected'));
+    document.getElementById('onetrust-accept-btn-handler').addEventListener('click', () => closeBanner('accepted'));
+  });
+</script>
+</body></html>`;
+
 const PENDING_FETCH_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Pending fetch</title></head>
 <body><h1>Loaded, but a request stays open</h1>
@@ -234,6 +367,15 @@ const POST_FETCH_PAGE = `<!doctype html>
 <body><p id="answer">waiting</p>
 <script>
   fetch('/echo', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'hello=world' })
+    .then((r) => r.text()).then((t) => { document.getElementById('answer').textContent = 'echo: ' + t; });
+</script>
+</body></html>`;
+
+const CREDENTIALS_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Credentials</title></head>
+<body><p id="answer">waiting</p>
+<script>
+  fetch('/echo', { method: 'POST', headers: { Authorization: 'Bearer fixture-token-' + 'secret' }, body: 'ping' })
     .then((r) => r.text()).then((t) => { document.getElementById('answer').textContent = 'echo: ' + t; });
 </script>
 </body></html>`;

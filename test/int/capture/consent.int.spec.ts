@@ -49,6 +49,36 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.match(result.html, /data-page-saw-autoconsent="false"/);
   });
 
+  it('finds a Sourcepoint-style dialog in a cross-site (out-of-process) iframe and rejects there', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/iframe-consent'), { timeoutMs: 10_000 });
+
+    assert.equal(result.consent?.cmp, 'Sourcepoint-frame');
+    assert.equal(result.consent?.result, 'opted-out');
+    assert.ok(result.screenshotBefore, 'screenshotBefore taken');
+    // The frame (#222) covers the bottom 160 px of the viewport; after the choice the page removed it.
+    assert.deepEqual(pixel(result.screenshotBefore, 5, 5), [34, 34, 34]);
+    assert.deepEqual(pixel(result.screenshot, 5, 5), [255, 255, 255]);
+    assert.match(result.html, /data-consent="rejected"/, 'the frame’s reject button was the one clicked');
+    assert.equal(result.render.settleReason, 'idle', 'the frame handed to its own process does not hold settle open');
+  });
+
+  it('looks again after settle for a banner drawn when the page kept loading after load', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/consent-late'), { timeoutMs: 10_000 });
+    assert.equal(result.consent?.cmp, 'Onetrust');
+    assert.equal(result.consent?.result, 'opted-out');
+    assert.deepEqual(pixel(result.screenshotBefore!, 5, 5), [34, 34, 34]);
+    assert.deepEqual(pixel(result.screenshot, 5, 5), [255, 255, 255]);
+    assert.match(result.html, /data-consent="rejected"/);
+  });
+
+  it('answers quickly that a page without a banner has none', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/article'), { timeoutMs: 10_000 });
+    assert.equal(result.consent?.result, 'not-found');
+    assert.equal(result.screenshotBefore, undefined);
+    // Detection ran beside the settle phase: the verdict is not another second on top of it.
+    assert.ok(result.consent!.durationMs < 2000, `consent ${result.consent!.durationMs} ms`);
+  });
+
   it('skips consent handling when asked to', T, async () => {
     const result = await capturePage(chromium.browser, site.url('/consent'), { timeoutMs: 10_000, handleConsent: false });
     assert.equal(result.consent, undefined);

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PNG } from 'pngjs';
 import { capturePage, CaptureError, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
@@ -99,6 +100,14 @@ describe('capturePage (real Chromium)', () => {
     assert.ok(result.render.settleMs! >= 990 && result.render.settleMs! < 1500, `settleMs ${result.render.settleMs}`);
   });
 
+  it('ends the settle phase at the 3 s cap on a page whose beacons never stop', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/beacons'), { timeoutMs: 10_000, handleConsent: false });
+    assert.equal(result.renderQuality, 'full');
+    assert.equal(result.render.settleReason, 'cap');
+    assert.ok(result.render.settleMs! >= 2990 && result.render.settleMs! < 3600, `settleMs ${result.render.settleMs}`);
+    assert.ok(site.requests.filter((r) => r.path === '/beacon').length >= 5, 'the page kept sending beacons');
+  });
+
   it('captures a partial page when load never comes but DOMContentLoaded did', T, async () => {
     const started = Date.now();
     const result = await capturePage(chromium.browser, site.url('/slow-image'), { timeoutMs: 2000 });
@@ -187,6 +196,13 @@ describe('capturePage (real Chromium)', () => {
       assert.ok(paths.includes(lazy), `${lazy} was loaded`);
     }
     assert.match(result.html, /class="loaded"/);
+    // …and they are in the screenshot: three 100×100 images of the fixture's blue.
+    const png = PNG.sync.read(result.screenshot);
+    let blue = 0;
+    for (let i = 0; i < png.data.length; i += 4) {
+      if (png.data[i] === 30 && png.data[i + 1] === 144 && png.data[i + 2] === 255) blue++;
+    }
+    assert.ok(blue >= 3 * 100 * 100 * 0.95, `${blue} blue pixels`);
     assert.ok(result.render.stages.scrollMs < 2500, `scroll took ${result.render.stages.scrollMs} ms`);
   });
 

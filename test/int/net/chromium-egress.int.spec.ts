@@ -2,6 +2,7 @@
 // a host name that resolves to a private address — reaches 127.0.0.2 (the stand-in private address).
 // The proxy's resolver is a stub, so Chromium's own background requests end at the stub, not at DNS.
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
 import http from 'node:http';
 import type net from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -98,5 +99,35 @@ describe('Chromium behind the egress proxy', { skip: chromiumAvailable() ? false
     assert.equal(proxy.explain(`https://rebind.test:${tripwire.port}/`)?.kind, 'blocked');
     assert.equal(proxy.explain(`http://${FORBIDDEN_IP}:${tripwire.port}/after-redirect`)?.retryable, false);
     assert.equal(tripwire.connections(), 0);
+  });
+
+  it('sends no UDP outside the proxy: a page that gathers WebRTC candidates against a STUN server reaches nothing', async () => {
+    const stun = dgram.createSocket('udp4');
+    let datagrams = 0;
+    stun.on('message', () => datagrams++);
+    await new Promise<void>((resolve) => stun.bind(0, FORBIDDEN_IP, resolve));
+    const stunPort = stun.address().port;
+    const page = await chromium.browser.newPage();
+    try {
+      await page.goto(`http://site.test:${sitePort}/`, { timeout: 15_000 });
+      const gathered = await page.evaluate(async (port) => {
+        const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.2:${port}` }] });
+        pc.createDataChannel('probe');
+        await pc.setLocalDescription(await pc.createOffer());
+        // ICE gathering ends within a few seconds; its STUN binding requests would be sent right away.
+        await new Promise<void>((resolve) => {
+          if (pc.iceGatheringState === 'complete') return resolve();
+          pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve());
+          setTimeout(resolve, 8_000);
+        });
+        const candidates = (pc.localDescription?.sdp ?? '').split('\n').filter((l) => l.startsWith('a=candidate')).length;
+        pc.close();
+        return candidates;
+      }, stunPort);
+      assert.equal(datagrams, 0, `the STUN server got ${datagrams} datagrams (${gathered} candidates gathered)`);
+    } finally {
+      await page.close();
+      stun.close();
+    }
   });
 });

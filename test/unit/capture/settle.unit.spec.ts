@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitForNetworkQuiet, type InflightSource } from '../../../src/capture/settle.js';
+import { waitForNetworkQuiet, watchNetworkActivity, type InflightSource } from '../../../src/capture/settle.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An in-flight counter driven by the test. */
 function fakeNetwork(initial = 0): InflightSource & { set(n: number): void } {
@@ -56,5 +58,54 @@ describe('waitForNetworkQuiet', () => {
     const result = await waitForNetworkQuiet(network, { quietWindowMs: 50, capMs: 5000, signal: controller.signal });
     assert.ok(result.elapsedMs < 1000);
     assert.equal(listeners, 0);
+  });
+
+  it('counts the quiet window and the cap from the load event, not from the call', async () => {
+    const network = fakeNetwork(0);
+    const activity = watchNetworkActivity(network);
+    const loadedAt = performance.now();
+    await sleep(150); // the caller got round to waiting only now; the page has been quiet since load
+    const waitStart = performance.now();
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 200, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    activity.stop();
+    assert.equal(result.reason, 'idle');
+    assert.ok(performance.now() - waitStart < 150, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+    assert.ok(result.elapsedMs >= 195 && result.elapsedMs < 600, `settle ${result.elapsedMs} ms from load`);
+  });
+
+  it('does not count quiet time from before the load event', async () => {
+    const network = fakeNetwork(0);
+    const activity = watchNetworkActivity(network); // quiet since now…
+    await sleep(150);
+    const loadedAt = performance.now(); // …but the window starts at load
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 100, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    activity.stop();
+    assert.equal(result.reason, 'idle');
+    assert.ok(result.elapsedMs >= 95, `settle ${result.elapsedMs} ms`);
+  });
+
+  it('counts only the quiet time since the last request ended', async () => {
+    const network = fakeNetwork(1);
+    const activity = watchNetworkActivity(network);
+    const loadedAt = performance.now();
+    await sleep(50);
+    network.set(0); // the last request ends 50 ms after load
+    assert.equal(activity.quietSince() !== undefined, true);
+    await sleep(50);
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 150, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    activity.stop();
+    assert.equal(result.reason, 'idle');
+    assert.ok(result.elapsedMs >= 195, `settle ${result.elapsedMs} ms: 50 ms busy + 150 ms quiet`);
+  });
+
+  it('ends at a cap counted from the load event', async () => {
+    const network = fakeNetwork(1);
+    const loadedAt = performance.now();
+    await sleep(100);
+    const waitStart = performance.now();
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 20, capMs: 200, startedAt: loadedAt });
+    assert.equal(result.reason, 'cap');
+    assert.ok(result.elapsedMs >= 195 && result.elapsedMs < 700, `settle ${result.elapsedMs} ms`);
+    assert.ok(performance.now() - waitStart < 650);
   });
 });

@@ -122,8 +122,16 @@ describe('checkTargetUrl', () => {
       'mapped.example': ['::ffff:169.254.169.254'],
     });
     const d = { policy, resolve: dns.resolve };
-    assert.match(await rejected('https://internal.example/', 'private_address', d), /internal\.example \(resolves to 10\.0\.0\.5\)/);
-    assert.match(await rejected('https://mixed.example/', 'private_address', d), /127\.0\.0\.1/);
+    // The refusal names the host, never what it resolves to (no DNS oracle); the log detail has the address.
+    for (const url of ['https://internal.example/', 'https://mixed.example/', 'https://v6.example/', 'https://mapped.example/']) {
+      const detail = await rejected(url, 'private_address', d);
+      assert.match(detail, /resolves to an address that is not allowed/);
+      assert.doesNotMatch(detail, /10\.0\.0\.5|127\.0\.0\.1|fd00|169\.254|private|loopback|link-local|unique/i);
+    }
+    const told: string[] = [];
+    await checkTargetUrl('https://internal.example/', { ...d, onRefusedAddress: (why) => told.push(why) });
+    assert.equal(told.length, 1);
+    assert.match(told[0] ?? '', /^internal\.example resolves to 10\.0\.0\.5 \(/);
     await rejected('https://v6.example/', 'private_address', d);
     await rejected('https://mapped.example/', 'private_address', d);
   });

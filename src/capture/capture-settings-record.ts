@@ -1,0 +1,20 @@
+import type { PageCaptureResult } from './page-capture.js';
+
+/**
+ * The record's `captureSettings` (spec 2.3: `version` and `consent`; issue 15 adds how the page was captured):
+ * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs and pdf.
+ */
+export function captureSettingsRecord(result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait'>): Record<string, unknown> {
+  const { settings } = result;
+  return {
+    version: 1,
+    ...(result.consent ? { consent: result.consent } : {}),
+    viewport: settings.viewport,
+    deviceScaleFactor: settings.deviceScaleFactor,
+    fullPage: settings.fullPage,
+    waitForSelector: settings.waitForSelector,
+    ...(result.selectorWait ? { selectorWait: result.selectorWait } : {}),
+    delayMs: settings.delayMs,
+    pdf: settings.pdf,
+  };
+}

@@ -1,0 +1,66 @@
+import { sha256Prefixed } from '../archive/digests.js';
+import type { ProvenanceArtifact, ProvenanceRecord, RedirectHop } from '../archive/provenance-record.js';
+import type { ObservedConnection } from '../net/connection-log.js';
+import { normaliseHost } from '../net/resolve.js';
+import type { PageCaptureResult } from './page-capture.js';
+
+/** Assembles a capture's provenance record (archive/provenance-record.ts) from what the worker saw. */
+export function buildProvenanceRecord(input: {
+  captureId: string;
+  requestedUrl: string;
+  submittedAt: string;
+  startedAt: string;
+  completedAt: string;
+  result: PageCaptureResult;
+  captureSettings: Record<string, unknown>;
+  connections: ObservedConnection[];
+  /** The downloadable artifacts, as stored. */
+  artifacts: Array<{ name: string; mediaType: string; bytes: Uint8Array }>;
+}): ProvenanceRecord {
+  const { result } = input;
+  return {
+    provenanceVersion: 1,
+    captureId: input.captureId,
+    requestedUrl: input.requestedUrl,
+    finalUrl: result.finalUrl,
+    redirectChain: redirectChain(result),
+    mainDocumentStatus: result.mainStatus,
+    renderQuality: result.renderQuality,
+    submittedAt: input.submittedAt,
+    startedAt: input.startedAt,
+    completedAt: input.completedAt,
+    browser: { name: 'Chromium', version: result.browser.version, userAgent: result.browser.userAgent },
+    viewport: { ...result.settings.viewport, deviceScaleFactor: result.settings.deviceScaleFactor },
+    captureSettings: input.captureSettings,
+    connections: input.connections,
+    artifacts: input.artifacts.map(
+      (a): ProvenanceArtifact => ({ name: a.name, mediaType: a.mediaType, hash: sha256Prefixed(a.bytes), bytes: a.bytes.byteLength }),
+    ),
+    notes: result.notes,
+  };
+}
+
+/** Each main-document URL with the status it answered and where it sent the browser next. */
+function redirectChain(result: PageCaptureResult): RedirectHop[] {
+  const urls = result.mainDocumentUrls.length > 0 ? result.mainDocumentUrls : [result.finalUrl];
+  return urls.map((url, i) => {
+    const exchange = result.exchanges.find((e) => e.url === url);
+    const location = exchange?.responseHeaders.find(([name]) => name.toLowerCase() === 'location')?.[1];
+    const last = i === urls.length - 1;
+    const status = exchange?.status ?? (last ? result.mainStatus || null : null);
+    return { url, status, ...(location && !last ? { location } : {}) };
+  });
+}
+
+/** Hosts whose connections belong in the record: every host the page requested, redirects included. */
+export function hostsOf(result: Pick<PageCaptureResult, 'exchanges' | 'mainDocumentUrls' | 'finalUrl'>): Set<string> {
+  const hosts = new Set<string>();
+  for (const url of [...result.mainDocumentUrls, result.finalUrl, ...result.exchanges.map((e) => e.url)]) {
+    try {
+      hosts.add(normaliseHost(new URL(url).hostname));
+    } catch {
+      // data: or malformed URLs open no connection
+    }
+  }
+  return hosts;
+}
