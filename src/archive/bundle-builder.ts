@@ -7,6 +7,7 @@ import {
 import type { BundleInput } from './bundle-input.js';
 import { digestDocument, digestDocumentBytes, signBundleHash } from './bundle-signer.js';
 import { digestBytesOf, toBase64 } from './digests.js';
+import { PROVENANCE_JSON_PATH } from './provenance-record.js';
 import type { SigningKey } from './signing-key.js';
 import type { Timestamper } from './tsa-client.js';
 import { buildManifest, buildWaczMembers, zipWacz } from './wacz-writer.js';
@@ -31,6 +32,8 @@ export interface BuildBundleOptions {
 export interface SignedBundle {
   /** The .wacz file. */
   bytes: Buffer;
+  /** The exact provenance/provenance.json member, when the input had a provenance record. */
+  provenanceJson?: Uint8Array;
   /** 'sha256:<hex>' of datapackage.json (spec 2.5). */
   bundleHash: string;
   size: number;
@@ -45,6 +48,9 @@ export interface SignedBundle {
 
 export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle> {
   const { signingKey } = options;
+  if (input.provenance) {
+    input = { ...input, provenance: { ...input.provenance, signing: { algorithm: 'Ed25519', keyId: signingKey.keyId, signatureIn: 'datapackage-digest.json' } } };
+  }
   const members = await buildWaczMembers(input);
 
   let version: BundleVersion = options.timestamper ? BUNDLE_VERSION_TIMESTAMPED : BUNDLE_VERSION_SIGNED;
@@ -72,6 +78,7 @@ export async function buildSignedBundle(input: BundleInput, options: BuildBundle
 
   return {
     bytes,
+    ...(members.has(PROVENANCE_JSON_PATH) ? { provenanceJson: members.get(PROVENANCE_JSON_PATH)! } : {}),
     bundleHash: manifest.bundleHash,
     size: bytes.byteLength,
     version,

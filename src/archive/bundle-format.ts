@@ -5,6 +5,8 @@
  *   archive/data.warc.gz      WARC/1.1, one gzip member per record
  *   indexes/index.cdxj        CDXJ, lines sorted bytewise, offsets/lengths into data.warc.gz
  *   pages/pages.jsonl         json-pages-1.0 header line + the main page
+ *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (issue 15)
+ *   provenance/provenance.json, provenance/provenance.html   the provenance record (provenance-record.ts)
  *   datapackage.json          RFC 8785 canonical JSON (exact bytes are what `bundleHash` covers)
  *   datapackage-digest.json   RFC 8785 canonical JSON, signature + optional RFC 3161 token
  *
@@ -18,6 +20,7 @@
  *       "bundleVersion": "0.1.0" | "0.2.0",   // "0.2.0" promises an RFC 3161 token in the digest doc
  *       "captureId", "url", "createdAt", "completedAt",
  *       "keyId"                               // signing key; covered by bundleHash and so by the signature
+ *       "captureSettings"                     // optional: how the page was captured (record's captureSettings)
  *     }
  *   }
  *
@@ -54,6 +57,7 @@ export const WARC_PATH = 'archive/data.warc.gz';
 export const WARC_FILENAME = 'data.warc.gz';
 export const CDXJ_PATH = 'indexes/index.cdxj';
 export const PAGES_PATH = 'pages/pages.jsonl';
+export const PDF_PATH = 'attachments/page.pdf';
 export const DATAPACKAGE_PATH = 'datapackage.json';
 export const DIGEST_PATH = 'datapackage-digest.json';
 
@@ -75,6 +79,7 @@ export interface CaptureLedgerMeta {
   createdAt: string;
   completedAt: string;
   keyId: string;
+  captureSettings?: Record<string, unknown>;
 }
 
 export interface Datapackage {

@@ -1,4 +1,5 @@
 import type { NetworkExchange } from '../capture/network-exchange.js';
+import type { ProvenanceRecord } from './provenance-record.js';
 
 /** Everything a bundle is made from: what the capture engine recorded for one page. */
 export interface BundleInput {
@@ -19,4 +20,10 @@ export interface BundleInput {
   html: string;
   /** HTTP response headers object captured at fetch time (Set-Cookie already redacted), or null. */
   headers: object | null;
+  /** How the page was captured (record's captureSettings); in datapackage.json, so signed. */
+  captureSettings?: Record<string, unknown>;
+  /** The page printed to PDF, when the capture asked for it: member attachments/page.pdf. */
+  pdf?: Buffer;
+  /** Written as provenance/provenance.json and .html; the builder fills `signing`. */
+  provenance?: ProvenanceRecord;
 }

@@ -63,6 +63,11 @@ export interface PublishedKey {
 export interface VerifyOptions {
   keys: PublishedKey[];
   tsaCaCertsPem: string[];
+  /**
+   * CAs of this service's built-in local TSA (a subset of tsaCaCertsPem). A timestamp chaining to one of them
+   * is valid but self-issued — not the independent third party a public TSA is — and says so (issue 15).
+   */
+  selfIssuedTsaCaCertsPem?: string[];
   /** Refuse zips whose members would expand beyond this; default 1 GiB. */
   maxUncompressedBytes?: number;
 }
@@ -73,7 +78,8 @@ export interface SigningSummary {
   publicKey: string;
   signedAt: string;
   keyId: string;
-  timestamp: { genTime: string; tsa: string } | null;
+  /** selfIssued: the token comes from this service's built-in local TSA (see VerifyOptions). */
+  timestamp: { genTime: string; tsa: string; selfIssued?: boolean } | null;
 }
 
 export interface VerificationResult {
@@ -106,10 +112,12 @@ export async function verifyBundle(bytes: Uint8Array, options: VerifyOptions): P
   checks.push(hashOk ? checkSignature(bundle, options.keys) : skip('signature', 'bundleHash check failed'));
 
   let token: ParsedTimestampToken | null = null;
+  let selfIssued = false;
   if (version === BUNDLE_VERSION_TIMESTAMPED) {
     if (hashOk) {
-      const outcome = await checkTimestamp(bundle, options.tsaCaCertsPem);
+      const outcome = await checkTimestamp(bundle, options.tsaCaCertsPem, options.selfIssuedTsaCaCertsPem ?? []);
       token = outcome.token;
+      selfIssued = outcome.selfIssued;
       checks.push(outcome.check);
     } else {
       checks.push(skip('timestamp', 'bundleHash check failed'));
@@ -119,7 +127,7 @@ export async function verifyBundle(bytes: Uint8Array, options: VerifyOptions): P
   return {
     verified: checks.every((check) => check.status !== 'fail'),
     version,
-    signing: signingSummary(bundle, token),
+    signing: withSelfIssued(signingSummary(bundle, token), selfIssued),
     checks,
   };
 }
@@ -315,9 +323,10 @@ function checkSignature(bundle: Bundle, keys: PublishedKey[]): Check {
 async function checkTimestamp(
   bundle: Bundle,
   tsaCaCertsPem: string[],
-): Promise<{ check: Check; token: ParsedTimestampToken | null }> {
+  selfIssuedCaCertsPem: string[],
+): Promise<{ check: Check; token: ParsedTimestampToken | null; selfIssued: boolean }> {
   const name = 'timestamp';
-  const failed = (detail: string, token: ParsedTimestampToken | null = null) => ({ check: fail(name, detail), token });
+  const failed = (detail: string, token: ParsedTimestampToken | null = null) => ({ check: fail(name, detail), token, selfIssued: false });
 
   const stamp = bundle.signedData?.['timestamp'];
   if (!isObject(stamp) || typeof stamp['token'] !== 'string') return failed('v0.2.0 bundle carries no timestamp token');
@@ -378,13 +387,31 @@ async function checkTimestamp(
   if (typeof recorded === 'string' && Date.parse(recorded) !== token.genTime.getTime()) {
     return failed(`recorded genTime ${recorded} is not the token's ${token.genTime.toISOString()}`, token);
   }
+  const selfIssued = await chainsTo(selfIssuedCaCertsPem, [...others, signer], token.genTime);
+  const origin = selfIssued ? "; self-issued by this service's built-in local TSA, not a public TSA" : '';
   return {
     check: pass(
       name,
-      `RFC 3161 token from ${text(stamp['tsa']) || 'unknown TSA'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}`,
+      `RFC 3161 token from ${text(stamp['tsa']) || 'unknown TSA'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}${origin}`,
     ),
     token,
+    selfIssued,
   };
+}
+
+async function chainsTo(caCertsPem: string[], certs: pkijs.Certificate[], checkDate: Date): Promise<boolean> {
+  if (caCertsPem.length === 0) return false;
+  try {
+    const chain = await new pkijs.CertificateChainValidationEngine({ trustedCerts: certificatesFromPem(caCertsPem), certs, checkDate }).verify({}, pkiEngine);
+    return chain.result;
+  } catch {
+    return false;
+  }
+}
+
+function withSelfIssued(summary: SigningSummary | null, selfIssued: boolean): SigningSummary | null {
+  if (!summary?.timestamp || !selfIssued) return summary;
+  return { ...summary, timestamp: { ...summary.timestamp, selfIssued: true } };
 }
 
 /** RFC 3161 / RFC 5816: the signer info names the TSA certificate in a signing-certificate(-v2) attribute. */

@@ -11,28 +11,39 @@ import { createTsaClient, type Timestamper } from './tsa-client.js';
 /**
  * How this process makes and checks evidence, from the run contract:
  * SIGNING_KEY (base64 seed | none | unset → generated once into DATA_DIR), TSA_URL (url | none | unset → the
- * built-in local TSA with its CA in DATA_DIR/tsa; that CA stays trusted when TSA_URL is later set), TSA_CA_CERTS
- * (PEM files trusted for timestamp chains).
+ * built-in local TSA, in processes that make bundles, with its CA in DATA_DIR/tsa; that CA stays trusted when
+ * TSA_URL is later set), TSA_CA_CERTS (PEM files trusted for timestamp chains). Built-in TSA CAs are also
+ * published on the log (tsa-certificate-registry.ts), so a bundle from any worker verifies at any API process.
  */
 export interface Evidence {
   signingKey: SigningKey | null;
   timestamper: Timestamper | null;
+  /** CAs trusted for timestamps from configuration and this DATA_DIR; the published ones come from the log. */
   tsaCaCertsPem: string[];
+  /** The built-in TSA's CA when this process runs one: published on the log for every verifier. */
+  localTsaCaCertPem: string | null;
+  /** The built-in local TSA's CA (current or earlier), whose timestamps verification calls self-issued. */
+  localTsaCaCertsPem: string[];
   makeBundle: BundleMaker | undefined;
   close(): Promise<void>;
 }
 
-export async function startEvidence(config: Config, dataDir: string, log: Logger): Promise<Evidence> {
+/** `stampsBundles`: this process makes bundles (the worker role), so it runs the built-in TSA when TSA_URL is unset. */
+export async function startEvidence(config: Config, dataDir: string, log: Logger, opts: { stampsBundles: boolean }): Promise<Evidence> {
+  // Only a process that makes bundles generates a key when none is configured; others learn keys from the log.
   const signingKey =
     config.SIGNING_KEY === 'none'
       ? null
       : config.SIGNING_KEY
         ? signingKeyFromSeed(config.SIGNING_KEY)
-        : await loadOrCreateSigningKey(dataDir);
+        : opts.stampsBundles
+          ? await loadOrCreateSigningKey(dataDir)
+          : null;
 
   let localTsa: LocalTsa | null = null;
   let timestamper: Timestamper | null = null;
   const tsaCaCertsPem: string[] = [];
+  const localTsaCaCertsPem: string[] = [];
   for (const file of config.TSA_CA_CERTS) {
     try {
       tsaCaCertsPem.push(await readFile(file, 'utf8'));
@@ -40,19 +51,23 @@ export async function startEvidence(config: Config, dataDir: string, log: Logger
       throw new Error(`TSA_CA_CERTS: cannot read ${file}: ${(err as Error).message}`);
     }
   }
-  if (config.TSA_URL) {
-    timestamper = config.TSA_URL === 'none' ? null : createTsaClient({ url: config.TSA_URL });
-    // The built-in TSA this deployment used before (if any) is still trusted for the bundles it time-stamped.
+  if (config.TSA_URL || !opts.stampsBundles) {
+    timestamper = config.TSA_URL && config.TSA_URL !== 'none' ? createTsaClient({ url: config.TSA_URL }) : null;
+    // The built-in TSA this DATA_DIR ran before (if any) is still trusted for the bundles it time-stamped.
     const previousLocalCa = await existingLocalTsaCaCertPem(join(dataDir, 'tsa'));
-    if (previousLocalCa) tsaCaCertsPem.push(previousLocalCa);
+    if (previousLocalCa) {
+      tsaCaCertsPem.push(previousLocalCa);
+      localTsaCaCertsPem.push(previousLocalCa);
+    }
   } else {
     localTsa = await startLocalTsa({ dir: join(dataDir, 'tsa') });
     timestamper = createTsaClient({ url: localTsa.url });
     tsaCaCertsPem.push(localTsa.caCertPem);
+    localTsaCaCertsPem.push(localTsa.caCertPem);
   }
 
   const makeBundle: BundleMaker | undefined = signingKey
-    ? async ({ captureId, url, createdAt, completedAt, result }) => {
+    ? async ({ captureId, url, createdAt, completedAt, result, captureSettings, provenance }) => {
         const bundle = await buildSignedBundle(
           {
             captureId,
@@ -65,6 +80,9 @@ export async function startEvidence(config: Config, dataDir: string, log: Logger
             ...(result.screenshotBefore ? { screenshotBefore: result.screenshotBefore } : {}),
             html: result.html,
             headers: result.headers,
+            ...(result.pdf ? { pdf: result.pdf } : {}),
+            ...(captureSettings ? { captureSettings } : {}),
+            ...(provenance ? { provenance } : {}),
           },
           { signingKey, timestamper: timestamper ?? undefined, onTimestampFailure: 'downgrade' },
         );
@@ -72,7 +90,7 @@ export async function startEvidence(config: Config, dataDir: string, log: Logger
           // Documented behaviour: the capture is kept with a v0.1.0 bundle (signed, not timestamped).
           log.warn({ captureId, err: bundle.timestampError }, 'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp');
         }
-        return { bytes: bundle.bytes, bundleHash: bundle.bundleHash, size: bundle.size, version: bundle.version, keyId: bundle.keyId };
+        return { bytes: bundle.bytes, ...(bundle.provenanceJson ? { provenanceJson: bundle.provenanceJson } : {}), bundleHash: bundle.bundleHash, size: bundle.size, version: bundle.version, keyId: bundle.keyId };
       }
     : undefined;
 
@@ -80,6 +98,8 @@ export async function startEvidence(config: Config, dataDir: string, log: Logger
     signingKey,
     timestamper,
     tsaCaCertsPem,
+    localTsaCaCertPem: localTsa?.caCertPem ?? null,
+    localTsaCaCertsPem,
     makeBundle,
     async close() {
       await localTsa?.close();

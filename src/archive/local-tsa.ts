@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { writeOnce } from '../infra/write-once.js';
+import { readSecretFile, writeOnce } from '../infra/write-once.js';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import {
@@ -264,11 +264,11 @@ async function loadOrCreateIdentity(dir: string): Promise<TsaIdentity> {
   const path = join(dir, IDENTITY_FILE);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSecretFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await writeOnce(path, JSON.stringify(await createIdentity(), null, 2));
-    text = await readFile(path, 'utf8');
+    text = await readSecretFile(path);
   }
   let stored: StoredIdentity;
   try {

@@ -1,8 +1,6 @@
-import type { SystemEvent } from '../domain/events.js';
-import { newId } from '../domain/ids.js';
-import { ConcurrencyConflictError, type EventStore } from '../ledger/event-store.js';
-import { SYSTEM_SUBJECT, SYSTEM_TENANT } from '../ledger/streams.js';
+import type { EventStore } from '../ledger/event-store.js';
 import type { SigningKey } from './signing-key.js';
+import { appendSystemEvent } from './system-log.js';
 
 /**
  * The published signing keys are rebuilt from `signing.key_rotated` events on the system subject. A process
@@ -10,33 +8,17 @@ import type { SigningKey } from './signing-key.js';
  * (old bundles keep verifying) and the new one becomes current.
  */
 export async function registerSigningKey(store: EventStore, key: SigningKey, now: () => Date, reason = 'configured key'): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const last = await store.last(SYSTEM_SUBJECT);
-    const events = last ? await store.readSubject(SYSTEM_SUBJECT) : [];
-    const current = [...events].reverse().find((e) => e.event.type === 'signing.key_rotated');
-    const currentKeyId = current ? (current.event as unknown as SystemEvent).data.keyId : null;
-    if (currentKeyId === key.keyId) return false;
-    try {
-      await store.append<SystemEvent>(
-        SYSTEM_SUBJECT,
-        [
-          {
-            type: 'signing.key_rotated',
-            data: { keyId: key.keyId, publicKey: key.publicKeyBase64, previousKeyId: currentKeyId, rotatedAt: now().toISOString() },
-            id: newId('evt'),
-            schemaVersion: 1,
-            tenantId: SYSTEM_TENANT,
-            occurredAt: now().toISOString(),
-            causedBy: { kind: 'system', component: reason },
-            correlationId: `signing:${key.keyId}`,
-          },
-        ],
-        { expectedLastSeq: last?.seq ?? 0, prevHash: last?.event.hash ?? null },
-      );
-      return true;
-    } catch (err) {
-      if (!(err instanceof ConcurrencyConflictError)) throw err;
-    }
-  }
-  throw new Error('could not record the signing key: the system subject kept changing');
+  return appendSystemEvent(
+    store,
+    (events) => {
+      const rotations = events.filter((e) => e.type === 'signing.key_rotated');
+      const currentKeyId = rotations.at(-1)?.data.keyId ?? null;
+      if (currentKeyId === key.keyId) return null;
+      return {
+        type: 'signing.key_rotated',
+        data: { keyId: key.keyId, publicKey: key.publicKeyBase64, previousKeyId: currentKeyId, rotatedAt: now().toISOString() },
+      };
+    },
+    { now, causedBy: { kind: 'system', component: reason }, correlationId: `signing:${key.keyId}` },
+  );
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeOnce } from '../infra/write-once.js';
+import { readSecretFile, writeOnce } from '../infra/write-once.js';
 import nacl from 'tweetnacl';
 import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
 import { SigningKeyError } from './errors.js';
@@ -75,10 +75,10 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, SEED_FILE_NAME);
   try {
-    return signingKeyFromSeed(await readFile(path, 'utf8'), path);
+    return signingKeyFromSeed(await readSecretFile(path), path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await writeOnce(path, `${generateSeedBase64()}\n`);
-  return signingKeyFromSeed(await readFile(path, 'utf8'), path);
+  return signingKeyFromSeed(await readSecretFile(path), path);
 }

@@ -2,14 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { verifyBundle, type PublishedKey } from './bundle-verifier.js';
 
 /**
- * Offline verification: `verify FILE.wacz [--keys FILE.json | --keys-url URL] [--tsa-ca FILE.pem]...`
+ * Offline verification: `verify FILE.wacz [--keys FILE.json | --keys-url URL] [--tsa-ca FILE.pem]... [--tsa-ca-url URL]`
  *
  * Prints the verifyBundle result as JSON (the same checks as GET /v1/verify/{captureId}, without the
  * stored capture record) and returns 0 when verified, 1 otherwise (including bad arguments or
  * unreadable files, which are reported on stderr). The keys document has the shape of
  * GET /.well-known/signing-keys ({ keys: [{ keyId, algorithm, publicKey, archivedAt }] }); a single key
  * as served by /.well-known/signing-key is accepted too. --tsa-ca may repeat; a file may hold several
- * certificates.
+ * certificates. --tsa-ca-url fetches the built-in TSA certificates a deployment published
+ * (GET /.well-known/tsa-certificates: { certificates: [{ fingerprint, publishedAt, pem }] }).
  */
 export interface VerifyCliIo {
   stdout(text: string): void;
@@ -19,13 +20,14 @@ export interface VerifyCliIo {
 }
 
 export const VERIFY_USAGE =
-  'usage: verify FILE.wacz [--keys FILE.json | --keys-url URL] [--tsa-ca FILE.pem]...\n';
+  'usage: verify FILE.wacz [--keys FILE.json | --keys-url URL] [--tsa-ca FILE.pem]... [--tsa-ca-url URL]\n';
 
 interface CliArgs {
   file: string;
   keysFile?: string;
   keysUrl?: string;
   tsaCaFiles: string[];
+  tsaCaUrl?: string;
 }
 
 export async function runVerifyCli(argv: string[], io: VerifyCliIo): Promise<number> {
@@ -43,7 +45,9 @@ export async function runVerifyCli(argv: string[], io: VerifyCliIo): Promise<num
     const tsaCaCertsPem = await Promise.all(
       args.tsaCaFiles.map(async (path) => Buffer.from(await read(path)).toString('utf8')),
     );
-    const result = await verifyBundle(bytes, { keys, tsaCaCertsPem });
+    // The deployment's published certificates are its built-in TSAs: timestamps chaining to them are self-issued.
+    const builtIn = args.tsaCaUrl !== undefined ? await fetchTsaCertificates(args.tsaCaUrl, io.fetch ?? globalThis.fetch) : [];
+    const result = await verifyBundle(bytes, { keys, tsaCaCertsPem: [...tsaCaCertsPem, ...builtIn], selfIssuedTsaCaCertsPem: builtIn });
     io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return result.verified ? 0 : 1;
   } catch (error) {
@@ -65,6 +69,7 @@ function parseArgs(argv: string[]): CliArgs {
     if (arg === '--keys') args.keysFile = value();
     else if (arg === '--keys-url') args.keysUrl = value();
     else if (arg === '--tsa-ca') args.tsaCaFiles.push(value());
+    else if (arg === '--tsa-ca-url') args.tsaCaUrl = value();
     else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
     else if (args.file === undefined) args.file = arg;
     else throw new Error(`unexpected argument ${arg}`);
@@ -90,6 +95,18 @@ async function loadKeys(
     return [];
   }
   return keysOf(document, args.keysFile ?? args.keysUrl ?? 'keys');
+}
+
+async function fetchTsaCertificates(url: string, doFetch: typeof globalThis.fetch): Promise<string[]> {
+  const response = await doFetch(url, { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
+  const document = parseJson(await response.text(), url) as { certificates?: unknown };
+  if (!Array.isArray(document.certificates)) throw new Error(`${url} has no "certificates" array`);
+  return document.certificates.map((c, index) => {
+    const pem = (c as { pem?: unknown } | null)?.pem;
+    if (typeof pem !== 'string') throw new Error(`${url}: certificate ${index} has no "pem" string`);
+    return pem;
+  });
 }
 
 function parseJson(text: string, source: string): unknown {

@@ -5,6 +5,7 @@ import {
   DATAPACKAGE_PATH,
   DIGEST_PATH,
   PAGES_PATH,
+  PDF_PATH,
   SOFTWARE,
   WACZ_VERSION,
   WARC_PATH,
@@ -13,6 +14,8 @@ import {
 } from './bundle-format.js';
 import { canonicalJsonBytes } from './canonical-json.js';
 import { indexWarc } from './cdxj-indexer.js';
+import { provenancePage } from './provenance-page.js';
+import { PROVENANCE_HTML_PATH, PROVENANCE_JSON_PATH, provenanceJsonBytes } from './provenance-record.js';
 import { sha256Hex, sha256Prefixed } from './digests.js';
 import { writeWarc } from './warc-writer.js';
 
@@ -41,11 +44,18 @@ export interface ManifestOptions {
 export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers> {
   const warc = await writeWarc(input);
   const cdxj = await indexWarc(warc);
-  return new Map([
+  const members: WaczMembers = new Map([
     [WARC_PATH, warc],
     [CDXJ_PATH, cdxj],
     [PAGES_PATH, pagesJsonl(input)],
   ]);
+  // Extra members (issue 15) are listed in datapackage.json like the others, so the signature covers them.
+  if (input.pdf) members.set(PDF_PATH, input.pdf);
+  if (input.provenance) {
+    members.set(PROVENANCE_JSON_PATH, provenanceJsonBytes(input.provenance));
+    members.set(PROVENANCE_HTML_PATH, new TextEncoder().encode(provenancePage(input.provenance)));
+  }
+  return members;
 }
 
 export function buildManifest(input: BundleInput, members: WaczMembers, options: ManifestOptions): WaczManifest {
@@ -74,6 +84,7 @@ export function buildManifest(input: BundleInput, members: WaczMembers, options:
       createdAt: input.createdAt,
       completedAt: input.completedAt,
       keyId: options.keyId,
+      ...(input.captureSettings ? { captureSettings: input.captureSettings } : {}),
     },
   };
   const datapackageBytes = canonicalJsonBytes(datapackage);

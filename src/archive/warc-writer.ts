@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { HeadersMultiMap, StatusAndHeaders, WARCRecord, WARCSerializer, WARC_1_1 } from 'warcio';
 import { ArchiveError } from './errors.js';
 import type { NetworkExchange } from '../capture/network-exchange.js';
+import { redactedValue } from '../capture/http-headers.js';
 import type { BundleInput } from './bundle-input.js';
 import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
 
@@ -9,6 +10,8 @@ import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
  * Writes archive/data.warc.gz: WARC/1.1, each record its own gzip member (so a CDXJ offset/length
  * addresses one record), in this order: warcinfo; per exchange a response then its request
  * (WARC-Concurrent-To links them); resource records for the screenshot(s), rendered HTML and headers JSON.
+ * Cookie, Set-Cookie and Authorization values are redacted before the bundle is signed (the names stay):
+ * the WACZ is public to anyone with the capture id.
  */
 
 /** Target URIs of the capture's own artifacts inside the WARC. */
@@ -91,7 +94,7 @@ function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefin
   const statusline = `${exchange.method.toUpperCase()} ${target.pathname}${target.search} ${httpVersion(exchange.httpVersion)}`;
   const headers = Object.entries(exchange.requestHeaders)
     .filter(([name]) => isHeaderName(name))
-    .map(([name, value]): [string, string] => [name, clean(value)]);
+    .map(([name, value]): [string, string] => [name, clean(redactedValue(name, value))]);
   const record = WARCRecord.create(
     {
       url: exchange.url,
@@ -132,7 +135,7 @@ function responseHeaders(exchange: NetworkExchange): Array<[string, string]> {
     if (WIRE_ENCODING_HEADERS.has(name.toLowerCase())) {
       out.push([`X-Orig-${name}`, clean(value)]);
     } else {
-      out.push([name, clean(value)]);
+      out.push([name, clean(redactedValue(name, value))]);
     }
   }
   out.push(['Content-Length', String(exchange.body.byteLength)]);

@@ -11,6 +11,7 @@ import { decideAfterAttempt, maxAttempts } from './delivery-policy.js';
 import { decodeDeliveryJob, type DeliveryJob } from './delivery-job.js';
 import { webhookDeliveries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
+import { secretOfWebhook, type WebhookSecretStore } from './webhook-secret-store.js';
 import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
 
 /**
@@ -36,6 +37,8 @@ export interface WebhookDispatcherDeps {
   ca: string[];
   /** WEBHOOK_RETRY_DELAYS, seconds. */
   retryDelaysSec: number[];
+  /** Each webhook's secret key (crypto-shredding). */
+  secrets: WebhookSecretStore;
   concurrency?: number;
   timeoutMs?: number;
 }
@@ -82,8 +85,11 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       msg.ack();
       return;
     }
-    const hook = await deps.pool.query<{ secret: string | null }>('SELECT secret FROM webhooks WHERE webhook_id = $1', [job.webhookId]);
-    const secret = hook.rows[0]?.secret;
+    const hook = await deps.pool.query<{ webhook_id: string; secret: string | null; sealed_secret: string | null }>(
+      'SELECT webhook_id, secret, sealed_secret FROM webhooks WHERE webhook_id = $1',
+      [job.webhookId],
+    );
+    const secret = hook.rows[0] ? await secretOfWebhook(deps.secrets, hook.rows[0]) : null;
     if (!secret) {
       // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
       await deadLetter(job, attempt - 1, 'the webhook was deleted and its secret discarded before the event could be delivered');

@@ -8,6 +8,7 @@ import type { EventEnvelope } from '../ledger/envelope.js';
 import { WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
 import type { ProjectionWaiter } from '../projector/projection-waiter.js';
 import { deliveryMsgId, encodeDeliveryJob } from './delivery-job.js';
+import type { WebhookSecretStore } from './webhook-secret-store.js';
 import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, type SubmittedCaptureRow, webhookTypeOf } from './webhook-events.js';
 
 /**
@@ -28,6 +29,8 @@ export interface WebhookFeederDeps {
   waiter: ProjectionWaiter;
   log: Logger;
   publicBaseUrl: string;
+  /** A deleted webhook's key is destroyed here too, from the log, should the API have stopped before doing it. */
+  secrets: WebhookSecretStore;
 }
 
 type Outcome = EventEnvelope<Extract<TenantEvent, { type: 'capture.completed' | 'capture.failed' }>>;
@@ -50,6 +53,7 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
   }
 
   return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
+    if (e.type === 'webhook.deleted') return deps.secrets.shred(e.data.webhookId);
     const type = webhookTypeOf(e.type);
     if (!type) return;
     const event = e as Outcome;

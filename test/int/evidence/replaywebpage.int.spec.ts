@@ -94,7 +94,7 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('replays the captured page from the WACZ: text, script result, stylesheet and image, all offline', { timeout: 45_000 }, async () => {
+  it('replays the captured page from the WACZ: text, script result, stylesheet and image, all offline', { timeout: 180_000 }, async () => {
     const page = await chromium.browser.newPage();
     const elsewhere: string[] = [];
     page.on('request', (request) => {
@@ -104,7 +104,8 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
     await page.goto(`${viewerOrigin}/`, { waitUntil: 'load' });
 
     // The replayed page lives in a nested iframe served by the service worker: …/replay/w/<coll>/<ts>mp_/<url>.
-    const deadline = Date.now() + 30_000;
+    // Installing the worker and indexing the WACZ can take long on a busy machine: a generous limit.
+    const deadline = Date.now() + 120_000;
     let replayed: { url: string; text: string; h1Color: string; imageWidth: number } | null = null;
     while (!replayed && Date.now() < deadline) {
       for (const frame of page.frames()) {

@@ -65,8 +65,22 @@ describe('signing key', () => {
   it('names the seed file when its content is unusable', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'signing-key-'));
     try {
-      await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, SEED_FILE_NAME), 'AAAA\n'));
+      await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, SEED_FILE_NAME), 'AAAA\n', { mode: 0o600 }));
       await assert.rejects(loadOrCreateSigningKey(dir), new RegExp(`${SEED_FILE_NAME} decodes to 3 bytes`));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a seed file that other users may read, saying how to fix it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'signing-key-'));
+    try {
+      const fs = await import('node:fs/promises');
+      await fs.writeFile(join(dir, SEED_FILE_NAME), `${Buffer.alloc(32, 7).toString('base64')}\n`, { mode: 0o600 });
+      await fs.chmod(join(dir, SEED_FILE_NAME), 0o644);
+      await assert.rejects(loadOrCreateSigningKey(dir), /open to other users \(mode 644\); run `chmod 600 .*signing-key\.seed`/);
+      await fs.chmod(join(dir, SEED_FILE_NAME), 0o600);
+      assert.ok((await loadOrCreateSigningKey(dir)).keyId);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -81,7 +81,7 @@ describe('WACZ writer', () => {
       'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/headers.json',
     ]);
     // Decoded bodies: wire encodings are kept only as X-Orig-*, Content-Length is the stored length.
-    assert.match(warc, /HTTP\/2\.0 200 OK\r\ncontent-type: text\/html; charset=utf-8\r\nX-Orig-content-encoding: gzip\r\nX-Orig-content-length: 77\r\nset-cookie: a=1\r\nset-cookie: b=2\r\nContent-Length: 96\r\n\r\n<html>/);
+    assert.match(warc, /HTTP\/2\.0 200 OK\r\ncontent-type: text\/html; charset=utf-8\r\nX-Orig-content-encoding: gzip\r\nX-Orig-content-length: 77\r\nset-cookie: \[redacted\]\r\nset-cookie: \[redacted\]\r\nContent-Length: 96\r\n\r\n<html>/);
     assert.match(warc, /HTTP\/1\.1 200 OK\r\nContent-Type: text\/css\r\nX-Orig-Transfer-Encoding: chunked\r\nContent-Length: 19\r\n/);
     assert.match(warc, /POST \/track\?b=2&a=1 HTTP\/1\.1\r\nContent-Type: application\/json\r\n\r\n\{"event":"view"\}/);
     assert.doesNotMatch(warc, /:authority/);
@@ -102,7 +102,7 @@ describe('WACZ writer', () => {
         responseHeaders: [
           ['WARC-Type', 'spoof'],
           ['WARC-Type', 'again'],
-          ['Set-Cookie', 'x=a,,,b'],
+          ['X-Odd', 'x=a,,,b'],
         ],
         body: Buffer.from('odd'),
         startedAt: 'not a date',
@@ -121,9 +121,35 @@ describe('WACZ writer', () => {
     );
     const wacz = await buildWacz(sampleInput({ exchanges }), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
-    assert.match(warc, /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nSet-Cookie: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/);
+    assert.match(warc, /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nX-Odd: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/);
     assert.match(warc, /WARC-Target-URI: https:\/\/www\.example\.com\/odd\r\nWARC-Date: 2024-05-01T09:59:59\.000Z/);
     assert.doesNotMatch(warc, /data:text/);
+  });
+
+  it('redacts cookie and authorization values in request and response records, keeping the names', async () => {
+    const exchanges = sampleExchanges();
+    exchanges.push({
+      url: 'https://www.example.com/account',
+      method: 'GET',
+      requestHeaders: { Cookie: 'session=s3cr3t-cookie', Authorization: 'Bearer s3cr3t-token', 'Proxy-Authorization': 'Basic s3cr3t-proxy' },
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      responseHeaders: [
+        ['Set-Cookie', 'session=s3cr3t-new; HttpOnly'],
+        ['set-cookie', 'pref=s3cr3t-pref'],
+        ['Content-Type', 'text/plain'],
+      ],
+      body: Buffer.from('account'),
+      startedAt: '2024-05-01T10:00:02.000Z',
+    });
+    const wacz = await buildWacz(sampleInput({ exchanges }), options);
+    const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
+    assert.doesNotMatch(warc, /s3cr3t/);
+    for (const header of ['Cookie', 'Authorization', 'Proxy-Authorization', 'Set-Cookie', 'set-cookie']) {
+      assert.match(warc, new RegExp(`\\r\\n${header}: \\[redacted\\]\\r\\n`), header);
+    }
+    assert.match(warc, /\r\nContent-Type: text\/plain\r\n/);
   });
 
   it('omits headers.json and the before screenshot when there are none', async () => {

@@ -131,14 +131,12 @@ describe('tenant decider: delivery records', () => {
     httpStatus: 500,
     latencyMs: 12,
   };
-  it('records an attempt under a dedupe id per delivery and attempt', () => {
+  it('records an attempt', () => {
     const d = decideRecordDeliveryAttempt(attempt);
     assert.deepEqual(d.events, [{ type: 'webhook.delivery_attempted', data: attempt }]);
-    assert.deepEqual(d.dedupeIds, ['dlv_1:2']);
   });
-  it('dead-letters a delivery at most once', () => {
+  it('dead-letters a delivery', () => {
     const d = decideDeadLetterDelivery({ deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' });
-    assert.equal(d.events[0]!.type, 'webhook.delivery_dead_lettered');
-    assert.deepEqual(d.dedupeIds, ['dlv_1:dead']);
+    assert.deepEqual(d.events, [{ type: 'webhook.delivery_dead_lettered', data: { deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' } }]);
   });
 });
