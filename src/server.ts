@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { migrate } from '../projections/migrate.js';
+import { openSnapshotStore } from './actors/snapshot-store.js';
 import { createTenantActors } from './actors/tenant-actors.js';
 import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
 import { registerSigningKey } from './archive/signing-key-registry.js';
+import { publishTsaCertificate } from './archive/tsa-certificate-registry.js';
 import { buildApp } from './api/app.js';
 import { createKeyResolver } from './api/auth.js';
 import type { ApiContext } from './api/context.js';
@@ -24,13 +26,16 @@ import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import type { Config } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
-import { connectNats } from './infra/nats.js';
+import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
 import { createEventStore } from './ledger/event-store.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from './ledger/streams.js';
 import { addScrapeProbe, projectionLag, queueDepth } from './observability/metrics.js';
+import { createReadiness } from './observability/readiness.js';
+import { startRoleHttp } from './observability/role-http.js';
 import { readCheckpoint } from './projector/projector.js';
 import { createAddressPolicy } from './net/address-policy.js';
+import { createConnectionLog } from './net/connection-log.js';
 import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
 import { createProjector, type Projector } from './projector/projector.js';
@@ -38,6 +43,7 @@ import { createScheduler } from './schedules/scheduler.js';
 import { adminWebhookRoutes, webhookRoutes } from './api/routes/webhooks.js';
 import { startWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { startWebhookFeeder } from './webhooks/webhook-feeder.js';
+import { openWebhookSecretStore } from './webhooks/webhook-secret-store.js';
 import { loadWebhookCa } from './webhooks/webhook-sender.js';
 
 /**
@@ -67,22 +73,44 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   const roles = config.ROLES;
   const dataDir = resolve(config.DATA_DIR);
   const stops: Array<() => Promise<void> | void> = [];
-  const { nc, js, jsm } = await connectNats(deps.natsUrl, `capture-ledger:${[...roles].join('+')}`);
+  const replicas = config.NATS_REPLICAS;
+  const { nc, js, jsm } = await connectNats(deps.natsUrl, `capture-ledger:${[...roles].join('+')}`, {
+    replicas,
+    user: config.NATS_USER,
+    pass: config.NATS_PASSWORD,
+  });
   stops.unshift(async () => void (await nc.drain().catch(() => undefined)));
+  const natsVersion = nc.info?.version ?? 'unknown';
+  log.info({ natsVersion, natsCluster: nc.info?.cluster ?? null, replicas }, 'connected to NATS');
+  if (replicas > 1 && hasClusteredOccBugs(natsVersion)) {
+    log.warn(
+      { natsVersion, minimum: MIN_CLUSTERED_NATS_VERSION },
+      `nats-server ${natsVersion} may accept concurrent publishes with the same expected sequence on replicated streams (nats-server #4320): the ledger and rate limits guard with one msgID per write slot, but use nats-server ${MIN_CLUSTERED_NATS_VERSION} or later for a replicated deployment`,
+    );
+  }
   const schema = deps.schema ?? LIVE_SCHEMA;
   const pool = createPool(deps.databaseUrl, schema);
   stops.unshift(async () => void (await pool.end().catch(() => undefined)));
   await migrate(pool, schema);
 
   const store = createEventStore(js, jsm);
-  const tenants = createTenantActors(store, { now: () => clock.now() });
+  // Snapshots bound hydration to one read and a short tail (issue 12); the bucket is replicated like the rest.
+  const snapshots = await openSnapshotStore(nc, { replicas });
+  const tenants = createTenantActors(store, {
+    now: () => clock.now(),
+    idleMs: config.ACTOR_IDLE_MS,
+    snapshots,
+    onSnapshotProblem: (tenantId, p) =>
+      p.error ? log.warn({ err: p.error, tenantId }, 'actor snapshot unavailable') : log.info({ tenantId, reason: p.reason }, 'actor snapshot ignored; folding the log'),
+  });
   stops.unshift(() => tenants.close());
-  const artifacts = await openArtifactStore(nc);
-  const evidence = await startEvidence(config, dataDir, log);
+  const artifacts = await openArtifactStore(nc, replicas);
+  const evidence = await startEvidence(config, dataDir, log, { stampsBundles: roles.has('worker') });
   stops.unshift(() => evidence.close());
   if (evidence.signingKey && (roles.has('worker') || roles.has('api'))) {
     await registerSigningKey(store, evidence.signingKey, () => clock.now());
   }
+  if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
 
   const projector = roles.has('projector') ? createProjector({ js, pool, log: log.child({ role: 'projector' }) }) : null;
@@ -106,7 +134,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
 
   if (roles.has('worker')) {
     const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));
-    const proxy: EgressProxy = await startEgressProxy({ policy, log: log.child({ role: 'egress-proxy' }) });
+    const connections = createConnectionLog(); // what the proxy connected to, for provenance records
+    const proxy: EgressProxy = await startEgressProxy({ policy, connections, log: log.child({ role: 'egress-proxy' }) });
     const browsers: BrowserPool = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY });
     const worker: CaptureWorker = await startCaptureWorker({
       js,
@@ -121,6 +150,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       timeoutMs: config.CAPTURE_TIMEOUT_MS,
       explainNetworkError: (url) => proxy.explain(url),
       makeBundle: evidence.makeBundle,
+      observedConnections: (hosts, since) => connections.observed(hosts, since),
     });
     stops.unshift(async () => {
       await feeder.stop();
@@ -131,9 +161,18 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   }
 
   const webhookCa = roles.has('dispatcher') || roles.has('api') ? await loadWebhookCa(config.WEBHOOK_CA_CERTS) : [];
+  const webhookSecrets = roles.has('dispatcher') || roles.has('api') ? await openWebhookSecretStore(nc, replicas) : null;
   if (roles.has('dispatcher')) {
     // Webhook events from the log: the feeder enqueues deliveries, the dispatcher sends and records them.
-    const webhookFeeder = await startWebhookFeeder({ js, jsm, pool, waiter, log: log.child({ role: 'webhook-feeder' }), publicBaseUrl: config.PUBLIC_BASE_URL });
+    const webhookFeeder = await startWebhookFeeder({
+      js,
+      jsm,
+      pool,
+      waiter,
+      log: log.child({ role: 'webhook-feeder' }),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      secrets: webhookSecrets!,
+    });
     const dispatcher = await startWebhookDispatcher({
       js,
       jsm,
@@ -144,6 +183,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       policy,
       ca: webhookCa,
       retryDelaysSec: config.WEBHOOK_RETRY_DELAYS,
+      secrets: webhookSecrets!,
     });
     stops.unshift(async () => {
       await webhookFeeder.stop();
@@ -160,20 +200,37 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
 
   let app: FastifyInstance | null = null;
   let url: string | null = null;
+  if (!roles.has('api')) {
+    // Every role answers /health and /metrics, so a scaled deployment can be probed and scraped.
+    const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nc, pool), metricsToken: config.METRICS_TOKEN });
+    url = http.url;
+    stops.unshift(() => http.close());
+  }
   if (roles.has('api')) {
-    const limiter = await createKvRateLimiter(nc, { onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through') });
+    const limiter = await createKvRateLimiter(nc, { replicas, onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through') });
     const resolver = createKeyResolver(pool);
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
     const usage = createUsageRecorder(tenants, clock);
     const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
-    let backlog = { at: 0, value: 0 };
+    // The JOBS depth for admission control, refreshed at most once a second. A refresh that takes longer than
+    // 250 ms (a stream leader being elected after a node was lost) does not hold the request: the last known
+    // depth answers, and the refresh lands for the next one.
+    let backlog = { at: 0, value: 0, refreshing: null as Promise<void> | null };
+    const refreshBacklog = () =>
+      (backlog.refreshing ??= jsm.streams
+        .info(JOBS_STREAM)
+        .then((info) => void (backlog = { at: Date.now(), value: info.state.messages, refreshing: null }))
+        .catch(() => void (backlog.refreshing = null)));
     const backlogNow = async () => {
-      if (Date.now() - backlog.at > 1000) backlog = { at: Date.now(), value: (await jsm.streams.info(JOBS_STREAM)).state.messages };
+      if (backlog.at === 0) await refreshBacklog();
+      else if (Date.now() - backlog.at > 1000) await Promise.race([refreshBacklog(), new Promise((r) => setTimeout(r, 250))]);
       return backlog.value;
     };
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
+      metricsToken: config.METRICS_TOKEN,
+      trustProxy: config.TRUST_PROXY,
       plugins: [
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
@@ -181,7 +238,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         verificationRoutes(ctx, guard, artifacts, evidence),
         scheduleRoutes({ ctx, guard, policy }),
         tenancyRoutes(ctx, guard),
-        webhookRoutes({ ctx, guard, policy, ca: webhookCa }),
+        webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),
         adminWebhookRoutes(ctx, guard),
       ],
     });

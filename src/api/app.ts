@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -12,11 +13,16 @@ import {
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
+import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 
 export interface AppOptions {
   log: Logger;
   publicBaseUrl: string;
+  /** TRUST_PROXY: whose X-Forwarded-For gives the client address. */
+  trustProxy?: boolean | number | string;
+  /** METRICS_TOKEN: bearer token for /metrics; unset → loopback clients only. */
+  metricsToken?: string | undefined;
   /** Area plugins (routes + schemas + hooks), registered in order. */
   plugins: Array<(app: FastifyInstance) => Promise<void> | void>;
 }
@@ -35,7 +41,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomBytes(8).toString('hex')}`;
     },
     bodyLimit: 1024 * 1024,
+    // A hop count is "trust the nearest N proxies".
+    trustProxy: typeof opts.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (opts.trustProxy as number)) : (opts.trustProxy ?? false),
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised before a route runs (a path segment over 100 characters: 414, a malformed URL: 400) get
+    // the spec's error body like every other answer (spec 7.1).
+    frameworkErrors: (err, _req, reply) => {
+      const status = err.statusCode ?? 400;
+      const detail =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 100 characters; no resource has such a name.' : 'The request URL is malformed.';
+      return sendProblem(reply as FastifyReply, new HttpProblem(status, detail));
+    },
+    // Requests Node rejects before Fastify sees them (headers or URL over 16 KiB: 431; unparseable: 400).
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const code = (err as NodeJS.ErrnoException).code;
+      const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+      const detail = status === 431 ? 'The request line and headers are larger than 16 KiB.' : status === 414 ? 'The request URL is too long.' : 'The request is not valid HTTP.';
+      const body = JSON.stringify(problem(status, detail));
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -51,9 +78,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
     httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type('text/plain; version=0.0.4; charset=utf-8').send(await scrape()),
-  );
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    if (!metricsAllowed(req.headers.authorization, req.socket.remoteAddress, opts.metricsToken)) {
+      throw new HttpProblem(401, METRICS_REFUSAL, 'Unauthorized', {}, { 'WWW-Authenticate': 'Bearer' });
+    }
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await scrape());
+  });
 
   app.setErrorHandler((err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);

@@ -57,8 +57,9 @@ export interface KeyResolver {
  * Tenant keys by SHA-256, cached for `ttlMs`. Revocation reaches every process through `evict` (pushed over
  * NATS); the TTL bounds how long a missed push can keep a revoked key alive (spec 5.8: 60 s).
  */
-export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; now?: () => number } = {}): KeyResolver {
+export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; unknownTtlMs?: number; now?: () => number } = {}): KeyResolver {
   const ttlMs = opts.ttlMs ?? 30_000;
+  const unknownTtlMs = opts.unknownTtlMs ?? 2_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { principal: Principal | null; until: number }>();
   return {
@@ -71,10 +72,11 @@ export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; now?: (
         [keyHash],
       );
       const row = r.rows[0];
-      if (!row) return null; // unknown keys are not cached: a key created a moment ago elsewhere must work
-      const principal = row.revoked_at ? null : { tenantId: row.tenant_id, scopes: row.scopes, keyHash };
+      const principal = row && !row.revoked_at ? { tenantId: row.tenant_id, scopes: row.scopes, keyHash } : null;
       if (cache.size > 100_000) cache.clear();
-      cache.set(keyHash, { principal, until: now() + ttlMs });
+      // An unknown key is remembered briefly only, so guessing costs no query per try while a key created a
+      // moment ago in another process still works within seconds.
+      cache.set(keyHash, { principal, until: now() + (row ? ttlMs : unknownTtlMs) });
       return principal;
     },
     evict(keyHash) {

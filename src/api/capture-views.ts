@@ -60,6 +60,7 @@ export function captureViews(baseUrl: string) {
         ...(a.screenshotBefore ? { screenshotBefore: artifactUrl(r.capture_id, 'screenshot-before') } : {}),
         html: artifactUrl(r.capture_id, 'html'),
         ...(a.headers ? { headers: artifactUrl(r.capture_id, 'headers') } : {}),
+        ...(a.pdf ? { pdf: artifactUrl(r.capture_id, 'pdf') } : {}),
       };
     },
 

@@ -1,5 +1,8 @@
-import { Kvm, type KV } from '@nats-io/kv';
+import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { openKvBucket } from '../infra/nats-buckets.js';
+import { commitSlotId } from '../ledger/event-store.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
 
 /**
@@ -8,26 +11,37 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
  * much of it still overlaps the rolling window), updated with compare-and-set so concurrent processes never
  * lose a token. Within a process, takes for one key are group-committed: while one read-decide-CAS round is
  * in flight, later takes queue and are decided together in the next round, so a hot tenant costs one CAS
- * per round instead of a storm of conflicting ones. Counters are not events (DESIGN decision 1). If NATS
- * cannot be reached the request is let through (fail open) rather than failing the API.
+ * per round instead of a storm of conflicting ones. The CAS is a publish to the key's subject with the expected
+ * revision and one msgID per (key, revision), like a ledger append: a clustered NATS 2.9 may accept two
+ * publishes with the same expected revision (nats-server #4320), its msgID dedupe does not.
+ * Counters are not events (DESIGN decision 1). If NATS
+ * cannot be reached the request is let through (fail open) rather than failing the API, except for takes
+ * marked failClosed (the operator key endpoints), which are refused.
  */
 
 export const RATE_LIMIT_BUCKET = 'ratelimits';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;
+/** A counter read or write without an answer (its stream is electing a leader) must not hold the request long. */
+const KV_TIMEOUT_MS = 1500;
 
 const safeKey = (key: string) => key.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
 
 interface Waiting {
   tokens: number;
+  failClosed: boolean;
   limit: number;
   windowMs: number;
   resolve(d: RateDecision): void;
 }
 
-export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () => number; onError?: (err: unknown) => void } = {}): Promise<RateLimiter> {
-  const kv: KV = await new Kvm(nc).create(RATE_LIMIT_BUCKET, { history: 1, ttl: 5 * 60_000 });
+export async function createKvRateLimiter(
+  nc: NatsConnection,
+  opts: { now?: () => number; onError?: (err: unknown) => void; replicas?: number } = {},
+): Promise<RateLimiter> {
+  const kv: KV = await openKvBucket(nc, RATE_LIMIT_BUCKET, { history: 1, ttl: 5 * 60_000 }, opts.replicas ?? 1, KV_TIMEOUT_MS);
+  const js = jetstream(nc, { timeout: KV_TIMEOUT_MS });
   const now = opts.now ?? Date.now;
   const queues = new Map<string, Waiting[]>();
 
@@ -48,8 +62,9 @@ export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () =
     let accepted = 0;
     const decisions = group.map((w) => {
       const estimate = weightedPrev + cur.count + accepted;
-      if (estimate + w.tokens > limit) {
-        return { allowed: false, retryAfterSec: retryAfter(limit, w.tokens, prev.count, cur.count + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
+      const asked = Math.max(1, w.tokens); // a take of 0 asks whether one more would pass, taking nothing
+      if (estimate + asked > limit) {
+        return { allowed: false, retryAfterSec: retryAfter(limit, asked, prev.count, cur.count + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
       }
       accepted += w.tokens;
       return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
@@ -57,10 +72,15 @@ export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () =
     if (accepted > 0) {
       const value = encoder.encode(String(cur.count + accepted));
       try {
-        if (cur.revision === null) await kv.create(`${base}.${index}`, value);
-        else await kv.update(`${base}.${index}`, value, cur.revision);
-      } catch {
-        return false; // another process moved the counter first: decide again
+        const subject = `$KV.${RATE_LIMIT_BUCKET}.${base}.${index}`;
+        const expected = cur.revision ?? 0;
+        const ack = await js.publish(subject, value, { msgID: commitSlotId(subject, expected), expect: { lastSubjectSequence: expected } });
+        if (ack.duplicate) return false;
+      } catch (err) {
+        // Another process moved the counter first: decide again. Anything else (no answer while the bucket
+        // elects a leader) is the limiter being unavailable, handled by drain's policy.
+        if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) return false;
+        throw err;
       }
     }
     group.forEach((w, i) => w.resolve(decisions[i]!));
@@ -80,18 +100,18 @@ export async function createKvRateLimiter(nc: NatsConnection, opts: { now?: () =
         if (!done) throw new Error(`rate-limit counter ${base} kept changing`);
       } catch (err) {
         opts.onError?.(err);
-        for (const w of group) w.resolve({ allowed: true, retryAfterSec: 0, remaining: w.limit });
+        for (const w of group) w.resolve(w.failClosed ? { allowed: false, retryAfterSec: 5, remaining: 0 } : { allowed: true, retryAfterSec: 0, remaining: w.limit });
       }
     }
     queues.delete(base);
   }
 
   return {
-    take(key, limit, windowMs, tokens = 1) {
+    take(key, limit, windowMs, tokens = 1, takeOpts = {}) {
       const base = safeKey(key);
       return new Promise<RateDecision>((resolve) => {
         const queue = queues.get(base);
-        const waiting = { tokens, limit, windowMs, resolve };
+        const waiting = { tokens, limit, windowMs, failClosed: takeOpts.failClosed ?? false, resolve };
         if (queue) {
           queue.push(waiting);
           return;

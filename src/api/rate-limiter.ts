@@ -9,8 +9,18 @@ export interface RateDecision {
   remaining: number;
 }
 
+export interface TakeOptions {
+  /**
+   * When the shared counters cannot be reached: refuse (the operator key endpoints, where a guessing attack
+   * must not get through) rather than let the request through (tenant traffic, which stays available while
+   * NATS elects a leader). docs/security.md.
+   */
+  failClosed?: boolean;
+}
+
 export interface RateLimiter {
-  take(key: string, limit: number, windowMs: number, tokens?: number): Promise<RateDecision>;
+  /** `tokens` 0 asks whether one more would be allowed, taking nothing. */
+  take(key: string, limit: number, windowMs: number, tokens?: number, opts?: TakeOptions): Promise<RateDecision>;
 }
 
 /** Sliding log per key, in this process's memory. */
@@ -25,10 +35,11 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
       if (++calls % 1000 === 0) {
         for (const [k, v] of logs) if (v.every((ts) => ts <= cutoff)) logs.delete(k);
       }
-      if (log.length + tokens > limit) {
-        // The earliest moment at which `tokens` slots are free again.
-        const needed = log.length + tokens - limit;
-        const freeAt = tokens > limit ? t + windowMs : (log[needed - 1] ?? t) + windowMs;
+      const asked = Math.max(1, tokens); // a take of 0 asks whether one more would pass, taking nothing
+      if (log.length + asked > limit) {
+        // The earliest moment at which `asked` slots are free again.
+        const needed = log.length + asked - limit;
+        const freeAt = asked > limit ? t + windowMs : (log[needed - 1] ?? t) + windowMs;
         logs.set(key, log);
         return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((freeAt - t) / 1000)), remaining: Math.max(0, limit - log.length) };
       }

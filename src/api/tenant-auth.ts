@@ -45,6 +45,11 @@ export function tenantRateLimited(retryAfterSec: number, detail?: string): HttpP
   );
 }
 
+const tooManyFromAddress = (retryAfterSec: number) =>
+  new HttpProblem(429, `Too many requests from this address; retry in ${retryAfterSec} s.`, 'Too Many Requests', {}, {
+    'Retry-After': String(retryAfterSec),
+  });
+
 export function createTenantGuard(
   config: Config,
   resolver: KeyResolver,
@@ -64,10 +69,26 @@ export function createTenantGuard(
     return principal;
   }
 
+  /**
+   * Failed authentications are charged to the client address before any key lookup, so an address that keeps
+   * guessing is answered 429 without touching Postgres (the per-IP limit otherwise applies only to public routes).
+   */
+  async function authenticateCharged(req: FastifyRequest): Promise<Principal> {
+    const key = `authfail:${req.ip}`;
+    const before = await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS, 0);
+    if (!before.allowed) throw tooManyFromAddress(before.retryAfterSec);
+    try {
+      return await authenticate(req);
+    } catch (err) {
+      if (err instanceof HttpProblem && err.status === 401) await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
+      throw err;
+    }
+  }
+
   return {
     require(scope) {
       return async (req) => {
-        const principal = await authenticate(req);
+        const principal = await authenticateCharged(req);
         if (!grants(principal.scopes, scope)) {
           throw new HttpProblem(403, `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`, 'Forbidden');
         }
@@ -80,11 +101,7 @@ export function createTenantGuard(
     perIp() {
       return async (req) => {
         const d = await limiter.take(`ip:${req.ip}`, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
-        if (!d.allowed) {
-          throw new HttpProblem(429, `Too many requests from this address; retry in ${d.retryAfterSec} s.`, 'Too Many Requests', {}, {
-            'Retry-After': String(d.retryAfterSec),
-          });
-        }
+        if (!d.allowed) throw tooManyFromAddress(d.retryAfterSec);
       };
     },
     takeTenantTokens: (tenantId, tokens) => limiter.take(`tenant:${tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS, tokens),

@@ -1,10 +1,12 @@
 /**
  * The human-readable verification page (spec 4.9): self-contained (no external assets, strict CSP with a
- * per-response nonce); it fetches the JSON result from the same URL and shows each check.
+ * per-response nonce); it fetches the JSON result from the same URL and shows each check. Beside the checks,
+ * the archived page itself, replayed from the signed WACZ in the reader's browser by ReplayWeb.page's viewer
+ * (served by this service under /replay/, with its service worker; issue 15).
  */
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function verificationPage(captureId: string, nonce: string): string {
+export function verificationPage(captureId: string, nonce: string, replay: { url: string; waczPath: string; replayBase: string }): string {
   const id = esc(captureId);
   return `<!doctype html>
 <html lang="en">
@@ -21,14 +23,23 @@ export function verificationPage(captureId: string, nonce: string): string {
   td, th { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
   .pass { color: #11602b; } .fail { color: #8a1111; } .skip { color: #6b5b00; }
   code { word-break: break-all; font-size: .85rem; }
+  body.with-replay { max-width: none; display: grid; grid-template-columns: minmax(24rem, 40rem) 1fr; gap: 1.5rem; }
+  replay-web-page { display: block; height: 85vh; border: 1px solid #ccc; }
 </style>
+<script nonce="${nonce}" src="${esc(replay.replayBase)}ui.js"></script>
 </head>
-<body>
+<body class="with-replay">
+<main>
 <h1>Verification of capture <code>${id}</code></h1>
 <p id="verdict" class="wait">Verifying…</p>
 <table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
 <p>Anyone can repeat these checks offline with the bundle and the keys published at <code>/.well-known/signing-keys</code>.</p>
+</main>
+<section id="archived" aria-label="The archived page, replayed from the signed bundle">
+<h2>The archived page</h2>
+<replay-web-page source="${esc(replay.waczPath)}" url="${esc(replay.url)}" replayBase="${esc(replay.replayBase)}" embed="replayonly"></replay-web-page>
+</section>
 <script nonce="${nonce}">
 (function () {
   var verdict = document.getElementById('verdict');
@@ -56,7 +67,7 @@ export function verificationPage(captureId: string, nonce: string): string {
         row('#facts', ['Bundle hash', b.signing.bundleHash]);
         row('#facts', ['Signed at', b.signing.signedAt]);
         row('#facts', ['Public key', b.signing.publicKey]);
-        if (b.signing.timestamp) row('#facts', ['Timestamp', b.signing.timestamp.genTime + ' by ' + b.signing.timestamp.tsa]);
+        if (b.signing.timestamp) row('#facts', ['Timestamp', b.signing.timestamp.genTime + ' by ' + b.signing.timestamp.tsa + (b.signing.timestamp.selfIssued ? " (self-issued by this service's built-in local TSA, not a public one)" : '')]);
       }
     })
     .catch(function (e) { verdict.className = 'bad'; verdict.textContent = 'Could not load the verification result: ' + e; });

@@ -1,9 +1,23 @@
+import { availableParallelism, totalmem } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
 const csv = (value: string | undefined): string[] =>
   (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+
+/**
+ * Default WORKER_CONCURRENCY: captures running at once in one worker. A capture mostly waits (for the
+ * network, the settle window, the TSA), so two per core keep the cores busy; each also holds a renderer
+ * process and its page (about 250 MB for ordinary pages), so memory bounds it too, after 1 GB kept for the
+ * browser, the service and the OS. Measured in bench/capture-latency.bench.ts (issue 11).
+ */
+export function defaultWorkerConcurrency(cores: number, memoryBytes: number): number {
+  const byCpu = 2 * Math.max(1, cores);
+  const byMemory = Math.floor((memoryBytes - 1024 ** 3) / (250 * 1024 ** 2));
+  return Math.max(1, Math.min(byCpu, byMemory, 16));
+}
 
 const integer = (name: string, def: number, min: number, max: number) =>
   z
@@ -23,6 +37,15 @@ const integer = (name: string, def: number, min: number, max: number) =>
       return n;
     });
 
+const isCidr = (value: string): boolean => {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const optionalString = z
   .string()
   .optional()
@@ -40,13 +63,20 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: urlString('PUBLIC_BASE_URL'),
   DATA_DIR: optionalString.transform((v) => v ?? './data'),
   NATS_URL: optionalString,
+  /** This process's NATS user and password, when the servers require them (make cluster, docker-compose). */
+  NATS_USER: optionalString,
+  NATS_PASSWORD: optionalString,
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
     message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
   }),
   ADMIN_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'ADMIN_KEY must be at least 16 characters',
   }),
-  CAPTURE_API_KEY: optionalString,
+  CAPTURE_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'CAPTURE_API_KEY must be at least 16 characters',
+  }),
+  /** Bearer token for GET /metrics; unset: only clients on this machine may scrape. */
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
   CORS_ORIGINS: optionalString.transform((v) => csv(v)),
   SIGNING_KEY: optionalString.refine(
     (v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32,
@@ -74,7 +104,11 @@ const envSchema = z.object({
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
   CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
   VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
-  WORKER_CONCURRENCY: integer('WORKER_CONCURRENCY', 2, 1, 64),
+  WORKER_CONCURRENCY: integer('WORKER_CONCURRENCY', defaultWorkerConcurrency(availableParallelism(), totalmem()), 1, 64),
+  /** Replicas of every stream, KV and object-store bucket (DESIGN decision 10); more than the cluster has stops the process. */
+  NATS_REPLICAS: integer('NATS_REPLICAS', 1, 1, 5),
+  /** Tenant actors idle this long are dropped from memory (after a snapshot); the next command re-hydrates. */
+  ACTOR_IDLE_MS: integer('ACTOR_IDLE_MS', 5 * 60_000, 1000, 24 * 3_600_000),
   ROLES: optionalString.transform((v, ctx) => {
     const roles = csv(v ?? ROLE_NAMES.join(','));
     const unknown = roles.filter((r) => !(ROLE_NAMES as readonly string[]).includes(r));
@@ -86,6 +120,22 @@ const envSchema = z.object({
       return z.NEVER;
     }
     return new Set(roles as Role[]);
+  }),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (rate limits per IP): unset/false none,
+   * true all, a number of hops, or comma-separated addresses/CIDRs of the load balancers.
+   */
+  TRUST_PROXY: optionalString.transform((v, ctx): boolean | number | string => {
+    if (v === undefined || v === 'false') return false;
+    if (v === 'true') return true;
+    if (/^\d+$/.test(v)) return Number(v);
+    const parts = csv(v);
+    const bad = parts.filter((p) => !ipaddr.isValid(p) && !isCidr(p));
+    if (bad.length > 0 || parts.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs; not understood: ${bad.join(',') || v}` });
+      return z.NEVER;
+    }
+    return parts.join(',');
   }),
   LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
 });

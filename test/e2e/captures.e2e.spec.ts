@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { PNG } from 'pngjs';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 
@@ -42,7 +43,8 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     redirectUrl = `http://127.0.0.1:${await listen(redirector, '127.0.0.1')}/go`;
     s = await startTestServer({
       ROLES: 'api,projector,worker',
-      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      // 127.0.0.3: the fixture's second site (a cross-site consent frame).
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: '',
       CAPTURE_TIMEOUT_MS: '4000',
@@ -116,6 +118,52 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.match(page.headers.get('content-security-policy')!, /default-src 'none'/);
     const keys = await s.call('GET', '/.well-known/signing-keys');
     assert.equal(keys.body.keys[0].keyId, v.body.signing.keyId);
+  });
+
+  it('captures the pages where the work is real: consent banners (top level and in a cross-site frame), lazy images, never-idle beacons, 20,000 px', async () => {
+    const pages = ['/consent', '/iframe-consent', '/lazy', '/beacons', '/tall?h=20000'];
+    const ids = await Promise.all(
+      pages.map(async (path) => {
+        const r = await submit(site.url(path));
+        assert.equal(r.status, 202, r.text);
+        return r.body.id as string;
+      }),
+    );
+    const records: Record<string, any> = {};
+    for (const [i, id] of ids.entries()) {
+      const done = await poll(id, 120_000);
+      assert.equal(done.status, 'complete', `${pages[i]}: ${JSON.stringify(done)}`);
+      records[pages[i]!] = (await s.call('GET', `/v1/captures/${id}`)).body;
+    }
+    const image = async (uri: string) => PNG.sync.read((await s.call('GET', new URL(uri).pathname)).raw);
+    const bottomLeft = (png: PNG) => {
+      const i = ((png.height - 6) * png.width + 5) * 4;
+      return [png.data[i], png.data[i + 1], png.data[i + 2]];
+    };
+
+    for (const [path, cmp] of [['/consent', 'Onetrust'], ['/iframe-consent', 'Sourcepoint-frame']] as const) {
+      const rec = records[path];
+      assert.equal(rec.captureSettings?.consent?.cmp, cmp, path);
+      assert.equal(rec.captureSettings?.consent?.result, 'opted-out', path);
+      assert.ok(rec.artifacts.screenshotBefore, `${path}: screenshotBefore`);
+      // The banner (#222) at the bottom of the viewport before, the page's white after.
+      assert.deepEqual(bottomLeft(await image(rec.artifacts.screenshotBefore)), [34, 34, 34], path);
+      assert.deepEqual(bottomLeft(await image(rec.artifacts.screenshot)), [255, 255, 255], path);
+      assert.ok(rec.wacz, `${path}: bundle`);
+    }
+
+    const lazy = await image(records['/lazy'].artifacts.screenshot);
+    let blue = 0;
+    for (let i = 0; i < lazy.data.length; i += 4) if (lazy.data[i] === 30 && lazy.data[i + 1] === 144 && lazy.data[i + 2] === 255) blue++;
+    assert.ok(blue >= 3 * 100 * 100 * 0.95, `the three lazy images are in the screenshot (${blue} blue pixels)`);
+
+    const beacons = records['/beacons'].render;
+    assert.equal(beacons.settleReason, 'cap');
+    assert.ok(beacons.settleMs >= 2990 && beacons.settleMs <= 3600, `settleMs ${beacons.settleMs}`);
+
+    const tall = await image(records['/tall?h=20000'].artifacts.screenshot);
+    assert.deepEqual([tall.width, tall.height], [1280, 20000]);
+    assert.equal(records['/tall?h=20000'].renderQuality, 'full');
   });
 
   it('captures a page whose load never fires as partial, without a bundle', async () => {

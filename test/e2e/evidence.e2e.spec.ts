@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import nacl from 'tweetnacl';
 import { canonicalJsonBytes, signingKeyFromSeed } from '../../src/archive/index.js';
 import { artifactObjectName, openArtifactStore, type ArtifactStore } from '../../src/capture/artifact-store.js';
@@ -284,6 +285,19 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     }
     const restored = await verify(s, id);
     assert.equal(restored.body.verified, true, 'the original bundle verifies again');
+  });
+
+  it('keeps cookie and authorization values out of the signed WACZ, names and all else intact', async () => {
+    const rec = await capture(s, '/credentials');
+    const bytes = await store.get(artifactObjectName(rec.id, 'wacz'));
+    assert.ok(bytes);
+    const warc = gunzipSync(Buffer.from(unzip(bytes)['archive/data.warc.gz'] as Uint8Array)).toString('latin1');
+    assert.ok(site.requests.some((r) => r.method === 'POST' && r.path === '/echo'), 'the page sent its credentialed request');
+    assert.doesNotMatch(warc, /fixture-cookie-secret|fixture-token-secret/);
+    assert.match(warc, /\r\nSet-Cookie: \[redacted\]\r\n/i);
+    assert.match(warc, /\r\nAuthorization: \[redacted\]\r\n/i);
+    assert.match(warc, /\r\nCookie: \[redacted\]\r\n/i);
+    assert.equal((await verify(s, rec.id)).body.verified, true);
   });
 
   it('a bundle above VERIFY_MAX_BYTES is refused with 422', async () => {

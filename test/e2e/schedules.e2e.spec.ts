@@ -193,7 +193,10 @@ describe('schedules (spec 4.12)', () => {
     assert.equal(created.status, 201, created.text);
     const id: string = created.body.id;
     const firstFire = new Date(created.body.nextRunAt);
-    const decoy = await create(token, { url: URL_B, name: 'Daily other', cron: '30 23 * * *' });
+    // A daily schedule 12 hours away from the hourly one's first fire, so it is never due inside this test's
+    // clock window (firstFire .. +4 h 10 min), whatever the time of day the test runs.
+    const decoyHour = (firstFire.getUTCHours() + 12) % 24;
+    const decoy = await create(token, { url: URL_B, name: 'Daily other', cron: `30 ${decoyHour} * * *` });
 
     // Before the first fire time nothing happens.
     const clock = fixedClock(new Date(firstFire.getTime() - 1000));

@@ -151,6 +151,29 @@ describe('rate limits (spec 8.1, 7.3)', () => {
     assert.match(next.headers.get('retry-after')!, /^\d+$/);
   });
 
+  it('charges refused batch items too: a batch is no free way to probe which names resolve where', async () => {
+    const { key } = await createKey(s, 'prober', ['capture']);
+    // Five URLs the policy refuses (127.0.0.2 is outside ALLOW_PRIVATE_TARGETS), then a sixth that would pass.
+    const urls = [...Array.from({ length: 5 }, (_, i) => ({ url: `http://127.0.0.2:9/p${i}` })), { url: URL_OK }];
+    const batch = await s.call('POST', '/v1/captures/batch', { token: key, body: { urls } });
+    assert.equal(batch.status, 207);
+    assert.deepEqual(batch.body.items.map((it: { status: number }) => it.status), [422, 422, 422, 422, 422, 202]);
+    const next = await s.call('POST', '/v1/captures', { token: key, body: { url: URL_OK } });
+    assert.equal(next.status, 429, 'the six items used the six tokens');
+    assert.equal(next.body.limitType, 'tenant');
+  });
+
+  it('charges failed authentications to the address, which then gets 429 before any key is looked up', async () => {
+    const from = nextIp();
+    const codes: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      codes.push((await s.call('GET', '/v1/captures', { token: `svc_live_${'0'.repeat(40)}${i}`, from })).status);
+    }
+    assert.deepEqual(codes, [401, 401, 401, 401, 429, 429]);
+    // Another address is not affected.
+    assert.equal((await s.call('GET', '/v1/captures', { token: `svc_live_${'0'.repeat(41)}`, from: nextIp() })).status, 401);
+  });
+
   it('limits unauthenticated reads per IP without limitType', async () => {
     const from = nextIp();
     const codes: number[] = [];

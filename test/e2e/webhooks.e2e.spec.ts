@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { eventRecord } from '../../src/cli/commands/events.js';
 import { newId } from '../../src/domain/ids.js';
+import { tenantSubject } from '../../src/ledger/streams.js';
+import { openWebhookSecretStore } from '../../src/webhooks/webhook-secret-store.js';
 import { decideCompleteCapture, decideFailCapture, decideSubmitCaptures } from '../../src/domain/tenant/index.js';
 import { type Infra, startInfra } from '../support/harness.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
@@ -275,6 +278,28 @@ describe('webhooks (spec 4.13, 6)', () => {
     await d.complete('wh-basic');
     await sleep(1500);
     assert.equal(rx.at('/basic').length, 1);
+  });
+
+  it('keeps the secret out of the ledger and the operator output; deleting the webhook destroys it for good', async () => {
+    const token = await d.tenantKey('wh-shred');
+    const created = await d.register(token, { url: rx.url('/shred'), events: ['capture.complete'], name: 'shredded' });
+    assert.equal(created.status, 201, created.text);
+    const { id, secret } = created.body as { id: string; secret: string };
+    const events = await s.server.ctx.store.readSubject(tenantSubject('wh-shred'));
+    const registered = events.find((e) => e.event.type === 'webhook.registered')!.event as unknown as { data: Record<string, unknown> };
+    assert.equal(registered.data['secret'], undefined);
+    assert.equal(typeof registered.data['sealedSecret'], 'string');
+    assert.ok(!JSON.stringify(events).includes(secret.slice(7)), 'the secret is nowhere in the log');
+    const secrets = await openWebhookSecretStore(s.server.ctx.nc);
+    assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), secret, 'the service can still sign with it');
+    // The operator CLI's event output shows no secret either (a registration from before sealing is masked).
+    const legacy = { ...events[0]!, event: { ...registered, type: 'webhook.registered', data: { ...registered.data, secret } } } as never;
+    assert.ok(!JSON.stringify(eventRecord(legacy)).includes(secret.slice(7)));
+
+    assert.equal((await s.call('DELETE', `/v1/webhooks/${id}`, { token })).status, 200);
+    assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), null, 'the key is gone: the sealed secret opens to nothing');
+    const replayed = await s.server.ctx.store.readSubject(tenantSubject('wh-shred'));
+    assert.equal(replayed.length, events.length + 1, 'the log keeps every event');
   });
 
   it('sends each webhook only the types it subscribes to, and only events after its registration', async () => {

@@ -50,7 +50,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
   return async (app: FastifyInstance) => {
     // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
     app.addHook('onRequest', async (req) => {
-      const d = await limiter.take(`admin-keys:${req.ip}`, 5, 60_000);
+      const d = await limiter.take(`admin-keys:${req.ip}`, 5, 60_000, 1, { failClosed: true });
       if (!d.allowed) {
         throw new HttpProblem(429, `Too many requests to the key endpoints from this address; retry in ${d.retryAfterSec} s.`, 'Too Many Requests', {}, {
           'Retry-After': String(d.retryAfterSec),

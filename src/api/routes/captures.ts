@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SubmittedCapture } from '../../domain/events.js';
+import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
 import { decideSubmitCaptures, quotaView, type Admission } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
@@ -8,8 +9,12 @@ import type { ArtifactName, ArtifactStore } from '../../capture/artifact-store.j
 import { requireJsonBody } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { type CaptureRow, captureViews } from '../capture-views.js';
+import { provenancePage } from '../../archive/provenance-page.js';
+import { parseByteRange } from '../byte-range.js';
+import { parseProvenance, provenanceSignature } from '../provenance-view.js';
 import { HttpProblem, problem } from '../problem.js';
 import type { Cors } from '../cors.js';
+import { captureOptionsSchema } from '../capture-options-schema.js';
 import { type TenantGuard, tenantRateLimited } from '../tenant-auth.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
@@ -26,9 +31,17 @@ export interface CaptureRouteDeps {
 
 const NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
 
-const submitBody = z.object({ url: z.unknown().optional() }, { error: 'must be a JSON object with a url field' });
+const submitBody = z.object(
+  { url: z.unknown().optional(), options: captureOptionsSchema },
+  { error: 'must be a JSON object with a url field' },
+);
 const batchBody = z.object(
-  { urls: z.array(z.unknown(), { error: 'must be a non-empty array of objects with a url field' }).min(1, 'must be a non-empty array of objects with a url field') },
+  {
+    urls: z
+      .array(z.unknown(), { error: 'must be a non-empty array of objects with a url field' })
+      .min(1, 'must be a non-empty array of objects with a url field')
+      .describe('Items {url, options?}; options as on POST /v1/captures. Each item is checked on its own (207): a bad option gives that item a 400 naming urls[i].options.<field>.'),
+  },
   { error: 'must be a JSON object with a urls array' },
 );
 
@@ -37,6 +50,7 @@ const ARTIFACTS: Record<string, { artifact: ArtifactName; type: string; file: st
   'screenshot-before': { artifact: 'screenshot-before', type: 'image/png', file: 'screenshot-before.png' },
   html: { artifact: 'html', type: 'text/plain; charset=utf-8', file: 'page.html.txt' },
   headers: { artifact: 'headers', type: 'application/json; charset=utf-8', file: 'headers.json' },
+  pdf: { artifact: 'pdf', type: 'application/pdf', file: 'page.pdf' },
   wacz: { artifact: 'wacz', type: 'application/wacz+zip', file: 'capture.wacz' },
 };
 
@@ -90,12 +104,14 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: { tags: ['captures'], summary: 'Submit a capture', body: submitBody, security: [{ bearer: [] }] },
       },
       async (req, reply) => {
-        const { url } = req.body as { url: unknown };
-        const checked = await checkTargetUrl(url, { policy });
+        const { url, options: rawOptions } = req.body as { url: unknown; options?: unknown };
+        const checked = await checkTargetUrl(url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
         if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+        const options = parseCaptureOptions(rawOptions);
+        if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
         await ensureCapacity();
         const id = newId('cap');
-        const admission = await admit(req, [{ captureId: id, url: checked.url }], 'single');
+        const admission = await admit(req, [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }], 'single');
         setQuotaHeaders(reply, admission);
         return reply.code(202).send({ id, statusUrl: views.statusUrl(id), note: NOTE });
       },
@@ -117,7 +133,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         type Item = { url: string; status: number; id?: string; error?: ReturnType<typeof problem> };
         const items: Item[] = [];
         const accepted: Array<{ index: number; capture: SubmittedCapture }> = [];
-        // The request itself took one tenant token; each further URL takes one more (spec 8.1).
+        // The request itself took one tenant token; each further URL takes one more (spec 8.1) — before it is
+        // checked, so a refused URL costs as much as an accepted one and a batch is no cheap way to probe names.
         let tokensOwed = -1;
         for (const [index, raw] of urls.entries()) {
           const rawUrl = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { url?: unknown }).url : undefined;
@@ -126,22 +143,26 @@ export function captureRoutes(deps: CaptureRouteDeps) {
             items.push({ url: shown, status: 400, error: problem(400, `urls[${index}] must be an object with a url field.`) });
             continue;
           }
-          const checked = await checkTargetUrl(rawUrl, { policy });
+          tokensOwed++;
+          if (tokensOwed > 0) {
+            const d = await guard.takeTenantTokens(tenantId, 1);
+            if (!d.allowed) {
+              items.push({ url: shown, status: 429, error: tenantRateLimited(d.retryAfterSec).body() });
+              continue;
+            }
+          }
+          const checked = await checkTargetUrl(rawUrl, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
           if (!checked.ok) {
             const status = urlRejectionStatus(checked.reason, { batchItem: true });
             items.push({ url: shown, status, error: problem(status, `urls[${index}].url: ${checked.detail}`) });
             continue;
           }
-          tokensOwed++;
-          if (tokensOwed > 0) {
-            const d = await guard.takeTenantTokens(tenantId, 1);
-            if (!d.allowed) {
-              const p = tenantRateLimited(d.retryAfterSec);
-              items.push({ url: checked.url, status: 429, error: p.body() });
-              continue;
-            }
+          const options = parseCaptureOptions((raw as { options?: unknown }).options, `urls[${index}].options`);
+          if (!options.ok) {
+            items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
+            continue;
           }
-          const capture = { captureId: newId('cap'), url: checked.url };
+          const capture: SubmittedCapture = { captureId: newId('cap'), url: checked.url, ...(options.options ? { options: options.options } : {}) };
           accepted.push({ index: items.length, capture });
           items.push({ url: checked.url, status: 202, id: capture.captureId });
         }
@@ -228,7 +249,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       async (req, reply) => {
         const { captureId, name } = req.params as { captureId: string; name: string };
         const kind = ARTIFACTS[name];
-        if (!kind) throw new HttpProblem(404, `Unknown artifact '${name}'; use screenshot, screenshot-before, html, headers or wacz.`, 'Not Found');
+        if (!kind) throw new HttpProblem(404, `Unknown artifact '${name}'; use screenshot, screenshot-before, html, headers, pdf or wacz.`, 'Not Found');
         const row = await loadCapture(captureId);
         if (!row) throw unknownCapture(captureId);
         const refs = (row.artifacts ?? {}) as Record<string, string | undefined>;
@@ -236,12 +257,71 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         const objectName = row.status === 'complete' ? refs[refKey] : undefined;
         const bytes = objectName ? await deps.artifacts.get(objectName) : null;
         if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no ${name} artifact.`, 'Not Found');
-        return reply
+        // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
+        // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
+        reply
+          .header('Access-Control-Allow-Origin', '*')
+          .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
+          .header('Accept-Ranges', 'bytes')
           .header('Content-Type', kind.type)
           .header('Content-Disposition', `attachment; filename="${captureId}-${kind.file}"`)
-          .header('Cache-Control', 'private, max-age=3600')
-          .send(Buffer.from(bytes));
+          .header('Cache-Control', 'private, max-age=3600');
+        const body = Buffer.from(bytes);
+        const range = parseByteRange(req.headers.range, body.byteLength);
+        if (range.kind === 'unsatisfiable') {
+          return reply.code(416).header('Content-Range', `bytes */${body.byteLength}`).send();
+        }
+        if (range.kind === 'partial') {
+          return reply
+            .code(206)
+            .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
+            .send(body.subarray(range.start, range.end + 1));
+        }
+        return reply.send(body);
       },
+    );
+
+    app.get(
+      '/v1/captures/:captureId/provenance',
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Provenance record of a capture (JSON; HTML with Accept: text/html)',
+          description:
+            'Requested and final URL with the redirect chain, every connection the egress proxy made (host, connected address, TLS protocol and certificate chain as seen at connect time), browser, viewport, capture settings, times, artifact hashes, signing key; `signature` (bundle hash, signedAt, timestamp) from the bundle. The same record is provenance/provenance.json in the signed WACZ.',
+        },
+      },
+      async (req, reply) => {
+        const { captureId } = req.params as { captureId: string };
+        const row = await loadCapture(captureId);
+        if (!row) throw unknownCapture(captureId);
+        const ref = row.status === 'complete' ? row.artifacts?.provenance : undefined;
+        const bytes = ref ? await deps.artifacts.get(ref) : null;
+        if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no provenance record (not complete, or completed before records were kept).`, 'Not Found');
+        const record = parseProvenance(bytes);
+        const wacz = row.artifacts?.wacz ? await deps.artifacts.get(row.artifacts.wacz) : null;
+        const signature = wacz ? provenanceSignature(wacz) : null;
+        const accept = String(req.headers.accept ?? '');
+        if (/text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
+          return reply
+            .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+            .type('text/html; charset=utf-8')
+            .send(provenancePage(record, signature ?? undefined));
+        }
+        return { ...record, ...(signature ? { signature } : {}) };
+      },
+    );
+
+    // Preflight of a cross-origin artifact read (a Range header that is not CORS-safelisted).
+    app.options('/v1/captures/:captureId/artifacts/:name', { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .code(204)
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
+        .header('Access-Control-Allow-Headers', 'Range')
+        .header('Access-Control-Max-Age', '600')
+        .send(),
     );
   };
 }

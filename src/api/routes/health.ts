@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { createReadiness } from '../../observability/readiness.js';
 import type { ApiContext } from '../context.js';
 
-/** spec 4.1: a health check with links to the legal texts. */
-export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc'>) {
+/** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
+export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc' | 'pool'>) {
   const base = ctx.config.PUBLIC_BASE_URL;
+  const ready = createReadiness(ctx.nc, ctx.pool);
   return async (app: FastifyInstance) => {
     app.get('/health', { schema: { tags: ['health'], summary: 'Service health' } }, async (_req, reply) => {
-      const natsOk = !ctx.nc.isClosed();
-      return reply.code(natsOk ? 200 : 503).send({
-        status: natsOk ? 'ok' : 'degraded',
+      const { ok } = await ready();
+      return reply.code(ok ? 200 : 503).send({
+        status: ok ? 'ok' : 'degraded',
         legal: { terms: `${base}/legal/terms`, policy: `${base}/legal/policy` },
       });
     });
@@ -16,7 +18,7 @@ export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc'>) {
       reply.type('text/plain; charset=utf-8').send('Capture Ledger terms of service: captures are made of public pages at the request of the tenant, who is responsible for what it submits.\n'),
     );
     app.get('/legal/policy', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type('text/plain; charset=utf-8').send('Capture Ledger privacy policy: we store the pages you ask us to capture, your API key digests and usage counts; Set-Cookie values of captured pages are redacted.\n'),
+      reply.type('text/plain; charset=utf-8').send('Capture Ledger privacy policy: we store the pages you ask us to capture, your API key digests and usage counts; cookie and authorization values of captured pages are redacted in every artifact and bundle.\n'),
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { type CaptureOptions, parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
 import { decideCreateSchedule, decideDeleteSchedule } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
@@ -8,6 +9,7 @@ import { nextRunAt } from '../../schedules/schedule-timing.js';
 import { requireJsonBody } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { HttpProblem } from '../problem.js';
+import { captureOptionsSchema } from '../capture-options-schema.js';
 import { iso, nameSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
@@ -28,6 +30,7 @@ const createBody = z.object(
     url: z.unknown().optional(),
     name: nameSchema,
     cron: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"') }),
+    options: captureOptionsSchema,
   },
   { error: 'must be a JSON object with url, name and cron fields' },
 );
@@ -41,6 +44,7 @@ interface ScheduleRow {
   url: string;
   name: string;
   cron: string;
+  options: CaptureOptions | null;
   created_at: Date;
   deleted_at: Date | null;
   last_run_at: Date | null;
@@ -62,6 +66,8 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
     url: r.url,
     name: r.name,
     cron: r.cron,
+    // Addition (issue 15): the capture options every run uses, when the schedule was created with some.
+    ...(r.options ? { options: r.options } : {}),
     paused: false,
     nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
     lastRunAt: iso(r.last_run_at) ?? null,
@@ -93,11 +99,14 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         const parsed = parseSchedule(cron);
         if (!parsed.ok) throw new HttpProblem(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`, 'Bad Request');
         // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
-        const checked = await checkTargetUrl(body.url, { policy });
+        const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
         if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
 
+        const options = parseCaptureOptions(body.options);
+        if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
+
         const scheduleId = newId('sch');
-        const cmd = { scheduleId, url: checked.url, name: body.name, cron };
+        const cmd = { scheduleId, url: checked.url, name: body.name, cron, ...(options.options ? { options: options.options } : {}) };
         const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideCreateSchedule(cmd, state, now));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         const createdAt = new Date(result.reply.createdAt);
@@ -108,6 +117,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
             url: cmd.url,
             name: cmd.name,
             cron,
+            options: options.options ?? null,
             created_at: createdAt,
             deleted_at: null,
             last_run_at: null,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { verifyBundle } from '../../archive/bundle-verifier.js';
+import { createVerificationCache } from '../verification-cache.js';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { isId } from '../../domain/ids.js';
@@ -9,6 +10,7 @@ import type { CaptureRow } from '../capture-views.js';
 import { HttpProblem } from '../problem.js';
 import { iso } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
 import { verificationPage } from '../verification-page.js';
 
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
@@ -20,8 +22,27 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
     return r.rows.map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
   }
 
+  /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
+  async function trustedTsaCertificates() {
+    const r = await ctx.pool.query<{ fingerprint: string; ca_cert_pem: string; published_at: Date }>(
+      'SELECT fingerprint, ca_cert_pem, published_at FROM tsa_certificates ORDER BY published_at, fingerprint',
+    );
+    return r.rows;
+  }
+
+  const replay = replayAssets();
+  const verifications = createVerificationCache();
+
   return async (app: FastifyInstance) => {
     app.addHook('onRequest', guard.perIp());
+
+    app.get(
+      '/.well-known/tsa-certificates',
+      { schema: { tags: ['verification'], summary: 'CA certificates of the built-in time-stamping authorities' } },
+      async () => ({
+        certificates: (await trustedTsaCertificates()).map((c) => ({ fingerprint: c.fingerprint, publishedAt: iso(c.published_at)!, pem: c.ca_cert_pem })),
+      }),
+    );
 
     app.get('/.well-known/signing-key', { schema: { tags: ['verification'], summary: 'The current signing key' } }, async () => {
       const current = (await publishedKeys()).find((k) => k.current);
@@ -33,6 +54,16 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
     app.get('/.well-known/signing-keys', { schema: { tags: ['verification'], summary: 'Every signing key ever used' } }, async () => ({
       keys: (await publishedKeys()).map(({ current: _c, ...k }) => k),
     }));
+
+    // ReplayWeb.page, served here so the verification page replays the bundle without outside network.
+    for (const name of ['ui.js', 'sw.js'] as const) {
+      app.get(`${REPLAY_BASE}${name}`, { schema: { hide: true } }, async (_req, reply) =>
+        reply
+          .type('application/javascript; charset=utf-8')
+          .header('Cache-Control', 'public, max-age=3600')
+          .send(await replay.get(name)),
+      );
+    }
 
     app.get('/v1/verify/:captureId', { schema: { tags: ['verification'], summary: 'Verify a capture bundle' } }, async (req, reply) => {
       const { captureId } = req.params as { captureId: string };
@@ -52,22 +83,33 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         return reply
           .header(
             'Content-Security-Policy',
-            `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+            // 'self' scripts, frames and workers: ReplayWeb.page's ui.js, its replay iframe and service worker (all under /replay/).
+            `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
           )
           .header('Referrer-Policy', 'no-referrer')
           .type('text/html; charset=utf-8')
-          .send(verificationPage(captureId, nonce));
+          .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE }));
       }
-      const bytes = await artifacts.get(row.artifacts.wacz);
       const capture = {
         id: row.capture_id,
         createdAt: iso(row.created_at)!,
         completedAt: iso(row.completed_at)!,
         ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
       };
-      const result = bytes
-        ? await verifyBundle(Buffer.from(bytes), { keys: await publishedKeys(), tsaCaCertsPem: evidence.tsaCaCertsPem })
-        : null;
+      const wacz = row.artifacts.wacz;
+      // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
+      const stored = await artifacts.digest(wacz);
+      const result = await verifications.get(`${captureId}:${stored}`, async () => {
+        const bytes = await artifacts.get(wacz);
+        if (!bytes) return null;
+        const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
+        return verifyBundle(Buffer.from(bytes), {
+          keys: await publishedKeys(),
+          tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
+          // Every built-in TSA is self-issued: this process's own and those published on the log.
+          selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
+        });
+      });
       return {
         verified: result?.verified ?? false,
         capture,

@@ -10,6 +10,7 @@ import { envelopeBody, pingEnvelope } from '../../webhooks/webhook-events.js';
 import { sendWebhook } from '../../webhooks/webhook-sender.js';
 import { requireJsonBody } from '../app.js';
 import { checkAdmin } from '../auth.js';
+import { secretOfWebhook, type WebhookSecretStore } from '../../webhooks/webhook-secret-store.js';
 import type { ApiContext } from '../context.js';
 import { HttpProblem } from '../problem.js';
 import { iso, nameSchema } from '../schemas.js';
@@ -23,6 +24,8 @@ export interface WebhookRouteDeps {
   policy: AddressPolicy;
   /** Extra trusted CAs for pings (WEBHOOK_CA_CERTS), PEM. */
   ca: string[];
+  /** Where each webhook's secret key lives (crypto-shredding). */
+  secrets: WebhookSecretStore;
 }
 
 const WARNING = 'Store this secret now. It cannot be retrieved after this response.';
@@ -93,13 +96,15 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const body = req.body as z.infer<typeof createBody>;
         // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
         // that does not resolve now is accepted: the dispatcher checks every address again at send time.
-        const checked = await checkTargetUrl(body.url, { policy });
+        const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
         if (!checked.ok) throw new HttpProblem(400, `Invalid request: body.url: ${checked.detail}`, 'Bad Request');
         const events = [...new Set(body.events)];
         const webhookId = newId('whk');
         const secret = generateWebhookSecret();
+        // Only the sealed secret goes into the log; its key stays in the secret store until the webhook is deleted.
+        const sealedSecret = await deps.secrets.seal(webhookId, secret);
         const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) =>
-          decideRegisterWebhook({ webhookId, url: checked.url, events, name: body.name, secret }, state, now),
+          decideRegisterWebhook({ webhookId, url: checked.url, events, name: body.name, sealedSecret }, state, now),
         );
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
@@ -134,6 +139,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
         // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
         const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideDeleteWebhook({ webhookId }, state, now));
+        // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
+        await deps.secrets.shred(webhookId);
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return { id: webhookId, deleted: true };
       },
@@ -145,15 +152,16 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async (req) => {
         const { webhookId } = req.params as { webhookId: string };
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
-        const r = await ctx.pool.query<{ url: string; secret: string | null }>(
-          'SELECT url, secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
+        const r = await ctx.pool.query<{ webhook_id: string; url: string; secret: string | null; sealed_secret: string | null }>(
+          'SELECT webhook_id, url, secret, sealed_secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
           [webhookId, req.principal!.tenantId],
         );
         const hook = r.rows[0];
-        if (!hook?.secret) throw unknownWebhook(webhookId);
+        const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
+        if (!hook || !secret) throw unknownWebhook(webhookId);
         const envelope = pingEnvelope(newId('evt'), ctx.clock.now(), webhookId);
         // A ping is not recorded and never changes the webhook (spec 4.13).
-        const sent = await sendWebhook({ policy, clock: ctx.clock, ca: deps.ca }, { url: hook.url, secret: hook.secret, eventId: envelope.id, body: envelopeBody(envelope) });
+        const sent = await sendWebhook({ policy, clock: ctx.clock, ca: deps.ca }, { url: hook.url, secret, eventId: envelope.id, body: envelopeBody(envelope) });
         const success = sent.result.kind === 'response' && isSuccess(sent.result.status);
         return {
           success,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../../src/config/config.js';
+import { availableParallelism, totalmem } from 'node:os';
+import { ConfigError, defaultWorkerConcurrency, loadConfig } from '../../../src/config/config.js';
 
 describe('configuration', () => {
   it('applies defaults', () => {
@@ -10,6 +11,8 @@ describe('configuration', () => {
     assert.deepEqual(c.WEBHOOK_RETRY_DELAYS, [60, 300, 900]);
     assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'worker']);
     assert.equal(c.PUBLIC_BASE_URL, 'http://localhost:8080');
+    assert.equal(c.ACTOR_IDLE_MS, 300_000);
+    assert.equal(loadConfig({ ACTOR_IDLE_MS: '60000' }).ACTOR_IDLE_MS, 60_000);
   });
 
   it('names the variable and the reason for a bad value', () => {
@@ -20,9 +23,21 @@ describe('configuration', () => {
       [{ ROLES: 'api,cook' }, /ROLES.*unknown: cook/],
       [{ WEBHOOK_RETRY_DELAYS: '1,x' }, /WEBHOOK_RETRY_DELAYS/],
       [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+      [{ ACTOR_IDLE_MS: '10' }, /ACTOR_IDLE_MS must be between 1000 and/],
+      [{ NATS_REPLICAS: '7' }, /NATS_REPLICAS must be between 1 and 5/],
+      [{ CAPTURE_API_KEY: 'short-key' }, /CAPTURE_API_KEY must be at least 16 characters/],
+      [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be at least 16 characters/],
+      [{ TRUST_PROXY: 'proxy.example' }, /TRUST_PROXY must be true, false, a hop count or comma-separated addresses\/CIDRs; not understood: proxy\.example/],
     ] as const) {
       assert.throws(() => loadConfig(env as NodeJS.ProcessEnv), (e: Error) => e instanceof ConfigError && pattern.test(e.message));
     }
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or addresses', () => {
+    assert.equal(loadConfig({}).TRUST_PROXY, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY, '10.0.0.0/8,127.0.0.1');
   });
 
   it('parses lists', () => {
@@ -30,5 +45,15 @@ describe('configuration', () => {
     assert.deepEqual(c.CORS_ORIGINS, ['https://a.example', 'https://b.example']);
     assert.deepEqual(c.ALLOW_PRIVATE_TARGETS, ['127.0.0.1/32']);
     assert.equal(c.PUBLIC_BASE_URL, 'https://x.example');
+  });
+
+  it('chooses the default WORKER_CONCURRENCY from cores and memory', () => {
+    const GB = 1024 ** 3;
+    assert.equal(defaultWorkerConcurrency(2, 24 * GB), 4, 'two per core');
+    assert.equal(defaultWorkerConcurrency(8, 2 * GB), 4, 'memory-bound: 1 GB kept, 250 MB per capture');
+    assert.equal(defaultWorkerConcurrency(1, 512 * 1024 ** 2), 1, 'never below one');
+    assert.equal(defaultWorkerConcurrency(64, 256 * GB), 16, 'never above sixteen');
+    assert.equal(loadConfig({}).WORKER_CONCURRENCY, defaultWorkerConcurrency(availableParallelism(), totalmem()));
+    assert.equal(loadConfig({ WORKER_CONCURRENCY: '3' }).WORKER_CONCURRENCY, 3);
   });
 });

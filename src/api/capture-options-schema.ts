@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { CAPTURE_OPTION_LIMITS as L } from '../domain/capture-options.js';
+
+/**
+ * The `options` object of POST /v1/captures and POST /v1/schedules (issue 15) as the OpenAPI document shows
+ * it. The same rules as parseCaptureOptions (which batch items, validated one by one, use); a violation is a
+ * 400 naming the field, e.g. `body.options.viewport.width`.
+ */
+export const captureOptionsSchema = z
+  .strictObject({
+    viewport: z
+      .strictObject({
+        width: z.number().int().min(L.width.min).max(L.width.max).describe('CSS pixels'),
+        height: z.number().int().min(L.height.min).max(L.height.max).describe('CSS pixels'),
+      })
+      .optional()
+      .describe('Browser window size; default 1280×800.'),
+    deviceScaleFactor: z.number().min(L.deviceScaleFactor.min).max(L.deviceScaleFactor.max).optional().describe('Default 1.'),
+    fullPage: z.boolean().optional().describe('Default true; false: the screenshot shows the viewport only.'),
+    waitForSelector: z
+      .string()
+      .min(1)
+      .max(L.waitForSelectorLength)
+      .optional()
+      .describe('CSS selector waited for after load (within what is left of CAPTURE_TIMEOUT_MS), before the settle phase; not found → renderQuality partial, reason in captureSettings.'),
+    delayMs: z.number().int().min(L.delayMs.min).max(L.delayMs.max).optional().describe('Extra wait after the settle phase; default 0.'),
+    pdf: z.boolean().optional().describe('Also print the page to PDF: artifact `pdf`, hashed into the bundle.'),
+  })
+  .optional()
+  .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');
