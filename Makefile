@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export DATA_DIR ?= ./data
 
-.PHONY: run test test-unit test-int bench build deps clean
+.PHONY: run cluster test test-unit test-int bench build deps clean
 
 deps:
 	@bash ops/install-deps.sh
@@ -12,6 +12,10 @@ build: deps
 
 run: build
 	@bash ops/run.sh
+
+# The scaled deployment on this machine: 3 clustered nats-servers, Postgres, every role its own process (docs/scaling.md).
+cluster: build
+	@node dist/src/cluster-main.js
 
 test: deps
 	@npx tsc -p tsconfig.json --noEmit

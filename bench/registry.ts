@@ -1,10 +1,13 @@
 import { admissionBench } from './admission.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
+import { clusterScalingBench } from './cluster-scaling.bench.js';
+import { coldHydrationBench } from './cold-hydration.bench.js';
 import { evidenceBench } from './evidence.bench.js';
 import { listScaleBench } from './list-scale.bench.js';
 import { projectionsBench } from './projections.bench.js';
 import { submissionsBench } from './submissions.bench.js';
 import { workerRssBench } from './worker-rss.bench.js';
+import { zipStreamingBench } from './zip-streaming.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -12,7 +15,10 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'capture-latency': captureLatencyBench,
   'worker-rss': workerRssBench,
   submissions: submissionsBench,
+  'cold-hydration': coldHydrationBench,
   evidence: evidenceBench,
   projections: projectionsBench,
   'list-scale': listScaleBench,
+  'cluster-scaling': clusterScalingBench,
+  'zip-streaming': zipStreamingBench,
 };

@@ -57,6 +57,7 @@ export async function submissionsBench(): Promise<BenchLine[]> {
     const memBefore = await api.memory();
     let memAfter: ApiMemory | undefined;
     let last = 0;
+    const p99ByTenants = new Map<number, number>();
     for (const tenants of tenantSets) {
       const setupStarted = performance.now();
       const keys = await createTenants(actors, `s${tenants}`, tenants);
@@ -95,7 +96,17 @@ export async function submissionsBench(): Promise<BenchLine[]> {
         setupSec: round(setupSec, 1),
       });
       last = tenants;
+      p99ByTenants.set(tenants, r.p99);
       memAfter = await api.memory();
+    }
+    const fewest = Math.min(...p99ByTenants.keys());
+    if (p99ByTenants.size > 1) {
+      // Issue 12: cost must not grow with the number of tenants a process meets cold.
+      lines.push({
+        figure: `POST /v1/captures p99, ${last} tenants vs ${fewest}`,
+        ratio: round(p99ByTenants.get(last)! / Math.max(p99ByTenants.get(fewest)!, 1), 2),
+        ratioIs: `p99 at ${last} tenants ÷ p99 at ${fewest} tenant${fewest === 1 ? '' : 's'}, same run (goal ≤ 2)`,
+      });
     }
     if (memAfter) {
       const fig = (m: ApiMemory) => ({ rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), heapUsedAfterGcMB: mb(m.heapUsedAfterGc), heapTotalMB: mb(m.heapTotal) });

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { applyEvents } from '../../projections/handlers.js';
 import { storedOf, type StoredEvent } from '../ledger/event-store.js';
-import { LEDGER_STREAM } from '../ledger/streams.js';
+import { LEDGER_STREAM, PULL_EXPIRES_MS } from '../ledger/streams.js';
 
 /**
  * Applies LEDGER events to Postgres exactly once (DESIGN decision 4): each batch runs in one transaction
@@ -83,7 +83,7 @@ export function createProjector(opts: ProjectorOptions): Projector {
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: startSeq,
     });
-    const messages = await consumer.consume({ max_messages: batchSize * 2 });
+    const messages = await consumer.consume({ max_messages: batchSize * 2, expires: PULL_EXPIRES_MS });
     closeMessages = async () => void (await messages.close().catch(() => undefined));
     const buffer: StoredEvent[][] = [];
     let buffered = 0;

@@ -53,4 +53,24 @@ describe('rate limits shared through NATS KV', () => {
     assert.equal(retryAfter(10, 1, 10, 0, 0.5, 60_000), 1); // already fits: never below 1 s
     assert.equal(retryAfter(10, 1, 0, 10, 0.25, 60_000), 45 + 6);
   });
+
+  it('lets a take through when NATS cannot be reached, unless it is marked failClosed', async () => {
+    const lonely = await connect({ servers: env.nats.url });
+    const errors: unknown[] = [];
+    const limiter = await createKvRateLimiter(lonely, { onError: (err) => errors.push(err) });
+    await lonely.close();
+    assert.equal((await limiter.take('tenant:x', 10, 60_000)).allowed, true);
+    const closed = await limiter.take('admin-keys:127.0.0.1', 10, 60_000, 1, { failClosed: true });
+    assert.equal(closed.allowed, false);
+    assert.ok(closed.retryAfterSec >= 1);
+    assert.equal(errors.length, 2);
+  });
+
+  it('answers a take of 0 tokens with whether one more would pass, taking nothing', async () => {
+    const t = () => 2_000_000 * 60_000 + 30_000;
+    const limiter = await createKvRateLimiter(a, { now: t });
+    for (let i = 0; i < 3; i++) assert.equal((await limiter.take('peek', 3, 60_000, 0)).allowed, true);
+    for (let i = 0; i < 3; i++) assert.equal((await limiter.take('peek', 3, 60_000)).allowed, true);
+    assert.equal((await limiter.take('peek', 3, 60_000, 0)).allowed, false);
+  });
 });

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { hasClusteredOccBugs } from '../../../src/infra/nats.js';
+import { COMPOSE_NATS_USERS, natsAuthorizationConfig } from '../../../src/infra/nats-permissions.js';
+import { projectRoot } from '../../../src/infra/project-root.js';
+
+/** No Docker engine runs here: docker-compose.yml is checked as data (issue 10 §5). */
+interface Service {
+  image?: string;
+  build?: unknown;
+  ports?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  restart?: string;
+  deploy?: { replicas?: number };
+}
+
+describe('docker-compose.yml', () => {
+  let services: Record<string, Service>;
+  before(async () => {
+    const text = await readFile(join(projectRoot, 'docker-compose.yml'), 'utf8');
+    services = (parse(text, { merge: true }) as { services: Record<string, Service> }).services;
+  });
+  const appServices = () => Object.entries(services).filter(([, s]) => s.environment?.['ROLES']);
+  const roleOf = (s: Service) => s.environment!['ROLES'];
+
+  it('runs every role, with two API processes behind one entry point', () => {
+    const roles = appServices().map(([, s]) => roleOf(s));
+    for (const role of ['api', 'worker', 'projector', 'dispatcher', 'scheduler']) assert.ok(roles.includes(role), role);
+    const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
+    assert.equal(apis.length, 2);
+    for (const [name, s] of apis) assert.equal(s.ports, undefined, `${name} publishes no host port of its own`);
+    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })));
+    assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
+    assert.deepEqual(published.map((p) => p.name), ['lb']);
+  });
+
+  it('pins every image to a version, NATS to one without the clustered concurrency bugs', () => {
+    for (const [name, s] of Object.entries(services)) {
+      if (!s.image) continue;
+      const tag = s.image.split(':')[1] ?? '';
+      assert.match(tag, /^\d+\.\d+/, `${name}: ${s.image} is pinned to a release, not a floating major`);
+    }
+    const natsImages = Object.entries(services).filter(([n]) => n.startsWith('nats-')).map(([, s]) => s.image!);
+    assert.equal(natsImages.length, 3);
+    for (const image of natsImages) assert.equal(hasClusteredOccBugs(image.split(':')[1]!.split('-')[0]!), false, image);
+  });
+
+  it('gives every stream and bucket 3 replicas, and every service a healthcheck and a restart policy', () => {
+    for (const [name, s] of appServices()) {
+      assert.equal(s.environment!['NATS_REPLICAS'], '3', name);
+      assert.equal(s.environment!['NATS_URL']!.split(',').length, 3, name);
+    }
+    for (const [name, s] of Object.entries(services)) {
+      assert.ok(s.healthcheck?.test?.length, `${name} has a healthcheck`);
+      assert.equal(s.restart, 'unless-stopped', name);
+      for (const [dep, cond] of Object.entries(s.depends_on ?? {})) assert.equal(cond.condition, 'service_healthy', `${name} → ${dep}`);
+    }
+    for (const [name, s] of appServices()) assert.ok(Object.keys(s.depends_on ?? {}).includes('nats-1'), `${name} waits for NATS`);
+  });
+
+  it('hands each role only the secrets it uses', () => {
+    for (const [name, s] of appServices()) {
+      const env = s.environment!;
+      assert.equal('ADMIN_KEY' in env, roleOf(s) === 'api', `${name}: ADMIN_KEY only for the API`);
+      assert.equal('SIGNING_KEY' in env, roleOf(s) === 'worker', `${name}: SIGNING_KEY only for the workers`);
+      assert.equal('CAPTURE_API_KEY' in env, false, name);
+    }
+  });
+
+  it('connects each role to NATS as its own user, with the permissions the service defines', async () => {
+    for (const [name, s] of appServices()) {
+      assert.equal(s.environment!['NATS_USER'], roleOf(s), name);
+      assert.equal(s.environment!['NATS_PASSWORD'], `\${NATS_${roleOf(s)!.toUpperCase()}_PASSWORD}`, name);
+    }
+    const conf = await readFile(join(projectRoot, 'ops', 'nats', 'cluster.conf'), 'utf8');
+    assert.ok(conf.includes(natsAuthorizationConfig(COMPOSE_NATS_USERS)), 'ops/nats/cluster.conf carries the authorization block of src/infra/nats-permissions.ts');
+  });
+
+  it('keeps local data out of the image', async () => {
+    const ignore = (await readFile(join(projectRoot, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim());
+    for (const entry of ['data', 'node_modules', '.git']) assert.ok(ignore.includes(entry), entry);
+  });
+});
