@@ -107,7 +107,7 @@ const readRecord = async (server: TestServer, id: string) =>
   (await httpCall(`${server.baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
 
 async function measurePipeline(server: TestServer, target: string, sequential: number, concurrent: number) {
-  const tsa = server.server.evidence.timestamper ? 'built-in local TSA (TSA_URL unset)' : 'none';
+  const tsa = (await server.server.evidence.notary?.describe())?.timestamps ? 'built-in local TSA (TSA_URL unset)' : 'none';
   const client = await captureClient(server.baseUrl, ADMIN_KEY, `bench-latency-${randomBytes(3).toString('hex')}`);
   const ids: string[] = [];
   const one = async () => {

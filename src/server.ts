@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import { migrate } from '../projections/migrate.js';
 import { openSnapshotStore } from './actors/snapshot-store.js';
 import { createTenantActors } from './actors/tenant-actors.js';
+import { createBundleMaker } from './archive/bundle-maker.js';
 import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
+import { remoteNotary, serveNotary } from './archive/notary-service.js';
 import { registerSigningKey } from './archive/signing-key-registry.js';
 import { publishTsaCertificate } from './archive/tsa-certificate-registry.js';
 import { buildApp } from './api/app.js';
@@ -105,12 +107,15 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   });
   stops.unshift(() => tenants.close());
   const artifacts = await openArtifactStore(nc, replicas);
-  const evidence = await startEvidence(config, dataDir, log, { stampsBundles: roles.has('worker') });
+  const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
   stops.unshift(() => evidence.close());
-  if (evidence.signingKey && (roles.has('worker') || roles.has('api'))) {
-    await registerSigningKey(store, evidence.signingKey, () => clock.now());
-  }
+  if (evidence.signingKey) await registerSigningKey(store, evidence.signingKey, () => clock.now());
   if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
+  if (evidence.notary) {
+    // The only role that holds the signing key: it renders nothing and answers hashes (notary-service.ts).
+    const notaryService = serveNotary(nc, evidence.notary, log.child({ role: 'signer' }));
+    stops.unshift(() => notaryService.stop());
+  }
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
 
   const projector = roles.has('projector') ? createProjector({ js, pool, log: log.child({ role: 'projector' }) }) : null;
@@ -133,6 +138,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   });
 
   if (roles.has('worker')) {
+    // Signed in this process when it has the signer role too (SIGNER=local), else by a signer over NATS;
+    // SIGNING_KEY=none: no bundles.
+    const bundleNotary = config.SIGNING_KEY === 'none' ? null : roles.has('signer') ? evidence.notary : remoteNotary(nc);
     const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));
     const connections = createConnectionLog(); // what the proxy connected to, for provenance records
     const proxy: EgressProxy = await startEgressProxy({ policy, connections, log: log.child({ role: 'egress-proxy' }) });
@@ -149,7 +157,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       concurrency: config.WORKER_CONCURRENCY,
       timeoutMs: config.CAPTURE_TIMEOUT_MS,
       explainNetworkError: (url) => proxy.explain(url),
-      makeBundle: evidence.makeBundle,
+      ...(bundleNotary ? { makeBundle: createBundleMaker(bundleNotary, log.child({ role: 'worker' })) } : {}),
       observedConnections: (hosts, since) => connections.observed(hosts, since),
     });
     stops.unshift(async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../ledger/envelope.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import type { StoredEvent } from '../ledger/event-store.js';
 
 /**

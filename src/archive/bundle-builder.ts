@@ -5,7 +5,8 @@ import {
   type TimestampInfo,
 } from './bundle-format.js';
 import type { BundleInput } from './bundle-input.js';
-import { digestDocument, digestDocumentBytes, signBundleHash } from './bundle-signer.js';
+import { digestDocument, digestDocumentBytes } from './bundle-signer.js';
+import { localNotary, type Notary } from './notary.js';
 import { digestBytesOf, toBase64 } from './digests.js';
 import { PROVENANCE_JSON_PATH } from './provenance-record.js';
 import type { SigningKey } from './signing-key.js';
@@ -21,13 +22,10 @@ import { buildManifest, buildWaczMembers, zipWacz } from './wacz-writer.js';
  * "0.1.0", so the version is covered by the signature) and report `timestampError`: the capture is never
  * lost for want of a timestamp. 'throw' rethrows the TSA error instead. Without a timestamper: v0.1.0.
  */
-export interface BuildBundleOptions {
-  signingKey: SigningKey;
-  timestamper?: Timestamper;
-  onTimestampFailure?: 'downgrade' | 'throw';
-  /** The clock for signedAt; default the system clock. */
-  now?: () => Date;
-}
+export type BuildBundleOptions = (
+  | { /** Who signs and time-stamps: the signer role through remoteNotary, or a localNotary. */ notary: Notary }
+  | { /** Sign here with this key (tools, tests); same as notary: localNotary(signingKey, {timestamper, now}). */ signingKey: SigningKey; timestamper?: Timestamper; now?: () => Date }
+) & { onTimestampFailure?: 'downgrade' | 'throw' };
 
 export interface SignedBundle {
   /** The .wacz file. */
@@ -46,33 +44,36 @@ export interface SignedBundle {
   timestampError?: string;
 }
 
-export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle> {
-  const { signingKey } = options;
+/** A bundle for a capture; null when the notary makes no bundles (SIGNING_KEY=none at the signer). */
+export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle | null> {
+  const notary = 'notary' in options ? options.notary : localNotary(options.signingKey, { timestamper: options.timestamper, ...(options.now ? { now: options.now } : {}) });
+  const described = await notary.describe();
+  if (!described) return null;
+  const { keyId } = described;
   if (input.provenance) {
-    input = { ...input, provenance: { ...input.provenance, signing: { algorithm: 'Ed25519', keyId: signingKey.keyId, signatureIn: 'datapackage-digest.json' } } };
+    input = { ...input, provenance: { ...input.provenance, signing: { algorithm: 'Ed25519', keyId, signatureIn: 'datapackage-digest.json' } } };
   }
   const members = await buildWaczMembers(input);
 
-  let version: BundleVersion = options.timestamper ? BUNDLE_VERSION_TIMESTAMPED : BUNDLE_VERSION_SIGNED;
-  let manifest = buildManifest(input, members, { bundleVersion: version, keyId: signingKey.keyId });
+  let version: BundleVersion = described.timestamps ? BUNDLE_VERSION_TIMESTAMPED : BUNDLE_VERSION_SIGNED;
+  let manifest = buildManifest(input, members, { bundleVersion: version, keyId });
   let timestamp: TimestampInfo | undefined;
   let timestampError: string | undefined;
 
-  if (options.timestamper) {
+  if (described.timestamps) {
     try {
       const digest = digestBytesOf(manifest.bundleHash) as Uint8Array;
-      const result = await options.timestamper.timestamp(digest);
+      const result = await notary.timestamp(digest);
       timestamp = { token: toBase64(result.token), genTime: result.genTime, tsa: result.tsa };
     } catch (error) {
       if (options.onTimestampFailure === 'throw') throw error;
       timestampError = error instanceof Error ? error.message : String(error);
       version = BUNDLE_VERSION_SIGNED;
-      manifest = buildManifest(input, members, { bundleVersion: version, keyId: signingKey.keyId });
+      manifest = buildManifest(input, members, { bundleVersion: version, keyId });
     }
   }
 
-  const signedAt = (options.now ?? (() => new Date()))();
-  const signedData = signBundleHash(manifest.bundleHash, signingKey, { signedAt, version, timestamp });
+  const signedData = await notary.sign({ captureId: input.captureId, bundleHash: manifest.bundleHash, keyId, version, ...(timestamp ? { timestamp } : {}) });
   const digestBytes = digestDocumentBytes(digestDocument(manifest.bundleHash, signedData));
   const bytes = Buffer.from(zipWacz(members, manifest.datapackageBytes, digestBytes, new Date(input.completedAt)));
 
@@ -82,7 +83,7 @@ export async function buildSignedBundle(input: BundleInput, options: BuildBundle
     bundleHash: manifest.bundleHash,
     size: bytes.byteLength,
     version,
-    keyId: signingKey.keyId,
+    keyId,
     signedAt: signedData.created,
     ...(timestamp ? { timestamp: { genTime: timestamp.genTime, tsa: timestamp.tsa } } : {}),
     ...(timestampError !== undefined ? { timestampError } : {}),

@@ -17,7 +17,7 @@ import {
   type SignedData,
   type TimestampInfo,
 } from './bundle-format.js';
-import { canonicalJsonBytes } from './canonical-json.js';
+import { canonicalJsonBytes } from '../domain/canonical-json.js';
 import { toBase64, utf8 } from './digests.js';
 import type { SigningKey } from './signing-key.js';
 

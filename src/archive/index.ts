@@ -10,7 +10,7 @@ export {
   type DigestDocument,
   type SignedData,
 } from './bundle-format.js';
-export { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+export { canonicalJson, canonicalJsonBytes } from '../domain/canonical-json.js';
 export { buildWacz, buildWaczMembers, buildManifest, zipWacz, type WaczManifest, type WaczMembers } from './wacz-writer.js';
 export { artifactUri } from './warc-writer.js';
 export {

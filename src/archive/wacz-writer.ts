@@ -12,7 +12,7 @@ import {
   type BundleVersion,
   type Datapackage,
 } from './bundle-format.js';
-import { canonicalJsonBytes } from './canonical-json.js';
+import { canonicalJsonBytes } from '../domain/canonical-json.js';
 import { indexWarc } from './cdxj-indexer.js';
 import { provenancePage } from './provenance-page.js';
 import { PROVENANCE_HTML_PATH, PROVENANCE_JSON_PATH, provenanceJsonBytes } from './provenance-record.js';

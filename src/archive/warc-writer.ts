@@ -3,6 +3,7 @@ import { HeadersMultiMap, StatusAndHeaders, WARCRecord, WARCSerializer, WARC_1_1
 import { ArchiveError } from './errors.js';
 import type { NetworkExchange } from '../capture/network-exchange.js';
 import { redactedValue } from '../capture/http-headers.js';
+import { ARTIFACTS, type ArtifactName } from '../capture/artifacts.js';
 import type { BundleInput } from './bundle-input.js';
 import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
 
@@ -53,16 +54,10 @@ export async function writeWarc(input: BundleInput): Promise<Uint8Array> {
     records.push(requestRecord(exchange, responseId ?? undefined));
   }
 
-  records.push(resourceRecord(input, 'screenshot.png', 'image/png', input.screenshot));
-  if (input.screenshotBefore) {
-    records.push(resourceRecord(input, 'screenshot-before.png', 'image/png', input.screenshotBefore));
-  }
-  records.push(resourceRecord(input, 'page.html', 'text/html; charset=utf-8', Buffer.from(input.html, 'utf8')));
-  if (input.headers !== null) {
-    records.push(
-      resourceRecord(input, 'headers.json', 'application/json', Buffer.from(JSON.stringify(input.headers), 'utf8')),
-    );
-  }
+  records.push(artifactRecord(input, 'screenshot', input.screenshot));
+  if (input.screenshotBefore) records.push(artifactRecord(input, 'screenshot-before', input.screenshotBefore));
+  records.push(artifactRecord(input, 'html', Buffer.from(input.html, 'utf8')));
+  if (input.headers !== null) records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(input.headers), 'utf8')));
 
   const chunks: Uint8Array[] = [];
   for (const record of records) {
@@ -110,14 +105,17 @@ function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefin
   return record;
 }
 
-function resourceRecord(input: BundleInput, name: string, contentType: string, body: Buffer): WARCRecord {
+/** A capture's own artifact as a WARC resource record, named as ARTIFACTS says. */
+function artifactRecord(input: BundleInput, artifact: ArtifactName, body: Buffer): WARCRecord {
+  const { warcName, mediaType } = ARTIFACTS[artifact];
+  if (!warcName) throw new Error(`artifact ${artifact} is not recorded in the WARC`);
   return WARCRecord.create(
     {
-      url: artifactUri(input.captureId, name),
+      url: artifactUri(input.captureId, warcName),
       date: input.completedAt,
       type: 'resource',
       warcVersion: WARC_1_1,
-      warcHeaders: { 'Content-Type': contentType },
+      warcHeaders: { 'Content-Type': mediaType },
     },
     [new Uint8Array(body)],
   );

@@ -10,10 +10,7 @@ export interface ArtifactStore {
   digest(name: string): Promise<string | null>;
 }
 
-export type ArtifactName = 'screenshot' | 'screenshot-before' | 'html' | 'headers' | 'pdf' | 'provenance' | 'wacz';
-
-/** Object name of one artifact of one capture. */
-export const artifactObjectName = (captureId: string, artifact: ArtifactName): string => `${captureId}/${artifact}`;
+export { artifactObjectName, type ArtifactName } from './artifacts.js';
 
 export async function openArtifactStore(nc: NatsConnection, replicas = 1): Promise<ArtifactStore> {
   const store = await openObjectBucket(nc, ARTIFACT_BUCKET, replicas);

@@ -8,14 +8,16 @@ import { decideCompleteCapture, decideFailCapture, type TenantState } from '../d
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
-import { type ArtifactName, type ArtifactStore, artifactObjectName } from './artifact-store.js';
+import type { ArtifactStore } from './artifact-store.js';
+import { ARTIFACTS, artifactObjectName, type ArtifactName } from './artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CaptureError, type ExplainNetworkError } from './capture-error.js';
 import { type CaptureJob, decodeJob } from './capture-job.js';
 import { captureSettingsRecord } from './capture-settings-record.js';
 import type { PageCaptureResult } from './page-capture.js';
 import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
-import { provenanceJsonBytes, type ProvenanceRecord } from '../archive/provenance-record.js';
+import type { BundleMaker } from '../archive/bundle-maker.js';
+import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 
@@ -31,18 +33,6 @@ export const MAX_ATTEMPTS = 3;
 const ACK_WAIT_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
 const JOBS_IN_HAND_PER_BROWSER_SLOT = 2;
-
-export interface BundleMaker {
-  (input: {
-    captureId: string;
-    url: string;
-    createdAt: string;
-    completedAt: string;
-    result: PageCaptureResult;
-    captureSettings?: Record<string, unknown>;
-    provenance?: ProvenanceRecord;
-  }): Promise<(BundleRef & { bytes: Uint8Array; provenanceJson?: Uint8Array }) | null>;
-}
 
 export interface CaptureWorkerDeps {
   js: JetStreamClient;
@@ -67,16 +57,6 @@ export interface CaptureWorker {
   stop(): Promise<void>;
   inFlight(): number;
 }
-
-const ARTIFACT_MEDIA_TYPES: Record<ArtifactName, string> = {
-  screenshot: 'image/png',
-  'screenshot-before': 'image/png',
-  html: 'text/html; charset=utf-8',
-  headers: 'application/json',
-  pdf: 'application/pdf',
-  provenance: 'application/json',
-  wacz: 'application/wacz+zip',
-};
 
 /** The downloadable artifacts of a capture (spec 2.4, plus `pdf`), in the bytes that are stored and served. */
 function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Array]> {
@@ -109,8 +89,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         const objectName = artifactObjectName(job.captureId, name);
         await deps.artifacts.put(objectName, data);
         bytes += data.byteLength;
-        const key = name === 'screenshot-before' ? 'screenshotBefore' : name;
-        (refs as Record<string, string>)[key] = objectName;
+        (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
       }),
     );
     return { refs: refs as ArtifactRefs, bytes };
@@ -154,7 +133,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         captureSettings,
         // Wall clock on both sides: the proxy stamps connections with Date.now().
         connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
-        artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACT_MEDIA_TYPES[name], bytes })),
+        artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
       });
       const bundle =
         result.renderQuality === 'full' && deps.makeBundle

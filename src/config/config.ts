@@ -54,7 +54,7 @@ const optionalString = z
 const urlString = (name: string) =>
   optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `${name} must be an absolute URL` });
 
-const ROLE_NAMES = ['api', 'worker', 'projector', 'dispatcher', 'scheduler'] as const;
+const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 const envSchema = z.object({
@@ -137,6 +137,12 @@ const envSchema = z.object({
     }
     return parts.join(',');
   }),
+  /**
+   * Where a worker gets its bundles signed: `local` (default) — the worker role brings the signer role into its
+   * process, as one process of `make run` must; `remote` — it asks the signer processes over NATS and never
+   * holds the key (make cluster, docker-compose; docs/security.md).
+   */
+  SIGNER: optionalString.pipe(z.enum(['local', 'remote'], { error: 'SIGNER must be local or remote' }).optional()).transform((v) => v ?? 'local'),
   LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
 });
 
@@ -157,5 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = result.data;
+  // A worker signs in its own process unless told that signers run elsewhere (SIGNER=remote).
+  if (cfg.ROLES.has('worker') && cfg.SIGNER === 'local') cfg.ROLES.add('signer');
   return { ...cfg, PUBLIC_BASE_URL: (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
 }

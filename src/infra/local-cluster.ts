@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Role } from '../config/config.js';
 import { startEmbeddedPostgres, type EmbeddedPg } from './embedded-postgres.js';
 import { freePort } from './free-port.js';
 import { type NatsCluster, startNatsCluster } from './nats-cluster.js';
@@ -14,9 +15,9 @@ import { stopChild } from './stop-child.js';
  * The scaled deployment on one machine (`make cluster`, the failure tests, the scaling bench): three clustered
  * nats-servers on loopback, one Postgres, and every role in its own OS process with its own DATA_DIR, as on
  * separate hosts — nothing is shared on disk. Each process gets only the secrets its role uses: the admin key
- * goes to the API processes, the signing seed to the workers (docs/scaling.md).
+ * goes to the API processes, the signing seed to the signers (docs/scaling.md).
  */
-export type RoleName = 'api' | 'worker' | 'projector' | 'dispatcher' | 'scheduler';
+export type RoleName = Role;
 
 export interface RoleProcess {
   name: string;
@@ -50,6 +51,8 @@ export interface LocalClusterOptions {
   dir: string;
   apis?: number;
   workers?: number;
+  /** Signer processes (they hold the signing key; the workers ask them); default 2, so losing one is survived. */
+  signers?: number;
   replicas?: number;
   /** Extra environment for every role process (ALLOW_PRIVATE_TARGETS, CAPTURE_TIMEOUT_MS, …). */
   env?: Record<string, string>;
@@ -72,7 +75,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const secret = () => randomBytes(18).toString('base64url');
   const operator = { user: 'operator', pass: secret() };
   const roleUsers = new Map<RoleName, NatsUser & { password: string }>(
-    (['api', 'worker', 'projector', 'dispatcher', 'scheduler'] as const).map((role) => [role, { user: role, password: secret(), role }]),
+    (['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const).map((role) => [role, { user: role, password: secret(), role }]),
   );
   const nats = await startNatsCluster({
     dir: join(opts.dir, 'nats'),
@@ -89,6 +92,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const layout: Array<[RoleName, number]> = [
     ['api', opts.apis ?? 2],
     ['worker', opts.workers ?? 2],
+    ['signer', opts.signers ?? 2],
     ['projector', 1],
     ['dispatcher', 1],
     ['scheduler', 1],
@@ -130,9 +134,11 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       DATABASE_URL: databaseUrl,
       PUBLIC_BASE_URL: opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!,
       LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
-      // Secrets by role (DESIGN decision 11): only the API authenticates operators, only workers sign.
+      // Secrets by role (DESIGN decision 11): only the API authenticates operators, only signers hold the key.
       ...(p.role === 'api' ? { ADMIN_KEY: adminKey } : {}),
-      ...(p.role === 'worker' ? { SIGNING_KEY: signingSeed } : {}),
+      ...(p.role === 'signer' ? { SIGNING_KEY: signingSeed } : {}),
+      // Workers never hold the key: they ask the signers.
+      ...(p.role === 'worker' ? { SIGNER: 'remote' } : {}),
     };
   };
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../domain/canonical-json.js';
 import type { Causer, DomainEvent } from '../domain/events.js';
 
 /**
@@ -19,12 +19,6 @@ export type EventEnvelope<E extends DomainEvent = DomainEvent> = E & {
 };
 
 export type UnsealedEnvelope<E extends DomainEvent = DomainEvent> = Omit<EventEnvelope<E>, 'hash' | 'prevHash'>;
-
-export const canonicalJson = (value: unknown): string => {
-  const text = canonicalize(value);
-  if (text === undefined) throw new Error('value cannot be canonicalised');
-  return text;
-};
 
 export const envelopeHash = (envelope: Omit<EventEnvelope, 'hash'>): string =>
   createHash('sha256').update(canonicalJson(envelope)).digest('hex');

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { SEED_FILE_NAME } from '../../src/archive/signing-key.js';
 import { runVerifyCli } from '../../src/archive/verify-cli.js';
 import { type LocalCluster, startLocalCluster } from '../../src/infra/local-cluster.js';
 import { ConcurrencyConflictError, createEventStore } from '../../src/ledger/event-store.js';
@@ -76,6 +78,10 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       await assert.rejects(worker.request('$JS.API.STREAM.DELETE.LEDGER', '', { timeout: 3000 }));
       await assert.rejects(worker.request('$JS.API.DIRECT.GET.KV_webhook-keys.$KV.webhook-keys.x', '', { timeout: 3000 }));
       await assert.rejects(worker.request('$KV.webhook-keys.x', 'k', { timeout: 3000 }));
+      // …nor forge a signing-key rotation on the system subject, nor answer in the signer's place.
+      await assert.rejects(worker.request('ledger.system', '{}', { timeout: 3000 }));
+      const impostor = worker.subscribe('notary.sign');
+      await assert.rejects(impostor.closed.then((err) => Promise.reject(err ?? new Error('closed without error'))), /Permissions Violation/i);
     } finally {
       await worker.close().catch(() => undefined);
     }
@@ -115,7 +121,12 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       assert.equal(JSON.parse(out).signing.timestamp.selfIssued, true, 'the built-in TSA is named as self-issued');
     }
     const tsa = (await (await fetch(`${cluster.apiUrls[0]}/.well-known/tsa-certificates`)).json()) as { certificates: unknown[] };
-    assert.equal(tsa.certificates.length, 2, 'each worker published its built-in TSA certificate');
+    assert.equal(tsa.certificates.length, 2, 'each signer published its built-in TSA certificate');
+    // The browser workers never held the key: it lives with the signers, which render nothing.
+    for (const p of cluster.processes.filter((x) => x.role === 'worker')) {
+      assert.equal(existsSync(join(p.dataDir, SEED_FILE_NAME)), false, `${p.name} has no signing seed`);
+      assert.equal(existsSync(join(p.dataDir, 'tsa')), false, `${p.name} runs no TSA`);
+    }
   });
 
   it('never lets two commits take one ledger slot, although this nats-server accepts concurrent expected-sequence publishes', async () => {

@@ -221,7 +221,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
   it('a bundle altered in storage fails exactly the check it should, with HTTP 200 and verified false', async () => {
     const { id, objectName, original } = first;
     const digestOf = (files: Record<string, Uint8Array>) => readJson(files, 'datapackage-digest.json');
-    const otherToken = await s.server.evidence.timestamper!.timestamp(new Uint8Array(createHash('sha256').update('another digest').digest()));
+    const otherToken = await s.server.evidence.notary!.timestamp(new Uint8Array(createHash('sha256').update('another digest').digest()));
 
     const cases: Array<{ name: string; alter: (files: Record<string, Uint8Array>) => void; expect: string[]; detail: [number, RegExp] }> = [
       {

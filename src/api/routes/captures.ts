@@ -5,7 +5,8 @@ import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
 import { decideSubmitCaptures, quotaView, type Admission } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
-import type { ArtifactName, ArtifactStore } from '../../capture/artifact-store.js';
+import type { ArtifactStore } from '../../capture/artifact-store.js';
+import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
 import { requireJsonBody } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { type CaptureRow, captureViews } from '../capture-views.js';
@@ -44,15 +45,6 @@ const batchBody = z.object(
   },
   { error: 'must be a JSON object with a urls array' },
 );
-
-const ARTIFACTS: Record<string, { artifact: ArtifactName; type: string; file: string }> = {
-  screenshot: { artifact: 'screenshot', type: 'image/png', file: 'screenshot.png' },
-  'screenshot-before': { artifact: 'screenshot-before', type: 'image/png', file: 'screenshot-before.png' },
-  html: { artifact: 'html', type: 'text/plain; charset=utf-8', file: 'page.html.txt' },
-  headers: { artifact: 'headers', type: 'application/json; charset=utf-8', file: 'headers.json' },
-  pdf: { artifact: 'pdf', type: 'application/pdf', file: 'page.pdf' },
-  wacz: { artifact: 'wacz', type: 'application/wacz+zip', file: 'capture.wacz' },
-};
 
 const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
   reply.header('X-Quota-Limit', String(a.limit)).header('X-Quota-Used', String(a.used)).header('X-Quota-Remaining', String(a.remaining));
@@ -248,13 +240,12 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       { onRequest: guard.perIp(), schema: { tags: ['captures'], summary: 'Download an artifact' } },
       async (req, reply) => {
         const { captureId, name } = req.params as { captureId: string; name: string };
-        const kind = ARTIFACTS[name];
-        if (!kind) throw new HttpProblem(404, `Unknown artifact '${name}'; use screenshot, screenshot-before, html, headers, pdf or wacz.`, 'Not Found');
+        const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
+        if (!download) throw new HttpProblem(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`, 'Not Found');
         const row = await loadCapture(captureId);
         if (!row) throw unknownCapture(captureId);
         const refs = (row.artifacts ?? {}) as Record<string, string | undefined>;
-        const refKey = name === 'screenshot-before' ? 'screenshotBefore' : name;
-        const objectName = row.status === 'complete' ? refs[refKey] : undefined;
+        const objectName = row.status === 'complete' ? refs[ARTIFACTS[name as keyof typeof ARTIFACTS].refKey] : undefined;
         const bytes = objectName ? await deps.artifacts.get(objectName) : null;
         if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no ${name} artifact.`, 'Not Found');
         // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
@@ -263,8 +254,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           .header('Access-Control-Allow-Origin', '*')
           .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
           .header('Accept-Ranges', 'bytes')
-          .header('Content-Type', kind.type)
-          .header('Content-Disposition', `attachment; filename="${captureId}-${kind.file}"`)
+          .header('Content-Type', download.type)
+          .header('Content-Disposition', `attachment; filename="${captureId}-${download.name}"`)
           .header('Cache-Control', 'private, max-age=3600');
         const body = Buffer.from(bytes);
         const range = parseByteRange(req.headers.range, body.byteLength);

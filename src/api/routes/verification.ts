@@ -47,8 +47,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
     app.get('/.well-known/signing-key', { schema: { tags: ['verification'], summary: 'The current signing key' } }, async () => {
       const current = (await publishedKeys()).find((k) => k.current);
       if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
-      if (evidence.signingKey) return { algorithm: 'Ed25519', publicKey: evidence.signingKey.publicKeyBase64, keyId: evidence.signingKey.keyId };
-      throw new HttpProblem(503, 'No signing key is configured on this deployment (SIGNING_KEY=none).', 'Service Unavailable');
+      if (evidence.signingPublicKey) return { algorithm: 'Ed25519', publicKey: evidence.signingPublicKey.publicKeyBase64, keyId: evidence.signingPublicKey.keyId };
+      throw new HttpProblem(503, 'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.', 'Service Unavailable');
     });
 
     app.get('/.well-known/signing-keys', { schema: { tags: ['verification'], summary: 'Every signing key ever used' } }, async () => ({

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
-import { canonicalJson } from '../../../src/archive/canonical-json.js';
+import { canonicalJson } from '../../../src/domain/canonical-json.js';
 import { recordAt, sampleExchanges, sampleInput, unzip, zipEntries } from './bundle-fixture.js';
 
 const options = { bundleVersion: '0.1.0' as const, keyId: '0011aabb' };

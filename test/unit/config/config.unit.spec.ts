@@ -9,7 +9,7 @@ describe('configuration', () => {
     assert.equal(c.PORT, 8080);
     assert.equal(c.BATCH_MAX, 20);
     assert.deepEqual(c.WEBHOOK_RETRY_DELAYS, [60, 300, 900]);
-    assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'worker']);
+    assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'signer', 'worker']);
     assert.equal(c.PUBLIC_BASE_URL, 'http://localhost:8080');
     assert.equal(c.ACTOR_IDLE_MS, 300_000);
     assert.equal(loadConfig({ ACTOR_IDLE_MS: '60000' }).ACTOR_IDLE_MS, 60_000);
@@ -21,6 +21,7 @@ describe('configuration', () => {
       [{ BATCH_MAX: '101' }, /BATCH_MAX must be between 1 and 100/],
       [{ SIGNING_KEY: 'short' }, /SIGNING_KEY/],
       [{ ROLES: 'api,cook' }, /ROLES.*unknown: cook/],
+      [{ SIGNER: 'elsewhere' }, /SIGNER must be local or remote/],
       [{ WEBHOOK_RETRY_DELAYS: '1,x' }, /WEBHOOK_RETRY_DELAYS/],
       [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
       [{ ACTOR_IDLE_MS: '10' }, /ACTOR_IDLE_MS must be between 1000 and/],
@@ -31,6 +32,13 @@ describe('configuration', () => {
     ] as const) {
       assert.throws(() => loadConfig(env as NodeJS.ProcessEnv), (e: Error) => e instanceof ConfigError && pattern.test(e.message));
     }
+  });
+
+  it('brings the signer into a worker process unless SIGNER=remote', () => {
+    assert.deepEqual([...loadConfig({ ROLES: 'worker' }).ROLES].sort(), ['signer', 'worker']);
+    assert.deepEqual([...loadConfig({ ROLES: 'worker', SIGNER: 'remote' }).ROLES], ['worker']);
+    assert.deepEqual([...loadConfig({ ROLES: 'api,projector' }).ROLES].sort(), ['api', 'projector']);
+    assert.deepEqual([...loadConfig({ ROLES: 'signer' }).ROLES], ['signer']);
   });
 
   it('reads TRUST_PROXY as a boolean, a hop count or addresses', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, checkEnvelope, seal } from '../../../src/ledger/envelope.js';
+import { canonicalJson } from '../../../src/domain/canonical-json.js';
+import { checkEnvelope, seal } from '../../../src/ledger/envelope.js';
 
 const unsealed = (id: string) => ({
   type: 'key.revoked' as const,

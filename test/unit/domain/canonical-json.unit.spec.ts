@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, canonicalJsonBytes } from '../../../src/archive/canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
 
 describe('canonical JSON (RFC 8785)', () => {
   it('sorts keys by UTF-16 code units at every depth and drops whitespace', () => {

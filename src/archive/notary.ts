@@ -1,0 +1,63 @@
+import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
+import { signBundleHash } from './bundle-signer.js';
+import type { SigningKey } from './signing-key.js';
+import type { Timestamper, TimestampResult } from './tsa-client.js';
+
+/**
+ * What a bundle needs from whoever holds the signing key: the key id and whether bundles are time-stamped
+ * (both are stated in datapackage.json before it is hashed), an RFC 3161 timestamp of the bundle hash, and
+ * the Ed25519 signature over it. The browser worker never holds the key: in a deployment it reaches the
+ * signer role through `remoteNotary` (notary-service.ts), so a compromised renderer cannot take the key
+ * away — at most it can ask for signatures while it runs, each of which names the capture it was for.
+ */
+export interface Notary {
+  /** null: this deployment makes no bundles (SIGNING_KEY=none at the signer). */
+  describe(): Promise<NotaryDescription | null>;
+  timestamp(digest: Uint8Array): Promise<TimestampResult>;
+  sign(request: SignRequest): Promise<SignedData>;
+}
+
+export interface NotaryDescription {
+  keyId: string;
+  /** Bundles are time-stamped (v0.2.0); false: signed only (v0.1.0). */
+  timestamps: boolean;
+}
+
+export interface SignRequest {
+  /** The capture the bundle is for; the signer logs it beside the hash it signed. */
+  captureId: string;
+  bundleHash: string;
+  /** The keyId datapackage.json states; the signer refuses when its key is another (rotated meanwhile). */
+  keyId: string;
+  version: BundleVersion;
+  timestamp?: TimestampInfo;
+}
+
+/** Refused by the notary itself (not a transport failure): the request cannot succeed as it is. */
+export class NotaryRefusal extends Error {
+  override readonly name = 'NotaryRefusal';
+  constructor(
+    readonly code: 'key-changed' | 'no-key' | 'bad-request',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The notary of a process that holds the key: the signer role, and tools and tests that sign directly. */
+export function localNotary(signingKey: SigningKey, opts: { timestamper?: Timestamper | undefined; now?: () => Date } = {}): Notary {
+  const now = opts.now ?? (() => new Date());
+  return {
+    describe: async () => ({ keyId: signingKey.keyId, timestamps: Boolean(opts.timestamper) }),
+    timestamp(digest) {
+      if (!opts.timestamper) return Promise.reject(new NotaryRefusal('bad-request', 'this notary does not time-stamp bundles'));
+      return opts.timestamper.timestamp(digest);
+    },
+    async sign({ bundleHash, keyId, version, timestamp }) {
+      if (keyId !== signingKey.keyId) {
+        throw new NotaryRefusal('key-changed', `the bundle names key ${keyId}, but the signing key is now ${signingKey.keyId}; build it again`);
+      }
+      return signBundleHash(bundleHash, signingKey, { signedAt: now(), version, ...(timestamp ? { timestamp } : {}) });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { ArtifactRefs } from '../domain/events.js';
+
+/**
+ * The one table of a capture's artifacts: where each is stored, under which key of the capture's
+ * `artifacts` refs, the media type it is stored and served with, its download name (spec 2.4) and its
+ * name inside the WARC (the `urn:capture-ledger:` resource records of the bundle).
+ */
+export interface ArtifactKind {
+  /** Key in the event's and the read model's `artifacts` refs. */
+  refKey: keyof ArtifactRefs;
+  /** Media type of the stored bytes (and of the WARC resource record). */
+  mediaType: string;
+  /** Served by GET /v1/captures/{id}/artifacts/{name}, with this type and `<captureId>-<downloadName>`; null: not downloadable there. */
+  download: { type: string; name: string } | null;
+  /** Name of its resource record in the WARC; null: not recorded as a resource. */
+  warcName: string | null;
+}
+
+export const ARTIFACTS = {
+  screenshot: { refKey: 'screenshot', mediaType: 'image/png', download: { type: 'image/png', name: 'screenshot.png' }, warcName: 'screenshot.png' },
+  'screenshot-before': {
+    refKey: 'screenshotBefore',
+    mediaType: 'image/png',
+    download: { type: 'image/png', name: 'screenshot-before.png' },
+    warcName: 'screenshot-before.png',
+  },
+  // Served as text so a browser never renders the captured page on the service's origin.
+  html: { refKey: 'html', mediaType: 'text/html; charset=utf-8', download: { type: 'text/plain; charset=utf-8', name: 'page.html.txt' }, warcName: 'page.html' },
+  headers: {
+    refKey: 'headers',
+    mediaType: 'application/json',
+    download: { type: 'application/json; charset=utf-8', name: 'headers.json' },
+    warcName: 'headers.json',
+  },
+  pdf: { refKey: 'pdf', mediaType: 'application/pdf', download: { type: 'application/pdf', name: 'page.pdf' }, warcName: null },
+  provenance: { refKey: 'provenance', mediaType: 'application/json', download: null, warcName: null },
+  wacz: { refKey: 'wacz', mediaType: 'application/wacz+zip', download: { type: 'application/wacz+zip', name: 'capture.wacz' }, warcName: null },
+} as const satisfies Record<string, ArtifactKind>;
+
+export type ArtifactName = keyof typeof ARTIFACTS;
+
+/** The artifacts GET /v1/captures/{id}/artifacts/{name} serves, in the order an error message lists them. */
+export const DOWNLOADABLE_ARTIFACTS = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => ARTIFACTS[name].download !== null);
+
+export const isArtifactName = (name: string): name is ArtifactName => Object.hasOwn(ARTIFACTS, name);
+
+/** Object-store name of one artifact of one capture. */
+export const artifactObjectName = (captureId: string, artifact: ArtifactName): string => `${captureId}/${artifact}`;

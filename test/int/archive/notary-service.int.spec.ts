@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import pino from 'pino';
+import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
+import { localNotary, NotaryRefusal } from '../../../src/archive/notary.js';
+import { NOTARY_SUBJECTS, remoteNotary, serveNotary } from '../../../src/archive/notary-service.js';
+import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
+import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { startNatsOnly } from '../../support/harness.js';
+import { publishedKeys, sampleInput, testKey } from '../../unit/archive/bundle-fixture.js';
+
+/**
+ * The signer role over a real nats-server: the worker's side (remoteNotary) has no key, builds the WACZ
+ * itself and gets a timestamp and a signature for its hash; the bundle verifies like one signed in place.
+ */
+describe('notary service (signer role) over NATS', () => {
+  let infra: Awaited<ReturnType<typeof startNatsOnly>>;
+  let signerConn: NatsConnection;
+  let workerConn: NatsConnection;
+  let tsa: LocalTsa;
+  let tsaDir: string;
+  let service: { stop(): Promise<void> };
+  const log = pino({ level: 'silent' });
+
+  before(async () => {
+    infra = await startNatsOnly();
+    signerConn = await connect({ servers: infra.nats.url });
+    workerConn = await connect({ servers: infra.nats.url });
+    tsaDir = await mkdtemp(join(tmpdir(), 'cl-notary-tsa-'));
+    tsa = await startLocalTsa({ dir: tsaDir });
+    service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
+  });
+
+  after(async () => {
+    await service.stop();
+    await workerConn.close();
+    await signerConn.close();
+    await tsa.close();
+    await rm(tsaDir, { recursive: true, force: true });
+    await infra.stop();
+  });
+
+  it('signs and time-stamps a bundle built by a process that holds no key; it verifies', async () => {
+    const bundle = await buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) });
+    assert.ok(bundle);
+    assert.equal(bundle.version, '0.2.0');
+    assert.equal(bundle.keyId, testKey().keyId);
+    const result = await verifyBundle(bundle.bytes, { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] });
+    assert.equal(result.verified, true, JSON.stringify(result.checks));
+    assert.deepEqual(result.checks.map((c) => c.name).sort(), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+  });
+
+  it('refuses to sign for a key the bundle does not name (the key rotated meanwhile)', async () => {
+    const notary = remoteNotary(workerConn);
+    const other = signingKeyFromSeed(Buffer.alloc(32, 7).toString('base64'));
+    await assert.rejects(
+      notary.sign({ captureId: 'cap_x', bundleHash: `sha256:${'ab'.repeat(32)}`, keyId: other.keyId, version: '0.1.0' }),
+      (err: unknown) => err instanceof NotaryRefusal && err.code === 'key-changed',
+    );
+  });
+
+  it('answers a malformed request with a bad-request refusal, not a signature', async () => {
+    const reply = (await workerConn.request(NOTARY_SUBJECTS.sign, JSON.stringify({ bundleHash: 'not a hash' }), { timeout: 10_000 })).json<{
+      ok: boolean;
+      error?: { code: string };
+    }>();
+    assert.equal(reply.ok, false);
+    assert.equal(reply.error?.code, 'bad-request');
+    const digest = (await workerConn.request(NOTARY_SUBJECTS.timestamp, JSON.stringify({ digest: 'AAAA' }), { timeout: 10_000 })).json<{ ok: boolean }>();
+    assert.equal(digest.ok, false);
+  });
+
+  it('says that no signer is running when none answers', async () => {
+    await service.stop();
+    try {
+      await assert.rejects(buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) }), /no signer is running: start a process with the signer role/);
+    } finally {
+      service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
+    }
+  });
+});
