@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { ConfigError, loadConfig } from './config/config.js';
@@ -54,9 +55,14 @@ async function main(): Promise<void> {
 
   try {
     let natsUrl = config.NATS_URL;
+    let runConfig = config;
     if (!natsUrl) {
-      nats = await startEmbeddedNats(join(dataDir, 'nats'));
+      // One user with a password made for this run: no other local process may reach the ledger. The CLI
+      // finds both in run.json (mode 0600).
+      const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
+      nats = await startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
+      runConfig = { ...config, NATS_USER: credentials.user, NATS_PASSWORD: credentials.pass };
       log.info({ natsUrl }, 'embedded nats-server started');
     }
     let databaseUrl = config.DATABASE_URL;
@@ -67,8 +73,14 @@ async function main(): Promise<void> {
     }
     // Lets the operator CLI (src/cli) reach this stack without NATS_URL/DATABASE_URL; removed on a clean stop.
     // Written before the server answers /health, so whoever waits for readiness finds it.
-    await writeRunFile(dataDir, { natsUrl, databaseUrl, pid: process.pid, startedAt: new Date().toISOString() });
-    server = await startServer(config, { natsUrl, databaseUrl, log });
+    await writeRunFile(dataDir, {
+      natsUrl,
+      ...(nats?.credentials ? { natsUser: nats.credentials.user, natsPassword: nats.credentials.pass } : {}),
+      databaseUrl,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    });
+    server = await startServer(runConfig, { natsUrl, databaseUrl, log });
     if (server.app) {
       process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
       process.stdout.write(

@@ -69,12 +69,19 @@ export function openSession(io: CliIo): CliSession {
     return name === 'NATS_URL' ? run.natsUrl : run.databaseUrl;
   }
 
+  /** The embedded server's user from run.json, when NATS_URL came from there too. */
+  async function runFileCredentials(): Promise<{ user?: string; pass?: string }> {
+    if (config.NATS_URL) return {};
+    const run = await readRunFile(dataDir).catch(() => null);
+    return run?.natsUser ? { user: run.natsUser, pass: run.natsPassword ?? '' } : {};
+  }
+
   async function openNats() {
     if (nats) return nats;
     const url = await endpoint('NATS_URL');
     let nc: NatsConnection;
     try {
-      const credentials = config.NATS_USER ? { user: config.NATS_USER, pass: config.NATS_PASSWORD ?? '' } : {};
+      const credentials = config.NATS_USER ? { user: config.NATS_USER, pass: config.NATS_PASSWORD ?? '' } : await runFileCredentials();
       nc = await connect({ servers: url, name: 'capture-ledger-cli', timeout: 5000, maxReconnectAttempts: 5, reconnectTimeWait: 500, ...credentials });
     } catch (err) {
       throw new CliError(`cannot connect to NATS at ${url}: ${(err as Error).message}`, 'Check NATS_URL and that the nats-server is running.');

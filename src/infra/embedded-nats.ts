@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './free-port.js';
@@ -10,6 +10,8 @@ import { stopChild } from './stop-child.js';
 export interface EmbeddedNats {
   url: string;
   port: number;
+  /** The one user the server accepts, when started with credentials. */
+  credentials: { user: string; pass: string } | null;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -22,15 +24,29 @@ export function natsServerBinary(): string {
   return found;
 }
 
-/** Start a nats-server with JetStream whose store lives in `dir`; stops one left running there by a killed parent. */
-export async function startEmbeddedNats(dir: string, opts: { port?: number; log?: (line: string) => void } = {}): Promise<EmbeddedNats> {
+/**
+ * Start a nats-server with JetStream whose store lives in `dir`; stops one left running there by a killed parent.
+ * With `credentials` it accepts only that user: the password goes into a configuration file of mode 0600, never
+ * onto the command line (which every local user can read in /proc).
+ */
+export async function startEmbeddedNats(
+  dir: string,
+  opts: { port?: number; log?: (line: string) => void; credentials?: { user: string; pass: string } } = {},
+): Promise<EmbeddedNats> {
   await mkdir(dir, { recursive: true });
   const pidFile = join(dir, 'nats-server.pid');
   await stopStaleProcess(pidFile, 'nats-server');
   const port = opts.port ?? (await freePort());
-  const child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const configFile = join(dir, 'nats-server.conf');
+  const config = [
+    `listen: "127.0.0.1:${port}"`,
+    `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
+    `pid_file: ${JSON.stringify(pidFile)}`,
+    ...(opts.credentials ? [`authorization { user: ${JSON.stringify(opts.credentials.user)}, password: ${JSON.stringify(opts.credentials.pass)} }`] : []),
+  ].join('\n');
+  await rm(configFile, { force: true }); // so the mode below applies to a new file
+  await writeFile(configFile, `${config}\n`, { mode: 0o600 });
+  const child = spawn(natsServerBinary(), ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
@@ -46,7 +62,7 @@ export async function startEmbeddedNats(dir: string, opts: { port?: number; log?
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${lines.join('\n')}`);
     try {
-      const nc = await connect({ servers: url, reconnect: false, timeout: 1000 });
+      const nc = await connect({ servers: url, reconnect: false, timeout: 1000, ...(opts.credentials ?? {}) });
       await nc.close();
       break;
     } catch {
@@ -60,6 +76,7 @@ export async function startEmbeddedNats(dir: string, opts: { port?: number; log?
   return {
     url,
     port,
+    credentials: opts.credentials ?? null,
     process: child,
     stop: () => stopChild(child),
   };

@@ -9,6 +9,9 @@ import { join } from 'node:path';
  */
 export interface RunInfo {
   natsUrl: string;
+  /** The embedded nats-server's one user (it accepts no anonymous client). */
+  natsUser?: string;
+  natsPassword?: string;
   databaseUrl: string;
   pid: number;
   startedAt?: string;

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { connect } from '@nats-io/transport-node';
 import { freePort } from '../../src/infra/free-port.js';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { startServiceProcess } from '../support/service-process.js';
@@ -41,6 +42,14 @@ describe('capture-ledger against `make run` (src/main.ts)', () => {
       assert.equal(run.pid, service.child.pid);
       assert.match(run.natsUrl, /^nats:\/\//);
       assert.match(run.databaseUrl, /^postgres:\/\//);
+      // The embedded nats-server takes no anonymous client: the password is in run.json, readable by its owner only.
+      assert.equal((await stat(join(dataDir, 'run.json'))).mode & 0o077, 0);
+      assert.equal((await stat(join(dataDir, 'nats', 'nats-server.conf'))).mode & 0o077, 0);
+      await assert.rejects(connect({ servers: run.natsUrl, reconnect: false, timeout: 5000 }), /Authorization Violation/i);
+      const asService = await connect({ servers: run.natsUrl, reconnect: false, timeout: 5000, user: run.natsUser, pass: run.natsPassword });
+      await asService.close();
+      const natsPid = (await readFile(join(dataDir, 'nats', 'nats-server.pid'), 'utf8')).trim();
+      assert.doesNotMatch(await readFile(`/proc/${natsPid}/cmdline`, 'utf8'), new RegExp(run.natsPassword), 'the password is not on the command line');
 
       const created = await capture(['keys', 'create', '--tenant', 'ops', '--scopes', 'read', '--name', 'from the cli'], { DATA_DIR: dataDir });
       assert.equal(created.code, 0, created.stderr);
