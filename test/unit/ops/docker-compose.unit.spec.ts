@@ -17,6 +17,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
   deploy?: { replicas?: number };
+  security_opt?: string[];
 }
 
 describe('docker-compose.yml', () => {
@@ -80,6 +81,13 @@ describe('docker-compose.yml', () => {
     }
     const conf = await readFile(join(projectRoot, 'ops', 'nats', 'cluster.conf'), 'utf8');
     assert.ok(conf.includes(natsAuthorizationConfig(COMPOSE_NATS_USERS)), 'ops/nats/cluster.conf carries the authorization block of src/infra/nats-permissions.ts');
+  });
+
+  it("lifts Docker's seccomp profile for the worker only, whose Chromium brings its own sandbox", () => {
+    for (const [name, s] of Object.entries(services)) {
+      const lifted = (s.security_opt ?? []).includes('seccomp=unconfined');
+      assert.equal(lifted, s.environment?.['ROLES'] === 'worker', name);
+    }
   });
 
   it('keeps local data out of the image', async () => {
