@@ -34,5 +34,5 @@ export {
   type VerificationResult,
   type VerifyOptions,
 } from './bundle-verifier.js';
-export { runVerifyCli, VERIFY_USAGE, type VerifyCliIo } from './verify-cli.js';
+export { verifyBundleFile, type VerifySources, type VerifyFileIo } from './verify-file.js';
 export { ArchiveError, SigningKeyError, TsaResponseError, TsaUnavailableError, type ArchiveErrorCode } from './errors.js';

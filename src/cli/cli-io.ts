@@ -12,6 +12,8 @@ export interface CliIo {
   stderrIsTTY?: boolean;
   /** Aborted on SIGINT/SIGTERM: long-running commands (events tail) stop cleanly and exit 0. */
   signal?: AbortSignal;
+  /** Reads a local file (verify); default the file system. */
+  readFile?(path: string): Promise<Uint8Array>;
 }
 
 /** Exit codes of every command. */

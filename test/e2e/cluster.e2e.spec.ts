@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { SEED_FILE_NAME } from '../../src/archive/signing-key.js';
-import { runVerifyCli } from '../../src/archive/verify-cli.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { type LocalCluster, startLocalCluster } from '../../src/infra/local-cluster.js';
 import { ConcurrencyConflictError, createEventStore } from '../../src/ledger/event-store.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
@@ -113,9 +113,9 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       }
       const bundle = new Uint8Array(await (await fetch(`${cluster.apiUrls[1]}/v1/captures/${id}/artifacts/wacz`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
       let out = '';
-      const code = await runVerifyCli(
-        ['bundle.wacz', '--keys-url', `${cluster.apiUrls[0]}/.well-known/signing-keys`, '--tsa-ca-url', `${cluster.apiUrls[1]}/.well-known/tsa-certificates`],
-        { stdout: (t) => (out += t), stderr: (t) => (out += t), readFile: async () => bundle },
+      const code = await runCli(
+        ['verify', 'bundle.wacz', '--keys-url', `${cluster.apiUrls[0]}/.well-known/signing-keys`, '--tsa-ca-url', `${cluster.apiUrls[1]}/.well-known/tsa-certificates`],
+        { env: {}, stdout: (t) => void (out += t), stderr: (t) => void (out += t), readFile: async () => bundle },
       );
       assert.equal(code, 0, out);
       assert.equal(JSON.parse(out).signing.timestamp.selfIssued, true, 'the built-in TSA is named as self-issued');

@@ -1,15 +1,16 @@
-import { runVerifyCli } from '../../archive/verify-cli.js';
-import { UsageError } from '../cli-io.js';
+import { verifyBundleFile } from '../../archive/verify-file.js';
+import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { type CommandSpec, listOpt, stringOpt } from '../command-spec.js';
 
-/** `verify`: the offline bundle verifier (src/archive/verify-cli.ts), argument checking done here for exit code 2. */
+/** `verify`: the offline bundle verifier (src/archive/verify-file.ts). */
 export const verify: CommandSpec = {
   path: ['verify'],
   summary: 'Verify a WACZ evidence bundle offline (signature, bundle hash, timestamp).',
   description: `
 Runs the same checks as GET /v1/verify/{captureId} on a local file and prints the result as JSON; exits 0
-when verified, 1 when not. Without --keys/--keys-url the signature is checked against the public key inside
-the bundle only; give the service's published keys to check that the key is one of them.`,
+when verified, 1 when not (or when a file or URL cannot be read), 2 for bad arguments. Without --keys/--keys-url the signature is checked against the public key inside
+the bundle only; give the service's published keys to check that the key is one of them. Without
+--tsa-ca/--tsa-ca-url a timestamp cannot be checked. Needs neither NATS nor Postgres.`,
   positionals: [{ name: 'FILE.wacz', help: 'the bundle to verify', required: true }],
   options: {
     keys: { type: 'string', value: 'FILE', help: 'published keys as served by /.well-known/signing-keys (JSON file)' },
@@ -23,15 +24,17 @@ the bundle only; give the service's published keys to check that the key is one 
     'capture-ledger verify capture.wacz --keys keys.json --tsa-ca tsa-ca.pem',
   ],
   async run(args, io) {
-    const keys = stringOpt(args, 'keys');
+    const keysFile = stringOpt(args, 'keys');
     const keysUrl = stringOpt(args, 'keys-url');
-    if (keys !== undefined && keysUrl !== undefined) throw new UsageError('give --keys or --keys-url, not both');
-    const argv = [args.positionals[0]!];
-    if (keys !== undefined) argv.push('--keys', keys);
-    if (keysUrl !== undefined) argv.push('--keys-url', keysUrl);
-    for (const ca of listOpt(args, 'tsa-ca')) argv.push('--tsa-ca', ca);
-    const tsaCaUrl = stringOpt(args, 'tsa-ca-url');
-    if (tsaCaUrl !== undefined) argv.push('--tsa-ca-url', tsaCaUrl);
-    return runVerifyCli(argv, { stdout: (t) => void io.stdout(t), stderr: (t) => io.stderr(t) });
+    if (keysFile !== undefined && keysUrl !== undefined) throw new UsageError('give --keys or --keys-url, not both');
+    const sources = { file: args.positionals[0]!, keysFile, keysUrl, tsaCaFiles: listOpt(args, 'tsa-ca'), tsaCaUrl: stringOpt(args, 'tsa-ca-url') };
+    let result;
+    try {
+      result = await verifyBundleFile(sources, io.readFile ? { readFile: io.readFile } : {});
+    } catch (err) {
+      throw new CliError((err as Error).message, 'Check the file names and URLs given; nothing was verified.');
+    }
+    await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return result.verified ? EXIT_OK : EXIT_FAILURE;
   },
 };

@@ -5,24 +5,19 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  buildSignedBundle,
-  createTsaClient,
-  runVerifyCli,
-  startLocalTsa,
-  type LocalTsa,
-} from '../../../src/archive/index.js';
+import { buildSignedBundle, createTsaClient, startLocalTsa, type LocalTsa } from '../../../src/archive/index.js';
+import { runCli } from '../../../src/cli/run-cli.js';
 import { publishedKeys, rezip, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 
 function capture() {
   const out = { stdout: '', stderr: '' };
   return {
     out,
-    io: { stdout: (text: string) => (out.stdout += text), stderr: (text: string) => (out.stderr += text) },
+    io: { env: {}, stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text) },
   };
 }
 
-describe('verify CLI', () => {
+describe('capture-ledger verify', () => {
   let dir: string;
   let tsa: LocalTsa;
   let keysServer: Server;
@@ -58,7 +53,7 @@ describe('verify CLI', () => {
 
   it('exits 0 and prints the verification JSON for a good bundle (--keys file)', async () => {
     const { io, out } = capture();
-    const code = await runVerifyCli(['verify', paths.bundle, '--keys', paths.keys, '--tsa-ca', paths.ca], io);
+    const code = await runCli(['verify', paths.bundle, '--keys', paths.keys, '--tsa-ca', paths.ca], io);
     assert.equal(code, 0, out.stderr);
     const result = JSON.parse(out.stdout);
     assert.equal(result.verified, true);
@@ -68,12 +63,12 @@ describe('verify CLI', () => {
 
   it('exits 0 with --keys-url', async () => {
     const { io, out } = capture();
-    assert.equal(await runVerifyCli(['verify', paths.bundle, '--keys-url', keysUrl, '--tsa-ca', paths.ca], io), 0, out.stderr);
+    assert.equal(await runCli(['verify', paths.bundle, '--keys-url', keysUrl, '--tsa-ca', paths.ca], io), 0, out.stderr);
   });
 
   it('exits 1 for a tampered bundle and says which check failed', async () => {
     const { io, out } = capture();
-    assert.equal(await runVerifyCli(['verify', paths.tampered, '--keys', paths.keys, '--tsa-ca', paths.ca], io), 1);
+    assert.equal(await runCli(['verify', paths.tampered, '--keys', paths.keys, '--tsa-ca', paths.ca], io), 1);
     const result = JSON.parse(out.stdout);
     assert.equal(result.verified, false);
     assert.equal(result.checks[0].status, 'fail');
@@ -82,21 +77,24 @@ describe('verify CLI', () => {
 
   it('exits 1 without published keys or TSA CA', async () => {
     const { io, out } = capture();
-    assert.equal(await runVerifyCli(['verify', paths.bundle], io), 1);
+    assert.equal(await runCli(['verify', paths.bundle], io), 1);
     const result = JSON.parse(out.stdout);
     assert.equal(result.checks[2].status, 'fail');
     assert.equal(result.checks[3].status, 'fail');
   });
 
-  it('exits 1 with a message for bad arguments or unreadable files', async () => {
+  it('exits 2 for bad arguments and 1 for unreadable files, with a message', async () => {
     const usage = capture();
-    assert.equal(await runVerifyCli(['verify'], usage.io), 1);
-    assert.match(usage.out.stderr, /no bundle file given[\s\S]*usage: verify/);
+    assert.equal(await runCli(['verify'], usage.io), 2);
+    assert.match(usage.out.stderr, /FILE\.wacz[\s\S]*usage: capture-ledger verify/);
     const missing = capture();
-    assert.equal(await runVerifyCli(['verify', join(dir, 'nope.wacz')], missing.io), 1);
-    assert.match(missing.out.stderr, /ENOENT/);
+    assert.equal(await runCli(['verify', join(dir, 'nope.wacz')], missing.io), 1);
+    assert.match(missing.out.stderr, /ENOENT[\s\S]*nothing was verified/);
     const both = capture();
-    assert.equal(await runVerifyCli([paths.bundle, '--keys', paths.keys, '--keys-url', keysUrl], both.io), 1);
+    assert.equal(await runCli(['verify', paths.bundle, '--keys', paths.keys, '--keys-url', keysUrl], both.io), 2);
     assert.match(both.out.stderr, /not both/);
+    const help = capture();
+    assert.equal(await runCli(['verify', '--help'], help.io), 0);
+    assert.match(help.out.stdout, /--tsa-ca-url URL/);
   });
 });
