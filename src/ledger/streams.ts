@@ -1,5 +1,6 @@
 import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 
 /** Stream and subject names (see docs/architecture.md). */
 export const LEDGER_STREAM = 'LEDGER';
@@ -34,7 +35,7 @@ const definitions: Array<Partial<StreamConfig> & { name: string; subjects: strin
     deny_delete: true,
     deny_purge: true,
     allow_direct: true,
-    duplicate_window: 2 * 60 * 1_000_000_000,
+    duplicate_window: nanos(2 * 60_000),
   },
   {
     // Work queue of capture jobs, filled from capture.submitted events by the job feeder (decision 3).
@@ -42,7 +43,7 @@ const definitions: Array<Partial<StreamConfig> & { name: string; subjects: strin
     subjects: [CAPTURE_JOB_SUBJECT],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
-    duplicate_window: 10 * 60 * 1_000_000_000,
+    duplicate_window: nanos(10 * 60_000),
   },
   {
     // Work queue of webhook deliveries, filled from capture outcome events by the dispatcher.
@@ -50,7 +51,7 @@ const definitions: Array<Partial<StreamConfig> & { name: string; subjects: strin
     subjects: [WEBHOOK_JOB_SUBJECT],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
-    duplicate_window: 10 * 60 * 1_000_000_000,
+    duplicate_window: nanos(10 * 60_000),
   },
 ];
 

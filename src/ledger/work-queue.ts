@@ -1,4 +1,5 @@
 import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ensureDurable } from './ledger-consumer.js';
 import { contextFromHeaders, inSpan } from '../observability/tracing.js';
@@ -31,7 +32,7 @@ export interface WorkQueueRunner {
 export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRunner> {
   await ensureDurable(opts.jsm, opts.stream, opts.durable, opts.subject, {
     ack_policy: AckPolicy.Explicit,
-    ack_wait: opts.ackWaitMs * 1_000_000,
+    ack_wait: nanos(opts.ackWaitMs),
     max_ack_pending: 10_000,
   });
   const consumer = await opts.js.consumers.get(opts.stream, opts.durable);
