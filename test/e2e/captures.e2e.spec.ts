@@ -87,7 +87,7 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.equal(rec.render.timedOut, false);
     assert.ok(Number.isInteger(rec.render.durationMs));
     assert.ok(['idle', 'cap'].includes(rec.render.settleReason));
-    assert.ok(rec.render.settleMs <= 3100);
+    assert.ok(rec.render.settleReason === 'idle' || rec.render.settleMs >= 2990, `settle ${rec.render.settleMs} ms (${rec.render.settleReason})`);
     assert.match(rec.wacz.bundleHash, /^sha256:[0-9a-f]{64}$/);
     assert.ok(rec.wacz.size > 0);
     assert.match(rec.verifyUrl, /\/v1\/verify\/cap_/);

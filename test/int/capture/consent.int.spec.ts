@@ -31,7 +31,6 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.equal(result.consent?.attempted, true);
     assert.equal(result.consent?.cmp, 'Onetrust');
     assert.equal(result.consent?.result, 'opted-out');
-    assert.ok(result.consent!.durationMs < 8000);
     assert.equal(typeof result.render.stages.consentMs, 'number');
 
     assert.ok(result.screenshotBefore, 'screenshotBefore taken');
@@ -71,12 +70,10 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.match(result.html, /data-consent="rejected"/);
   });
 
-  it('answers quickly that a page without a banner has none', T, async () => {
+  it('answers that a page without a banner has none (how fast: make bench, capture-latency)', T, async () => {
     const result = await capturePage(chromium.browser, site.url('/article'), { timeoutMs: 10_000 });
     assert.equal(result.consent?.result, 'not-found');
     assert.equal(result.screenshotBefore, undefined);
-    // Detection ran beside the settle phase: the verdict is not another second on top of it.
-    assert.ok(result.consent!.durationMs < 2000, `consent ${result.consent!.durationMs} ms`);
   });
 
   it('skips consent handling when asked to', T, async () => {

@@ -71,7 +71,6 @@ describe('capturePage (real Chromium)', () => {
 
     assert.equal(result.consent?.result, 'not-found');
     assert.equal(result.consent?.cmp, null);
-    assert.ok(result.consent!.durationMs < 2500, `consent took ${result.consent!.durationMs} ms`);
     assert.equal(result.screenshotBefore, undefined);
   });
 
@@ -203,7 +202,6 @@ describe('capturePage (real Chromium)', () => {
       if (png.data[i] === 30 && png.data[i + 1] === 144 && png.data[i + 2] === 255) blue++;
     }
     assert.ok(blue >= 3 * 100 * 100 * 0.95, `${blue} blue pixels`);
-    assert.ok(result.render.stages.scrollMs < 2500, `scroll took ${result.render.stages.scrollMs} ms`);
   });
 
   it('stops when aborted and closes its browser context', T, async () => {

@@ -164,7 +164,9 @@ describe('safeRequest', () => {
         return true;
       });
       const took = Date.now() - started;
-      assert.ok(took >= 280 && took < 2_000, `${url} took ${took} ms`);
+      // Ended by the 300 ms timeout (the endpoints never answer): not early; the upper bound only tells a
+      // hang apart from a late timer on a busy machine.
+      assert.ok(took >= 280 && took < 30_000, `${url} took ${took} ms`);
     }
   });
 

@@ -24,8 +24,9 @@ function fakeNetwork(initial = 0): InflightSource & { set(n: number): void } {
 describe('waitForNetworkQuiet', () => {
   it('ends as idle after the quiet window when nothing is in flight', async () => {
     const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 50, capMs: 1000 });
+    // 'idle' is the proof that it ended before the cap; how soon after 50 ms depends on the machine's load.
     assert.equal(result.reason, 'idle');
-    assert.ok(result.elapsedMs >= 45 && result.elapsedMs < 500, `elapsed ${result.elapsedMs}`);
+    assert.ok(result.elapsedMs >= 45, `elapsed ${result.elapsedMs}`);
   });
 
   it('restarts the quiet window when a request starts', async () => {
@@ -41,7 +42,7 @@ describe('waitForNetworkQuiet', () => {
   it('ends at the cap while requests stay in flight', async () => {
     const result = await waitForNetworkQuiet(fakeNetwork(2), { quietWindowMs: 20, capMs: 120 });
     assert.equal(result.reason, 'cap');
-    assert.ok(result.elapsedMs >= 115 && result.elapsedMs < 600, `elapsed ${result.elapsedMs}`);
+    assert.ok(result.elapsedMs >= 115, `elapsed ${result.elapsedMs}`);
   });
 
   it('stops at once when aborted and removes its listener', async () => {
@@ -55,8 +56,8 @@ describe('waitForNetworkQuiet', () => {
       },
     };
     setTimeout(() => controller.abort(), 20);
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 50, capMs: 5000, signal: controller.signal });
-    assert.ok(result.elapsedMs < 1000);
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 50, capMs: 120_000, signal: controller.signal });
+    assert.ok(result.elapsedMs < 60_000, 'ended by the abort, long before the cap');
     assert.equal(listeners, 0);
   });
 
@@ -64,13 +65,14 @@ describe('waitForNetworkQuiet', () => {
     const network = fakeNetwork(0);
     const activity = watchNetworkActivity(network);
     const loadedAt = performance.now();
-    await sleep(150); // the caller got round to waiting only now; the page has been quiet since load
+    await sleep(1100); // the caller got round to waiting only now; the page has been quiet since load
     const waitStart = performance.now();
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 200, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 1000, capMs: 60_000, startedAt: loadedAt, quietSince: activity.quietSince() });
     activity.stop();
     assert.equal(result.reason, 'idle');
-    assert.ok(performance.now() - waitStart < 150, `waited ${Math.round(performance.now() - waitStart)} ms more`);
-    assert.ok(result.elapsedMs >= 195 && result.elapsedMs < 600, `settle ${result.elapsedMs} ms from load`);
+    // The window was already over: no second window of 1000 ms (the margin is for a busy machine).
+    assert.ok(performance.now() - waitStart < 800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+    assert.ok(result.elapsedMs >= 995, `settle ${result.elapsedMs} ms from load`);
   });
 
   it('does not count quiet time from before the load event', async () => {
@@ -101,11 +103,12 @@ describe('waitForNetworkQuiet', () => {
   it('ends at a cap counted from the load event', async () => {
     const network = fakeNetwork(1);
     const loadedAt = performance.now();
-    await sleep(100);
+    await sleep(1000);
     const waitStart = performance.now();
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 20, capMs: 200, startedAt: loadedAt });
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 20, capMs: 2000, startedAt: loadedAt });
     assert.equal(result.reason, 'cap');
-    assert.ok(result.elapsedMs >= 195 && result.elapsedMs < 700, `settle ${result.elapsedMs} ms`);
-    assert.ok(performance.now() - waitStart < 650);
+    assert.ok(result.elapsedMs >= 1995, `settle ${result.elapsedMs} ms`);
+    // About 1000 ms more, not a whole cap of 2000 from the call (the margin is for a busy machine).
+    assert.ok(performance.now() - waitStart < 1800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
   });
 });
