@@ -20,7 +20,8 @@ export type { EventRef, SettledCapture, Sql, TableComparison } from './read-mode
 export { refOf } from './read-model.js';
 
 interface EventWriter {
-  apply(stored: StoredEvent): void | Promise<void>;
+  /** A promise when it writes at once; nothing when it only collected the event for `flush`. */
+  apply(stored: StoredEvent): unknown;
 }
 
 /**
@@ -60,7 +61,11 @@ export function createBatchApplier(q: Sql): BatchApplier {
         if (systemTypes.has(e.type)) await systemWriter.apply(stored);
         return;
       }
-      for (const w of byType.get(e.type) ?? []) await w.apply(stored);
+      // Most writers only collect (synchronously): await only those that write at once.
+      for (const w of byType.get(e.type) ?? []) {
+        const writing = w.apply(stored);
+        if (writing) await writing;
+      }
     },
     async flush() {
       const settled = await captures.flush();

@@ -32,11 +32,11 @@ export interface ScheduleRow {
 
 export function createSchedulesWriter(q: Sql) {
   return {
-    async apply(stored: StoredEvent): Promise<void> {
+    apply(stored: StoredEvent): Promise<unknown> | undefined {
       const t = stored.event as TenantEnvelope;
       switch (t.type) {
         case 'schedule.created':
-          await q.query(`INSERT INTO schedules (schedule_id, tenant_id, url, name, cron, options, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, [
+          return q.query(`INSERT INTO schedules (schedule_id, tenant_id, url, name, cron, options, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, [
             t.data.scheduleId,
             t.tenantId,
             t.data.url,
@@ -45,25 +45,22 @@ export function createSchedulesWriter(q: Sql) {
             t.data.options ? JSON.stringify(t.data.options) : null,
             t.data.createdAt,
           ]);
-          break;
         case 'schedule.deleted':
-          await q.query('UPDATE schedules SET deleted_at = $2 WHERE schedule_id = $1', [t.data.scheduleId, t.data.deletedAt]);
-          break;
+          return q.query('UPDATE schedules SET deleted_at = $2 WHERE schedule_id = $1', [t.data.scheduleId, t.data.deletedAt]);
         case 'schedule.skipped':
-          await q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = NULL, last_capture_status = 'skipped_quota' WHERE schedule_id = $1`, [
+          return q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = NULL, last_capture_status = 'skipped_quota' WHERE schedule_id = $1`, [
             t.data.scheduleId,
             t.data.fireTime,
           ]);
-          break;
         case 'capture.submitted':
-          if (!t.data.scheduleId) break;
-          await q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = $3, last_capture_status = 'pending' WHERE schedule_id = $1`, [
+          if (!t.data.scheduleId) return undefined;
+          return q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = $3, last_capture_status = 'pending' WHERE schedule_id = $1`, [
             t.data.scheduleId,
             t.data.fireTime ?? t.occurredAt,
             t.data.captures[0]?.captureId ?? null,
           ]);
-          break;
       }
+      return undefined;
     },
 
     /** The batch's settled runs: the status of each schedule's last capture, where it still is the last. */
