@@ -38,7 +38,10 @@ export function sealSnapshot(fields: Omit<ActorSnapshot, 'format' | 'digest'>): 
 
 export const encodeSnapshot = (s: ActorSnapshot): Uint8Array => encoder.encode(JSON.stringify(s));
 
-export type SnapshotCheck = { ok: true; snapshot: ActorSnapshot } | { ok: false; reason: string };
+/** Why stored bytes are not a usable snapshot: `stale` (another state version) is normal after an upgrade; the rest is damage. */
+export type SnapshotProblem = 'unreadable' | 'altered' | 'other-key' | 'stale';
+
+export type SnapshotCheck = { ok: true; snapshot: ActorSnapshot } | { ok: false; kind: SnapshotProblem; reason: string };
 
 /** Parse stored bytes and check what can be checked without the log: format, digest, key and state version. */
 export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVersion: number }): SnapshotCheck {
@@ -46,22 +49,22 @@ export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVer
   try {
     s = JSON.parse(decoder.decode(bytes)) as ActorSnapshot;
   } catch {
-    return { ok: false, reason: 'not JSON' };
+    return { ok: false, kind: 'unreadable', reason: 'not JSON' };
   }
-  if (typeof s !== 'object' || s === null || s.format !== SNAPSHOT_FORMAT) return { ok: false, reason: `unknown snapshot format ${String((s as { format?: unknown })?.format)}` };
+  if (typeof s !== 'object' || s === null || s.format !== SNAPSHOT_FORMAT) return { ok: false, kind: 'unreadable', reason: `unknown snapshot format ${String((s as { format?: unknown })?.format)}` };
   if (!Number.isSafeInteger(s.lastSeq) || s.lastSeq < 1 || typeof s.lastHash !== 'string' || typeof s.digest !== 'string') {
-    return { ok: false, reason: 'lastSeq, lastHash or digest missing' };
+    return { ok: false, kind: 'unreadable', reason: 'lastSeq, lastHash or digest missing' };
   }
   const { digest, ...body } = s;
   let actual: string;
   try {
     actual = digestOf(body);
   } catch {
-    return { ok: false, reason: 'cannot be canonicalised' };
+    return { ok: false, kind: 'unreadable', reason: 'cannot be canonicalised' };
   }
-  if (actual !== digest) return { ok: false, reason: `digest ${digest} does not match the recomputed ${actual} (the snapshot was altered)` };
-  if (s.key !== expect.key) return { ok: false, reason: `snapshot of ${s.key}, not ${expect.key}` };
-  if (s.stateVersion !== expect.stateVersion) return { ok: false, reason: `state version ${s.stateVersion} is not the current ${expect.stateVersion} (stale)` };
+  if (actual !== digest) return { ok: false, kind: 'altered', reason: `digest ${digest} does not match the recomputed ${actual} (the snapshot was altered)` };
+  if (s.key !== expect.key) return { ok: false, kind: 'other-key', reason: `snapshot of ${s.key}, not ${expect.key}` };
+  if (s.stateVersion !== expect.stateVersion) return { ok: false, kind: 'stale', reason: `state version ${s.stateVersion} is not the current ${expect.stateVersion} (stale)` };
   return { ok: true, snapshot: s };
 }
 

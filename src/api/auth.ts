@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { Scope } from '../domain/events.js';
 import { HttpProblem } from './problem.js';
+import { findKeyForAuth } from '../../projections/read-models/keys.js';
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
@@ -67,11 +68,7 @@ export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; unknown
       const keyHash = sha256Hex(token);
       const hit = cache.get(keyHash);
       if (hit && hit.until > now()) return hit.principal;
-      const r = await pool.query<{ tenant_id: string; scopes: Scope[]; revoked_at: Date | null }>(
-        'SELECT tenant_id, scopes, revoked_at FROM api_keys WHERE key_hash = $1',
-        [keyHash],
-      );
-      const row = r.rows[0];
+      const row = await findKeyForAuth(pool, keyHash);
       const principal = row && !row.revoked_at ? { tenantId: row.tenant_id, scopes: row.scopes, keyHash } : null;
       if (cache.size > 100_000) cache.clear();
       // An unknown key is remembered briefly only, so guessing costs no query per try while a key created a

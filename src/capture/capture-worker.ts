@@ -20,6 +20,7 @@ import type { BundleMaker } from '../archive/bundle-maker.js';
 import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
+import { findCaptureStatus } from '../../projections/read-models/captures.js';
 
 /**
  * The browser worker (DESIGN decision 3): takes capture jobs from the JOBS work queue, renders each in the
@@ -76,8 +77,8 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   const retryDelay = deps.retryDelayMs ?? ((attempt: number) => Math.min(30_000, 2000 * attempt));
 
   async function stillPending(captureId: string): Promise<boolean> {
-    const r = await deps.pool.query<{ status: string }>('SELECT status FROM captures WHERE capture_id = $1', [captureId]);
-    return !r.rows[0] || r.rows[0].status === 'pending';
+    const status = await findCaptureStatus(deps.pool, captureId);
+    return status === null || status === 'pending';
   }
 
   async function storeArtifacts(job: CaptureJob, files: Array<[ArtifactName, Uint8Array]>) {

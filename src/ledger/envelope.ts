@@ -29,12 +29,21 @@ export const seal = <E extends DomainEvent>(unsealed: UnsealedEnvelope<E>, prevH
   return { ...linked, hash: envelopeHash(linked as Omit<EventEnvelope, 'hash'>) } as EventEnvelope<E>;
 };
 
-/** Recompute an envelope's hash: null when it matches, else a reason. */
-export const checkEnvelope = (envelope: EventEnvelope, expectedPrevHash: string | null): string | null => {
+/**
+ * What is wrong with an envelope's place in the chain: `prev-hash` — it does not link to the event before it
+ * (that one was altered, or an event was removed or inserted); `hash` — its own content was altered.
+ */
+export interface EnvelopeProblem {
+  kind: 'prev-hash' | 'hash';
+  detail: string;
+}
+
+/** Recompute an envelope's hash and check its link: null when both hold. */
+export const checkEnvelope = (envelope: EventEnvelope, expectedPrevHash: string | null): EnvelopeProblem | null => {
   if (envelope.prevHash !== expectedPrevHash) {
-    return `prevHash ${envelope.prevHash} does not match the previous event's hash ${expectedPrevHash}`;
+    return { kind: 'prev-hash', detail: `prevHash ${envelope.prevHash} does not match the previous event's hash ${expectedPrevHash}` };
   }
   const { hash, ...rest } = envelope;
   const actual = envelopeHash(rest);
-  return actual === hash ? null : `hash ${hash} does not match the recomputed ${actual}`;
+  return actual === hash ? null : { kind: 'hash', detail: `hash ${hash} does not match the recomputed ${actual}` };
 };

@@ -1,7 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { applyEvent } from '../../projections/handlers.js';
+import { applyEvent } from '../../projections/read-models/index.js';
 import { migrate, quoteIdent } from '../../projections/migrate.js';
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
 import type { EventStore } from '../ledger/event-store.js';

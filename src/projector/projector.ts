@@ -3,7 +3,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { applyEvents } from '../../projections/handlers.js';
+import { applyEvents } from '../../projections/read-models/index.js';
 import { storedOf, type StoredEvent } from '../ledger/event-store.js';
 import { LEDGER_STREAM, PULL_EXPIRES_MS } from '../ledger/streams.js';
 

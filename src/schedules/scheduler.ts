@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.js';
 import { decideFireSchedule, type FireOutcome, type TenantState } from '../domain/tenant/index.js';
 import { parseSchedule } from './cron-policy.js';
 import { type CronSchedule, dueFireTime } from './schedule-timing.js';
+import { listAllActiveScheduleTimings, type ScheduleTimingRow } from '../../projections/read-models/schedules.js';
 
 /**
  * The scheduler role (DESIGN: "scheduler (cron → commands)"). Every tick it reads the active schedules from
@@ -52,13 +53,7 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-interface ScheduleRow {
-  schedule_id: string;
-  tenant_id: string;
-  cron: string;
-  created_at: Date;
-  last_run_at: Date | null;
-}
+type ScheduleRow = ScheduleTimingRow;
 
 export const DEFAULT_TICK_MS = 10_000;
 
@@ -106,11 +101,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   async function tick(): Promise<TickReport> {
     const now = clock.now();
-    const rows = await pool.query<ScheduleRow>(
-      'SELECT schedule_id, tenant_id, cron, created_at, last_run_at FROM schedules WHERE deleted_at IS NULL ORDER BY created_at, schedule_id',
-    );
+    const rows = await listAllActiveScheduleTimings(pool);
     const due: Array<{ row: ScheduleRow; fireTime: string }> = [];
-    for (const row of rows.rows) {
+    for (const row of rows) {
       const cron = cronOf(row);
       if (!cron) continue;
       const at = dueFireTime({ cron, createdAt: row.created_at, lastHandled: row.last_run_at }, now);
@@ -125,7 +118,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       }
     });
     await Promise.all(lanes);
-    return { now: now.toISOString(), active: rows.rows.length, fired };
+    return { now: now.toISOString(), active: rows.length, fired };
   }
 
   let timer: NodeJS.Timeout | null = null;

@@ -13,6 +13,8 @@ import { webhookDeliveries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
 import { secretOfWebhook, type WebhookSecretStore } from './webhook-secret-store.js';
 import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
+import { isDeliveryFinished } from '../../projections/read-models/webhook-deliveries.js';
+import { findWebhookSecrets } from '../../projections/read-models/webhooks.js';
 
 /**
  * The webhook dispatcher (spec 6.6): takes deliveries from the DELIVERIES work queue, signs and POSTs each
@@ -57,12 +59,7 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
 
   /** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
   async function finished(deliveryId: string): Promise<boolean> {
-    const r = await deps.pool.query(
-      `SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND outcome = 'delivered'
-       UNION ALL SELECT 1 FROM webhook_dead_letters WHERE delivery_id = $1 LIMIT 1`,
-      [deliveryId],
-    );
-    return r.rows.length > 0;
+    return isDeliveryFinished(deps.pool, deliveryId);
   }
 
   async function deadLetter(job: DeliveryJob, attempts: number, reason: string): Promise<void> {
@@ -85,11 +82,8 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       msg.ack();
       return;
     }
-    const hook = await deps.pool.query<{ webhook_id: string; secret: string | null; sealed_secret: string | null }>(
-      'SELECT webhook_id, secret, sealed_secret FROM webhooks WHERE webhook_id = $1',
-      [job.webhookId],
-    );
-    const secret = hook.rows[0] ? await secretOfWebhook(deps.secrets, hook.rows[0]) : null;
+    const hook = await findWebhookSecrets(deps.pool, job.webhookId);
+    const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
     if (!secret) {
       // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
       await deadLetter(job, attempt - 1, 'the webhook was deleted and its secret discarded before the event could be delivered');

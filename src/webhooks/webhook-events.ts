@@ -1,7 +1,7 @@
 // The events a webhook receives (spec 6.1–6.4), built once per ledger event so every attempt of every
 // delivery sends the same bytes. Pure: no I/O, no clock (the caller passes the times).
 import { createHash } from 'node:crypto';
-import { type CaptureRow, captureViews } from '../api/capture-views.js';
+import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
 import type { TenantEvent, WebhookEventType } from '../domain/events.js';
 import { iso } from '../api/schemas.js';
 

@@ -9,7 +9,9 @@ import { WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
 import type { ProjectionWaiter } from '../projector/projection-waiter.js';
 import { deliveryMsgId, encodeDeliveryJob } from './delivery-job.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
-import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, type SubmittedCaptureRow, webhookTypeOf } from './webhook-events.js';
+import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, webhookTypeOf } from './webhook-events.js';
+import { findSubmittedCapture } from '../../projections/read-models/captures.js';
+import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.js';
 
 /**
  * Webhook events come from the log (DESIGN decision 3): a durable LEDGER consumer turns each capture outcome
@@ -40,16 +42,7 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
 
   /** Webhooks of the tenant subscribed to `type`, registered before commit `seq` and not deleted before it. */
   async function subscribersAsOf(tenantId: string, type: string, seq: number, at: string) {
-    // Rows projected before migration 002 have no positions; their timestamps stand in.
-    const r = await pool.query<{ webhook_id: string; url: string }>(
-      `SELECT webhook_id, url FROM webhooks
-       WHERE tenant_id = $1 AND $2 = ANY(events)
-         AND (registered_seq < $3 OR (registered_seq IS NULL AND created_at <= $4))
-         AND (deleted_at IS NULL OR deleted_seq > $3 OR (deleted_seq IS NULL AND deleted_at > $4))
-       ORDER BY created_at, webhook_id`,
-      [tenantId, type, seq, at],
-    );
-    return r.rows;
+    return webhooksSubscribedAsOf(pool, tenantId, type, seq, at);
   }
 
   return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
@@ -64,9 +57,9 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
     const hooks = await subscribersAsOf(event.tenantId, type, seq, event.occurredAt);
     if (hooks.length === 0) return;
     const captureId = event.data.captureId;
-    const row = await pool.query<SubmittedCaptureRow>('SELECT capture_id, url, created_at FROM captures WHERE capture_id = $1', [captureId]);
-    if (!row.rows[0]) throw new Error(`capture ${captureId} is not in the projection`);
-    const envelope = captureOutcomeEnvelope(deps.publicBaseUrl, event, row.rows[0]);
+    const row = await findSubmittedCapture(pool, captureId);
+    if (!row) throw new Error(`capture ${captureId} is not in the projection`);
+    const envelope = captureOutcomeEnvelope(deps.publicBaseUrl, event, row);
     const body = envelopeBody(envelope);
     await Promise.all(
       hooks.map((h) =>

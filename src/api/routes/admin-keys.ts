@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideCreateKey, decideRevokeKey } from '../../domain/tenant/index.js';
-import type { Scope } from '../../domain/events.js';
+import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
 import { requireJsonBody } from '../app.js';
 import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
 import type { ApiContext } from '../context.js';
@@ -23,16 +23,6 @@ const listQuery = z.object({
   tenant: z.string().optional(),
   include: z.enum(['revoked'], { error: "must be 'revoked' when given" }).optional(),
 });
-
-interface KeyRow {
-  key_hash: string;
-  tenant_id: string;
-  scopes: Scope[];
-  name: string;
-  created_at: Date;
-  created_by: string;
-  revoked_at: Date | null;
-}
 
 const keyRecord = (r: KeyRow) => ({
   keyHash: r.key_hash,
@@ -84,20 +74,15 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
 
     app.get('/v1/admin/keys', { schema: { tags: ['admin'], summary: 'List tenant API keys', querystring: listQuery } }, async (req) => {
       const q = req.query as z.infer<typeof listQuery>;
-      const r = await ctx.pool.query<KeyRow>(
-        `SELECT * FROM api_keys WHERE ($1::text IS NULL OR tenant_id = $1) AND ($2 OR revoked_at IS NULL)
-         ORDER BY created_at, key_hash`,
-        [q.tenant ?? null, q.include === 'revoked'],
-      );
-      return { data: r.rows.map(keyRecord) };
+      const rows = await listKeys(ctx.pool, { tenantId: q.tenant ?? null, includeRevoked: q.include === 'revoked' });
+      return { data: rows.map(keyRecord) };
     });
 
     app.delete('/v1/admin/keys/:keyHash', { schema: { tags: ['admin'], summary: 'Revoke a tenant API key' } }, async (req) => {
       const { keyHash } = req.params as { keyHash: string };
       const notFound = new HttpProblem(404, `No API key with keyHash ${keyHash}.`, 'Not Found');
       if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
-      const found = await ctx.pool.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
-      const row = found.rows[0];
+      const row = await findKey(ctx.pool, keyHash);
       if (!row) throw notFound;
       const result = await ctx.tenants.execute(row.tenant_id, causedByAdmin(req), (state, now) => decideRevokeKey({ keyHash }, state, now));
       // Push the revocation to every API process at once; their caches' TTL is the fallback bound.

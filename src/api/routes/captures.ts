@@ -9,7 +9,8 @@ import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
 import { requireJsonBody } from '../app.js';
 import type { ApiContext } from '../context.js';
-import { type CaptureRow, captureViews } from '../capture-views.js';
+import { type CaptureRow, captureViews } from '../../../projections/read-models/capture-view.js';
+import { findCapture, listCaptures } from '../../../projections/read-models/captures.js';
 import { provenancePage } from '../../archive/provenance-page.js';
 import { parseByteRange } from '../byte-range.js';
 import { parseProvenance, provenanceSignature } from '../provenance-view.js';
@@ -76,8 +77,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 
   async function loadCapture(id: string): Promise<CaptureRow | null> {
     if (!isId('cap', id)) return null;
-    const r = await ctx.pool.query<CaptureRow>('SELECT * FROM captures WHERE capture_id = $1', [id]);
-    return r.rows[0] ?? null;
+    return findCapture(ctx.pool, id);
   }
 
   const unknownCapture = (id: string) => new HttpProblem(404, `No capture ${id}.`, 'Not Found');
@@ -182,38 +182,13 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       { onRequest: guard.require('read'), schema: { tags: ['captures'], summary: 'List captures', security: [{ bearer: [] }] } },
       async (req) => {
         const q = parseListQuery(req.query as Record<string, unknown>);
-        const where: string[] = ['tenant_id = $1'];
-        const args: unknown[] = [req.principal!.tenantId];
-        const add = (sql: string, v: unknown) => {
-          args.push(v);
-          where.push(sql.replace('?', `$${args.length}`));
-        };
-        if (q.status) add('status = ?', q.status);
-        if (q.url) add("url LIKE ? || '%'", q.url);
-        if (q.createdAfter) add('created_at >= ?', q.createdAfter);
-        if (q.createdBefore) add('created_at < ?', q.createdBefore);
-        if (q.scheduleId) add('schedule_id = ?', q.scheduleId);
-        const order = q.sort === 'created_at' ? 'created_at ASC, capture_id ASC' : 'created_at DESC, capture_id DESC';
-        const filter = where.join(' AND ');
-        // The common shapes (no filter, or status only) read the maintained per-status counts.
-        const countsOnly = !q.url && !q.createdAfter && !q.createdBefore && !q.scheduleId;
-        const totalQuery = countsOnly
-          ? ctx.pool.query<{ n: number }>(
-              `SELECT COALESCE(sum(n), 0)::bigint AS n FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)`,
-              [req.principal!.tenantId, q.status ?? null],
-            )
-          : ctx.pool.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM captures WHERE ${filter}`, args);
-        const [rows, total] = await Promise.all([
-          ctx.pool.query<CaptureRow>(`SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${q.offset}`, args),
-          totalQuery,
-        ]).catch((err) => {
+        const { rows, total: n } = await listCaptures(ctx.pool, req.principal!.tenantId, q).catch((err) => {
           req.log.error({ err }, 'listing captures failed');
           throw new HttpProblem(500, 'Database read failed while listing captures; retry shortly.', 'Internal Server Error');
         });
-        const n = total.rows[0]!.n;
         return {
-          data: rows.rows.map((r) => views.summary(r)),
-          pagination: { total: n, offset: q.offset, hasMore: q.offset + rows.rows.length < n, limit: q.limit },
+          data: rows.map((r) => views.summary(r)),
+          pagination: { total: n, offset: q.offset, hasMore: q.offset + rows.length < n, limit: q.limit },
         };
       },
     );

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type CaptureOptions, parseCaptureOptions } from '../../domain/capture-options.js';
+import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
 import { decideCreateSchedule, decideDeleteSchedule } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
@@ -12,6 +12,7 @@ import { HttpProblem } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
 import { iso, nameSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../../projections/read-models/schedules.js';
 
 /**
  * Schedules (spec 2.10, 3.4, 4.12; docs/schedules.md). Credential (spec 5.5 leaves it open): a tenant key,
@@ -36,21 +37,7 @@ const createBody = z.object(
 );
 
 /** lastCaptureStatus values (docs/schedules.md): set by the projection from the run's events. */
-export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
-
-interface ScheduleRow {
-  schedule_id: string;
-  tenant_id: string;
-  url: string;
-  name: string;
-  cron: string;
-  options: CaptureOptions | null;
-  created_at: Date;
-  deleted_at: Date | null;
-  last_run_at: Date | null;
-  last_capture_id: string | null;
-  last_capture_status: LastCaptureStatus | null;
-}
+export type { LastCaptureStatus } from '../../../projections/read-models/schedules.js';
 
 const causedBy = (req: FastifyRequest) => ({
   correlationId: req.id,
@@ -80,8 +67,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
   async function loadSchedule(tenantId: string, id: string): Promise<ScheduleRow | null> {
     if (!isId('sch', id)) return null;
-    const r = await ctx.pool.query<ScheduleRow>('SELECT * FROM schedules WHERE schedule_id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [id, tenantId]);
-    return r.rows[0] ?? null;
+    return findActiveSchedule(ctx.pool, tenantId, id);
   }
 
   return async (app: FastifyInstance) => {
@@ -132,11 +118,8 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
       '/v1/schedules',
       { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'List schedules', security: [{ bearer: [] }] } },
       async (req) => {
-        const r = await ctx.pool.query<ScheduleRow>(
-          'SELECT * FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, schedule_id',
-          [req.principal!.tenantId],
-        );
-        return { data: r.rows.map(record) };
+        const rows = await listActiveSchedules(ctx.pool, req.principal!.tenantId);
+        return { data: rows.map(record) };
       },
     );
 

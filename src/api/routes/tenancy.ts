@@ -11,6 +11,8 @@ import { HttpProblem } from '../problem.js';
 import { iso, TENANT_ID_PATTERN } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { causedByAdmin } from './admin-keys.js';
+import { findTenant, type TenantRow } from '../../../projections/read-models/tenants.js';
+import { findMonthlyUsage } from '../../../projections/read-models/usage.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
 
@@ -31,28 +33,9 @@ const configBody = z.object(
   { error: 'must be a JSON object with a quotas object' },
 );
 
-interface TenantRow {
-  tenant_id: string;
-  tier: Tier;
-  captures_override: number | null;
-  storage_override: number | null;
-  config_updated_at: Date | null;
-  updated_at: Date;
-}
-
-interface UsageRow {
-  captures_submitted: number;
-  captures_completed: number;
-  storage_bytes: number;
-  api_call_count: number;
-  updated_at: Date | null;
-}
-
 export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
-  const tenantRow = async (tenantId: string) =>
-    (await ctx.pool.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId])).rows[0] ?? null;
-  const usageRow = async (tenantId: string, period: string) =>
-    (await ctx.pool.query<UsageRow>('SELECT * FROM usage_monthly WHERE tenant_id = $1 AND period = $2', [tenantId, period])).rows[0] ?? null;
+  const tenantRow = (tenantId: string) => findTenant(ctx.pool, tenantId);
+  const usageRow = (tenantId: string, period: string) => findMonthlyUsage(ctx.pool, tenantId, period);
   const limitsOf = (t: TenantRow | null) => {
     const tier = t?.tier ?? DEFAULT_TIER;
     return {

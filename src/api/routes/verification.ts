@@ -6,7 +6,8 @@ import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { isId } from '../../domain/ids.js';
 import type { ApiContext } from '../context.js';
-import type { CaptureRow } from '../capture-views.js';
+import { findCapture } from '../../../projections/read-models/captures.js';
+import { listSigningKeys, listTsaCertificates } from '../../../projections/read-models/evidence-keys.js';
 import { HttpProblem } from '../problem.js';
 import { iso } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
@@ -16,18 +17,12 @@ import { verificationPage } from '../verification-page.js';
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
 export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence) {
   async function publishedKeys() {
-    const r = await ctx.pool.query<{ key_id: string; public_key: string; archived_at: Date; is_current: boolean }>(
-      'SELECT key_id, public_key, archived_at, is_current FROM signing_keys ORDER BY archived_at, key_id',
-    );
-    return r.rows.map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
+    return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
   }
 
   /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
   async function trustedTsaCertificates() {
-    const r = await ctx.pool.query<{ fingerprint: string; ca_cert_pem: string; published_at: Date }>(
-      'SELECT fingerprint, ca_cert_pem, published_at FROM tsa_certificates ORDER BY published_at, fingerprint',
-    );
-    return r.rows;
+    return listTsaCertificates(ctx.pool);
   }
 
   const replay = replayAssets();
@@ -69,9 +64,7 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
       const { captureId } = req.params as { captureId: string };
       const accept = String(req.headers.accept ?? '');
       const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
-      const row = isId('cap', captureId)
-        ? (await ctx.pool.query<CaptureRow>('SELECT * FROM captures WHERE capture_id = $1', [captureId])).rows[0]
-        : undefined;
+      const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
       if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
         throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
       }

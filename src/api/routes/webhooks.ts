@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isId, newId } from '../../domain/ids.js';
 import { decideDeleteWebhook, decideRegisterWebhook } from '../../domain/tenant/index.js';
-import type { WebhookEventType } from '../../domain/events.js';
 import { type AddressPolicy, checkTargetUrl } from '../../net/index.js';
 import { isSuccess } from '../../webhooks/delivery-policy.js';
 import { generateWebhookSecret } from '../../webhooks/signature.js';
@@ -15,6 +14,8 @@ import type { ApiContext } from '../context.js';
 import { HttpProblem } from '../problem.js';
 import { iso, nameSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { listDeadLetters, listDeliveryAttempts } from '../../../projections/read-models/webhook-deliveries.js';
+import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../../projections/read-models/webhooks.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
 
@@ -57,14 +58,6 @@ const createBody = z.object(
   },
   { error: 'must be a JSON object with url, events and name' },
 );
-
-interface WebhookRow {
-  webhook_id: string;
-  url: string;
-  events: WebhookEventType[];
-  name: string;
-  created_at: Date;
-}
 
 const causedBy = (req: FastifyRequest) => ({
   correlationId: req.id,
@@ -120,14 +113,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     );
 
     app.get('/v1/webhooks', { schema: { tags: ['webhooks'], summary: 'List webhooks', security: [{ bearer: [] }] } }, async (req) => {
-      const r = await ctx.pool.query<WebhookRow>(
-        `SELECT webhook_id, url, events, name, created_at FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL
-         ORDER BY created_at, webhook_id`,
-        [req.principal!.tenantId],
-      );
+      const rows = await listActiveWebhooks(ctx.pool, req.principal!.tenantId);
       // spec 2.9: never the secret; `active` is always true (there is no pause).
       return {
-        data: r.rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true })),
+        data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true })),
       };
     });
 
@@ -152,11 +141,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async (req) => {
         const { webhookId } = req.params as { webhookId: string };
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
-        const r = await ctx.pool.query<{ webhook_id: string; url: string; secret: string | null; sealed_secret: string | null }>(
-          'SELECT webhook_id, url, secret, sealed_secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
-          [webhookId, req.principal!.tenantId],
-        );
-        const hook = r.rows[0];
+        const hook = await findActiveWebhookOfTenant(ctx.pool, req.principal!.tenantId, webhookId);
         const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
         if (!hook || !secret) throw unknownWebhook(webhookId);
         const envelope = pingEnvelope(newId('evt'), ctx.clock.now(), webhookId);
@@ -183,29 +168,6 @@ const deliveriesQuery = (raw: Record<string, unknown>): { limit: number } => {
   return { limit: Math.min(n, 500) };
 };
 
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  tenant_id: string;
-  event_id: string;
-  event_type: string;
-  outcome: 'delivered' | 'failed';
-  http_status: number | null;
-  detail: string | null;
-  latency_ms: number | null;
-  attempted_at: Date;
-  next_attempt_at: Date | null;
-}
-
-interface DeadLetterRow {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  attempts: number;
-  reason: string;
-  dead_lettered_at: Date;
-}
-
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
 export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
   return async (app: FastifyInstance) => {
@@ -218,26 +180,14 @@ export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
       async (req) => {
         const { webhookId } = req.params as { webhookId: string };
         const { limit } = deliveriesQuery(req.query as Record<string, unknown>);
-        const hook = isId('whk', webhookId)
-          ? await ctx.pool.query<{ tenant_id: string; deleted_at: Date | null }>('SELECT tenant_id, deleted_at FROM webhooks WHERE webhook_id = $1', [webhookId])
-          : { rows: [] };
-        const row = hook.rows[0];
+        const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
         if (!row) throw unknownWebhook(webhookId);
-        const [attempts, dead] = await Promise.all([
-          ctx.pool.query<AttemptRow>(
-            `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, attempt DESC, delivery_id LIMIT $2`,
-            [webhookId, limit],
-          ),
-          ctx.pool.query<DeadLetterRow>(
-            `SELECT * FROM webhook_dead_letters WHERE webhook_id = $1 ORDER BY dead_lettered_at DESC, delivery_id LIMIT $2`,
-            [webhookId, limit],
-          ),
-        ]);
+        const [attempts, dead] = await Promise.all([listDeliveryAttempts(ctx.pool, webhookId, limit), listDeadLetters(ctx.pool, webhookId, limit)]);
         return {
           webhookId,
           tenantId: row.tenant_id,
           deleted: row.deleted_at !== null,
-          data: attempts.rows.map((a) => ({
+          data: attempts.map((a) => ({
             deliveryId: a.delivery_id,
             eventId: a.event_id,
             eventType: a.event_type,
@@ -249,7 +199,7 @@ export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
             attemptedAt: iso(a.attempted_at)!,
             ...(a.next_attempt_at ? { nextAttemptAt: iso(a.next_attempt_at)! } : {}),
           })),
-          deadLetters: dead.rows.map((d) => ({
+          deadLetters: dead.map((d) => ({
             deliveryId: d.delivery_id,
             eventId: d.event_id,
             eventType: d.event_type,

@@ -20,14 +20,10 @@ export interface SnapshotAuditReport {
   reason: string | null;
 }
 
-const snapshotDivergence = (tenantId: string, ref: Divergence['ref'], field: string, snapshot: unknown, log: unknown, message: string): Divergence => ({
+const snapshotDivergence = (tenantId: string, ref: Divergence['ref'], field: string, snapshot: unknown, log: unknown, reason: string): Divergence => ({
+  kind: 'snapshot',
   ref,
-  table: 'snapshot',
-  key: tenantId,
-  field,
-  projection: snapshot,
-  log,
-  message: `actor snapshot of ${tenantId}: ${message}`,
+  detail: { table: 'snapshot', key: tenantId, field, projection: snapshot, log, reason },
 });
 
 /** `events`: every event of the tenant's subject, in order. */
@@ -35,7 +31,7 @@ export function auditSnapshot(tenantId: string, bytes: Uint8Array | null, events
   if (!bytes) return { report: { status: 'absent', lastSeq: null, tailEvents: null, reason: null }, divergences: [] };
   const parsed = parseSnapshot(bytes, { key: tenantId, stateVersion: TENANT_STATE_VERSION });
   if (!parsed.ok) {
-    const stale = /\(stale\)$/.test(parsed.reason);
+    const stale = parsed.kind === 'stale';
     return {
       report: { status: stale ? 'stale' : 'bad', lastSeq: null, tailEvents: null, reason: parsed.reason },
       divergences: stale ? [] : [snapshotDivergence(tenantId, null, '(snapshot)', 'unreadable', null, parsed.reason)],
@@ -61,6 +57,6 @@ export function auditSnapshot(tenantId: string, bytes: Uint8Array | null, events
       snapshotDivergence(tenantId, ref, `state.${field}`, held[field] ?? null, folded[field] ?? null, `state.${field} is ${JSON.stringify(held[field])} in the snapshot but ${JSON.stringify(folded[field])} from the log up to sequence ${s.lastSeq}`),
     );
   }
-  if (divergences.length > 0) return bad(divergences, `the state differs from the fold of the log in ${divergences.map((d) => d.field).join(', ')}`);
+  if (divergences.length > 0) return bad(divergences, `the state differs from the fold of the log in ${divergences.map((d) => d.detail.field).join(', ')}`);
   return { report: { status: 'ok', lastSeq: s.lastSeq, tailEvents: events.length - upTo.length, reason: null }, divergences: [] };
 }

@@ -1,9 +1,15 @@
 import type pg from 'pg';
 import type { SnapshotStore } from '../../actors/snapshot-store.js';
 import type { EventStore } from '../../ledger/event-store.js';
-import { PROJECTOR_NAME } from '../../projector/projector.js';
+import { readCheckpoint } from '../../projector/projector.js';
 import { auditSnapshot, type SnapshotAuditReport } from './snapshot-audit.js';
 import { checkChain, compareProjection, type Divergence, type Expected, foldExpected, type ProjectionRows, sortDivergences } from './tenant-audit-model.js';
+import { readCaptureCountsForAudit, readCapturesForAudit } from '../../../projections/read-models/captures.js';
+import { readKeysForAudit } from '../../../projections/read-models/keys.js';
+import { readSchedulesForAudit } from '../../../projections/read-models/schedules.js';
+import { readTenantForAudit } from '../../../projections/read-models/tenants.js';
+import { readUsageForAudit } from '../../../projections/read-models/usage.js';
+import { readWebhooksForAudit } from '../../../projections/read-models/webhooks.js';
 
 /**
  * `audit --tenant T`: read the tenant's subject from a stream (LEDGER, or a copy of it: both injectable),
@@ -61,25 +67,19 @@ async function readProjection(pool: pg.Pool, tenantId: string): Promise<{ checkp
   try {
     // One snapshot: the checkpoint and the rows agree with each other even while the projector runs.
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const cp = await client.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1', [PROJECTOR_NAME]);
-    const q = async <R extends pg.QueryResultRow>(sql: string) => (await client.query<R>(sql, [tenantId])).rows;
+    const checkpoint = await readCheckpoint(client);
+    // Each read model's own audit query (projections/read-models).
     const rows: ProjectionRows = {
-      tenant: (await q<NonNullable<ProjectionRows['tenant']>>('SELECT tier, captures_override, storage_override, last_hash, last_seq FROM tenants WHERE tenant_id = $1'))[0] ?? null,
-      apiKeys: await q('SELECT key_hash, scopes, name, created_at, created_by, revoked_at FROM api_keys WHERE tenant_id = $1'),
-      captures: await q('SELECT capture_id, url, status, period, stored_bytes, error, retryable FROM captures WHERE tenant_id = $1'),
-      usage: await q(
-        'SELECT period, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count FROM usage_monthly WHERE tenant_id = $1',
-      ),
-      captureCounts: (await client.query<{ t: string | null }>("SELECT to_regclass('capture_counts')::text AS t")).rows[0]!.t
-        ? await q('SELECT status, n FROM capture_counts WHERE tenant_id = $1')
-        : null,
-      webhooks: await q('SELECT webhook_id, url, events, name, secret, sealed_secret, deleted_at FROM webhooks WHERE tenant_id = $1'),
-      schedules: await q(
-        'SELECT schedule_id, url, name, cron, deleted_at, last_run_at, last_capture_id, last_capture_status FROM schedules WHERE tenant_id = $1',
-      ),
+      tenant: await readTenantForAudit(client, tenantId),
+      apiKeys: await readKeysForAudit(client, tenantId),
+      captures: await readCapturesForAudit(client, tenantId),
+      usage: await readUsageForAudit(client, tenantId),
+      captureCounts: await readCaptureCountsForAudit(client, tenantId),
+      webhooks: await readWebhooksForAudit(client, tenantId),
+      schedules: await readSchedulesForAudit(client, tenantId),
     };
     await client.query('COMMIT');
-    return { checkpoint: cp.rows[0]?.seq ?? 0, rows };
+    return { checkpoint, rows };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -103,9 +103,9 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
   const snapshot = opts.snapshots && opts.projectedStream ? auditSnapshot(opts.tenantId, await opts.snapshots.get(opts.tenantId), events) : null;
   const divergences = sortDivergences([...chain, ...compareProjection(expected, rows), ...(snapshot?.divergences ?? [])]);
   const statuses = { pending: 0, complete: 0, failed: 0 };
-  for (const c of expected.captures.values()) statuses[c.value.status]++;
-  const webhooks = [...expected.webhooks.values()];
-  const schedules = [...expected.schedules.values()];
+  for (const c of expected.folds.captures.captures.values()) statuses[c.value.status]++;
+  const webhooks = [...expected.folds.webhooks.webhooks.values()];
+  const schedules = [...expected.folds.schedules.schedules.values()];
   return {
     tenantId: opts.tenantId,
     subject: opts.subject,
@@ -124,7 +124,7 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
       keys: expected.state.keys.size,
       keysRevoked: [...expected.state.keys.values()].filter((k) => k.revokedAt !== null).length,
       captures: statuses,
-      usagePeriods: expected.usage.size,
+      usagePeriods: expected.folds.usage.usage.size,
       webhooks: webhooks.length,
       webhooksDeleted: webhooks.filter((w) => w.value.deleted).length,
       schedules: schedules.length,

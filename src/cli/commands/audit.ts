@@ -10,11 +10,33 @@ import { jsonLine } from '../output-format.js';
 
 /** `audit --tenant T`: hash chain + re-fold of the tenant's log, compared with the projections. */
 
+/** What a divergence means, in one line. */
+export function divergenceMessage(d: Divergence): string {
+  const { table, key, field, projection, log, reason } = d.detail;
+  const v = JSON.stringify;
+  switch (d.kind) {
+    case 'hash-chain':
+      return `hash chain broken: ${reason}${field === 'hash' ? ' (the stored event was altered after it was appended)' : ' (an event before it was altered, removed or inserted)'}`;
+    case 'foreign-event':
+      return reason ?? `event ${key} belongs to tenant ${v(log)}`;
+    case 'projection-mismatch':
+      return `${table} ${key}: ${field} is ${v(projection)} in the projection but ${v(log)} from the log`;
+    case 'projection-missing-row':
+      return `${table} ${key}: the log creates this row but the projection has none`;
+    case 'projection-extra-row':
+      return `${table} ${key}: the projection has this row but no event of the tenant creates it`;
+    case 'actor-state':
+      return `${table} ${key}: ${field} is ${v(projection)} in the projection but ${v(log)} in the actor's state (the fold of the log)`;
+    case 'snapshot':
+      return `actor snapshot of ${key}: ${reason}`;
+  }
+}
+
 export function describeDivergence(d: Divergence): string[] {
   const where = d.ref
     ? `at sequence ${d.ref.seq} (event ${d.ref.index + 1} of its commit), event ${d.ref.eventId}, ${d.ref.type}, occurred ${d.ref.occurredAt}`
     : 'in the projection, explained by no event';
-  return [where, d.message];
+  return [where, divergenceMessage(d)];
 }
 
 export function formatAuditReport(r: TenantAuditReport, all: boolean): string {
@@ -96,7 +118,7 @@ exit 1 naming the first divergence (stream sequence, event id, what differs) oth
         throw new CliError(`tenant '${tenantId}' has no events on ${subject}`, 'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).');
       }
       if (flagOpt(args, 'json')) {
-        const divergences = flagOpt(args, 'all') ? report.divergences : report.divergences.slice(0, 1);
+        const divergences = (flagOpt(args, 'all') ? report.divergences : report.divergences.slice(0, 1)).map((d) => ({ ...d, message: divergenceMessage(d) }));
         await io.stdout(jsonLine({ ...report, divergences, divergenceCount: report.divergences.length }));
       } else {
         await io.stdout(formatAuditReport(report, flagOpt(args, 'all')));

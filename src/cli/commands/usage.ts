@@ -6,6 +6,7 @@ import { openSession } from '../cli-session.js';
 import type { CommandSpec } from '../command-spec.js';
 import { stringOpt } from '../command-spec.js';
 import { csv, jsonLine, parsePeriod } from '../output-format.js';
+import { readUsageReport } from '../../../projections/read-models/usage.js';
 
 /** `usage report`: one row per tenant for a billing period, from the projections (usage_monthly + tenants). */
 
@@ -42,18 +43,6 @@ export const usageCsv = (rows: UsageReportRow[]): string =>
     rows.map((r) => [r.tenantId, r.period, r.tier, r.capturesSubmitted, r.capturesCompleted, r.capturesFailed, r.storageBytes, r.apiCalls, r.capturesLimit, r.storageLimit]),
   );
 
-interface Row {
-  tenant_id: string;
-  tier: Tier | null;
-  captures_override: number | null;
-  storage_override: number | null;
-  captures_submitted: number;
-  captures_completed: number;
-  captures_failed: number;
-  storage_bytes: number;
-  api_call_count: number;
-}
-
 export const usageReport: CommandSpec = {
   path: ['usage', 'report'],
   summary: 'Usage per tenant for one billing month, as CSV or JSON (from the projections).',
@@ -75,20 +64,11 @@ with camelCase fields.`,
     const session = openSession(io);
     try {
       const pool = await session.pool();
-      const r = await pool.query<Row>(
-        `SELECT t.tenant_id, t.tier, t.captures_override, t.storage_override,
-                COALESCE(u.captures_submitted, 0) AS captures_submitted, COALESCE(u.captures_completed, 0) AS captures_completed,
-                COALESCE(u.captures_failed, 0) AS captures_failed, COALESCE(u.storage_bytes, 0) AS storage_bytes,
-                COALESCE(u.api_call_count, 0) AS api_call_count
-           FROM tenants t LEFT JOIN usage_monthly u ON u.tenant_id = t.tenant_id AND u.period = $1
-          WHERE $2::text IS NULL OR t.tenant_id = $2
-          ORDER BY t.tenant_id`,
-        [period, tenantId ?? null],
-      );
-      if (tenantId !== undefined && r.rows.length === 0) {
+      const found = await readUsageReport(pool, period, tenantId ?? null);
+      if (tenantId !== undefined && found.length === 0) {
         throw new CliError(`no tenant '${tenantId}' in the projection`, 'Check the tenant id (`capture-ledger usage report --period ' + period + '` lists every tenant).');
       }
-      const rows: UsageReportRow[] = r.rows.map((row) => {
+      const rows: UsageReportRow[] = found.map((row) => {
         const tier = row.tier ?? DEFAULT_TIER;
         return {
           tenantId: row.tenant_id,

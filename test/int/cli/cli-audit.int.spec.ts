@@ -87,8 +87,8 @@ describe('capture-ledger audit', () => {
     assert.equal(json.ok, false);
     assert.equal(json.divergences[0].ref.eventId, victim.event.id);
     // Only that event breaks the chain; the altered URL also shows against the projection's captures row.
-    assert.equal(json.divergences.filter((d: any) => d.table === 'ledger').length, 1);
-    assert.ok(json.divergences.some((d: any) => d.table === 'captures' && d.field === 'url' && d.log === 'https://evil.example/'));
+    assert.equal(json.divergences.filter((d: any) => d.kind === 'hash-chain').length, 1);
+    assert.ok(json.divergences.some((d: any) => d.kind === 'projection-mismatch' && d.detail.table === 'captures' && d.detail.field === 'url' && d.detail.log === 'https://evil.example/'));
   });
 
   it('catches an altered event whose hash was recomputed, through the projection', async () => {
@@ -167,6 +167,7 @@ describe('capture-ledger audit', () => {
       const json = JSON.parse(altered.stdout);
       assert.equal(json.snapshot.status, 'bad');
       assert.match(json.divergences[0].message, /digest .* does not match/);
+      assert.equal(json.divergences[0].kind, 'snapshot');
 
       await snapshots.put('good', encodeSnapshot(sealSnapshot({ ...fields, lastHash: events[0]!.event.hash })));
       const wrongHash = await cli(['audit', '--tenant', 'good'], env);

@@ -17,12 +17,12 @@ describe('actor snapshot envelope', () => {
 
   it('rejects a stale state version, another key, altered bytes and non-JSON', () => {
     const stale = parseSnapshot(encodeSnapshot(snap({ stateVersion: 1 })), expect);
-    assert.ok(!stale.ok && /stale/.test(stale.reason));
+    assert.ok(!stale.ok && stale.kind === 'stale' && /stale/.test(stale.reason));
     const other = parseSnapshot(encodeSnapshot(snap({ key: 'other' })), expect);
-    assert.ok(!other.ok && /not acme/.test(other.reason));
+    assert.ok(!other.ok && other.kind === 'other-key' && /not acme/.test(other.reason));
     const altered = { ...snap(), state: { a: 2 } };
     const r = parseSnapshot(encodeSnapshot(altered), expect);
-    assert.ok(!r.ok && /digest/.test(r.reason));
+    assert.ok(!r.ok && r.kind === 'altered' && /digest/.test(r.reason));
     const moved = { ...snap(), lastSeq: 11 };
     assert.ok(!parseSnapshot(encodeSnapshot(moved), expect).ok);
     assert.ok(!parseSnapshot(new TextEncoder().encode('{"format":1'), expect).ok);

@@ -98,14 +98,18 @@ describe('command helpers', () => {
       cut: 'projection head' as const,
       counts: { keys: 1, keysRevoked: 0, captures: { pending: 0, complete: 1, failed: 0 }, usagePeriods: 1, webhooks: 0, webhooksDeleted: 0, schedules: 0, schedulesDeleted: 0 },
       divergences: [
-        { ref: { seq: 7, index: 0, eventId: 'evt_x', type: 'capture.completed', occurredAt: '2025-03-01T00:00:00.000Z' }, table: 'captures', key: 'cap_1', field: 'status', projection: 'pending', log: 'complete', message: 'captures cap_1: status differs' },
-        { ref: null, table: 'api_keys', key: 'k', field: '(row)', projection: 'present', log: null, message: 'api_keys k: extra' },
+        {
+          kind: 'projection-mismatch' as const,
+          ref: { seq: 7, index: 0, eventId: 'evt_x', type: 'capture.completed', occurredAt: '2025-03-01T00:00:00.000Z' },
+          detail: { table: 'captures', key: 'cap_1', field: 'status', projection: 'pending', log: 'complete' },
+        },
+        { kind: 'projection-extra-row' as const, ref: null, detail: { table: 'api_keys', key: 'k', field: '(row)', projection: 'present', log: null } },
       ],
     };
     const text = formatAuditReport(report, false);
     assert.match(text, /^audit of tenant acme: DIVERGENCE\n/);
-    assert.match(text, /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n    captures cap_1: status differs\n/);
+    assert.match(text, /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n    captures cap_1: status is "pending" in the projection but "complete" from the log\n/);
     assert.match(text, /1 more divergence; run with --all to list them\n$/);
-    assert.match(formatAuditReport(report, true), /divergence 2 in the projection, explained by no event\n    api_keys k: extra\n$/);
+    assert.match(formatAuditReport(report, true), /divergence 2 in the projection, explained by no event\n    api_keys k: the projection has this row but no event of the tenant creates it\n$/);
   });
 });

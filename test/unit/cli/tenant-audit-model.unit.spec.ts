@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkChain, compareProjection, foldExpected, type ProjectionRows, sortDivergences } from '../../../src/cli/audit/tenant-audit-model.js';
+import { divergenceMessage } from '../../../src/cli/commands/audit.js';
 import type { TenantEvent } from '../../../src/domain/events.js';
 import { type EventEnvelope, seal } from '../../../src/ledger/envelope.js';
 import type { StoredEvent } from '../../../src/ledger/event-store.js';
@@ -60,16 +61,18 @@ describe('tenant audit model', () => {
     (events[2]!.event as any).data.captures[1].url = 'https://evil/';
     const found = checkChain('acme', events);
     assert.equal(found.length, 1);
-    assert.deepEqual([found[0]!.ref!.seq, found[0]!.ref!.eventId, found[0]!.field], [12, events[2]!.event.id, 'hash']);
-    assert.match(found[0]!.message, /the stored event was altered/);
+    assert.deepEqual([found[0]!.kind, found[0]!.ref!.seq, found[0]!.ref!.eventId, found[0]!.detail.field], ['hash-chain', 12, events[2]!.event.id, 'hash']);
+    assert.match(divergenceMessage(found[0]!), /the stored event was altered/);
   });
 
   it('a removed event shows as a broken prevHash at the next one; a foreign tenant is named', () => {
     const events = chain('acme', history);
     const gap = [...events.slice(0, 3), ...events.slice(4)];
     const found = checkChain('acme', gap);
-    assert.deepEqual(found.map((d) => [d.ref!.seq, d.field]), [[14, 'prevHash']]);
-    assert.match(checkChain('other', events.slice(0, 1))[0]!.message, /belongs to tenant 'acme', not 'other'/);
+    assert.deepEqual(found.map((d) => [d.kind, d.ref!.seq, d.detail.field]), [['hash-chain', 14, 'prevHash']]);
+    const foreign = checkChain('other', events.slice(0, 1))[0]!;
+    assert.equal(foreign.kind, 'foreign-event');
+    assert.match(divergenceMessage(foreign), /belongs to tenant 'acme', not 'other'/);
   });
 
   it('a projection difference names the event that last shaped the value', () => {
@@ -80,15 +83,15 @@ describe('tenant audit model', () => {
     rows.usage[0]!.api_call_count = 4;
     const found = sortDivergences(compareProjection(foldExpected('acme', events), rows));
     assert.deepEqual(
-      found.map((d) => [d.ref?.seq, d.table, d.field]),
+      found.map((d) => [d.ref?.seq, d.kind, d.detail.table, d.detail.field]),
       [
-        [14, 'captures', 'status'],
-        [14, 'captures', 'pending'],
-        [14, 'capture_counts', 'n'],
-        [15, 'usage_monthly', 'api_call_count'],
+        [14, 'projection-mismatch', 'captures', 'status'],
+        [14, 'actor-state', 'captures', 'pending'],
+        [14, 'projection-mismatch', 'capture_counts', 'n'],
+        [15, 'projection-mismatch', 'usage_monthly', 'api_call_count'],
       ],
     );
-    assert.equal(found[0]!.message, 'captures cap_2: status is "pending" in the projection but "failed" from the log');
+    assert.equal(divergenceMessage(found[0]!), 'captures cap_2: status is "pending" in the projection but "failed" from the log');
   });
 
   it('missing rows point at the creating event; extra rows at no event and sort last', () => {
@@ -96,18 +99,19 @@ describe('tenant audit model', () => {
     const rows = rowsFor(events);
     rows.apiKeys = [{ ...rows.apiKeys[0]!, key_hash: 'b'.repeat(64) }];
     const found = sortDivergences(compareProjection(foldExpected('acme', events), rows));
-    assert.deepEqual(found.map((d) => [d.ref?.eventId ?? null, d.table, d.field]), [
-      [events[0]!.event.id, 'api_keys', '(row)'],
-      [null, 'api_keys', '(row)'],
+    assert.deepEqual(found.map((d) => [d.ref?.eventId ?? null, d.kind, d.detail.table, d.detail.field]), [
+      [events[0]!.event.id, 'projection-missing-row', 'api_keys', '(row)'],
+      [null, 'projection-extra-row', 'api_keys', '(row)'],
     ]);
+    assert.equal(divergenceMessage(found[1]!), `api_keys ${'b'.repeat(64)}: the projection has this row but no event of the tenant creates it`);
   });
 
-  it('the actor state (evolveTenant) is what keys, tier and quota usage are compared with', () => {
+  it('the actor state (evolveTenant) and the read models fold the same keys and quota usage', () => {
     const events = chain('acme', [...history, { type: 'key.revoked', data: { keyHash: K, revokedAt: '2025-03-02T00:00:00.000Z' } }]);
     const x = foldExpected('acme', events);
     assert.equal(x.state.keys.get(K)!.revokedAt, '2025-03-02T00:00:00.000Z');
     assert.deepEqual(x.state.usage, { period: '2025-03', captures: 2, storageBytes: 100 });
     const found = compareProjection(x, rowsFor(events));
-    assert.deepEqual(found.map((d) => [d.ref!.seq, d.table, d.field]), [[16, 'api_keys', 'revoked_at']]);
+    assert.deepEqual(found.map((d) => [d.ref!.seq, d.detail.table, d.detail.field]), [[16, 'api_keys', 'revoked_at']]);
   });
 });

@@ -25,7 +25,9 @@ describe('event envelope hash chain', () => {
     assert.equal(checkEnvelope(first, null), null);
     assert.equal(checkEnvelope(second, first.hash), null);
     const altered = { ...second, data: { ...second.data, keyHash: 'other' } };
-    assert.match(checkEnvelope(altered, first.hash)!, /does not match the recomputed/);
-    assert.match(checkEnvelope(second, null)!, /prevHash/);
+    assert.equal(checkEnvelope(altered, first.hash)!.kind, 'hash');
+    assert.match(checkEnvelope(altered, first.hash)!.detail, /does not match the recomputed/);
+    assert.equal(checkEnvelope(second, null)!.kind, 'prev-hash');
+    assert.match(checkEnvelope(second, null)!.detail, /prevHash/);
   });
 });

@@ -1,25 +1,14 @@
-import type { ArtifactRefs, BundleRef } from '../domain/events.js';
-import { iso } from './schemas.js';
+import type { ArtifactRefs } from '../../src/domain/events.js';
+import type { CaptureRow } from './captures.js';
+import { instant } from './read-model.js';
 
-/** A row of the `captures` projection. */
-export interface CaptureRow {
-  capture_id: string;
-  tenant_id: string;
-  url: string;
-  status: 'pending' | 'complete' | 'failed';
-  created_at: Date;
-  completed_at: Date | null;
-  failed_at: Date | null;
-  render_quality: 'full' | 'partial' | null;
-  render: Record<string, unknown> | null;
-  artifacts: ArtifactRefs | null;
-  bundle: BundleRef | null;
-  capture_settings: Record<string, unknown> | null;
-  error: string | null;
-  retryable: boolean | null;
-  schedule_id: string | null;
-  stored_bytes: number | null;
-}
+/**
+ * The capture JSON of the API (spec 2.1–2.5), also inside webhook events (spec 6.2): built from rows of the
+ * captures read model, so every reader shows a capture the same way.
+ */
+export type { CaptureRow } from './captures.js';
+
+const iso = (d: Date | string | null | undefined): string | undefined => instant(d) ?? undefined;
 
 /** The JSON shapes of spec 2.1–2.5, built from projection rows. */
 export function captureViews(baseUrl: string) {

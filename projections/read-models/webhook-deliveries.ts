@@ -1,0 +1,96 @@
+import type { StoredEvent } from '../../src/ledger/event-store.js';
+import type { Sql, TenantEnvelope, TenantEventType } from './read-model.js';
+
+/**
+ * `webhook_deliveries` (one row per attempt, kept once by its (deliveryId, attempt) key when a crash records
+ * it twice) and `webhook_dead_letters` (deliveries given up). Not compared by the audit: they record what the
+ * dispatcher did, not tenant state, and the analyst view v_webhook_delivery_outcomes reads them.
+ */
+
+export const WEBHOOK_DELIVERIES_HANDLES: readonly TenantEventType[] = ['webhook.delivery_attempted', 'webhook.delivery_dead_lettered'];
+
+export interface DeliveryAttemptRow {
+  delivery_id: string;
+  attempt: number;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  outcome: 'delivered' | 'failed';
+  http_status: number | null;
+  detail: string | null;
+  latency_ms: number | null;
+  attempted_at: Date;
+  next_attempt_at: Date | null;
+}
+
+export interface DeadLetterRow {
+  delivery_id: string;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  reason: string;
+  dead_lettered_at: Date;
+}
+
+// ---- batch writer (one statement each, in order) --------------------------------------------------------
+
+export function createWebhookDeliveriesWriter(q: Sql) {
+  return {
+    async apply(stored: StoredEvent): Promise<void> {
+      const t = stored.event as TenantEnvelope;
+      if (t.type === 'webhook.delivery_attempted') {
+        await q.query(
+          `INSERT INTO webhook_deliveries (delivery_id, attempt, tenant_id, webhook_id, event_id, event_type, outcome, http_status, detail, latency_ms, attempted_at, next_attempt_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
+          [
+            t.data.deliveryId,
+            t.data.attempt,
+            t.tenantId,
+            t.data.webhookId,
+            t.data.eventId,
+            t.data.eventType,
+            t.data.outcome,
+            t.data.httpStatus,
+            t.data.detail ?? null,
+            t.data.latencyMs,
+            t.occurredAt,
+            t.data.nextAttemptAt ?? null,
+          ],
+        );
+      } else if (t.type === 'webhook.delivery_dead_lettered') {
+        await q.query(
+          `INSERT INTO webhook_dead_letters (delivery_id, tenant_id, webhook_id, event_id, event_type, attempts, reason, dead_lettered_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+          [t.data.deliveryId, t.tenantId, t.data.webhookId, t.data.eventId, t.data.eventType, t.data.attempts, t.data.reason, t.occurredAt],
+        );
+      }
+    },
+  };
+}
+
+// ---- queries --------------------------------------------------------------------------------------------
+
+/** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
+export async function isDeliveryFinished(q: Sql, deliveryId: string): Promise<boolean> {
+  const r = await q.query(
+    `SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND outcome = 'delivered'
+     UNION ALL SELECT 1 FROM webhook_dead_letters WHERE delivery_id = $1 LIMIT 1`,
+    [deliveryId],
+  );
+  return r.rows.length > 0;
+}
+
+/** A webhook's latest attempts, newest first. */
+export async function listDeliveryAttempts(q: Sql, webhookId: string, limit: number): Promise<DeliveryAttemptRow[]> {
+  return (
+    await q.query<DeliveryAttemptRow>(`SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, attempt DESC, delivery_id LIMIT $2`, [webhookId, limit])
+  ).rows;
+}
+
+/** A webhook's latest dead letters, newest first. */
+export async function listDeadLetters(q: Sql, webhookId: string, limit: number): Promise<DeadLetterRow[]> {
+  return (await q.query<DeadLetterRow>(`SELECT * FROM webhook_dead_letters WHERE webhook_id = $1 ORDER BY dead_lettered_at DESC, delivery_id LIMIT $2`, [webhookId, limit])).rows;
+}

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import type { WebhookEventType } from '../../src/domain/events.js';
+import type { StoredEvent } from '../../src/ledger/event-store.js';
+import type { EventRef, ExpectedRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+
+/**
+ * `webhooks`: every registered webhook, deleted ones included (with their ledger positions, so the webhook
+ * feeder can ask which webhooks existed at a point of the log, spec 4.13). The secret is held sealed (or in
+ * the clear for webhooks registered before sealing) and discarded on deletion (spec 3.3).
+ */
+
+export const WEBHOOKS_HANDLES: readonly TenantEventType[] = ['webhook.registered', 'webhook.deleted'];
+
+export interface WebhookRow {
+  webhook_id: string;
+  tenant_id: string;
+  url: string;
+  events: WebhookEventType[];
+  name: string;
+  secret: string | null;
+  sealed_secret: string | null;
+  created_at: Date;
+  deleted_at: Date | null;
+  registered_seq: number | null;
+  deleted_seq: number | null;
+}
+
+// ---- batch writer (rare events: one statement each, in order) ------------------------------------------
+
+export function createWebhooksWriter(q: Sql) {
+  return {
+    async apply(stored: StoredEvent): Promise<void> {
+      const t = stored.event as TenantEnvelope;
+      if (t.type === 'webhook.registered') {
+        await q.query(
+          `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, sealed_secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (webhook_id) DO NOTHING`,
+          [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret ?? null, t.data.sealedSecret ?? null, t.data.createdAt, stored.seq],
+        );
+      } else if (t.type === 'webhook.deleted') {
+        // Deletion discards the secret (spec 3.3).
+        await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL, sealed_secret = NULL, deleted_seq = $3 WHERE webhook_id = $1 AND deleted_at IS NULL', [
+          t.data.webhookId,
+          t.data.deletedAt,
+          stored.seq,
+        ]);
+      }
+    },
+  };
+}
+
+// ---- pure fold ------------------------------------------------------------------------------------------
+
+export interface ExpectedWebhook {
+  url: string;
+  events: string[];
+  name: string;
+  deleted: boolean;
+  /** As the event carries it: sealed (ciphertext), or in the clear for webhooks registered before sealing. */
+  sealedSecret: string | null;
+  secret: string | null;
+}
+
+export function createWebhooksFold() {
+  const webhooks = new Map<string, { value: ExpectedWebhook; ref: EventRef }>();
+  return {
+    webhooks,
+    apply(stored: StoredEvent, ref: EventRef): void {
+      const e = stored.event as TenantEnvelope;
+      if (e.type === 'webhook.registered') {
+        if (webhooks.has(e.data.webhookId)) return;
+        webhooks.set(e.data.webhookId, {
+          value: { url: e.data.url, events: [...e.data.events], name: e.data.name, deleted: false, sealedSecret: e.data.sealedSecret ?? null, secret: e.data.secret ?? null },
+          ref,
+        });
+      } else if (e.type === 'webhook.deleted') {
+        const w = webhooks.get(e.data.webhookId);
+        if (!w) return;
+        w.value.deleted = true;
+        w.ref = ref;
+      }
+    },
+  };
+}
+export type WebhooksFold = ReturnType<typeof createWebhooksFold>;
+
+// ---- queries --------------------------------------------------------------------------------------------
+
+export type WebhookSecretRow = Pick<WebhookRow, 'webhook_id' | 'url' | 'secret' | 'sealed_secret'>;
+
+/** A tenant's webhooks not deleted, oldest first (spec 2.9: never the secret). */
+export async function listActiveWebhooks(q: Sql, tenantId: string): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'created_at'>>> {
+  const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'created_at'>>(
+    `SELECT webhook_id, url, events, name, created_at FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL
+     ORDER BY created_at, webhook_id`,
+    [tenantId],
+  );
+  return r.rows;
+}
+
+/** The tenant's webhook with what signing needs; null when unknown, another tenant's or deleted. */
+export async function findActiveWebhookOfTenant(q: Sql, tenantId: string, webhookId: string): Promise<WebhookSecretRow | null> {
+  const r = await q.query<WebhookSecretRow>('SELECT webhook_id, url, secret, sealed_secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [
+    webhookId,
+    tenantId,
+  ]);
+  return r.rows[0] ?? null;
+}
+
+/** What signing a delivery needs (the secrets are null once the webhook is deleted). */
+export async function findWebhookSecrets(q: Sql, webhookId: string): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'> | null> {
+  const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'>>('SELECT webhook_id, secret, sealed_secret FROM webhooks WHERE webhook_id = $1', [webhookId]);
+  return r.rows[0] ?? null;
+}
+
+/** Whose webhook it is and whether it was deleted (operators' delivery listing). */
+export async function findWebhookOwner(q: Sql, webhookId: string): Promise<Pick<WebhookRow, 'tenant_id' | 'deleted_at'> | null> {
+  return (await q.query<Pick<WebhookRow, 'tenant_id' | 'deleted_at'>>('SELECT tenant_id, deleted_at FROM webhooks WHERE webhook_id = $1', [webhookId])).rows[0] ?? null;
+}
+
+/** Webhooks of the tenant subscribed to `type`, registered before commit `seq` and not deleted before it. */
+export async function webhooksSubscribedAsOf(q: Sql, tenantId: string, type: string, seq: number, at: string): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url'>>> {
+  // Rows projected before migration 002 have no positions; their timestamps stand in.
+  const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'url'>>(
+    `SELECT webhook_id, url FROM webhooks
+     WHERE tenant_id = $1 AND $2 = ANY(events)
+       AND (registered_seq < $3 OR (registered_seq IS NULL AND created_at <= $4))
+       AND (deleted_at IS NULL OR deleted_seq > $3 OR (deleted_seq IS NULL AND deleted_at > $4))
+     ORDER BY created_at, webhook_id`,
+    [tenantId, type, seq, at],
+  );
+  return r.rows;
+}
+
+export type AuditWebhookRow = Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'secret' | 'sealed_secret'> & { deleted_at: Date | string | null };
+
+export async function readWebhooksForAudit(q: Sql, tenantId: string): Promise<AuditWebhookRow[]> {
+  return (await q.query<AuditWebhookRow>('SELECT webhook_id, url, events, name, secret, sealed_secret, deleted_at FROM webhooks WHERE tenant_id = $1', [tenantId])).rows;
+}
+
+const digestOf = (value: string | null): string | null => (value === null ? null : createHash('sha256').update(value).digest('hex'));
+
+export function compareWebhooks(fold: WebhooksFold, rows: AuditWebhookRow[]): TableComparison {
+  return {
+    table: 'webhooks',
+    expected: new Map(
+      [...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [
+        id,
+        {
+          row: {
+            url: w.value.url,
+            events: w.value.events,
+            name: w.value.name,
+            deleted: w.value.deleted,
+            // Deletion discards the secret; a secret in the clear is compared by digest so no report ever shows it.
+            sealed_secret: w.value.deleted ? null : w.value.sealedSecret,
+            'secret (sha256)': w.value.deleted ? null : digestOf(w.value.secret),
+          },
+          ref: w.ref,
+        },
+      ]),
+    ),
+    actual: new Map(
+      rows.map((r) => [
+        r.webhook_id,
+        { url: r.url, events: r.events, name: r.name, deleted: r.deleted_at !== null, sealed_secret: r.sealed_secret, 'secret (sha256)': digestOf(r.secret) },
+      ]),
+    ),
+  };
+}
