@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { decideCreateKey, decideRevokeKey } from '../../domain/tenant/index.js';
 import type { Scope } from '../../domain/events.js';
 import { requireJsonBody } from '../app.js';
 import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
@@ -66,9 +65,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         const body = req.body as z.infer<typeof createBody>;
         const scopes = [...new Set(body.scopes)];
         const { key, keyHash } = generateTenantKey();
-        const result = await ctx.tenants.execute(body.tenantId, causedByAdmin(req), (state, now) =>
-          decideCreateKey({ keyHash, scopes, name: body.name }, state, now),
-        );
+        const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
           key,
@@ -99,7 +96,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
       const found = await ctx.pool.query<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
       const row = found.rows[0];
       if (!row) throw notFound;
-      const result = await ctx.tenants.execute(row.tenant_id, causedByAdmin(req), (state, now) => decideRevokeKey({ keyHash }, state, now));
+      const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
       // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
       ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
       const last = result.appended.at(-1);
