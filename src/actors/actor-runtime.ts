@@ -1,4 +1,4 @@
-import type { Command, Decider, Decision } from '../domain/decider.js';
+import type { Command, Decider, Decision, ReplyMap } from '../domain/decider.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { EventEnvelope, UnsealedEnvelope } from '../ledger/envelope.js';
 import { ConcurrencyConflictError, type EventStore, type StoredEvent } from '../ledger/event-store.js';
@@ -27,7 +27,7 @@ import { createSnapshotWriter } from './snapshot-writer.js';
  */
 
 /** A decider and where its events live. */
-export interface ActorDefinition<S, C extends Command, E extends DomainEvent, Replies extends { [K in C['type']]: unknown }>
+export interface ActorDefinition<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>>
   extends Decider<S, C, E, Replies> {
   subjectOf(key: string): string;
   /** How the state is snapshotted; `version` changes whenever the state shape or `evolve` does. */
@@ -91,7 +91,7 @@ interface ActorCell<S, C extends Command, E extends DomainEvent> {
   lastUsed: number;
 }
 
-export interface ActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends { [K in C['type']]: unknown }> {
+export interface ActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>> {
   /** Decide `command` on the key's state and append its events; the reply's type follows from the command's. */
   execute<K extends C>(key: string, command: K, meta: CommandMeta): Promise<ExecuteResult<S, E, Replies[K['type']]>>;
   /** Current state, caught up with the log. */
@@ -125,7 +125,7 @@ interface Outcome {
   error?: unknown;
 }
 
-export function createActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends { [K in C['type']]: unknown }>(
+export function createActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>>(
   store: EventStore,
   def: ActorDefinition<S, C, E, Replies>,
   opts: ActorRuntimeOptions,

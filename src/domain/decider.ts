@@ -19,11 +19,14 @@ export interface Decision<E, R> {
 /** An event as `evolve` sees it: with the time it was recorded (the actor stamps it before folding). */
 export type Recorded<E> = E & { occurredAt: string };
 
+/** The reply of each command type of `C`. */
+export type ReplyMap<C extends Command> = { [K in C['type']]: unknown };
+
 /**
  * `Replies` maps each command type to its reply, so the reply's type follows from the command's:
  * `decide({ type: 'RevokeKey', … })` answers `Replies['RevokeKey']`.
  */
-export interface Decider<S, C extends Command, E, Replies extends { [K in C['type']]: unknown }> {
+export interface Decider<S, C extends Command, E, Replies extends ReplyMap<C>> {
   initialState(key: string): S;
   decide<K extends C>(command: K, state: S, now: Date): Decision<E, Replies[K['type']]>;
   /** May mutate and return `state`: an actor owns its state exclusively. */

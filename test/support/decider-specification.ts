@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Command, Decider, Decision } from '../../src/domain/decider.js';
+import type { Command, Decider, Decision, ReplyMap } from '../../src/domain/decider.js';
 import { DomainError } from '../../src/domain/errors.js';
 
 /**
@@ -17,7 +17,7 @@ export interface DomainErrorExpectation {
   detail?: string | RegExp;
 }
 
-export function deciderSpecification<S, C extends Command, E, Replies extends { [K in C['type']]: unknown }>(
+export function deciderSpecification<S, C extends Command, E, Replies extends ReplyMap<C>>(
   decider: Decider<S, C, E, Replies>,
   opts: { key: string; now: Date },
 ) {
