@@ -1,5 +1,4 @@
 import { createTenantActors } from '../src/actors/tenant-actors.js';
-import { decideSubmitCaptures, decideSetQuotaOverrides } from '../src/domain/tenant/index.js';
 import { newId } from '../src/domain/ids.js';
 import { connectNats } from '../src/infra/nats.js';
 import { createEventStore } from '../src/ledger/event-store.js';
@@ -22,7 +21,7 @@ export async function admissionBench(): Promise<BenchLine[]> {
     const payload = new TextEncoder().encode(JSON.stringify({ type: 'capture.submitted', pad: 'x'.repeat(400) }));
     const actors = createTenantActors(createEventStore(nats.js, nats.jsm));
     for (let t = 0; t < tenants; t++) {
-      await actors.execute(`bench${t}`, ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 1_000_000, storageBytes: null }, s));
+      await actors.execute(`bench${t}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } }, ctx);
     }
 
     // Baseline: raw publishes (await each ack), the same concurrency shape: one sequential stream per tenant.
@@ -36,9 +35,7 @@ export async function admissionBench(): Promise<BenchLine[]> {
     const viaActors = async () => {
       await Promise.all(
         Array.from({ length: tenants * perTenant }, (_, i) =>
-          actors.execute(`bench${i % tenants}`, ctx, (s, now) =>
-            decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now),
-          ),
+          actors.execute(`bench${i % tenants}`, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
         ),
       );
     };

@@ -3,7 +3,6 @@ import { createTenantActors } from '../src/actors/tenant-actors.js';
 import { periodOf } from '../src/domain/clock.js';
 import type { TenantEvent } from '../src/domain/events.js';
 import { newId } from '../src/domain/ids.js';
-import { decideSubmitCaptures } from '../src/domain/tenant/index.js';
 import { connectNats, type NatsHandles } from '../src/infra/nats.js';
 import { type EventEnvelope, seal, type UnsealedEnvelope } from '../src/ledger/envelope.js';
 import { createEventStore, encodeCommit } from '../src/ledger/event-store.js';
@@ -42,7 +41,7 @@ export async function coldHydrationBench(): Promise<BenchLine[]> {
     const firstRequest = async (tenantId: string, withSnapshots: boolean, writes = true) => {
       const runtime = createTenantActors(store, withSnapshots ? { snapshots, snapshotEvery: writes ? snapshotEvery : Number.MAX_SAFE_INTEGER } : {});
       const t0 = performance.now();
-      await runtime.execute(tenantId, ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now));
+      await runtime.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx);
       const ms = performance.now() - t0;
       runtime.close();
       return { ms, stats: runtime.stats() };

@@ -3,7 +3,6 @@ import pino from 'pino';
 import { createTenantActors } from '../src/actors/tenant-actors.js';
 import type { TenantEvent } from '../src/domain/events.js';
 import { newId } from '../src/domain/ids.js';
-import { decideRecordApiCalls, decideSetQuotaOverrides, decideSubmitCaptures } from '../src/domain/tenant/index.js';
 import { connectNats } from '../src/infra/nats.js';
 import { createPool, LIVE_SCHEMA } from '../src/infra/postgres.js';
 import { type EventEnvelope, seal } from '../src/ledger/envelope.js';
@@ -117,7 +116,7 @@ export async function projectionsBench(): Promise<BenchLine[]> {
     const ctx = { correlationId: 'bench', causedBy: { kind: 'system' as const, component: 'bench' } };
     const loadTenants = 50;
     for (let t = 0; t < loadTenants; t++) {
-      await actors.execute(`load${t}`, ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 100_000_000, storageBytes: null }, s));
+      await actors.execute(`load${t}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 100_000_000, storageBytes: null } }, ctx);
     }
     await sleep(500);
     const acked: Array<[number, number]> = []; // [time, seq]
@@ -133,10 +132,10 @@ export async function projectionsBench(): Promise<BenchLine[]> {
       if (wait > 1) await sleep(wait);
       work.push(
         actors
-          .execute(`load${i % loadTenants}`, ctx, (s, now) =>
-            i % 5 === 0
-              ? decideRecordApiCalls({ period: '2030-01', count: 1 })
-              : decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now),
+          .execute(
+            `load${i % loadTenants}`,
+            i % 5 === 0 ? { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } } : { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } },
+            ctx,
           )
           .then((r) => {
             const seq = r.appended.at(-1)!.seq;

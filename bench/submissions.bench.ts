@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { createTenantActors } from '../src/actors/tenant-actors.js';
 import { sha256Hex } from '../src/api/auth.js';
-import { decideCreateKey, decideSetQuotaOverrides } from '../src/domain/tenant/index.js';
 import { connectNats } from '../src/infra/nats.js';
 import { createPool, LIVE_SCHEMA } from '../src/infra/postgres.js';
 import { createEventStore } from '../src/ledger/event-store.js';
@@ -144,11 +143,10 @@ function envCountOf(name: string, raw: string): number {
 async function createTenants(actors: ReturnType<typeof createTenantActors>, prefix: string, count: number): Promise<string[]> {
   const keys = Array.from({ length: count }, () => `svc_live_${randomBytes(32).toString('hex')}`);
   await pool(count, 256, async (i) => {
-    await actors.execute(`${prefix}-${i}`, setupCtx, (state, now) => {
-      const key = decideCreateKey({ keyHash: sha256Hex(keys[i]!), scopes: ['capture'], name: 'bench' }, state, now);
-      const quota = decideSetQuotaOverrides({ capturesPerMonth: 1_000_000_000, storageBytes: 1_000_000_000_000 }, state);
-      return { events: [...key.events, ...quota.events], reply: null };
-    });
+    await Promise.all([
+      actors.execute(`${prefix}-${i}`, { type: 'CreateKey', data: { keyHash: sha256Hex(keys[i]!), scopes: ['capture'], name: 'bench' } }, setupCtx),
+      actors.execute(`${prefix}-${i}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1_000_000_000_000 } }, setupCtx),
+    ]);
   });
   return keys;
 }

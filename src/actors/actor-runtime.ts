@@ -1,3 +1,4 @@
+import type { Command, Decider, Decision, ReplyMap } from '../domain/decider.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { EventEnvelope, UnsealedEnvelope } from '../ledger/envelope.js';
 import { ConcurrencyConflictError, type EventStore, type StoredEvent } from '../ledger/event-store.js';
@@ -8,7 +9,9 @@ import { createSnapshotWriter } from './snapshot-writer.js';
 /**
  * Per-key actors (DESIGN decision 2): one mailbox per key in this process, turns run one at a time, state is
  * folded from the key's events, and every append is guarded by JetStream optimistic concurrency. Another
- * process appending to the same subject shows up as a conflict: we reload and decide again.
+ * process appending to the same subject shows up as a conflict: we reload and decide again. Commands are data;
+ * the runtime is generic over a decider (`{ decide, evolve, initialState }`, src/domain/decider.ts) and knows
+ * nothing of what the commands mean.
  *
  * Group commit: a turn takes every command waiting in the mailbox, decides them in order against the
  * evolving state, and appends their events as one commit (one JetStream message). Replies are released only
@@ -23,16 +26,10 @@ import { createSnapshotWriter } from './snapshot-writer.js';
  * turn or hydration once `snapshotEvery` events have been folded since the last one, and on passivation.
  */
 
-export interface Decision<E extends DomainEvent, R> {
-  events: E[];
-  reply: R;
-}
-
-export interface ActorDefinition<S, E extends DomainEvent> {
+/** A decider and where its events live. */
+export interface ActorDefinition<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>>
+  extends Decider<S, C, E, Replies> {
   subjectOf(key: string): string;
-  initialState(key: string): S;
-  /** May mutate and return `state`: actors own their state exclusively. */
-  evolve(state: S, event: EventEnvelope<E>): S;
   /** How the state is snapshotted; `version` changes whenever the state shape or `evolve` does. */
   snapshot?: {
     version: number;
@@ -42,7 +39,8 @@ export interface ActorDefinition<S, E extends DomainEvent> {
   };
 }
 
-export interface EnvelopeContext {
+/** Who asks and in which flow: copied into the envelope of every event the command appends. */
+export interface CommandMeta {
   correlationId: string;
   causedBy: EventEnvelope['causedBy'];
 }
@@ -72,17 +70,15 @@ export interface ExecuteResult<S, E extends DomainEvent, R> {
   state: S;
 }
 
-type Decide<S, E extends DomainEvent> = (state: S, now: Date) => Decision<E, unknown>;
-
-interface Pending<S, E extends DomainEvent> {
-  ctx: EnvelopeContext;
-  decide: Decide<S, E>;
-  refresh: boolean;
+interface Pending<S, C extends Command, E extends DomainEvent> {
+  meta: CommandMeta;
+  /** null: a read, which decides nothing and answers with the state caught up with the log. */
+  command: C | null;
   resolve(r: ExecuteResult<S, E, unknown>): void;
   reject(err: unknown): void;
 }
 
-interface ActorCell<S, E extends DomainEvent> {
+interface ActorCell<S, C extends Command, E extends DomainEvent> {
   state: S;
   lastSeq: number;
   lastHash: string | null;
@@ -90,13 +86,14 @@ interface ActorCell<S, E extends DomainEvent> {
   /** Sequence of the newest snapshot written or trusted for this key, and events folded since. */
   snapshotSeq: number;
   sinceSnapshot: number;
-  queue: Pending<S, E>[];
+  queue: Pending<S, C, E>[];
   running: boolean;
   lastUsed: number;
 }
 
-export interface ActorRuntime<S, E extends DomainEvent> {
-  execute<R>(key: string, ctx: EnvelopeContext, decide: (state: S, now: Date) => Decision<E, R>): Promise<ExecuteResult<S, E, R>>;
+export interface ActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>> {
+  /** Decide `command` on the key's state and append its events; the reply's type follows from the command's. */
+  execute<K extends C>(key: string, command: K, meta: CommandMeta): Promise<ExecuteResult<S, E, Replies[K['type']]>>;
   /** Current state, caught up with the log. */
   read(key: string): Promise<S>;
   size(): number;
@@ -122,18 +119,18 @@ export interface ActorStats {
 const PASSIVATION_SNAPSHOT_MIN = 8;
 
 interface Outcome {
-  item: Pending<any, any>;
+  item: Pending<any, any, any>;
   events: UnsealedEnvelope[];
   reply?: unknown;
   error?: unknown;
 }
 
-export function createActorRuntime<S, E extends DomainEvent>(
+export function createActorRuntime<S, C extends Command, E extends DomainEvent, Replies extends ReplyMap<C>>(
   store: EventStore,
-  def: ActorDefinition<S, E>,
+  def: ActorDefinition<S, C, E, Replies>,
   opts: ActorRuntimeOptions,
-): ActorRuntime<S, E> {
-  const cells = new Map<string, ActorCell<S, E>>();
+): ActorRuntime<S, C, E, Replies> {
+  const cells = new Map<string, ActorCell<S, C, E>>();
   const idleMs = opts.idleMs ?? 5 * 60_000;
   const maxAttempts = opts.maxAttempts ?? 30;
   const maxGroup = opts.maxGroup ?? 256;
@@ -152,7 +149,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
   const sweeper = setInterval(() => passivateIdle(), Math.max(1000, Math.min(idleMs, 30_000)));
   sweeper.unref();
 
-  function cellFor(key: string): ActorCell<S, E> {
+  function cellFor(key: string): ActorCell<S, C, E> {
     let cell = cells.get(key);
     if (!cell) {
       cell = {
@@ -171,7 +168,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
     return cell;
   }
 
-  function fold(cell: ActorCell<S, E>, events: StoredEvent[]): void {
+  function fold(cell: ActorCell<S, C, E>, events: StoredEvent[]): void {
     for (const e of events) {
       cell.state = def.evolve(cell.state, e.event as EventEnvelope<E>);
       cell.lastSeq = e.seq;
@@ -180,7 +177,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
     cell.sinceSnapshot += events.length;
   }
 
-  async function catchUp(key: string, cell: ActorCell<S, E>): Promise<void> {
+  async function catchUp(key: string, cell: ActorCell<S, C, E>): Promise<void> {
     if (!cell.hydrated) return hydrate(key, cell);
     const subject = def.subjectOf(key);
     const head = await store.last(subject);
@@ -211,7 +208,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
   }
 
   /** Fold the key's state from scratch: from a snapshot the log confirms plus the tail, else the whole subject. */
-  async function hydrate(key: string, cell: ActorCell<S, E>): Promise<void> {
+  async function hydrate(key: string, cell: ActorCell<S, C, E>): Promise<void> {
     counters.hydrations++;
     const subject = def.subjectOf(key);
     const [head, bytes] = await Promise.all([
@@ -251,7 +248,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
    * after a turn; fewer on passivation). Only called where the state is exactly the fold of the log up to
    * cell.lastSeq.
    */
-  function maybeSnapshot(key: string, cell: ActorCell<S, E>, atLeast: number = snapshotEvery): void {
+  function maybeSnapshot(key: string, cell: ActorCell<S, C, E>, atLeast: number = snapshotEvery): void {
     if (!snapshots || !cell.hydrated || cell.lastSeq === 0 || cell.lastHash === null || cell.lastSeq === cell.snapshotSeq) return;
     if (cell.sinceSnapshot < atLeast) return;
     let bytes: Uint8Array;
@@ -271,19 +268,19 @@ export function createActorRuntime<S, E extends DomainEvent>(
   }
 
   /** Our state was evolved with events that did not land: fold it again from the log (from a trusted snapshot). */
-  async function reload(key: string, cell: ActorCell<S, E>): Promise<void> {
+  async function reload(key: string, cell: ActorCell<S, C, E>): Promise<void> {
     cell.hydrated = false;
     await hydrate(key, cell);
   }
 
   /** Decide `items` in order against the cell's state, grouping their events into commits. */
-  function decideAll(key: string, cell: ActorCell<S, E>, items: Pending<S, E>[]) {
+  function decideAll(key: string, cell: ActorCell<S, C, E>, items: Pending<S, C, E>[]) {
     const group: { outcomes: Outcome[]; events: UnsealedEnvelope[] } = { outcomes: [], events: [] };
     const at = now();
     for (const item of items) {
       let decision: Decision<E, unknown>;
       try {
-        decision = item.decide(cell.state, at);
+        decision = item.command ? def.decide(item.command, cell.state, at) : { events: [], reply: null };
       } catch (error) {
         group.outcomes.push({ item, events: [], error });
         continue;
@@ -294,8 +291,8 @@ export function createActorRuntime<S, E extends DomainEvent>(
         schemaVersion: 1,
         tenantId: key,
         occurredAt: at.toISOString(),
-        causedBy: item.ctx.causedBy,
-        correlationId: item.ctx.correlationId,
+        causedBy: item.meta.causedBy,
+        correlationId: item.meta.correlationId,
       })) as unknown as UnsealedEnvelope[];
       for (const e of events) cell.state = def.evolve(cell.state, e as unknown as EventEnvelope<E>);
       group.outcomes.push({ item, events, reply: decision.reply });
@@ -304,11 +301,11 @@ export function createActorRuntime<S, E extends DomainEvent>(
     return group;
   }
 
-  async function runBatch(key: string, cell: ActorCell<S, E>, batch: Pending<S, E>[]): Promise<void> {
+  async function runBatch(key: string, cell: ActorCell<S, C, E>, batch: Pending<S, C, E>[]): Promise<void> {
     let remaining = batch;
     let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
-      if (!caughtUp && (!cell.hydrated || remaining.some((i) => i.refresh))) {
+      if (!caughtUp && (!cell.hydrated || remaining.some((i) => i.command === null))) {
         await catchUp(key, cell);
         caughtUp = true;
       }
@@ -365,7 +362,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
     }
   }
 
-  async function drain(key: string, cell: ActorCell<S, E>): Promise<void> {
+  async function drain(key: string, cell: ActorCell<S, C, E>): Promise<void> {
     cell.running = true;
     try {
       while (cell.queue.length > 0) {
@@ -384,7 +381,7 @@ export function createActorRuntime<S, E extends DomainEvent>(
     }
   }
 
-  function enqueue(key: string, item: Omit<Pending<S, E>, 'resolve' | 'reject'>): Promise<ExecuteResult<S, E, unknown>> {
+  function enqueue(key: string, item: Omit<Pending<S, C, E>, 'resolve' | 'reject'>): Promise<ExecuteResult<S, E, unknown>> {
     const cell = cellFor(key);
     cell.lastUsed = Date.now();
     return new Promise((resolve, reject) => {
@@ -410,11 +407,11 @@ export function createActorRuntime<S, E extends DomainEvent>(
   }
 
   return {
-    execute(key, ctx, decide) {
-      return enqueue(key, { ctx, decide, refresh: false }) as Promise<ExecuteResult<S, E, any>>;
+    execute(key, command, meta) {
+      return enqueue(key, { meta, command }) as Promise<ExecuteResult<S, E, any>>;
     },
     async read(key) {
-      const r = await enqueue(key, { ctx: { correlationId: 'read', causedBy: { kind: 'system', component: 'read' } }, decide: () => ({ events: [], reply: null }), refresh: true });
+      const r = await enqueue(key, { meta: { correlationId: 'read', causedBy: { kind: 'system', component: 'read' } }, command: null });
       return r.state;
     },
     size: () => cells.size,

@@ -1,7 +1,5 @@
-import type { ActorRuntime } from '../actors/actor-runtime.js';
+import type { TenantActors } from '../actors/tenant-actors.js';
 import { periodOf, type Clock } from '../domain/clock.js';
-import type { TenantEvent } from '../domain/events.js';
-import { decideRecordApiCalls, type TenantState } from '../domain/tenant/index.js';
 
 /**
  * Counts authenticated API calls (spec 2.11 apiCallCount) in memory and records them as one
@@ -17,13 +15,15 @@ export interface UsageRecorder {
 /** Appends in flight at once during a flush. */
 const FLUSH_CONCURRENCY = 8;
 
-export function createUsageRecorder(tenants: ActorRuntime<TenantState, TenantEvent>, clock: Clock, intervalMs = 5000): UsageRecorder {
+export function createUsageRecorder(tenants: TenantActors, clock: Clock, intervalMs = 5000): UsageRecorder {
   let counts = new Map<string, number>();
   const record = async (key: string, count: number) => {
     const [tenantId, period] = key.split('|') as [string, string];
     try {
-      await tenants.execute(tenantId, { correlationId: 'usage', causedBy: { kind: 'system', component: 'usage-recorder' } }, () =>
-        decideRecordApiCalls({ period, count }),
+      await tenants.execute(
+        tenantId,
+        { type: 'RecordApiCalls', data: { period, count } },
+        { correlationId: 'usage', causedBy: { kind: 'system', component: 'usage-recorder' } },
       );
     } catch {
       counts.set(key, (counts.get(key) ?? 0) + count); // try again next time

@@ -1,10 +1,9 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ActorRuntime } from '../actors/actor-runtime.js';
+import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
-import type { ArtifactRefs, BundleRef, TenantEvent } from '../domain/events.js';
-import { decideCompleteCapture, decideFailCapture, type TenantState } from '../domain/tenant/index.js';
+import type { ArtifactRefs, BundleRef } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
@@ -39,7 +38,7 @@ export interface CaptureWorkerDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   pool: pg.Pool;
-  tenants: ActorRuntime<TenantState, TenantEvent>;
+  tenants: TenantActors;
   artifacts: ArtifactStore;
   browsers: BrowserPool;
   log: Logger;
@@ -105,8 +104,10 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       return;
     }
     const fail = async (error: string, retryable: boolean) => {
-      await deps.tenants.execute(job.tenantId, system(job), (s, now) =>
-        decideFailCapture({ captureId: job.captureId, failedAt: now.toISOString(), error, retryable, attempts: Math.min(attempt, MAX_ATTEMPTS) }, s),
+      await deps.tenants.execute(
+        job.tenantId,
+        { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts: Math.min(attempt, MAX_ATTEMPTS) } },
+        system(job),
       );
       msg.ack();
       log.info({ error, retryable }, 'capture failed');
@@ -144,9 +145,11 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       if (bundle) files.push(['wacz', bundle.bytes]);
       const stored = await storeArtifacts(job, files);
       const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
-      const outcome = await deps.tenants.execute(job.tenantId, system(job), (s) =>
-        decideCompleteCapture(
-          {
+      const outcome = await deps.tenants.execute(
+        job.tenantId,
+        {
+          type: 'CompleteCapture',
+          data: {
             captureId: job.captureId,
             completedAt,
             renderQuality: result.renderQuality,
@@ -158,8 +161,8 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
             storedBytes: stored.bytes,
             attempts: attempt,
           },
-          s,
-        ),
+        },
+        system(job),
       );
       msg.ack();
       captureDuration.observe({ outcome: result.renderQuality }, (performance.now() - started) / 1000);

@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ActorRuntime } from '../actors/actor-runtime.js';
+import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
-import type { TenantEvent } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
-import { decideFireSchedule, type FireOutcome, type TenantState } from '../domain/tenant/index.js';
+import type { FireOutcome } from '../domain/tenant/index.js';
 import { parseSchedule } from './cron-policy.js';
 import { type CronSchedule, dueFireTime } from './schedule-timing.js';
 import { listAllActiveScheduleTimings, type ScheduleTimingRow } from '../../projections/read-models/schedules.js';
@@ -21,7 +20,7 @@ import { listAllActiveScheduleTimings, type ScheduleTimingRow } from '../../proj
 
 export interface SchedulerDeps {
   pool: pg.Pool;
-  tenants: ActorRuntime<TenantState, TenantEvent>;
+  tenants: TenantActors;
   clock: Clock;
   log: Logger;
   /** Time between the end of one tick and the start of the next. Cron has minute resolution. */
@@ -85,8 +84,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     try {
       const result = await tenants.execute(
         row.tenant_id,
+        { type: 'FireSchedule', data: { scheduleId: row.schedule_id, fireTime, captureId: newId('cap') } },
         { correlationId: `schedule:${row.schedule_id}:${fireTime}`, causedBy: { kind: 'schedule', scheduleId: row.schedule_id } },
-        (state, now) => decideFireSchedule({ scheduleId: row.schedule_id, fireTime, captureId: newId('cap') }, state, now),
       );
       const outcome = result.reply;
       if (outcome.kind === 'fired') log.info({ ...base, captureId: outcome.captureId }, 'schedule fired');

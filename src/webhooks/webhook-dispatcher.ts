@@ -1,10 +1,8 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { ActorRuntime } from '../actors/actor-runtime.js';
+import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
-import type { TenantEvent } from '../domain/events.js';
-import { decideDeadLetterDelivery, decideRecordDeliveryAttempt, type TenantState } from '../domain/tenant/index.js';
 import { DELIVERIES_STREAM, WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
 import type { AddressPolicy } from '../net/index.js';
 import { decideAfterAttempt, maxAttempts } from './delivery-policy.js';
@@ -31,7 +29,7 @@ export interface WebhookDispatcherDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   pool: pg.Pool;
-  tenants: ActorRuntime<TenantState, TenantEvent>;
+  tenants: TenantActors;
   log: Logger;
   clock: Clock;
   policy: AddressPolicy;
@@ -63,8 +61,10 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   }
 
   async function deadLetter(job: DeliveryJob, attempts: number, reason: string): Promise<void> {
-    await deps.tenants.execute(job.tenantId, system(job), () =>
-      decideDeadLetterDelivery({ deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, eventType: job.eventType, attempts, reason }),
+    await deps.tenants.execute(
+      job.tenantId,
+      { type: 'DeadLetterDelivery', data: { deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, eventType: job.eventType, attempts, reason } },
+      system(job),
     );
   }
 
@@ -96,19 +96,24 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       const sent = await sendWebhook({ policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs }, { url: job.url, secret, eventId: job.eventId, body: job.body });
       const decision = decideAfterAttempt(attempt, sent.result, deps.retryDelaysSec);
       const nextAttemptAt = decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
-      await deps.tenants.execute(job.tenantId, system(job), () =>
-        decideRecordDeliveryAttempt({
-          deliveryId: job.deliveryId,
-          webhookId: job.webhookId,
-          eventId: job.eventId,
-          eventType: job.eventType,
-          attempt,
-          outcome: decision.kind === 'delivered' ? 'delivered' : 'failed',
-          httpStatus: sent.httpStatus,
-          ...(sent.detail ? { detail: sent.detail } : {}),
-          latencyMs: sent.latencyMs,
-          ...(nextAttemptAt ? { nextAttemptAt } : {}),
-        }),
+      await deps.tenants.execute(
+        job.tenantId,
+        {
+          type: 'RecordDeliveryAttempt',
+          data: {
+            deliveryId: job.deliveryId,
+            webhookId: job.webhookId,
+            eventId: job.eventId,
+            eventType: job.eventType,
+            attempt,
+            outcome: decision.kind === 'delivered' ? 'delivered' : 'failed',
+            httpStatus: sent.httpStatus,
+            ...(sent.detail ? { detail: sent.detail } : {}),
+            latencyMs: sent.latencyMs,
+            ...(nextAttemptAt ? { nextAttemptAt } : {}),
+          },
+        },
+        system(job),
       );
       webhookDeliveries.inc({ outcome: decision.kind === 'retry' ? 'failed' : decision.kind });
       switch (decision.kind) {

@@ -5,7 +5,6 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { decideSubmitCaptures } from '../../src/domain/tenant/index.js';
 import { newId } from '../../src/domain/ids.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
@@ -38,8 +37,10 @@ describe('observability', () => {
     const root = tracer.startSpan('POST /v1/captures');
     const captureId = newId('cap');
     await context.with(trace.setSpan(context.active(), root), () =>
-      s.server.ctx.tenants.execute('traced', { correlationId: 'trace-test', causedBy: { kind: 'admin' } }, (state, now) =>
-        decideSubmitCaptures({ captures: [{ captureId, url: site.url('/simple') }], source: 'single' }, state, now),
+      s.server.ctx.tenants.execute(
+        'traced',
+        { type: 'SubmitCaptures', data: { captures: [{ captureId, url: site.url('/simple') }], source: 'single' } },
+        { correlationId: 'trace-test', causedBy: { kind: 'admin' } },
       ),
     );
     root.end();

@@ -5,7 +5,6 @@ import pino from 'pino';
 import { createTenantActors } from '../../src/actors/tenant-actors.js';
 import { fixedClock } from '../../src/domain/clock.js';
 import type { TenantEvent } from '../../src/domain/events.js';
-import { decideFailCapture, decideFireSchedule, decideSetQuotaOverrides } from '../../src/domain/tenant/index.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
 import { createScheduler, type FireReport, type Scheduler } from '../../src/schedules/scheduler.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
@@ -271,8 +270,10 @@ describe('schedules (spec 4.12)', () => {
     assert.equal(all.body.pagination.total, 3);
     // lastCaptureStatus follows the latest run's capture only (spec 2.10): an older run failing changes nothing.
     const fail = (captureId: string) =>
-      s.server.ctx.tenants.execute(tenantId, { correlationId: 'test', causedBy: { kind: 'system', component: 'test' } }, (state) =>
-        decideFailCapture({ captureId, failedAt: new Date().toISOString(), error: 'test', retryable: true, attempts: 3 }, state),
+      s.server.ctx.tenants.execute(
+        tenantId,
+        { type: 'FailCapture', data: { captureId, error: 'test', retryable: true, attempts: 3 } },
+        { correlationId: 'test', causedBy: { kind: 'system', component: 'test' } },
       );
     await fail(firstCapture.captureId);
     await synced();
@@ -291,8 +292,8 @@ describe('schedules (spec 4.12)', () => {
     // Even a scheduler working from a stale projection row cannot fire it: the actor no longer knows it.
     const stale = await s.server.ctx.tenants.execute(
       tenantId,
+      { type: 'FireSchedule', data: { scheduleId: id, fireTime: new Date(firstFire.getTime() + 48 * HOUR).toISOString(), captureId: 'cap_x' } },
       { correlationId: 'test', causedBy: { kind: 'schedule', scheduleId: id } },
-      (state, now) => decideFireSchedule({ scheduleId: id, fireTime: new Date(firstFire.getTime() + 48 * HOUR).toISOString(), captureId: 'cap_x' }, state, now),
     );
     assert.deepEqual(stale.reply, { kind: 'not-due' });
     assert.equal(stale.appended.length, 0);
@@ -308,9 +309,7 @@ describe('schedules (spec 4.12)', () => {
     const id: string = created.body.id;
     const fire1 = new Date(created.body.nextRunAt);
     const setQuota = async (capturesPerMonth: number | null) => {
-      await s.server.ctx.tenants.execute(tenantId, { correlationId: 'test', causedBy: { kind: 'admin' } }, (state) =>
-        decideSetQuotaOverrides({ capturesPerMonth, storageBytes: null }, state),
-      );
+      await s.server.ctx.tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: { capturesPerMonth, storageBytes: null } }, { correlationId: 'test', causedBy: { kind: 'admin' } });
     };
 
     // One run within the quota…

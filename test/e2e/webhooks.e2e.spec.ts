@@ -13,7 +13,6 @@ import { eventRecord } from '../../src/cli/commands/events.js';
 import { newId } from '../../src/domain/ids.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
 import { openWebhookSecretStore } from '../../src/webhooks/webhook-secret-store.js';
-import { decideCompleteCapture, decideFailCapture, decideSubmitCaptures } from '../../src/domain/tenant/index.js';
 import { type Infra, startInfra } from '../support/harness.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -151,18 +150,18 @@ function driver(s: () => TestServer) {
     },
     async submit(tenantId: string): Promise<string> {
       const captureId = newId('cap');
-      await s().server.ctx.tenants.execute(tenantId, SYSTEM, (st, now) =>
-        decideSubmitCaptures({ captures: [{ captureId, url: 'https://example.org/page' }], source: 'single' }, st, now),
-      );
+      await s().server.ctx.tenants.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.org/page' }], source: 'single' } }, SYSTEM);
       return captureId;
     },
     async complete(tenantId: string): Promise<string> {
       const captureId = await this.submit(tenantId);
-      await s().server.ctx.tenants.execute(tenantId, SYSTEM, (st, now) =>
-        decideCompleteCapture(
-          {
+      await s().server.ctx.tenants.execute(
+        tenantId,
+        {
+          type: 'CompleteCapture',
+          data: {
             captureId,
-            completedAt: now.toISOString(),
+            completedAt: s().server.ctx.clock.now().toISOString(),
             renderQuality: 'full',
             render: { waitUntilReached: 'load', timedOut: false, durationMs: 800 },
             artifacts: { screenshot: `${captureId}/screenshot`, html: `${captureId}/html`, headers: `${captureId}/headers`, wacz: `${captureId}/wacz` },
@@ -170,15 +169,17 @@ function driver(s: () => TestServer) {
             storedBytes: 4096,
             attempts: 1,
           },
-          st,
-        ),
+        },
+        SYSTEM,
       );
       return captureId;
     },
     async fail(tenantId: string): Promise<string> {
       const captureId = await this.submit(tenantId);
-      await s().server.ctx.tenants.execute(tenantId, SYSTEM, (st, now) =>
-        decideFailCapture({ captureId, failedAt: now.toISOString(), error: 'The page did not load: DNS lookup failed.', retryable: false, attempts: 3 }, st),
+      await s().server.ctx.tenants.execute(
+        tenantId,
+        { type: 'FailCapture', data: { captureId, error: 'The page did not load: DNS lookup failed.', retryable: false, attempts: 3 } },
+        SYSTEM,
       );
       return captureId;
     },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { decideCreateKey, decideRevokeKey } from '../../domain/tenant/index.js';
+import type { Scope } from '../../domain/events.js';
 import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
 import { requireJsonBody } from '../app.js';
 import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
@@ -56,9 +56,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         const body = req.body as z.infer<typeof createBody>;
         const scopes = [...new Set(body.scopes)];
         const { key, keyHash } = generateTenantKey();
-        const result = await ctx.tenants.execute(body.tenantId, causedByAdmin(req), (state, now) =>
-          decideCreateKey({ keyHash, scopes, name: body.name }, state, now),
-        );
+        const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
           key,
@@ -84,7 +82,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
       if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
       const row = await findKey(ctx.pool, keyHash);
       if (!row) throw notFound;
-      const result = await ctx.tenants.execute(row.tenant_id, causedByAdmin(req), (state, now) => decideRevokeKey({ keyHash }, state, now));
+      const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
       // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
       ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
       const last = result.appended.at(-1);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { SubmittedCapture } from '../../domain/events.js';
 import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
-import { decideSubmitCaptures, quotaView, type Admission } from '../../domain/tenant/index.js';
+import { quotaView, type Admission } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
@@ -67,9 +67,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
   }
 
   async function admit(req: FastifyRequest, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
-    const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) =>
-      decideSubmitCaptures({ captures, source }, state, now),
-    );
+    const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(req));
     // Status and list must see the capture as soon as we answer (issue 3 §1).
     await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
     return result.reply;

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
-import { decideCreateSchedule, decideDeleteSchedule } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
 import { parseSchedule } from '../../schedules/cron-policy.js';
 import { nextRunAt } from '../../schedules/schedule-timing.js';
@@ -93,7 +92,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
         const scheduleId = newId('sch');
         const cmd = { scheduleId, url: checked.url, name: body.name, cron, ...(options.options ? { options: options.options } : {}) };
-        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideCreateSchedule(cmd, state, now));
+        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         const createdAt = new Date(result.reply.createdAt);
         return reply.code(201).send(
@@ -141,7 +140,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         const { scheduleId } = req.params as { scheduleId: string };
         if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
         // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
-        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideDeleteSchedule({ scheduleId }, state, now));
+        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteSchedule', data: { scheduleId } }, causedBy(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return { id: scheduleId, deleted: true };
       },

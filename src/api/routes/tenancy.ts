@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { periodEnd, periodOf } from '../../domain/clock.js';
 import type { Tier } from '../../domain/events.js';
-import { decideSetQuotaOverrides, decideSetTier } from '../../domain/tenant/index.js';
 import { DEFAULT_TIER, TIER_LIMITS } from '../../domain/tiers.js';
 import { requireJsonBody } from '../app.js';
 import { checkAdmin } from '../auth.js';
@@ -116,10 +115,10 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           const by = causedByAdmin(req);
           let lastSeq = 0;
           if (body.tier) {
-            const r = await ctx.tenants.execute(tenantId, by, (s) => decideSetTier({ tier: body.tier! }, s));
+            const r = await ctx.tenants.execute(tenantId, { type: 'SetTier', data: { tier: body.tier! } }, by);
             lastSeq = r.appended.at(-1)?.seq ?? lastSeq;
           }
-          const r = await ctx.tenants.execute(tenantId, by, (s) => decideSetQuotaOverrides(overrides, s));
+          const r = await ctx.tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: overrides }, by);
           lastSeq = r.appended.at(-1)?.seq ?? lastSeq;
           if (lastSeq) await ctx.waiter.waitFor(lastSeq);
           return configRecord(tenantId, await tenantRow(tenantId));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isId, newId } from '../../domain/ids.js';
-import { decideDeleteWebhook, decideRegisterWebhook } from '../../domain/tenant/index.js';
+import type { WebhookEventType } from '../../domain/events.js';
 import { type AddressPolicy, checkTargetUrl } from '../../net/index.js';
 import { isSuccess } from '../../webhooks/delivery-policy.js';
 import { generateWebhookSecret } from '../../webhooks/signature.js';
@@ -96,8 +96,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const secret = generateWebhookSecret();
         // Only the sealed secret goes into the log; its key stays in the secret store until the webhook is deleted.
         const sealedSecret = await deps.secrets.seal(webhookId, secret);
-        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) =>
-          decideRegisterWebhook({ webhookId, url: checked.url, events, name: body.name, sealedSecret }, state, now),
+        const result = await ctx.tenants.execute(
+          req.principal!.tenantId,
+          { type: 'RegisterWebhook', data: { webhookId, url: checked.url, events, name: body.name, sealedSecret } },
+          causedBy(req),
         );
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
@@ -127,7 +129,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const { webhookId } = req.params as { webhookId: string };
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
         // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
-        const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideDeleteWebhook({ webhookId }, state, now));
+        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(req));
         // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
         await deps.secrets.shred(webhookId);
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);

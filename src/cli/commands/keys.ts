@@ -4,7 +4,6 @@ import { generateTenantKey, KEY_WARNING } from '../../api/auth.js';
 import { nameSchema, scopeSchema, tenantIdSchema } from '../../api/schemas.js';
 import type { Scope } from '../../domain/events.js';
 import { DomainError } from '../../domain/errors.js';
-import { decideCreateKey } from '../../domain/tenant/index.js';
 import { createProjectionWaiter } from '../../projector/projection-waiter.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
@@ -50,8 +49,10 @@ so it authenticates at once.`,
       const { key, keyHash } = generateTenantKey();
       let result;
       try {
-        result = await tenants.execute(tenantId, { correlationId: `cli-${randomUUID()}`, causedBy: { kind: 'admin' } }, (state, now) =>
-          decideCreateKey({ keyHash, scopes, name }, state, now),
+        result = await tenants.execute(
+          tenantId,
+          { type: 'CreateKey', data: { keyHash, scopes, name } },
+          { correlationId: `cli-${randomUUID()}`, causedBy: { kind: 'admin' } },
         );
       } catch (err) {
         if (err instanceof DomainError) throw new CliError(err.detail, 'Run the command again: a new key is generated each time.');

@@ -1,3 +1,4 @@
 export * from './tenant-state.js';
-export * from './tenant-decisions.js';
+export * from './tenant-commands.js';
+export * from './tenant-decider.js';
 export * from './tenant-snapshot.js';

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { decideFailCapture, decideSetQuotaOverrides, decideSubmitCaptures } from '../../../src/domain/tenant/index.js';
 import { newId } from '../../../src/domain/ids.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope, type EventEnvelope } from '../../../src/ledger/envelope.js';
@@ -32,16 +31,14 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     const storeB = createEventStore(b.js, b.jsm);
     const runtimeA = createTenantActors(storeA);
     const runtimeB = createTenantActors(storeB);
-    await runtimeA.execute('acme', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 37, storageBytes: null }, s));
+    await runtimeA.execute('acme', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 37, storageBytes: null } }, ctx);
     // Both hydrated at the same sequence, as two long-running processes would be: their first appends collide.
     await runtimeB.read('acme');
 
     const attempts = 120;
     const results = await Promise.allSettled(
       Array.from({ length: attempts }, (_, i) =>
-        (i % 2 ? runtimeA : runtimeB).execute('acme', ctx, (s, now) =>
-          decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now),
-        ),
+        (i % 2 ? runtimeA : runtimeB).execute('acme', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
       ),
     );
     const accepted = results.filter((r) => r.status === 'fulfilled');
@@ -66,17 +63,16 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     const worker = createTenantActors(createEventStore(a.js, a.jsm));
     const api = createTenantActors(createEventStore(b.js, b.jsm));
     // The worker's cell is hydrated (and then stale) before the other runtime admits the capture.
-    await worker.execute('stale', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 10, storageBytes: null }, s));
+    await worker.execute('stale', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 10, storageBytes: null } }, ctx);
     const captureId = newId('cap');
-    await api.execute('stale', ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId, url: 'https://example.org/' }], source: 'single' }, s, now));
-    const failedAt = new Date().toISOString();
-    const outcome = await worker.execute('stale', ctx, (s) => decideFailCapture({ captureId, failedAt, error: 'x', retryable: false, attempts: 1 }, s));
+    await api.execute('stale', { type: 'SubmitCaptures', data: { captures: [{ captureId: captureId, url: 'https://example.org/' }], source: 'single' } }, ctx);
+    const outcome = await worker.execute('stale', { type: 'FailCapture', data: { captureId, error: 'x', retryable: false, attempts: 1 } }, ctx);
     assert.deepEqual(outcome.reply, { applied: true });
     assert.equal(outcome.appended.length, 1);
     // And a refusal is checked too: the quota set through the other runtime is what the worker's cell decides on.
-    await api.execute('stale', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 1, storageBytes: null }, s));
+    await api.execute('stale', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1, storageBytes: null } }, ctx);
     await assert.rejects(
-      worker.execute('stale', ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now)),
+      worker.execute('stale', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
       (err: unknown) => err instanceof DomainError && err.status === 429,
     );
     worker.close();
@@ -85,7 +81,7 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
 
   it('passivates idle actors and rehydrates them from the log', async () => {
     const runtime = createTenantActors(createEventStore(a.js, a.jsm), { idleMs: 1 });
-    await runtime.execute('idle', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 5, storageBytes: null }, s));
+    await runtime.execute('idle', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 5, storageBytes: null } }, ctx);
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(runtime.passivateIdle(), 1);
     assert.equal(runtime.size(), 0);

@@ -5,15 +5,7 @@ import { openExistingSnapshotStore, openSnapshotStore, SNAPSHOT_BUCKET, type Sna
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
-import {
-  decideCompleteCapture,
-  decideRecordApiCalls,
-  decideSetQuotaOverrides,
-  decideSubmitCaptures,
-  encodeTenantState,
-  TENANT_STATE_VERSION,
-  type TenantState,
-} from '../../../src/domain/tenant/index.js';
+import { encodeTenantState, TENANT_STATE_VERSION } from '../../../src/domain/tenant/index.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope, type EventEnvelope } from '../../../src/ledger/envelope.js';
 import { createEventStore, type EventStore } from '../../../src/ledger/event-store.js';
@@ -35,21 +27,24 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
 
 /** `n` turns of a realistic mix: submissions, completions of some, API call counts. */
 async function writeHistory(tenants: Tenants, tenantId: string, n: number): Promise<void> {
-  await tenants.execute(tenantId, ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: 1_000_000, storageBytes: null }, s));
+  await tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } }, ctx);
   for (let i = 1; i < n; i++) {
     if (i % 3 === 0) {
-      await tenants.execute(tenantId, ctx, (s: TenantState) => {
-        const id = [...s.pending.keys()][0];
-        if (!id) return decideRecordApiCalls({ period: '2026-11', count: 1 });
-        return decideCompleteCapture(
-          { captureId: id, completedAt: new Date().toISOString(), renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
-          s,
-        );
-      });
+      const id = [...(await tenants.read(tenantId)).pending.keys()][0];
+      await tenants.execute(
+        tenantId,
+        id
+          ? {
+              type: 'CompleteCapture',
+              data: { captureId: id, completedAt: new Date().toISOString(), renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
+            }
+          : { type: 'RecordApiCalls', data: { period: '2026-11', count: 1 } },
+        ctx,
+      );
     } else if (i % 7 === 0) {
-      await tenants.execute(tenantId, ctx, () => decideRecordApiCalls({ period: '2026-11', count: i }));
+      await tenants.execute(tenantId, { type: 'RecordApiCalls', data: { period: '2026-11', count: i } }, ctx);
     } else {
-      await tenants.execute(tenantId, ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: `https://example.org/${i}` }], source: 'single' }, s, now));
+      await tenants.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: `https://example.org/${i}` }], source: 'single' } }, ctx);
     }
   }
 }
@@ -178,7 +173,8 @@ describe('tenant actor snapshots (real nats-server)', () => {
   it('keeps the quota exact with snapshots: two runtimes, one tenant, concurrent submissions', async () => {
     const seed = createTenantActors(store, { snapshots, snapshotEvery: 5 });
     await writeHistory(seed, 'race', 40);
-    await seed.execute('race', ctx, (s) => decideSetQuotaOverrides({ capturesPerMonth: (s.usage.captures ?? 0) + 37, storageBytes: null }, s));
+    const used = (await seed.read('race')).usage.captures ?? 0;
+    await seed.execute('race', { type: 'SetQuotaOverrides', data: { capturesPerMonth: used + 37, storageBytes: null } }, ctx);
     seed.close();
     await waitFor('a snapshot', () => readSnapshot(snapshots, 'race'));
     const before = (await store.readSubject(tenantSubject('race'))).filter((e) => e.event.type === 'capture.submitted').length;
@@ -189,7 +185,7 @@ describe('tenant actor snapshots (real nats-server)', () => {
     await Promise.all([runtimeA.read('race'), runtimeB.read('race')]);
     const results = await Promise.allSettled(
       Array.from({ length: 120 }, (_, i) =>
-        (i % 2 ? runtimeA : runtimeB).execute('race', ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' }, s, now)),
+        (i % 2 ? runtimeA : runtimeB).execute('race', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
       ),
     );
     runtimeA.close();

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { decideCreateKey, decideRecordApiCalls } from '../../../src/domain/tenant/index.js';
 import { writeRunFile } from '../../../src/infra/run-file.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { cli, jsonLines, writeTenantHistory } from './cli-fixtures.js';
@@ -91,10 +90,10 @@ describe('capture-ledger events list / tail', () => {
     const r1 = ready();
     const limited = cli(['events', 'tail', '--tenant', 'alpha', '--type', 'key.created', '--limit', '2'], env, { onStderr: r1.onStderr });
     await r1.promise;
-    await tenants.execute('beta', { correlationId: 't', causedBy: { kind: 'admin' } }, (st, now) => decideCreateKey({ keyHash: 'b'.repeat(64), scopes: ['read'], name: 'beta' }, st, now));
-    await tenants.execute('alpha', { correlationId: 't', causedBy: { kind: 'admin' } }, () => decideRecordApiCalls({ period: '2030-01', count: 1 }));
+    await tenants.execute('beta', { type: 'CreateKey', data: { keyHash: 'b'.repeat(64), scopes: ['read'], name: 'beta' } }, { correlationId: 't', causedBy: { kind: 'admin' } });
+    await tenants.execute('alpha', { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } }, { correlationId: 't', causedBy: { kind: 'admin' } });
     for (const c of ['c', 'd', 'e']) {
-      await tenants.execute('alpha', { correlationId: 't', causedBy: { kind: 'admin' } }, (st, now) => decideCreateKey({ keyHash: c.repeat(64), scopes: ['read'], name: c }, st, now));
+      await tenants.execute('alpha', { type: 'CreateKey', data: { keyHash: c.repeat(64), scopes: ['read'], name: c } }, { correlationId: 't', causedBy: { kind: 'admin' } });
     }
     const out = await limited;
     assert.equal(out.code, 0, out.stderr);
@@ -106,7 +105,7 @@ describe('capture-ledger events list / tail', () => {
     const controller = new AbortController();
     const open = cli(['events', 'tail'], env, { signal: controller.signal, onStderr: r2.onStderr });
     await r2.promise;
-    await tenants.execute('beta', { correlationId: 't', causedBy: { kind: 'admin' } }, () => decideRecordApiCalls({ period: '2030-01', count: 2 }));
+    await tenants.execute('beta', { type: 'RecordApiCalls', data: { period: '2030-01', count: 2 } }, { correlationId: 't', causedBy: { kind: 'admin' } });
     await new Promise((r) => setTimeout(r, 300));
     controller.abort();
     const stopped = await open;

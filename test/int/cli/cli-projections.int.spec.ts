@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
 import pino from 'pino';
-import { decideRecordApiCalls } from '../../../src/domain/tenant/index.js';
 import { rebuildProjection } from '../../../src/projector/projection-rebuild.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
 import { cli, writeTenantHistory } from './cli-fixtures.js';
@@ -77,7 +76,7 @@ describe('capture-ledger projections status / rebuild', () => {
     const writer = (async () => {
       while (appending) {
         const tenant = `w${appended % 4}`;
-        await tenants.execute(tenant, { correlationId: 'w', causedBy: { kind: 'admin' } }, () => decideRecordApiCalls({ period: '2030-01', count: 1 }));
+        await tenants.execute(tenant, { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } }, { correlationId: 'w', causedBy: { kind: 'admin' } });
         appended++;
         await new Promise((r) => setTimeout(r, 3)); // a steady few hundred appends per second
       }
@@ -122,7 +121,7 @@ describe('capture-ledger projections status / rebuild', () => {
       beforeSwitch: async () => {
         // The live schema moves ahead of the rebuilt one right before the swap.
         for (let i = 0; i < 20; i++) {
-          await tenants.execute('late', { correlationId: 'l', causedBy: { kind: 'admin' } }, () => decideRecordApiCalls({ period: '2030-02', count: 1 }));
+          await tenants.execute('late', { type: 'RecordApiCalls', data: { period: '2030-02', count: 1 } }, { correlationId: 'l', causedBy: { kind: 'admin' } });
         }
         await quiesce();
       },

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
-import { decideCompleteCapture, decideCreateKey, decideRevokeKey, decideSubmitCaptures } from '../../../src/domain/tenant/index.js';
 import { newId } from '../../../src/domain/ids.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { createPool } from '../../../src/infra/postgres.js';
@@ -34,18 +33,20 @@ describe('projector', () => {
     for (const t of ['t1', 't2', 't3']) {
       for (let k = 0; k < 3; k++) {
         const keyHash = `${t}-${k}`.padEnd(64, '0');
-        await tenants.execute(t, ctx, (s, now) => decideCreateKey({ keyHash, scopes: ['read'], name: `k${k}` }, s, now));
-        if (k === 1) await tenants.execute(t, ctx, (s, now) => decideRevokeKey({ keyHash }, s, now));
+        await tenants.execute(t, { type: 'CreateKey', data: { keyHash, scopes: ['read'], name: `k${k}` } }, ctx);
+        if (k === 1) await tenants.execute(t, { type: 'RevokeKey', data: { keyHash } }, ctx);
       }
       for (let c = 0; c < 20; c++) {
         const captureId = newId('cap');
-        await tenants.execute(t, ctx, (s, now) => decideSubmitCaptures({ captures: [{ captureId, url: `https://example.org/${c}` }], source: 'single' }, s, now));
+        await tenants.execute(t, { type: 'SubmitCaptures', data: { captures: [{ captureId: captureId, url: `https://example.org/${c}` }], source: 'single' } }, ctx);
         if (c % 2 === 0) {
-          await tenants.execute(t, ctx, (s) =>
-            decideCompleteCapture(
-              { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { durationMs: c }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100 + c, attempts: 1 },
-              s,
-            ),
+          await tenants.execute(
+            t,
+            {
+              type: 'CompleteCapture',
+              data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { durationMs: c }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100 + c, attempts: 1 },
+            },
+            ctx,
           );
         }
       }

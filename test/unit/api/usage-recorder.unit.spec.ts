@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ActorRuntime } from '../../../src/actors/actor-runtime.js';
+import type { TenantActors } from '../../../src/actors/tenant-actors.js';
 import { createUsageRecorder } from '../../../src/api/usage-recorder.js';
 import { fixedClock } from '../../../src/domain/clock.js';
-import type { TenantEvent } from '../../../src/domain/events.js';
-import { initialTenantState, type TenantState } from '../../../src/domain/tenant/index.js';
+import { decideTenant, initialTenantState, type TenantCommand } from '../../../src/domain/tenant/index.js';
 
 /** A runtime that records what was decided and how many appends were in flight at once. */
 function recordingRuntime(failFirstFor?: string) {
@@ -13,7 +12,7 @@ function recordingRuntime(failFirstFor?: string) {
   let maxInFlight = 0;
   let failed = false;
   const runtime = {
-    async execute(key: string, _ctx: unknown, decide: (s: TenantState, now: Date) => { events: TenantEvent[]; reply: unknown }) {
+    async execute(key: string, command: TenantCommand) {
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((r) => setImmediate(r));
@@ -22,12 +21,12 @@ function recordingRuntime(failFirstFor?: string) {
         failed = true;
         throw new Error('append failed');
       }
-      for (const e of decide(initialTenantState(key), new Date()).events) {
+      for (const e of decideTenant(command, initialTenantState(key), new Date()).events) {
         if (e.type === 'usage.api_calls_recorded') recorded.set(key, (recorded.get(key) ?? 0) + e.data.count);
       }
       return { reply: null, appended: [], state: initialTenantState(key) };
     },
-  } as unknown as ActorRuntime<TenantState, TenantEvent>;
+  } as unknown as TenantActors;
   return { runtime, recorded, maxInFlight: () => maxInFlight };
 }
 

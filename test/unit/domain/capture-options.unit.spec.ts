@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_CAPTURE_SETTINGS, parseCaptureOptions, resolveCaptureSettings } from '../../../src/domain/capture-options.js';
-import { decideCreateSchedule, decideFireSchedule, evolveTenant, initialTenantState } from '../../../src/domain/tenant/index.js';
+import { decideTenant, evolveTenant, initialTenantState } from '../../../src/domain/tenant/index.js';
 
 describe('capture options (issue 15)', () => {
   it('absent or null means the defaults, which are the spec behaviour', () => {
@@ -57,9 +57,9 @@ describe('capture options of a schedule (given / when / then)', () => {
   it('a schedule created with options submits every run with them', () => {
     const now = new Date('2026-11-22T10:00:00Z');
     const options = { viewport: { width: 390, height: 844 }, pdf: true };
-    const created = decideCreateSchedule({ scheduleId: 'sch_1', url: 'https://example.org/', name: 'daily', cron: '0 6 * * *', options }, initialTenantState('acme'), now);
+    const created = decideTenant({ type: 'CreateSchedule', data: { scheduleId: 'sch_1', url: 'https://example.org/', name: 'daily', cron: '0 6 * * *', options } }, initialTenantState('acme'), now);
     const state = created.events.reduce((s, e) => evolveTenant(s, { ...e, occurredAt: now.toISOString() }), initialTenantState('acme'));
-    const fired = decideFireSchedule({ scheduleId: 'sch_1', fireTime: '2026-11-23T06:00:00.000Z', captureId: 'cap_1' }, state, now);
+    const fired = decideTenant({ type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime: '2026-11-23T06:00:00.000Z', captureId: 'cap_1' } }, state, now);
     const event = fired.events[0]!;
     assert.equal(event.type, 'capture.submitted');
     assert.deepEqual(event.type === 'capture.submitted' ? event.data.captures : null, [{ captureId: 'cap_1', url: 'https://example.org/', options }]);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TenantEvent } from '../../../src/domain/events.js';
 import {
-  decideFireSchedule,
+  decideTenant,
   decodeTenantState,
   encodeTenantState,
   evolveTenant,
@@ -43,8 +43,9 @@ describe('tenant state snapshots', () => {
     };
     const state = roundTrip(fold(initialTenantState('acme'), [created, fired]));
     const now = new Date('2026-11-01T01:00:05Z');
-    assert.deepEqual(decideFireSchedule({ scheduleId: 'sch_1', fireTime: '2026-11-01T01:00:00.000Z', captureId: 'cap_2' }, state, now).reply, { kind: 'not-due' });
-    assert.equal(decideFireSchedule({ scheduleId: 'sch_1', fireTime: '2026-11-01T02:00:00.000Z', captureId: 'cap_2' }, state, now).reply.kind, 'fired');
+    const fire = (fireTime: string) => decideTenant({ type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime, captureId: 'cap_2' } }, state, now);
+    assert.deepEqual(fire('2026-11-01T01:00:00.000Z').reply, { kind: 'not-due' });
+    assert.equal(fire('2026-11-01T02:00:00.000Z').reply.kind, 'fired');
   });
 
   it('keeps no trace of deleted schedules and webhooks or of finished captures (state does not grow with history)', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TenantEvent } from '../../../src/domain/events.js';
-import { decideDeadLetterDelivery, decideRecordDeliveryAttempt } from '../../../src/domain/tenant/index.js';
+import { decideTenant, initialTenantState } from '../../../src/domain/tenant/index.js';
 import {
   captureOutcomeEnvelope,
   deliveryIdOf,
@@ -132,11 +132,12 @@ describe('tenant decider: delivery records', () => {
     latencyMs: 12,
   };
   it('records an attempt', () => {
-    const d = decideRecordDeliveryAttempt(attempt);
+    const d = decideTenant({ type: 'RecordDeliveryAttempt', data: attempt }, initialTenantState('acme'), new Date());
     assert.deepEqual(d.events, [{ type: 'webhook.delivery_attempted', data: attempt }]);
   });
   it('dead-letters a delivery', () => {
-    const d = decideDeadLetterDelivery({ deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' });
+    const data = { deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' };
+    const d = decideTenant({ type: 'DeadLetterDelivery', data }, initialTenantState('acme'), new Date());
     assert.deepEqual(d.events, [{ type: 'webhook.delivery_dead_lettered', data: { deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' } }]);
   });
 });
