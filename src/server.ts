@@ -96,7 +96,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   await migrate(pool, schema);
 
   const store = createEventStore(js, jsm);
-  // Snapshots bound hydration to one read and a short tail (issue 12); the bucket is replicated like the rest.
+  // Snapshots bound hydration to one read and a short tail (docs/architecture.md, Actors); the bucket is replicated like the rest.
   const snapshots = await openSnapshotStore(nc, { replicas });
   const tenants = createTenantActors(store, {
     now: () => clock.now(),

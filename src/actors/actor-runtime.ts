@@ -19,7 +19,7 @@ import { createSnapshotWriter } from './snapshot-writer.js';
  * decider's job (a capture's outcome applies only while it is pending); the store's msgID is the commit's
  * OCC slot, not a command id.
  *
- * Snapshots (DESIGN decision 12, issue 12): with a snapshot store and a definition that can encode its state,
+ * Snapshots (DESIGN decision 12; docs/architecture.md, Actors): with a snapshot store and a definition that can encode its state,
  * hydration reads the subject's head and the newest snapshot together, trusts the snapshot only if it is of
  * the current state version, intact, and its (lastSeq, lastHash) is a commit of this subject in the log, and
  * then folds only the tail after it. Anything in doubt: fold the whole subject. A snapshot is written after a

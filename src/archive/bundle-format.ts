@@ -5,7 +5,7 @@
  *   archive/data.warc.gz      WARC/1.1, one gzip member per record
  *   indexes/index.cdxj        CDXJ, lines sorted bytewise, offsets/lengths into data.warc.gz
  *   pages/pages.jsonl         json-pages-1.0 header line + the main page
- *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (issue 15)
+ *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (README, Capture options)
  *   provenance/provenance.json, provenance/provenance.html   the provenance record (provenance-record.ts)
  *   datapackage.json          RFC 8785 canonical JSON (exact bytes are what `bundleHash` covers)
  *   datapackage-digest.json   RFC 8785 canonical JSON, signature + optional RFC 3161 token

@@ -65,7 +65,7 @@ export interface VerifyOptions {
   tsaCaCertsPem: string[];
   /**
    * CAs of this service's built-in local TSA (a subset of tsaCaCertsPem). A timestamp chaining to one of them
-   * is valid but self-issued — not the independent third party a public TSA is — and says so (issue 15).
+   * is valid but self-issued — not the independent third party a public TSA is — and says so (README, Provenance).
    */
   selfIssuedTsaCaCertsPem?: string[];
   /** Refuse zips whose members would expand beyond this; default 1 GiB. */

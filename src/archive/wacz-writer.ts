@@ -49,7 +49,7 @@ export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers>
     [CDXJ_PATH, cdxj],
     [PAGES_PATH, pagesJsonl(input)],
   ]);
-  // Extra members (issue 15) are listed in datapackage.json like the others, so the signature covers them.
+  // Extra members (README, Capture options) are listed in datapackage.json like the others, so the signature covers them.
   if (input.pdf) members.set(PDF_PATH, input.pdf);
   if (input.provenance) {
     members.set(PROVENANCE_JSON_PATH, provenanceJsonBytes(input.provenance));

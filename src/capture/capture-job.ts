@@ -8,7 +8,7 @@ export interface CaptureJob {
   createdAt: string;
   correlationId: string;
   scheduleId?: string;
-  /** Capture options as submitted (issue 15); absent: the defaults. */
+  /** Capture options as submitted (README, Capture options); absent: the defaults. */
   options?: CaptureOptions;
 }
 

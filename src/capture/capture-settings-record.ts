@@ -1,7 +1,7 @@
 import type { PageCaptureResult } from './page-capture.js';
 
 /**
- * The record's `captureSettings` (spec 2.3: `version` and `consent`; issue 15 adds how the page was captured):
+ * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs and pdf.
  */
 export function captureSettingsRecord(result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait'>): Record<string, unknown> {

@@ -153,7 +153,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
             captureId: job.captureId,
             completedAt,
             renderQuality: result.renderQuality,
-            // The main document's HTTP status (issue 15): an error or bot-challenge page shows as such.
+            // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
             render: { ...result.render, mainDocumentStatus: result.mainStatus },
             artifacts: stored.refs,
             ...(bundle ? { bundle: bundleRef as BundleRef } : {}),

@@ -28,7 +28,7 @@ export interface PageCaptureOptions {
   /** The settle phase ends once no request has been in flight for this long. */
   quietWindowMs?: number;
   viewport?: { width: number; height: number };
-  /** The tenant's capture options with defaults filled in (issue 15); absent: the defaults. Wins over `viewport`. */
+  /** The tenant's capture options with defaults filled in (README, Capture options); absent: the defaults. Wins over `viewport`. */
   settings?: CaptureSettings;
   /** Detect a consent banner and opt out (default true). */
   handleConsent?: boolean;
@@ -114,7 +114,7 @@ export interface PageCaptureResult {
   /** For captureSettings.consent; absent when consent handling was off. */
   consent?: ConsentInfo;
   exchanges: NetworkExchange[];
-  /** What the capture used (issue 15), for captureSettings. */
+  /** What the capture used (README, Capture options), for captureSettings. */
   settings: CaptureSettings;
   /** Outcome of the waitForSelector step; absent when no selector was asked for. */
   selectorWait?: SelectorWaitResult;
@@ -309,7 +309,7 @@ async function captureInContext(
       if (blocked) throw blocked;
     }
 
-    // 1b. The tenant's selector, after load and before the settle phase (issue 15), within what navigation
+    // 1b. The tenant's selector, after load and before the settle phase (README, Capture options), within what navigation
     //     left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
     let selectorWait: SelectorWaitResult | undefined;
     let settleFrom = loadedAt;
@@ -336,7 +336,7 @@ async function captureInContext(
     if (activity.lastActiveAt() > settledAt || recorder.inflight() > 0) {
       await waitForNetworkQuiet(recorder, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
     }
-    // The tenant's extra wait (issue 15), after the page settled.
+    // The tenant's extra wait (README, Capture options), after the page settled.
     if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), signal, settings.delayMs + 1000);
 
     const { consent, screenshotBefore, screenshotBeforeMs } =

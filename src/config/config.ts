@@ -11,7 +11,7 @@ const csv = (value: string | undefined): string[] =>
  * Default WORKER_CONCURRENCY: captures running at once in one worker. A capture mostly waits (for the
  * network, the settle window, the TSA), so two per core keep the cores busy; each also holds a renderer
  * process and its page (about 250 MB for ordinary pages), so memory bounds it too, after 1 GB kept for the
- * browser, the service and the OS. Measured in bench/capture-latency.bench.ts (issue 11).
+ * browser, the service and the OS. Measured in bench/capture-latency.bench.ts (docs/architecture.md, Captures).
  */
 export function defaultWorkerConcurrency(cores: number, memoryBytes: number): number {
   const byCpu = 2 * Math.max(1, cores);

@@ -21,7 +21,7 @@ export type Causer =
 export interface SubmittedCapture {
   captureId: string;
   url: string;
-  /** Validated capture options (issue 15); absent: the spec's defaults. */
+  /** Validated capture options (README, Capture options); absent: the spec's defaults. */
   options?: CaptureOptions;
 }
 
@@ -31,9 +31,9 @@ export interface ArtifactRefs {
   screenshotBefore?: string;
   html: string;
   headers?: string;
-  /** Only when the capture asked for `pdf` (issue 15). */
+  /** Only when the capture asked for `pdf` (README, Capture options). */
   pdf?: string;
-  /** The provenance record (JSON); on captures completed since issue 15. */
+  /** The provenance record (JSON); absent on captures completed before provenance records were made. */
   provenance?: string;
   wacz?: string;
 }

@@ -28,7 +28,7 @@ export interface EgressProxyOptions {
   explainMaxHosts?: number;
   /** pino-compatible. */
   log?: EgressLogger;
-  /** Where every connection made is recorded, for the captures' provenance records (issue 15). */
+  /** Where every connection made is recorded, for the captures' provenance records (README, Provenance). */
   connections?: ConnectionLog;
 }
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * Prometheus metrics (issue 7 §4), one registry per process, served at GET /metrics. Gauges that need a
+ * Prometheus metrics (docs/architecture.md, Observability), one registry per process, served at GET /metrics. Gauges that need a
  * look-up (queue depth, projection lag) are computed when scraped by the probes the server registers.
  */
 export const registry = new Registry();

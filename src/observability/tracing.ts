@@ -3,7 +3,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 
 /**
- * OpenTelemetry traces (issue 7 §4): off unless the standard variables ask for an exporter
+ * OpenTelemetry traces (docs/architecture.md, Observability): off unless the standard variables ask for an exporter
  * (OTEL_TRACES_EXPORTER other than 'none', or OTEL_EXPORTER_OTLP[_TRACES]_ENDPOINT). The HTTP server span of a
  * request becomes the parent of the ledger append; its context travels in NATS message headers
  * (`traceparent`) to the job feeder, the browser worker, the webhook feeder and the dispatcher.

@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
 
 /**
- * Webhook secrets never enter the ledger in the clear (issue 13 §3, crypto-shredding): each secret is sealed
+ * Webhook secrets never enter the ledger in the clear (docs/security.md, crypto-shredding): each secret is sealed
  * with AES-256-GCM under a key of its own, kept in a KV bucket under the webhook id, and the
  * `webhook.registered` event carries only the sealed form. Deleting the webhook purges its key, so the secret
  * is gone for good while the log stays complete and replayable; the sealed bytes left in the log open to

@@ -4,7 +4,7 @@ import { DEFAULT_TIER } from '../tiers.js';
 
 /**
  * What a tenant actor knows: folded from the tenant's events by `evolveTenant`. Only what decisions need, so
- * its size does not grow with the tenant's history (issue 12): keys (a revoked one answers a repeated revoke
+ * its size does not grow with the tenant's history (docs/architecture.md, Actors): keys (a revoked one answers a repeated revoke
  * with its time, spec 4.11), the usage of the latest period, captures still pending, active webhooks and
  * schedules. Change the shape or the fold and bump TENANT_STATE_VERSION (tenant-snapshot.ts).
  */
