@@ -2,15 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type BundleInput,
-  buildSignedBundle,
-  createTsaClient,
-  generateSeedBase64,
-  signingKeyFromSeed,
-  startLocalTsa,
-  verifyBundle,
-} from '../src/archive/index.js';
+import { type BundleInput } from '../src/archive/bundle-input.js';
+import { buildSignedBundle } from '../src/archive/bundle-builder.js';
+import { createTsaClient } from '../src/archive/tsa-client.js';
+import { generateSeedBase64, signingKeyFromSeed } from '../src/archive/signing-key.js';
+import { startLocalTsa } from '../src/archive/local-tsa.js';
+import { verifyBundle } from '../src/archive/bundle-verifier.js';
 import type { NetworkExchange } from '../src/capture/network-exchange.js';
 import type { BenchLine } from './registry.js';
 import { envCount, mb, percentile, round, timeMs } from './support/bench-kit.js';

@@ -22,10 +22,14 @@ import { buildManifest, buildWaczMembers, zipWacz } from './wacz-writer.js';
  * "0.1.0", so the version is covered by the signature) and report `timestampError`: the capture is never
  * lost for want of a timestamp. 'throw' rethrows the TSA error instead. Without a timestamper: v0.1.0.
  */
-export type BuildBundleOptions = (
-  | { /** Who signs and time-stamps: the signer role through remoteNotary, or a localNotary. */ notary: Notary }
-  | { /** Sign here with this key (tools, tests); same as notary: localNotary(signingKey, {timestamper, now}). */ signingKey: SigningKey; timestamper?: Timestamper; now?: () => Date }
-) & { onTimestampFailure?: 'downgrade' | 'throw' };
+interface TimestampFailureOption {
+  onTimestampFailure?: 'downgrade' | 'throw';
+}
+/** Who signs and time-stamps: the signer role through remoteNotary, or a localNotary. */
+export type NotarySigning = { notary: Notary } & TimestampFailureOption;
+/** Sign here with this key (tools, tests); the same as `notary: localNotary(signingKey, {timestamper, now})`. */
+export type LocalSigning = { signingKey: SigningKey; timestamper?: Timestamper; now?: () => Date } & TimestampFailureOption;
+export type BuildBundleOptions = NotarySigning | LocalSigning;
 
 export interface SignedBundle {
   /** The .wacz file. */
@@ -45,6 +49,8 @@ export interface SignedBundle {
 }
 
 /** A bundle for a capture; null when the notary makes no bundles (SIGNING_KEY=none at the signer). */
+export async function buildSignedBundle(input: BundleInput, options: LocalSigning): Promise<SignedBundle>;
+export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle | null>;
 export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle | null> {
   const notary = 'notary' in options ? options.notary : localNotary(options.signingKey, { timestamper: options.timestamper, ...(options.now ? { now: options.now } : {}) });
   const described = await notary.describe();

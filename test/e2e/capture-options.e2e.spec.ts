@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
-import { launchChromium, type LaunchedChromium } from '../../src/capture/index.js';
+import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as pkijs from 'pkijs';
-import { TsaResponseError, createTsaClient, startLocalTsa, type LocalTsa } from '../../../src/archive/index.js';
+import { TsaResponseError } from '../../../src/archive/errors.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { parseTimestampToken } from '../../../src/archive/timestamp-token.js';
 
 const digestOf = (text: string) => new Uint8Array(createHash('sha256').update(text).digest());

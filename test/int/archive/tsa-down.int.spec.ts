@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import {
-  TsaUnavailableError,
-  buildSignedBundle,
-  createTsaClient,
-  verifyBundle,
-} from '../../../src/archive/index.js';
+import { TsaUnavailableError } from '../../../src/archive/errors.js';
+import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
 import { publishedKeys, sampleInput, testKey } from '../../unit/archive/bundle-fixture.js';
 
 async function listen(server: Server): Promise<string> {

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { CaptureError, createBrowserPool, type BrowserPool } from '../../../src/capture/index.js';
+import { CaptureError } from '../../../src/capture/capture-error.js';
+import { createBrowserPool, type BrowserPool } from '../../../src/capture/browser-pool.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 const T = { timeout: 30_000 };

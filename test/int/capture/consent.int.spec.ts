@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
-import { capturePage, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
+import { capturePage } from '../../../src/capture/page-capture.js';
+import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 const T = { timeout: 20_000 };

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { capturePage, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
+import { capturePage } from '../../../src/capture/page-capture.js';
+import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
 
 const PDF = Buffer.from(
   '%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n' +

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
-import { capturePage, CaptureError, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
+import { capturePage } from '../../../src/capture/page-capture.js';
+import { CaptureError } from '../../../src/capture/capture-error.js';
+import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle, createTsaClient, startLocalTsa, type LocalTsa } from '../../../src/archive/index.js';
+import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { runCli } from '../../../src/cli/run-cli.js';
 import { publishedKeys, rezip, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 

@@ -6,16 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  buildSignedBundle,
-  createTsaClient,
-  generateSeedBase64,
-  signingKeyFromSeed,
-  startLocalTsa,
-  type LocalTsa,
-  type SignedBundle,
-} from '../../../src/archive/index.js';
-import { capturePage, launchChromium, type LaunchedChromium } from '../../../src/capture/index.js';
+import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { generateSeedBase64, signingKeyFromSeed } from '../../../src/archive/signing-key.js';
+import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
+import { capturePage } from '../../../src/capture/page-capture.js';
+import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 /**

@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import type { NetworkExchange } from '../../../src/capture/network-exchange.js';
-import type { BundleInput } from '../../../src/archive/index.js';
-import { signingKeyFromSeed } from '../../../src/archive/index.js';
+import type { BundleInput } from '../../../src/archive/bundle-input.js';
+import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 
 /** Test data for the archive module: a small page as the browser saw it, and zip helpers. */
 

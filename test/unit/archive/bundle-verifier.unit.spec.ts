@@ -5,17 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nacl from 'tweetnacl';
-import {
-  buildSignedBundle,
-  canonicalJsonBytes,
-  createTsaClient,
-  signingKeyFromSeed,
-  startLocalTsa,
-  verifyBundle,
-  type LocalTsa,
-  type SignedBundle,
-  type VerificationResult,
-} from '../../../src/archive/index.js';
+import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import { canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
+import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
+import { verifyBundle, type VerificationResult } from '../../../src/archive/bundle-verifier.js';
 import { publishedKeys, readJson, rezip, sampleInput, testKey, unzip, writeJson } from './bundle-fixture.js';
 
 function statuses(result: VerificationResult): Record<string, string> {
