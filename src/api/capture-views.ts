@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import type { ArtifactRefs, BundleRef } from '../domain/events.js';
-import { iso } from './schemas.js';
+import { dateTime, iso, uri } from './schemas.js';
 
 /** A row of the `captures` projection. */
 export interface CaptureRow {
@@ -11,10 +12,11 @@ export interface CaptureRow {
   completed_at: Date | null;
   failed_at: Date | null;
   render_quality: 'full' | 'partial' | null;
-  render: Record<string, unknown> | null;
+  /** As the worker recorded it (spec 2.3 `render`). */
+  render: CaptureRender | null;
   artifacts: ArtifactRefs | null;
   bundle: BundleRef | null;
-  capture_settings: Record<string, unknown> | null;
+  capture_settings: CaptureSettings | null;
   error: string | null;
   retryable: boolean | null;
   schedule_id: string | null;
@@ -87,3 +89,80 @@ export function captureViews(baseUrl: string) {
     },
   };
 }
+
+// ---- the same shapes as response schemas (OpenAPI and serialization) ----------------------------------
+
+const captureStatus = z.enum(['pending', 'complete', 'failed']);
+const renderQuality = z.enum(['full', 'partial']);
+
+/** spec 2.1 */
+export const captureSummarySchema = z.object({
+  id: z.string().describe('Capture identifier (cap_…); also the access secret.'),
+  status: captureStatus,
+  url: uri(),
+  createdAt: dateTime(),
+  completedAt: dateTime().optional().describe("Present when status is 'complete'."),
+  renderQuality: renderQuality.optional().describe("Present when status is 'complete'."),
+  failedAt: dateTime().optional().describe("Present when status is 'failed'."),
+  error: z.string().optional().describe("Present when status is 'failed'; human-readable reason."),
+  retryable: z.boolean().optional().describe("Present when status is 'failed'; true if a new capture may succeed."),
+});
+
+/** spec 2.2 */
+export const captureStatusSchema = z
+  .object({
+    id: z.string(),
+    status: captureStatus,
+    captureUrl: uri().optional().describe("Present when 'complete'; URL of the full capture record."),
+    error: z.string().optional().describe("Present when 'failed'."),
+    retryable: z.boolean().optional().describe("Present when 'failed'."),
+  })
+  .describe('Capture status record (spec 2.2).');
+
+/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (issue 15) kept as recorded. */
+export const captureSettingsSchema = z
+  .looseObject({
+    version: z.number().int().describe('Schema version.'),
+    consent: z.looseObject({}).optional().describe('Present when consent opt-out was attempted.'),
+  })
+  .describe('Settings recorded for the capture (consent handling, viewport, options).');
+
+/** `render` (spec 2.3); further members the worker records (mainDocumentStatus) are kept. */
+const renderSchema = z
+  .looseObject({
+    waitUntilReached: z.enum(['domcontentloaded', 'load', 'networkidle']),
+    timedOut: z.boolean(),
+    durationMs: z.number().int(),
+    settleMs: z.number().int().optional(),
+    settleReason: z.enum(['idle', 'cap']).optional(),
+    stages: z.looseObject({}).optional().describe('Per-stage timing breakdown.'),
+  })
+  .describe('Rendering metadata, present on newer captures.');
+export type CaptureRender = z.output<typeof renderSchema>;
+export type CaptureSettings = z.output<typeof captureSettingsSchema>;
+
+/** spec 2.3 */
+export const captureRecordSchema = z
+  .object({
+    id: z.string(),
+    status: z.literal('complete'),
+    url: uri(),
+    createdAt: dateTime(),
+    completedAt: dateTime(),
+    renderQuality: renderQuality,
+    render: renderSchema.optional(),
+    artifacts: z.object({
+      screenshot: uri(),
+      screenshotBefore: uri().optional().describe('Present only when consent was detected and dismissed.'),
+      html: uri(),
+      headers: uri().optional(),
+      pdf: uri().optional().describe('Present when the capture asked for `pdf` (issue 15).'),
+    }),
+    wacz: z
+      .object({ url: uri(), bundleHash: z.string().describe('sha256:<hex>'), size: z.number().int() })
+      .optional()
+      .describe('The signed bundle; present when a signing key was configured and the capture is not partial.'),
+    verifyUrl: uri().optional().describe('Present only when `wacz` is present.'),
+    captureSettings: captureSettingsSchema.optional(),
+  })
+  .describe('Capture record (spec 2.3).');
