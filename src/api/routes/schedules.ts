@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type CaptureOptions, parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
@@ -6,11 +6,11 @@ import { decideCreateSchedule, decideDeleteSchedule } from '../../domain/tenant/
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
 import { parseSchedule } from '../../schedules/cron-policy.js';
 import { nextRunAt } from '../../schedules/schedule-timing.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
-import { HttpProblem } from '../problem.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { iso, nameSchema } from '../schemas.js';
+import { dateTime, iso, nameSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
@@ -37,6 +37,26 @@ const createBody = z.object(
 
 /** lastCaptureStatus values (docs/schedules.md): set by the projection from the run's events. */
 export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
+
+/** spec 2.10 */
+const scheduleSchema = z
+  .object({
+    id: z.string().describe('sch_<id>'),
+    url: z.string(),
+    name: z.string(),
+    cron: z.string().describe('Five-field cron expression, UTC (spec 4.12).'),
+    options: z.object(captureOptionsSchema.unwrap().shape).optional().describe('The capture options every run uses (issue 15).'),
+    paused: z.boolean(),
+    nextRunAt: dateTime().nullable().describe('Next planned run.'),
+    lastRunAt: dateTime().nullable().describe('Null before the first run.'),
+    lastCaptureId: z.string().nullable(),
+    lastCaptureStatus: z.enum(['pending', 'complete', 'failed', 'skipped_quota']).nullable().describe('Outcome of the most recent run (docs/schedules.md).'),
+    createdAt: dateTime(),
+  })
+  .describe('Schedule record (spec 2.10).');
+
+const scheduleIdParams = z.object({ scheduleId: z.string().describe('sch_<id>') });
+const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
 interface ScheduleRow {
   schedule_id: string;
@@ -84,16 +104,32 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
     return r.rows[0] ?? null;
   }
 
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     app.post(
       '/v1/schedules',
       {
         onRequest: guard.require('capture'),
         preValidation: requireJsonBody,
-        schema: { tags: ['schedules'], summary: 'Create a schedule', body: createBody, security: [{ bearer: [] }] },
+        schema: {
+          tags: ['schedules'],
+          summary: 'Create a schedule',
+          body: createBody,
+          security: [{ bearer: [] }],
+          response: {
+            201: scheduleSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              ...ANSWERS.jsonBody,
+              ...ANSWERS.internal,
+              400: 'Invalid url, name, cron or options, or a cron expression firing more than once per hour; the detail names it (spec 4.12).',
+              422: 'The URL is not capturable: private address, embedded credentials, double-encoded (spec 7.2).',
+              429: "Rate limited, or the tier's active-schedule maximum is reached (limitType 'schedules'; spec 7.3).",
+            }),
+          },
+        },
       },
       async (req, reply) => {
-        const body = req.body as z.infer<typeof createBody>;
+        const body = req.body;
         // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
         const cron = body.cron.trim();
         const parsed = parseSchedule(cron);
@@ -130,7 +166,15 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.get(
       '/v1/schedules',
-      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'List schedules', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'List schedules',
+          security: [{ bearer: [] }],
+          response: { 200: z.object({ data: z.array(scheduleSchema) }), ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
+        },
+      },
       async (req) => {
         const r = await ctx.pool.query<ScheduleRow>(
           'SELECT * FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, schedule_id',
@@ -142,9 +186,18 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.get(
       '/v1/schedules/:scheduleId',
-      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'Retrieve a schedule', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'Retrieve a schedule',
+          security: [{ bearer: [] }],
+          params: scheduleIdParams,
+          response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
+        },
+      },
       async (req) => {
-        const { scheduleId } = req.params as { scheduleId: string };
+        const { scheduleId } = req.params;
         const row = await loadSchedule(req.principal!.tenantId, scheduleId);
         if (!row) throw unknownSchedule(scheduleId);
         return record(row);
@@ -153,14 +206,26 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.delete(
       '/v1/schedules/:scheduleId',
-      { onRequest: guard.require('capture'), schema: { tags: ['schedules'], summary: 'Delete a schedule', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('capture'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'Delete a schedule',
+          security: [{ bearer: [] }],
+          params: scheduleIdParams,
+          response: {
+            200: z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).'),
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+          },
+        },
+      },
       async (req) => {
-        const { scheduleId } = req.params as { scheduleId: string };
+        const { scheduleId } = req.params;
         if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
         // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
         const result = await ctx.tenants.execute(req.principal!.tenantId, causedBy(req), (state, now) => decideDeleteSchedule({ scheduleId }, state, now));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return { id: scheduleId, deleted: true };
+        return { id: scheduleId, deleted: true as const };
       },
     );
   };
