@@ -86,7 +86,9 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
           tags: ['verification'],
           summary: 'CA certificates of the built-in time-stamping authorities',
           response: {
-            200: z.object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) }),
+            200: z
+              .object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) })
+              .describe('CA certificates (PEM) a timestamp of this service may chain to.'),
             ...problemResponses(publicAnswers),
           },
         },
