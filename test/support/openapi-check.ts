@@ -91,6 +91,19 @@ export interface Exchange {
   raw: Buffer;
 }
 
+/**
+ * OpenAPI 3.0 `nullable: true` admits null, also beside an `enum` (the reading of 3.0.0–3.0.2, and what the
+ * zod generator means by it); JSON Schema validators need null in the enum to agree.
+ */
+function nullableEnums(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullableEnums);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = nullableEnums(v);
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  return out;
+}
+
 /** Validates answers against the schemas of one document (components resolved through the document). */
 export function answerChecker(doc: OpenApiDoc) {
   const ajv = new Ajv({ strict: false, allErrors: true });
@@ -101,7 +114,7 @@ export function answerChecker(doc: OpenApiDoc) {
     let v = compiled.get(schema);
     if (!v) {
       // `#/components/...` references resolve against this root.
-      v = ajv.compile({ ...schema, components: doc.components ?? {} });
+      v = ajv.compile(nullableEnums({ ...schema, components: doc.components ?? {} }) as object);
       compiled.set(schema, v);
     }
     return v;
