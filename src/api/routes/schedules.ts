@@ -172,7 +172,10 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           tags: ['schedules'],
           summary: 'List schedules',
           security: [{ bearer: [] }],
-          response: { 200: z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules."), ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
+          response: {
+            200: z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules."),
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
+          },
         },
       },
       async (req) => {

@@ -125,7 +125,12 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
             200: z
               .object({
                 keys: z.array(
-                  z.object({ keyId: z.string(), algorithm: z.literal('Ed25519'), publicKey: z.string(), archivedAt: dateTime().describe('When the key was first archived.') }),
+                  z.object({
+                    keyId: z.string(),
+                    algorithm: z.literal('Ed25519'),
+                    publicKey: z.string(),
+                    archivedAt: dateTime().describe('When the key was first archived.'),
+                  }),
                 ),
               })
               .describe('All historical keys including the current one (spec 4.10).'),
