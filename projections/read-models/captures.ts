@@ -1,4 +1,4 @@
-import type { ArtifactRefs, BundleRef, TenantEvent } from '../../src/domain/events.js';
+import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings, TenantEvent } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, ExpectedRow, SettledCapture, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
 
@@ -23,10 +23,10 @@ export interface CaptureRow {
   completed_at: Date | null;
   failed_at: Date | null;
   render_quality: 'full' | 'partial' | null;
-  render: Record<string, unknown> | null;
+  render: CaptureRender | null;
   artifacts: ArtifactRefs | null;
   bundle: BundleRef | null;
-  capture_settings: Record<string, unknown> | null;
+  capture_settings: CaptureSettings | null;
   error: string | null;
   retryable: boolean | null;
   schedule_id: string | null;

@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
+  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -16,6 +18,12 @@ import { httpDuration, httpRequests, scrape } from '../observability/metrics.js'
 import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 
+/** The app as plugins see it: zod schemas type params, query, body and replies. */
+export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+
+/** An area of the API: routes + schemas + hooks, registered in its own encapsulated scope. */
+export type ApiPlugin = (app: TypedApp) => Promise<void> | void;
+
 export interface AppOptions {
   log: Logger;
   publicBaseUrl: string;
@@ -24,7 +32,7 @@ export interface AppOptions {
   /** METRICS_TOKEN: bearer token for /metrics; unset → loopback clients only. */
   metricsToken?: string | undefined;
   /** Area plugins (routes + schemas + hooks), registered in order. */
-  plugins: Array<(app: FastifyInstance) => Promise<void> | void>;
+  plugins: ApiPlugin[];
 }
 
 const describeIssue = (v: { instancePath?: string; message?: string }, context: string): string => {
@@ -33,8 +41,9 @@ const describeIssue = (v: { instancePath?: string; message?: string }, context: 
 };
 
 /** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
-export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+export async function buildApp(opts: AppOptions): Promise<TypedApp> {
+  // Plugins see the logger as Fastify's base logger; what they log through is the pino instance given here.
+  const app = Fastify<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: opts.log,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -129,12 +138,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
+    // Schemas registered with an id (the error body) become components, referenced from every route.
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  for (const plugin of opts.plugins) await app.register(async (scope) => plugin(scope as unknown as FastifyInstance));
-  return app as unknown as FastifyInstance;
+  for (const plugin of opts.plugins) await app.register(async (scope) => plugin(scope));
+  return app;
 }
 
 /** preValidation hook for POST endpoints that take a body (spec 7.2: 415). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CAPTURE_OPTION_LIMITS as L } from '../domain/capture-options.js';
 
 /**
- * The `options` object of POST /v1/captures and POST /v1/schedules (issue 15) as the OpenAPI document shows
+ * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
  * it. The same rules as parseCaptureOptions (which batch items, validated one by one, use); a violation is a
  * 400 naming the field, e.g. `body.options.viewport.width`.
  */

@@ -1,5 +1,6 @@
-import type { FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 
 /** The one error-body builder (spec 7.1). Clients switch on `status`; `type` is always 'about:blank'. */
 export interface ProblemBody {
@@ -39,3 +40,68 @@ export function sendProblem(reply: FastifyReply, p: HttpProblem): FastifyReply {
   for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
   return reply.code(p.status).type('application/json; charset=utf-8').send(p.body());
 }
+
+/**
+ * The error body as a schema (spec 7.1, 7.3): every 4xx/5xx a route documents points at this one component.
+ * Loose, so members a refusal adds (quota, limitType, …) are never stripped by the serializer.
+ */
+export const problemSchema = z
+  .looseObject({
+    type: z.literal('about:blank'),
+    status: z.number().int().min(400).max(599),
+    title: z.string().describe('Short summary of the problem class; clients switch on `status`.'),
+    detail: z.string().describe('Explanation of this occurrence.'),
+    limitType: z
+      .enum(['tenant', 'quota', 'schedules'])
+      .optional()
+      .describe("429 only (spec 7.3): absent for the per-IP limit, 'tenant', 'quota' or 'schedules'."),
+    quota: z
+      .looseObject({
+        resource: z.enum(['captures', 'storage']),
+        limit: z.number().int(),
+        used: z.number().int(),
+        remaining: z.number().int(),
+        resetsAt: z.string().meta({ format: 'date-time' }),
+        requested: z.number().int().optional().describe('Batch size, on a batch refused whole.'),
+      })
+      .optional()
+      .describe("Only with limitType 'quota'."),
+  })
+  .meta({ id: 'Problem', description: 'Error body (spec 7.1).' });
+
+const problemResponse = (description: string) => ({ description, content: { 'application/json': { schema: problemSchema } } });
+
+/**
+ * A route's documented error answers: status → why it happens, each with the one error body. Used in
+ * `schema.response` next to the success schemas, so the OpenAPI document names every status a route gives.
+ */
+export function problemResponses<S extends number>(answers: Record<S, string>): Record<S, ReturnType<typeof problemResponse>> {
+  const out = {} as Record<S, ReturnType<typeof problemResponse>>;
+  for (const [status, description] of Object.entries(answers) as Array<[string, string]>) out[Number(status) as S] = problemResponse(description);
+  return out;
+}
+
+/** The answers of the shared hooks and parsers, described once (spec 5, 7.2, 8.1). Spread into problemResponses. */
+export const ANSWERS = {
+  /** guard.require(scope): tenant key, scope, per-tenant rate limit. */
+  tenantKey: {
+    401: 'Missing, malformed or invalid Authorization header (spec 5.6).',
+    403: 'The API key lacks the scope this endpoint needs (spec 5.3).',
+    429: "Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3).",
+  },
+  /** guard.perIp(): endpoints without credentials. */
+  perIp: { 429: 'Rate limited per client address (spec 7.3, 8.1).' },
+  /** checkAdmin: the operator credential (spec 5.2). */
+  adminKey: {
+    401: 'Missing or invalid admin credential (spec 5.6).',
+    503: 'The admin API is not configured (ADMIN_KEY unset; spec 5.2).',
+  },
+  /** requireJsonBody and the JSON parser (spec 7.2). */
+  jsonBody: {
+    400: 'Missing or malformed JSON body, or an invalid field; the detail names it (spec 7.2).',
+    413: 'The request body is larger than 1 MiB.',
+    415: 'Content-Type is not application/json (spec 7.2).',
+  },
+  /** The error handler's last resort. */
+  internal: { 500: 'Internal error; the detail carries the request id.' },
+} as const;

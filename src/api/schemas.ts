@@ -19,3 +19,13 @@ export const keyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowe
 
 export const iso = (d: Date | string | null | undefined): string | undefined =>
   d === null || d === undefined ? undefined : new Date(d).toISOString();
+
+/**
+ * Strings the OpenAPI document gives a format (spec: "date-time", "uri"). Formats are documented, not enforced
+ * on the way out: a value the service already stores is answered as it is, never turned into a 500.
+ */
+export const dateTime = () => z.string().meta({ format: 'date-time' });
+export const uri = () => z.string().meta({ format: 'uri' });
+
+/** Binary and text downloads: documented by content type only, never passed through the JSON serializer. */
+export const binary = () => z.custom<Uint8Array | string>().meta({ type: 'string', format: 'binary' });

@@ -2,7 +2,7 @@
  * The human-readable verification page (spec 4.9): self-contained (no external assets, strict CSP with a
  * per-response nonce); it fetches the JSON result from the same URL and shows each check. Beside the checks,
  * the archived page itself, replayed from the signed WACZ in the reader's browser by ReplayWeb.page's viewer
- * (served by this service under /replay/, with its service worker; issue 15).
+ * (served by this service under /replay/, with its service worker; docs/architecture.md, Evidence).
  */
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -25,6 +25,23 @@ export interface SubmittedCapture {
   options?: CaptureOptions;
 }
 
+/** How the page was rendered (spec 2.3 `render`), as the worker recorded it; later members are kept as they are. */
+export interface CaptureRender {
+  waitUntilReached: 'load' | 'domcontentloaded' | 'networkidle';
+  timedOut: boolean;
+  durationMs: number;
+  settleMs?: number;
+  settleReason?: 'idle' | 'cap';
+  [more: string]: unknown;
+}
+
+/** The record's `captureSettings` (spec 2.3): `version`, `consent` when attempted, and how the page was captured. */
+export interface CaptureSettings {
+  version: number;
+  consent?: { attempted: boolean; cmp: string | null; result: string; durationMs: number };
+  [more: string]: unknown;
+}
+
 export interface ArtifactRefs {
   /** Object-store names of the stored artifacts. */
   screenshot: string;
@@ -71,10 +88,10 @@ export type TenantEvent =
         captureId: string;
         completedAt: string;
         renderQuality: RenderQuality;
-        render: Record<string, unknown>;
+        render: CaptureRender;
         artifacts: ArtifactRefs;
         bundle?: BundleRef;
-        captureSettings?: Record<string, unknown>;
+        captureSettings?: CaptureSettings;
         storedBytes: number;
         attempts: number;
       };

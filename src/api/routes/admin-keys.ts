@@ -1,13 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Scope } from '../../domain/events.js';
 import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
 import type { ApiContext } from '../context.js';
-import { HttpProblem } from '../problem.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { iso, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+import { dateTime, iso, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
 
@@ -24,6 +24,41 @@ const listQuery = z.object({
   include: z.enum(['revoked'], { error: "must be 'revoked' when given" }).optional(),
 });
 
+/** spec 2.8, as listed: never the raw key. */
+const keyRecordSchema = z.object({
+  keyHash: z.string().describe('SHA-256 hex of the raw key; identifies it for revocation.'),
+  tenantId: z.string(),
+  scopes: z.array(scopeSchema),
+  name: z.string(),
+  createdAt: dateTime(),
+  createdBy: z.string().describe("Currently always 'admin'."),
+  revoked: z.literal(true).optional().describe('Present and true when revoked.'),
+  revokedAt: dateTime().optional().describe('Present only when revoked.'),
+});
+
+const createdSchema = z
+  .object({
+    key: z.string().describe('The raw key (svc_live_…); shown only in this response.'),
+    keyHash: z.string(),
+    tenantId: z.string(),
+    scopes: z.array(scopeSchema),
+    name: z.string(),
+    createdAt: dateTime(),
+    warning: z.string(),
+  })
+  .describe('The new key (spec 4.11).');
+
+const revokedSchema = keyRecordSchema
+  .extend({ revoked: z.literal(true), revokedAt: dateTime() })
+  .describe('The revocation record; the same on a repeat (spec 3.2).');
+
+/** Every key endpoint: the per-IP limit, then the admin credential (spec 4.11). */
+const KEY_ENDPOINT_ANSWERS = {
+  ...ANSWERS.adminKey,
+  ...ANSWERS.internal,
+  429: 'More than 5 requests in 60 s from this address to the key endpoints (spec 4.11).',
+} as const;
+
 const keyRecord = (r: KeyRow) => ({
   keyHash: r.key_hash,
   tenantId: r.tenant_id,
@@ -31,13 +66,13 @@ const keyRecord = (r: KeyRow) => ({
   name: r.name,
   createdAt: iso(r.created_at)!,
   createdBy: r.created_by,
-  ...(r.revoked_at ? { revoked: true, revokedAt: iso(r.revoked_at)! } : {}),
+  ...(r.revoked_at ? { revoked: true as const, revokedAt: iso(r.revoked_at)! } : {}),
 });
 
 export const causedByAdmin = (req: FastifyRequest) => ({ correlationId: req.id, causedBy: { kind: 'admin' as const } });
 
 export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
     app.addHook('onRequest', async (req) => {
       const d = await limiter.take(`admin-keys:${req.ip}`, 5, 60_000, 1, { failClosed: true });
@@ -51,9 +86,26 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
 
     app.post(
       '/v1/admin/keys',
-      { preValidation: requireJsonBody, schema: { tags: ['admin'], summary: 'Create a tenant API key', body: createBody } },
+      {
+        preValidation: requireJsonBody,
+        schema: {
+          tags: ['admin'],
+          summary: 'Create a tenant API key',
+          security: [{ bearer: [] }],
+          body: createBody,
+          response: {
+            201: createdSchema,
+            ...problemResponses({
+              ...KEY_ENDPOINT_ANSWERS,
+              ...ANSWERS.jsonBody,
+              400: 'Invalid tenantId, scopes or name; the detail names the field (spec 7.2).',
+              409: 'A key with this hash already exists.',
+            }),
+          },
+        },
+      },
       async (req, reply) => {
-        const body = req.body as z.infer<typeof createBody>;
+        const body = req.body;
         const scopes = [...new Set(body.scopes)];
         const { key, keyHash } = generateTenantKey();
         const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req));
@@ -70,24 +122,52 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
       },
     );
 
-    app.get('/v1/admin/keys', { schema: { tags: ['admin'], summary: 'List tenant API keys', querystring: listQuery } }, async (req) => {
-      const q = req.query as z.infer<typeof listQuery>;
-      const rows = await listKeys(ctx.pool, { tenantId: q.tenant ?? null, includeRevoked: q.include === 'revoked' });
-      return { data: rows.map(keyRecord) };
-    });
+    app.get(
+      '/v1/admin/keys',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'List tenant API keys',
+          security: [{ bearer: [] }],
+          querystring: listQuery,
+          response: {
+            200: z.object({ data: z.array(keyRecordSchema) }).describe('Key records; never raw keys (spec 4.11).'),
+            ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 400: "include is not 'revoked'." }),
+          },
+        },
+      },
+      async (req) => {
+        const q = req.query;
+        const rows = await listKeys(ctx.pool, { tenantId: q.tenant ?? null, includeRevoked: q.include === 'revoked' });
+        return { data: rows.map(keyRecord) };
+      },
+    );
 
-    app.delete('/v1/admin/keys/:keyHash', { schema: { tags: ['admin'], summary: 'Revoke a tenant API key' } }, async (req) => {
-      const { keyHash } = req.params as { keyHash: string };
-      const notFound = new HttpProblem(404, `No API key with keyHash ${keyHash}.`, 'Not Found');
-      if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
-      const row = await findKey(ctx.pool, keyHash);
-      if (!row) throw notFound;
-      const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
-      // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
-      ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
-      const last = result.appended.at(-1);
-      if (last) await ctx.waiter.waitFor(last.seq);
-      return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true, revokedAt: result.reply.revokedAt };
-    });
+    app.delete(
+      '/v1/admin/keys/:keyHash',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Revoke a tenant API key',
+          security: [{ bearer: [] }],
+          // Any string: a keyHash that is not 64 hex characters names no key (404, not 400).
+          params: z.object({ keyHash: z.string().describe('64 hex characters (spec 4.11).') }),
+          response: { 200: revokedSchema, ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 404: 'No key with this keyHash.' }) },
+        },
+      },
+      async (req) => {
+        const { keyHash } = req.params;
+        const notFound = new HttpProblem(404, `No API key with keyHash ${keyHash}.`, 'Not Found');
+        if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
+        const row = await findKey(ctx.pool, keyHash);
+        if (!row) throw notFound;
+        const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
+        // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
+        ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
+        const last = result.appended.at(-1);
+        if (last) await ctx.waiter.waitFor(last.seq);
+        return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true as const, revokedAt: result.reply.revokedAt };
+      },
+    );
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SubmittedCapture } from '../../domain/events.js';
 import { parseCaptureOptions } from '../../domain/capture-options.js';
@@ -7,16 +7,18 @@ import { quotaView, type Admission } from '../../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
+import { captureRecordSchema, captureStatusSchema, captureSummarySchema } from '../capture-schemas.js';
 import { type CaptureRow, captureViews } from '../../../projections/read-models/capture-view.js';
 import { findCapture, listCaptures } from '../../../projections/read-models/captures.js';
 import { provenancePage } from '../../archive/provenance-page.js';
 import { parseByteRange } from '../byte-range.js';
 import { parseProvenance, provenanceSignature } from '../provenance-view.js';
-import { HttpProblem, problem } from '../problem.js';
+import { ANSWERS, HttpProblem, problem, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
+import { binary, dateTime, uri } from '../schemas.js';
 import { type TenantGuard, tenantRateLimited } from '../tenant-auth.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
@@ -26,7 +28,7 @@ export interface CaptureRouteDeps {
   guard: TenantGuard;
   policy: AddressPolicy;
   artifacts: ArtifactStore;
-  /** Jobs waiting beyond this bound → 503 with Retry-After (issue 3 §8). */
+  /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
   backlog: () => Promise<number>;
   cors: Cors;
 }
@@ -46,6 +48,160 @@ const batchBody = z.object(
   },
   { error: 'must be a JSON object with a urls array' },
 );
+
+const captureIdParams = z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') });
+
+const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
+
+const acceptedSchema = z
+  .object({ id: z.string(), statusUrl: uri().describe('Absolute URL of the status endpoint.'), note: z.string() })
+  .describe(`Accepted (spec 4.3). ${quotaHeadersNote}`);
+
+const batchSchema = z
+  .object({
+    items: z
+      .array(
+        z.union([
+          z.object({ status: z.literal(202), url: z.string(), id: z.string(), statusUrl: uri() }).describe('Accepted item.'),
+          z.object({ status: z.number().int(), url: z.string(), error: problemSchema }).describe('Refused item: 400, 422, 429 or another 4xx/5xx.'),
+        ]),
+      )
+      .describe('Same length and order as the input.'),
+    summary: z.object({ total: z.number().int(), accepted: z.number().int(), failed: z.number().int() }),
+  })
+  .describe(`Multi-status: one answer per URL (spec 4.5). ${quotaHeadersNote}`);
+
+const listSchema = z
+  .object({
+    data: z.array(captureSummarySchema).describe('Never null; empty when none.'),
+    pagination: z.object({
+      total: z.number().int().describe('Matches before paging.'),
+      offset: z.number().int(),
+      hasMore: z.boolean(),
+      limit: z.number().int().describe('Effective page size.'),
+    }),
+  })
+  .describe("The tenant's captures (spec 4.2).");
+
+const artifactParams = captureIdParams.extend({
+  name: z.string().describe("screenshot, screenshot-before, html, headers, pdf or wacz; any other name is 404."),
+});
+
+/** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
+const download = (description: string) => ({
+  description,
+  content: Object.fromEntries(
+    ['image/png', 'text/plain', 'application/json', 'application/pdf', 'application/wacz+zip'].map((type) => [type, { schema: binary() }]),
+  ),
+});
+
+/**
+ * The stored provenance record (README, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
+ * way), since it is the record signed into the WACZ.
+ */
+const provenanceSchema = z
+  .object({
+    provenanceVersion: z.number().int(),
+    captureId: z.string(),
+    requestedUrl: z.string(),
+    finalUrl: z.string(),
+    redirectChain: z.array(z.object({ url: z.string(), status: z.number().int().nullable(), location: z.string().optional() })),
+    mainDocumentStatus: z.number().int(),
+    renderQuality: z.enum(['full', 'partial']),
+    submittedAt: dateTime(),
+    startedAt: dateTime(),
+    completedAt: dateTime(),
+    browser: z.object({ name: z.string(), version: z.string(), userAgent: z.string() }),
+    viewport: z.object({ width: z.number().int(), height: z.number().int(), deviceScaleFactor: z.number() }),
+    captureSettings: z.record(z.string(), z.unknown()),
+    connections: z
+      .array(
+        z.object({
+          host: z.string(),
+          port: z.number().int(),
+          address: z.string().describe('The address connected to, after the address policy checked it.'),
+          via: z.enum(['tunnel', 'http']),
+          connectedAt: dateTime(),
+          tls: z.unknown().optional().describe('TLS protocol and certificate chain as seen at connect time; null when the server did not speak TLS.'),
+          tlsError: z.string().optional(),
+        }),
+      )
+      .describe('Every connection the egress proxy made for hosts this page used.'),
+    artifacts: z.array(z.object({ name: z.string(), mediaType: z.string(), hash: z.string().describe('sha256:<hex>'), bytes: z.number().int() })),
+    signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
+    notes: z.array(z.string()),
+    signature: z
+      .object({
+        bundleHash: z.string(),
+        keyId: z.string(),
+        signedAt: dateTime(),
+        timestamp: z.object({ genTime: dateTime(), tsa: z.string() }).nullable(),
+      })
+      .optional()
+      .describe("From the bundle's datapackage-digest.json, when there is a bundle."),
+  })
+  .describe('The provenance record: provenance/provenance.json of the signed WACZ, plus `signature`.');
+
+/** Answers a stored document as it is: the route's schemas document it and type the handler, nothing more. */
+const asStored = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * spec 4.2 list parameters, with a 400 naming the parameter for every violation. A parameter given twice
+ * arrives as an array and is refused like any other malformed value; an empty one counts as absent.
+ */
+const absentIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+const single = (what: string) => (iss: { input?: unknown }) => (Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`);
+const queryInt = (min: number, def: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : absentIfEmpty(v)),
+    z
+      .number({ error: single('an integer') })
+      .int()
+      .min(min, { error: (iss) => `must be at least ${min}, got ${String(iss.input)}` })
+      .default(def),
+  );
+const queryDate = z.preprocess(
+  absentIfEmpty,
+  z
+    .string({ error: single('an ISO 8601 date-time such as 2026-01-31T00:00:00Z') })
+    .refine((v) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(new Date(v).getTime()), {
+      error: (iss) => `must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z, got '${String(iss.input)}'`,
+    })
+    .transform((v) => new Date(v))
+    .optional()
+    .meta({ format: 'date-time' }),
+);
+
+const listQuery = z
+  .object({
+    limit: queryInt(1, 20).describe('Page size; default 20, above 100 clamped to 100.'),
+    offset: queryInt(0, 0).describe('Zero-based; default 0.'),
+    status: z.enum(['pending', 'complete', 'failed'], { error: single('pending, complete or failed') }).optional(),
+    url: z
+      .string({ error: single('a string') })
+      .min(4, 'must be at least 4 characters (it is a prefix match)')
+      .refine((v) => !/[%_]/.test(v), "must not contain '%' or '_'")
+      .optional()
+      .describe('Prefix match on the captured URL.'),
+    created_after: queryDate.describe('Inclusive lower bound.'),
+    created_before: queryDate.describe('Exclusive upper bound; after created_after when both are given.'),
+    sort: z.enum(['created_at', '-created_at'], { error: single('created_at or -created_at') }).default('-created_at'),
+    schedule_id: z.preprocess(absentIfEmpty, z.string({ error: single('a string') }).optional()).describe('Only captures run by this schedule.'),
+  })
+  .refine((q) => !(q.created_after && q.created_before && q.created_before <= q.created_after), {
+    path: ['created_before'],
+    error: 'must be after created_after',
+  })
+  .transform((q) => ({
+    limit: Math.min(100, q.limit),
+    offset: q.offset,
+    status: q.status,
+    url: q.url,
+    createdAfter: q.created_after,
+    createdBefore: q.created_before,
+    sort: q.sort,
+    scheduleId: q.schedule_id,
+  }));
 
 const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
   reply.header('X-Quota-Limit', String(a.limit)).header('X-Quota-Used', String(a.used)).header('X-Quota-Remaining', String(a.remaining));
@@ -68,7 +224,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 
   async function admit(req: FastifyRequest, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
     const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(req));
-    // Status and list must see the capture as soon as we answer (issue 3 §1).
+    // Status and list must see the capture as soon as we answer (docs/architecture.md, Captures).
     await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
     return result.reply;
   }
@@ -80,21 +236,51 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 
   const unknownCapture = (id: string) => new HttpProblem(404, `No capture ${id}.`, 'Not Found');
 
-  return async (app: FastifyInstance) => {
-    app.options('/v1/captures', { schema: { hide: true } }, async (req, reply) => {
-      deps.cors.preflight(req, reply);
-      return reply.code(204).send();
-    });
+  return async (app: TypedApp) => {
+    app.options(
+      '/v1/captures',
+      {
+        schema: {
+          tags: ['captures'],
+          summary: 'CORS preflight for POST /v1/captures',
+          response: {
+            204: z.undefined().describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
+            ...problemResponses({ ...ANSWERS.internal, 403: 'The origin is not allowed; no CORS headers (spec 4.4).' }),
+          },
+        },
+      },
+      async (req, reply) => {
+        deps.cors.preflight(req, reply);
+        return reply.code(204).send();
+      },
+    );
 
     app.post(
       '/v1/captures',
       {
         onRequest: [async (req, reply) => deps.cors.actual(req, reply), guard.require('capture')],
         preValidation: requireJsonBody,
-        schema: { tags: ['captures'], summary: 'Submit a capture', body: submitBody, security: [{ bearer: [] }] },
+        schema: {
+          tags: ['captures'],
+          summary: 'Submit a capture',
+          body: submitBody,
+          security: [{ bearer: [] }],
+          response: {
+            202: acceptedSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              ...ANSWERS.jsonBody,
+              ...ANSWERS.internal,
+              400: 'Missing or malformed JSON body, missing url, invalid URL scheme, or a bad option; the detail names it (spec 7.2).',
+              422: 'The URL resolves to a private address, embeds credentials or is double-encoded (spec 7.2).',
+              429: "Rate limited (limitType absent or 'tenant') or the monthly quota is used up (limitType 'quota'; spec 7.3).",
+              503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
+            }),
+          },
+        },
       },
       async (req, reply) => {
-        const { url, options: rawOptions } = req.body as { url: unknown; options?: unknown };
+        const { url, options: rawOptions } = req.body;
         const checked = await checkTargetUrl(url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
         if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
         const options = parseCaptureOptions(rawOptions);
@@ -112,10 +298,26 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       {
         onRequest: guard.require('capture'),
         preValidation: requireJsonBody,
-        schema: { tags: ['captures'], summary: 'Submit a batch of captures', body: batchBody, security: [{ bearer: [] }] },
+        schema: {
+          tags: ['captures'],
+          summary: 'Submit a batch of captures',
+          body: batchBody,
+          security: [{ bearer: [] }],
+          response: {
+            207: batchSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              ...ANSWERS.jsonBody,
+              ...ANSWERS.internal,
+              400: 'Invalid batch structure: missing or empty urls, or more URLs than the configured maximum (spec 7.2).',
+              429: "Rate limited, or the batch needs more captures than the monthly quota has left (limitType 'quota' with quota.requested; spec 8.2).",
+              503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
+            }),
+          },
+        },
       },
       async (req, reply) => {
-        const { urls } = req.body as { urls: unknown[] };
+        const { urls } = req.body;
         const max = ctx.config.BATCH_MAX;
         if (urls.length > max) throw new HttpProblem(400, `The batch has ${urls.length} URLs; the maximum is ${max}.`, 'Bad Request');
         await ensureCapacity();
@@ -166,7 +368,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         }
         setQuotaHeaders(reply, admission);
         const body = items.map((it) =>
-          it.status === 202 ? { status: 202, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) } : { status: it.status, url: it.url, error: it.error! },
+          it.status === 202 ? { status: 202 as const, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) } : { status: it.status, url: it.url, error: it.error! },
         );
         return reply.code(207).send({
           items: body,
@@ -177,9 +379,26 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 
     app.get(
       '/v1/captures',
-      { onRequest: guard.require('read'), schema: { tags: ['captures'], summary: 'List captures', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'List captures',
+          security: [{ bearer: [] }],
+          querystring: listQuery,
+          response: {
+            200: listSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              400: 'Invalid list parameter; the detail names it (spec 4.2).',
+              500: 'Database read failed while listing captures (spec 7.2).',
+              503: 'Required configuration missing or the service is at capacity (spec 7.2).',
+            }),
+          },
+        },
+      },
       async (req) => {
-        const q = parseListQuery(req.query as Record<string, unknown>);
+        const q = req.query;
         const { rows, total: n } = await listCaptures(ctx.pool, req.principal!.tenantId, q).catch((err) => {
           req.log.error({ err }, 'listing captures failed');
           throw new HttpProblem(500, 'Database read failed while listing captures; retry shortly.', 'Internal Server Error');
@@ -191,28 +410,70 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       },
     );
 
-    app.get('/v1/captures/:captureId/status', { onRequest: guard.perIp(), schema: { tags: ['captures'], summary: 'Poll a capture' } }, async (req) => {
-      const { captureId } = req.params as { captureId: string };
-      const row = await loadCapture(captureId);
-      if (!row) throw unknownCapture(captureId);
-      return views.status(row);
-    });
+    app.get(
+      '/v1/captures/:captureId/status',
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Poll a capture',
+          params: captureIdParams,
+          response: { 200: captureStatusSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }) },
+        },
+      },
+      async (req) => {
+        const { captureId } = req.params;
+        const row = await loadCapture(captureId);
+        if (!row) throw unknownCapture(captureId);
+        return views.status(row);
+      },
+    );
 
-    app.get('/v1/captures/:captureId', { onRequest: guard.perIp(), schema: { tags: ['captures'], summary: 'Retrieve a completed capture' } }, async (req) => {
-      const { captureId } = req.params as { captureId: string };
-      const row = await loadCapture(captureId);
-      if (!row) throw unknownCapture(captureId);
-      if (row.status !== 'complete') {
-        throw new HttpProblem(404, `Capture ${captureId} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
-      }
-      return views.record(row);
-    });
+    app.get(
+      '/v1/captures/:captureId',
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Retrieve a completed capture',
+          params: captureIdParams,
+          response: {
+            200: captureRecordSchema,
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, or not complete yet (spec 4.7).' }),
+          },
+        },
+      },
+      async (req) => {
+        const { captureId } = req.params;
+        const row = await loadCapture(captureId);
+        if (!row) throw unknownCapture(captureId);
+        if (row.status !== 'complete') {
+          throw new HttpProblem(404, `Capture ${captureId} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
+        }
+        return views.record(row);
+      },
+    );
 
     app.get(
       '/v1/captures/:captureId/artifacts/:name',
-      { onRequest: guard.perIp(), schema: { tags: ['captures'], summary: 'Download an artifact' } },
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Download an artifact',
+          description:
+            'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/pdf, application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
+          params: artifactParams,
+          response: {
+            200: download('The artifact (spec 4.8).'),
+            206: download('The requested byte range (Content-Range).'),
+            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).' }),
+          },
+        },
+      },
       async (req, reply) => {
-        const { captureId, name } = req.params as { captureId: string; name: string };
+        const { captureId, name } = req.params;
         const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
         if (!download) throw new HttpProblem(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`, 'Not Found');
         const row = await loadCapture(captureId);
@@ -233,7 +494,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         const body = Buffer.from(bytes);
         const range = parseByteRange(req.headers.range, body.byteLength);
         if (range.kind === 'unsatisfiable') {
-          return reply.code(416).header('Content-Range', `bytes */${body.byteLength}`).send();
+          return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
         }
         if (range.kind === 'partial') {
           return reply
@@ -249,15 +510,24 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       '/v1/captures/:captureId/provenance',
       {
         onRequest: guard.perIp(),
+        serializerCompiler: asStored,
         schema: {
           tags: ['captures'],
           summary: 'Provenance record of a capture (JSON; HTML with Accept: text/html)',
           description:
             'Requested and final URL with the redirect chain, every connection the egress proxy made (host, connected address, TLS protocol and certificate chain as seen at connect time), browser, viewport, capture settings, times, artifact hashes, signing key; `signature` (bundle hash, signedAt, timestamp) from the bundle. The same record is provenance/provenance.json in the signed WACZ.',
+          params: captureIdParams,
+          response: {
+            200: {
+              description: 'The provenance record; a readable page with Accept: text/html.',
+              content: { 'application/json': { schema: provenanceSchema }, 'text/html': { schema: z.string() } },
+            },
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, not complete, or completed before records were kept.' }),
+          },
         },
       },
       async (req, reply) => {
-        const { captureId } = req.params as { captureId: string };
+        const { captureId } = req.params;
         const row = await loadCapture(captureId);
         if (!row) throw unknownCapture(captureId);
         const ref = row.status === 'complete' ? row.artifacts?.provenance : undefined;
@@ -288,60 +558,4 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         .send(),
     );
   };
-}
-
-interface ListQuery {
-  limit: number;
-  offset: number;
-  status?: string;
-  url?: string;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  sort: 'created_at' | '-created_at';
-  scheduleId?: string;
-}
-
-const bad = (detail: string) => new HttpProblem(400, detail, 'Bad Request');
-
-/** spec 4.2 list parameters, with a 400 naming the parameter for every violation. */
-export function parseListQuery(q: Record<string, unknown>): ListQuery {
-  const one = (name: string): string | undefined => {
-    const v = q[name];
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) throw bad(`${name} may be given once.`);
-    return String(v);
-  };
-  const int = (name: string, def: number, min: number): number => {
-    const v = one(name);
-    if (v === undefined || v === '') return def;
-    if (!/^-?\d+$/.test(v.trim())) throw bad(`${name} must be an integer, got '${v}'.`);
-    const n = Number(v);
-    if (n < min) throw bad(`${name} must be at least ${min}, got ${n}.`);
-    return n;
-  };
-  const date = (name: string): Date | undefined => {
-    const v = one(name);
-    if (v === undefined || v === '') return undefined;
-    const d = new Date(v);
-    if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(d.getTime())) {
-      throw bad(`${name} must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z, got '${v}'.`);
-    }
-    return d;
-  };
-  const limit = Math.min(100, int('limit', 20, 1));
-  const offset = int('offset', 0, 0);
-  const status = one('status');
-  if (status !== undefined && !['pending', 'complete', 'failed'].includes(status)) throw bad(`status must be pending, complete or failed, got '${status}'.`);
-  const url = one('url');
-  if (url !== undefined) {
-    if (url.length < 4) throw bad('url must be at least 4 characters (it is a prefix match).');
-    if (/[%_]/.test(url)) throw bad("url must not contain '%' or '_'.");
-  }
-  const createdAfter = date('created_after');
-  const createdBefore = date('created_before');
-  if (createdAfter && createdBefore && createdBefore <= createdAfter) throw bad('created_before must be after created_after.');
-  const sort = one('sort') ?? '-created_at';
-  if (sort !== 'created_at' && sort !== '-created_at') throw bad(`sort must be created_at or -created_at, got '${sort}'.`);
-  const scheduleId = one('schedule_id');
-  return { limit, offset, status, url, createdAfter, createdBefore, sort, scheduleId: scheduleId || undefined };
 }

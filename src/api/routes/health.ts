@@ -1,19 +1,41 @@
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { createReadiness } from '../../observability/readiness.js';
+import type { TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
+import { ANSWERS, problemResponses } from '../problem.js';
+import { uri } from '../schemas.js';
+
+const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  legal: z.object({ terms: uri(), policy: uri() }),
+});
 
 /** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
 export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc' | 'pool'>) {
   const base = ctx.config.PUBLIC_BASE_URL;
   const ready = createReadiness(ctx.nc, ctx.pool);
-  return async (app: FastifyInstance) => {
-    app.get('/health', { schema: { tags: ['health'], summary: 'Service health' } }, async (_req, reply) => {
-      const { ok } = await ready();
-      return reply.code(ok ? 200 : 503).send({
-        status: ok ? 'ok' : 'degraded',
-        legal: { terms: `${base}/legal/terms`, policy: `${base}/legal/policy` },
-      });
-    });
+  return async (app: TypedApp) => {
+    app.get(
+      '/health',
+      {
+        schema: {
+          tags: ['health'],
+          summary: 'Service health',
+          response: {
+            200: healthSchema.describe("status 'ok' (spec 4.1)."),
+            503: healthSchema.describe("status 'degraded': NATS or Postgres is unreachable."),
+            ...problemResponses(ANSWERS.internal),
+          },
+        },
+      },
+      async (_req, reply) => {
+        const { ok } = await ready();
+        return reply.code(ok ? 200 : 503).send({
+          status: ok ? 'ok' : 'degraded',
+          legal: { terms: `${base}/legal/terms`, policy: `${base}/legal/policy` },
+        });
+      },
+    );
     app.get('/legal/terms', { schema: { hide: true } }, async (_req, reply) =>
       reply.type('text/plain; charset=utf-8').send('Capture Ledger terms of service: captures are made of public pages at the request of the tenant, who is responsible for what it submits.\n'),
     );

@@ -1,15 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseCaptureOptions } from '../../domain/capture-options.js';
 import { isId, newId } from '../../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
 import { parseSchedule } from '../../schedules/cron-policy.js';
 import { nextRunAt } from '../../schedules/schedule-timing.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
-import { HttpProblem } from '../problem.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { iso, nameSchema } from '../schemas.js';
+import { dateTime, iso, nameSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../../projections/read-models/schedules.js';
 
@@ -38,6 +38,27 @@ const createBody = z.object(
 /** lastCaptureStatus values (docs/schedules.md): set by the projection from the run's events. */
 export type { LastCaptureStatus } from '../../../projections/read-models/schedules.js';
 
+/** spec 2.10 */
+const scheduleSchema = z
+  .object({
+    id: z.string().describe('sch_<id>'),
+    url: z.string(),
+    name: z.string(),
+    cron: z.string().describe('Five-field cron expression, UTC (spec 4.12).'),
+    options: z.object(captureOptionsSchema.unwrap().shape).optional().describe('The capture options every run uses (README, Capture options).'),
+    paused: z.boolean(),
+    nextRunAt: dateTime().nullable().describe('Next planned run.'),
+    lastRunAt: dateTime().nullable().describe('Null before the first run.'),
+    lastCaptureId: z.string().nullable(),
+    lastCaptureStatus: z.enum(['pending', 'complete', 'failed', 'skipped_quota']).nullable().describe('Outcome of the most recent run (docs/schedules.md).'),
+    createdAt: dateTime(),
+  })
+  .describe('Schedule record (spec 2.10).');
+
+const scheduleIdParams = z.object({ scheduleId: z.string().describe('sch_<id>') });
+const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
+
+
 const causedBy = (req: FastifyRequest) => ({
   correlationId: req.id,
   causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
@@ -52,7 +73,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
     url: r.url,
     name: r.name,
     cron: r.cron,
-    // Addition (issue 15): the capture options every run uses, when the schedule was created with some.
+    // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
     ...(r.options ? { options: r.options } : {}),
     paused: false,
     nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
@@ -69,16 +90,32 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
     return findActiveSchedule(ctx.pool, tenantId, id);
   }
 
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     app.post(
       '/v1/schedules',
       {
         onRequest: guard.require('capture'),
         preValidation: requireJsonBody,
-        schema: { tags: ['schedules'], summary: 'Create a schedule', body: createBody, security: [{ bearer: [] }] },
+        schema: {
+          tags: ['schedules'],
+          summary: 'Create a schedule',
+          body: createBody,
+          security: [{ bearer: [] }],
+          response: {
+            201: scheduleSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              ...ANSWERS.jsonBody,
+              ...ANSWERS.internal,
+              400: 'Invalid url, name, cron or options, or a cron expression firing more than once per hour; the detail names it (spec 4.12).',
+              422: 'The URL is not capturable: private address, embedded credentials, double-encoded (spec 7.2).',
+              429: "Rate limited, or the tier's active-schedule maximum is reached (limitType 'schedules'; spec 7.3).",
+            }),
+          },
+        },
       },
       async (req, reply) => {
-        const body = req.body as z.infer<typeof createBody>;
+        const body = req.body;
         // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
         const cron = body.cron.trim();
         const parsed = parseSchedule(cron);
@@ -115,7 +152,18 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.get(
       '/v1/schedules',
-      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'List schedules', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'List schedules',
+          security: [{ bearer: [] }],
+          response: {
+            200: z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules."),
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
+          },
+        },
+      },
       async (req) => {
         const rows = await listActiveSchedules(ctx.pool, req.principal!.tenantId);
         return { data: rows.map(record) };
@@ -124,9 +172,18 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.get(
       '/v1/schedules/:scheduleId',
-      { onRequest: guard.require('read'), schema: { tags: ['schedules'], summary: 'Retrieve a schedule', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'Retrieve a schedule',
+          security: [{ bearer: [] }],
+          params: scheduleIdParams,
+          response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
+        },
+      },
       async (req) => {
-        const { scheduleId } = req.params as { scheduleId: string };
+        const { scheduleId } = req.params;
         const row = await loadSchedule(req.principal!.tenantId, scheduleId);
         if (!row) throw unknownSchedule(scheduleId);
         return record(row);
@@ -135,14 +192,26 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
 
     app.delete(
       '/v1/schedules/:scheduleId',
-      { onRequest: guard.require('capture'), schema: { tags: ['schedules'], summary: 'Delete a schedule', security: [{ bearer: [] }] } },
+      {
+        onRequest: guard.require('capture'),
+        schema: {
+          tags: ['schedules'],
+          summary: 'Delete a schedule',
+          security: [{ bearer: [] }],
+          params: scheduleIdParams,
+          response: {
+            200: z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).'),
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+          },
+        },
+      },
       async (req) => {
-        const { scheduleId } = req.params as { scheduleId: string };
+        const { scheduleId } = req.params;
         if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
         // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
         const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteSchedule', data: { scheduleId } }, causedBy(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return { id: scheduleId, deleted: true };
+        return { id: scheduleId, deleted: true as const };
       },
     );
   };

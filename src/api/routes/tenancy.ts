@@ -1,13 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { periodEnd, periodOf } from '../../domain/clock.js';
 import type { Tier } from '../../domain/events.js';
 import { DEFAULT_TIER, TIER_LIMITS } from '../../domain/tiers.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
 import type { ApiContext } from '../context.js';
-import { HttpProblem } from '../problem.js';
-import { iso, TENANT_ID_PATTERN } from '../schemas.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { dateTime, iso, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { causedByAdmin } from './admin-keys.js';
 import { findTenant, type TenantRow } from '../../../projections/read-models/tenants.js';
@@ -31,6 +30,61 @@ const configBody = z.object(
   },
   { error: 'must be a JSON object with a quotas object' },
 );
+
+const usageQuery = z.object({
+  tenant: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be given once') }).regex(TENANT_ID_PATTERN, 'must match ^[a-z0-9_-]{1,64}$'),
+  period: z
+    .string({ error: 'must be given once' })
+    .regex(PERIOD, 'must be YYYY-MM')
+    .optional()
+    .describe('YYYY-MM; default the current UTC calendar month.'),
+});
+
+const counter = z.object({ used: z.number().int(), limit: z.number().int(), remaining: z.number().int() });
+
+/** spec 2.11 */
+const accountUsageSchema = z
+  .object({
+    tenantId: z.string(),
+    period: z.string().describe('YYYY-MM'),
+    tierDisplay: z.string(),
+    captures: counter,
+    storageBytes: counter,
+    resetsAt: dateTime().describe('First of next month.'),
+  })
+  .describe('Usage of the authenticated tenant this month (spec 4.14).');
+
+/** spec 2.11 */
+const adminUsageSchema = z
+  .object({
+    tenantId: z.string(),
+    period: z.string().describe('YYYY-MM'),
+    captureCount: z.number().int().describe('Captures completed in the period.'),
+    storageBytes: z.number().int().describe('Bytes consumed by captures in the period.'),
+    apiCallCount: z.number().int().describe('Authenticated API calls in the period.'),
+    updatedAt: dateTime().nullable().describe('Null when there was no activity in the period.'),
+  })
+  .describe("A tenant's usage in a period (spec 4.11).");
+
+const quotaPair = <T extends z.ZodType>(value: T) => z.object({ capturesPerMonth: value, storageBytes: value });
+
+/** spec 2.11, with the tier and which quotas are overrides. */
+const configRecordSchema = z
+  .object({
+    tenantId: z.string(),
+    config: z.object({
+      quotas: quotaPair(z.number().int()).describe('In effect: the override, else the tier default.'),
+      tier: z.enum(['starter', 'pro']),
+      overrides: quotaPair(z.number().int().nullable()).describe('Null: the tier default applies.'),
+    }),
+    updatedAt: dateTime().nullable(),
+  })
+  .describe('Tenant config record (spec 2.11).');
+
+/** Operator endpoints here: the per-IP limit, then the admin credential. */
+const OPERATOR_ANSWERS = { ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.internal } as const;
+
+
 
 export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
   const tenantRow = (tenantId: string) => findTenant(ctx.pool, tenantId);
@@ -56,60 +110,108 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
     };
   };
 
-  return async (app: FastifyInstance) => {
-    app.get('/v1/account/usage', { onRequest: guard.require('read'), schema: { tags: ['usage'], summary: "The authenticated tenant's usage" } }, async (req) => {
-      const tenantId = req.principal!.tenantId;
-      const period = periodOf(ctx.clock.now());
-      const [t, u] = await Promise.all([tenantRow(tenantId), usageRow(tenantId, period)]);
-      const limits = limitsOf(t);
-      const used = { captures: u?.captures_submitted ?? 0, storage: u?.storage_bytes ?? 0 };
-      return {
-        tenantId,
-        period,
-        tierDisplay: TIER_DISPLAY[limits.tier],
-        captures: { used: used.captures, limit: limits.capturesPerMonth, remaining: Math.max(0, limits.capturesPerMonth - used.captures) },
-        storageBytes: { used: used.storage, limit: limits.storageBytes, remaining: Math.max(0, limits.storageBytes - used.storage) },
-        resetsAt: periodEnd(period).toISOString(),
-      };
-    });
-
-    app.register(async (admin) => {
-      admin.addHook('onRequest', guard.perIp());
-      admin.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));
-
-      admin.get('/v1/admin/usage', { schema: { tags: ['admin'], summary: "A tenant's usage in a period" } }, async (req) => {
-        const q = req.query as Record<string, unknown>;
-        const tenantId = typeof q.tenant === 'string' ? q.tenant : undefined;
-        if (!tenantId) throw new HttpProblem(400, 'The tenant query parameter is required.', 'Bad Request');
-        if (!TENANT_ID_PATTERN.test(tenantId)) throw new HttpProblem(400, 'tenant must match ^[a-z0-9_-]{1,64}$.', 'Bad Request');
-        const period = q.period === undefined ? periodOf(ctx.clock.now()) : String(q.period);
-        if (!PERIOD.test(period)) throw new HttpProblem(400, `period must be YYYY-MM, got '${period}'.`, 'Bad Request');
-        if (!(await tenantRow(tenantId))) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
-        const u = await usageRow(tenantId, period);
+  return async (app: TypedApp) => {
+    app.get(
+      '/v1/account/usage',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['usage'],
+          summary: "The authenticated tenant's usage",
+          security: [{ bearer: [] }],
+          response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
+        },
+      },
+      async (req) => {
+        const tenantId = req.principal!.tenantId;
+        const period = periodOf(ctx.clock.now());
+        const [t, u] = await Promise.all([tenantRow(tenantId), usageRow(tenantId, period)]);
+        const limits = limitsOf(t);
+        const used = { captures: u?.captures_submitted ?? 0, storage: u?.storage_bytes ?? 0 };
         return {
           tenantId,
           period,
-          captureCount: u?.captures_completed ?? 0,
-          storageBytes: u?.storage_bytes ?? 0,
-          apiCallCount: u?.api_call_count ?? 0,
-          updatedAt: iso(u?.updated_at ?? null) ?? null,
+          tierDisplay: TIER_DISPLAY[limits.tier],
+          captures: { used: used.captures, limit: limits.capturesPerMonth, remaining: Math.max(0, limits.capturesPerMonth - used.captures) },
+          storageBytes: { used: used.storage, limit: limits.storageBytes, remaining: Math.max(0, limits.storageBytes - used.storage) },
+          resetsAt: periodEnd(period).toISOString(),
         };
-      });
+      },
+    );
 
-      admin.get('/v1/admin/tenants/:tenantId/config', { schema: { tags: ['admin'], summary: "Read a tenant's configuration" } }, async (req) => {
-        const { tenantId } = req.params as { tenantId: string };
-        const t = TENANT_ID_PATTERN.test(tenantId) ? await tenantRow(tenantId) : null;
-        if (!t) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
-        return configRecord(tenantId, t);
-      });
+    app.register(async (admin: TypedApp) => {
+      admin.addHook('onRequest', guard.perIp());
+      admin.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));
+
+      admin.get(
+        '/v1/admin/usage',
+        {
+          schema: {
+            tags: ['admin'],
+            summary: "A tenant's usage in a period",
+            security: [{ bearer: [] }],
+            querystring: usageQuery,
+            response: {
+              200: adminUsageSchema,
+              ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'Missing or malformed tenant or period (spec 7.2).', 404: 'No such tenant.' }),
+            },
+          },
+        },
+        async (req) => {
+          const tenantId = req.query.tenant;
+          const period = req.query.period ?? periodOf(ctx.clock.now());
+          if (!(await tenantRow(tenantId))) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
+          const u = await usageRow(tenantId, period);
+          return {
+            tenantId,
+            period,
+            captureCount: u?.captures_completed ?? 0,
+            storageBytes: u?.storage_bytes ?? 0,
+            apiCallCount: u?.api_call_count ?? 0,
+            updatedAt: iso(u?.updated_at ?? null) ?? null,
+          };
+        },
+      );
+
+      admin.get(
+        '/v1/admin/tenants/:tenantId/config',
+        {
+          schema: {
+            tags: ['admin'],
+            summary: "Read a tenant's configuration",
+            security: [{ bearer: [] }],
+            // Any string: an id that cannot exist names no tenant (404).
+            params: z.object({ tenantId: z.string() }),
+            response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
+          },
+        },
+        async (req) => {
+          const { tenantId } = req.params;
+          const t = TENANT_ID_PATTERN.test(tenantId) ? await tenantRow(tenantId) : null;
+          if (!t) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
+          return configRecord(tenantId, t);
+        },
+      );
 
       admin.put(
         '/v1/admin/tenants/:tenantId/config',
-        { preValidation: requireJsonBody, schema: { tags: ['admin'], summary: "Set a tenant's quota overrides and tier", body: configBody } },
+        {
+          preValidation: requireJsonBody,
+          schema: {
+            tags: ['admin'],
+            summary: "Set a tenant's quota overrides and tier",
+            security: [{ bearer: [] }],
+            params: z.object({ tenantId: tenantIdSchema }),
+            body: configBody,
+            response: {
+              200: configRecordSchema,
+              ...problemResponses({ ...OPERATOR_ANSWERS, ...ANSWERS.jsonBody, 400: 'Invalid tenantId, quotas or tier; the detail names the field.' }),
+            },
+          },
+        },
         async (req) => {
-          const { tenantId } = req.params as { tenantId: string };
-          if (!TENANT_ID_PATTERN.test(tenantId)) throw new HttpProblem(400, 'tenantId must match ^[a-z0-9_-]{1,64}$.', 'Bad Request');
-          const body = req.body as z.infer<typeof configBody>;
+          const { tenantId } = req.params;
+          const body = req.body;
           // spec 4.11: omitting a field or sending null removes that override.
           const overrides = { capturesPerMonth: body.quotas?.capturesPerMonth ?? null, storageBytes: body.quotas?.storageBytes ?? null };
           const by = causedByAdmin(req);

@@ -1,18 +1,62 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { verifyBundle } from '../../archive/bundle-verifier.js';
 import { createVerificationCache } from '../verification-cache.js';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { isId } from '../../domain/ids.js';
+import type { TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { findCapture } from '../../../projections/read-models/captures.js';
 import { listSigningKeys, listTsaCertificates } from '../../../projections/read-models/evidence-keys.js';
-import { HttpProblem } from '../problem.js';
-import { iso } from '../schemas.js';
+import { captureSettingsSchema } from '../capture-schemas.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { dateTime, iso, uri } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
 import { verificationPage } from '../verification-page.js';
+
+/** spec 2.7 */
+const signingKeySchema = z.object({
+  algorithm: z.literal('Ed25519'),
+  publicKey: z.string().describe('Base64 of the 32-byte public key.'),
+  keyId: z.string().describe('First 8 hex characters of SHA-256 of the raw public key.'),
+});
+
+/** spec 2.6 */
+const verificationSchema = z
+  .object({
+    verified: z.boolean().describe('True only when all checks pass or skip.'),
+    capture: z.object({ id: z.string(), createdAt: dateTime(), completedAt: dateTime(), renderQuality: z.enum(['full', 'partial']).optional() }),
+    signing: z
+      .object({
+        bundleHash: z.string(),
+        signature: z.string().describe('Base64.'),
+        publicKey: z.string().describe('Base64.'),
+        keyId: z.string(),
+        signedAt: dateTime(),
+        timestamp: z
+          .object({ genTime: dateTime(), tsa: uri(), selfIssued: z.boolean().optional().describe("From this service's built-in TSA.") })
+          .nullable()
+          .describe('RFC 3161 timestamp (v0.2.0 bundles); null on v0.1.0 bundles.'),
+      })
+      .nullable()
+      .describe('Null when the bundle or its digest document is not found.'),
+    checks: z
+      .array(
+        z.object({
+          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp']),
+          status: z.enum(['pass', 'fail', 'skip']),
+          detail: z.string().optional(),
+        }),
+      )
+      .describe('In order: artifactHashes, bundleHash, signature and (v0.2.0) timestamp.'),
+    captureSettings: captureSettingsSchema.optional(),
+  })
+  .describe('Verification result (spec 2.6); 200 also when verification fails.');
+
+const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
+const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
 
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
 export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence) {
@@ -28,27 +72,72 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
   const replay = replayAssets();
   const verifications = createVerificationCache();
 
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
 
     app.get(
       '/.well-known/tsa-certificates',
-      { schema: { tags: ['verification'], summary: 'CA certificates of the built-in time-stamping authorities' } },
+      {
+        schema: {
+          tags: ['verification'],
+          summary: 'CA certificates of the built-in time-stamping authorities',
+          response: {
+            200: z
+              .object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) })
+              .describe('CA certificates (PEM) a timestamp of this service may chain to.'),
+            ...problemResponses(publicAnswers),
+          },
+        },
+      },
       async () => ({
         certificates: (await trustedTsaCertificates()).map((c) => ({ fingerprint: c.fingerprint, publishedAt: iso(c.published_at)!, pem: c.ca_cert_pem })),
       }),
     );
 
-    app.get('/.well-known/signing-key', { schema: { tags: ['verification'], summary: 'The current signing key' } }, async () => {
-      const current = (await publishedKeys()).find((k) => k.current);
-      if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
-      if (evidence.signingPublicKey) return { algorithm: 'Ed25519', publicKey: evidence.signingPublicKey.publicKeyBase64, keyId: evidence.signingPublicKey.keyId };
-      throw new HttpProblem(503, 'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.', 'Service Unavailable');
-    });
+    app.get(
+      '/.well-known/signing-key',
+      {
+        schema: {
+          tags: ['verification'],
+          summary: 'The current signing key',
+          response: { 200: signingKeySchema.describe('The current key (spec 4.10).'), ...problemResponses({ ...publicAnswers, ...noSigningKey }) },
+        },
+      },
+      async () => {
+        const current = (await publishedKeys()).find((k) => k.current);
+        if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
+        if (evidence.signingPublicKey) return { algorithm: 'Ed25519' as const, publicKey: evidence.signingPublicKey.publicKeyBase64, keyId: evidence.signingPublicKey.keyId };
+        throw new HttpProblem(503, 'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.', 'Service Unavailable');
+      },
+    );
 
-    app.get('/.well-known/signing-keys', { schema: { tags: ['verification'], summary: 'Every signing key ever used' } }, async () => ({
-      keys: (await publishedKeys()).map(({ current: _c, ...k }) => k),
-    }));
+    app.get(
+      '/.well-known/signing-keys',
+      {
+        schema: {
+          tags: ['verification'],
+          summary: 'Every signing key ever used',
+          response: {
+            200: z
+              .object({
+                keys: z.array(
+                  z.object({
+                    keyId: z.string(),
+                    algorithm: z.literal('Ed25519'),
+                    publicKey: z.string(),
+                    archivedAt: dateTime().describe('When the key was first archived.'),
+                  }),
+                ),
+              })
+              .describe('All historical keys including the current one (spec 4.10).'),
+            ...problemResponses({ ...publicAnswers, 503: 'The service is unavailable (spec 4.10).' }),
+          },
+        },
+      },
+      async () => ({
+        keys: (await publishedKeys()).map(({ current: _c, ...k }) => k),
+      }),
+    );
 
     // ReplayWeb.page, served here so the verification page replays the bundle without outside network.
     for (const name of ['ui.js', 'sw.js'] as const) {
@@ -60,69 +149,91 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
       );
     }
 
-    app.get('/v1/verify/:captureId', { schema: { tags: ['verification'], summary: 'Verify a capture bundle' } }, async (req, reply) => {
-      const { captureId } = req.params as { captureId: string };
-      const accept = String(req.headers.accept ?? '');
-      const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
-      const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
-      if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
-        throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
-      }
-      if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
-        throw new HttpProblem(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`, 'Unprocessable Entity');
-      }
-      if (wantsHtml) {
-        const nonce = randomBytes(16).toString('base64');
-        return reply
-          .header(
-            'Content-Security-Policy',
-            // 'self' scripts, frames and workers: ReplayWeb.page's ui.js, its replay iframe and service worker (all under /replay/).
-            `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-          )
-          .header('Referrer-Policy', 'no-referrer')
-          .type('text/html; charset=utf-8')
-          .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE }));
-      }
-      const capture = {
-        id: row.capture_id,
-        createdAt: iso(row.created_at)!,
-        completedAt: iso(row.completed_at)!,
-        ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
-      };
-      const wacz = row.artifacts.wacz;
-      // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
-      const stored = await artifacts.digest(wacz);
-      const result = await verifications.get(`${captureId}:${stored}`, async () => {
-        const bytes = await artifacts.get(wacz);
-        if (!bytes) return null;
-        const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
-        return verifyBundle(Buffer.from(bytes), {
-          keys: await publishedKeys(),
-          tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
-          // Every built-in TSA is self-issued: this process's own and those published on the log.
-          selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
+    app.get(
+      '/v1/verify/:captureId',
+      {
+        schema: {
+          tags: ['verification'],
+          summary: 'Verify a capture bundle',
+          params: z.object({ captureId: z.string().describe('cap_<id>') }),
+          response: {
+            200: {
+              description: 'The verification result; with Accept: text/html a page that fetches it (spec 4.9).',
+              content: { 'application/json': { schema: verificationSchema }, 'text/html': { schema: z.string() } },
+            },
+            ...problemResponses({
+              ...publicAnswers,
+              404: 'Unknown capture, or one without a signed bundle (not complete, partial, no signing key; spec 4.9).',
+              422: 'The bundle exceeds the maximum verifiable size (spec 4.9).',
+              503: 'The service is unavailable (spec 4.9).',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const { captureId } = req.params;
+        const accept = String(req.headers.accept ?? '');
+        const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
+        const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
+        if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
+          throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
+        }
+        if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
+          throw new HttpProblem(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`, 'Unprocessable Entity');
+        }
+        if (wantsHtml) {
+          const nonce = randomBytes(16).toString('base64');
+          return reply
+            .header(
+              'Content-Security-Policy',
+              // 'self' scripts, frames and workers: ReplayWeb.page's ui.js, its replay iframe and service worker (all under /replay/).
+              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+            )
+            .header('Referrer-Policy', 'no-referrer')
+            .type('text/html; charset=utf-8')
+            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE }));
+        }
+        const capture = {
+          id: row.capture_id,
+          createdAt: iso(row.created_at)!,
+          completedAt: iso(row.completed_at)!,
+          ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
+        };
+        const wacz = row.artifacts.wacz;
+        // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
+        const stored = await artifacts.digest(wacz);
+        const result = await verifications.get(`${captureId}:${stored}`, async () => {
+          const bytes = await artifacts.get(wacz);
+          if (!bytes) return null;
+          const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
+          return verifyBundle(Buffer.from(bytes), {
+            keys: await publishedKeys(),
+            tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
+            // Every built-in TSA is self-issued: this process's own and those published on the log.
+            selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
+          });
         });
-      });
-      return {
-        verified: result?.verified ?? false,
-        capture,
-        signing: result?.signing
-          ? {
-              bundleHash: result.signing.bundleHash,
-              signature: result.signing.signature,
-              publicKey: result.signing.publicKey,
-              keyId: result.signing.keyId,
-              signedAt: result.signing.signedAt,
-              timestamp: result.signing.timestamp,
-            }
-          : null,
-        checks: result?.checks ?? [
-          { name: 'artifactHashes', status: 'fail', detail: 'the bundle is missing from storage' },
-          { name: 'bundleHash', status: 'skip', detail: 'artifactHashes failed' },
-          { name: 'signature', status: 'skip', detail: 'artifactHashes failed' },
-        ],
-        ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
-      };
-    });
+        return {
+          verified: result?.verified ?? false,
+          capture,
+          signing: result?.signing
+            ? {
+                bundleHash: result.signing.bundleHash,
+                signature: result.signing.signature,
+                publicKey: result.signing.publicKey,
+                keyId: result.signing.keyId,
+                signedAt: result.signing.signedAt,
+                timestamp: result.signing.timestamp,
+              }
+            : null,
+          checks: result?.checks ?? [
+            { name: 'artifactHashes', status: 'fail', detail: 'the bundle is missing from storage' },
+            { name: 'bundleHash', status: 'skip', detail: 'artifactHashes failed' },
+            { name: 'signature', status: 'skip', detail: 'artifactHashes failed' },
+          ],
+          ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
+        };
+      },
+    );
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isId, newId } from '../../domain/ids.js';
 import type { WebhookEventType } from '../../domain/events.js';
@@ -7,12 +7,12 @@ import { isSuccess } from '../../webhooks/delivery-policy.js';
 import { generateWebhookSecret } from '../../webhooks/signature.js';
 import { envelopeBody, pingEnvelope } from '../../webhooks/webhook-events.js';
 import { sendWebhook } from '../../webhooks/webhook-sender.js';
-import { requireJsonBody } from '../app.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
 import { secretOfWebhook, type WebhookSecretStore } from '../../webhooks/webhook-secret-store.js';
 import type { ApiContext } from '../context.js';
-import { HttpProblem } from '../problem.js';
-import { iso, nameSchema } from '../schemas.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { dateTime, iso, nameSchema, uri } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { listDeadLetters, listDeliveryAttempts } from '../../../projections/read-models/webhook-deliveries.js';
 import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../../projections/read-models/webhooks.js';
@@ -59,6 +59,46 @@ const createBody = z.object(
   { error: 'must be a JSON object with url, events and name' },
 );
 
+const eventsSchema = z.array(z.enum(EVENT_TYPES));
+
+/** spec 2.9, as created: the secret is shown only here. */
+const createdSchema = z
+  .object({
+    id: z.string().describe('whk_<id>'),
+    url: uri(),
+    events: eventsSchema,
+    name: z.string(),
+    secret: z.string().describe('svcsec_ followed by 64 hex characters; the HMAC key is the hex-decoded part (spec 6.5).'),
+    createdAt: dateTime(),
+    warning: z.string(),
+  })
+  .describe('Registered (spec 4.13).');
+
+/** spec 2.9, as listed: never the secret. */
+const webhookSchema = z.object({
+  id: z.string(),
+  url: uri(),
+  events: eventsSchema,
+  name: z.string(),
+  createdAt: dateTime(),
+  active: z.literal(true).describe('Always true; there is no pause.'),
+});
+
+const pingSchema = z
+  .object({
+    success: z.boolean().describe('True when the endpoint answered 2xx.'),
+    httpStatus: z.number().int().describe('0 when no HTTP response arrived.'),
+    latencyMs: z.number().int(),
+    detail: z.string().optional().describe('Present on failure: non-2xx, network error, timeout.'),
+  })
+  .describe('The outcome of one signed ping (spec 4.13); a failed ping never changes the webhook.');
+
+const webhookIdParams = z.object({ webhookId: z.string().describe('whk_<id>') });
+const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as const;
+/** Every tenant webhook endpoint: scope capture (spec 5.4). */
+const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
+
+
 const causedBy = (req: FastifyRequest) => ({
   correlationId: req.id,
   causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
@@ -69,7 +109,7 @@ const unknownWebhook = (id: string) => new HttpProblem(404, `No webhook ${id}.`,
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const { ctx, guard, policy } = deps;
 
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     app.addHook('onRequest', guard.require('capture'));
     // Ping and delete take no body (spec 4.13); a client that still labels its empty POST as JSON must not
     // get a 400 for it. Non-empty bodies go through Fastify's own JSON parser as everywhere else.
@@ -83,10 +123,25 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       '/v1/webhooks',
       {
         preValidation: requireJsonBody,
-        schema: { tags: ['webhooks'], summary: 'Register a webhook', body: createBody, security: [{ bearer: [] }] },
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Register a webhook',
+          body: createBody,
+          security: [{ bearer: [] }],
+          response: {
+            201: createdSchema,
+            ...problemResponses({
+              ...WEBHOOK_ANSWERS,
+              ...ANSWERS.jsonBody,
+              400: 'Invalid url, events or name, or a URL that is not a public address; the detail names the field (spec 7.2).',
+              409: 'The tenant already has 5 webhooks (spec 7.2).',
+              503: 'The service is unavailable (spec 4.13).',
+            }),
+          },
+        },
       },
       async (req, reply) => {
-        const body = req.body as z.infer<typeof createBody>;
+        const body = req.body;
         // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
         // that does not resolve now is accepted: the dispatcher checks every address again at send time.
         const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
@@ -114,34 +169,64 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       },
     );
 
-    app.get('/v1/webhooks', { schema: { tags: ['webhooks'], summary: 'List webhooks', security: [{ bearer: [] }] } }, async (req) => {
-      const rows = await listActiveWebhooks(ctx.pool, req.principal!.tenantId);
-      // spec 2.9: never the secret; `active` is always true (there is no pause).
-      return {
-        data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true })),
-      };
-    });
+    app.get(
+      '/v1/webhooks',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'List webhooks',
+          security: [{ bearer: [] }],
+          response: { 200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'), ...problemResponses(WEBHOOK_ANSWERS) },
+        },
+      },
+      async (req) => {
+        const rows = await listActiveWebhooks(ctx.pool, req.principal!.tenantId);
+        // spec 2.9: never the secret; `active` is always true (there is no pause).
+        return {
+          data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true as const })),
+        };
+      },
+    );
 
     app.delete(
       '/v1/webhooks/:webhookId',
-      { schema: { tags: ['webhooks'], summary: 'Delete a webhook (permanent; discards its secret)', security: [{ bearer: [] }] } },
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Delete a webhook (permanent; discards its secret)',
+          security: [{ bearer: [] }],
+          params: webhookIdParams,
+          response: {
+            200: z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; events already dispatched may still be delivered.'),
+            ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }),
+          },
+        },
+      },
       async (req) => {
-        const { webhookId } = req.params as { webhookId: string };
+        const { webhookId } = req.params;
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
         // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
         const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(req));
         // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
         await deps.secrets.shred(webhookId);
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return { id: webhookId, deleted: true };
+        return { id: webhookId, deleted: true as const };
       },
     );
 
     app.post(
       '/v1/webhooks/:webhookId/ping',
-      { schema: { tags: ['webhooks'], summary: 'Send a signed ping event to a webhook now', security: [{ bearer: [] }] } },
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Send a signed ping event to a webhook now',
+          security: [{ bearer: [] }],
+          params: webhookIdParams,
+          response: { 200: pingSchema, ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }) },
+        },
+      },
       async (req) => {
-        const { webhookId } = req.params as { webhookId: string };
+        const { webhookId } = req.params;
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
         const hook = await findActiveWebhookOfTenant(ctx.pool, req.principal!.tenantId, webhookId);
         const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
@@ -162,26 +247,74 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   };
 }
 
-const deliveriesQuery = (raw: Record<string, unknown>): { limit: number } => {
-  const v = raw.limit;
-  if (v === undefined) return { limit: 100 };
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 1) throw new HttpProblem(400, 'Invalid request: querystring.limit: must be an integer of at least 1', 'Bad Request');
-  return { limit: Math.min(n, 500) };
-};
+const deliveriesQuery = z.object({
+  limit: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z.number({ error: 'must be an integer of at least 1' }).int().min(1, 'must be an integer of at least 1').default(100),
+    )
+    .transform((n) => Math.min(n, 500))
+    .describe('Newest first; default 100, at most 500.'),
+});
+
+const deliveriesSchema = z
+  .object({
+    webhookId: z.string(),
+    tenantId: z.string(),
+    deleted: z.boolean(),
+    data: z
+      .array(
+        z.object({
+          deliveryId: z.string(),
+          eventId: z.string(),
+          eventType: z.string(),
+          attempt: z.number().int(),
+          outcome: z.enum(['delivered', 'failed']),
+          httpStatus: z.number().int().nullable(),
+          detail: z.string().optional(),
+          latencyMs: z.number().int().nullable(),
+          attemptedAt: dateTime(),
+          nextAttemptAt: dateTime().optional(),
+        }),
+      )
+      .describe('Delivery attempts, newest first.'),
+    deadLetters: z.array(
+      z.object({
+        deliveryId: z.string(),
+        eventId: z.string(),
+        eventType: z.string(),
+        attempts: z.number().int(),
+        reason: z.string(),
+        deadLetteredAt: dateTime(),
+      }),
+    ),
+  })
+  .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
 export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
-  return async (app: FastifyInstance) => {
+  return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
     app.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));
 
     app.get(
       '/v1/admin/webhooks/:webhookId/deliveries',
-      { schema: { tags: ['admin'], summary: "List a webhook's delivery attempts and dead letters", security: [{ bearer: [] }] } },
+      {
+        schema: {
+          tags: ['admin'],
+          summary: "List a webhook's delivery attempts and dead letters",
+          security: [{ bearer: [] }],
+          params: webhookIdParams,
+          querystring: deliveriesQuery,
+          response: {
+            200: deliveriesSchema,
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.internal, 400: 'limit is not an integer of at least 1.', 404: 'No such webhook.' }),
+          },
+        },
+      },
       async (req) => {
-        const { webhookId } = req.params as { webhookId: string };
-        const { limit } = deliveriesQuery(req.query as Record<string, unknown>);
+        const { webhookId } = req.params;
+        const { limit } = req.query;
         const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
         if (!row) throw unknownWebhook(webhookId);
         const [attempts, dead] = await Promise.all([listDeliveryAttempts(ctx.pool, webhookId, limit), listDeadLetters(ctx.pool, webhookId, limit)]);

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { dateTime, uri } from './schemas.js';
+
+/**
+ * The capture JSON of spec 2.1–2.5 as response schemas (OpenAPI and serialization); the views that build it
+ * from the captures read model are projections/read-models/capture-view.ts.
+ */
+
+const captureStatus = z.enum(['pending', 'complete', 'failed']);
+const renderQuality = z.enum(['full', 'partial']);
+
+/** spec 2.1 */
+export const captureSummarySchema = z.object({
+  id: z.string().describe('Capture identifier (cap_…); also the access secret.'),
+  status: captureStatus,
+  url: uri(),
+  createdAt: dateTime(),
+  completedAt: dateTime().optional().describe("Present when status is 'complete'."),
+  renderQuality: renderQuality.optional().describe("Present when status is 'complete'."),
+  failedAt: dateTime().optional().describe("Present when status is 'failed'."),
+  error: z.string().optional().describe("Present when status is 'failed'; human-readable reason."),
+  retryable: z.boolean().optional().describe("Present when status is 'failed'; true if a new capture may succeed."),
+});
+
+/** spec 2.2 */
+export const captureStatusSchema = z
+  .object({
+    id: z.string(),
+    status: captureStatus,
+    captureUrl: uri().optional().describe("Present when 'complete'; URL of the full capture record."),
+    error: z.string().optional().describe("Present when 'failed'."),
+    retryable: z.boolean().optional().describe("Present when 'failed'."),
+  })
+  .describe('Capture status record (spec 2.2).');
+
+/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (README, Capture options) kept as recorded. */
+export const captureSettingsSchema = z
+  .looseObject({
+    version: z.number().int().describe('Schema version.'),
+    consent: z.looseObject({}).optional().describe('Present when consent opt-out was attempted.'),
+  })
+  .describe('Settings recorded for the capture (consent handling, viewport, options).');
+
+/** `render` (spec 2.3); further members the worker records (mainDocumentStatus) are kept. */
+const renderSchema = z
+  .looseObject({
+    waitUntilReached: z.enum(['domcontentloaded', 'load', 'networkidle']),
+    timedOut: z.boolean(),
+    durationMs: z.number().int(),
+    settleMs: z.number().int().optional(),
+    settleReason: z.enum(['idle', 'cap']).optional(),
+    stages: z.looseObject({}).optional().describe('Per-stage timing breakdown.'),
+  })
+  .describe('Rendering metadata, present on newer captures.');
+
+/** spec 2.3 */
+export const captureRecordSchema = z
+  .object({
+    id: z.string(),
+    status: z.literal('complete'),
+    url: uri(),
+    createdAt: dateTime(),
+    completedAt: dateTime(),
+    renderQuality: renderQuality,
+    render: renderSchema.optional(),
+    artifacts: z.object({
+      screenshot: uri(),
+      screenshotBefore: uri().optional().describe('Present only when consent was detected and dismissed.'),
+      html: uri(),
+      headers: uri().optional(),
+      pdf: uri().optional().describe('Present when the capture asked for `pdf`.'),
+    }),
+    wacz: z
+      .object({ url: uri(), bundleHash: z.string().describe('sha256:<hex>'), size: z.number().int() })
+      .optional()
+      .describe('The signed bundle; present when a signing key was configured and the capture is not partial.'),
+    verifyUrl: uri().optional().describe('Present only when `wacz` is present.'),
+    captureSettings: captureSettingsSchema.optional(),
+  })
+  .describe('Capture record (spec 2.3).');
