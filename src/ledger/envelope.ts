@@ -29,6 +29,16 @@ export const seal = <E extends DomainEvent>(unsealed: UnsealedEnvelope<E>, prevH
   return { ...linked, hash: envelopeHash(linked as Omit<EventEnvelope, 'hash'>) } as EventEnvelope<E>;
 };
 
+/** Link a commit's events into the chain, each to the one before it, the first to `prevHash`. */
+export const sealChain = <E extends DomainEvent>(events: readonly UnsealedEnvelope<E>[], prevHash: string | null): EventEnvelope<E>[] => {
+  const sealed: EventEnvelope<E>[] = [];
+  for (const unsealed of events) {
+    const event = seal(unsealed, sealed.at(-1)?.hash ?? prevHash);
+    sealed.push(event);
+  }
+  return sealed;
+};
+
 /**
  * What is wrong with an envelope's place in the chain: `prev-hash` — it does not link to the event before it
  * (that one was altered, or an event was removed or inserted); `hash` — its own content was altered.

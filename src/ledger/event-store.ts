@@ -3,7 +3,7 @@ import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import type { DomainEvent } from '../domain/events.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
-import { type EventEnvelope, type UnsealedEnvelope, seal } from './envelope.js';
+import { type EventEnvelope, type UnsealedEnvelope, sealChain } from './envelope.js';
 import { LEDGER_STREAM, PULL_EXPIRES_MS } from './streams.js';
 
 /**
@@ -189,13 +189,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
 
     async append(subject, events, opts) {
       if (events.length === 0) return [];
-      const sealed: EventEnvelope<any>[] = [];
-      let prevHash = opts.prevHash;
-      for (const unsealed of events) {
-        const event = seal(unsealed, prevHash);
-        sealed.push(event);
-        prevHash = event.hash;
-      }
+      const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const data = encodeCommit(sealed);
       const msgID = commitSlotId(subject, opts.expectedLastSeq);
       const deadline = Date.now() + PUBLISH_BUDGET_MS;

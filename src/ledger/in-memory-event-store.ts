@@ -1,4 +1,4 @@
-import { type EventEnvelope, seal } from './envelope.js';
+import { type EventEnvelope, sealChain } from './envelope.js';
 import { commitSlotId, ConcurrencyConflictError, encodeCommit, type EventStore, type StoredEvent, storedOf } from './event-store.js';
 
 /**
@@ -29,13 +29,7 @@ export function createInMemoryEventStore(): EventStore {
   return {
     async append(subject, events, opts) {
       if (events.length === 0) return [];
-      const sealed: EventEnvelope<any>[] = [];
-      let prevHash = opts.prevHash;
-      for (const unsealed of events) {
-        const event = seal(unsealed, prevHash);
-        sealed.push(event);
-        prevHash = event.hash;
-      }
+      const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const slot = commitSlotId(subject, opts.expectedLastSeq);
       const taken = slots.get(slot);
       if (taken !== undefined) {
