@@ -243,7 +243,7 @@ export async function listCaptures(q: Sql, tenantId: string, f: CaptureListFilte
   const totalQuery = countsOnly
     ? q.query<{ n: number }>(`SELECT COALESCE(sum(n), 0)::bigint AS n FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)`, [tenantId, f.status ?? null])
     : q.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM captures WHERE ${filter}`, args);
-  const [rows, total] = await Promise.all([q.query<CaptureRow>(`SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT ${f.limit} OFFSET ${f.offset}`, args), totalQuery]);
+  const [rows, total] = await Promise.all([q.query<CaptureRow>(`SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT $${args.length + 1} OFFSET $${args.length + 2}`, [...args, f.limit, f.offset]), totalQuery]);
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
 
