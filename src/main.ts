@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config/config.js';
+import { ConfigError, loadConfig, rolesUsePostgres } from './config/config.js';
 import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
 import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
 import type { ServerHandle } from './server.js';
@@ -65,8 +65,8 @@ async function main(): Promise<void> {
       runConfig = { ...config, NATS_USER: credentials.user, NATS_PASSWORD: credentials.pass };
       log.info({ natsUrl }, 'embedded nats-server started');
     }
-    let databaseUrl = config.DATABASE_URL;
-    if (!databaseUrl) {
+    let databaseUrl = config.DATABASE_URL ?? null;
+    if (!databaseUrl && rolesUsePostgres(config.ROLES)) {
       pg = await startEmbeddedPostgres(join(dataDir, 'postgres'), { log: (l) => log.debug({ postgres: l }) });
       databaseUrl = await pg.database('capture_ledger');
       log.info({ port: pg.port }, 'embedded postgres started');

@@ -26,7 +26,7 @@ import { openArtifactStore } from './capture/artifact-store.js';
 import { createBrowserPool, type BrowserPool } from './capture/browser-pool.js';
 import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker.js';
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
-import type { Config } from './config/config.js';
+import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
@@ -55,7 +55,8 @@ import { loadWebhookCa } from './webhooks/webhook-sender.js';
 export interface ServerHandle {
   url: string | null;
   app: FastifyInstance | null;
-  ctx: ApiContext;
+  /** null in a process without a database (a signer alone). */
+  ctx: ApiContext | null;
   projector: Projector | null;
   evidence: Evidence;
   stop(): Promise<void>;
@@ -63,7 +64,8 @@ export interface ServerHandle {
 
 export interface ServerDeps {
   natsUrl: string;
-  databaseUrl: string;
+  /** null: this process's roles use no database (a signer alone). */
+  databaseUrl: string | null;
   log: Logger;
   clock?: Clock;
   schema?: string;
@@ -90,12 +92,39 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       `nats-server ${natsVersion} may accept concurrent publishes with the same expected sequence on replicated streams (nats-server #4320): the ledger and rate limits guard with one msgID per write slot, but use nats-server ${MIN_CLUSTERED_NATS_VERSION} or later for a replicated deployment`,
     );
   }
+  const stopAll = async () => {
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (err) {
+        log.warn({ err }, 'error while stopping');
+      }
+    }
+  };
+
+  const store = createEventStore(js, jsm);
+  const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
+  stops.unshift(() => evidence.close());
+  if (evidence.signingKey) await registerSigningKey(store, evidence.signingKey, () => clock.now());
+  if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
+  if (evidence.notary) {
+    // The only role that holds the signing key: it renders nothing and answers hashes (notary-service.ts).
+    const notaryService = serveNotary(nc, evidence.notary, log.child({ role: 'signer' }));
+    stops.unshift(() => notaryService.stop());
+  }
+
+  if (!rolesUsePostgres(roles)) {
+    // A signer alone needs no database: it is not given DATABASE_URL (docs/security.md).
+    const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nc, null), metricsToken: config.METRICS_TOKEN });
+    stops.unshift(() => http.close());
+    return { url: http.url, app: null, ctx: null, projector: null, evidence, stop: stopAll };
+  }
+  if (!deps.databaseUrl) throw new Error(`ROLES=${[...roles].join(',')} needs Postgres: set DATABASE_URL`);
   const schema = deps.schema ?? LIVE_SCHEMA;
   const pool = createPool(deps.databaseUrl, schema);
   stops.unshift(async () => void (await pool.end().catch(() => undefined)));
   await migrate(pool, schema);
 
-  const store = createEventStore(js, jsm);
   // Snapshots bound hydration to one read and a short tail (docs/architecture.md, Actors); the bucket is replicated like the rest.
   const snapshots = await openSnapshotStore(nc, { replicas });
   const tenants = createTenantActors(store, {
@@ -107,15 +136,6 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   });
   stops.unshift(() => tenants.close());
   const artifacts = await openArtifactStore(nc, replicas);
-  const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
-  stops.unshift(() => evidence.close());
-  if (evidence.signingKey) await registerSigningKey(store, evidence.signingKey, () => clock.now());
-  if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
-  if (evidence.notary) {
-    // The only role that holds the signing key: it renders nothing and answers hashes (notary-service.ts).
-    const notaryService = serveNotary(nc, evidence.notary, log.child({ role: 'signer' }));
-    stops.unshift(() => notaryService.stop());
-  }
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
 
   const projector = roles.has('projector') ? createProjector({ js, pool, log: log.child({ role: 'projector' }) }) : null;
@@ -264,14 +284,6 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     ctx,
     projector,
     evidence,
-    async stop() {
-      for (const stop of stops) {
-        try {
-          await stop();
-        } catch (err) {
-          log.warn({ err }, 'error while stopping');
-        }
-      }
-    },
+    stop: stopAll,
   };
 }

@@ -6,7 +6,7 @@ import {
 } from './bundle-format.js';
 import type { BundleInput } from './bundle-input.js';
 import { digestDocument, digestDocumentBytes } from './bundle-signer.js';
-import { localNotary, type Notary } from './notary.js';
+import { localNotary, NotaryRefusal, type Notary } from './notary.js';
 import { digestBytesOf, toBase64 } from './digests.js';
 import { PROVENANCE_JSON_PATH } from './provenance-record.js';
 import type { SigningKey } from './signing-key.js';
@@ -53,6 +53,20 @@ export async function buildSignedBundle(input: BundleInput, options: LocalSignin
 export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle | null>;
 export async function buildSignedBundle(input: BundleInput, options: BuildBundleOptions): Promise<SignedBundle | null> {
   const notary = 'notary' in options ? options.notary : localNotary(options.signingKey, { timestamper: options.timestamper, ...(options.now ? { now: options.now } : {}) });
+  // Signers in one queue group may hold different keys for the moment of a rolling key change: the one that
+  // signs can refuse the key another described. Describe and build again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await buildWith(notary, input, options.onTimestampFailure);
+    } catch (err) {
+      if (!(err instanceof NotaryRefusal && err.code === 'key-changed') || attempt >= KEY_CHANGE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const KEY_CHANGE_ATTEMPTS = 3;
+
+async function buildWith(notary: Notary, input: BundleInput, onTimestampFailure: BuildBundleOptions['onTimestampFailure']): Promise<SignedBundle | null> {
   const described = await notary.describe();
   if (!described) return null;
   const { keyId } = described;
@@ -72,7 +86,7 @@ export async function buildSignedBundle(input: BundleInput, options: BuildBundle
       const result = await notary.timestamp(digest);
       timestamp = { token: toBase64(result.token), genTime: result.genTime, tsa: result.tsa };
     } catch (error) {
-      if (options.onTimestampFailure === 'throw') throw error;
+      if (onTimestampFailure === 'throw') throw error;
       timestampError = error instanceof Error ? error.message : String(error);
       version = BUNDLE_VERSION_SIGNED;
       manifest = buildManifest(input, members, { bundleVersion: version, keyId });

@@ -66,7 +66,11 @@ export function openSession(io: CliIo): CliSession {
         `Start the service again with \`make run\`, or set ${name}.`,
       );
     }
-    return name === 'NATS_URL' ? run.natsUrl : run.databaseUrl;
+    if (name === 'NATS_URL') return run.natsUrl;
+    if (run.databaseUrl === null) {
+      throw new CliError(`DATABASE_URL is not set and the service in ${dataDir} runs without a database (ROLES has no role that uses one)`, 'Set DATABASE_URL to the deployment\'s database.');
+    }
+    return run.databaseUrl;
   }
 
   /** The embedded server's user from run.json, when NATS_URL came from there too. */

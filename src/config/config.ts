@@ -57,6 +57,9 @@ const urlString = (name: string) =>
 const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
+/** Every role but the signer reads or writes the projections. */
+export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean => [...roles].some((r) => r !== 'signer');
+
 const envSchema = z.object({
   PORT: integer('PORT', 8080, 0, 65535),
   HOST: optionalString.transform((v) => v ?? '0.0.0.0'),

@@ -131,7 +131,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       NATS_USER: roleUsers.get(p.role)!.user,
       NATS_PASSWORD: roleUsers.get(p.role)!.password,
       NATS_REPLICAS: String(replicas),
-      DATABASE_URL: databaseUrl,
+      // The signers use no database, so they do not get its URL (and password).
+      ...(p.role === 'signer' ? {} : { DATABASE_URL: databaseUrl }),
       PUBLIC_BASE_URL: opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!,
       LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
       // Secrets by role (DESIGN decision 11): only the API authenticates operators, only signers hold the key.

@@ -12,7 +12,8 @@ export interface RunInfo {
   /** The embedded nats-server's one user (it accepts no anonymous client). */
   natsUser?: string;
   natsPassword?: string;
-  databaseUrl: string;
+  /** null: the process runs no role that uses Postgres (a signer alone). */
+  databaseUrl: string | null;
   pid: number;
   startedAt?: string;
 }
@@ -43,7 +44,7 @@ export async function readRunFile(dataDir: string): Promise<RunInfo | null> {
     throw err;
   }
   const info = JSON.parse(text) as Partial<RunInfo>;
-  if (typeof info.natsUrl !== 'string' || typeof info.databaseUrl !== 'string' || typeof info.pid !== 'number') {
+  if (typeof info.natsUrl !== 'string' || (typeof info.databaseUrl !== 'string' && info.databaseUrl !== null) || typeof info.pid !== 'number') {
     throw new Error(`${join(dataDir, RUN_FILE_NAME)} lacks natsUrl, databaseUrl or pid`);
   }
   return info as RunInfo;

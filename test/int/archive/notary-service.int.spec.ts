@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,10 @@ import { NOTARY_SUBJECTS, remoteNotary, serveNotary } from '../../../src/archive
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import { freePort } from '../../../src/infra/free-port.js';
 import { startNatsOnly } from '../../support/harness.js';
-import { publishedKeys, sampleInput, testKey } from '../../unit/archive/bundle-fixture.js';
+import { startServiceProcess } from '../../support/service-process.js';
+import { publishedKeys, sampleInput, TEST_SEED, testKey } from '../../unit/archive/bundle-fixture.js';
 
 /**
  * The signer role over a real nats-server: the worker's side (remoteNotary) has no key, builds the WACZ
@@ -74,6 +77,30 @@ describe('notary service (signer role) over NATS', () => {
     assert.equal(reply.error?.code, 'bad-request');
     const digest = (await workerConn.request(NOTARY_SUBJECTS.timestamp, JSON.stringify({ digest: 'AAAA' }), { timeout: 10_000 })).json<{ ok: boolean }>();
     assert.equal(digest.ok, false);
+  });
+
+  it('runs as a process of its own with no database: answers /health, publishes its key, signs for a worker', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'cl-signer-'));
+    // The same key as the in-process signer: signers of one deployment share SIGNING_KEY.
+    const signer = await startServiceProcess({ ROLES: 'signer', NATS_URL: infra.nats.url, DATA_DIR: dataDir, SIGNING_KEY: TEST_SEED, TSA_URL: 'none', DATABASE_URL: '' }, await freePort());
+    try {
+      const health = (await (await fetch(`${signer.baseUrl}/health`)).json()) as { checks?: Record<string, boolean> };
+      assert.deepEqual(Object.keys(health.checks ?? {}), ['nats'], 'readiness checks NATS only');
+      assert.equal(existsSync(join(dataDir, 'postgres')), false, 'no embedded Postgres was started');
+      // With the in-process signer stopped, only the process answers: no TSA there, so a v0.1.0 bundle.
+      await service.stop();
+      try {
+        const bundle = await buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) });
+        assert.equal(bundle?.keyId, testKey().keyId);
+        assert.equal(bundle?.version, '0.1.0');
+        assert.equal((await verifyBundle(bundle!.bytes, { keys: publishedKeys(), tsaCaCertsPem: [] })).verified, true);
+      } finally {
+        service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
+      }
+    } finally {
+      assert.equal(await signer.kill('SIGTERM'), 0, signer.output());
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('says that no signer is running when none answers', async () => {

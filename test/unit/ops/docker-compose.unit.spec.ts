@@ -71,6 +71,7 @@ describe('docker-compose.yml', () => {
       assert.equal('SIGNING_KEY' in env, roleOf(s) === 'signer', `${name}: SIGNING_KEY only for the signers, never the browser workers`);
       assert.equal('CAPTURE_API_KEY' in env, false, name);
       if (roleOf(s) === 'worker') assert.equal(env['SIGNER'], 'remote', `${name}: the workers ask the signers instead of signing in place`);
+      if (roleOf(s) === 'signer') assert.equal(env['DATABASE_URL'], '', `${name}: the signer gets no database URL or password`);
     }
   });
 
