@@ -8,23 +8,31 @@ import { createTsaClient } from '../src/archive/tsa-client.js';
 import { generateSeedBase64, signingKeyFromSeed } from '../src/archive/signing-key.js';
 import { startLocalTsa } from '../src/archive/local-tsa.js';
 import { verifyBundle } from '../src/archive/bundle-verifier.js';
+import { localNotary } from '../src/archive/notary.js';
+import { remoteNotary, serveNotary } from '../src/archive/notary-service.js';
+import { startEmbeddedNats } from '../src/infra/embedded-nats.js';
+import { connect } from '@nats-io/transport-node';
+import pino from 'pino';
 import type { NetworkExchange } from '../src/capture/network-exchange.js';
 import type { BenchLine } from './registry.js';
 import { envCount, mb, percentile, round, timeMs } from './support/bench-kit.js';
 
 /**
- * Issue 5 §7. (1) Building a signed bundle with an RFC 3161 timestamp from the local TSA (startLocalTsa, over
+ * (1) Building a signed bundle with an RFC 3161 timestamp from the local TSA (startLocalTsa, over
  * HTTP on loopback) versus building and signing without one, per capture, on a synthetic capture of realistic
  * size: 30 exchanges (HTML, CSS, JS as compressible text; images as incompressible bytes; ≈1.6 MB) and a
  * 1.5 MB screenshot (incompressible, as PNGs are). (2) verifyBundle of a ≈10 MB v0.2.0 bundle (60 exchanges) versus plain
- * SHA-256 of the same bytes. Medians; BENCH_EVIDENCE_BUNDLES (default 15) and BENCH_EVIDENCE_VERIFY
- * (default 10) rounds, alternating the two sides of each comparison.
+ * SHA-256 of the same bytes. (3) The same timestamped bundle signed by a signer role over NATS request/reply
+ * (what a worker with SIGNER=remote does) versus in process. Medians; BENCH_EVIDENCE_BUNDLES (default 15) and
+ * BENCH_EVIDENCE_VERIFY (default 10) rounds, alternating the two sides of each comparison.
  */
 export async function evidenceBench(): Promise<BenchLine[]> {
   const rounds = envCount('BENCH_EVIDENCE_BUNDLES', 15);
   const verifyRounds = envCount('BENCH_EVIDENCE_VERIFY', 10);
   const dir = await mkdtemp(join(tmpdir(), 'cl-bench-evidence-'));
   const tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
+  const nats = await startEmbeddedNats(join(dir, 'nats'));
+  const [signerConn, workerConn] = await Promise.all([connect({ servers: nats.url }), connect({ servers: nats.url })]);
   try {
     const signingKey = signingKeyFromSeed(generateSeedBase64());
     const timestamper = createTsaClient({ url: tsa.url });
@@ -52,8 +60,29 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       verifyMs.push(await timeMs(() => verifyBundle(big.bytes, { keys, tsaCaCertsPem: [tsa.caCertPem] })));
       shaMs.push(await timeMs(async () => createHash('sha256').update(big.bytes).digest()));
     }
+    const signer = serveNotary(signerConn, localNotary(signingKey, { timestamper }), pino({ level: 'silent' }));
+    const viaSigner = () => buildSignedBundle(input, { notary: remoteNotary(workerConn), onTimestampFailure: 'throw' });
+    await viaSigner();
+    const remoteMs: number[] = [];
+    const inProcessMs: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      remoteMs.push(await timeMs(viaSigner));
+      inProcessMs.push(await timeMs(withTs));
+    }
+    await signer.stop();
+
     const med = (xs: number[]) => percentile(xs, 50);
     return [
+      {
+        figure: 'bundle build+sign+timestamp ms, signer role over NATS vs in process',
+        rounds,
+        remoteP50: round(med(remoteMs)),
+        remoteP95: round(percentile(remoteMs, 95)),
+        inProcessP50: round(med(inProcessMs)),
+        ratio: round(med(remoteMs) / med(inProcessMs), 2),
+        ratioIs: 'signer over NATS ÷ in process (p50)',
+        signerCostMs: round(med(remoteMs) - med(inProcessMs)),
+      },
       {
         figure: 'bundle build+sign+timestamp ms per capture',
         rounds,
@@ -79,6 +108,8 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       },
     ];
   } finally {
+    await Promise.all([signerConn.close(), workerConn.close()]);
+    await nats.stop();
     await tsa.close();
     await rm(dir, { recursive: true, force: true });
   }
