@@ -3,7 +3,7 @@ import { startLocalCluster } from './infra/local-cluster.js';
 
 /**
  * `make cluster`: the scaled deployment on this machine — three clustered nats-servers, Postgres, and
- * 2 api (PORT and PORT+1), 2 workers, projector, dispatcher and scheduler as separate processes, each with
+ * 2 api (PORT and PORT+1), 2 workers, 2 signers, projector, dispatcher and scheduler as separate processes, each with
  * its own DATA_DIR under CLUSTER_DIR. Ctrl-C stops all of it. See docs/scaling.md.
  */
 const dir = resolve(process.env['CLUSTER_DIR'] ?? './data/cluster');
