@@ -18,7 +18,7 @@ cluster: build
 	@node dist/src/cluster-main.js
 
 test: deps
-	@npx tsc -p tsconfig.json --noEmit
+	@npx tsc -p tsconfig.test.json
 	@npm run --silent test:unit
 	@npm run --silent test:int
 

@@ -51,7 +51,7 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
     // 3 tenants (the operator key endpoints allow 5 creations a minute), each served by one API process — as
     // with tenant affinity at the load balancer. One hot tenant sent to both processes is the worst case:
     // every turn meets the other's commit (OCC conflict and reload); docs/scaling.md gives that figure too.
-    const keys = [];
+    const keys: string[] = [];
     for (let t = 0; t < 3; t++) keys.push(await client.createTenantKey(`bench-submit-${t}`, 10_000_000));
     const submissions = envCount('BENCH_CLUSTER_SUBMISSIONS', 2000);
     const rate = async (bases: string[]) => {

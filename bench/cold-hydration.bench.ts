@@ -137,7 +137,7 @@ async function writeHistory(nats: NatsHandles, heads: Map<string, string | null>
           captureId,
           completedAt: new Date().toISOString(),
           renderQuality: 'full',
-          render: { finalUrl: `https://example.org/articles/${i}`, httpStatus: 200, title: 'An article', stages: { navigationMs: 812, screenshotMs: 140 } },
+          render: { waitUntilReached: 'load', timedOut: false, durationMs: 952, finalUrl: `https://example.org/articles/${i}`, httpStatus: 200, title: 'An article', stages: { navigationMs: 812, screenshotMs: 140 } },
           artifacts: { screenshot: `${captureId}/screenshot.png`, html: `${captureId}/page.html`, headers: `${captureId}/headers.json`, wacz: `${captureId}/bundle.wacz` },
           bundle: { bundleHash: `sha256:${'ab'.repeat(32)}`, size: 123_456, version: '0.2.0', keyId: 'key_0123456789abcdef' },
           storedBytes: 180_000,

@@ -44,7 +44,7 @@ function* generatedLog(total: number): Generator<{ subject: string; event: Event
           ? { type: 'capture.failed', data: { captureId, failedAt: at, error: 'navigation timeout', retryable: true, attempts: 3 } }
           : {
               type: 'capture.completed',
-              data: { captureId, completedAt: at, renderQuality: 'full', render: { durationMs: 1200 }, artifacts: { screenshot: `${captureId}/s.png`, html: `${captureId}/p.html` }, storedBytes: 250_000, attempts: 1 },
+              data: { captureId, completedAt: at, renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1200 }, artifacts: { screenshot: `${captureId}/s.png`, html: `${captureId}/p.html` }, storedBytes: 250_000, attempts: 1 },
             };
     } else {
       const captureId = newId('cap');

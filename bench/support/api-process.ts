@@ -96,7 +96,7 @@ async function childMain(): Promise<void> {
             external: before.external,
             heapUsedAfterGc: after.heapUsed,
             rssAfterGc: after.rss,
-            actors: server.ctx.tenants.stats(),
+            actors: server.ctx!.tenants.stats(),
           },
         });
       } else if (msg.type === 'stop') {

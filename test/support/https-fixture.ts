@@ -51,7 +51,7 @@ export async function startHttpsFixture(): Promise<HttpsFixture> {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
     });
-    server.on('connection', (s) => {
+    server.on('connection', (s: Socket) => {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
     });

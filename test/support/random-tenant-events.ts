@@ -50,7 +50,7 @@ export function randomTenantEvents(random: () => number, n: number): Array<Tenan
       const id = pending.length > 0 && random() < 0.9 ? pending.splice(Math.floor(random() * pending.length), 1)[0]! : `cap_unknown_${ids++}`;
       e = {
         type: 'capture.completed',
-        data: { captureId: id, completedAt: at, renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: Math.floor(random() * 100_000), attempts: 1 },
+        data: { captureId: id, completedAt: at, renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: Math.floor(random() * 100_000), attempts: 1 },
       };
     } else if (r < 0.58) {
       const id = pending.length > 0 ? pending.splice(Math.floor(random() * pending.length), 1)[0]! : `cap_unknown_${ids++}`;

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
+import type { ApiContext } from '../../src/api/context.js';
 import { startServer, type ServerHandle } from '../../src/server.js';
 import { type Infra, startInfra } from './harness.js';
 
@@ -8,7 +9,8 @@ export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 export interface TestServer {
   baseUrl: string;
-  server: ServerHandle;
+  /** Test servers always run a role with a database, so `ctx` is there. */
+  server: ServerHandle & { ctx: ApiContext };
   infra: Infra;
   databaseUrl: string;
   /** fetch relative to the base URL; JSON bodies are sent as application/json. */
@@ -23,9 +25,11 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
   const databaseUrl = opts.databaseUrl ?? (await infra.freshDatabase());
   const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
+  const { ctx } = server;
+  if (!ctx) throw new Error(`ROLES=${[...config.ROLES].join(',')} runs no role with a database; a test server needs one`);
   return {
     baseUrl,
-    server,
+    server: Object.assign(server, { ctx }),
     infra,
     databaseUrl,
     async call(method, path, o = {}) {

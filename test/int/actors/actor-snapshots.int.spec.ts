@@ -36,7 +36,7 @@ async function writeHistory(tenants: Tenants, tenantId: string, n: number): Prom
         id
           ? {
               type: 'CompleteCapture',
-              data: { captureId: id, completedAt: new Date().toISOString(), renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
+              data: { captureId: id, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
             }
           : { type: 'RecordApiCalls', data: { period: '2026-11', count: 1 } },
         ctx,

@@ -65,7 +65,7 @@ export async function writeTenantHistory(tenants: Tenants, tenantId: string, cap
     } else if (i % 3 === 1) {
       await run({
         type: 'CompleteCapture',
-        data: { captureId, completedAt: new Date().toISOString(), renderQuality: i % 2 ? 'partial' : 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
+        data: { captureId, completedAt: new Date().toISOString(), renderQuality: i % 2 ? 'partial' : 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
       });
     }
   }
@@ -82,7 +82,7 @@ export async function writeTenantHistory(tenants: Tenants, tenantId: string, cap
   await run({ type: 'FireSchedule', data: { scheduleId: scheduleIds[0]!, fireTime: '2030-01-01T10:00:00.000Z', captureId: fired } });
   await run({
     type: 'CompleteCapture',
-    data: { captureId: fired, completedAt: new Date().toISOString(), renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 5, attempts: 1 },
+    data: { captureId: fired, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 5, attempts: 1 },
   });
   captureIds.push(fired);
   // Quota used up: the next run of the second schedule is skipped (spec 4.12).

@@ -102,7 +102,7 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
     // The replayed page lives in a nested iframe served by the service worker: …/replay/w/<coll>/<ts>mp_/<url>.
     // Installing the worker and indexing the WACZ can take long on a busy machine: a generous limit.
     const deadline = Date.now() + 120_000;
-    let replayed: { url: string; text: string; h1Color: string; imageWidth: number } | null = null;
+    let replayed = null as { url: string; text: string; h1Color: string; imageWidth: number } | null;
     while (!replayed && Date.now() < deadline) {
       for (const frame of page.frames()) {
         if (!frame.url().includes(`mp_/${target}`)) continue;

@@ -44,7 +44,7 @@ describe('projector', () => {
             t,
             {
               type: 'CompleteCapture',
-              data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { durationMs: c }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100 + c, attempts: 1 },
+              data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: c }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100 + c, attempts: 1 },
             },
             ctx,
           );

@@ -96,6 +96,7 @@ describe('command helpers', () => {
       compared: 3,
       chainOnly: 0,
       cut: 'projection head' as const,
+      snapshot: null,
       counts: { keys: 1, keysRevoked: 0, captures: { pending: 0, complete: 1, failed: 0 }, usagePeriods: 1, webhooks: 0, webhooksDeleted: 0, schedules: 0, schedulesDeleted: 0 },
       divergences: [
         {

@@ -24,7 +24,7 @@ const history: TenantEvent[] = [
   { type: 'key.created', data: { keyHash: K, scopes: ['capture', 'read'], name: 'k', createdAt: '2025-03-01T10:00:00.000Z' } },
   { type: 'tenant.tier_set', data: { tier: 'pro' } },
   { type: 'capture.submitted', data: { captures: [{ captureId: 'cap_1', url: 'https://a/' }, { captureId: 'cap_2', url: 'https://b/' }], period: '2025-03', source: 'batch' } },
-  { type: 'capture.completed', data: { captureId: 'cap_1', completedAt: '2025-03-01T10:01:00.000Z', renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100, attempts: 1 } },
+  { type: 'capture.completed', data: { captureId: 'cap_1', completedAt: '2025-03-01T10:01:00.000Z', renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100, attempts: 1 } },
   { type: 'capture.failed', data: { captureId: 'cap_2', failedAt: '2025-03-01T10:02:00.000Z', error: 'timeout', retryable: true, attempts: 3 } },
   { type: 'usage.api_calls_recorded', data: { period: '2025-03', count: 5 } },
 ];

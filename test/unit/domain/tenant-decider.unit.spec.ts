@@ -25,7 +25,7 @@ const completion = (captureId: string, storedBytes = 1): TenantCommandOf<'Comple
   captureId,
   completedAt: AT,
   renderQuality: 'full',
-  render: {},
+  render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
   artifacts: { screenshot: 'a', html: 'b' },
   storedBytes,
   attempts: 1,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalJson } from '../../../src/domain/canonical-json.js';
-import { checkEnvelope, seal } from '../../../src/ledger/envelope.js';
+import { checkEnvelope, type EventEnvelope, seal } from '../../../src/ledger/envelope.js';
 
 const unsealed = (id: string) => ({
   type: 'key.revoked' as const,
@@ -24,7 +24,7 @@ describe('event envelope hash chain', () => {
     const second = seal(unsealed('evt_2'), first.hash);
     assert.equal(checkEnvelope(first, null), null);
     assert.equal(checkEnvelope(second, first.hash), null);
-    const altered = { ...second, data: { ...second.data, keyHash: 'other' } };
+    const altered = { ...second, data: { ...second.data, keyHash: 'other' } } as EventEnvelope;
     assert.equal(checkEnvelope(altered, first.hash)!.kind, 'hash');
     assert.match(checkEnvelope(altered, first.hash)!.detail, /does not match the recomputed/);
     assert.equal(checkEnvelope(second, null)!.kind, 'prev-hash');

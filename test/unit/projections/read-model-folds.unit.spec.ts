@@ -20,7 +20,7 @@ function chain(events: Array<TenantEvent & { at?: string }>): StoredEvent[] {
 
 const completed = (captureId: string, storedBytes: number, at = '2025-04-01T00:00:10.000Z'): TenantEvent => ({
   type: 'capture.completed',
-  data: { captureId, completedAt: at, renderQuality: 'full', render: {}, artifacts: { screenshot: 's', html: 'h' }, storedBytes, attempts: 1 },
+  data: { captureId, completedAt: at, renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes, attempts: 1 },
 });
 
 describe('read model folds', () => {

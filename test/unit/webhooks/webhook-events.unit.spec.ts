@@ -25,7 +25,7 @@ const completed = (over: Partial<Completed> = {}) => ({
     captureId: CAP,
     completedAt: '2026-11-22T10:00:06.500Z',
     renderQuality: 'full' as const,
-    render: { waitUntilReached: 'load', timedOut: false, durationMs: 900 },
+    render: { waitUntilReached: 'load' as const, timedOut: false, durationMs: 900 },
     artifacts: { screenshot: `${CAP}/screenshot`, html: `${CAP}/html`, headers: `${CAP}/headers`, wacz: `${CAP}/wacz` },
     bundle: { bundleHash: 'sha256:00', size: 10, version: '0.2.0', keyId: 'abcd1234' },
     storedBytes: 123,
