@@ -10,8 +10,6 @@ export interface ArtifactStore {
   digest(name: string): Promise<string | null>;
 }
 
-export { artifactObjectName, type ArtifactName } from './artifacts.js';
-
 export async function openArtifactStore(nc: NatsConnection, replicas = 1): Promise<ArtifactStore> {
   const store = await openObjectBucket(nc, ARTIFACT_BUCKET, replicas);
   return {
