@@ -17,6 +17,8 @@ export type CaptureErrorCode =
   | 'browser_crashed'
   /** The page's renderer process crashed. */
   | 'page_crashed'
+  /** The site answered with a bot-protection or challenge page instead of the page itself. */
+  | 'challenge'
   /** Anything else that went wrong while rendering or reading the page. */
   | 'capture_failed';
 

@@ -4,6 +4,7 @@
  */
 
 import type { CaptureOptions } from './capture-options.js';
+import type { FailureReason } from './failure-reason.js';
 
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';
@@ -98,7 +99,8 @@ export type TenantEvent =
     }
   | {
       type: 'capture.failed';
-      data: { captureId: string; failedAt: string; error: string; retryable: boolean; attempts: number };
+      /** `failureReason`: absent on events written before reasons were recorded. */
+      data: { captureId: string; failedAt: string; error: string; retryable: boolean; attempts: number; failureReason?: FailureReason };
     }
   | {
       type: 'webhook.registered';
