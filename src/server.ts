@@ -24,7 +24,11 @@ import { createTenantGuard } from './api/tenant-auth.js';
 import { createUsageRecorder } from './api/usage-recorder.js';
 import { openArtifactStore } from './capture/artifact-store.js';
 import { createBrowserPool, type BrowserPool } from './capture/browser-pool.js';
+import { openAttemptStore } from './capture/attempt-store.js';
+import { defaultPageDelayMs } from './capture/attempt-policy.js';
+import { startCapacityGovernor } from './capture/capacity-governor.js';
 import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker.js';
+import { startHostLoad } from './capture/host-load.js';
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
@@ -164,7 +168,16 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));
     const connections = createConnectionLog(); // what the proxy connected to, for provenance records
     const proxy: EgressProxy = await startEgressProxy({ policy, connections, log: log.child({ role: 'egress-proxy' }) });
-    const browsers: BrowserPool = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY });
+    // Overload is slowness (DESIGN decision 13): bounds count page time, concurrency follows the host's capacity.
+    const hostLoad = startHostLoad();
+    const browsers: BrowserPool = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY, hostLoad });
+    const governor = startCapacityGovernor({
+      hostLoad,
+      max: config.WORKER_CONCURRENCY,
+      running: () => browsers.stats().running,
+      apply: (limit) => browsers.setConcurrency(limit),
+      log: log.child({ role: 'worker' }),
+    });
     const worker: CaptureWorker = await startCaptureWorker({
       js,
       jsm,
@@ -174,8 +187,10 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       browsers,
       log: log.child({ role: 'worker' }),
       clock,
-      concurrency: config.WORKER_CONCURRENCY,
+      concurrency: () => governor.limit(),
       timeoutMs: config.CAPTURE_TIMEOUT_MS,
+      attempts: await openAttemptStore(nc, replicas),
+      policy: { serviceDelaysMs: config.CAPTURE_RETRY_DELAYS.map((s) => s * 1000), pageDelayMs: defaultPageDelayMs },
       explainNetworkError: (url) => proxy.explain(url),
       ...(bundleNotary ? { makeBundle: createBundleMaker(bundleNotary, log.child({ role: 'worker' })) } : {}),
       observedConnections: (hosts, since) => connections.observed(hosts, since),
@@ -183,7 +198,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     stops.unshift(async () => {
       await feeder.stop();
       await worker.stop();
+      governor.stop();
       await browsers.close();
+      hostLoad.stop();
       await proxy.close();
     });
   }

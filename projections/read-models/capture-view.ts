@@ -27,7 +27,7 @@ export function captureViews(baseUrl: string) {
         url: r.url,
         createdAt: iso(r.created_at)!,
         ...(r.status === 'complete' ? { completedAt: iso(r.completed_at)!, renderQuality: r.render_quality ?? 'full' } : {}),
-        ...(r.status === 'failed' ? { failedAt: iso(r.failed_at)!, error: r.error ?? 'capture failed', retryable: r.retryable ?? true } : {}),
+        ...(r.status === 'failed' ? { failedAt: iso(r.failed_at)!, error: r.error ?? 'capture failed', retryable: r.retryable ?? true, ...failureReasonOf(r) } : {}),
       };
     },
 
@@ -37,7 +37,7 @@ export function captureViews(baseUrl: string) {
         id: r.capture_id,
         status: r.status,
         ...(r.status === 'complete' ? { captureUrl: captureUrl(r.capture_id) } : {}),
-        ...(r.status === 'failed' ? { error: r.error ?? 'capture failed', retryable: r.retryable ?? true } : {}),
+        ...(r.status === 'failed' ? { error: r.error ?? 'capture failed', retryable: r.retryable ?? true, ...failureReasonOf(r) } : {}),
       };
     },
 
@@ -76,3 +76,6 @@ export function captureViews(baseUrl: string) {
     },
   };
 }
+
+/** README, Failure reasons: present on failures recorded since reasons were. */
+const failureReasonOf = (r: Pick<CaptureRow, 'failure_reason'>) => (r.failure_reason ? { failureReason: r.failure_reason } : {});

@@ -1,3 +1,4 @@
+import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings, TenantEvent } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, ExpectedRow, SettledCapture, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
@@ -29,6 +30,7 @@ export interface CaptureRow {
   capture_settings: CaptureSettings | null;
   error: string | null;
   retryable: boolean | null;
+  failure_reason: FailureReason | null;
   schedule_id: string | null;
   stored_bytes: number | null;
 }
@@ -97,10 +99,10 @@ export function createCapturesWriter(q: Sql) {
         const r = await q.query<{ capture_id: string; tenant_id: string; period: string; schedule_id: string | null }>(
           `UPDATE captures c SET status = u.status, completed_at = u.completed_at, failed_at = u.failed_at, render_quality = u.rq,
              render = u.render::jsonb, artifacts = u.artifacts::jsonb, bundle = u.bundle::jsonb, capture_settings = u.cs::jsonb,
-             stored_bytes = u.bytes, attempts = u.attempts, error = u.error, retryable = u.retryable
+             stored_bytes = u.bytes, attempts = u.attempts, error = u.error, retryable = u.retryable, failure_reason = u.reason
            FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                       $10::bigint[], $11::int[], $12::text[], $13::boolean[])
-                AS u(id, status, completed_at, failed_at, rq, render, artifacts, bundle, cs, bytes, attempts, error, retryable)
+                       $10::bigint[], $11::int[], $12::text[], $13::boolean[], $14::text[])
+                AS u(id, status, completed_at, failed_at, rq, render, artifacts, bundle, cs, bytes, attempts, error, retryable, reason)
            WHERE c.capture_id = u.id AND c.status = 'pending'
            RETURNING c.capture_id, c.tenant_id, c.period, c.schedule_id`,
           [
@@ -117,6 +119,7 @@ export function createCapturesWriter(q: Sql) {
             list.map(([, o]) => o.data.attempts),
             list.map(([, o]) => (o.status === 'failed' ? o.data.error : null)),
             list.map(([, o]) => (o.status === 'failed' ? o.data.retryable : null)),
+            list.map(([, o]) => (o.status === 'failed' ? (o.data.failureReason ?? null) : null)),
           ],
         );
         for (const hit of r.rows) {
@@ -152,6 +155,7 @@ export interface ExpectedCapture {
   storedBytes: number | null;
   error: string | null;
   retryable: boolean | null;
+  failureReason: FailureReason | null;
 }
 
 export function createCapturesFold() {
@@ -168,7 +172,7 @@ export function createCapturesFold() {
         for (const c of e.data.captures) {
           if (captures.has(c.captureId)) continue;
           captures.set(c.captureId, {
-            value: { url: c.url, status: 'pending', period: e.data.period, scheduleId: e.data.scheduleId ?? null, storedBytes: null, error: null, retryable: null },
+            value: { url: c.url, status: 'pending', period: e.data.period, scheduleId: e.data.scheduleId ?? null, storedBytes: null, error: null, retryable: null, failureReason: null },
             ref,
           });
           statusRefs.set('pending', ref);
@@ -185,7 +189,7 @@ export function createCapturesFold() {
         Object.assign(c.value, { status: 'complete', storedBytes: e.data.storedBytes });
         outcome = { occurredAt: e.occurredAt, status: 'complete', data: e.data };
       } else {
-        Object.assign(c.value, { status: 'failed', error: e.data.error, retryable: e.data.retryable });
+        Object.assign(c.value, { status: 'failed', error: e.data.error, retryable: e.data.retryable, failureReason: e.data.failureReason ?? null });
         outcome = { occurredAt: e.occurredAt, status: 'failed', data: e.data };
       }
       statusRefs.set(outcome.status, ref);
@@ -247,10 +251,10 @@ export async function listCaptures(q: Sql, tenantId: string, f: CaptureListFilte
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
 
-export type AuditCaptureRow = Pick<CaptureRow, 'capture_id' | 'url' | 'stored_bytes' | 'error' | 'retryable'> & { status: string; period: string };
+export type AuditCaptureRow = Pick<CaptureRow, 'capture_id' | 'url' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'> & { status: string; period: string };
 
 export async function readCapturesForAudit(q: Sql, tenantId: string): Promise<AuditCaptureRow[]> {
-  return (await q.query<AuditCaptureRow>('SELECT capture_id, url, status, period, stored_bytes, error, retryable FROM captures WHERE tenant_id = $1', [tenantId])).rows;
+  return (await q.query<AuditCaptureRow>('SELECT capture_id, url, status, period, stored_bytes, error, retryable, failure_reason FROM captures WHERE tenant_id = $1', [tenantId])).rows;
 }
 
 /** Per-status counts of a tenant; null when this projection has no capture_counts table (built before it). */
@@ -260,12 +264,12 @@ export async function readCaptureCountsForAudit(q: Sql, tenantId: string): Promi
 }
 
 /** The columns compared depend on the status: an outcome's fields only once there is one. */
-const comparableCapture = (v: Pick<ExpectedCapture, 'status' | 'url' | 'period' | 'storedBytes' | 'error' | 'retryable'>) => ({
+const comparableCapture = (v: Pick<ExpectedCapture, 'status' | 'url' | 'period' | 'storedBytes' | 'error' | 'retryable' | 'failureReason'>) => ({
   status: v.status,
   url: v.url,
   period: v.period,
   ...(v.status === 'complete' ? { stored_bytes: v.storedBytes } : {}),
-  ...(v.status === 'failed' ? { error: v.error, retryable: v.retryable } : {}),
+  ...(v.status === 'failed' ? { error: v.error, retryable: v.retryable, failure_reason: v.failureReason } : {}),
 });
 
 export function compareCaptures(fold: CapturesFold, rows: AuditCaptureRow[]): TableComparison {
@@ -273,7 +277,7 @@ export function compareCaptures(fold: CapturesFold, rows: AuditCaptureRow[]): Ta
     table: 'captures',
     expected: new Map([...fold.captures].map(([id, c]): [string, ExpectedRow] => [id, { row: comparableCapture(c.value), ref: c.ref }])),
     // Every column; the comparison reads those the expected row has.
-    actual: new Map(rows.map((r) => [r.capture_id, { status: r.status, url: r.url, period: r.period, stored_bytes: r.stored_bytes, error: r.error, retryable: r.retryable }])),
+    actual: new Map(rows.map((r) => [r.capture_id, { status: r.status, url: r.url, period: r.period, stored_bytes: r.stored_bytes, error: r.error, retryable: r.retryable, failure_reason: r.failure_reason }])),
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTime, uri } from './schemas.js';
+import { FAILURE_REASONS } from '../domain/failure-reason.js';
 
 /**
  * The capture JSON of spec 2.1–2.5 as response schemas (OpenAPI and serialization); the views that build it
@@ -8,6 +9,10 @@ import { dateTime, uri } from './schemas.js';
 
 const captureStatus = z.enum(['pending', 'complete', 'failed']);
 const renderQuality = z.enum(['full', 'partial']);
+const failureReason = z
+  .enum(FAILURE_REASONS)
+  .optional()
+  .describe("Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.");
 
 /** spec 2.1 */
 export const captureSummarySchema = z.object({
@@ -20,6 +25,7 @@ export const captureSummarySchema = z.object({
   failedAt: dateTime().optional().describe("Present when status is 'failed'."),
   error: z.string().optional().describe("Present when status is 'failed'; human-readable reason."),
   retryable: z.boolean().optional().describe("Present when status is 'failed'; true if a new capture may succeed."),
+  failureReason,
 });
 
 /** spec 2.2 */
@@ -30,6 +36,7 @@ export const captureStatusSchema = z
     captureUrl: uri().optional().describe("Present when 'complete'; URL of the full capture record."),
     error: z.string().optional().describe("Present when 'failed'."),
     retryable: z.boolean().optional().describe("Present when 'failed'."),
+    failureReason,
   })
   .describe('Capture status record (spec 2.2).');
 

@@ -34,9 +34,18 @@ export interface LaunchedChromium {
 export function chromiumArgs(options: { proxyServer?: string | undefined }): string[] {
   const args = [
     '--disable-gpu',
+    // No connection of Chromium's own (updates, accounts, metrics, safe browsing, hints): the egress proxy
+    // should see only what pages ask for. Puppeteer's defaults add more of these; its --disable-features
+    // list is merged with this one.
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
+    '--disable-domain-reliability',
+    '--disable-client-side-phishing-detection',
+    '--safebrowsing-disable-auto-update',
+    '--no-pings',
+    '--no-default-browser-check',
+    '--disable-features=AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationTargetPrediction,DialMediaRouteProvider,PrivacySandboxSettings4,SafeBrowsingEnhancedProtection,NetworkTimeServiceQuerying,UseDnsHttpsSvcb,ChromeWhatsNewUI,HeavyAdPrivacyMitigations',
     '--no-first-run',
     '--disable-quic',
     '--disable-dev-shm-usage', // containers often have a tiny /dev/shm
@@ -111,7 +120,10 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
       env: home.env,
       args: [...chromiumArgs(options), ...(options.extraArgs ?? [])],
       defaultViewport: null,
-      timeout: options.launchTimeoutMs ?? 30_000,
+      // A busy host starts Chromium slowly; a start that fails is the service's failure, retried later.
+      timeout: options.launchTimeoutMs ?? 120_000,
+      // Each step is bounded by the capture on the page clock (page-capture.ts); this only catches a lost reply.
+      protocolTimeout: 600_000,
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,

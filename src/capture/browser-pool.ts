@@ -8,14 +8,18 @@
 import { CaptureError } from './capture-error.js';
 import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
+import { type HostLoad, wallClock } from './host-load.js';
 import { capturePage, openCaptureContext, type PageCaptureOptions, type PageCaptureResult, type PreparedContext } from './page-capture.js';
+import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
   chromiumPath?: string | undefined;
   /** Egress proxy URL; see ChromiumLaunchOptions.proxyServer. */
   proxyServer?: string | undefined;
-  /** Captures running at the same time. */
+  /** Captures running at the same time: at most this many; `setConcurrency` moves the limit below it. */
   concurrency: number;
+  /** Where the page clock comes from (bounds count page time, not the busy host's wall clock); default: wall clock. */
+  hostLoad?: HostLoad;
   /** The browser is replaced after this many captures (default 50), once its running captures end. */
   maxCapturesPerBrowser?: number;
   /**
@@ -27,6 +31,8 @@ export interface BrowserPoolOptions {
 
 export interface BrowserPoolStats {
   running: number;
+  /** Captures allowed at once now (setConcurrency). */
+  limit: number;
   queued: number;
   /** Browsers started so far. */
   launches: number;
@@ -42,6 +48,8 @@ export interface BrowserPoolStats {
 
 export interface BrowserPool {
   capture(url: string, options: PageCaptureOptions): Promise<PageCaptureResult>;
+  /** Captures allowed at once from now on (1 to the pool's `concurrency`); running ones finish. */
+  setConcurrency(limit: number): void;
   /** Stops running captures, closes the browser; later captures are refused. */
   close(): Promise<void>;
   stats(): BrowserPoolStats;
@@ -51,6 +59,11 @@ export const DEFAULT_MAX_CAPTURES_PER_BROWSER = 50;
 export const DEFAULT_HUNG_PAGE_KILL_MS = 30_000;
 /** After a stop, how long a capture may take to unwind before its browser is killed. */
 const UNWIND_MS = 5000;
+/**
+ * The page clock stands still while the host starves the capture; against a host that never lets it run,
+ * a capture is stopped after this many times its page-time limit of wall time, as the service's failure.
+ */
+const WALL_SAFETY_FACTOR = 10;
 
 interface Instance {
   launched: LaunchedChromium;
@@ -68,6 +81,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const chromiumPath = resolveChromiumPath({ explicitPath: options.chromiumPath });
   const maxCaptures = options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER;
   const hungMs = options.hungPageKillMs ?? DEFAULT_HUNG_PAGE_KILL_MS;
+  const clock = options.hostLoad?.clock ?? wallClock;
+  let limit = options.concurrency;
 
   let current: Instance | undefined;
   let switching: Promise<void> | undefined;
@@ -78,14 +93,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const counters = { launches: 0, totalCaptures: 0, killed: 0, crashes: 0 };
 
   const acquireSlot = async () => {
-    if (running < options.concurrency) {
+    if (running < limit) {
       running++;
       return;
     }
     await new Promise<void>((resolve) => queue.push(resolve));
   };
   const releaseSlot = () => {
-    const next = queue.shift();
+    const next = running <= limit ? queue.shift() : undefined;
     if (next) next(); // the slot passes straight to the next capture
     else running--;
   };
@@ -99,7 +114,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const launched = await launchChromium({ chromiumPath, proxyServer: options.proxyServer });
     counters.launches++;
     const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
+    const unwatch = launched.pid !== null && options.hostLoad ? options.hostLoad.watch(launched.pid) : () => {};
     launched.browser.on('disconnected', () => {
+      unwatch();
       if (!instance.dead) counters.crashes++;
       instance.dead = true;
       notifyIdle(instance);
@@ -156,12 +173,30 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     if (callerSignal?.aborted) onCallerAbort();
 
+    // Both limits end in an abort, so the capture unwinds the same way whichever fires.
     const limitMs = captureOptions.timeoutMs + hungMs;
     let unwindTimer: NodeJS.Timeout | undefined;
-    const killTimer = setTimeout(() => {
-      counters.killed++;
-      controller.abort(new CaptureError('timeout', `The capture did not finish within ${Math.round(limitMs / 1000)} s and was stopped`, true));
-    }, limitMs);
+    const finished = new AbortController();
+    const overran = (reason: CaptureError) => () => {
+      if (!controller.signal.aborted) {
+        counters.killed++;
+        controller.abort(reason);
+      }
+      return reason;
+    };
+    withTimeout(
+      new Promise<never>(() => {}),
+      limitMs,
+      overran(new CaptureError('timeout', `The page did not finish rendering within ${Math.round(limitMs / 1000)} s and was stopped`, true)),
+      finished.signal,
+      clock,
+    ).catch(() => {});
+    withTimeout(
+      new Promise<never>(() => {}),
+      limitMs * WALL_SAFETY_FACTOR,
+      overran(new CaptureError('service_busy', 'The host was too busy to finish the capture; it will try again', true)),
+      finished.signal,
+    ).catch(() => {});
     // Normally an aborted capture unwinds at once; if its browser does not answer any more, kill it.
     const unwound = new Promise<never>((_, reject) => {
       controller.signal.addEventListener(
@@ -181,12 +216,12 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     try {
       const prepared = takeContext(instance);
       prepared.catch(() => {}); // capturePage reports it
-      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal }), unwound]);
+      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal, clock }), unwound]);
     } catch (error) {
       if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
       throw error;
     } finally {
-      clearTimeout(killTimer);
+      finished.abort();
       clearTimeout(unwindTimer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
       activeCaptures.delete(controller);
@@ -203,6 +238,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
           instance = await browserForCapture();
         } catch (error) {
           if (error instanceof CaptureError) throw error;
+          // Chromium's own words (e.g. "FATAL: Socket path too long") are in the cause, which the worker logs.
           throw new CaptureError('browser_crashed', 'The browser could not be started', true, { cause: error });
         }
         instance.captures++;
@@ -218,6 +254,14 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
         releaseSlot();
       }
     },
+    setConcurrency(next) {
+      limit = Math.max(1, Math.min(options.concurrency, Math.floor(next)));
+      // A raised limit lets queued captures start now; a lowered one takes effect as captures finish.
+      while (running < limit && queue.length > 0) {
+        running++;
+        queue.shift()!();
+      }
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -231,6 +275,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     },
     stats: () => ({
       running,
+      limit,
       queued: queue.length,
       launches: counters.launches,
       capturesOnBrowser: current?.captures ?? 0,
@@ -243,5 +288,5 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
 }
 
 function poolClosed(): CaptureError {
-  return new CaptureError('capture_failed', 'The capture service is shutting down; try again', true);
+  return new CaptureError('service_busy', 'The capture service is shutting down; the capture will be tried again', true);
 }

@@ -1,3 +1,5 @@
+import type { FailureReason } from '../domain/failure-reason.js';
+
 /**
  * The one error a capture ends with. `message` is shown to the tenant (spec 2.1 `error`), `retryable`
  * becomes the capture's `retryable`, and callers branch on `code`, never on the message.
@@ -19,8 +21,28 @@ export type CaptureErrorCode =
   | 'page_crashed'
   /** The site answered with a bot-protection or challenge page instead of the page itself. */
   | 'challenge'
+  /** The capture service itself could not get on (no browser page within its bound, shutting down, storing failed). */
+  | 'service_busy'
   /** Anything else that went wrong while rendering or reading the page. */
   | 'capture_failed';
+
+/**
+ * Whose failure a code is, and the reason class a tenant sees (README, Failure reasons). The page's failures
+ * use up the page's attempts; the service's own are retried with backoff outside them (DESIGN decision 13).
+ */
+export const FAILURE_CLASSES: Record<CaptureErrorCode, { failureReason: FailureReason; owner: 'page' | 'service' }> = {
+  timeout: { failureReason: 'target_timeout', owner: 'page' },
+  navigation_failed: { failureReason: 'target_unreachable', owner: 'page' },
+  tls_error: { failureReason: 'target_unreachable', owner: 'page' },
+  invalid_response: { failureReason: 'target_refused', owner: 'page' },
+  blocked: { failureReason: 'egress_refused', owner: 'page' },
+  challenge: { failureReason: 'blocked', owner: 'page' },
+  // A renderer that crashes on a page usually crashes on it again: the page's attempt.
+  page_crashed: { failureReason: 'browser_crashed', owner: 'page' },
+  browser_crashed: { failureReason: 'browser_crashed', owner: 'service' },
+  service_busy: { failureReason: 'service_overloaded', owner: 'service' },
+  capture_failed: { failureReason: 'browser_crashed', owner: 'service' },
+};
 
 export class CaptureError extends Error {
   override readonly name = 'CaptureError';

@@ -5,12 +5,14 @@ import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
 import type { ArtifactRefs, BundleRef } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
-import { captureDuration } from '../observability/metrics.js';
+import { captureDuration, captureRetries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
 import type { ArtifactStore } from './artifact-store.js';
 import { ARTIFACTS, artifactObjectName, type ArtifactName } from './artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
-import { CaptureError, type ExplainNetworkError } from './capture-error.js';
+import { type AttemptPolicy, afterFailure, beforeAttempt, defaultPageDelayMs, type Failure, type Verdict } from './attempt-policy.js';
+import type { AttemptStore } from './attempt-store.js';
+import { CaptureError, type ExplainNetworkError, FAILURE_CLASSES } from './capture-error.js';
 import { type CaptureJob, decodeJob } from './capture-job.js';
 import { captureSettingsRecord } from './capture-settings-record.js';
 import type { PageCaptureResult } from './page-capture.js';
@@ -22,14 +24,15 @@ import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { findCaptureStatus } from '../../projections/read-models/captures.js';
 
 /**
- * The browser worker (DESIGN decision 3): takes capture jobs from the JOBS work queue, renders each in the
- * browser pool, stores the artifacts, and appends the outcome through the tenant actor (idempotent, deduped
- * per capture). Redelivery after a crash is normal; a capture fails for good after MAX_ATTEMPTS browser
- * attempts, with `retryable` telling the tenant whether a new capture may succeed.
+ * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
+ * in the browser pool, stores the artifacts, and appends the outcome through the tenant actor (idempotent,
+ * deduped per capture). Redelivery after a crash is normal. A failure is the page's (it uses one of the
+ * page's attempts) or the service's own (retried after a backoff, outside the page's attempts); the
+ * attempt counts live in a KV bucket (attempt-store.ts), so any worker after any crash knows them. A capture
+ * that fails for good carries `retryable` and its `failureReason`.
  */
 
 export const WORKER_CONSUMER = 'capture-workers';
-export const MAX_ATTEMPTS = 3;
 const ACK_WAIT_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
 const JOBS_IN_HAND_PER_BROWSER_SLOT = 2;
@@ -43,14 +46,16 @@ export interface CaptureWorkerDeps {
   browsers: BrowserPool;
   log: Logger;
   clock: Clock;
-  concurrency: number;
+  /** Browser slots (the adaptive limit when it is a function); the worker holds twice as many jobs. */
+  concurrency: number | (() => number);
   timeoutMs: number;
+  attempts: AttemptStore;
   explainNetworkError?: ExplainNetworkError;
   makeBundle?: BundleMaker;
   /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
   observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
-  /** Delay before a retryable failure is tried again. */
-  retryDelayMs?: (attempt: number) => number;
+  /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
+  policy?: AttemptPolicy;
 }
 
 export interface CaptureWorker {
@@ -72,8 +77,10 @@ function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Arr
 
 const system = (job: CaptureJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'capture-worker' } });
 
+export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
+
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
-  const retryDelay = deps.retryDelayMs ?? ((attempt: number) => Math.min(30_000, 2000 * attempt));
+  const policy: AttemptPolicy = deps.policy ?? { serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS, pageDelayMs: defaultPageDelayMs };
 
   async function stillPending(captureId: string): Promise<boolean> {
     const status = await findCaptureStatus(deps.pool, captureId);
@@ -95,89 +102,103 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     return { refs: refs as ArtifactRefs, bytes };
   }
 
+  /** Renders, stores and completes one capture; throws what went wrong. */
+  async function captureAndComplete(job: CaptureJob, attempt: number): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
+    const settings = resolveCaptureSettings(job.options);
+    const startedAt = deps.clock.now();
+    const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings });
+    const completedAt = deps.clock.now().toISOString();
+    const captureSettings = captureSettingsRecord(result);
+    const files = artifactFiles(result);
+    const provenance = buildProvenanceRecord({
+      captureId: job.captureId,
+      requestedUrl: job.url,
+      submittedAt: job.createdAt,
+      startedAt: startedAt.toISOString(),
+      completedAt,
+      result,
+      captureSettings,
+      // Wall clock on both sides: the proxy stamps connections with Date.now().
+      connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
+      artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
+    });
+    const bundle =
+      result.renderQuality === 'full' && deps.makeBundle
+        ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result, captureSettings, provenance })
+        : null;
+    files.push(['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]);
+    if (bundle) files.push(['wacz', bundle.bytes]);
+    const stored = await storeArtifacts(job, files);
+    const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
+    const outcome = await deps.tenants.execute(
+      job.tenantId,
+      {
+        type: 'CompleteCapture',
+        data: {
+          captureId: job.captureId,
+          completedAt,
+          renderQuality: result.renderQuality,
+          // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
+          render: { ...result.render, mainDocumentStatus: result.mainStatus },
+          artifacts: stored.refs,
+          ...(bundle ? { bundle: bundleRef as BundleRef } : {}),
+          captureSettings,
+          storedBytes: stored.bytes,
+          attempts: attempt,
+        },
+      },
+      system(job),
+    );
+    return { renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied };
+  }
+
   async function handle(msg: JsMsg): Promise<void> {
     const job = decodeJob(msg.data);
-    const attempt = msg.info.deliveryCount;
-    const log = deps.log.child({ captureId: job.captureId, tenantId: job.tenantId, attempt, correlationId: job.correlationId });
+    const log = deps.log.child({ captureId: job.captureId, tenantId: job.tenantId, delivery: msg.info.deliveryCount, correlationId: job.correlationId });
     if (!(await stillPending(job.captureId))) {
       msg.ack();
       return;
     }
-    const fail = async (error: string, retryable: boolean) => {
-      await deps.tenants.execute(
-        job.tenantId,
-        { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts: Math.min(attempt, MAX_ATTEMPTS) } },
-        system(job),
-      );
+    const failForGood = async (verdict: Extract<Verdict, { kind: 'fail' }>) => {
+      const { error, retryable, failureReason, attempts } = verdict;
+      await deps.tenants.execute(job.tenantId, { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } }, system(job));
+      await deps.attempts.clear(job.captureId).catch(() => {}); // the entry expires anyway
       msg.ack();
-      log.info({ error, retryable }, 'capture failed');
+      log.info({ error, retryable, failureReason, attempts }, 'capture failed');
     };
-    if (attempt > MAX_ATTEMPTS) {
-      // Redelivered after its attempts were used up by crashes: never leave it pending.
-      return fail(`The capture did not finish after ${MAX_ATTEMPTS} attempts (the browser worker stopped while rendering).`, true);
+
+    const { counts, verdict } = await deps.attempts.begin(job.captureId, (c) => beforeAttempt(c, policy, Date.now() - (c.lastAt ?? 0)));
+    if (verdict.kind === 'fail') return failForGood(verdict);
+    if (verdict.kind === 'wait') {
+      // An attempt abandoned by a stopped worker: the service's backoff, counted from that attempt's start.
+      log.warn({ delayMs: verdict.delayMs, service: counts.service }, 'earlier attempt was abandoned; waiting before the next');
+      msg.nak(verdict.delayMs);
+      return;
     }
+    const attempt = counts.page + counts.service + 1;
     const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
     const started = performance.now();
     try {
-      const settings = resolveCaptureSettings(job.options);
-      const startedAt = deps.clock.now();
-      const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings });
-      const completedAt = deps.clock.now().toISOString();
-      const captureSettings = captureSettingsRecord(result);
-      const files = artifactFiles(result);
-      const provenance = buildProvenanceRecord({
-        captureId: job.captureId,
-        requestedUrl: job.url,
-        submittedAt: job.createdAt,
-        startedAt: startedAt.toISOString(),
-        completedAt,
-        result,
-        captureSettings,
-        // Wall clock on both sides: the proxy stamps connections with Date.now().
-        connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
-        artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
-      });
-      const bundle =
-        result.renderQuality === 'full' && deps.makeBundle
-          ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result, captureSettings, provenance })
-          : null;
-      files.push(['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]);
-      if (bundle) files.push(['wacz', bundle.bytes]);
-      const stored = await storeArtifacts(job, files);
-      const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
-      const outcome = await deps.tenants.execute(
-        job.tenantId,
-        {
-          type: 'CompleteCapture',
-          data: {
-            captureId: job.captureId,
-            completedAt,
-            renderQuality: result.renderQuality,
-            // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
-            render: { ...result.render, mainDocumentStatus: result.mainStatus },
-            artifacts: stored.refs,
-            ...(bundle ? { bundle: bundleRef as BundleRef } : {}),
-            captureSettings,
-            storedBytes: stored.bytes,
-            attempts: attempt,
-          },
-        },
-        system(job),
-      );
+      const done = await captureAndComplete(job, attempt);
       msg.ack();
-      captureDuration.observe({ outcome: result.renderQuality }, (performance.now() - started) / 1000);
-      log.info({ renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied }, 'capture complete');
+      await deps.attempts.clear(job.captureId).catch(() => {});
+      captureDuration.observe({ outcome: done.renderQuality }, (performance.now() - started) / 1000);
+      log.info({ attempt, ...done }, 'capture complete');
     } catch (err) {
-      const ce = err instanceof CaptureError ? err : null;
-      const retryable = ce ? ce.retryable : true;
-      const message = ce ? ce.message : `Internal error while storing the capture: ${(err as Error).message}`;
-      captureDuration.observe({ outcome: retryable && attempt < MAX_ATTEMPTS ? 'retry' : 'failed' }, (performance.now() - started) / 1000);
-      if (retryable && attempt < MAX_ATTEMPTS) {
-        log.warn({ err: ce ? { code: ce.code, message } : err }, 'capture attempt failed; will retry');
-        msg.nak(retryDelay(attempt));
+      const failure = classify(err);
+      const after = await deps.attempts.fail(job.captureId, failure);
+      const next = afterFailure(after, policy);
+      captureDuration.observe({ outcome: next.kind === 'fail' ? 'failed' : 'retry' }, (performance.now() - started) / 1000);
+      // The cause carries what the browser itself said (e.g. Chromium's "FATAL: Socket path too long").
+      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
+      if (next.kind === 'fail') {
+        log.warn({ attempt, failure, cause }, 'capture attempt failed; no attempts left');
+        await failForGood(next);
         return;
       }
-      await fail(message, retryable);
+      captureRetries.inc({ owner: failure.owner });
+      log.warn({ attempt, failure, cause, retryInMs: next.kind === 'wait' ? next.delayMs : 0, page: after.page, service: after.service }, 'capture attempt failed; will retry');
+      msg.nak(next.kind === 'wait' ? next.delayMs : 0);
     } finally {
       clearInterval(heartbeat);
     }
@@ -192,7 +213,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     ackWaitMs: ACK_WAIT_MS,
     // Twice as many jobs in hand as browser slots: while one capture's bundle is built, signed, timestamped
     // and stored, the next one already renders (the pool's slots still bound the browser work).
-    concurrency: deps.concurrency * JOBS_IN_HAND_PER_BROWSER_SLOT,
+    concurrency: () => (typeof deps.concurrency === 'number' ? deps.concurrency : deps.concurrency()) * JOBS_IN_HAND_PER_BROWSER_SLOT,
     spanName: 'capture.job',
     log: deps.log,
     handle,
@@ -203,4 +224,15 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     // Drain: let running captures finish (their acks land); the pool close stops stragglers.
     stop: () => queue.stop(deps.timeoutMs + 5000),
   };
+}
+
+/** Whose failure an error is and how the tenant is told (capture-error.ts FAILURE_CLASSES). */
+export function classify(err: unknown): Failure {
+  if (err instanceof CaptureError) {
+    const { failureReason, owner } = FAILURE_CLASSES[err.code];
+    return { owner, failureReason, error: err.message, retryable: err.retryable };
+  }
+  // Storing, signing or appending failed: the service's own trouble (NATS, the signer, the object store).
+  const message = err instanceof Error ? err.message : String(err);
+  return { owner: 'service', failureReason: 'service_overloaded', error: `The capture could not be stored: ${message}`, retryable: true };
 }

@@ -17,6 +17,7 @@ import { waitForNetworkQuiet, watchNetworkActivity, type NetworkActivity, type S
 import { loadDocumentBytes, viewerWrappedPdf } from './pdf-document-body.js';
 import { waitForSelectorStep, type SelectorWaitResult } from './selector-wait.js';
 import { abortReason, withTimeout } from './step-timeout.js';
+import { type PageClock, wallClock } from './host-load.js';
 import { captureViewport } from './viewport-screenshot.js';
 import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
 
@@ -45,6 +46,8 @@ export interface PageCaptureOptions {
   signal?: AbortSignal;
   /** A fresh context opened ahead by openCaptureContext (the pool's spare); default: opened now. */
   prepared?: Promise<PreparedContext>;
+  /** The clock every bound of the capture is counted on (host-load.ts: the page clock); default the wall clock. */
+  clock?: PageClock;
 }
 
 /** A new browser context with its one blank page, made for exactly one capture and closed after it. */
@@ -141,6 +144,8 @@ const CONSENT_LAST_LOOK_MS = 500;
 const CONSENT_OPT_OUT_MS = 6000;
 const AFTER_CONSENT_QUIET = { quietWindowMs: 300, capMs: 1000 };
 const STEP_TIMEOUT_MS = 10_000;
+/** Opening the page and its protocol session: the service's own steps, bounded only against a hung browser. */
+const SERVICE_STEP_TIMEOUT_MS = 60_000;
 const SCREENSHOT_SLICE_TIMEOUT_MS = 15_000;
 const BODY_WAIT_MS = 5000;
 const CONTEXT_CLOSE_TIMEOUT_MS = 5000;
@@ -176,8 +181,9 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
       },
       () => {},
     );
-    const opened = await bounded(opening, signal);
-    return await captureInContext(opened, url, options, signal, internal);
+    const steps = stepBounds(signal, options.clock ?? wallClock);
+    const opened = await steps.service(opening);
+    return await captureInContext(opened, url, options, steps, signal, internal);
   } catch (error) {
     throw toCaptureError(error, { browser, external, internal: internal.signal });
   } finally {
@@ -191,9 +197,11 @@ async function captureInContext(
   { page }: PreparedContext,
   url: string,
   options: PageCaptureOptions,
+  steps: StepBounds,
   signal: AbortSignal,
   internal: AbortController,
 ): Promise<PageCaptureResult> {
+  const bounded = steps.page;
   const settleCapMs = options.settleCapMs ?? DEFAULT_SETTLE_CAP_MS;
   const quietWindowMs = options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS;
   const settings = options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT };
@@ -202,9 +210,10 @@ async function captureInContext(
   page.on('error', () => internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
-  await bounded(page.setViewport({ ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor }), signal);
-  const session = await bounded(page.createCDPSession(), signal);
-  const { frameTree } = await bounded(session.send('Page.getFrameTree'), signal);
+  // Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
+  await steps.service(page.setViewport({ ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor }));
+  const session = await steps.service(page.createCDPSession());
+  const { frameTree } = await steps.service(session.send('Page.getFrameTree'));
   const mainFrameId = frameTree.frame.id;
   const recorder = createNetworkRecorder(session, {
     mainFrameId,
@@ -212,11 +221,17 @@ async function captureInContext(
   });
   const shoot = () =>
     settings.fullPage === false
-      ? captureViewport(session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor })
-      : captureFullPage(session, { maxHeightPx: options.maxScreenshotHeightPx, sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor });
+      ? captureViewport(session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor, clock: options.clock })
+      : captureFullPage(session, {
+          maxHeightPx: options.maxScreenshotHeightPx,
+          sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS,
+          signal,
+          scale: settings.deviceScaleFactor,
+          clock: options.clock,
+        });
 
   try {
-    await bounded(recorder.start(), signal);
+    await steps.service(recorder.start());
     return await run();
   } finally {
     recorder.dispose();
@@ -224,7 +239,7 @@ async function captureInContext(
 
   /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
   function startConsent(): Promise<ConsentRun | null> {
-    return bounded(startConsentRun(page, session, { mainFrameId }), signal, CONSENT_START_MS).catch((error: unknown) => {
+    return bounded(startConsentRun(page, session, { mainFrameId }), CONSENT_START_MS).catch((error: unknown) => {
       if (signal.aborted) throw error;
       return null;
     });
@@ -273,7 +288,7 @@ async function captureInContext(
   /** Scrolls for lazy content; runs beside the settle phase, whose quiet window then covers what it loads. */
   async function scrollForLazyContent(): Promise<{ scrollMs: number; steps: number }> {
     const scrollStart = performance.now();
-    const scrolled = await bounded(scrollThroughPage(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS }), signal, SCROLL_BUDGET_MS + 2000).catch(
+    const scrolled = await bounded(scrollThroughPage(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS }), SCROLL_BUDGET_MS + 2000).catch(
       (error: unknown) => {
         if (signal.aborted) throw error;
         notes.push('scrolling for lazy content failed');
@@ -300,7 +315,7 @@ async function captureInContext(
     page.on('domcontentloaded', () => (domContentLoaded = true));
     page.on('load', () => (loadedAt = performance.now()));
     const navigationStart = performance.now();
-    const timedOut = await navigate(page, url, options, recorder, signal, () => domContentLoaded);
+    const timedOut = await navigate(page, url, options, recorder, steps, signal, () => domContentLoaded);
     const navigationMs = Math.round((timedOut ? performance.now() : (loadedAt ?? performance.now())) - navigationStart);
 
     const main = recorder.mainDocument();
@@ -337,7 +352,7 @@ async function captureInContext(
       await waitForNetworkQuiet(recorder, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
     }
     // The tenant's extra wait (README, Capture options), after the page settled.
-    if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), signal, settings.delayMs + 1000);
+    if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), settings.delayMs + 1000);
 
     const { consent, screenshotBefore, screenshotBeforeMs } =
       consentRun === undefined ? {} : await answerConsentBanner(consentRun, consentStart, activity);
@@ -351,11 +366,11 @@ async function captureInContext(
       notes.push(`screenshot cut at ${maxHeight} px of a ${shot.pageHeight} px page`);
     }
 
-    const pdf = settings.pdf ? await printPdf(page, signal) : undefined;
+    const pdf = settings.pdf ? await printPdf(page, steps) : undefined;
 
     const htmlStart = performance.now();
-    const html = await readHtml(page, signal);
-    const title = await bounded(page.title(), signal).catch(() => '');
+    const html = await readHtml(page, steps, signal);
+    const title = await bounded(page.title()).catch(() => '');
     const finalUrl = page.url();
     const htmlMs = since(htmlStart);
 
@@ -363,12 +378,12 @@ async function captureInContext(
     const finalMain = recorder.mainDocument();
     const mainDocumentUrls = recorder.mainDocumentUrls();
     const browser = page.browser();
-    const [browserVersion, userAgent] = await Promise.all([bounded(browser.version(), signal), bounded(browser.userAgent(), signal)]);
+    const [browserVersion, userAgent] = await Promise.all([bounded(browser.version()), bounded(browser.userAgent())]);
     const network = await recorder.finish(BODY_WAIT_MS);
     notes.push(...network.notes);
     const wrappedPdf = viewerWrappedPdf(network.exchanges, finalUrl);
     if (wrappedPdf) {
-      await bounded(loadDocumentBytes(session, mainFrameId, wrappedPdf.url), signal).then(
+      await bounded(loadDocumentBytes(session, mainFrameId, wrappedPdf.url)).then(
         (bytes) => void (wrappedPdf.body = bytes),
         (error: unknown) => {
           if (signal.aborted || isCaptureError(error)) throw error;
@@ -416,12 +431,13 @@ async function navigate(
   url: string,
   options: PageCaptureOptions,
   recorder: NetworkRecorder,
+  steps: StepBounds,
   signal: AbortSignal,
   domContentLoaded: () => boolean,
 ): Promise<boolean> {
   try {
-    // Puppeteer enforces timeoutMs; the outer bound only guards against a hung protocol.
-    await bounded(page.goto(url, { waitUntil: 'load', timeout: options.timeoutMs }), signal, options.timeoutMs + 5000);
+    // timeoutMs is the page's time to reach load, counted on the page clock (not puppeteer's wall clock).
+    await steps.page(page.goto(url, { waitUntil: 'load', timeout: 0 }), options.timeoutMs);
     return false;
   } catch (error) {
     if (signal.aborted) throw error;
@@ -443,23 +459,43 @@ async function navigate(
 }
 
 /** page.content(), tried once more if the page replaced its document (script redirect) meanwhile. */
-async function readHtml(page: Page, signal: AbortSignal): Promise<string> {
+async function readHtml(page: Page, steps: StepBounds, signal: AbortSignal): Promise<string> {
   try {
-    return await bounded(page.content(), signal);
+    return await steps.page(page.content());
   } catch (error) {
     if (signal.aborted || isCaptureError(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 250));
-    return bounded(page.content(), signal);
+    return steps.page(page.content());
   }
 }
 
-function bounded<T>(work: Promise<T>, signal: AbortSignal, ms = STEP_TIMEOUT_MS): Promise<T> {
-  return withTimeout(work, ms, () => new CaptureError('timeout', 'The page stopped responding while it was being captured', true), signal);
+/** The bounds of one capture's steps, all counted on its page clock and all ended by its abort. */
+interface StepBounds {
+  /** A step of the page's, from navigation on: too slow means the page stopped responding. */
+  page<T>(work: Promise<T>, ms?: number): Promise<T>;
+  /** A step of the service's own (opening the page, its protocol session): too slow is retried later, not the page's failure. */
+  service<T>(work: Promise<T>): Promise<T>;
+}
+
+function stepBounds(signal: AbortSignal, clock: PageClock): StepBounds {
+  return {
+    page: (work, ms = STEP_TIMEOUT_MS) =>
+      withTimeout(work, ms, () => new CaptureError('timeout', 'The page stopped responding while it was being captured', true), signal, clock),
+    service: (work) =>
+      withTimeout(
+        work,
+        SERVICE_STEP_TIMEOUT_MS,
+        () => new CaptureError('service_busy', 'The capture service could not open a browser page in time; it will try again', true),
+        signal,
+        clock,
+      ),
+  };
 }
 
 /** The `pdf` artifact: Chromium's print of the page as it is now (print media, backgrounds kept). */
-async function printPdf(page: Page, signal: AbortSignal): Promise<Buffer> {
-  const bytes = await bounded(page.pdf({ printBackground: true, timeout: STEP_TIMEOUT_MS }), signal, STEP_TIMEOUT_MS + 2000);
+async function printPdf(page: Page, steps: StepBounds): Promise<Buffer> {
+  // Chromium's own print timeout is off: the page-clock bound decides.
+  const bytes = await steps.page(page.pdf({ printBackground: true, timeout: 0 }), STEP_TIMEOUT_MS + 2000);
   return Buffer.from(bytes);
 }
 

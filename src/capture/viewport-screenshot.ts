@@ -5,14 +5,15 @@
 import type { CDPSession } from 'puppeteer-core';
 import { CaptureError } from './capture-error.js';
 import type { FullPageScreenshot } from './full-page-screenshot.js';
+import type { PageClock } from './host-load.js';
 import { withTimeout } from './step-timeout.js';
 
 export async function captureViewport(
   session: CDPSession,
-  options: { timeoutMs: number; signal?: AbortSignal | undefined; scale?: number },
+  options: { timeoutMs: number; signal?: AbortSignal | undefined; scale?: number; clock?: PageClock | undefined },
 ): Promise<FullPageScreenshot> {
   const bounded = <T>(work: Promise<T>) =>
-    withTimeout(work, options.timeoutMs, () => new CaptureError('timeout', 'The page did not render a screenshot in time', true), options.signal);
+    withTimeout(work, options.timeoutMs, () => new CaptureError('timeout', 'The page did not render a screenshot in time', true), options.signal, options.clock);
   // The lazy-content scroll may have left the page scrolled down; the viewport shot shows its top.
   await bounded(session.send('Runtime.evaluate', { expression: 'window.scrollTo(0, 0)' }));
   const metrics = await bounded(session.send('Page.getLayoutMetrics'));

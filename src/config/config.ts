@@ -37,6 +37,17 @@ const integer = (name: string, def: number, min: number, max: number) =>
       return n;
     });
 
+/** Comma-separated seconds, e.g. `60,300,900`. */
+const seconds = (name: string, def: string) =>
+  optionalString.transform((v, ctx) => {
+    const parts = csv(v ?? def);
+    if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be comma-separated seconds, got '${v}'` });
+      return z.NEVER;
+    }
+    return parts.map(Number);
+  });
+
 const isCidr = (value: string): boolean => {
   try {
     ipaddr.parseCIDR(value);
@@ -94,14 +105,13 @@ const envSchema = z.object({
   BATCH_MAX: integer('BATCH_MAX', 20, 1, 100),
   RATE_LIMIT_IP_PER_MIN: integer('RATE_LIMIT_IP_PER_MIN', 600, 1, 10_000_000),
   RATE_LIMIT_TENANT_PER_MIN: integer('RATE_LIMIT_TENANT_PER_MIN', 1200, 1, 10_000_000),
-  WEBHOOK_RETRY_DELAYS: optionalString.transform((v, ctx) => {
-    const parts = csv(v ?? '60,300,900');
-    if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
-      ctx.addIssue({ code: 'custom', message: `WEBHOOK_RETRY_DELAYS must be comma-separated seconds, got '${v}'` });
-      return z.NEVER;
-    }
-    return parts.map(Number);
-  }),
+  WEBHOOK_RETRY_DELAYS: seconds('WEBHOOK_RETRY_DELAYS', '60,300,900'),
+  /**
+   * Waits (seconds) before a capture is tried again after a failure that was the service's own (no browser page in
+   * time, browser crash, worker stopped, storing failed); their number is how many such failures a capture bears
+   * before it fails as service_overloaded / browser_crashed (README, Capture under load).
+   */
+  CAPTURE_RETRY_DELAYS: seconds('CAPTURE_RETRY_DELAYS', '30,120,300,600,600'),
   /** Extra CAs trusted for webhook delivery and ping: comma-separated PEM file paths (private PKI, tests). */
   WEBHOOK_CA_CERTS: optionalString.transform((v) => csv(v)),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),

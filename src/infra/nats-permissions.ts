@@ -29,7 +29,7 @@ const WEBHOOK_KEYS_READ = [
 const PUBLISH: Record<NatsRole, string[]> = {
   api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked'],
   // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
-  worker: ['ledger.tenant.>', 'jobs.capture', '$O.artifacts.>', '$KV.actor-snapshots.>', 'notary.>'],
+  worker: ['ledger.tenant.>', 'jobs.capture', '$O.artifacts.>', '$KV.actor-snapshots.>', '$KV.capture-attempts.>', 'notary.>'],
   // The signer answers notary requests on reply inboxes and records its key and TSA on the system subject.
   signer: ['ledger.system'],
   projector: [],

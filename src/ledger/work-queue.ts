@@ -17,7 +17,8 @@ export interface WorkQueueOptions {
   subject: string;
   durable: string;
   ackWaitMs: number;
-  concurrency: number;
+  /** Messages in hand at most; a function when the limit adapts (read before every fetch). */
+  concurrency: number | (() => number);
   spanName: string;
   log: Logger;
   handle(msg: JsMsg): Promise<void>;
@@ -40,12 +41,17 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
   let inflight = 0;
   let wake: (() => void) | null = null;
   const inHand = new Set<Promise<void>>();
+  const limit = typeof opts.concurrency === 'number' ? () => opts.concurrency as number : opts.concurrency;
 
   const loop = (async () => {
     while (running) {
-      const free = opts.concurrency - inflight;
+      const free = limit() - inflight;
       if (free <= 0) {
-        await new Promise<void>((r) => (wake = r));
+        // Woken by a finished message, or after a while to read a limit that may have been raised.
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, 1000).unref();
+        });
         continue;
       }
       try {

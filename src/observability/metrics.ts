@@ -30,6 +30,25 @@ export const captureDuration = new Histogram({
   registers: [registry],
 });
 
+export const workerConcurrencyLimit = new Gauge({
+  name: 'capture_ledger_worker_concurrency_limit',
+  help: 'Captures this worker runs at once, as adapted to the host (docs/architecture.md, Capture under load)',
+  registers: [registry],
+});
+
+export const hostStarvation = new Gauge({
+  name: 'capture_ledger_host_starvation_ratio',
+  help: 'Fraction of recent time the busiest capture process waited for a CPU (about 10 s average)',
+  registers: [registry],
+});
+
+export const captureRetries = new Counter({
+  name: 'capture_ledger_capture_retries_total',
+  help: 'Capture attempts that failed and were tried again, by whose failure (page, service)',
+  labelNames: ['owner'] as const,
+  registers: [registry],
+});
+
 export const webhookDeliveries = new Counter({
   name: 'capture_ledger_webhook_deliveries_total',
   help: 'Webhook delivery attempts by outcome (delivered, failed, dead_lettered)',

@@ -54,6 +54,7 @@ export function captureCompleteData(baseUrl: string, row: SubmittedCaptureRow, o
     capture_settings: null,
     error: null,
     retryable: null,
+    failure_reason: null,
     schedule_id: null,
     stored_bytes: null,
     ...row,
@@ -90,6 +91,8 @@ export function captureFailedData(row: SubmittedCaptureRow, outcome: Failed) {
     failedAt: iso(outcome.failedAt)!,
     error: outcome.error,
     retryable: outcome.retryable,
+    // README, Failure reasons: the class of `error`; absent on failures recorded before reasons were.
+    ...(outcome.failureReason ? { failureReason: outcome.failureReason } : {}),
   };
 }
 

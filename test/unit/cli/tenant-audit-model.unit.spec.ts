@@ -35,8 +35,8 @@ function rowsFor(events: StoredEvent[]): ProjectionRows {
     tenant: { tier: 'pro', captures_override: null, storage_override: null, last_hash: events.at(-1)!.event.hash, last_seq: events.at(-1)!.seq },
     apiKeys: [{ key_hash: K, scopes: ['capture', 'read'], name: 'k', created_at: new Date('2025-03-01T10:00:00Z'), created_by: 'admin', revoked_at: null }],
     captures: [
-      { capture_id: 'cap_1', url: 'https://a/', status: 'complete', period: '2025-03', stored_bytes: 100, error: null, retryable: null },
-      { capture_id: 'cap_2', url: 'https://b/', status: 'failed', period: '2025-03', stored_bytes: null, error: 'timeout', retryable: true },
+      { capture_id: 'cap_1', url: 'https://a/', status: 'complete', period: '2025-03', stored_bytes: 100, error: null, retryable: null, failure_reason: null },
+      { capture_id: 'cap_2', url: 'https://b/', status: 'failed', period: '2025-03', stored_bytes: null, error: 'timeout', retryable: true, failure_reason: null },
     ],
     usage: [{ period: '2025-03', captures_submitted: 2, captures_completed: 1, captures_failed: 1, storage_bytes: 100, api_call_count: 5 }],
     captureCounts: [
