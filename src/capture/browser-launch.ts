@@ -15,8 +15,9 @@ export interface ChromiumLaunchOptions {
   /** Configured binary (CHROMIUM_PATH); otherwise the Debian locations are tried. */
   chromiumPath?: string | undefined;
   /**
-   * Egress proxy, e.g. http://127.0.0.1:8899. Every connection, loopback included, goes through it
-   * (DESIGN decision 6), so the proxy is the one place that decides which addresses the browser may reach.
+   * The browser-wide proxy, e.g. http://127.0.0.1:8899, loopback included. The pool passes the sink that
+   * refuses the browser's own traffic (proxy-sink.ts) and gives each capture context the egress proxy
+   * (DESIGN decision 6), the one place that decides which addresses a page may reach.
    */
   proxyServer?: string | undefined;
   launchTimeoutMs?: number;

@@ -8,17 +8,21 @@
 import { CaptureError } from './capture-error.js';
 import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
-import { type HostLoad, wallClock } from './host-load.js';
+import { type HostLoad, startHostLoad } from './host-load.js';
+import { type ProxySink, startProxySink } from './proxy-sink.js';
 import { capturePage, openCaptureContext, type PageCaptureOptions, type PageCaptureResult, type PreparedContext } from './page-capture.js';
 import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
   chromiumPath?: string | undefined;
-  /** Egress proxy URL; see ChromiumLaunchOptions.proxyServer. */
+  /**
+   * Egress proxy URL: every capture's browser context is routed through it, loopback included (DESIGN
+   * decision 6). The browser's own traffic goes to a sink that refuses it (proxy-sink.ts).
+   */
   proxyServer?: string | undefined;
   /** Captures running at the same time: at most this many; `setConcurrency` moves the limit below it. */
   concurrency: number;
-  /** Where the page clock comes from (bounds count page time, not the busy host's wall clock); default: wall clock. */
+  /** Where the page clock comes from (bounds count page time, not the busy host's wall clock); default: one of the pool's own. */
   hostLoad?: HostLoad;
   /** The browser is replaced after this many captures (default 50), once its running captures end. */
   maxCapturesPerBrowser?: number;
@@ -81,7 +85,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   const chromiumPath = resolveChromiumPath({ explicitPath: options.chromiumPath });
   const maxCaptures = options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER;
   const hungMs = options.hungPageKillMs ?? DEFAULT_HUNG_PAGE_KILL_MS;
-  const clock = options.hostLoad?.clock ?? wallClock;
+  const hostLoad = options.hostLoad ?? startHostLoad();
+  const clock = hostLoad.clock;
   let limit = options.concurrency;
 
   let current: Instance | undefined;
@@ -110,11 +115,13 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     for (const wake of instance.idleWaiters.splice(0)) wake();
   };
 
+  let sink: Promise<ProxySink> | undefined;
   async function launch(): Promise<Instance> {
-    const launched = await launchChromium({ chromiumPath, proxyServer: options.proxyServer });
+    sink ??= startProxySink();
+    const launched = await launchChromium({ chromiumPath, proxyServer: options.proxyServer ? (await sink).url : undefined });
     counters.launches++;
     const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
-    const unwatch = launched.pid !== null && options.hostLoad ? options.hostLoad.watch(launched.pid) : () => {};
+    const unwatch = launched.pid !== null ? hostLoad.watch(launched.pid) : () => {};
     launched.browser.on('disconnected', () => {
       unwatch();
       if (!instance.dead) counters.crashes++;
@@ -157,9 +164,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     const spare = instance.spare;
     instance.spare = undefined;
     // A spare that failed (its browser went away meanwhile) is replaced by a fresh attempt.
-    const prepared = spare ? spare.catch(() => openCaptureContext(browser)) : openCaptureContext(browser);
+    const open = () => openCaptureContext(browser, options.proxyServer);
+    const prepared = spare ? spare.catch(open) : open();
     if (!instance.dead && instance.captures < maxCaptures) {
-      instance.spare = openCaptureContext(browser);
+      instance.spare = open();
       instance.spare.catch(() => {});
     }
     return prepared;
@@ -272,6 +280,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
       }
       await switching?.catch(() => {});
       if (current) await retire(current);
+      await (await sink?.catch(() => undefined))?.close();
+      if (!options.hostLoad) hostLoad.stop();
     },
     stats: () => ({
       running,

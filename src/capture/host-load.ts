@@ -29,6 +29,9 @@ export interface HostLoad {
 /** The wall clock: what every bound counted before, and what tests without a monitor use. */
 export const wallClock: PageClock = { now: () => performance.now() };
 
+/** A host treated as idle: bounds on the wall clock (tests that need a bound at an exact time, tools). */
+export const wallClockHostLoad: HostLoad = { clock: wallClock, starvation: () => 0, watch: () => () => {}, stop: () => {} };
+
 const SAMPLE_MS = 250;
 const EWMA_WINDOW_MS = 10_000;
 

@@ -44,6 +44,8 @@ export interface PageCaptureOptions {
   maxScreenshotHeightPx?: number;
   /** Aborting closes the capture's browser context; the capture then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** The egress proxy of a context opened here (the pool passes contexts it opened itself, as `prepared`). */
+  proxyServer?: string;
   /** A fresh context opened ahead by openCaptureContext (the pool's spare); default: opened now. */
   prepared?: Promise<PreparedContext>;
   /** The clock every bound of the capture is counted on (host-load.ts: the page clock); default the wall clock. */
@@ -60,9 +62,13 @@ export interface PreparedContext {
  * Opens the context a capture runs in. Opening a page costs 100–300 ms on the 2-core machine, so the pool
  * opens the next one while a capture runs; it is still a context no other capture has touched.
  */
-export async function openCaptureContext(browser: Browser): Promise<PreparedContext> {
-  // Downloads are refused: a capture never writes what a page offers to the worker's disk.
-  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+export async function openCaptureContext(browser: Browser, proxyServer?: string): Promise<PreparedContext> {
+  // Downloads are refused: a capture never writes what a page offers to the worker's disk. The context's
+  // own proxy is the egress proxy, loopback included ("<-loopback>" removes Chromium's implicit bypass).
+  const context = await browser.createBrowserContext({
+    downloadBehavior: { policy: 'deny' },
+    ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
+  });
   try {
     return { context, page: await context.newPage() };
   } catch (error) {
@@ -153,7 +159,8 @@ const CONTEXT_CLOSE_TIMEOUT_MS = 5000;
 export async function capturePage(browser: Browser, url: string, options: PageCaptureOptions): Promise<PageCaptureResult> {
   const external = options.signal;
   if (external?.aborted) {
-    options.prepared?.then((unused) => unused.context.close()).catch(() => {});
+    const unused = options.prepared?.then((prepared) => prepared.context.close());
+    if (unused) await withTimeout(unused, CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context close timed out')).catch(() => {});
     throw stoppedError(external);
   }
   // Aborted by the caller, by a renderer crash, or by the browser going away: every step stops at once.
@@ -171,24 +178,24 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
   };
   const onExternalAbort = () => void closeContext();
   external?.addEventListener('abort', onExternalAbort, { once: true });
+  const opening = options.prepared ?? openCaptureContext(browser, options.proxyServer);
+  // Known as soon as it is open, so that a capture given up meanwhile still closes it.
+  const opened = opening.then(
+    (prepared) => void (context = prepared.context),
+    () => {},
+  );
   try {
     if (!browser.connected) onDisconnect();
-    const opening = options.prepared ?? openCaptureContext(browser);
-    opening.then(
-      (opened) => {
-        context = opened.context;
-        if (signal.aborted) void closeContext(); // arrived after the capture was given up
-      },
-      () => {},
-    );
     const steps = stepBounds(signal, options.clock ?? wallClock);
-    const opened = await steps.service(opening);
-    return await captureInContext(opened, url, options, steps, signal, internal);
+    return await captureInContext(await steps.service(opening), url, options, steps, signal, internal);
   } catch (error) {
     throw toCaptureError(error, { browser, external, internal: internal.signal });
   } finally {
     external?.removeEventListener('abort', onExternalAbort);
     browser.off('disconnected', onDisconnect);
+    // A capture stopped while its context was still being opened closes that context too before it
+    // returns: when capturePage settles, nothing it opened is left (bounded against a hung browser).
+    await withTimeout(opened, CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context open did not settle')).catch(() => {});
     await closeContext();
   }
 }

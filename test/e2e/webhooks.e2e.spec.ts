@@ -178,7 +178,7 @@ function driver(s: () => TestServer) {
       const captureId = await this.submit(tenantId);
       await s().server.ctx.tenants.execute(
         tenantId,
-        { type: 'FailCapture', data: { captureId, error: 'The page did not load: DNS lookup failed.', retryable: false, attempts: 3 } },
+        { type: 'FailCapture', data: { captureId, error: 'The page did not load: DNS lookup failed.', retryable: false, attempts: 3, failureReason: 'target_unreachable' } },
         SYSTEM,
       );
       return captureId;
@@ -328,6 +328,7 @@ describe('webhooks (spec 4.13, 6)', () => {
       failedAt: failed[0]!.body.data.failedAt,
       error: 'The page did not load: DNS lookup failed.',
       retryable: false,
+      failureReason: 'target_unreachable',
     });
     assert.deepEqual(rx.at('/types-late').map((r) => r.body.data.id), [c3], 'a webhook registered later does not get earlier events');
     assertSigned(a.secret, rx.at('/types-complete')[0]!);

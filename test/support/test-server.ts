@@ -21,7 +21,7 @@ export interface TestServer {
 /** A whole service in this process against hermetic nats-server + Postgres. */
 export async function startTestServer(env: Record<string, string> = {}, opts: { infra?: Infra; databaseUrl?: string } = {}): Promise<TestServer> {
   const infra = opts.infra ?? (await startInfra());
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ADMIN_KEY, DATA_DIR: infra.dir, LOG_LEVEL: 'silent', ROLES: 'api,projector', SIGNING_KEY: 'none', TSA_URL: 'none', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ADMIN_KEY, DATA_DIR: infra.dir, LOG_LEVEL: 'silent', ROLES: 'api,projector', SIGNING_KEY: 'none', TSA_URL: 'none', CAPTURE_RETRY_DELAYS: '2,5,10,20,30', ...env });
   const databaseUrl = opts.databaseUrl ?? (await infra.freshDatabase());
   const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
