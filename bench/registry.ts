@@ -4,6 +4,7 @@ import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
 import { evidenceBench } from './evidence.bench.js';
 import { listScaleBench } from './list-scale.bench.js';
+import { overloadBench } from './overload.bench.js';
 import { projectionsBench } from './projections.bench.js';
 import { submissionsBench } from './submissions.bench.js';
 import { workerRssBench } from './worker-rss.bench.js';
@@ -21,4 +22,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'list-scale': listScaleBench,
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
+  overload: overloadBench,
 };

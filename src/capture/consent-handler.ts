@@ -28,6 +28,8 @@ import {
   type ContentScriptMessage,
   type IndexedCMPRuleset,
 } from '@duckduckgo/autoconsent';
+import { type PageClock, wallClock } from './host-load.js';
+import { pageTimer } from './step-timeout.js';
 
 export type ConsentResult = 'opted-out' | 'dismissed' | 'not-found' | 'failed';
 
@@ -106,7 +108,13 @@ interface FrameAgent {
  * Injects autoconsent into the current document of the main frame and of its child frames, and starts
  * detection in the page. Detection runs while the caller does other work; waitForBanner collects the outcome.
  */
-export async function startConsentRun(page: Page, session: CDPSession, options: { mainFrameId: string }): Promise<ConsentRun> {
+export async function startConsentRun(
+  page: Page,
+  session: CDPSession,
+  /** `clock`: what the waits count (the page clock: a busy host makes detection slower, not blind). */
+  options: { mainFrameId: string; clock?: PageClock },
+): Promise<ConsentRun> {
+  const clock = options.clock ?? wallClock;
   const { script, rules } = loadAssets();
   const run = ++runs;
   const WORLD_NAME = `capture-ledger-consent-${run}`;
@@ -247,9 +255,9 @@ export async function startConsentRun(page: Page, session: CDPSession, options: 
     waitForBanner(timeoutMs) {
       if (banner !== undefined) return Promise.resolve(banner?.cmp ?? null);
       return new Promise((resolve) => {
-        const timer = setTimeout(() => settleBanner(null), timeoutMs);
+        const cancel = pageTimer(timeoutMs, () => settleBanner(null), clock);
         bannerWaiter = (cmp) => {
-          clearTimeout(timer);
+          cancel();
           resolve(cmp);
         };
       });
@@ -259,11 +267,11 @@ export async function startConsentRun(page: Page, session: CDPSession, options: 
       const { cmp, agent } = banner;
       const outcome = await new Promise<ConsentResult>((resolve) => {
         let succeeded = false;
-        let doneTimer: NodeJS.Timeout | undefined;
-        const timer = setTimeout(() => finish(succeeded ? 'opted-out' : 'failed'), timeoutMs);
+        let cancelDone = () => {};
+        const cancel = pageTimer(timeoutMs, () => finish(succeeded ? 'opted-out' : 'failed'), clock);
         const finish = (result: ConsentResult) => {
-          clearTimeout(timer);
-          clearTimeout(doneTimer);
+          cancel();
+          cancelDone();
           optOutWaiter = undefined;
           resolve(result);
         };
@@ -272,7 +280,7 @@ export async function startConsentRun(page: Page, session: CDPSession, options: 
             if (!message.result) return finish('failed');
             succeeded = true;
             // 'autoconsentDone' follows for a final (non-intermediate) rule and says if it only hid the banner.
-            doneTimer = setTimeout(() => finish(isDismissal(cmp, false) ? 'dismissed' : 'opted-out'), 500);
+            cancelDone = pageTimer(500, () => finish(isDismissal(cmp, false) ? 'dismissed' : 'opted-out'), clock);
           } else if (message.type === 'autoconsentDone') {
             finish(isDismissal(cmp, message.isCosmetic) ? 'dismissed' : 'opted-out');
           } else if (message.type === 'frameGone') {

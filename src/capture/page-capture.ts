@@ -209,6 +209,8 @@ async function captureInContext(
   internal: AbortController,
 ): Promise<PageCaptureResult> {
   const bounded = steps.page;
+  const clock = options.clock ?? wallClock;
+  let consentClockStart = clock.now();
   const settleCapMs = options.settleCapMs ?? DEFAULT_SETTLE_CAP_MS;
   const quietWindowMs = options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS;
   const settings = options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT };
@@ -246,7 +248,7 @@ async function captureInContext(
 
   /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
   function startConsent(): Promise<ConsentRun | null> {
-    return bounded(startConsentRun(page, session, { mainFrameId }), CONSENT_START_MS).catch((error: unknown) => {
+    return bounded(startConsentRun(page, session, { mainFrameId, clock }), CONSENT_START_MS).catch((error: unknown) => {
       if (signal.aborted) throw error;
       return null;
     });
@@ -265,13 +267,14 @@ async function captureInContext(
     let consentRun = await firstRun;
     if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
     try {
-      let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - since(consentStart)));
+      // Detection's budget is page time: on a busy host autoconsent gets the same chance to look.
+      let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - consentClockStart)));
       if (!cmp && activity.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
         await consentRun.dispose();
-        const secondStart = performance.now();
+        const secondStart = clock.now();
         consentRun = await startConsent();
         if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
-        cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - since(secondStart)));
+        cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - secondStart)));
       }
       if (!cmp) return { consent: { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) } };
       const beforeStart = performance.now();
@@ -344,6 +347,7 @@ async function captureInContext(
     // 2. From the load event on, at the same time: consent detection starts in the page, the page is
     //    scrolled for lazy content, and the adaptive settle phase (only after a real load) waits for quiet.
     const consentStart = performance.now();
+    consentClockStart = clock.now();
     const consentRun = options.handleConsent === false ? undefined : startConsent();
     consentRun?.catch(() => {}); // awaited below; a rejection here is the capture's abort
     const scrolling = scrollForLazyContent();

@@ -43,6 +43,19 @@ export function withTimeout<T>(
   });
 }
 
+/** Calls `fire` once `ms` have passed on `clock`; answers a function that cancels it. */
+export function pageTimer(ms: number, fire: () => void, clock: PageClock = wallClock): () => void {
+  const startedAt = clock.now();
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    const left = ms - (clock.now() - startedAt);
+    if (left <= 0) fire();
+    else timer = setTimeout(check, Math.max(left, 10));
+  };
+  timer = setTimeout(check, ms);
+  return () => clearTimeout(timer);
+}
+
 export function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
