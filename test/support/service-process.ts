@@ -20,7 +20,8 @@ export async function startServiceProcess(env: Record<string, string>, port: num
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: on a busy machine a process takes long to start; only a hang should reach this.
+  const deadline = Date.now() + 300_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
     try {
