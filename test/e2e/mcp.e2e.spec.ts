@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CAPTURE_JOB_SUBJECT } from '../../src/ledger/streams.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 
@@ -243,5 +244,35 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.headers.get('mcp-session-id'), null);
     assert.equal(r.body.result.serverInfo.name, 'capture-ledger');
+  });
+});
+
+describe('MCP server at capacity', () => {
+  it('answers a capture with the REST 503 words and its Retry-After when the job backlog is full', async () => {
+    // No worker in this server: the work queue is filled as a backlog would fill it.
+    const s = await startTestServer({ ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', CAPTURE_BACKLOG_MAX: '2' });
+    const client = new Client({ name: 'capture-ledger-e2e', version: '1.0.0' });
+    try {
+      const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'busy', scopes: ['capture'], name: 'k' } })).body.key;
+      for (let i = 0; i < 2; i++) await s.server.ctx.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
+      // The backlog figure is refreshed at most once a second: wait until REST sees it.
+      const deadline = Date.now() + 60_000;
+      let rest = await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } });
+      while (rest.status !== 503) {
+        if (Date.now() > deadline) throw new Error(`REST never answered 503: ${rest.status} ${rest.text}`);
+        await new Promise((r) => setTimeout(r, 200));
+        rest = await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } });
+      }
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+      const r = (await client.callTool({ name: 'capture_url', arguments: { url: 'http://127.0.0.1:9/' } })) as CallToolResult;
+      assert.equal(r.isError, true);
+      const body = JSON.parse((r.content[1] as { text: string }).text);
+      assert.equal(body.status, 503);
+      assert.equal(body.detail, rest.body.detail);
+      assert.equal(body.retryAfter, rest.headers.get('retry-after'));
+    } finally {
+      await client.close().catch(() => undefined);
+      await s.stop();
+    }
   });
 });
