@@ -265,6 +265,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const reads = createCaptureReads(ctx);
     const verification = createCaptureVerification(ctx, artifacts, evidence);
     const schedules = createSchedules(ctx, policy);
+    const cors = createCors(config.CORS_ORIGINS);
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -273,7 +274,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       plugins: [
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
-        captureRoutes({ guard, admission, reads, artifacts, cors: createCors(config.CORS_ORIGINS) }),
+        captureRoutes({ guard, admission, reads, artifacts, cors }),
         verificationRoutes(guard, verification, evidence),
         scheduleRoutes({ guard, schedules }),
         tenancyRoutes(ctx, guard),
@@ -281,7 +282,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         adminWebhookRoutes(ctx, guard),
         mcpRoutes({
           guard,
-          allowedOrigins: config.CORS_ORIGINS,
+          cors,
           admission,
           reads,
           verification,

@@ -90,24 +90,32 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
 
   it('captures a loopback page with options, waits for complete via get_capture, and verifies it', async () => {
     const client = await connect(captureKey);
-    const submitted = await call(client, 'capture_url', { url: site.url('/simple'), options: { viewport: { width: 800, height: 600 }, fullPage: false } });
-    assert.equal(submitted.isError, undefined, JSON.stringify(submitted));
-    const accepted = submitted.structuredContent as { id: string; statusUrl: string; quota: { limit: number; used: number; remaining: number } };
-    assert.match(accepted.id, /^cap_[0-9a-f]{32}$/);
-    assert.equal(accepted.statusUrl, `${s.server.ctx.config.PUBLIC_BASE_URL}/v1/captures/${accepted.id}/status`);
-    assert.equal(accepted.quota.used + accepted.quota.remaining, accepted.quota.limit);
-    assert.ok(accepted.quota.used >= 1);
-
-    // Poll as an agent would, through the tool; the limit only tells a hang from a slow machine.
-    const deadline = Date.now() + 180_000;
-    let got: { status: string; record?: any; error?: string };
+    // As an agent would: submit, poll through get_capture, and submit again while a failure says it is
+    // retryable (spec 2.1) — on a machine shared with other work a capture can fail for the host (issue 22's
+    // subject), which is not what this test is about. The limit only tells a hang from a slow machine.
+    type Got = { status: string; record?: any; error?: string; retryable?: boolean };
+    const failures: string[] = [];
+    let accepted: { id: string; statusUrl: string; quota: { limit: number; used: number; remaining: number } };
+    let got: Got;
     for (;;) {
-      got = (await call(client, 'get_capture', { captureId: accepted.id })).structuredContent as typeof got;
-      if (got.status !== 'pending') break;
-      if (Date.now() > deadline) throw new Error(`capture ${accepted.id} still pending`);
-      await new Promise((r) => setTimeout(r, 300));
+      const submitted = await call(client, 'capture_url', { url: site.url('/simple'), options: { viewport: { width: 800, height: 600 }, fullPage: false } });
+      assert.equal(submitted.isError, undefined, JSON.stringify(submitted));
+      accepted = submitted.structuredContent as typeof accepted;
+      assert.match(accepted.id, /^cap_[0-9a-f]{32}$/);
+      assert.equal(accepted.statusUrl, `${s.server.ctx.config.PUBLIC_BASE_URL}/v1/captures/${accepted.id}/status`);
+      assert.equal(accepted.quota.used + accepted.quota.remaining, accepted.quota.limit);
+      assert.ok(accepted.quota.used >= 1);
+      const deadline = Date.now() + 180_000;
+      for (;;) {
+        got = (await call(client, 'get_capture', { captureId: accepted.id })).structuredContent as Got;
+        if (got.status !== 'pending') break;
+        if (Date.now() > deadline) throw new Error(`capture ${accepted.id} still pending`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      if (got.status !== 'failed' || !got.retryable || failures.length === 2) break;
+      failures.push(got.error ?? '');
     }
-    assert.equal(got.status, 'complete', got.error);
+    assert.equal(got.status, 'complete', [...failures, got.error].join('; '));
     assert.equal(got.record.id, accepted.id);
     assert.equal(got.record.url, site.url('/simple'));
     assert.equal(got.record.captureSettings.viewport.width, 800);

@@ -7,6 +7,7 @@ import type { Caller } from '../../application/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { invalidRequestDetail, type TypedApp } from '../app.js';
 import type { Principal } from '../auth.js';
+import type { Cors } from '../cors.js';
 import { HttpProblem, type ProblemBody, problem } from '../problem.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
@@ -24,8 +25,8 @@ import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
 
 export interface McpRouteDeps extends McpToolDeps {
   guard: TenantGuard;
-  /** Origins allowed to call from a browser (CORS_ORIGINS); any other Origin is refused (MCP transport: DNS rebinding). */
-  allowedOrigins: readonly string[];
+  /** CORS_ORIGINS: a request with any other Origin is refused (MCP Streamable HTTP: against DNS rebinding). */
+  cors: Cors;
 }
 
 const SERVER_INFO = { name: 'capture-ledger', title: 'Capture Ledger', version: '0.6.0' };
@@ -123,7 +124,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   return async (app: TypedApp) => {
     app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
       const origin = req.headers.origin;
-      if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
+      if (origin !== undefined && !deps.cors.allows(origin)) {
         return refuse(reply, req, { body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'), headers: {} });
       }
       let principal: Principal;
