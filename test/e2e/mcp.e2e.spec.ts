@@ -49,7 +49,8 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: '',
-      WORKER_CONCURRENCY: '2',
+      // One render at a time: on a machine shared with other work, fewer renderers compete for the cores.
+      WORKER_CONCURRENCY: '1',
       BATCH_MAX: '3',
     });
     captureKey = await mkKey('acme', ['capture']);
