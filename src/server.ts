@@ -21,6 +21,12 @@ import { scheduleRoutes } from './api/routes/schedules.js';
 import { tenancyRoutes } from './api/routes/tenancy.js';
 import { verificationRoutes } from './api/routes/verification.js';
 import { createTenantGuard } from './api/tenant-auth.js';
+import { mcpRoutes } from './api/mcp/mcp-routes.js';
+import { accountUsage } from './application/account-usage.js';
+import { createCaptureAdmission } from './application/capture-admission.js';
+import { createCaptureReads } from './application/capture-reads.js';
+import { createCaptureVerification } from './application/capture-verification.js';
+import { createSchedules } from './application/schedules.js';
 import { createUsageRecorder } from './api/usage-recorder.js';
 import { openArtifactStore } from './capture/artifact-store.js';
 import { createBrowserPool, type BrowserPool } from './capture/browser-pool.js';
@@ -271,6 +277,12 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       else if (Date.now() - backlog.at > 1000) await Promise.race([refreshBacklog(), new Promise((r) => setTimeout(r, 250))]);
       return backlog.value;
     };
+    // The application services both ways in call: REST routes and MCP tools (DESIGN decision 15).
+    const admission = createCaptureAdmission({ ctx, policy, backlog: backlogNow, takeTenantTokens: guard.takeTenantTokens });
+    const reads = createCaptureReads(ctx);
+    const verification = createCaptureVerification(ctx, artifacts, evidence);
+    const schedules = createSchedules(ctx, policy);
+    const cors = createCors(config.CORS_ORIGINS);
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -279,12 +291,22 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       plugins: [
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
-        captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
-        verificationRoutes(ctx, guard, artifacts, evidence),
-        scheduleRoutes({ ctx, guard, policy }),
+        captureRoutes({ guard, admission, reads, artifacts, cors }),
+        verificationRoutes(guard, verification, evidence),
+        scheduleRoutes({ guard, schedules }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),
         adminWebhookRoutes(ctx, guard),
+        mcpRoutes({
+          guard,
+          cors,
+          admission,
+          reads,
+          verification,
+          schedules,
+          usage: (tenantId) => accountUsage(ctx, tenantId),
+          publicBaseUrl: config.PUBLIC_BASE_URL,
+        }),
       ],
     });
     url = await app.listen({ port: config.PORT, host: config.HOST });

@@ -40,6 +40,10 @@ const describeIssue = (v: { instancePath?: string; message?: string }, context: 
   return path ? `${context}.${path}: ${v.message}` : `${context}: ${v.message}`;
 };
 
+/** The 400 detail of a schema violation, e.g. `Invalid request: body.options.delayMs: …`; MCP tools answer the same words. */
+export const invalidRequestDetail = (issues: Array<{ instancePath?: string; message?: string }>, context: string): string =>
+  `Invalid request: ${issues.map((v) => describeIssue(v, context)).join('; ')}`;
+
 /** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
 export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   // Plugins see the logger as Fastify's base logger; what they log through is the pino instance given here.
@@ -101,8 +105,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const context = (err as FastifyError).validationContext ?? 'request';
-      const detail = err.validation.map((v) => describeIssue(v, context)).join('; ');
-      return sendProblem(reply, new HttpProblem(400, `Invalid request: ${detail}`, 'Bad Request'));
+      return sendProblem(reply, new HttpProblem(400, invalidRequestDetail(err.validation, context), 'Bad Request'));
     }
     const fe = err as FastifyError;
     switch (fe.code) {

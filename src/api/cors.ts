@@ -8,12 +8,15 @@ import { HttpProblem } from './problem.js';
 export interface Cors {
   preflight(req: FastifyRequest, reply: FastifyReply): void;
   actual(req: FastifyRequest, reply: FastifyReply): void;
+  /** Whether a browser page of this origin may call (POST /mcp refuses any other Origin). */
+  allows(origin: string | undefined): origin is string;
 }
 
 export function createCors(allowed: readonly string[]): Cors {
   const origins = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
   const allows = (origin: string | undefined): origin is string => origin !== undefined && (origins.has(origin) || origins.has('*'));
   return {
+    allows,
     preflight(req, reply) {
       const origin = req.headers.origin;
       if (!allows(origin)) {

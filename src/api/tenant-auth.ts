@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Scope } from '../domain/events.js';
 import { type KeyResolver, type Principal, bearerToken, secretEquals, unauthorized } from './auth.js';
+import type { Caller } from '../application/caller.js';
 import { HttpProblem } from './problem.js';
 import type { RateLimiter } from './rate-limiter.js';
 
@@ -24,11 +25,18 @@ declare module 'fastify' {
 export interface TenantGuard {
   /** onRequest hook: authenticate, check the scope, take one tenant rate-limit token. */
   require(scope: Exclude<Scope, 'admin'> | 'any'): (req: FastifyRequest) => Promise<void>;
+  /** The key of a request (401; failures charged to the client address, 429). What `require` does first. */
+  authenticate(req: FastifyRequest): Promise<Principal>;
+  /** The scope check (403), usage count and one tenant token (429) of `require`, for a principal already known (an MCP tool call). */
+  authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void>;
   /** onRequest hook for endpoints without credentials: the per-IP limit. */
   perIp(): (req: FastifyRequest) => Promise<void>;
   /** Take `tokens` more tenant tokens (a batch of N URLs consumes N; spec 8.1). */
   takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
 }
+
+/** The caller of an application service, from a request that passed `require` (DESIGN decision 15). */
+export const callerOf = (req: FastifyRequest): Caller => ({ principal: req.principal!, correlationId: req.id, log: req.log });
 
 export const grants = (scopes: Scope[], needed: Exclude<Scope, 'admin'> | 'any'): boolean =>
   needed === 'any'
@@ -85,19 +93,25 @@ export function createTenantGuard(
     }
   }
 
+  async function authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void> {
+    if (!grants(principal.scopes, scope)) {
+      throw new HttpProblem(403, `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`, 'Forbidden');
+    }
+    onAuthenticated(principal);
+    const d = await limiter.take(`tenant:${principal.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
+    if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
+  }
+
   return {
     require(scope) {
       return async (req) => {
         const principal = await authenticateCharged(req);
-        if (!grants(principal.scopes, scope)) {
-          throw new HttpProblem(403, `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`, 'Forbidden');
-        }
+        await authorize(principal, scope);
         req.principal = principal;
-        onAuthenticated(principal);
-        const d = await limiter.take(`tenant:${principal.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
-        if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
       };
     },
+    authenticate: authenticateCharged,
+    authorize,
     perIp() {
       return async (req) => {
         const d = await limiter.take(`ip:${req.ip}`, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);

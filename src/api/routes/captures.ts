@@ -1,45 +1,38 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { SubmittedCapture } from '../../domain/events.js';
-import { parseCaptureOptions } from '../../domain/capture-options.js';
-import { isId, newId } from '../../domain/ids.js';
-import { quotaView, type Admission } from '../../domain/tenant/index.js';
-import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
+import type { Admission } from '../../domain/tenant/index.js';
+import type { CaptureAdmission } from '../../application/capture-admission.js';
+import type { CaptureReads } from '../../application/capture-reads.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';
 import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import type { ApiContext } from '../context.js';
 import { captureRecordSchema, captureStatusSchema, captureSummarySchema } from '../capture-schemas.js';
-import { type CaptureRow, captureViews } from '../../../projections/read-models/capture-view.js';
-import { findCapture, listCaptures } from '../../../projections/read-models/captures.js';
 import { provenancePage } from '../../archive/provenance-page.js';
 import { parseByteRange } from '../byte-range.js';
 import { parseProvenance, provenanceSignature } from '../provenance-view.js';
-import { ANSWERS, HttpProblem, problem, problemResponses, problemSchema } from '../problem.js';
+import { ANSWERS, HttpProblem, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
 import { binary, dateTime, uri } from '../schemas.js';
-import { type TenantGuard, tenantRateLimited } from '../tenant-auth.js';
+import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
 
 export interface CaptureRouteDeps {
-  ctx: ApiContext;
   guard: TenantGuard;
-  policy: AddressPolicy;
+  /** Admission and reads: the application services the MCP tools call too (DESIGN decision 15). */
+  admission: CaptureAdmission;
+  reads: CaptureReads;
   artifacts: ArtifactStore;
-  /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
-  backlog: () => Promise<number>;
   cors: Cors;
 }
 
-const NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
-
-const submitBody = z.object(
+// Request and response schemas are exported: the MCP tools are described by the same ones (src/api/mcp/).
+export const submitBody = z.object(
   { url: z.unknown().optional(), options: captureOptionsSchema },
   { error: 'must be a JSON object with a url field' },
 );
-const batchBody = z.object(
+export const batchBody = z.object(
   {
     urls: z
       .array(z.unknown(), { error: 'must be a non-empty array of objects with a url field' })
@@ -49,15 +42,15 @@ const batchBody = z.object(
   { error: 'must be a JSON object with a urls array' },
 );
 
-const captureIdParams = z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') });
+export const captureIdParams = z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') });
 
 const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
 
-const acceptedSchema = z
+export const acceptedSchema = z
   .object({ id: z.string(), statusUrl: uri().describe('Absolute URL of the status endpoint.'), note: z.string() })
   .describe(`Accepted (spec 4.3). ${quotaHeadersNote}`);
 
-const batchSchema = z
+export const batchSchema = z
   .object({
     items: z
       .array(
@@ -71,7 +64,7 @@ const batchSchema = z
   })
   .describe(`Multi-status: one answer per URL (spec 4.5). ${quotaHeadersNote}`);
 
-const listSchema = z
+export const listSchema = z
   .object({
     data: z.array(captureSummarySchema).describe('Never null; empty when none.'),
     pagination: z.object({
@@ -172,7 +165,7 @@ const queryDate = z.preprocess(
     .meta({ format: 'date-time' }),
 );
 
-const listQuery = z
+export const listQuery = z
   .object({
     limit: queryInt(1, 20).describe('Page size; default 20, above 100 clamped to 100.'),
     offset: queryInt(0, 0).describe('Zero-based; default 0.'),
@@ -206,35 +199,8 @@ const listQuery = z
 const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
   reply.header('X-Quota-Limit', String(a.limit)).header('X-Quota-Used', String(a.used)).header('X-Quota-Remaining', String(a.remaining));
 
-const causedBy = (req: FastifyRequest) => ({
-  correlationId: req.id,
-  causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
-});
-
 export function captureRoutes(deps: CaptureRouteDeps) {
-  const { ctx, guard, policy } = deps;
-  const views = captureViews(ctx.config.PUBLIC_BASE_URL);
-
-  async function ensureCapacity(): Promise<void> {
-    const waiting = await deps.backlog();
-    if (waiting >= ctx.config.CAPTURE_BACKLOG_MAX) {
-      throw new HttpProblem(503, `The service is at capacity (${waiting} captures waiting); retry later.`, 'Service Unavailable', {}, { 'Retry-After': '30' });
-    }
-  }
-
-  async function admit(req: FastifyRequest, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
-    const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(req));
-    // Status and list must see the capture as soon as we answer (docs/architecture.md, Captures).
-    await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-    return result.reply;
-  }
-
-  async function loadCapture(id: string): Promise<CaptureRow | null> {
-    if (!isId('cap', id)) return null;
-    return findCapture(ctx.pool, id);
-  }
-
-  const unknownCapture = (id: string) => new HttpProblem(404, `No capture ${id}.`, 'Not Found');
+  const { guard, admission, reads } = deps;
 
   return async (app: TypedApp) => {
     app.options(
@@ -280,16 +246,9 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) => {
-        const { url, options: rawOptions } = req.body;
-        const checked = await checkTargetUrl(url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
-        if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
-        const options = parseCaptureOptions(rawOptions);
-        if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
-        await ensureCapacity();
-        const id = newId('cap');
-        const admission = await admit(req, [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }], 'single');
-        setQuotaHeaders(reply, admission);
-        return reply.code(202).send({ id, statusUrl: views.statusUrl(id), note: NOTE });
+        const { id, statusUrl, note, admission: quota } = await admission.submit(callerOf(req), req.body);
+        setQuotaHeaders(reply, quota);
+        return reply.code(202).send({ id, statusUrl, note });
       },
     );
 
@@ -317,63 +276,9 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) => {
-        const { urls } = req.body;
-        const max = ctx.config.BATCH_MAX;
-        if (urls.length > max) throw new HttpProblem(400, `The batch has ${urls.length} URLs; the maximum is ${max}.`, 'Bad Request');
-        await ensureCapacity();
-        const tenantId = req.principal!.tenantId;
-        type Item = { url: string; status: number; id?: string; error?: ReturnType<typeof problem> };
-        const items: Item[] = [];
-        const accepted: Array<{ index: number; capture: SubmittedCapture }> = [];
-        // The request itself took one tenant token; each further URL takes one more (spec 8.1) — before it is
-        // checked, so a refused URL costs as much as an accepted one and a batch is no cheap way to probe names.
-        let tokensOwed = -1;
-        for (const [index, raw] of urls.entries()) {
-          const rawUrl = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { url?: unknown }).url : undefined;
-          const shown = typeof rawUrl === 'string' ? rawUrl : '';
-          if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-            items.push({ url: shown, status: 400, error: problem(400, `urls[${index}] must be an object with a url field.`) });
-            continue;
-          }
-          tokensOwed++;
-          if (tokensOwed > 0) {
-            const d = await guard.takeTenantTokens(tenantId, 1);
-            if (!d.allowed) {
-              items.push({ url: shown, status: 429, error: tenantRateLimited(d.retryAfterSec).body() });
-              continue;
-            }
-          }
-          const checked = await checkTargetUrl(rawUrl, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
-          if (!checked.ok) {
-            const status = urlRejectionStatus(checked.reason, { batchItem: true });
-            items.push({ url: shown, status, error: problem(status, `urls[${index}].url: ${checked.detail}`) });
-            continue;
-          }
-          const options = parseCaptureOptions((raw as { options?: unknown }).options, `urls[${index}].options`);
-          if (!options.ok) {
-            items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
-            continue;
-          }
-          const capture: SubmittedCapture = { captureId: newId('cap'), url: checked.url, ...(options.options ? { options: options.options } : {}) };
-          accepted.push({ index: items.length, capture });
-          items.push({ url: checked.url, status: 202, id: capture.captureId });
-        }
-        let admission: Admission | null = null;
-        if (accepted.length > 0) {
-          // spec 8.2: a batch over the remaining quota is refused whole (the actor's 429 propagates).
-          admission = await admit(req, accepted.map((a) => a.capture), 'batch');
-        } else {
-          const v = quotaView(await ctx.tenants.read(tenantId), ctx.clock.now());
-          admission = { limit: v.capturesLimit, used: v.capturesUsed, remaining: Math.max(0, v.capturesLimit - v.capturesUsed) };
-        }
-        setQuotaHeaders(reply, admission);
-        const body = items.map((it) =>
-          it.status === 202 ? { status: 202 as const, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) } : { status: it.status, url: it.url, error: it.error! },
-        );
-        return reply.code(207).send({
-          items: body,
-          summary: { total: items.length, accepted: accepted.length, failed: items.length - accepted.length },
-        });
+        const { items, summary, admission: quota } = await admission.submitBatch(callerOf(req), req.body.urls);
+        setQuotaHeaders(reply, quota);
+        return reply.code(207).send({ items, summary });
       },
     );
 
@@ -398,15 +303,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req) => {
-        const q = req.query;
-        const { rows, total: n } = await listCaptures(ctx.pool, req.principal!.tenantId, q).catch((err) => {
-          req.log.error({ err }, 'listing captures failed');
-          throw new HttpProblem(500, 'Database read failed while listing captures; retry shortly.', 'Internal Server Error');
-        });
-        return {
-          data: rows.map((r) => views.summary(r)),
-          pagination: { total: n, offset: q.offset, hasMore: q.offset + rows.length < n, limit: q.limit },
-        };
+        return reads.list(callerOf(req), req.query);
       },
     );
 
@@ -421,12 +318,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           response: { 200: captureStatusSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }) },
         },
       },
-      async (req) => {
-        const { captureId } = req.params;
-        const row = await loadCapture(captureId);
-        if (!row) throw unknownCapture(captureId);
-        return views.status(row);
-      },
+      async (req) => reads.status(req.params.captureId),
     );
 
     app.get(
@@ -443,15 +335,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           },
         },
       },
-      async (req) => {
-        const { captureId } = req.params;
-        const row = await loadCapture(captureId);
-        if (!row) throw unknownCapture(captureId);
-        if (row.status !== 'complete') {
-          throw new HttpProblem(404, `Capture ${captureId} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
-        }
-        return views.record(row);
-      },
+      async (req) => reads.record(req.params.captureId),
     );
 
     app.get(
@@ -476,8 +360,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         const { captureId, name } = req.params;
         const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
         if (!download) throw new HttpProblem(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`, 'Not Found');
-        const row = await loadCapture(captureId);
-        if (!row) throw unknownCapture(captureId);
+        const row = await reads.load(captureId);
+        if (!row) throw reads.unknownCapture(captureId);
         const refs = (row.artifacts ?? {}) as Record<string, string | undefined>;
         const objectName = row.status === 'complete' ? refs[ARTIFACTS[name as keyof typeof ARTIFACTS].refKey] : undefined;
         const bytes = objectName ? await deps.artifacts.get(objectName) : null;
@@ -528,8 +412,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       },
       async (req, reply) => {
         const { captureId } = req.params;
-        const row = await loadCapture(captureId);
-        if (!row) throw unknownCapture(captureId);
+        const row = await reads.load(captureId);
+        if (!row) throw reads.unknownCapture(captureId);
         const ref = row.status === 'complete' ? row.artifacts?.provenance : undefined;
         const bytes = ref ? await deps.artifacts.get(ref) : null;
         if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no provenance record (not complete, or completed before records were kept).`, 'Not Found');

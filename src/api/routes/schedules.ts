@@ -1,17 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { parseCaptureOptions } from '../../domain/capture-options.js';
-import { isId, newId } from '../../domain/ids.js';
-import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../../net/index.js';
-import { parseSchedule } from '../../schedules/cron-policy.js';
-import { nextRunAt } from '../../schedules/schedule-timing.js';
+import type { Schedules } from '../../application/schedules.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import type { ApiContext } from '../context.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { ANSWERS, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { dateTime, iso, nameSchema } from '../schemas.js';
-import type { TenantGuard } from '../tenant-auth.js';
-import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../../projections/read-models/schedules.js';
+import { dateTime, nameSchema } from '../schemas.js';
+import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /**
  * Schedules (spec 2.10, 3.4, 4.12; docs/schedules.md). Credential (spec 5.5 leaves it open): a tenant key,
@@ -20,12 +13,13 @@ import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../..
  */
 
 export interface ScheduleRouteDeps {
-  ctx: ApiContext;
   guard: TenantGuard;
-  policy: AddressPolicy;
+  /** The application service the MCP schedule tools call too (DESIGN decision 15). */
+  schedules: Schedules;
 }
 
-const createBody = z.object(
+// Exported: the MCP schedule tools are described by the same schemas (src/api/mcp/).
+export const createBody = z.object(
   {
     url: z.unknown().optional(),
     name: nameSchema,
@@ -39,7 +33,7 @@ const createBody = z.object(
 export type { LastCaptureStatus } from '../../../projections/read-models/schedules.js';
 
 /** spec 2.10 */
-const scheduleSchema = z
+export const scheduleSchema = z
   .object({
     id: z.string().describe('sch_<id>'),
     url: z.string(),
@@ -55,40 +49,14 @@ const scheduleSchema = z
   })
   .describe('Schedule record (spec 2.10).');
 
-const scheduleIdParams = z.object({ scheduleId: z.string().describe('sch_<id>') });
+export const scheduleIdParams = z.object({ scheduleId: z.string().describe('sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
-
-const causedBy = (req: FastifyRequest) => ({
-  correlationId: req.id,
-  causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
-});
+export const deletedScheduleSchema = z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).');
+export const scheduleListSchema = z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules.");
 
 export function scheduleRoutes(deps: ScheduleRouteDeps) {
-  const { ctx, guard, policy } = deps;
-
-  /** spec 2.10 record; nextRunAt is computed on every read (the projection stores no clock-derived values). */
-  const record = (r: ScheduleRow) => ({
-    id: r.schedule_id,
-    url: r.url,
-    name: r.name,
-    cron: r.cron,
-    // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
-    ...(r.options ? { options: r.options } : {}),
-    paused: false,
-    nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
-    lastRunAt: iso(r.last_run_at) ?? null,
-    lastCaptureId: r.last_capture_id,
-    lastCaptureStatus: r.last_capture_status,
-    createdAt: iso(r.created_at)!,
-  });
-
-  const unknownSchedule = (id: string) => new HttpProblem(404, `No schedule ${id}.`, 'Not Found');
-
-  async function loadSchedule(tenantId: string, id: string): Promise<ScheduleRow | null> {
-    if (!isId('sch', id)) return null;
-    return findActiveSchedule(ctx.pool, tenantId, id);
-  }
+  const { guard, schedules } = deps;
 
   return async (app: TypedApp) => {
     app.post(
@@ -114,40 +82,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           },
         },
       },
-      async (req, reply) => {
-        const body = req.body;
-        // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
-        const cron = body.cron.trim();
-        const parsed = parseSchedule(cron);
-        if (!parsed.ok) throw new HttpProblem(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`, 'Bad Request');
-        // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
-        const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
-        if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
-
-        const options = parseCaptureOptions(body.options);
-        if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
-
-        const scheduleId = newId('sch');
-        const cmd = { scheduleId, url: checked.url, name: body.name, cron, ...(options.options ? { options: options.options } : {}) };
-        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(req));
-        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        const createdAt = new Date(result.reply.createdAt);
-        return reply.code(201).send(
-          record({
-            schedule_id: scheduleId,
-            tenant_id: req.principal!.tenantId,
-            url: cmd.url,
-            name: cmd.name,
-            cron,
-            options: options.options ?? null,
-            created_at: createdAt,
-            deleted_at: null,
-            last_run_at: null,
-            last_capture_id: null,
-            last_capture_status: null,
-          }),
-        );
-      },
+      async (req, reply) => reply.code(201).send(await schedules.create(callerOf(req), req.body)),
     );
 
     app.get(
@@ -159,15 +94,12 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           summary: 'List schedules',
           security: [{ bearer: [] }],
           response: {
-            200: z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules."),
+            200: scheduleListSchema,
             ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
           },
         },
       },
-      async (req) => {
-        const rows = await listActiveSchedules(ctx.pool, req.principal!.tenantId);
-        return { data: rows.map(record) };
-      },
+      async (req) => schedules.list(callerOf(req)),
     );
 
     app.get(
@@ -182,12 +114,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
         },
       },
-      async (req) => {
-        const { scheduleId } = req.params;
-        const row = await loadSchedule(req.principal!.tenantId, scheduleId);
-        if (!row) throw unknownSchedule(scheduleId);
-        return record(row);
-      },
+      async (req) => schedules.get(callerOf(req), req.params.scheduleId),
     );
 
     app.delete(
@@ -200,19 +127,12 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           security: [{ bearer: [] }],
           params: scheduleIdParams,
           response: {
-            200: z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).'),
+            200: deletedScheduleSchema,
             ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
           },
         },
       },
-      async (req) => {
-        const { scheduleId } = req.params;
-        if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
-        // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
-        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteSchedule', data: { scheduleId } }, causedBy(req));
-        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return { id: scheduleId, deleted: true as const };
-      },
+      async (req) => schedules.delete(callerOf(req), req.params.scheduleId),
     );
   };
 }

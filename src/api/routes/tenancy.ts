@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { periodEnd, periodOf } from '../../domain/clock.js';
-import type { Tier } from '../../domain/events.js';
-import { DEFAULT_TIER, TIER_LIMITS } from '../../domain/tiers.js';
+import { periodOf } from '../../domain/clock.js';
+import { accountUsage, limitsOf } from '../../application/account-usage.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
 import type { ApiContext } from '../context.js';
@@ -14,7 +13,6 @@ import { findMonthlyUsage } from '../../../projections/read-models/usage.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
 
-const TIER_DISPLAY: Record<Tier, string> = { starter: 'Starter (free)', pro: 'Pro' };
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 const quotaValue = z.union([z.number().int('must be an integer').min(0, 'must be 0 or more').max(Number.MAX_SAFE_INTEGER), z.null()], {
@@ -43,7 +41,7 @@ const usageQuery = z.object({
 const counter = z.object({ used: z.number().int(), limit: z.number().int(), remaining: z.number().int() });
 
 /** spec 2.11 */
-const accountUsageSchema = z
+export const accountUsageSchema = z
   .object({
     tenantId: z.string(),
     period: z.string().describe('YYYY-MM'),
@@ -89,14 +87,6 @@ const OPERATOR_ANSWERS = { ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.int
 export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
   const tenantRow = (tenantId: string) => findTenant(ctx.pool, tenantId);
   const usageRow = (tenantId: string, period: string) => findMonthlyUsage(ctx.pool, tenantId, period);
-  const limitsOf = (t: TenantRow | null) => {
-    const tier = t?.tier ?? DEFAULT_TIER;
-    return {
-      tier,
-      capturesPerMonth: t?.captures_override ?? TIER_LIMITS[tier].capturesPerMonth,
-      storageBytes: t?.storage_override ?? TIER_LIMITS[tier].storageBytes,
-    };
-  };
   const configRecord = (tenantId: string, t: TenantRow | null) => {
     const limits = limitsOf(t);
     return {
@@ -122,21 +112,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
         },
       },
-      async (req) => {
-        const tenantId = req.principal!.tenantId;
-        const period = periodOf(ctx.clock.now());
-        const [t, u] = await Promise.all([tenantRow(tenantId), usageRow(tenantId, period)]);
-        const limits = limitsOf(t);
-        const used = { captures: u?.captures_submitted ?? 0, storage: u?.storage_bytes ?? 0 };
-        return {
-          tenantId,
-          period,
-          tierDisplay: TIER_DISPLAY[limits.tier],
-          captures: { used: used.captures, limit: limits.capturesPerMonth, remaining: Math.max(0, limits.capturesPerMonth - used.captures) },
-          storageBytes: { used: used.storage, limit: limits.storageBytes, remaining: Math.max(0, limits.storageBytes - used.storage) },
-          resetsAt: periodEnd(period).toISOString(),
-        };
-      },
+      async (req) => accountUsage(ctx, req.principal!.tenantId),
     );
 
     app.register(async (admin: TypedApp) => {

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { verifyBundle } from '../../archive/bundle-verifier.js';
-import { createVerificationCache } from '../verification-cache.js';
 import type { Evidence } from '../../archive/evidence-runtime.js';
-import type { ArtifactStore } from '../../capture/artifact-store.js';
-import { isId } from '../../domain/ids.js';
+import type { CaptureVerification } from '../../application/capture-verification.js';
 import type { TypedApp } from '../app.js';
-import type { ApiContext } from '../context.js';
-import { findCapture } from '../../../projections/read-models/captures.js';
-import { listSigningKeys, listTsaCertificates } from '../../../projections/read-models/evidence-keys.js';
 import { captureSettingsSchema } from '../capture-schemas.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, iso, uri } from '../schemas.js';
@@ -24,7 +18,7 @@ const signingKeySchema = z.object({
 });
 
 /** spec 2.6 */
-const verificationSchema = z
+export const verificationSchema = z
   .object({
     verified: z.boolean().describe('True only when all checks pass or skip.'),
     capture: z.object({ id: z.string(), createdAt: dateTime(), completedAt: dateTime(), renderQuality: z.enum(['full', 'partial']).optional() }),
@@ -55,22 +49,16 @@ const verificationSchema = z
   })
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 
+/** Exported with verificationSchema: the MCP verify tool is described by the same schemas (src/api/mcp/). */
+export const verifyParams = z.object({ captureId: z.string().describe('cap_<id>') });
+
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
 
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
-export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence) {
-  async function publishedKeys() {
-    return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
-  }
-
-  /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
-  async function trustedTsaCertificates() {
-    return listTsaCertificates(ctx.pool);
-  }
-
+export function verificationRoutes(guard: TenantGuard, verification: CaptureVerification, evidence: Evidence) {
+  const { publishedKeys, trustedTsaCertificates } = verification;
   const replay = replayAssets();
-  const verifications = createVerificationCache();
 
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
@@ -155,7 +143,7 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         schema: {
           tags: ['verification'],
           summary: 'Verify a capture bundle',
-          params: z.object({ captureId: z.string().describe('cap_<id>') }),
+          params: verifyParams,
           response: {
             200: {
               description: 'The verification result; with Accept: text/html a page that fetches it (spec 4.9).',
@@ -174,13 +162,7 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         const { captureId } = req.params;
         const accept = String(req.headers.accept ?? '');
         const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
-        const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
-        if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
-          throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
-        }
-        if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
-          throw new HttpProblem(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`, 'Unprocessable Entity');
-        }
+        const row = await verification.verifiable(captureId);
         if (wantsHtml) {
           const nonce = randomBytes(16).toString('base64');
           return reply
@@ -193,46 +175,7 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
             .type('text/html; charset=utf-8')
             .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE }));
         }
-        const capture = {
-          id: row.capture_id,
-          createdAt: iso(row.created_at)!,
-          completedAt: iso(row.completed_at)!,
-          ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
-        };
-        const wacz = row.artifacts.wacz;
-        // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
-        const stored = await artifacts.digest(wacz);
-        const result = await verifications.get(`${captureId}:${stored}`, async () => {
-          const bytes = await artifacts.get(wacz);
-          if (!bytes) return null;
-          const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
-          return verifyBundle(Buffer.from(bytes), {
-            keys: await publishedKeys(),
-            tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
-            // Every built-in TSA is self-issued: this process's own and those published on the log.
-            selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
-          });
-        });
-        return {
-          verified: result?.verified ?? false,
-          capture,
-          signing: result?.signing
-            ? {
-                bundleHash: result.signing.bundleHash,
-                signature: result.signing.signature,
-                publicKey: result.signing.publicKey,
-                keyId: result.signing.keyId,
-                signedAt: result.signing.signedAt,
-                timestamp: result.signing.timestamp,
-              }
-            : null,
-          checks: result?.checks ?? [
-            { name: 'artifactHashes', status: 'fail', detail: 'the bundle is missing from storage' },
-            { name: 'bundleHash', status: 'skip', detail: 'artifactHashes failed' },
-            { name: 'signature', status: 'skip', detail: 'artifactHashes failed' },
-          ],
-          ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
-        };
+        return verification.verify(row);
       },
     );
   };

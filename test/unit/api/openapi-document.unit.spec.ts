@@ -23,6 +23,8 @@ import { type OpenApiDoc, operationName, operations, PROBLEM_REF, structuralProb
 const stub = <T>(): T => ({}) as T;
 const guard: TenantGuard = {
   require: () => async () => {},
+  authenticate: async () => ({ tenantId: 't', scopes: [], keyHash: null }),
+  authorize: async () => {},
   perIp: () => async () => {},
   takeTenantTokens: async () => ({ allowed: true, retryAfterSec: 0 }),
 };
@@ -41,9 +43,9 @@ describe('OpenAPI document of the API plugins', () => {
       plugins: [
         healthRoutes({ ...ctx, nc: stub(), pool: stub() }),
         adminKeyRoutes(ctx, stub()),
-        captureRoutes({ ctx, guard, policy, artifacts: stub(), backlog: async () => 0, cors: createCors([]) }),
-        verificationRoutes(ctx, guard, stub(), stub()),
-        scheduleRoutes({ ctx, guard, policy }),
+        captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
+        verificationRoutes(guard, stub(), stub()),
+        scheduleRoutes({ guard, schedules: stub() }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
         adminWebhookRoutes(ctx, guard),

@@ -1,0 +1,168 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Caller } from '../../application/caller.js';
+import { DomainError } from '../../domain/errors.js';
+import { invalidRequestDetail, type TypedApp } from '../app.js';
+import type { Principal } from '../auth.js';
+import type { Cors } from '../cors.js';
+import { HttpProblem, type ProblemBody, problem } from '../problem.js';
+import type { TenantGuard } from '../tenant-auth.js';
+import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
+
+/**
+ * The MCP server (README, MCP server; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
+ * SDK `Server` and transport per request, answering JSON (no SSE stream, no session). The tenant key comes as
+ * `Authorization: Bearer` and is checked before MCP sees the request; each tool then checks its endpoint's scope
+ * and rate limit and calls the application service its REST route calls.
+ *
+ * The SDK's low-level `Server` is used rather than `McpServer`: tool arguments are validated by the REST
+ * schemas themselves, so a bad argument gets the REST 400 detail word for word, and the list query (a zod pipe
+ * that coerces and renames) keeps its JSON Schema.
+ */
+
+export interface McpRouteDeps extends McpToolDeps {
+  guard: TenantGuard;
+  /** CORS_ORIGINS: a request with any other Origin is refused (MCP Streamable HTTP: against DNS rebinding). */
+  cors: Cors;
+}
+
+const SERVER_INFO = { name: 'capture-ledger', title: 'Capture Ledger', version: '0.6.0' };
+const INSTRUCTIONS =
+  'Capture public web pages as signed, time-stamped evidence. capture_url returns a capture id at once; call get_capture until its status is complete (or failed), then verify_capture. A refused call is an error result whose first text is the reason and whose second is the error body of the REST API (status, title, detail; limitType and quota on 429; retryAfter in seconds where REST sends Retry-After).';
+
+/** JSON-RPC error code of a request refused before MCP handles it (credential, origin, per-address limit); `data` is the spec 7.1 body. */
+export const REFUSED_AT_DOOR = -32010;
+
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
+
+const METHOD_NOT_ALLOWED = problem(405, 'This MCP endpoint is stateless: POST JSON-RPC messages to /mcp. There is no SSE stream (GET) and no session to end (DELETE).', 'Method Not Allowed');
+
+/** An error of a route or service as the spec's error body, with Retry-After carried as `retryAfter` (no headers in a tool result). */
+function problemOf(err: unknown): { body: ProblemBody; headers: Record<string, string> } | null {
+  if (err instanceof HttpProblem) return { body: err.body(), headers: err.headers };
+  if (err instanceof DomainError) return { body: problem(err.status, err.detail, err.title, err.extras.body ?? {}), headers: err.extras.headers ?? {} };
+  return null;
+}
+
+function toolError(body: ProblemBody, headers: Record<string, string>): CallToolResult {
+  const retryAfter = headers['Retry-After'];
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: body.detail },
+      { type: 'text', text: JSON.stringify(retryAfter ? { ...body, retryAfter } : body) },
+    ],
+  };
+}
+
+const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as Tool['inputSchema'];
+
+export function mcpRoutes(deps: McpRouteDeps) {
+  const tools = mcpTools(deps);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // Computed once: the same for every request.
+  const listed: Tool[] = tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: jsonSchemaOf(t.input, 'input'),
+    ...(t.output ? { outputSchema: jsonSchemaOf(t.output, 'output') } : {}),
+    annotations: { title: t.title, ...t.annotations },
+  }));
+
+  async function callTool(tool: McpTool, args: unknown, principal: Principal, req: FastifyRequest): Promise<CallToolResult> {
+    const caller: Caller = { principal, correlationId: req.id, log: req.log };
+    try {
+      // The endpoint's own gate (spec 5.4, 8.1): scope and a tenant token, or the per-address limit of a public read.
+      if (tool.scope) await deps.guard.authorize(principal, tool.scope);
+      else await deps.guard.perIp()(req);
+      const parsed = tool.input.safeParse(args ?? {});
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => ({ instancePath: `/${i.path.join('/')}`, message: i.message }));
+        throw new HttpProblem(400, invalidRequestDetail(issues, tool.inputContext), 'Bad Request');
+      }
+      const out = await tool.run(parsed.data, caller);
+      if ('content' in out) return { content: out.content as CallToolResult['content'] };
+      // As the REST serializer does: the response schema shapes what is answered.
+      const value = (tool.output ? tool.output.parse(out.structured) : out.structured) as Record<string, unknown>;
+      return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] };
+    } catch (err) {
+      const p = problemOf(err);
+      if (p) return toolError(p.body, p.headers);
+      req.log.error({ err, tool: tool.name }, 'MCP tool failed');
+      return toolError(problem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'), {});
+    }
+  }
+
+  function serverFor(principal: Principal, req: FastifyRequest): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'; tools/list names them.`);
+      return callTool(tool, request.params.arguments, principal, req);
+    });
+    return server;
+  }
+
+  /** A refusal before MCP: the HTTP status of REST, a JSON-RPC error whose message is the detail and whose data is the error body. */
+  function refuse(reply: FastifyReply, req: FastifyRequest, p: { body: ProblemBody; headers: Record<string, string> }) {
+    const body = req.body as { id?: unknown } | undefined;
+    const id = body && typeof body === 'object' && !Array.isArray(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+    for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
+    if (p.body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+    return reply
+      .code(p.body.status)
+      .type('application/json; charset=utf-8')
+      .send({ jsonrpc: '2.0', id, error: { code: REFUSED_AT_DOOR, message: p.body.detail, data: p.body } });
+  }
+
+  return async (app: TypedApp) => {
+    app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
+      const origin = req.headers.origin;
+      if (origin !== undefined && !deps.cors.allows(origin)) {
+        return refuse(reply, req, { body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'), headers: {} });
+      }
+      let principal: Principal;
+      try {
+        principal = await deps.guard.authenticate(req);
+      } catch (err) {
+        const p = problemOf(err);
+        if (!p) throw err;
+        return refuse(reply, req, p);
+      }
+      const server = serverFor(principal, req);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers)) {
+          // The body is already parsed; hop-by-hop and length headers describe the Node request, not this one.
+          if (v === undefined || HOP_HEADERS.has(k)) continue;
+          headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        }
+        const response = await transport.handleRequest(new Request(`http://mcp.local${req.url}`, { method: 'POST', headers }), { parsedBody: req.body });
+        reply.code(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        const text = await response.text();
+        return text ? reply.send(text) : reply.send();
+      } finally {
+        await server.close();
+      }
+    });
+
+    // Stateless: no SSE stream to open and no session to delete (MCP Streamable HTTP allows 405 for both).
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({
+        method,
+        url: '/mcp',
+        schema: { hide: true },
+        handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').type('application/json; charset=utf-8').send(METHOD_NOT_ALLOWED),
+      });
+    }
+  };
+}

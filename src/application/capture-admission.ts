@@ -1,0 +1,140 @@
+import type { SubmittedCapture } from '../domain/events.js';
+import { parseCaptureOptions } from '../domain/capture-options.js';
+import { newId } from '../domain/ids.js';
+import { quotaView, type Admission } from '../domain/tenant/index.js';
+import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
+import type { ApiContext } from '../api/context.js';
+import { HttpProblem, problem, type ProblemBody } from '../api/problem.js';
+import { type TenantGuard, tenantRateLimited } from '../api/tenant-auth.js';
+import { captureViews } from '../../projections/read-models/capture-view.js';
+import { type Caller, causedBy } from './caller.js';
+
+/**
+ * Admission of captures (spec 4.3, 4.5, 8.1, 8.2): URL and options checks, capacity, batch rate tokens and the
+ * tenant actor's quota decision. REST routes and MCP tools call this, and only translate the answer.
+ */
+
+export interface CaptureAdmissionDeps {
+  ctx: ApiContext;
+  policy: AddressPolicy;
+  /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
+  backlog: () => Promise<number>;
+  takeTenantTokens: TenantGuard['takeTenantTokens'];
+}
+
+export const ACCEPTED_NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
+
+export interface AcceptedCapture {
+  id: string;
+  statusUrl: string;
+  note: string;
+  /** The monthly quota after this submission: X-Quota-* on REST (spec 8.2). */
+  admission: Admission;
+}
+
+export type BatchItem = { status: 202; url: string; id: string; statusUrl: string } | { status: number; url: string; error: ProblemBody };
+
+export interface BatchOutcome {
+  items: BatchItem[];
+  summary: { total: number; accepted: number; failed: number };
+  admission: Admission;
+}
+
+export type CaptureAdmission = ReturnType<typeof createCaptureAdmission>;
+
+export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
+  const { ctx, policy } = deps;
+  const views = captureViews(ctx.config.PUBLIC_BASE_URL);
+
+  async function ensureCapacity(): Promise<void> {
+    const waiting = await deps.backlog();
+    if (waiting >= ctx.config.CAPTURE_BACKLOG_MAX) {
+      throw new HttpProblem(503, `The service is at capacity (${waiting} captures waiting); retry later.`, 'Service Unavailable', {}, { 'Retry-After': '30' });
+    }
+  }
+
+  async function admit(caller: Caller, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
+    const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(caller));
+    // Status and list must see the capture as soon as we answer (docs/architecture.md, Captures).
+    await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+    return result.reply;
+  }
+
+  const refusedTarget = (caller: Caller) => (why: unknown) => caller.log.info({ why }, 'target refused');
+
+  return {
+    /** One capture (spec 4.3): 400/422 for the URL or options, 503 at capacity, the actor's 429 for the quota. */
+    async submit(caller: Caller, body: { url?: unknown; options?: unknown }): Promise<AcceptedCapture> {
+      const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: refusedTarget(caller) });
+      if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+      const options = parseCaptureOptions(body.options);
+      if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
+      await ensureCapacity();
+      const id = newId('cap');
+      const admission = await admit(caller, [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }], 'single');
+      return { id, statusUrl: views.statusUrl(id), note: ACCEPTED_NOTE, admission };
+    },
+
+    /**
+     * A batch (spec 4.5): one answer per URL in input order. The request itself already took one tenant token;
+     * each further URL takes one more (spec 8.1).
+     */
+    async submitBatch(caller: Caller, urls: unknown[]): Promise<BatchOutcome> {
+      const max = ctx.config.BATCH_MAX;
+      if (urls.length > max) throw new HttpProblem(400, `The batch has ${urls.length} URLs; the maximum is ${max}.`, 'Bad Request');
+      await ensureCapacity();
+      const tenantId = caller.principal.tenantId;
+      type Item = { url: string; status: number; id?: string; error?: ProblemBody };
+      const items: Item[] = [];
+      const accepted: Array<{ index: number; capture: SubmittedCapture }> = [];
+      // Tokens are taken before a URL is checked, so a refused URL costs as much as an accepted one and a batch is
+      // no cheap way to probe names.
+      let tokensOwed = -1;
+      for (const [index, raw] of urls.entries()) {
+        const rawUrl = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { url?: unknown }).url : undefined;
+        const shown = typeof rawUrl === 'string' ? rawUrl : '';
+        if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+          items.push({ url: shown, status: 400, error: problem(400, `urls[${index}] must be an object with a url field.`) });
+          continue;
+        }
+        tokensOwed++;
+        if (tokensOwed > 0) {
+          const d = await deps.takeTenantTokens(tenantId, 1);
+          if (!d.allowed) {
+            items.push({ url: shown, status: 429, error: tenantRateLimited(d.retryAfterSec).body() });
+            continue;
+          }
+        }
+        const checked = await checkTargetUrl(rawUrl, { policy, onRefusedAddress: refusedTarget(caller) });
+        if (!checked.ok) {
+          const status = urlRejectionStatus(checked.reason, { batchItem: true });
+          items.push({ url: shown, status, error: problem(status, `urls[${index}].url: ${checked.detail}`) });
+          continue;
+        }
+        const options = parseCaptureOptions((raw as { options?: unknown }).options, `urls[${index}].options`);
+        if (!options.ok) {
+          items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
+          continue;
+        }
+        const capture: SubmittedCapture = { captureId: newId('cap'), url: checked.url, ...(options.options ? { options: options.options } : {}) };
+        accepted.push({ index: items.length, capture });
+        items.push({ url: checked.url, status: 202, id: capture.captureId });
+      }
+      let admission: Admission;
+      if (accepted.length > 0) {
+        // spec 8.2: a batch over the remaining quota is refused whole (the actor's 429 propagates).
+        admission = await admit(caller, accepted.map((a) => a.capture), 'batch');
+      } else {
+        const v = quotaView(await ctx.tenants.read(tenantId), ctx.clock.now());
+        admission = { limit: v.capturesLimit, used: v.capturesUsed, remaining: Math.max(0, v.capturesLimit - v.capturesUsed) };
+      }
+      return {
+        items: items.map((it) =>
+          it.status === 202 ? { status: 202 as const, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) } : { status: it.status, url: it.url, error: it.error! },
+        ),
+        summary: { total: items.length, accepted: accepted.length, failed: items.length - accepted.length },
+        admission,
+      };
+    },
+  };
+}

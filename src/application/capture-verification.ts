@@ -1,0 +1,95 @@
+import { verifyBundle } from '../archive/bundle-verifier.js';
+import type { Evidence } from '../archive/evidence-runtime.js';
+import type { ApiContext } from '../api/context.js';
+import { HttpProblem } from '../api/problem.js';
+import { iso } from '../api/schemas.js';
+import { createVerificationCache } from '../api/verification-cache.js';
+import type { ArtifactStore } from '../capture/artifact-store.js';
+import { isId } from '../domain/ids.js';
+import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
+import { listSigningKeys, listTsaCertificates } from '../../projections/read-models/evidence-keys.js';
+
+/**
+ * Verification of a capture's signed bundle (spec 2.6, 4.9) against the published keys and trusted TSAs.
+ * The verify route (JSON and page) and the MCP verify tool call this (DESIGN decision 15).
+ */
+
+export type CaptureVerification = ReturnType<typeof createCaptureVerification>;
+
+/** A complete capture with a bundle small enough to verify here. */
+export type VerifiableCapture = CaptureRow & { artifacts: { wacz: string }; bundle: NonNullable<CaptureRow['bundle']> };
+
+export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactStore, evidence: Evidence) {
+  const verifications = createVerificationCache();
+
+  async function publishedKeys() {
+    return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
+  }
+
+  /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
+  async function trustedTsaCertificates() {
+    return listTsaCertificates(ctx.pool);
+  }
+
+  return {
+    publishedKeys,
+    trustedTsaCertificates,
+
+    /** 404 unless the capture has a signed bundle; 422 when the bundle is over VERIFY_MAX_BYTES (spec 4.9). */
+    async verifiable(captureId: string): Promise<VerifiableCapture> {
+      const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
+      if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
+        throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
+      }
+      if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
+        throw new HttpProblem(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`, 'Unprocessable Entity');
+      }
+      return row as VerifiableCapture;
+    },
+
+    /** The verification result (spec 2.6): 'verified' false, never an error, when a check fails. */
+    async verify(row: VerifiableCapture) {
+      const captureId = row.capture_id;
+      const capture = {
+        id: row.capture_id,
+        createdAt: iso(row.created_at)!,
+        completedAt: iso(row.completed_at)!,
+        ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
+      };
+      const wacz = row.artifacts.wacz;
+      // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
+      const stored = await artifacts.digest(wacz);
+      const result = await verifications.get(`${captureId}:${stored}`, async () => {
+        const bytes = await artifacts.get(wacz);
+        if (!bytes) return null;
+        const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
+        return verifyBundle(Buffer.from(bytes), {
+          keys: await publishedKeys(),
+          tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
+          // Every built-in TSA is self-issued: this process's own and those published on the log.
+          selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
+        });
+      });
+      return {
+        verified: result?.verified ?? false,
+        capture,
+        signing: result?.signing
+          ? {
+              bundleHash: result.signing.bundleHash,
+              signature: result.signing.signature,
+              publicKey: result.signing.publicKey,
+              keyId: result.signing.keyId,
+              signedAt: result.signing.signedAt,
+              timestamp: result.signing.timestamp,
+            }
+          : null,
+        checks: result?.checks ?? [
+          { name: 'artifactHashes' as const, status: 'fail' as const, detail: 'the bundle is missing from storage' },
+          { name: 'bundleHash' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
+          { name: 'signature' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
+        ],
+        ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
+      };
+    },
+  };
+}

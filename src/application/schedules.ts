@@ -1,0 +1,92 @@
+import type { ApiContext } from '../api/context.js';
+import { HttpProblem } from '../api/problem.js';
+import { iso } from '../api/schemas.js';
+import { parseCaptureOptions } from '../domain/capture-options.js';
+import { isId, newId } from '../domain/ids.js';
+import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
+import { parseSchedule } from '../schedules/cron-policy.js';
+import { nextRunAt } from '../schedules/schedule-timing.js';
+import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../projections/read-models/schedules.js';
+import { type Caller, causedBy } from './caller.js';
+
+/**
+ * Schedules of a tenant (spec 2.10, 4.12; docs/schedules.md): create, list, read, delete. The schedule routes and
+ * the MCP schedule tools call these (DESIGN decision 15); the runs are made by the scheduler role.
+ */
+
+export type Schedules = ReturnType<typeof createSchedules>;
+
+export function createSchedules(ctx: ApiContext, policy: AddressPolicy) {
+  /** spec 2.10 record; nextRunAt is computed on every read (the projection stores no clock-derived values). */
+  const record = (r: ScheduleRow) => ({
+    id: r.schedule_id,
+    url: r.url,
+    name: r.name,
+    cron: r.cron,
+    // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
+    ...(r.options ? { options: r.options } : {}),
+    paused: false,
+    nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
+    lastRunAt: iso(r.last_run_at) ?? null,
+    lastCaptureId: r.last_capture_id,
+    lastCaptureStatus: r.last_capture_status,
+    createdAt: iso(r.created_at)!,
+  });
+
+  const unknownSchedule = (id: string) => new HttpProblem(404, `No schedule ${id}.`, 'Not Found');
+
+  return {
+    /** 400 for the cron or options, 400/422 for the URL, the actor's 429 at the tier's maximum (spec 4.12, 7.3). */
+    async create(caller: Caller, body: { url?: unknown; name: string; cron: string; options?: unknown }) {
+      // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
+      const cron = body.cron.trim();
+      const parsed = parseSchedule(cron);
+      if (!parsed.ok) throw new HttpProblem(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`, 'Bad Request');
+      // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
+      const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => caller.log.info({ why }, 'target refused') });
+      if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+
+      const options = parseCaptureOptions(body.options);
+      if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
+
+      const tenantId = caller.principal.tenantId;
+      const scheduleId = newId('sch');
+      const cmd = { scheduleId, url: checked.url, name: body.name, cron, ...(options.options ? { options: options.options } : {}) };
+      const result = await ctx.tenants.execute(tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(caller));
+      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+      return record({
+        schedule_id: scheduleId,
+        tenant_id: tenantId,
+        url: cmd.url,
+        name: cmd.name,
+        cron,
+        options: options.options ?? null,
+        created_at: new Date(result.reply.createdAt),
+        deleted_at: null,
+        last_run_at: null,
+        last_capture_id: null,
+        last_capture_status: null,
+      });
+    },
+
+    async list(caller: Caller) {
+      return { data: (await listActiveSchedules(ctx.pool, caller.principal.tenantId)).map(record) };
+    },
+
+    /** 404 for an unknown schedule or another tenant's. */
+    async get(caller: Caller, scheduleId: string) {
+      const row = isId('sch', scheduleId) ? await findActiveSchedule(ctx.pool, caller.principal.tenantId, scheduleId) : null;
+      if (!row) throw unknownSchedule(scheduleId);
+      return record(row);
+    },
+
+    /** Permanent (spec 4.12); 404 for an unknown schedule or another tenant's. */
+    async delete(caller: Caller, scheduleId: string) {
+      if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
+      // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
+      const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'DeleteSchedule', data: { scheduleId } }, causedBy(caller));
+      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+      return { id: scheduleId, deleted: true as const };
+    },
+  };
+}
