@@ -4,7 +4,7 @@
  * sandbox is on, it gets an environment without any of the service's secrets, and when the service runs as
  * root it runs as the unprivileged user `nobody` (uid 65534), with a HOME and TMPDIR of its own.
  */
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -65,12 +65,15 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
 /** The unprivileged user Chromium runs as when the service is root. */
 export const BROWSER_UID = 65534;
 const SETPRIV = '/usr/bin/setpriv';
+const STDERR_TAIL_CHARS = 2000;
 
 interface BrowserHome {
   /** What puppeteer starts: the Chromium binary, or a root-owned wrapper that drops to BROWSER_UID first. */
   executable: string;
   userDataDir: string;
   env: NodeJS.ProcessEnv;
+  /** The end of what the browser wrote to stderr. */
+  stderrTail(): Promise<string>;
   remove(): Promise<void>;
 }
 
@@ -83,27 +86,32 @@ async function prepareBrowserHome(chromium: string): Promise<BrowserHome> {
   const userDataDir = join(home, 'profile');
   await mkdir(userDataDir);
   const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' };
-  const remove = () => rm(home, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
-  if (process.getuid?.() !== 0) return { executable: chromium, userDataDir, env, remove };
-  // As root: the browser's files belong to nobody; the wrapper that drops privileges stays root's, in a
-  // directory of its own that nobody cannot write to.
-  for (const dir of [home, userDataDir]) {
-    await chown(dir, BROWSER_UID, BROWSER_UID);
-    await chmod(dir, 0o700);
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    // The browser's files belong to nobody.
+    for (const dir of [home, userDataDir]) {
+      await chown(dir, BROWSER_UID, BROWSER_UID);
+      await chmod(dir, 0o700);
+    }
   }
+  // A wrapper starts the browser: as root it drops to nobody first; always it keeps Chromium's stderr, so
+  // a browser that dies at start is reported in its own words (over the pipe puppeteer only sees "Target
+  // closed"). It stays the service user's, in a directory of its own that the browser's user cannot write to.
   const wrapperDir = await mkdtemp(join(tmpdir(), 'capture-ledger-launch-'));
   const executable = join(wrapperDir, 'chromium');
-  await writeFile(
-    executable,
-    `#!/bin/sh\nexec ${SETPRIV} --reuid=${BROWSER_UID} --regid=${BROWSER_UID} --clear-groups --inh-caps=-all -- ${chromium} "$@"\n`,
-    { mode: 0o755 },
-  );
+  const stderrLog = join(wrapperDir, 'stderr.log');
+  const dropPrivileges = asRoot ? `${SETPRIV} --reuid=${BROWSER_UID} --regid=${BROWSER_UID} --clear-groups --inh-caps=-all -- ` : '';
+  await writeFile(executable, `#!/bin/sh\nexec ${dropPrivileges}${chromium} "$@" 2>>${stderrLog}\n`, { mode: 0o755 });
   return {
     executable,
     userDataDir,
     env,
+    async stderrTail() {
+      const text = await readFile(stderrLog, 'utf8').catch(() => '');
+      return text.slice(-STDERR_TAIL_CHARS).trim();
+    },
     async remove() {
-      await remove();
+      await rm(home, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
       await rm(wrapperDir, { recursive: true, force: true }).catch(() => {});
     },
   };
@@ -130,8 +138,9 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
       handleSIGHUP: false,
     });
   } catch (error) {
+    const said = await home.stderrTail();
     await home.remove();
-    throw error;
+    throw said ? new Error(`Chromium did not start: ${said}`, { cause: error }) : error;
   }
   const child = browser.process();
   let closing: Promise<void> | undefined;

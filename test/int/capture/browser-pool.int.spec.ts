@@ -2,7 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CaptureError } from '../../../src/capture/capture-error.js';
+import { classify } from '../../../src/capture/capture-worker.js';
 import { createBrowserPool, type BrowserPool } from '../../../src/capture/browser-pool.js';
 import { wallClockHostLoad } from '../../../src/capture/host-load.js';
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
@@ -135,6 +139,26 @@ describe('browser pool (real Chromium)', () => {
       });
     } finally {
       await proxy.close();
+    }
+  });
+
+  it("fails a capture whose browser cannot start as the service's own failure, carrying Chromium's own words", T, async () => {
+    // A stand-in binary that dies the way Chromium does when its TMPDIR path is too long.
+    const dir = await mkdtemp(join(tmpdir(), 'fake-chromium-'));
+    await chmod(dir, 0o755); // run as nobody when the tests run as root
+    const binary = join(dir, 'chromium');
+    await writeFile(binary, '#!/bin/sh\necho "[0101/000000.000000:FATAL:named_platform_channel_posix.cc(54)] Socket path too long: /tmp/x" >&2\nexit 1\n', { mode: 0o755 });
+    try {
+      const browsers = pool({ concurrency: 1, chromiumPath: binary });
+      await assert.rejects(browsers.capture(site.url('/simple'), QUICK), (error: unknown) => {
+        assert.ok(error instanceof CaptureError);
+        assert.equal(error.code, 'browser_crashed');
+        assert.equal(classify(error).owner, 'service', 'retried with backoff, outside the page attempts');
+        assert.match(String((error.cause as Error | undefined)?.message), /Socket path too long/, "the cause keeps Chromium's message for the log");
+        return true;
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
