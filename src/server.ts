@@ -47,6 +47,8 @@ import { startWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { startWebhookFeeder } from './webhooks/webhook-feeder.js';
 import { openWebhookSecretStore } from './webhooks/webhook-secret-store.js';
 import { loadWebhookCa } from './webhooks/webhook-sender.js';
+import { startTransparency } from './transparency/log-runtime.js';
+import { transparencyLogRoutes } from './api/routes/transparency-log.js';
 
 /**
  * Composition root: connects to NATS and Postgres and starts the roles named in ROLES in this process.
@@ -112,6 +114,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const notaryService = serveNotary(nc, evidence.notary, log.child({ role: 'signer' }));
     stops.unshift(() => notaryService.stop());
   }
+  // The public transparency log (docs/transparency.md): sequencer role, and proofs and tiles where the API runs.
+  const transparency = await startTransparency({ config, roles, nc, js, jsm, localNotary: evidence.notary, dataDir, log });
+  stops.unshift(() => transparency.stop());
 
   if (!rolesUsePostgres(roles)) {
     // A signer alone needs no database: it is not given DATABASE_URL (docs/security.md).
@@ -263,7 +268,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
-        verificationRoutes(ctx, guard, artifacts, evidence),
+        verificationRoutes(ctx, guard, artifacts, evidence, transparency.service ?? undefined),
+        ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ ctx, guard, policy }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),

@@ -15,6 +15,8 @@ import { dateTime, iso, uri } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
 import { verificationPage } from '../verification-page.js';
+import type { TransparencyService } from '../../transparency/log-service.js';
+import { transparencyCheck } from '../../transparency/verify-transparency.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -45,13 +47,22 @@ const verificationSchema = z
     checks: z
       .array(
         z.object({
-          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp']),
+          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp', 'transparency']),
           status: z.enum(['pass', 'fail', 'skip']),
           detail: z.string().optional(),
         }),
       )
-      .describe('In order: artifactHashes, bundleHash, signature and (v0.2.0) timestamp.'),
+      .describe('In order: artifactHashes, bundleHash, signature, (v0.2.0) timestamp, then transparency when the deployment runs the log.'),
     captureSettings: captureSettingsSchema.optional(),
+    transparency: z
+      .object({
+        leafIndex: z.number().int(),
+        checkpoint: z.string().describe('The signed checkpoint (C2SP signed note) the proof is against.'),
+        inclusionProof: z.array(z.string()).describe('Base64 hashes, leaf to root.'),
+        logKey: z.string().describe("The log's note verifier key."),
+      })
+      .optional()
+      .describe('The capture\'s leaf in the public transparency log (docs/transparency.md), when it has a proof.'),
   })
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 
@@ -59,7 +70,7 @@ const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
 
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
-export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence) {
+export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
   async function publishedKeys() {
     return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
   }
@@ -213,8 +224,9 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
             selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
           });
         });
+        const logged = log ? await transparencyCheck(log, captureId, result) : null;
         return {
-          verified: result?.verified ?? false,
+          verified: (result?.verified ?? false) && logged?.check.status !== 'fail',
           capture,
           signing: result?.signing
             ? {
@@ -226,12 +238,16 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
                 timestamp: result.signing.timestamp,
               }
             : null,
-          checks: result?.checks ?? [
-            { name: 'artifactHashes', status: 'fail', detail: 'the bundle is missing from storage' },
-            { name: 'bundleHash', status: 'skip', detail: 'artifactHashes failed' },
-            { name: 'signature', status: 'skip', detail: 'artifactHashes failed' },
+          checks: [
+            ...(result?.checks ?? [
+              { name: 'artifactHashes', status: 'fail', detail: 'the bundle is missing from storage' },
+              { name: 'bundleHash', status: 'skip', detail: 'artifactHashes failed' },
+              { name: 'signature', status: 'skip', detail: 'artifactHashes failed' },
+            ]),
+            ...(logged ? [logged.check] : []),
           ],
           ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
+          ...(logged?.evidence ? { transparency: logged.evidence } : {}),
         };
       },
     );
