@@ -64,10 +64,12 @@ export function verifierKeyString(v: NoteVerifier): string {
 }
 
 export function parseVerifierKey(text: string): NoteVerifier {
-  const parts = text.trim().split('+');
-  if (parts.length !== 3) throw new CheckpointError('a verifier key is <name>+<hex key hash>+<base64 key>');
-  const [name, hashHex, keyB64] = parts as [string, string, string];
+  // The key's base64 may itself hold '+': split at the first two only (the name and the hex hash cannot).
+  const m = /^([^+]+)\+([^+]*)\+(.*)$/s.exec(text.trim());
+  if (!m) throw new CheckpointError('a verifier key is <name>+<hex key hash>+<base64 key>');
+  const [, name, hashHex, keyB64] = m as unknown as [string, string, string, string];
   const key = Buffer.from(keyB64, 'base64');
+  if (key.toString('base64') !== keyB64) throw new CheckpointError('the verifier key is not base64');
   if (!validName(name) || !/^[0-9a-f]{8}$/.test(hashHex) || key.length !== 33 || key[0] !== ED25519_TYPE) {
     throw new CheckpointError('the verifier key is not an Ed25519 note key');
   }

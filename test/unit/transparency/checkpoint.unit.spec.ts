@@ -28,6 +28,14 @@ describe('C2SP signed-note checkpoints', () => {
     assert.throws(() => openCheckpoint('nonsense', signer), CheckpointError);
     assert.throws(() => parseVerifierKey('a+00000000+AAAA'), CheckpointError);
   });
+
+  it("reads verifier keys whose base64 holds '+' (many do)", () => {
+    for (let i = 0; i < 64; i++) {
+      const s = noteSignerFromSeed('log.example/v1/log', new Uint8Array(32).fill(i));
+      const text = verifierKeyString(s);
+      assert.deepEqual(parseVerifierKey(text).publicKey, s.publicKey, text);
+    }
+  });
 });
 
 describe('C2SP tlog-tiles paths', () => {
