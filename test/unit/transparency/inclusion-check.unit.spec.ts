@@ -79,7 +79,7 @@ describe('verification: the transparency check', () => {
       ['proof', { ...evidence, inclusionProof: [...evidence.inclusionProof.slice(1), evidence.inclusionProof[0]!] }],
       ['checkpoint', { ...evidence, checkpoint: evidence.checkpoint.replace('\n10\n', '\n11\n') }],
       ['key', { ...evidence, logKey: verifierKeyString(noteSignerFromSeed(logSigner.name, new Uint8Array(32).fill(6))) }],
-    ] as const) {
+    ] as Array<[string, TransparencyEvidence]>) {
       const { r, t } = await check(bundle.bytes, ev);
       assert.equal(t?.status, 'fail', what);
       assert.equal(r.verified, false, what);
