@@ -8,6 +8,7 @@ import { projectionsBench } from './projections.bench.js';
 import { submissionsBench } from './submissions.bench.js';
 import { workerRssBench } from './worker-rss.bench.js';
 import { zipStreamingBench } from './zip-streaming.bench.js';
+import { transparencyBench } from './transparency.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -21,4 +22,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'list-scale': listScaleBench,
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
+  transparency: transparencyBench,
 };
