@@ -51,7 +51,8 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
       const bytes = new TextEncoder().encode(leaf.data);
       tree.appendLeafHash(leafHash(bytes));
       const m = /"captureIdHash":"([0-9a-f]{64})"/.exec(leaf.data);
-      if (m) captures.set(m[1]!, tree.size - 1);
+      // The first leaf of a capture is its leaf (its first outcome won); a later one is a second bundle the monitor reports.
+      if (m && !captures.has(m[1]!)) captures.set(m[1]!, tree.size - 1);
     }
     for (const w of waiters) w();
   };

@@ -10,11 +10,11 @@ import { TILE_WIDTH, tilesForSize } from './tiles.js';
  *   - the checkpoint is signed by the pinned log key;
  *   - no two checkpoints of one size have different roots (a fork);
  *   - the log never goes back, and each newer tree is an append-only extension of the older (consistency proof);
- *   - optionally, the tiles and entries re-derive exactly the checkpoint's root (`rederive`);
+ *   - optionally, the tiles and entries re-derive exactly the checkpoint's root, and no capture has two leaves (`rederive`);
  *   - optionally, every given capture ID has its leaf in the tree (a dropped capture is found).
  * Each problem is a finding with a kind and a sentence; the caller exits non-zero when there is any.
  */
-export type FindingKind = 'signature' | 'fork' | 'rollback' | 'inconsistent' | 'tiles' | 'missing-capture' | 'unreachable';
+export type FindingKind = 'signature' | 'fork' | 'rollback' | 'inconsistent' | 'tiles' | 'missing-capture' | 'duplicate-capture' | 'unreachable';
 
 export interface Finding {
   kind: FindingKind;
@@ -97,6 +97,20 @@ export async function monitorOnce(
       else if (b64(derived.root) !== seen.rootHash) {
         findings.push({ kind: 'tiles', message: `the tiles do not re-derive the checkpoint: their root of ${cp.size} leaves is ${b64(derived.root)}, the checkpoint's ${seen.rootHash}` });
       }
+      // One capture, one leaf: a second capture leaf for the same ID is a second bundle signed for it.
+      const firstOf = new Map<string, number>();
+      derived.entries.forEach((e, i) => {
+        let leaf;
+        try {
+          leaf = decodeLeaf(e);
+        } catch {
+          return;
+        }
+        if (leaf.kind !== 'capture') return;
+        const first = firstOf.get(leaf.captureIdHash);
+        if (first === undefined) firstOf.set(leaf.captureIdHash, i);
+        else findings.push({ kind: 'duplicate-capture', message: `SECOND BUNDLE: leaves ${first} and ${i} are two different bundles of one capture (captureIdHash ${leaf.captureIdHash})` });
+      });
     }
   }
 
