@@ -267,7 +267,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       plugins: [
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
-        captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
+        captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS), transparency: transparency.service ?? undefined }),
         verificationRoutes(ctx, guard, artifacts, evidence, transparency.service ?? undefined),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ ctx, guard, policy }),

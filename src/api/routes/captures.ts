@@ -1,3 +1,4 @@
+import type { TransparencyService } from '../../transparency/log-service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SubmittedCapture } from '../../domain/events.js';
@@ -31,6 +32,8 @@ export interface CaptureRouteDeps {
   /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
   backlog: () => Promise<number>;
   cors: Cors;
+  /** The public transparency log, when this process follows it: the record names the bundle's leaf. */
+  transparency?: TransparencyService | undefined;
 }
 
 const NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
@@ -450,7 +453,10 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         if (row.status !== 'complete') {
           throw new HttpProblem(404, `Capture ${captureId} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
         }
-        return views.record(row);
+        const leafIndex = deps.transparency?.view.leafIndexOfCapture(captureId);
+        if (leafIndex === undefined) return views.record(row);
+        const cp = await deps.transparency!.checkpoint();
+        return { ...views.record(row), transparency: { leafIndex, checkpoint: cp && cp.size > leafIndex ? cp.note : null } };
       },
     );
 

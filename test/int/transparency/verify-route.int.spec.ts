@@ -86,6 +86,10 @@ describe('the transparency check in verification', () => {
     assert.equal(body.verified, true);
     assert.equal(typeof body.transparency.leafIndex, 'number');
     assert.match(body.transparency.checkpoint, /\n\n\u2014 /);
+    // The capture record names the same leaf and a checkpoint covering it.
+    const rec = (await s.call('GET', `/v1/captures/${captureId}`)).body;
+    assert.equal(rec.transparency.leafIndex, body.transparency.leafIndex);
+    assert.ok(Number(rec.transparency.checkpoint.split('\n')[1]) > rec.transparency.leafIndex);
     // The checkpoint asked for on demand is time-stamped through the signer's TSA.
     const cp = (await s.call('GET', '/v1/log/checkpoint.json')).body;
     assert.ok(cp.timestamp?.token && cp.timestamp.genTime, JSON.stringify(cp));
