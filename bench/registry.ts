@@ -9,6 +9,7 @@ import { projectionsBench } from './projections.bench.js';
 import { submissionsBench } from './submissions.bench.js';
 import { workerRssBench } from './worker-rss.bench.js';
 import { zipStreamingBench } from './zip-streaming.bench.js';
+import { transparencyBench } from './transparency.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -23,4 +24,6 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
   overload: overloadBench,
+
+  transparency: transparencyBench,
 };

@@ -57,6 +57,8 @@ import { startWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { startWebhookFeeder } from './webhooks/webhook-feeder.js';
 import { openWebhookSecretStore } from './webhooks/webhook-secret-store.js';
 import { loadWebhookCa } from './webhooks/webhook-sender.js';
+import { startTransparency } from './transparency/log-runtime.js';
+import { transparencyLogRoutes } from './api/routes/transparency-log.js';
 
 /**
  * Composition root: connects to NATS and Postgres and starts the roles named in ROLES in this process.
@@ -122,6 +124,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const notaryService = serveNotary(nc, evidence.notary, log.child({ role: 'signer' }));
     stops.unshift(() => notaryService.stop());
   }
+  // The public transparency log (docs/transparency.md): sequencer role, and proofs and tiles where the API runs.
+  const transparency = await startTransparency({ config, roles, nc, js, jsm, localNotary: evidence.notary, dataDir, log });
+  stops.unshift(() => transparency.stop());
 
   if (!rolesUsePostgres(roles)) {
     // A signer alone needs no database: it is not given DATABASE_URL (docs/security.md).
@@ -279,8 +284,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     };
     // The application services both ways in call: REST routes and MCP tools (DESIGN decision 15).
     const admission = createCaptureAdmission({ ctx, policy, backlog: backlogNow, takeTenantTokens: guard.takeTenantTokens });
-    const reads = createCaptureReads(ctx);
-    const verification = createCaptureVerification(ctx, artifacts, evidence);
+    const reads = createCaptureReads(ctx, transparency.service ?? undefined);
+    const verification = createCaptureVerification(ctx, artifacts, evidence, transparency.service ?? undefined);
     const schedules = createSchedules(ctx, policy);
     const cors = createCors(config.CORS_ORIGINS);
     app = await buildApp({
@@ -293,6 +298,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ guard, admission, reads, artifacts, cors }),
         verificationRoutes(guard, verification, evidence),
+        ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ guard, schedules }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),

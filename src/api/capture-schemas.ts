@@ -83,5 +83,12 @@ export const captureRecordSchema = z
       .describe('The signed bundle; present when a signing key was configured and the capture is not partial.'),
     verifyUrl: uri().optional().describe('Present only when `wacz` is present.'),
     captureSettings: captureSettingsSchema.optional(),
+    transparency: z
+      .object({
+        leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),
+        checkpoint: z.string().nullable().describe('The latest signed checkpoint covering it; null until one is published.'),
+      })
+      .optional()
+      .describe('Present once the bundle is in the transparency log.'),
   })
   .describe('Capture record (spec 2.3).');

@@ -1,6 +1,7 @@
 import type { ApiContext } from '../api/context.js';
 import { HttpProblem } from '../api/problem.js';
 import { isId } from '../domain/ids.js';
+import type { TransparencyService } from '../transparency/log-service.js';
 import type { Caller } from './caller.js';
 import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
 import { type CaptureListFilter, findCapture, listCaptures } from '../../projections/read-models/captures.js';
@@ -12,7 +13,8 @@ import { type CaptureListFilter, findCapture, listCaptures } from '../../project
 
 export type CaptureReads = ReturnType<typeof createCaptureReads>;
 
-export function createCaptureReads(ctx: ApiContext) {
+/** `transparency`: the public log, when this process follows it: a record names its bundle's leaf (docs/transparency.md). */
+export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyService) {
   const views = captureViews(ctx.config.PUBLIC_BASE_URL);
 
   async function load(id: string): Promise<CaptureRow | null> {
@@ -44,7 +46,10 @@ export function createCaptureReads(ctx: ApiContext) {
       if (row.status !== 'complete') {
         throw new HttpProblem(404, `Capture ${id} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
       }
-      return views.record(row);
+      const leafIndex = transparency?.view.leafIndexOfCapture(id);
+      if (leafIndex === undefined) return views.record(row);
+      const cp = await transparency!.checkpoint();
+      return { ...views.record(row), transparency: { leafIndex, checkpoint: cp && cp.size > leafIndex ? cp.note : null } };
     },
 
     /** spec 4.2: one page of the tenant's captures; 500 when the database read fails (spec 7.2). */

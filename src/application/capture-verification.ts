@@ -6,6 +6,8 @@ import { iso } from '../api/schemas.js';
 import { createVerificationCache } from '../api/verification-cache.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { isId } from '../domain/ids.js';
+import type { TransparencyService } from '../transparency/log-service.js';
+import { transparencyCheck } from '../transparency/verify-transparency.js';
 import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
 import { listSigningKeys, listTsaCertificates } from '../../projections/read-models/evidence-keys.js';
 
@@ -19,7 +21,8 @@ export type CaptureVerification = ReturnType<typeof createCaptureVerification>;
 /** A complete capture with a bundle small enough to verify here. */
 export type VerifiableCapture = CaptureRow & { artifacts: { wacz: string }; bundle: NonNullable<CaptureRow['bundle']> };
 
-export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactStore, evidence: Evidence) {
+/** `log`: the public transparency log, when this process follows it (docs/transparency.md): its check comes last. */
+export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
   const verifications = createVerificationCache();
 
   async function publishedKeys() {
@@ -70,8 +73,9 @@ export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactSt
           selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
         });
       });
+      const logged = log ? await transparencyCheck(log, captureId, result) : null;
       return {
-        verified: result?.verified ?? false,
+        verified: (result?.verified ?? false) && logged?.check.status !== 'fail',
         capture,
         signing: result?.signing
           ? {
@@ -83,12 +87,16 @@ export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactSt
               timestamp: result.signing.timestamp,
             }
           : null,
-        checks: result?.checks ?? [
-          { name: 'artifactHashes' as const, status: 'fail' as const, detail: 'the bundle is missing from storage' },
-          { name: 'bundleHash' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
-          { name: 'signature' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
+        checks: [
+          ...(result?.checks ?? [
+            { name: 'artifactHashes' as const, status: 'fail' as const, detail: 'the bundle is missing from storage' },
+            { name: 'bundleHash' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
+            { name: 'signature' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
+          ]),
+          ...(logged ? [logged.check] : []),
         ],
         ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
+        ...(logged?.evidence ? { transparency: logged.evidence } : {}),
       };
     },
   };

@@ -56,6 +56,7 @@ export function createBundleMaker(notary: Notary, log: Logger): BundleMaker {
       size: bundle.size,
       version: bundle.version,
       keyId: bundle.keyId,
+      ...(bundle.timestamp ? { genTime: bundle.timestamp.genTime } : {}),
     };
   };
 }

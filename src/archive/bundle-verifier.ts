@@ -21,6 +21,7 @@ import {
 } from './pki.js';
 import { keyIdOf } from './signing-key.js';
 import { parseTimestampToken, type ParsedTimestampToken } from './timestamp-token.js';
+import { checkInclusion, type TransparencyEvidence } from '../transparency/inclusion-check.js';
 
 /**
  * The one bundle verification (spec 2.6), used by GET /v1/verify/{captureId} and by the offline CLI.
@@ -39,11 +40,14 @@ import { parseTimestampToken, type ParsedTimestampToken } from './timestamp-toke
  * they are skipped when bundleHash fails. A failed artifactHashes skips nothing: the manifest can still
  * be proven authentic, which shows that a file changed after signing. signature and timestamp are
  * independent of each other. Bad input never throws; it fails checks with a detail.
+ *   transparency    only when VerifyOptions.transparency is given, after the spec's checks: the bundle's leaf
+ *                   is in the public log under a signed checkpoint (src/transparency/inclusion-check.ts);
+ *                   skipped when the log has no proof yet or bundleHash failed.
  * The version (and so whether `timestamp` runs) comes from datapackage.json's captureLedger.bundleVersion,
  * which the signature covers, so stripping a token from a v0.2.0 bundle fails rather than downgrades.
  */
 
-export type CheckName = 'artifactHashes' | 'bundleHash' | 'signature' | 'timestamp';
+export type CheckName = 'artifactHashes' | 'bundleHash' | 'signature' | 'timestamp' | 'transparency';
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
 export interface Check {
@@ -70,6 +74,8 @@ export interface VerifyOptions {
   selfIssuedTsaCaCertsPem?: string[];
   /** Refuse zips whose members would expand beyond this; default 1 GiB. */
   maxUncompressedBytes?: number;
+  /** The log's proof for this bundle, or why there is none (the check is then 'skip'); absent: no transparency check. */
+  transparency?: TransparencyEvidence | { unavailable: string };
 }
 
 export interface SigningSummary {
@@ -124,12 +130,30 @@ export async function verifyBundle(bytes: Uint8Array, options: VerifyOptions): P
     }
   }
 
+  if (options.transparency) checks.push(hashOk ? checkTransparency(bundle, options.transparency) : skip('transparency', 'bundleHash check failed'));
+
   return {
     verified: checks.every((check) => check.status !== 'fail'),
     version,
     signing: withSelfIssued(signingSummary(bundle, token), selfIssued),
     checks,
   };
+}
+
+/** The bundle's own statements (captureId, hash, key id, genTime) make the leaf the log must hold. */
+function checkTransparency(bundle: Bundle, evidence: TransparencyEvidence | { unavailable: string }): Check {
+  if ('unavailable' in evidence) return skip('transparency', evidence.unavailable);
+  const meta = bundle.datapackage?.['captureLedger'];
+  const captureId = isObject(meta) ? meta['captureId'] : undefined;
+  const keyId = isObject(meta) ? meta['keyId'] : undefined;
+  const hash = bundle.digest?.['hash'];
+  const stamp = bundle.signedData?.['timestamp'];
+  const genTime = isObject(stamp) && typeof stamp['genTime'] === 'string' ? stamp['genTime'] : null;
+  if (typeof captureId !== 'string' || typeof keyId !== 'string' || typeof hash !== 'string') {
+    return fail('transparency', 'datapackage.json does not name the captureId and keyId its log leaf is made of');
+  }
+  const outcome = checkInclusion({ captureId, bundleHash: hash, keyId, genTime }, evidence);
+  return outcome.status === 'pass' ? pass('transparency', outcome.detail) : fail('transparency', outcome.detail);
 }
 
 // ---------------------------------------------------------------------------------------------

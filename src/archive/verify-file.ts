@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { verifyBundle, type PublishedKey, type VerificationResult } from './bundle-verifier.js';
+import { verifyBundle, type PublishedKey, type VerificationResult, type VerifyOptions } from './bundle-verifier.js';
 
 /**
  * Offline verification of a bundle file (the `capture-ledger verify` command, src/cli/commands/verify.ts):
@@ -15,6 +15,8 @@ export interface VerifySources {
   keysUrl?: string | undefined;
   tsaCaFiles: string[];
   tsaCaUrl?: string | undefined;
+  /** The log's proof for the bundle (src/transparency/offline-proof.ts), or why there is none: adds the transparency check. */
+  transparency?: VerifyOptions['transparency'];
 }
 
 export interface VerifyFileIo {
@@ -30,7 +32,12 @@ export async function verifyBundleFile(sources: VerifySources, io: VerifyFileIo 
   const keys = await loadKeys(sources, read, doFetch);
   const tsaCaCertsPem = await Promise.all(sources.tsaCaFiles.map(async (path) => Buffer.from(await read(path)).toString('utf8')));
   const builtIn = sources.tsaCaUrl !== undefined ? await fetchTsaCertificates(sources.tsaCaUrl, doFetch) : [];
-  return verifyBundle(bytes, { keys, tsaCaCertsPem: [...tsaCaCertsPem, ...builtIn], selfIssuedTsaCaCertsPem: builtIn });
+  return verifyBundle(bytes, {
+    keys,
+    tsaCaCertsPem: [...tsaCaCertsPem, ...builtIn],
+    selfIssuedTsaCaCertsPem: builtIn,
+    ...(sources.transparency ? { transparency: sources.transparency } : {}),
+  });
 }
 
 async function loadKeys(

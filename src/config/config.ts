@@ -65,11 +65,11 @@ const optionalString = z
 const urlString = (name: string) =>
   optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `${name} must be an absolute URL` });
 
-const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const;
+const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
-/** Every role but the signer reads or writes the projections. */
-export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean => [...roles].some((r) => r !== 'signer');
+/** Every role but the signer and the transparency-log sequencer reads or writes the projections. */
+export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean => [...roles].some((r) => r !== 'signer' && r !== 'sequencer');
 
 const envSchema = z.object({
   PORT: integer('PORT', 8080, 0, 65535),
@@ -157,9 +157,17 @@ const envSchema = z.object({
    */
   SIGNER: optionalString.pipe(z.enum(['local', 'remote'], { error: 'SIGNER must be local or remote' }).optional()).transform((v) => v ?? 'local'),
   LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
+  /** The transparency log's checkpoint (note) key, separate from SIGNING_KEY: base64 32-byte seed; unset → generated once into DATA_DIR by the sequencer. */
+  LOG_SIGNING_KEY: optionalString.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
+    message: 'LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
+  }),
+  /** The log's origin line and key name (docs/transparency.md); default: PUBLIC_BASE_URL's host and path + /v1/log. */
+  LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), { message: 'LOG_ORIGIN must not contain spaces or +' }),
+  /** How often the sequencer signs a checkpoint when the log grew. */
+  LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
 });
 
-export type Config = z.output<typeof envSchema> & { PUBLIC_BASE_URL: string };
+export type Config = z.output<typeof envSchema> & { PUBLIC_BASE_URL: string; LOG_ORIGIN: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -178,5 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cfg = result.data;
   // A worker signs in its own process unless told that signers run elsewhere (SIGNER=remote).
   if (cfg.ROLES.has('worker') && cfg.SIGNER === 'local') cfg.ROLES.add('signer');
-  return { ...cfg, PUBLIC_BASE_URL: (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
+  const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
+  const base = new URL(publicBaseUrl);
+  return { ...cfg, PUBLIC_BASE_URL: publicBaseUrl, LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log` };
 }

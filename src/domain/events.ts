@@ -61,6 +61,8 @@ export interface BundleRef {
   size: number;
   version: string;
   keyId: string;
+  /** RFC 3161 genTime of the bundle's timestamp (absent: no timestamp, or written before it was recorded); a transparency-log leaf field. */
+  genTime?: string;
 }
 
 export type TenantEvent =

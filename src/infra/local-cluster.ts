@@ -55,6 +55,8 @@ export interface LocalClusterOptions {
   workers?: number;
   /** Signer processes (they hold the signing key; the workers ask them); default 2, so losing one is survived. */
   signers?: number;
+  /** Transparency-log sequencers (default 2). */
+  sequencers?: number;
   replicas?: number;
   /** Extra environment for every role process (ALLOW_PRIVATE_TARGETS, CAPTURE_TIMEOUT_MS, …). */
   env?: Record<string, string>;
@@ -77,7 +79,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const secret = () => randomBytes(18).toString('base64url');
   const operator = { user: 'operator', pass: secret() };
   const roleUsers = new Map<RoleName, NatsUser & { password: string }>(
-    (['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const).map((role) => [role, { user: role, password: secret(), role }]),
+    (['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const).map((role) => [role, { user: role, password: secret(), role }]),
   );
   const nats = await startNatsCluster({
     dir: join(opts.dir, 'nats'),
@@ -91,6 +93,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
   const adminKey = opts.env?.['ADMIN_KEY'] ?? randomBytes(24).toString('hex');
   const signingSeed = opts.env?.['SIGNING_KEY'] ?? randomBytes(32).toString('base64');
+  // The log's checkpoint key, shared by the sequencers only; separate from the bundle key.
+  const logSeed = opts.env?.['LOG_SIGNING_KEY'] ?? randomBytes(32).toString('base64');
   const layout: Array<[RoleName, number]> = [
     ['api', opts.apis ?? 2],
     ['worker', opts.workers ?? 2],
@@ -98,6 +102,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     ['projector', 1],
     ['dispatcher', 1],
     ['scheduler', 1],
+    // Two sequencers of the transparency log: OCC on the log's own stream makes them safe side by side.
+    ['sequencer', opts.sequencers ?? 2],
   ];
   const processes: RoleProcess[] = [];
   const outputs = new Map<string, string[]>();
@@ -122,7 +128,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const apiUrls = processes.filter((p) => p.role === 'api').map((p) => p.url);
 
   const envOf = (p: RoleProcess): Record<string, string> => {
-    const { ADMIN_KEY: _a, SIGNING_KEY: _s, ...shared } = opts.env ?? {};
+    const { ADMIN_KEY: _a, SIGNING_KEY: _s, LOG_SIGNING_KEY: _l, ...shared } = opts.env ?? {};
     return {
       ...shared,
       ROLES: p.role,
@@ -134,12 +140,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       NATS_PASSWORD: roleUsers.get(p.role)!.password,
       NATS_REPLICAS: String(replicas),
       // The signers use no database, so they do not get its URL (and password).
-      ...(p.role === 'signer' ? {} : { DATABASE_URL: databaseUrl }),
+      ...(p.role === 'signer' || p.role === 'sequencer' ? {} : { DATABASE_URL: databaseUrl }),
       PUBLIC_BASE_URL: opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!,
       LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
       // Secrets by role (DESIGN decision 11): only the API authenticates operators, only signers hold the key.
       ...(p.role === 'api' ? { ADMIN_KEY: adminKey } : {}),
       ...(p.role === 'signer' ? { SIGNING_KEY: signingSeed } : {}),
+      ...(p.role === 'sequencer' ? { LOG_SIGNING_KEY: logSeed } : {}),
       // Workers never hold the key: they ask the signers.
       ...(p.role === 'worker' ? { SIGNER: 'remote' } : {}),
     };
@@ -156,7 +163,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     await mkdir(p.dataDir, { recursive: true });
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(
-        ([k]) => !['ADMIN_KEY', 'SIGNING_KEY', 'CAPTURE_API_KEY', 'ROLES', 'DATA_DIR', 'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'DATABASE_URL', 'PORT', 'NATS_REPLICAS'].includes(k),
+        ([k]) => !['ADMIN_KEY', 'SIGNING_KEY', 'LOG_SIGNING_KEY', 'CAPTURE_API_KEY', 'ROLES', 'DATA_DIR', 'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'DATABASE_URL', 'PORT', 'NATS_REPLICAS'].includes(k),
       ),
     ) as Record<string, string>;
     const child = spawn(process.execPath, mainCommand(), { cwd: projectRoot, env: { ...inherited, ...envOf(p) }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,7 +5,7 @@
  * control — but no role may delete or purge a stream or a message, and only the roles that hold webhook keys
  * (api, dispatcher) may read them. docs/security.md has the table.
  */
-export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler';
+export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler' | 'sequencer';
 
 export interface NatsUser {
   user: string;
@@ -27,7 +27,8 @@ const WEBHOOK_KEYS_READ = [
 
 /** Subjects each role publishes to, beyond the shared ones. */
 const PUBLISH: Record<NatsRole, string[]> = {
-  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked'],
+  // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint on demand.
+  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', 'tlog.checkpoint.request'],
   // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
   worker: ['ledger.tenant.>', 'jobs.capture', '$O.artifacts.>', '$KV.actor-snapshots.>', '$KV.capture-attempts.>', 'notary.>'],
   // The signer answers notary requests on reply inboxes and records its key and TSA on the system subject.
@@ -35,6 +36,8 @@ const PUBLISH: Record<NatsRole, string[]> = {
   projector: [],
   dispatcher: ['ledger.tenant.>', 'jobs.webhook', '$KV.actor-snapshots.>', '$KV.webhook-keys.>'],
   scheduler: ['ledger.tenant.>', '$KV.actor-snapshots.>'],
+  // The transparency log: appends leaves, checkpoints and its key to TLOG, asks a signer to time-stamp checkpoints.
+  sequencer: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key', 'notary.timestamp', 'notary.describe'],
 };
 
 const quote = (list: string[]) => `[${list.map((s) => JSON.stringify(s)).join(', ')}]`;
@@ -42,7 +45,8 @@ const quote = (list: string[]) => `[${list.map((s) => JSON.stringify(s)).join(',
 function permissions(role: NatsRole): string {
   const holdsWebhookKeys = role === 'api' || role === 'dispatcher';
   const deny = holdsWebhookKeys ? NEVER : [...NEVER, ...WEBHOOK_KEYS_READ];
-  const subscribe = role === 'api' ? ['_INBOX.>', 'auth.key-revoked'] : role === 'signer' ? ['_INBOX.>', 'notary.>'] : ['_INBOX.>'];
+  const subscribe =
+    role === 'api' ? ['_INBOX.>', 'auth.key-revoked'] : role === 'signer' ? ['_INBOX.>', 'notary.>'] : role === 'sequencer' ? ['_INBOX.>', 'tlog.checkpoint.request'] : ['_INBOX.>'];
   return `{ publish: { allow: ${quote([...SHARED_PUBLISH, ...PUBLISH[role]])}, deny: ${quote(deny)} }, subscribe: { allow: ${quote(subscribe)} } }`;
 }
 
@@ -57,7 +61,7 @@ export function natsAuthorizationConfig(users: NatsUser[]): string {
 }
 
 /** The users of docker-compose.yml: passwords come from the servers' environment (NATS_<ROLE>_PASSWORD). */
-export const COMPOSE_NATS_USERS: NatsUser[] = (['operator', 'api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler'] as const).map((role) => ({
+export const COMPOSE_NATS_USERS: NatsUser[] = (['operator', 'api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const).map((role) => ({
   user: role,
   password: { env: `NATS_${role.toUpperCase()}_PASSWORD` },
   role,

@@ -79,7 +79,10 @@ export function matchOperation(doc: OpenApiDoc, method: string, url: string): Op
   const candidates = operations(doc).filter((o) => o.method === method.toUpperCase());
   const exact = candidates.find((o) => o.path === path);
   if (exact) return exact;
-  return candidates.find((o) => new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}$`).test(path));
+  // `{*}` is a wildcard parameter (the log's tile paths): it spans segments.
+  return candidates.find((o) =>
+    new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\\\*\}/g, '.+').replace(/\{[^}/]+\}/g, '[^/]+')}$`).test(path),
+  );
 }
 
 export interface Exchange {

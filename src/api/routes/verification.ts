@@ -39,13 +39,22 @@ export const verificationSchema = z
     checks: z
       .array(
         z.object({
-          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp']),
+          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp', 'transparency']),
           status: z.enum(['pass', 'fail', 'skip']),
           detail: z.string().optional(),
         }),
       )
-      .describe('In order: artifactHashes, bundleHash, signature and (v0.2.0) timestamp.'),
+      .describe('In order: artifactHashes, bundleHash, signature, (v0.2.0) timestamp, then transparency when the deployment runs the log.'),
     captureSettings: captureSettingsSchema.optional(),
+    transparency: z
+      .object({
+        leafIndex: z.number().int(),
+        checkpoint: z.string().describe('The signed checkpoint (C2SP signed note) the proof is against.'),
+        inclusionProof: z.array(z.string()).describe('Base64 hashes, leaf to root.'),
+        logKey: z.string().describe("The log's note verifier key."),
+      })
+      .optional()
+      .describe('The capture\'s leaf in the public transparency log (docs/transparency.md), when it has a proof.'),
   })
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 

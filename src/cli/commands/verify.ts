@@ -1,11 +1,15 @@
 import { verifyBundleFile } from '../../archive/verify-file.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { type CommandSpec, listOpt, stringOpt } from '../command-spec.js';
+import { readFile } from 'node:fs/promises';
+import { createLogClient } from '../../transparency/log-client.js';
+import { captureIdOfBundle, fetchEvidence } from '../../transparency/offline-proof.js';
+import { readLogKey } from './log.js';
 
 /** `verify`: the offline bundle verifier (src/archive/verify-file.ts). */
 export const verify: CommandSpec = {
   path: ['verify'],
-  summary: 'Verify a WACZ evidence bundle offline (signature, bundle hash, timestamp).',
+  summary: 'Verify a WACZ evidence bundle offline (signature, bundle hash, timestamp, transparency log).',
   description: `
 Runs the same checks as GET /v1/verify/{captureId} on a local file and prints the result as JSON; exits 0
 when verified, 1 when not (or when a file or URL cannot be read), 2 for bad arguments. Without --keys/--keys-url the signature is checked against the public key inside
@@ -17,22 +21,48 @@ the bundle only; give the service's published keys to check that the key is one 
     'keys-url': { type: 'string', value: 'URL', help: 'fetch the published keys from this URL' },
     'tsa-ca': { type: 'string', value: 'FILE', multiple: true, help: 'PEM file of trusted timestamp authority certificates (may repeat)' },
     'tsa-ca-url': { type: 'string', value: 'URL', help: 'fetch the built-in TSA certificates a deployment published (/.well-known/tsa-certificates)' },
+    'log-url': { type: 'string', value: 'URL', help: "check the bundle's inclusion in this public transparency log (…/v1/log); needs --log-key" },
+    'log-key': { type: 'string', value: 'KEY|FILE', help: "the log's pinned verifier key (GET /v1/log/key), inline or a file" },
+    'trusted-checkpoint': { type: 'string', value: 'FILE', help: "a checkpoint saved earlier: today's log must be consistent with it" },
   },
   examples: [
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys',
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
     'capture-ledger verify capture.wacz --keys keys.json --tsa-ca tsa-ca.pem',
+    'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --trusted-checkpoint saved-checkpoint.txt',
   ],
   async run(args, io) {
     const keysFile = stringOpt(args, 'keys');
     const keysUrl = stringOpt(args, 'keys-url');
     if (keysFile !== undefined && keysUrl !== undefined) throw new UsageError('give --keys or --keys-url, not both');
+    const logUrl = stringOpt(args, 'log-url');
+    const logKeyArg = stringOpt(args, 'log-key');
+    const trustedPath = stringOpt(args, 'trusted-checkpoint');
+    if ((logUrl === undefined) !== (logKeyArg === undefined)) throw new UsageError('--log-url and --log-key go together');
+    if (trustedPath !== undefined && logUrl === undefined) throw new UsageError('--trusted-checkpoint needs --log-url and --log-key');
+    const logKey = logKeyArg !== undefined ? await readLogKey(logKeyArg) : null;
     const sources = { file: args.positionals[0]!, keysFile, keysUrl, tsaCaFiles: listOpt(args, 'tsa-ca'), tsaCaUrl: stringOpt(args, 'tsa-ca-url') };
     let result;
+    let inconsistent: string | null = null;
     try {
-      result = await verifyBundleFile(sources, io.readFile ? { readFile: io.readFile } : {});
+      let transparency;
+      if (logUrl !== undefined && logKey) {
+        const read = io.readFile ?? ((path: string) => readFile(path));
+        const captureId = captureIdOfBundle(await read(sources.file));
+        const trusted = trustedPath !== undefined ? Buffer.from(await read(trustedPath)).toString('utf8') : undefined;
+        const evidence = captureId
+          ? await fetchEvidence(createLogClient(logUrl), logKey.verifier, logKey.text, captureId, trusted)
+          : { unavailable: 'the bundle names no captureId' };
+        if ('inconsistent' in evidence) inconsistent = evidence.inconsistent;
+        transparency = 'inconsistent' in evidence ? { unavailable: evidence.inconsistent } : evidence;
+      }
+      result = await verifyBundleFile({ ...sources, ...(transparency ? { transparency } : {}) }, io.readFile ? { readFile: io.readFile } : {});
     } catch (err) {
       throw new CliError((err as Error).message, 'Check the file names and URLs given; nothing was verified.');
+    }
+    if (inconsistent) {
+      // A log that is not consistent with what the user saved earlier fails the check, whatever it proves today.
+      result = { ...result, verified: false, checks: result.checks.map((c) => (c.name === 'transparency' ? { ...c, status: 'fail' as const, detail: inconsistent! } : c)) };
     }
     await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     return result.verified ? EXIT_OK : EXIT_FAILURE;

@@ -54,7 +54,8 @@ describe('OpenAPI document against the real service', () => {
   before(async () => {
     site = await startFixtureSite();
     s = await startTestServer({
-      ROLES: 'api,projector,worker',
+      ROLES: 'api,projector,worker,sequencer',
+      LOG_CHECKPOINT_INTERVAL_MS: '500',
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: '',
@@ -149,6 +150,31 @@ describe('OpenAPI document against the real service', () => {
     for (let i = 0; i < 301; i++) await s.call('GET', '/v1/captures/nonsense/status', { from });
     await call('GET', '/v1/captures/nonsense/status', { from });
     assert.equal(exchanges.at(-1)!.status, 429);
+  });
+
+  it('answers the transparency log endpoints as documented', async () => {
+    // The capture's leaf under a published checkpoint (the sequencer runs in this server).
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const r = await s.call('GET', `/v1/log/proof/inclusion?captureId=${captureId}`, { from: '127.0.0.3' });
+      if (r.status === 200) break;
+      if (Date.now() > deadline) throw new Error(`no inclusion proof for ${captureId}: ${r.text}`);
+      await sleep(300);
+    }
+    await call('GET', '/v1/log/checkpoint');
+    await call('GET', '/v1/log/checkpoint.json');
+    await call('GET', '/v1/log/key');
+    await call('GET', '/v1/log/tile/0/000.p/1');
+    await call('GET', '/v1/log/tile/entries/000.p/1');
+    await call('GET', '/v1/log/tile/0/x001/000');
+    await call('GET', '/v1/log/tile/0/1');
+    await call('GET', `/v1/log/proof/inclusion?captureId=${captureId}`);
+    await call('GET', '/v1/log/proof/inclusion?leafIndex=0&treeSize=1');
+    await call('GET', `/v1/log/proof/inclusion?captureId=${UNKNOWN_CAPTURE}`);
+    await call('GET', '/v1/log/proof/inclusion?leafIndex=-1');
+    await call('GET', '/v1/log/proof/consistency?first=1');
+    await call('GET', '/v1/log/proof/consistency?first=1&second=999999');
+    await call('GET', '/v1/log/proof/consistency');
   });
 
   it('answers quota refusals with the documented error body', async () => {

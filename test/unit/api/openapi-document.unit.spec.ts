@@ -10,6 +10,7 @@ import { healthRoutes } from '../../../src/api/routes/health.js';
 import { scheduleRoutes } from '../../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../../src/api/routes/tenancy.js';
 import { verificationRoutes } from '../../../src/api/routes/verification.js';
+import { transparencyLogRoutes } from '../../../src/api/routes/transparency-log.js';
 import { adminWebhookRoutes, webhookRoutes } from '../../../src/api/routes/webhooks.js';
 import type { TenantGuard } from '../../../src/api/tenant-auth.js';
 import { loadConfig } from '../../../src/config/config.js';
@@ -49,6 +50,7 @@ describe('OpenAPI document of the API plugins', () => {
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
         adminWebhookRoutes(ctx, guard),
+        transparencyLogRoutes(stub(), guard),
       ],
     });
     await app.ready();

@@ -9,7 +9,7 @@ describe('configuration', () => {
     assert.equal(c.PORT, 8080);
     assert.equal(c.BATCH_MAX, 20);
     assert.deepEqual(c.WEBHOOK_RETRY_DELAYS, [60, 300, 900]);
-    assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'signer', 'worker']);
+    assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'sequencer', 'signer', 'worker']);
     assert.equal(c.PUBLIC_BASE_URL, 'http://localhost:8080');
     assert.equal(c.ACTOR_IDLE_MS, 300_000);
     assert.equal(loadConfig({ ACTOR_IDLE_MS: '60000' }).ACTOR_IDLE_MS, 60_000);

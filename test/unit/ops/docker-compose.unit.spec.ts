@@ -31,7 +31,7 @@ describe('docker-compose.yml', () => {
 
   it('runs every role, with two API processes behind one entry point', () => {
     const roles = appServices().map(([, s]) => roleOf(s));
-    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler']) assert.ok(roles.includes(role), role);
+    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer']) assert.ok(roles.includes(role), role);
     const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
     assert.equal(apis.length, 2);
     for (const [name, s] of apis) assert.equal(s.ports, undefined, `${name} publishes no host port of its own`);
@@ -69,6 +69,7 @@ describe('docker-compose.yml', () => {
       const env = s.environment!;
       assert.equal('ADMIN_KEY' in env, roleOf(s) === 'api', `${name}: ADMIN_KEY only for the API`);
       assert.equal('SIGNING_KEY' in env, roleOf(s) === 'signer', `${name}: SIGNING_KEY only for the signers, never the browser workers`);
+      assert.equal('LOG_SIGNING_KEY' in env, roleOf(s) === 'sequencer', `${name}: the log's checkpoint key only for the sequencers`);
       assert.equal('CAPTURE_API_KEY' in env, false, name);
       if (roleOf(s) === 'worker') assert.equal(env['SIGNER'], 'remote', `${name}: the workers ask the signers instead of signing in place`);
       if (roleOf(s) === 'signer') assert.equal(env['DATABASE_URL'], '', `${name}: the signer gets no database URL or password`);

@@ -1,0 +1,51 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import type { Notary } from '../archive/notary.js';
+import { remoteNotary } from '../archive/notary-service.js';
+import type { Config, Role } from '../config/config.js';
+import { createTransparencyService, type TransparencyService } from './log-service.js';
+import { ensureLogStream } from './log-stream.js';
+import { startLogView } from './log-view.js';
+import { loadLogSigner, startCheckpointer, startSequencer } from './sequencer.js';
+
+/**
+ * The transparency log in a process: the TLOG stream; a LogView where proofs are served (api) or checkpoints
+ * signed (sequencer); the sequencer and checkpointer in the `sequencer` role. Checkpoints are time-stamped by
+ * this process's notary when it is a signer too, otherwise by a signer over NATS.
+ */
+export interface TransparencyRuntime {
+  service: TransparencyService | null;
+  stop(): Promise<void>;
+}
+
+export async function startTransparency(opts: {
+  config: Config;
+  roles: ReadonlySet<Role>;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  localNotary: Notary | null;
+  dataDir: string;
+  log: Logger;
+}): Promise<TransparencyRuntime> {
+  const { config, roles, nc, js, jsm } = opts;
+  const log = opts.log.child({ role: 'sequencer' });
+  await ensureLogStream(jsm, config.NATS_REPLICAS);
+  if (!roles.has('api') && !roles.has('sequencer')) return { service: null, stop: async () => undefined };
+  const view = await startLogView(js, jsm, log);
+  const stops: Array<() => Promise<void>> = [() => view.stop()];
+  if (roles.has('sequencer')) {
+    const signer = await loadLogSigner(config.LOG_ORIGIN, config.LOG_SIGNING_KEY, opts.dataDir);
+    const sequencer = await startSequencer(js, jsm, log);
+    const notary = opts.localNotary ?? (config.SIGNING_KEY === 'none' && roles.has('signer') ? null : remoteNotary(nc));
+    const checkpointer = await startCheckpointer({ nc, js, jsm, view, signer, notary, intervalMs: config.LOG_CHECKPOINT_INTERVAL_MS, log });
+    stops.unshift(() => sequencer.stop(), () => checkpointer.stop());
+  }
+  return {
+    service: createTransparencyService(nc, jsm, view, log),
+    async stop() {
+      for (const stop of stops) await stop().catch((err) => log.warn({ err }, 'transparency log: error while stopping'));
+    },
+  };
+}

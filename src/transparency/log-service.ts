@@ -1,0 +1,75 @@
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { openCheckpoint, parseVerifierKey } from './checkpoint.js';
+import type { TransparencyEvidence } from './inclusion-check.js';
+import { latestCheckpoint, lastOnSubject, LOG_KEY_SUBJECT, LOG_STREAM, type StoredCheckpoint } from './log-stream.js';
+import type { LogView } from './log-view.js';
+import { requestCheckpoint } from './sequencer.js';
+
+/**
+ * What the API asks of the log: the latest checkpoint, the verifier key, proofs for a capture. Everything comes
+ * from the TLOG stream and this process's LogView — no database.
+ */
+export interface TransparencyService {
+  readonly view: LogView;
+  logKey(): Promise<string | null>;
+  checkpoint(): Promise<(StoredCheckpoint & { size: number }) | null>;
+  /**
+   * Proof for a capture against the latest checkpoint; with `onDemand`, asks a sequencer for a new checkpoint
+   * when the latest does not cover the leaf yet. `unavailable` says why there is no proof.
+   */
+  evidenceFor(captureId: string, opts?: { onDemand?: boolean }): Promise<TransparencyEvidence | { unavailable: string; noLog?: true }>;
+}
+
+const VIEW_CATCH_UP_MS = 10_000;
+const ON_DEMAND_MS = 15_000;
+
+export function createTransparencyService(nc: NatsConnection, jsm: JetStreamManager, view: LogView, log: Logger, stream = LOG_STREAM): TransparencyService {
+  let cachedKey: string | null = null;
+
+  async function logKey() {
+    if (cachedKey) return cachedKey;
+    const msg = await lastOnSubject(jsm, LOG_KEY_SUBJECT, stream);
+    cachedKey = msg ? new TextDecoder().decode(msg.data) : null;
+    return cachedKey;
+  }
+
+  async function checkpoint() {
+    const cp = await latestCheckpoint(jsm, stream);
+    if (!cp) return null;
+    const size = Number(cp.note.split('\n')[1]);
+    return { note: cp.note, timestamp: cp.timestamp, size };
+  }
+
+  return {
+    view,
+    logKey,
+    checkpoint,
+    async evidenceFor(captureId, opts = {}) {
+      const key = await logKey();
+      if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
+      const index = view.leafIndexOfCapture(captureId);
+      if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
+      let cp = await checkpoint();
+      if ((!cp || cp.size <= index) && opts.onDemand) {
+        try {
+          await requestCheckpoint(nc, ON_DEMAND_MS);
+          cp = await checkpoint();
+        } catch (err) {
+          log.warn({ err }, 'transparency log: on-demand checkpoint failed');
+        }
+      }
+      if (!cp || cp.size <= index) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
+      // The checkpoint must be the one the key signs and the tree this view holds.
+      const opened = openCheckpoint(cp.note, parseVerifierKey(key));
+      await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);
+      return {
+        logKey: key,
+        checkpoint: cp.note,
+        leafIndex: index,
+        inclusionProof: view.tree.inclusionProof(index, opened.size).map((h) => Buffer.from(h).toString('base64')),
+      };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { ensureStreamReplicas } from '../ledger/streams.js';
+
+/**
+ * The transparency log's own stream (docs/transparency.md). The LEDGER stays the truth of what happened; TLOG
+ * records the order in which it was logged, decided once by a sequencer, so that every process — and every
+ * mirror reading the tiles — computes the same tree.
+ *
+ *   tlog.leaves       one message per appended batch: {first, through, leaves[{src, data}]}; `first` is the
+ *                     tree size before it, `through` the last LEDGER sequence the batch read, `src` the
+ *                     [ledger sequence, index in commit] of the event a leaf comes from, `data` the leaf (leaf.ts)
+ *   tlog.checkpoints  one message per published checkpoint: {note, timestamp}
+ *   tlog.key          the log's verifier key (the note key's public half), published by a sequencer at start
+ *   tlog.checkpoint.request   core request/reply: ask a sequencer for a checkpoint now
+ */
+export const LOG_STREAM = 'TLOG';
+export const LEAVES_SUBJECT = 'tlog.leaves';
+export const CHECKPOINTS_SUBJECT = 'tlog.checkpoints';
+export const LOG_KEY_SUBJECT = 'tlog.key';
+export const CHECKPOINT_REQUEST_SUBJECT = 'tlog.checkpoint.request';
+
+export interface LeafBatch {
+  first: number;
+  through: number;
+  leaves: Array<{ src: [number, number]; data: string }>;
+}
+
+export interface StoredCheckpoint {
+  /** The C2SP signed note. */
+  note: string;
+  /** RFC 3161 token over SHA-256 of the note's bytes; null when the deployment has no TSA (TSA_URL=none) or it was down. */
+  timestamp: { token: string; genTime: string; tsa: string } | null;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const encodeJson = (v: unknown): Uint8Array => encoder.encode(JSON.stringify(v));
+export const decodeJson = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;
+
+const STREAM_NAME_IN_USE = 10058;
+
+/** Create TLOG when absent (immutable: no delete, no purge) and bring it to `replicas`. Safe from every process. */
+export async function ensureLogStream(jsm: JetStreamManager, replicas = 1): Promise<void> {
+  try {
+    await jsm.streams.info(LOG_STREAM);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+    try {
+      await jsm.streams.add({
+        name: LOG_STREAM,
+        subjects: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key'],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        discard: DiscardPolicy.New,
+        deny_delete: true,
+        deny_purge: true,
+        allow_direct: true,
+        duplicate_window: nanos(2 * 60_000),
+        num_replicas: replicas,
+      });
+      return;
+    } catch (addErr) {
+      if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) throw addErr;
+    }
+  }
+  await ensureStreamReplicas(jsm, LOG_STREAM, replicas);
+}
+
+/** The last message on `subject`, or null. */
+export async function lastOnSubject(jsm: JetStreamManager, subject: string, stream = LOG_STREAM): Promise<StoredMsg | null> {
+  try {
+    return (await jsm.streams.getMessage(stream, { last_by_subj: subject })) ?? null;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === 10037) return null; // no message
+    throw err;
+  }
+}
+
+export interface LogTail {
+  /** Tree size after the last batch. */
+  size: number;
+  /** Last LEDGER sequence the log has read. */
+  through: number;
+  /** Stream sequence of the last batch (0: none): the expected last subject sequence of the next append. */
+  seq: number;
+}
+
+export async function readTail(jsm: JetStreamManager, stream = LOG_STREAM): Promise<LogTail> {
+  const msg = await lastOnSubject(jsm, LEAVES_SUBJECT, stream);
+  if (!msg) return { size: 0, through: 0, seq: 0 };
+  const batch = decodeJson<LeafBatch>(msg.data);
+  return { size: batch.first + batch.leaves.length, through: batch.through, seq: msg.seq };
+}
+
+export async function latestCheckpoint(jsm: JetStreamManager, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number }) | null> {
+  const msg = await lastOnSubject(jsm, CHECKPOINTS_SUBJECT, stream);
+  return msg ? { ...decodeJson<StoredCheckpoint>(msg.data), seq: msg.seq } : null;
+}
