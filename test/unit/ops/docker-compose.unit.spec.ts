@@ -35,6 +35,8 @@ describe('docker-compose.yml', () => {
     const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
     assert.equal(apis.length, 2);
     for (const [name, s] of apis) assert.equal(s.ports, undefined, `${name} publishes no host port of its own`);
+    // Exactly the load balancer is trusted: one hop, never `true` (which believes a client-sent address).
+    for (const [name, s] of apis) assert.equal(s.environment!['TRUST_PROXY'], '1', `${name} trusts one proxy hop`);
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })));
     assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
     assert.deepEqual(published.map((p) => p.name), ['lb']);
