@@ -6,8 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -16,6 +14,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
 import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
+import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, openApiTransformObject, ROOT_SECURITY } from './openapi-document.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 
@@ -144,13 +143,17 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
 
   await app.register(swagger, {
     openapi: {
+      openapi: OPENAPI_VERSION,
       info: { title: 'Capture Ledger API', version: '0.6.0', description: 'Signed, timestamped captures of public web pages.' },
       servers: [{ url: opts.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      tags: OPENAPI_TAGS,
+      security: ROOT_SECURITY,
+      webhooks: OPENAPI_WEBHOOKS,
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
     // Schemas registered with an id (the error body) become components, referenced from every route.
-    transformObject: jsonSchemaTransformObject,
+    transformObject: openApiTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

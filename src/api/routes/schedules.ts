@@ -9,7 +9,8 @@ import { requireJsonBody, type TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { dateTime, iso, nameSchema } from '../schemas.js';
+import { dateTime, iso, nameSchema, targetUrl } from '../schemas.js';
+import { withHeaders } from '../openapi-headers.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../../projections/read-models/schedules.js';
 
@@ -27,7 +28,7 @@ export interface ScheduleRouteDeps {
 
 const createBody = z.object(
   {
-    url: z.unknown().optional(),
+    url: targetUrl(),
     name: nameSchema,
     cron: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"') }),
     options: captureOptionsSchema,
@@ -99,10 +100,11 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Create a schedule',
+          operationId: 'createSchedule',
           body: createBody,
           security: [{ bearer: [] }],
           response: {
-            201: scheduleSchema,
+            201: withHeaders(scheduleSchema, 'The schedule (spec 4.12); Location is its URL.', ['Location']),
             ...problemResponses({
               ...ANSWERS.tenantKey,
               ...ANSWERS.jsonBody,
@@ -132,6 +134,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(req));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         const createdAt = new Date(result.reply.createdAt);
+        reply.header('Location', `${ctx.config.PUBLIC_BASE_URL}/v1/schedules/${scheduleId}`);
         return reply.code(201).send(
           record({
             schedule_id: scheduleId,
@@ -157,6 +160,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'List schedules',
+          operationId: 'listSchedules',
           security: [{ bearer: [] }],
           response: {
             200: z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules."),
@@ -177,6 +181,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Retrieve a schedule',
+          operationId: 'getSchedule',
           security: [{ bearer: [] }],
           params: scheduleIdParams,
           response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
@@ -197,6 +202,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Delete a schedule',
+          operationId: 'deleteSchedule',
           security: [{ bearer: [] }],
           params: scheduleIdParams,
           response: {

@@ -81,6 +81,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         schema: {
           tags: ['verification'],
           summary: 'CA certificates of the built-in time-stamping authorities',
+          operationId: 'listTsaCertificates',
+          security: [],
           response: {
             200: z
               .object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) })
@@ -100,6 +102,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         schema: {
           tags: ['verification'],
           summary: 'The current signing key',
+          operationId: 'getSigningKey',
+          security: [],
           response: { 200: signingKeySchema.describe('The current key (spec 4.10).'), ...problemResponses({ ...publicAnswers, ...noSigningKey }) },
         },
       },
@@ -117,6 +121,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         schema: {
           tags: ['verification'],
           summary: 'Every signing key ever used',
+          operationId: 'listSigningKeys',
+          security: [],
           response: {
             200: z
               .object({
@@ -155,6 +161,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         schema: {
           tags: ['verification'],
           summary: 'Verify a capture bundle',
+          operationId: 'verifyCapture',
+          security: [],
           params: z.object({ captureId: z.string().describe('cap_<id>') }),
           response: {
             200: {
