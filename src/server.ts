@@ -25,6 +25,7 @@ import { createUsageRecorder } from './api/usage-recorder.js';
 import { openArtifactStore } from './capture/artifact-store.js';
 import { createBrowserPool, type BrowserPool } from './capture/browser-pool.js';
 import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker.js';
+import { localCaptureOutcomes, natsCaptureOutcomes, serveCaptureOutcomes } from './capture/capture-outcomes.js';
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
@@ -169,7 +170,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       js,
       jsm,
       pool,
-      tenants,
+      // With the api role here the actors are here; otherwise an api process decides (docs/security.md).
+      outcomes: roles.has('api') ? localCaptureOutcomes(tenants) : natsCaptureOutcomes(nc),
       artifacts,
       browsers,
       log: log.child({ role: 'worker' }),
@@ -235,6 +237,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     stops.unshift(() => http.close());
   }
   if (roles.has('api')) {
+    // Workers in other processes report capture outcomes here; this role decides and appends them.
+    const outcomeService = serveCaptureOutcomes(nc, tenants, log.child({ role: 'capture-outcomes' }));
+    stops.unshift(() => outcomeService.stop());
     const limiter = await createKvRateLimiter(nc, { replicas, onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through') });
     const resolver = createKeyResolver(pool);
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });

@@ -1,13 +1,13 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
 import type { ArtifactRefs, BundleRef } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
 import type { ArtifactStore } from './artifact-store.js';
+import type { CaptureOutcomes } from './capture-outcomes.js';
 import { ARTIFACTS, artifactObjectName, type ArtifactName } from './artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CaptureError, type ExplainNetworkError } from './capture-error.js';
@@ -38,7 +38,8 @@ export interface CaptureWorkerDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   pool: pg.Pool;
-  tenants: TenantActors;
+  /** Where outcomes go: the owner of the tenant actors decides and appends (src/capture/capture-outcomes.ts). */
+  outcomes: CaptureOutcomes;
   artifacts: ArtifactStore;
   browsers: BrowserPool;
   log: Logger;
@@ -104,7 +105,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       return;
     }
     const fail = async (error: string, retryable: boolean) => {
-      await deps.tenants.execute(
+      await deps.outcomes.report(
         job.tenantId,
         { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts: Math.min(attempt, MAX_ATTEMPTS) } },
         system(job),
@@ -145,7 +146,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       if (bundle) files.push(['wacz', bundle.bytes]);
       const stored = await storeArtifacts(job, files);
       const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
-      const outcome = await deps.tenants.execute(
+      const outcome = await deps.outcomes.report(
         job.tenantId,
         {
           type: 'CompleteCapture',

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from '@nats-io/transport-node';
+import { provisionNats } from './nats-provision.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -83,6 +85,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     credentials: operator,
   });
   log(`nats cluster: ${nats.url}`);
+  // Streams and buckets are made once, as the operator; no role's user may create or reconfigure them.
+  const provisioner = await connect({ servers: nats.url.split(','), name: 'provision', user: operator.user, pass: operator.pass });
+  try {
+    await provisionNats(provisioner, replicas);
+  } finally {
+    await provisioner.close();
+  }
   const postgres = await startEmbeddedPostgres(join(opts.dir, 'postgres'));
   const databaseUrl = await postgres.database('capture_ledger');
   log(`postgres: port ${postgres.port}`);
@@ -167,12 +176,12 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     p.child = child;
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 300_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${p.name} exited with ${child.exitCode}:\n${p.output()}`);
       const ok = await fetch(`${p.url}/health`).then((r) => r.status === 200, () => false);
       if (ok) return;
-      if (Date.now() > deadline) throw new Error(`${p.name} did not become healthy in 120 s:\n${p.output()}`);
+      if (Date.now() > deadline) throw new Error(`${p.name} did not become healthy in 300 s:\n${p.output()}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }

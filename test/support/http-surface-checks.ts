@@ -33,3 +33,13 @@ export async function checkEveryRequestAnswered(baseUrl: string, tenantKey: stri
     }
   }
 }
+
+/** The edges of the HTTP surface: a path segment too long for any resource (414), a request line over 16 KiB (431). */
+export async function checkHttpEdges(baseUrl: string): Promise<void> {
+  const long = await fetch(`${baseUrl}/v1/captures/${'a'.repeat(300)}`);
+  assert.equal(long.status, 414);
+  assertProblem(await long.json(), 414);
+  const huge = await fetch(`${baseUrl}/v1/captures?url=${'a'.repeat(20_000)}`);
+  assert.equal(huge.status, 431);
+  assertProblem(await huge.json(), 431);
+}
