@@ -4,8 +4,13 @@ export DATA_DIR ?= ./data
 
 .PHONY: run cluster test test-unit test-int bench build deps clean
 
+# nginx is a test-only dependency (the load-balancer test): run, cluster and bench do not install it.
+INSTALL_DEPS ?= test
+run cluster bench build: INSTALL_DEPS := run
+test test-unit test-int: INSTALL_DEPS := test
+
 deps:
-	@bash ops/install-deps.sh
+	@INSTALL_DEPS=$(INSTALL_DEPS) bash ops/install-deps.sh
 
 build: deps
 	@npx tsc -p tsconfig.json

@@ -11,9 +11,20 @@ missing=()
 [ -x /usr/sbin/nats-server ] || command -v nats-server >/dev/null || missing+=(nats-server)
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v openssl >/dev/null || missing+=(openssl)
+# nginx: only for `make test` (test/e2e/load-balancer.e2e.spec.ts runs ops/nginx/lb.conf on loopback);
+# `make run` and the service never use it. INSTALL_DEPS=run skips it.
+if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq
+  # A package's maintainer script must not start a system nginx on port 80: policy-rc.d 101 forbids
+  # starting services during this install (a file that is already there is left alone).
+  guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    guard=/usr/sbin/policy-rc.d
+    trap 'as_root rm -f "$guard"' EXIT
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$guard" >/dev/null && as_root chmod 755 "$guard"
+  fi
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 

@@ -35,6 +35,7 @@ import { defaultPageDelayMs } from './capture/attempt-policy.js';
 import { startCapacityGovernor } from './capture/capacity-governor.js';
 import { startCaptureWorker, type CaptureWorker } from './capture/capture-worker.js';
 import { startHostLoad } from './capture/host-load.js';
+import { localCaptureOutcomes, natsCaptureOutcomes, serveCaptureOutcomes } from './capture/capture-outcomes.js';
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
@@ -193,7 +194,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       js,
       jsm,
       pool,
-      tenants,
+      // With the api role here the actors are here; otherwise an api process decides (docs/security.md).
+      outcomes: roles.has('api') ? localCaptureOutcomes(tenants) : natsCaptureOutcomes(nc),
       artifacts,
       browsers,
       log: log.child({ role: 'worker' }),
@@ -263,6 +265,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     stops.unshift(() => http.close());
   }
   if (roles.has('api')) {
+    // Workers in other processes report capture outcomes here; this role decides and appends them.
+    const outcomeService = serveCaptureOutcomes(nc, tenants, log.child({ role: 'capture-outcomes' }));
+    stops.unshift(() => outcomeService.stop());
     const limiter = await createKvRateLimiter(nc, { replicas, onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through') });
     const resolver = createKeyResolver(pool);
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });

@@ -6,8 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -16,7 +14,9 @@ import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
 import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
+import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, openApiTransformObject, ROOT_SECURITY } from './openapi-document.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
+import { drainRequest } from './request-drain.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -81,9 +81,21 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  const notFound = (req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(404).type('application/json; charset=utf-8').send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found'));
+
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     reply.header('X-Content-Type-Options', 'nosniff');
+    // No route for this method and path: answer 404 without parsing the body, so neither its size (413)
+    // nor its syntax (400) changes the answer.
+    if (req.is404) return notFound(req, reply);
+  });
+  // Every answer waits until the request body is read (bounded; src/api/request-drain.ts), so a client
+  // still sending gets the answer instead of a reset connection.
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (!req.raw.complete) await drainRequest(req.raw);
+    return payload;
   });
 
   app.addHook('onResponse', async (req, reply) => {
@@ -130,19 +142,21 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     return sendProblem(reply, new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'));
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found')),
-  );
+  app.setNotFoundHandler((req, reply) => notFound(req, reply));
 
   await app.register(swagger, {
     openapi: {
+      openapi: OPENAPI_VERSION,
       info: { title: 'Capture Ledger API', version: '0.6.0', description: 'Signed, timestamped captures of public web pages.' },
       servers: [{ url: opts.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      tags: OPENAPI_TAGS,
+      security: ROOT_SECURITY,
+      webhooks: OPENAPI_WEBHOOKS,
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
     // Schemas registered with an id (the error body) become components, referenced from every route.
-    transformObject: jsonSchemaTransformObject,
+    transformObject: openApiTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -20,6 +20,7 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
  */
 
 export const RATE_LIMIT_BUCKET = 'ratelimits';
+export const RATE_LIMIT_KV_OPTIONS = { history: 1, ttl: 5 * 60_000 };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;
@@ -40,7 +41,7 @@ export async function createKvRateLimiter(
   nc: NatsConnection,
   opts: { now?: () => number; onError?: (err: unknown) => void; replicas?: number } = {},
 ): Promise<RateLimiter> {
-  const kv: KV = await openKvBucket(nc, RATE_LIMIT_BUCKET, { history: 1, ttl: 5 * 60_000 }, opts.replicas ?? 1, KV_TIMEOUT_MS);
+  const kv: KV = await openKvBucket(nc, RATE_LIMIT_BUCKET, RATE_LIMIT_KV_OPTIONS, opts.replicas ?? 1, KV_TIMEOUT_MS);
   const js = jetstream(nc, { timeout: KV_TIMEOUT_MS });
   const now = opts.now ?? Date.now;
   const queues = new Map<string, Waiting[]>();

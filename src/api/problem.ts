@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { pickHeaders } from './openapi-headers.js';
 
 /** The one error-body builder (spec 7.1). Clients switch on `status`; `type` is always 'about:blank'. */
 export interface ProblemBody {
@@ -69,7 +70,12 @@ export const problemSchema = z
   })
   .meta({ id: 'Problem', description: 'Error body (spec 7.1).' });
 
-const problemResponse = (description: string) => ({ description, content: { 'application/json': { schema: problemSchema } } });
+// 429 and 503 say when to come back (spec 7.2, 7.3): Retry-After is declared on each of them.
+const problemResponse = (status: number, description: string) => ({
+  description,
+  content: { 'application/json': { schema: problemSchema } },
+  ...(status === 429 || status === 503 ? { headers: pickHeaders(['Retry-After']) } : {}),
+});
 
 /**
  * A route's documented error answers: status → why it happens, each with the one error body. Used in
@@ -77,7 +83,7 @@ const problemResponse = (description: string) => ({ description, content: { 'app
  */
 export function problemResponses<S extends number>(answers: Record<S, string>): Record<S, ReturnType<typeof problemResponse>> {
   const out = {} as Record<S, ReturnType<typeof problemResponse>>;
-  for (const [status, description] of Object.entries(answers) as Array<[string, string]>) out[Number(status) as S] = problemResponse(description);
+  for (const [status, description] of Object.entries(answers) as Array<[string, string]>) out[Number(status) as S] = problemResponse(Number(status), description);
   return out;
 }
 

@@ -29,3 +29,18 @@ export const uri = () => z.string().meta({ format: 'uri' });
 
 /** Binary and text downloads: documented by content type only, never passed through the JSON serializer. */
 export const binary = () => z.custom<Uint8Array | string>().meta({ type: 'string', format: 'binary' });
+
+/**
+ * A target URL that the route checks itself (checkTargetUrl names what is wrong, 400 or 422 by spec 7.2), so
+ * validation lets any value through to it; the document says what is accepted: a required absolute URI.
+ */
+export const targetUrl = () => z.unknown().meta({ type: 'string', format: 'uri', description: 'Absolute http(s) URL of a public page (spec 4.3).' });
+
+/**
+ * Documented as `doc` (an object schema), validated as anything: for batch items, which the route checks one
+ * by one so a bad item is that item's 400 inside the 207, not the whole batch's (spec 4.4).
+ */
+export const documentedAs = (doc: z.ZodType) => {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(doc, { target: 'draft-2020-12', io: 'input' });
+  return z.unknown().meta(json);
+};

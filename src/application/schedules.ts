@@ -36,6 +36,9 @@ export function createSchedules(ctx: ApiContext, policy: AddressPolicy) {
   const unknownSchedule = (id: string) => new HttpProblem(404, `No schedule ${id}.`, 'Not Found');
 
   return {
+    /** Where a schedule is read (the Location of its 201). */
+    scheduleUrl: (id: string) => `${ctx.config.PUBLIC_BASE_URL}/v1/schedules/${id}`,
+
     /** 400 for the cron or options, 400/422 for the URL, the actor's 429 at the tier's maximum (spec 4.12, 7.3). */
     async create(caller: Caller, body: { url?: unknown; name: string; cron: string; options?: unknown }) {
       // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.

@@ -11,8 +11,8 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { type AttemptCounts, countAbandoned, type Failure, NO_ATTEMPTS, type Verdict } from './attempt-policy.js';
 
 export const ATTEMPTS_BUCKET = 'capture-attempts';
-/** A capture is decided long before this; the entry is only a record of work in progress. */
-const ENTRY_TTL_MS = 7 * 24 * 3600_000;
+/** A capture is decided long before the TTL; the entry is only a record of work in progress. */
+export const ATTEMPTS_KV_OPTIONS = { history: 1, ttl: 7 * 24 * 3600_000 };
 const MAX_CAS_ROUNDS = 8;
 
 export interface AttemptStore {
@@ -28,7 +28,7 @@ export interface AttemptStore {
 }
 
 export async function openAttemptStore(nc: NatsConnection, replicas: number, now: () => number = Date.now): Promise<AttemptStore> {
-  const kv: KV = await openKvBucket(nc, ATTEMPTS_BUCKET, { history: 1, ttl: ENTRY_TTL_MS }, replicas);
+  const kv: KV = await openKvBucket(nc, ATTEMPTS_BUCKET, ATTEMPTS_KV_OPTIONS, replicas);
 
   /** Compare-and-set: `next` answers the new value (null: leave the entry as it is) and what to tell the caller. */
   async function change<R>(captureId: string, next: (counts: AttemptCounts) => { value: AttemptCounts | null; result: R }): Promise<R> {

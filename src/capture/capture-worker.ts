@@ -1,13 +1,13 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { TenantActors } from '../actors/tenant-actors.js';
 import type { Clock } from '../domain/clock.js';
 import type { ArtifactRefs, BundleRef } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration, captureRetries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
 import type { ArtifactStore } from './artifact-store.js';
+import type { CaptureOutcomes } from './capture-outcomes.js';
 import { ARTIFACTS, artifactObjectName, type ArtifactName } from './artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
 import { type AttemptPolicy, afterFailure, beforeAttempt, defaultPageDelayMs, type Failure, type Verdict } from './attempt-policy.js';
@@ -41,7 +41,8 @@ export interface CaptureWorkerDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   pool: pg.Pool;
-  tenants: TenantActors;
+  /** Where outcomes go: the owner of the tenant actors decides and appends (src/capture/capture-outcomes.ts). */
+  outcomes: CaptureOutcomes;
   artifacts: ArtifactStore;
   browsers: BrowserPool;
   log: Logger;
@@ -130,7 +131,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     if (bundle) files.push(['wacz', bundle.bytes]);
     const stored = await storeArtifacts(job, files);
     const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
-    const outcome = await deps.tenants.execute(
+    const outcome = await deps.outcomes.report(
       job.tenantId,
       {
         type: 'CompleteCapture',
@@ -161,7 +162,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     }
     const failForGood = async (verdict: Extract<Verdict, { kind: 'fail' }>) => {
       const { error, retryable, failureReason, attempts } = verdict;
-      await deps.tenants.execute(job.tenantId, { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } }, system(job));
+      await deps.outcomes.report(job.tenantId, { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } }, system(job));
       await deps.attempts.clear(job.captureId).catch(() => {}); // the entry expires anyway
       msg.ack();
       log.info({ error, retryable, failureReason, attempts }, 'capture failed');

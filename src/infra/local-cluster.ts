@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from '@nats-io/transport-node';
+import { provisionNats } from './nats-provision.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -87,6 +89,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     credentials: operator,
   });
   log(`nats cluster: ${nats.url}`);
+  // Streams and buckets are made once, as the operator; no role's user may create or reconfigure them.
+  const provisioner = await connect({ servers: nats.url.split(','), name: 'provision', user: operator.user, pass: operator.pass });
+  try {
+    await provisionNats(provisioner, replicas);
+  } finally {
+    await provisioner.close();
+  }
   const postgres = await startEmbeddedPostgres(join(opts.dir, 'postgres'));
   const databaseUrl = await postgres.database('capture_ledger');
   log(`postgres: port ${postgres.port}`);

@@ -1,9 +1,9 @@
 /**
  * NATS users for a deployment (DESIGN decision 11): one per role, each allowed the subjects its role uses, and
- * an operator user for the CLI. No anonymous client is accepted. What every role shares: the JetStream API
- * (streams and consumers are created and inspected by every process at start), reply inboxes, acks and flow
- * control — but no role may delete or purge a stream or a message, and only the roles that hold webhook keys
- * (api, dispatcher) may read them. docs/security.md has the table.
+ * an operator user for the CLI and for provisioning. No anonymous client is accepted. What every role shares:
+ * the JetStream API for inspecting streams and making its consumers, reply inboxes, acks and flow control — but
+ * no role may create, reconfigure, delete or purge a stream or delete a message (provisioning creates them as the
+ * operator), and only the roles that hold webhook keys (api, dispatcher) may read them. docs/security.md has the table.
  */
 export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler' | 'sequencer';
 
@@ -16,7 +16,15 @@ export interface NatsUser {
 }
 
 const SHARED_PUBLISH = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>', '_INBOX.>'];
-const NEVER = ['$JS.API.STREAM.DELETE.>', '$JS.API.STREAM.PURGE.>', '$JS.API.STREAM.MSG.DELETE.>'];
+// Creating and reconfiguring streams (replicas, limits, retention) is provisioning's, as the operator
+// (src/infra/nats-provision.ts); deleting and purging is nobody's.
+const NEVER = [
+  '$JS.API.STREAM.DELETE.>',
+  '$JS.API.STREAM.PURGE.>',
+  '$JS.API.STREAM.MSG.DELETE.>',
+  '$JS.API.STREAM.CREATE.>',
+  '$JS.API.STREAM.UPDATE.>',
+];
 const WEBHOOK_KEYS_READ = [
   '$JS.API.DIRECT.GET.KV_webhook-keys',
   '$JS.API.DIRECT.GET.KV_webhook-keys.>',
@@ -30,7 +38,8 @@ const PUBLISH: Record<NatsRole, string[]> = {
   // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint on demand.
   api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', 'tlog.checkpoint.request'],
   // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
-  worker: ['ledger.tenant.>', 'jobs.capture', '$O.artifacts.>', '$KV.actor-snapshots.>', '$KV.capture-attempts.>', 'notary.>'],
+  // It reports outcomes to the api role (capture.outcome) and never appends to the ledger itself.
+  worker: ['capture.outcome', 'jobs.capture', '$O.artifacts.>', '$KV.capture-attempts.>', 'notary.>'],
   // The signer answers notary requests on reply inboxes and records its key and TSA on the system subject.
   signer: ['ledger.system'],
   projector: [],
@@ -42,11 +51,28 @@ const PUBLISH: Record<NatsRole, string[]> = {
 
 const quote = (list: string[]) => `[${list.map((s) => JSON.stringify(s)).join(', ')}]`;
 
+/** The worker renders hostile pages: it may not read the webhook deliveries either. */
+const WORKER_DENY = [
+  '$JS.API.CONSUMER.CREATE.DELIVERIES',
+  '$JS.API.CONSUMER.CREATE.DELIVERIES.>',
+  '$JS.API.CONSUMER.DURABLE.CREATE.DELIVERIES.>',
+  '$JS.API.CONSUMER.MSG.NEXT.DELIVERIES.>',
+  '$JS.API.DIRECT.GET.DELIVERIES',
+  '$JS.API.DIRECT.GET.DELIVERIES.>',
+  '$JS.API.STREAM.MSG.GET.DELIVERIES',
+];
+
 function permissions(role: NatsRole): string {
   const holdsWebhookKeys = role === 'api' || role === 'dispatcher';
-  const deny = holdsWebhookKeys ? NEVER : [...NEVER, ...WEBHOOK_KEYS_READ];
+  const deny = [...NEVER, ...(holdsWebhookKeys ? [] : WEBHOOK_KEYS_READ), ...(role === 'worker' ? WORKER_DENY : [])];
   const subscribe =
-    role === 'api' ? ['_INBOX.>', 'auth.key-revoked'] : role === 'signer' ? ['_INBOX.>', 'notary.>'] : role === 'sequencer' ? ['_INBOX.>', 'tlog.checkpoint.request'] : ['_INBOX.>'];
+    role === 'api'
+      ? ['_INBOX.>', 'auth.key-revoked', 'capture.outcome']
+      : role === 'signer'
+        ? ['_INBOX.>', 'notary.>']
+        : role === 'sequencer'
+          ? ['_INBOX.>', 'tlog.checkpoint.request']
+          : ['_INBOX.>'];
   return `{ publish: { allow: ${quote([...SHARED_PUBLISH, ...PUBLISH[role]])}, deny: ${quote(deny)} }, subscribe: { allow: ${quote(subscribe)} } }`;
 }
 

@@ -14,6 +14,7 @@ import { tenantSubject } from '../../src/ledger/streams.js';
 import { newId } from '../../src/domain/ids.js';
 import { type ClusterClient, clusterClient } from '../support/cluster-client.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { checkEveryRequestAnswered, checkHttpEdges } from '../support/http-surface-checks.js';
 
 /**
  * The scaled deployment (issue 10): three clustered nats-servers, Postgres, every role in its own OS process
@@ -92,6 +93,56 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       await projector.close().catch(() => undefined);
     }
     assert.equal((await (await jetstreamManager(nc)).streams.info('LEDGER')).config.name, 'LEDGER');
+  });
+
+  it('lets a worker report capture outcomes and nothing else; stream configuration is provisioning\'s alone', async () => {
+    const as = (role: 'worker' | 'api') => connect({ servers: cluster.nats.url.split(','), ...cluster.natsUserOf(role), reconnect: false, timeout: 5000 });
+    const refused = (c: NatsConnection, subject: string, body = '') => assert.rejects(c.request(subject, body, { timeout: 10_000 }), /permission/i, `${subject} is refused`);
+    const ledgerConfig = JSON.stringify((await (await jetstreamManager(nc)).streams.info('LEDGER')).config);
+    const worker = await as('worker');
+    try {
+      const jsm = await jetstreamManager(worker, { timeout: 10_000 });
+      // Allowed: what a worker needs — inspect its streams, read its consumer, report an outcome.
+      assert.equal((await jsm.streams.info('JOBS')).config.name, 'JOBS');
+      assert.equal((await jsm.consumers.info('JOBS', 'capture-workers')).name, 'capture-workers');
+      const report = await worker.request(
+        'capture.outcome',
+        JSON.stringify({ tenantId: 'nobody', command: { type: 'FailCapture', data: { captureId: 'cap_nosuchcapture', error: 'x', retryable: false, attempts: 1 } }, correlationId: 'c' }),
+        { timeout: 60_000 },
+      );
+      assert.deepEqual(report.json(), { ok: true, applied: false }, 'the api decides: no pending capture, nothing appended');
+      const forged = await worker.request('capture.outcome', JSON.stringify({ tenantId: 'acme', command: { type: 'CreateKey', data: {} }, correlationId: 'c' }), { timeout: 60_000 });
+      assert.equal((forged.json() as { ok: boolean; status: number }).status, 400, 'only outcome commands are taken');
+      // Refused: tenant facts, system facts, stream configuration, other roles' queues.
+      await refused(worker, 'ledger.tenant.acme', '{}');
+      await refused(worker, 'ledger.system', '{}');
+      await refused(worker, '$JS.API.STREAM.UPDATE.LEDGER', ledgerConfig);
+      await refused(worker, '$JS.API.STREAM.CREATE.EVIL', JSON.stringify({ name: 'EVIL', subjects: ['evil.>'] }));
+      await refused(worker, '$JS.API.CONSUMER.CREATE.DELIVERIES', JSON.stringify({ stream_name: 'DELIVERIES', config: { ack_policy: 'explicit' } }));
+      await refused(worker, '$JS.API.STREAM.MSG.GET.DELIVERIES', JSON.stringify({ seq: 1 }));
+      await refused(worker, '$KV.actor-snapshots.acme', '{}');
+    } finally {
+      await worker.close().catch(() => undefined);
+    }
+    const api = await as('api');
+    try {
+      assert.equal((await (await jetstreamManager(api, { timeout: 10_000 })).streams.info('LEDGER')).config.name, 'LEDGER', 'the api inspects the ledger');
+      await refused(api, 'ledger.system', '{}');
+      await refused(api, '$JS.API.STREAM.UPDATE.LEDGER', ledgerConfig);
+      await refused(api, '$JS.API.STREAM.CREATE.EVIL', JSON.stringify({ name: 'EVIL', subjects: ['evil.>'] }));
+    } finally {
+      await api.close().catch(() => undefined);
+    }
+    const after = (await (await jetstreamManager(nc)).streams.info('LEDGER')).config;
+    assert.equal(JSON.stringify(after), ledgerConfig, 'LEDGER is configured as provisioned');
+  });
+
+  it('answers every request at every API process as one process does (the security and malformed-request checks)', async () => {
+    const key = await client.createTenantKey('answers');
+    for (const base of cluster.apiUrls) {
+      await checkHttpEdges(base);
+      await checkEveryRequestAnswered(base, key);
+    }
   });
 
   it('verifies a bundle made by any worker at every API process and offline, with the built-in TSA and nothing shared on disk', async () => {

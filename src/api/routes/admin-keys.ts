@@ -91,6 +91,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         schema: {
           tags: ['admin'],
           summary: 'Create a tenant API key',
+          operationId: 'createApiKey',
           security: [{ bearer: [] }],
           body: createBody,
           response: {
@@ -128,6 +129,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         schema: {
           tags: ['admin'],
           summary: 'List tenant API keys',
+          operationId: 'listApiKeys',
           security: [{ bearer: [] }],
           querystring: listQuery,
           response: {
@@ -149,6 +151,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         schema: {
           tags: ['admin'],
           summary: 'Revoke a tenant API key',
+          operationId: 'revokeApiKey',
           security: [{ bearer: [] }],
           // Any string: a keyHash that is not 64 hex characters names no key (404, not 400).
           params: z.object({ keyHash: z.string().describe('64 hex characters (spec 4.11).') }),

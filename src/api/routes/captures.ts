@@ -13,7 +13,8 @@ import { parseProvenance, provenanceSignature } from '../provenance-view.js';
 import { ANSWERS, HttpProblem, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { binary, dateTime, uri } from '../schemas.js';
+import { binary, dateTime, documentedAs, targetUrl, uri } from '../schemas.js';
+import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
@@ -29,13 +30,13 @@ export interface CaptureRouteDeps {
 
 // Request and response schemas are exported: the MCP tools are described by the same ones (src/api/mcp/).
 export const submitBody = z.object(
-  { url: z.unknown().optional(), options: captureOptionsSchema },
+  { url: targetUrl(), options: captureOptionsSchema },
   { error: 'must be a JSON object with a url field' },
 );
 export const batchBody = z.object(
   {
     urls: z
-      .array(z.unknown(), { error: 'must be a non-empty array of objects with a url field' })
+      .array(documentedAs(z.object({ url: uri(), options: captureOptionsSchema })), { error: 'must be a non-empty array of objects with a url field' })
       .min(1, 'must be a non-empty array of objects with a url field')
       .describe('Items {url, options?}; options as on POST /v1/captures. Each item is checked on its own (207): a bad option gives that item a 400 naming urls[i].options.<field>.'),
   },
@@ -77,7 +78,11 @@ export const listSchema = z
   .describe("The tenant's captures (spec 4.2).");
 
 const artifactParams = captureIdParams.extend({
-  name: z.string().describe("screenshot, screenshot-before, html, headers, pdf or wacz; any other name is 404."),
+  // The enum documents the names; any other name is still a 404 from the route (spec 4.8), not a 400.
+  name: z
+    .string()
+    .meta({ enum: DOWNLOADABLE_ARTIFACTS })
+    .describe('screenshot, screenshot-before, html, headers, pdf or wacz; any other name is 404.'),
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
@@ -209,6 +214,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'CORS preflight for POST /v1/captures',
+          operationId: 'preflightCapture',
+          security: [],
           response: {
             204: z.undefined().describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
             ...problemResponses({ ...ANSWERS.internal, 403: 'The origin is not allowed; no CORS headers (spec 4.4).' }),
@@ -229,10 +236,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Submit a capture',
+          operationId: 'submitCapture',
           body: submitBody,
           security: [{ bearer: [] }],
           response: {
-            202: acceptedSchema,
+            202: withHeaders(acceptedSchema, `Accepted (spec 4.3). ${quotaHeadersNote} Location is the status URL.`, [...QUOTA_HEADERS, 'Location']),
             ...problemResponses({
               ...ANSWERS.tenantKey,
               ...ANSWERS.jsonBody,
@@ -248,6 +256,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
       async (req, reply) => {
         const { id, statusUrl, note, admission: quota } = await admission.submit(callerOf(req), req.body);
         setQuotaHeaders(reply, quota);
+        reply.header('Location', statusUrl);
         return reply.code(202).send({ id, statusUrl, note });
       },
     );
@@ -260,10 +269,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Submit a batch of captures',
+          operationId: 'submitCaptureBatch',
           body: batchBody,
           security: [{ bearer: [] }],
           response: {
-            207: batchSchema,
+            207: withHeaders(batchSchema, `Per-item results (spec 4.4). ${quotaHeadersNote}`, QUOTA_HEADERS),
             ...problemResponses({
               ...ANSWERS.tenantKey,
               ...ANSWERS.jsonBody,
@@ -289,6 +299,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'List captures',
+          operationId: 'listCaptures',
           security: [{ bearer: [] }],
           querystring: listQuery,
           response: {
@@ -314,6 +325,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Poll a capture',
+          operationId: 'getCaptureStatus',
+          security: [],
           params: captureIdParams,
           response: { 200: captureStatusSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }) },
         },
@@ -328,6 +341,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Retrieve a completed capture',
+          operationId: 'getCapture',
+          security: [],
           params: captureIdParams,
           response: {
             200: captureRecordSchema,
@@ -345,6 +360,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Download an artifact',
+          operationId: 'getCaptureArtifact',
+          security: [],
           description:
             'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/pdf, application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
           params: artifactParams,
@@ -398,6 +415,8 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         schema: {
           tags: ['captures'],
           summary: 'Provenance record of a capture (JSON; HTML with Accept: text/html)',
+          operationId: 'getCaptureProvenance',
+          security: [],
           description:
             'Requested and final URL with the redirect chain, every connection the egress proxy made (host, connected address, TLS protocol and certificate chain as seen at connect time), browser, viewport, capture settings, times, artifact hashes, signing key; `signature` (bundle hash, signedAt, timestamp) from the bundle. The same record is provenance/provenance.json in the signed WACZ.',
           params: captureIdParams,

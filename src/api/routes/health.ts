@@ -21,6 +21,8 @@ export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc' | 'pool'>) {
         schema: {
           tags: ['health'],
           summary: 'Service health',
+          operationId: 'getHealth',
+          security: [],
           response: {
             200: healthSchema.describe("status 'ok' (spec 4.1)."),
             503: healthSchema.describe("status 'degraded': NATS or Postgres is unreachable."),

@@ -3,7 +3,8 @@ import type { Schedules } from '../../application/schedules.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { dateTime, nameSchema } from '../schemas.js';
+import { dateTime, nameSchema, targetUrl } from '../schemas.js';
+import { withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /**
@@ -21,7 +22,7 @@ export interface ScheduleRouteDeps {
 // Exported: the MCP schedule tools are described by the same schemas (src/api/mcp/).
 export const createBody = z.object(
   {
-    url: z.unknown().optional(),
+    url: targetUrl(),
     name: nameSchema,
     cron: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"') }),
     options: captureOptionsSchema,
@@ -67,10 +68,11 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Create a schedule',
+          operationId: 'createSchedule',
           body: createBody,
           security: [{ bearer: [] }],
           response: {
-            201: scheduleSchema,
+            201: withHeaders(scheduleSchema, 'The schedule (spec 4.12); Location is its URL.', ['Location']),
             ...problemResponses({
               ...ANSWERS.tenantKey,
               ...ANSWERS.jsonBody,
@@ -82,7 +84,11 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           },
         },
       },
-      async (req, reply) => reply.code(201).send(await schedules.create(callerOf(req), req.body)),
+      async (req, reply) => {
+        const created = await schedules.create(callerOf(req), req.body);
+        reply.header('Location', schedules.scheduleUrl(created.id));
+        return reply.code(201).send(created);
+      },
     );
 
     app.get(
@@ -92,6 +98,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'List schedules',
+          operationId: 'listSchedules',
           security: [{ bearer: [] }],
           response: {
             200: scheduleListSchema,
@@ -109,6 +116,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Retrieve a schedule',
+          operationId: 'getSchedule',
           security: [{ bearer: [] }],
           params: scheduleIdParams,
           response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
@@ -124,6 +132,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         schema: {
           tags: ['schedules'],
           summary: 'Delete a schedule',
+          operationId: 'deleteSchedule',
           security: [{ bearer: [] }],
           params: scheduleIdParams,
           response: {

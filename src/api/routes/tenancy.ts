@@ -108,6 +108,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
         schema: {
           tags: ['usage'],
           summary: "The authenticated tenant's usage",
+          operationId: 'getAccountUsage',
           security: [{ bearer: [] }],
           response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
         },
@@ -125,6 +126,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           schema: {
             tags: ['admin'],
             summary: "A tenant's usage in a period",
+            operationId: 'getTenantUsage',
             security: [{ bearer: [] }],
             querystring: usageQuery,
             response: {
@@ -155,6 +157,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           schema: {
             tags: ['admin'],
             summary: "Read a tenant's configuration",
+            operationId: 'getTenantConfig',
             security: [{ bearer: [] }],
             // Any string: an id that cannot exist names no tenant (404).
             params: z.object({ tenantId: z.string() }),
@@ -176,6 +179,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           schema: {
             tags: ['admin'],
             summary: "Set a tenant's quota overrides and tier",
+            operationId: 'setTenantConfig',
             security: [{ bearer: [] }],
             params: z.object({ tenantId: tenantIdSchema }),
             body: configBody,

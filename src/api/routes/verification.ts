@@ -78,6 +78,8 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
         schema: {
           tags: ['verification'],
           summary: 'CA certificates of the built-in time-stamping authorities',
+          operationId: 'listTsaCertificates',
+          security: [],
           response: {
             200: z
               .object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) })
@@ -97,6 +99,8 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
         schema: {
           tags: ['verification'],
           summary: 'The current signing key',
+          operationId: 'getSigningKey',
+          security: [],
           response: { 200: signingKeySchema.describe('The current key (spec 4.10).'), ...problemResponses({ ...publicAnswers, ...noSigningKey }) },
         },
       },
@@ -114,6 +118,8 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
         schema: {
           tags: ['verification'],
           summary: 'Every signing key ever used',
+          operationId: 'listSigningKeys',
+          security: [],
           response: {
             200: z
               .object({
@@ -152,6 +158,8 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
         schema: {
           tags: ['verification'],
           summary: 'Verify a capture bundle',
+          operationId: 'verifyCapture',
+          security: [],
           params: verifyParams,
           response: {
             200: {

@@ -50,7 +50,8 @@ const createBody = z.object(
     url: z
       .string(requiredAs('a string'))
       .max(MAX_WEBHOOK_URL, `must be at most ${MAX_WEBHOOK_URL} characters`)
-      .refine(isHttpsUrl, 'must be an absolute https URL'),
+      .refine(isHttpsUrl, 'must be an absolute https URL')
+      .meta({ format: 'uri', pattern: '^https://' }),
     events: z
       .array(z.enum(EVENT_TYPES, { error: "must be 'capture.complete' or 'capture.failed'" }), requiredAs("a non-empty array of 'capture.complete' / 'capture.failed'"))
       .min(1, "must be a non-empty array of 'capture.complete' / 'capture.failed'"),
@@ -126,6 +127,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         schema: {
           tags: ['webhooks'],
           summary: 'Register a webhook',
+          operationId: 'registerWebhook',
           body: createBody,
           security: [{ bearer: [] }],
           response: {
@@ -175,6 +177,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         schema: {
           tags: ['webhooks'],
           summary: 'List webhooks',
+          operationId: 'listWebhooks',
           security: [{ bearer: [] }],
           response: { 200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'), ...problemResponses(WEBHOOK_ANSWERS) },
         },
@@ -194,6 +197,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         schema: {
           tags: ['webhooks'],
           summary: 'Delete a webhook (permanent; discards its secret)',
+          operationId: 'deleteWebhook',
           security: [{ bearer: [] }],
           params: webhookIdParams,
           response: {
@@ -220,6 +224,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         schema: {
           tags: ['webhooks'],
           summary: 'Send a signed ping event to a webhook now',
+          operationId: 'pingWebhook',
           security: [{ bearer: [] }],
           params: webhookIdParams,
           response: { 200: pingSchema, ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }) },
@@ -303,6 +308,7 @@ export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
         schema: {
           tags: ['admin'],
           summary: "List a webhook's delivery attempts and dead letters",
+          operationId: 'listWebhookDeliveries',
           security: [{ bearer: [] }],
           params: webhookIdParams,
           querystring: deliveriesQuery,

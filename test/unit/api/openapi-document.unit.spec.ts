@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
-import { buildApp, type TypedApp } from '../../../src/api/app.js';
-import type { ApiContext } from '../../../src/api/context.js';
-import { createCors } from '../../../src/api/cors.js';
-import { adminKeyRoutes } from '../../../src/api/routes/admin-keys.js';
-import { captureRoutes } from '../../../src/api/routes/captures.js';
-import { healthRoutes } from '../../../src/api/routes/health.js';
-import { scheduleRoutes } from '../../../src/api/routes/schedules.js';
-import { tenancyRoutes } from '../../../src/api/routes/tenancy.js';
-import { verificationRoutes } from '../../../src/api/routes/verification.js';
-import { transparencyLogRoutes } from '../../../src/api/routes/transparency-log.js';
-import { adminWebhookRoutes, webhookRoutes } from '../../../src/api/routes/webhooks.js';
-import type { TenantGuard } from '../../../src/api/tenant-auth.js';
-import { loadConfig } from '../../../src/config/config.js';
+import type { TypedApp } from '../../../src/api/app.js';
+import { openApiApp } from '../../support/openapi-document.js';
 import { type OpenApiDoc, operationName, operations, PROBLEM_REF, structuralProblems } from '../../support/openapi-check.js';
 
 /**
@@ -21,40 +9,12 @@ import { type OpenApiDoc, operationName, operations, PROBLEM_REF, structuralProb
  * operation documents its responses — a 2xx, and the one error body for every 4xx (issue 14).
  */
 
-const stub = <T>(): T => ({}) as T;
-const guard: TenantGuard = {
-  require: () => async () => {},
-  authenticate: async () => ({ tenantId: 't', scopes: [], keyHash: null }),
-  authorize: async () => {},
-  perIp: () => async () => {},
-  takeTenantTokens: async () => ({ allowed: true, retryAfterSec: 0 }),
-};
-
 describe('OpenAPI document of the API plugins', () => {
   let app: TypedApp;
   let doc: OpenApiDoc;
 
   before(async () => {
-    const config = loadConfig({ PUBLIC_BASE_URL: 'http://api.test', SIGNING_KEY: 'none', TSA_URL: 'none' });
-    const ctx = { ...stub<ApiContext>(), config };
-    const policy = stub<never>();
-    app = await buildApp({
-      log: pino({ level: 'silent' }),
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-      plugins: [
-        healthRoutes({ ...ctx, nc: stub(), pool: stub() }),
-        adminKeyRoutes(ctx, stub()),
-        captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
-        verificationRoutes(guard, stub(), stub()),
-        scheduleRoutes({ guard, schedules: stub() }),
-        tenancyRoutes(ctx, guard),
-        webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
-        adminWebhookRoutes(ctx, guard),
-        transparencyLogRoutes(stub(), guard),
-      ],
-    });
-    await app.ready();
-    doc = app.swagger() as unknown as OpenApiDoc;
+    ({ app, doc } = await openApiApp());
   });
   after(() => app?.close());
 

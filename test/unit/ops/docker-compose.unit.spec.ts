@@ -10,6 +10,7 @@ import { projectRoot } from '../../../src/infra/project-root.js';
 /** No Docker engine runs here: docker-compose.yml is checked as data (issue 10 §5). */
 interface Service {
   image?: string;
+  command?: string[];
   build?: unknown;
   ports?: string[];
   environment?: Record<string, string>;
@@ -35,6 +36,8 @@ describe('docker-compose.yml', () => {
     const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
     assert.equal(apis.length, 2);
     for (const [name, s] of apis) assert.equal(s.ports, undefined, `${name} publishes no host port of its own`);
+    // Exactly the load balancer is trusted: one hop, never `true` (which believes a client-sent address).
+    for (const [name, s] of apis) assert.equal(s.environment!['TRUST_PROXY'], '1', `${name} trusts one proxy hop`);
     const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })));
     assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
     assert.deepEqual(published.map((p) => p.name), ['lb']);
@@ -56,11 +59,17 @@ describe('docker-compose.yml', () => {
       assert.equal(s.environment!['NATS_REPLICAS'], '3', name);
       assert.equal(s.environment!['NATS_URL']!.split(',').length, 3, name);
     }
-    for (const [name, s] of Object.entries(services)) {
+    // `provision` runs once (streams and buckets, as the operator) and exits; the roles wait for its success.
+    assert.deepEqual(services['provision']?.command, ['node', 'dist/src/provision-main.js']);
+    assert.equal(services['provision']!.environment!['NATS_USER'], 'operator');
+    for (const [name, s] of Object.entries(services).filter(([n]) => n !== 'provision')) {
       assert.ok(s.healthcheck?.test?.length, `${name} has a healthcheck`);
       assert.equal(s.restart, 'unless-stopped', name);
-      for (const [dep, cond] of Object.entries(s.depends_on ?? {})) assert.equal(cond.condition, 'service_healthy', `${name} → ${dep}`);
+      for (const [dep, cond] of Object.entries(s.depends_on ?? {})) {
+        assert.equal(cond.condition, dep === 'provision' ? 'service_completed_successfully' : 'service_healthy', `${name} → ${dep}`);
+      }
     }
+    for (const [name, s] of appServices()) assert.ok(s.depends_on?.['provision'], `${name} starts after provision`);
     for (const [name, s] of appServices()) assert.ok(Object.keys(s.depends_on ?? {}).includes('nats-1'), `${name} waits for NATS`);
   });
 

@@ -1,0 +1,51 @@
+import pino from 'pino';
+import { buildApp, type TypedApp } from '../../src/api/app.js';
+import type { ApiContext } from '../../src/api/context.js';
+import { createCors } from '../../src/api/cors.js';
+import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
+import { captureRoutes } from '../../src/api/routes/captures.js';
+import { healthRoutes } from '../../src/api/routes/health.js';
+import { scheduleRoutes } from '../../src/api/routes/schedules.js';
+import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
+import { verificationRoutes } from '../../src/api/routes/verification.js';
+import { transparencyLogRoutes } from '../../src/api/routes/transparency-log.js';
+import { adminWebhookRoutes, webhookRoutes } from '../../src/api/routes/webhooks.js';
+import type { TenantGuard } from '../../src/api/tenant-auth.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { OpenApiDoc } from './openapi-check.js';
+
+const stub = <T>(): T => ({}) as T;
+const guard: TenantGuard = {
+  require: () => async () => {},
+  authenticate: async () => ({ tenantId: 't', scopes: [], keyHash: null }),
+  authorize: async () => {},
+  perIp: () => async () => {},
+  takeTenantTokens: async () => ({ allowed: true, retryAfterSec: 0 }),
+};
+
+/**
+ * The API's plugins in an app built without NATS or Postgres (nothing is called), for checks of the OpenAPI
+ * document they produce. A new route plugin is added here so the document checks see it.
+ */
+export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> {
+  const config = loadConfig({ PUBLIC_BASE_URL: 'http://api.test', SIGNING_KEY: 'none', TSA_URL: 'none' });
+  const ctx = { ...stub<ApiContext>(), config };
+  const policy = stub<never>();
+  const app = await buildApp({
+    log: pino({ level: 'silent' }),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    plugins: [
+      healthRoutes({ ...ctx, nc: stub(), pool: stub() }),
+      adminKeyRoutes(ctx, stub()),
+      captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
+      verificationRoutes(guard, stub(), stub()),
+      scheduleRoutes({ guard, schedules: stub() }),
+      tenancyRoutes(ctx, guard),
+      webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
+      adminWebhookRoutes(ctx, guard),
+      transparencyLogRoutes(stub(), guard),
+    ],
+  });
+  await app.ready();
+  return { app, doc: app.swagger() as unknown as OpenApiDoc };
+}
