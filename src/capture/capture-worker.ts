@@ -160,6 +160,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
             captureSettings,
             storedBytes: stored.bytes,
             attempts: attempt,
+            finalUrl: result.finalUrl,
           },
         },
         system(job),

@@ -271,21 +271,35 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   let unfinished = 0;
   let overBudget = 0;
   let unavailable = 0;
+  const noResponse: string[] = [];
   for (const record of records) {
+    const last = record.hops.at(-1);
+    // Failed before any response (aborted, refused, blocked): there is nothing to archive, so say so.
+    if (last && !last.response && record.state !== 'loading') noResponse.push(`${last.url} (${record.errorText || 'no response'})`);
     for (const [index, hop] of record.hops.entries()) {
-      if (!hop.response) continue; // failed before any response: nothing to archive
+      if (!hop.response) continue;
       let body: Buffer;
       if (hop.redirected) {
         body = Buffer.alloc(0); // Chromium does not keep redirect bodies
       } else if (record.body) {
         body = record.body;
+      } else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
+        body = Buffer.alloc(0);
       } else {
-        // Without its body a response record would misstate what was received; leave it out.
-        if (record.state === 'loading') unfinished++;
-        else if (record.bodyMissing === 'over-budget') overBudget++;
-        else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
-          exchanges.push(toExchange(record, index, hop, Buffer.alloc(0)));
-        } else unavailable++;
+        // Every response the browser got has a record (whatever its status); one whose body is not here is
+        // written with an empty body and WARC-Truncated saying why, never passed off as complete.
+        let truncated: NonNullable<NetworkExchange['truncated']>;
+        if (record.state === 'loading') {
+          unfinished++;
+          truncated = 'time';
+        } else if (record.bodyMissing === 'over-budget') {
+          overBudget++;
+          truncated = 'length';
+        } else {
+          unavailable++;
+          truncated = record.state === 'failed' ? 'disconnect' : 'unspecified';
+        }
+        exchanges.push({ ...toExchange(record, index, hop, Buffer.alloc(0)), truncated });
         continue;
       }
       exchanges.push(toExchange(record, index, hop, body));
@@ -293,9 +307,13 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   }
   exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const notes: string[] = [];
-  if (overBudget > 0) notes.push(`${overBudget} response(s) not recorded: recorded body budget exhausted`);
-  if (unfinished > 0) notes.push(`${unfinished} response(s) not recorded: still loading at capture time`);
-  if (unavailable > 0) notes.push(`${unavailable} response(s) not recorded: body not available from the browser`);
+  if (overBudget > 0) notes.push(`${overBudget} response(s) recorded without their body (WARC-Truncated: length): recorded body budget exhausted`);
+  if (unfinished > 0) notes.push(`${unfinished} response(s) recorded without their body (WARC-Truncated: time): still loading at capture time`);
+  if (unavailable > 0) notes.push(`${unavailable} response(s) recorded without their body: body not available from the browser`);
+  if (noResponse.length > 0) {
+    const shown = noResponse.slice(0, 5).join(', ');
+    notes.push(`${noResponse.length} request(s) got no response to record: ${shown}${noResponse.length > 5 ? ', …' : ''}`);
+  }
   return { exchanges, notes };
 }
 
