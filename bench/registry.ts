@@ -3,6 +3,7 @@ import { captureLatencyBench } from './capture-latency.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
 import { evidenceBench } from './evidence.bench.js';
+import { fidelityBench } from './fidelity.bench.js';
 import { listScaleBench } from './list-scale.bench.js';
 import { projectionsBench } from './projections.bench.js';
 import { submissionsBench } from './submissions.bench.js';
@@ -21,4 +22,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'list-scale': listScaleBench,
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
+  fidelity: fidelityBench,
 };

@@ -49,7 +49,8 @@ const SCROLL_THROUGH = `(async (budgetMs, maxFrameWaitMs, maxSteps, fromY, backT
   return { reachedY: y, reachedBottom, steps };
 })`;
 
-const HEIGHT = '(document.scrollingElement || document.documentElement).scrollHeight';
+/** How far down the page can be scrolled now (CSS px). */
+const BOTTOM = '(() => { const s = document.scrollingElement || document.documentElement; return Math.max(0, s.scrollHeight - window.innerHeight); })()';
 
 export async function scrollThroughPage(
   session: CDPSession,
@@ -68,8 +69,8 @@ export interface GrowingScrollOutcome extends ScrollOutcome {
 }
 
 /** An infinite-scroll page gets this many more passes at most (and SCROLL_GROWTH_BUDGET_MS in all). */
-export const MAX_GROWTH_ROUNDS = 6;
-export const SCROLL_GROWTH_BUDGET_MS = 4000;
+export const MAX_GROWTH_ROUNDS = 8;
+export const SCROLL_GROWTH_BUDGET_MS = 6000;
 const AT_BOTTOM_QUIET = { quietWindowMs: 300, capMs: 1500 };
 
 /**
@@ -85,7 +86,7 @@ export async function scrollWhileGrowing(
   const contextId = await scrollWorld(session, options.mainFrameId);
   const pass = async (budgetMs: number, fromY: number) =>
     (await evaluate(session, contextId, `${SCROLL_THROUGH}(${budgetMs}, 100, ${MAX_STEPS}, ${fromY}, false)`)) as ScrollOutcome;
-  const height = async () => Number(await evaluate(session, contextId, HEIGHT));
+  const bottom = async () => Number(await evaluate(session, contextId, BOTTOM));
   let outcome = await pass(options.budgetMs, 0);
   let steps = outcome.steps;
   let growthRounds = 0;
@@ -94,10 +95,10 @@ export async function scrollWhileGrowing(
   try {
     if (outcome.steps === 0) return { ...outcome, growthRounds, stillGrowing };
     while (outcome.reachedBottom && !options.signal?.aborted) {
-      const before = await height();
       const left = SCROLL_GROWTH_BUDGET_MS - (performance.now() - growthStart);
       await waitForNetworkQuiet(options.pending, { quietWindowMs: AT_BOTTOM_QUIET.quietWindowMs, capMs: Math.max(AT_BOTTOM_QUIET.quietWindowMs, Math.min(AT_BOTTOM_QUIET.capMs, left)), signal: options.signal });
-      if ((await height()) <= before) break;
+      // Grown: the page now reaches below where the pass stopped at its bottom.
+      if ((await bottom()) <= outcome.reachedY) break;
       const remaining = SCROLL_GROWTH_BUDGET_MS - (performance.now() - growthStart);
       if (growthRounds >= MAX_GROWTH_ROUNDS || remaining <= 0) {
         stillGrowing = true;
