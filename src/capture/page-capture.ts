@@ -18,6 +18,7 @@ import { watchPendingTimers, type PendingTimers } from './pending-timers.js';
 import { renderedHtml } from './rendered-html.js';
 import { challengeMessage, detectChallenge } from './challenge-page.js';
 import { presentAsChrome } from './user-agent.js';
+import { recordOutOfProcessFrames } from './frame-sessions.js';
 import { loadDocumentBytes, viewerWrappedPdf } from './pdf-document-body.js';
 import { waitForSelectorStep, type SelectorWaitResult } from './selector-wait.js';
 import { abortReason, withTimeout } from './step-timeout.js';
@@ -223,12 +224,15 @@ async function captureInContext(
   // What the settle phase waits for: the page's requests and its pending short timers (pending-timers.ts).
   let pending: InflightSource = recorder;
   let timers: PendingTimers | undefined;
+  let stopFollowingFrames: (() => void) | undefined;
   try {
     await bounded(recorder.start(), signal);
+    stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
     timers = await bounded(watchPendingTimers(session, { maxDelayMs: settleCapMs }), signal);
     pending = combinedInflight(recorder, timers);
     return await run();
   } finally {
+    stopFollowingFrames?.();
     recorder.dispose();
     void timers?.dispose();
   }

@@ -96,7 +96,7 @@ export async function startFidelitySite(): Promise<FidelitySite> {
       const color = (url.searchParams.get('c') ?? 'green') as ColorName;
       return html(res, `<!doctype html><html><head><meta charset="utf-8"><title>${label}</title>
 <style>html, body { margin: 0; height: 100%; background: ${css(color in COLORS ? color : 'green')}; color: #fff; font: 24px sans-serif }</style></head>
-<body><p>inner frame ${label}</p></body></html>`);
+<body><p>inner frame ${label}</p><img src="/f/img/frame-img.png?c=orange&amp;w=50&amp;h=50" width="50" height="50" alt=""></body></html>`);
     }
     if (path === '/index.html' && url.searchParams.has('message_id')) return html(res, SOURCEPOINT_MESSAGE);
     if (path === '/f/moved') {
