@@ -8,8 +8,8 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
 /**
  * The fidelity suite (issue 22) through the whole service: each hard page kind of test/support/fidelity-site.ts
  * captured by POST /v1/captures, and its expectation on the PNG, the rendered HTML and the WACZ's WARC records
- * checked. The comparison with bare puppeteer is BENCH=fidelity. All captures are submitted at once and
- * checked as they finish.
+ * checked. The comparison with bare puppeteer is BENCH=fidelity. All captures are submitted at once, rendered
+ * one at a time (as the bench does) and checked as they finish.
  */
 describe('fidelity: hard pages through the service', () => {
   let s: TestServer;
@@ -24,7 +24,7 @@ describe('fidelity: hard pages through the service', () => {
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: 'none',
-      WORKER_CONCURRENCY: '2',
+      WORKER_CONCURRENCY: '1',
       RATE_LIMIT_IP_PER_MIN: '100000',
     });
     const created = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'fidelity', scopes: ['capture'], name: 'fidelity e2e' } });
