@@ -45,6 +45,8 @@ interface RequestRecord {
   body?: Buffer;
   bodyFetch?: Promise<void>;
   bodyMissing?: 'over-budget' | 'unavailable';
+  /** Its frame moved to another renderer process (a cross-site frame's document): it finished over there. */
+  movedAway?: boolean;
 }
 
 export interface MainDocument {
@@ -178,10 +180,31 @@ export function createNetworkRecorder(
     const prefix = `${sessionKeys.get(from) ?? '?'}|`;
     let dropped = false;
     for (const [key, frameId] of inflight) {
-      if (frameId === e.frameId && key.startsWith(prefix)) dropped = inflight.delete(key) || dropped;
+      if (frameId === e.frameId && key.startsWith(prefix)) {
+        dropped = inflight.delete(key) || dropped;
+        const record = records.get(key);
+        if (record && e.reason === 'swap') record.movedAway = true;
+      }
     }
     if (dropped) changed();
   };
+  /** A moved frame's document body is asked of the frame's own session (the renderer that finished it). */
+  async function fetchMovedBodies(): Promise<void> {
+    const frameSessions = [...sessionKeys.keys()].filter((s) => s !== session);
+    await Promise.all(
+      [...records.entries()].map(async ([key, record]) => {
+        if (!record.movedAway || record.body || record.state !== 'loading' || !record.hops.at(-1)?.response) return;
+        for (const target of frameSessions) {
+          const fetched = await target.send('Network.getResponseBody', { requestId: record.requestId }).catch(() => undefined);
+          if (!fetched) continue;
+          record.session = target;
+          record.state = 'finished';
+          await fetchBody(key, record);
+          return;
+        }
+      }),
+    );
+  }
   // An out-of-process frame's session ends with the frame: what it had in flight will never end.
   const onSessionGone = (from: CDPSession) => {
     const prefix = `${sessionKeys.get(from) ?? '?'}|`;
@@ -300,6 +323,7 @@ export function createNetworkRecorder(
     },
     async finish(waitForBodiesMs) {
       const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
+      pending.push(fetchMovedBodies());
       await withTimeout(Promise.all(pending), waitForBodiesMs, () => new Error('body reads timed out')).catch(() => {});
       return assemble([...records.values()]);
     },
