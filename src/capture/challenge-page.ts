@@ -40,7 +40,7 @@ const PROTECTIONS: Protection[] = [
     name: 'Cloudflare',
     certain: (e) =>
       /^challenge$/i.test(e.header('cf-mitigated') ?? '') ||
-      /window\._cf_chl_opt|id="challenge-(form|running|stage)"|cf-chl-widget|\/cdn-cgi\/challenge-platform\/h\/[bg]\/orchestrate/i.test(e.html) ||
+      /window\._cf_chl_opt|id="challenge-(form|running|stage)"|\/cdn-cgi\/challenge-platform\/h\/[bg]\/orchestrate\/chl_page/i.test(e.html) ||
       (/^just a moment\.\.\.$/i.test(e.title) && /cloudflare|cf-chl|cdn-cgi/i.test(e.html)),
     withErrorStatus: (e) =>
       /^(just a moment|attention required|access denied)\b/i.test(e.title) && (/cloudflare/i.test(e.header('server') ?? '') || /cloudflare|cf-ray|cdn-cgi/i.test(e.html)),

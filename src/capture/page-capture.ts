@@ -383,7 +383,9 @@ async function captureInContext(
     const htmlMs = since(htmlStart);
     // A bot-protection answer is reported, not archived as the page (challenge-page.ts).
     const answered = recorder.mainDocument();
-    const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title, html });
+    // The main document only: a captcha or Turnstile widget in a frame of an ordinary page is not a challenge page.
+    const mainHtml = rendered?.mainHtml ?? html;
+    const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title, html: mainHtml });
     if (protection) throw new CaptureError('challenge', challengeMessage(protection, answered?.status ?? 0), true);
 
     const networkStart = performance.now();

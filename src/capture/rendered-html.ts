@@ -18,6 +18,8 @@ import { withTimeout } from './step-timeout.js';
 
 export interface RenderedHtml {
   html: string;
+  /** The main frame's document alone (with its shadow roots), without the inlined frame documents. */
+  mainHtml: string;
   /** Frame documents inlined. */
   frames: number;
   /** Frames that could not be read (detached meanwhile, unresponsive renderer, over the limit). */
@@ -129,7 +131,8 @@ export async function renderedHtml(page: Page): Promise<RenderedHtml> {
     return appended.length === 0 ? html : html + appended.join('');
   };
   const html = compose(main, 0);
-  return { html, frames: count, notes };
+  const mainHtml = (serialised.get(main) ?? '').replace(new RegExp(` ${MARKER}="\\d+"`, 'g'), '');
+  return { html, mainHtml, frames: count, notes };
 }
 
 function step<T>(work: Promise<T>): Promise<T> {

@@ -14,6 +14,9 @@ describe('challenge page detection', () => {
   it('does not flag an ordinary page behind Cloudflare (its bot script is on every page)', () => {
     const html = '<html><body>Article<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script></body></html>';
     assert.equal(detectChallenge(page({ html, headers: [['Server', 'cloudflare'], ['cf-ray', '1-AMS']] })), undefined);
+    // A Turnstile widget on a login form is not a challenge page either.
+    const turnstile = '<form><div class="cf-turnstile" data-sitekey="k"><iframe id="cf-chl-widget-abc" src="https://challenges.cloudflare.com/cdn-cgi/challenge-platform/h/b/turnstile/if/ov2/av0/rcv/x"></iframe></div></form>';
+    assert.equal(detectChallenge(page({ title: 'Log in', html: turnstile })), undefined);
   });
 
   it('recognises DataDome, PerimeterX, Akamai, Imperva, AWS WAF and Kasada', () => {
