@@ -3,6 +3,7 @@ import { captureLatencyBench } from './capture-latency.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
 import { evidenceBench } from './evidence.bench.js';
+import { fidelityBench } from './fidelity.bench.js';
 import { listScaleBench } from './list-scale.bench.js';
 import { overloadBench } from './overload.bench.js';
 import { projectionsBench } from './projections.bench.js';
@@ -24,6 +25,6 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
   overload: overloadBench,
-
   transparency: transparencyBench,
+  fidelity: fidelityBench,
 };

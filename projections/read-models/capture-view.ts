@@ -63,6 +63,7 @@ export function captureViews(baseUrl: string) {
         createdAt: iso(r.created_at)!,
         completedAt: iso(r.completed_at)!,
         renderQuality: r.render_quality ?? 'full',
+        ...(r.final_url ? { finalUrl: r.final_url } : {}),
         ...(r.render ? { render: r.render } : {}),
         artifacts: this.artifacts(r),
         ...(hasBundle

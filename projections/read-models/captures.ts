@@ -33,6 +33,8 @@ export interface CaptureRow {
   failure_reason: FailureReason | null;
   schedule_id: string | null;
   stored_bytes: number | null;
+  /** Migration 009; null for captures completed before it was recorded. */
+  final_url: string | null;
 }
 
 type CompletedData = Extract<TenantEvent, { type: 'capture.completed' }>['data'];
@@ -122,6 +124,14 @@ export function createCapturesWriter(q: Sql) {
             list.map(([, o]) => (o.status === 'failed' ? (o.data.failureReason ?? null) : null)),
           ],
         );
+        // The final URL (migration 009) in a statement of its own, for completions that carry one.
+        const finals = list.flatMap(([id, o]) => (o.status === 'complete' && o.data.finalUrl !== undefined ? [[id, o.data.finalUrl] as const] : []));
+        if (finals.length > 0) {
+          await q.query(`UPDATE captures c SET final_url = u.final_url FROM unnest($1::text[], $2::text[]) AS u(id, final_url) WHERE c.capture_id = u.id`, [
+            finals.map(([id]) => id),
+            finals.map(([, finalUrl]) => finalUrl),
+          ]);
+        }
         for (const hit of r.rows) {
           const o = outcomes.get(hit.capture_id)!;
           count(hit.tenant_id, 'pending', -1);

@@ -69,6 +69,9 @@ export const captureRecordSchema = z
     createdAt: dateTime(),
     completedAt: dateTime(),
     renderQuality: renderQuality,
+    finalUrl: uri()
+      .optional()
+      .describe('Extension: where the page was when it was captured, after redirects and client-side route changes; absent on older captures.'),
     render: renderSchema.optional(),
     artifacts: z.object({
       screenshot: uri(),

@@ -76,7 +76,11 @@ function responseRecord(exchange: NetworkExchange): WARCRecord {
       type: 'response',
       warcVersion: WARC_1_1,
       statusline,
-      warcHeaders: exchange.remoteAddress ? { 'WARC-IP-Address': exchange.remoteAddress } : {},
+      warcHeaders: {
+        ...(exchange.remoteAddress ? { 'WARC-IP-Address': exchange.remoteAddress } : {}),
+        // The body here is not what the browser received in full (network-exchange.ts says why).
+        ...(exchange.truncated ? { 'WARC-Truncated': exchange.truncated } : {}),
+      },
     },
     [new Uint8Array(exchange.body)],
   );

@@ -146,6 +146,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
           captureSettings,
           storedBytes: stored.bytes,
           attempts: attempt,
+          finalUrl: result.finalUrl,
         },
       },
       system(job),

@@ -21,4 +21,10 @@ export interface NetworkExchange {
   remoteAddress?: string;
   /** ISO 8601 UTC time the request was sent. */
   startedAt: string;
+  /**
+   * Set when `body` is not the whole body the browser received (WARC 1.1 WARC-Truncated): `length` over the
+   * recorded-body budget, `time` still loading at capture time, `disconnect` the transfer failed, `unspecified`
+   * the browser kept no body.
+   */
+  truncated?: 'length' | 'time' | 'disconnect' | 'unspecified';
 }

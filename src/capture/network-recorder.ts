@@ -33,7 +33,10 @@ interface Hop {
 }
 
 interface RequestRecord {
+  /** The CDP session's request id; records are keyed by session and id (ids are only unique per renderer). */
   requestId: string;
+  /** The session that reported it: the page's, or an out-of-process frame's. */
+  session: CDPSession;
   hops: Hop[];
   requestExtra: Protocol.Network.RequestWillBeSentExtraInfoEvent[];
   responseExtra: Protocol.Network.ResponseReceivedExtraInfoEvent[];
@@ -42,6 +45,8 @@ interface RequestRecord {
   body?: Buffer;
   bodyFetch?: Promise<void>;
   bodyMissing?: 'over-budget' | 'unavailable';
+  /** Its frame moved to another renderer process (a cross-site frame's document): it finished over there. */
+  movedAway?: boolean;
 }
 
 export interface MainDocument {
@@ -65,6 +70,13 @@ export interface RecordedNetwork {
 export interface NetworkRecorder extends InflightSource {
   /** Enables the Network domain; call before navigating. */
   start(): Promise<void>;
+  /**
+   * Records the traffic of an out-of-process frame too (a cross-site iframe runs in its own renderer with its
+   * own CDP session); its requests are counted in flight until they end or the session goes away.
+   */
+  addSession(frameSession: CDPSession): Promise<void>;
+  /** The out-of-process frame went away: what its session had in flight will never end. */
+  sessionGone(frameSession: CDPSession): void;
   /** The last main-frame document response (after redirects), if one arrived. */
   mainDocument(): MainDocument | undefined;
   /** Why the last main-frame document request failed, if it did. */
@@ -82,18 +94,21 @@ export function createNetworkRecorder(
 ): NetworkRecorder {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
   const records = new Map<string, RequestRecord>();
-  /** Requests in flight, with the frame that made each. */
+  /** Requests in flight (by record key), with the frame that made each. */
   const inflight = new Map<string, string | undefined>();
+  const sessionKeys = new Map<CDPSession, string>([[session, '']]);
+  const keyOf = (from: CDPSession, requestId: string) => `${sessionKeys.get(from) ?? '?'}|${requestId}`;
   const listeners = new Set<() => void>();
   let mainRequestId: string | undefined;
   let recordedBodyBytes = 0;
   let disposed = false;
 
-  const recordFor = (requestId: string): RequestRecord => {
-    let record = records.get(requestId);
+  const recordFor = (from: CDPSession, requestId: string): RequestRecord => {
+    const key = keyOf(from, requestId);
+    let record = records.get(key);
     if (!record) {
-      record = { requestId, hops: [], requestExtra: [], responseExtra: [], state: 'loading' };
-      records.set(requestId, record);
+      record = { requestId, session: from, hops: [], requestExtra: [], responseExtra: [], state: 'loading' };
+      records.set(key, record);
     }
     return record;
   };
@@ -101,9 +116,9 @@ export function createNetworkRecorder(
     for (const listener of listeners) listener();
   };
 
-  const onRequest = (e: Protocol.Network.RequestWillBeSentEvent) => {
+  const onRequest = (from: CDPSession, e: Protocol.Network.RequestWillBeSentEvent) => {
     if (!isHttp(e.request.url)) return;
-    const record = recordFor(e.requestId);
+    const record = recordFor(from, e.requestId);
     const previous = record.hops[record.hops.length - 1];
     if (e.redirectResponse && previous) {
       previous.response = e.redirectResponse;
@@ -119,50 +134,82 @@ export function createNetworkRecorder(
       redirected: false,
     });
     // A navigation request's id equals its loader id; only the main frame's count as the main document.
-    if (e.type === 'Document' && e.frameId === options.mainFrameId && e.requestId === e.loaderId) {
-      mainRequestId = e.requestId;
+    if (from === session && e.type === 'Document' && e.frameId === options.mainFrameId && e.requestId === e.loaderId) {
+      mainRequestId = keyOf(from, e.requestId);
     }
-    if (!inflight.has(e.requestId)) {
-      inflight.set(e.requestId, e.frameId);
+    const key = keyOf(from, e.requestId);
+    if (!inflight.has(key)) {
+      inflight.set(key, e.frameId);
       changed();
     }
   };
-  const onRequestExtra = (e: Protocol.Network.RequestWillBeSentExtraInfoEvent) => {
-    recordFor(e.requestId).requestExtra.push(e);
+  const onRequestExtra = (from: CDPSession, e: Protocol.Network.RequestWillBeSentExtraInfoEvent) => {
+    recordFor(from, e.requestId).requestExtra.push(e);
   };
-  const onResponse = (e: Protocol.Network.ResponseReceivedEvent) => {
-    const hop = records.get(e.requestId)?.hops.at(-1);
+  const onResponse = (from: CDPSession, e: Protocol.Network.ResponseReceivedEvent) => {
+    const hop = records.get(keyOf(from, e.requestId))?.hops.at(-1);
     if (hop) hop.response = e.response;
   };
-  const onResponseExtra = (e: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
-    recordFor(e.requestId).responseExtra.push(e);
+  const onResponseExtra = (from: CDPSession, e: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
+    recordFor(from, e.requestId).responseExtra.push(e);
   };
-  const onFinished = (e: Protocol.Network.LoadingFinishedEvent) => {
-    const record = records.get(e.requestId);
+  const onFinished = (from: CDPSession, e: Protocol.Network.LoadingFinishedEvent) => {
+    const key = keyOf(from, e.requestId);
+    const record = records.get(key);
     if (record) {
       record.state = 'finished';
-      if (record.hops.at(-1)?.response) record.bodyFetch = fetchBody(record);
+      if (record.hops.at(-1)?.response) record.bodyFetch = fetchBody(key, record);
     }
-    settleRequest(e.requestId);
+    settleRequest(key);
   };
-  const onFailed = (e: Protocol.Network.LoadingFailedEvent) => {
-    const record = records.get(e.requestId);
+  const onFailed = (from: CDPSession, e: Protocol.Network.LoadingFailedEvent) => {
+    const key = keyOf(from, e.requestId);
+    const record = records.get(key);
     if (record) {
       record.state = 'failed';
       record.errorText = e.errorText;
     }
-    settleRequest(e.requestId);
+    settleRequest(key);
   };
-  const settleRequest = (requestId: string) => {
-    if (inflight.delete(requestId)) changed();
+  const settleRequest = (key: string) => {
+    if (inflight.delete(key)) changed();
   };
   // A cross-site frame moves to its own renderer process ('swap'): its document request finishes there, and
   // this session never hears of it again. Nor of the requests of a frame that was removed.
-  const onFrameDetached = (e: Protocol.Page.FrameDetachedEvent) => {
+  const onFrameDetached = (from: CDPSession, e: Protocol.Page.FrameDetachedEvent) => {
+    const prefix = `${sessionKeys.get(from) ?? '?'}|`;
     let dropped = false;
-    for (const [requestId, frameId] of inflight) {
-      if (frameId === e.frameId) dropped = inflight.delete(requestId) || dropped;
+    for (const [key, frameId] of inflight) {
+      if (frameId === e.frameId && key.startsWith(prefix)) {
+        dropped = inflight.delete(key) || dropped;
+        const record = records.get(key);
+        if (record && e.reason === 'swap') record.movedAway = true;
+      }
     }
+    if (dropped) changed();
+  };
+  /** A moved frame's document body is asked of the frame's own session (the renderer that finished it). */
+  async function fetchMovedBodies(): Promise<void> {
+    const frameSessions = [...sessionKeys.keys()].filter((s) => s !== session);
+    await Promise.all(
+      [...records.entries()].map(async ([key, record]) => {
+        if (!record.movedAway || record.body || record.state !== 'loading' || !record.hops.at(-1)?.response) return;
+        for (const target of frameSessions) {
+          const fetched = await target.send('Network.getResponseBody', { requestId: record.requestId }).catch(() => undefined);
+          if (!fetched) continue;
+          record.session = target;
+          record.state = 'finished';
+          await fetchBody(key, record);
+          return;
+        }
+      }),
+    );
+  }
+  // An out-of-process frame's session ends with the frame: what it had in flight will never end.
+  const onSessionGone = (from: CDPSession) => {
+    const prefix = `${sessionKeys.get(from) ?? '?'}|`;
+    let dropped = false;
+    for (const key of inflight.keys()) if (key.startsWith(prefix)) dropped = inflight.delete(key) || dropped;
     if (dropped) changed();
   };
 
@@ -174,14 +221,14 @@ export function createNetworkRecorder(
    * after its loadingFinished like any other, so on a busy machine sub-resources can be read first; when it
    * fits the budget on its own, the sub-resources kept last give way to it.
    */
-  async function fetchBody(record: RequestRecord): Promise<void> {
-    const isMainDocument = record.requestId === mainRequestId;
+  async function fetchBody(key: string, record: RequestRecord): Promise<void> {
+    const isMainDocument = key === mainRequestId;
     if (!isMainDocument && recordedBodyBytes >= maxBodyBytes) {
       record.bodyMissing = 'over-budget';
       return;
     }
     try {
-      const { body, base64Encoded } = await session.send('Network.getResponseBody', { requestId: record.requestId });
+      const { body, base64Encoded } = await record.session.send('Network.getResponseBody', { requestId: record.requestId });
       const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
       if (isMainDocument && bytes.length <= maxBodyBytes) {
         while (recordedBodyBytes + bytes.length > maxBodyBytes) {
@@ -204,7 +251,7 @@ export function createNetworkRecorder(
     }
   }
 
-  const handlers = {
+  const handlerSet = {
     'Network.requestWillBeSent': onRequest,
     'Network.requestWillBeSentExtraInfo': onRequestExtra,
     'Network.responseReceived': onResponse,
@@ -213,17 +260,39 @@ export function createNetworkRecorder(
     'Network.loadingFailed': onFailed,
     'Page.frameDetached': onFrameDetached,
   } as const;
+  /** Per session, its listeners (bound to it), to remove them again. */
+  const subscriptions = new Map<CDPSession, Array<[string, (event: never) => void]>>();
+  const subscribe = (target: CDPSession) => {
+    const bound: Array<[string, (event: never) => void]> = Object.entries(handlerSet).map(([event, handler]) => [
+      event,
+      (e: never) => (handler as (from: CDPSession, e: never) => void)(target, e),
+    ]);
+    for (const [event, listener] of bound) target.on(event as 'Network.requestWillBeSent', listener as never);
+    subscriptions.set(target, bound);
+  };
+  const enable = async (target: CDPSession) => {
+    // Chromium's own body buffer must hold at least what we intend to keep.
+    await target.send('Network.enable', {
+      maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
+      maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
+      maxPostDataSize: 1024 * 1024,
+    });
+    await target.send('Page.enable'); // for Page.frameDetached on this session
+  };
 
   return {
     async start() {
-      for (const [event, handler] of Object.entries(handlers)) session.on(event as keyof typeof handlers, handler as never);
-      // Chromium's own body buffer must hold at least what we intend to keep.
-      await session.send('Network.enable', {
-        maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
-        maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
-        maxPostDataSize: 1024 * 1024,
-      });
-      await session.send('Page.enable'); // for Page.frameDetached on this session
+      subscribe(session);
+      await enable(session);
+    },
+    async addSession(frameSession) {
+      if (disposed || sessionKeys.has(frameSession)) return;
+      sessionKeys.set(frameSession, String(sessionKeys.size));
+      subscribe(frameSession);
+      await enable(frameSession).catch(() => {}); // a frame gone meanwhile has nothing more to record
+    },
+    sessionGone(frameSession) {
+      if (frameSession !== session) onSessionGone(frameSession);
     },
     inflight: () => inflight.size,
     onInflightChange(listener) {
@@ -254,13 +323,17 @@ export function createNetworkRecorder(
     },
     async finish(waitForBodiesMs) {
       const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
+      pending.push(fetchMovedBodies());
       await withTimeout(Promise.all(pending), waitForBodiesMs, () => new Error('body reads timed out')).catch(() => {});
       return assemble([...records.values()]);
     },
     dispose() {
       if (disposed) return;
       disposed = true;
-      for (const [event, handler] of Object.entries(handlers)) session.off(event as keyof typeof handlers, handler as never);
+      for (const [target, bound] of subscriptions) {
+        for (const [event, listener] of bound) target.off(event as 'Network.requestWillBeSent', listener as never);
+      }
+      subscriptions.clear();
       listeners.clear();
     },
   };
@@ -271,21 +344,35 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   let unfinished = 0;
   let overBudget = 0;
   let unavailable = 0;
+  const noResponse: string[] = [];
   for (const record of records) {
+    const last = record.hops.at(-1);
+    // Failed before any response (aborted, refused, blocked): there is nothing to archive, so say so.
+    if (last && !last.response && record.state !== 'loading') noResponse.push(`${last.url} (${record.errorText || 'no response'})`);
     for (const [index, hop] of record.hops.entries()) {
-      if (!hop.response) continue; // failed before any response: nothing to archive
+      if (!hop.response) continue;
       let body: Buffer;
       if (hop.redirected) {
         body = Buffer.alloc(0); // Chromium does not keep redirect bodies
       } else if (record.body) {
         body = record.body;
+      } else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
+        body = Buffer.alloc(0);
       } else {
-        // Without its body a response record would misstate what was received; leave it out.
-        if (record.state === 'loading') unfinished++;
-        else if (record.bodyMissing === 'over-budget') overBudget++;
-        else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
-          exchanges.push(toExchange(record, index, hop, Buffer.alloc(0)));
-        } else unavailable++;
+        // Every response the browser got has a record (whatever its status); one whose body is not here is
+        // written with an empty body and WARC-Truncated saying why, never passed off as complete.
+        let truncated: NonNullable<NetworkExchange['truncated']>;
+        if (record.state === 'loading') {
+          unfinished++;
+          truncated = 'time';
+        } else if (record.bodyMissing === 'over-budget') {
+          overBudget++;
+          truncated = 'length';
+        } else {
+          unavailable++;
+          truncated = record.state === 'failed' ? 'disconnect' : 'unspecified';
+        }
+        exchanges.push({ ...toExchange(record, index, hop, Buffer.alloc(0)), truncated });
         continue;
       }
       exchanges.push(toExchange(record, index, hop, body));
@@ -293,9 +380,13 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   }
   exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const notes: string[] = [];
-  if (overBudget > 0) notes.push(`${overBudget} response(s) not recorded: recorded body budget exhausted`);
-  if (unfinished > 0) notes.push(`${unfinished} response(s) not recorded: still loading at capture time`);
-  if (unavailable > 0) notes.push(`${unavailable} response(s) not recorded: body not available from the browser`);
+  if (overBudget > 0) notes.push(`${overBudget} response(s) recorded without their body (WARC-Truncated: length): recorded body budget exhausted`);
+  if (unfinished > 0) notes.push(`${unfinished} response(s) recorded without their body (WARC-Truncated: time): still loading at capture time`);
+  if (unavailable > 0) notes.push(`${unavailable} response(s) recorded without their body: body not available from the browser`);
+  if (noResponse.length > 0) {
+    const shown = noResponse.slice(0, 5).join(', ');
+    notes.push(`${noResponse.length} request(s) got no response to record: ${shown}${noResponse.length > 5 ? ', …' : ''}`);
+  }
   return { exchanges, notes };
 }
 

@@ -10,10 +10,15 @@ import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type 
 import { startConsentRun, type ConsentInfo, type ConsentRun } from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
-import { scrollThroughPage } from './lazy-scroll.js';
+import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
 import type { NetworkExchange } from './network-exchange.js';
 import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type NetworkRecorder } from './network-recorder.js';
-import { waitForNetworkQuiet, watchNetworkActivity, type NetworkActivity, type SettleResult } from './settle.js';
+import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource, type NetworkActivity, type SettleResult } from './settle.js';
+import { watchPendingTimers, type PendingTimers } from './pending-timers.js';
+import { renderedHtml } from './rendered-html.js';
+import { challengeMessage, detectChallenge } from './challenge-page.js';
+import { presentAsChrome } from './user-agent.js';
+import { recordOutOfProcessFrames } from './frame-sessions.js';
 import { loadDocumentBytes, viewerWrappedPdf } from './pdf-document-body.js';
 import { waitForSelectorStep, type SelectorWaitResult } from './selector-wait.js';
 import { abortReason, withTimeout } from './step-timeout.js';
@@ -221,6 +226,7 @@ async function captureInContext(
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
   // Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
   await steps.service(page.setViewport({ ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor }));
+  const sentUserAgent = await steps.service(page.browser().userAgent().then((ua) => presentAsChrome(page, ua)));
   const session = await steps.service(page.createCDPSession());
   const { frameTree } = await steps.service(session.send('Page.getFrameTree'));
   const mainFrameId = frameTree.frame.id;
@@ -239,11 +245,20 @@ async function captureInContext(
           clock: options.clock,
         });
 
+  // What the settle phase waits for: the page's requests and its pending short timers (pending-timers.ts).
+  let pending: InflightSource = recorder;
+  let timers: PendingTimers | undefined;
+  let stopFollowingFrames: (() => void) | undefined;
   try {
     await steps.service(recorder.start());
+    stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
+    timers = await steps.service(watchPendingTimers(session, { maxDelayMs: settleCapMs }));
+    pending = combinedInflight(recorder, timers);
     return await run();
   } finally {
+    stopFollowingFrames?.();
     recorder.dispose();
+    void timers?.dispose();
   }
 
   /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
@@ -298,7 +313,8 @@ async function captureInContext(
   /** Scrolls for lazy content; runs beside the settle phase, whose quiet window then covers what it loads. */
   async function scrollForLazyContent(): Promise<{ scrollMs: number; steps: number }> {
     const scrollStart = performance.now();
-    const scrolled = await bounded(scrollThroughPage(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS }), SCROLL_BUDGET_MS + 2000).catch(
+    const scrolling = scrollWhileGrowing(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS, pending, signal });
+    const scrolled = await bounded(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000).catch(
       (error: unknown) => {
         if (signal.aborted) throw error;
         notes.push('scrolling for lazy content failed');
@@ -306,11 +322,12 @@ async function captureInContext(
       },
     );
     if (scrolled && !scrolled.reachedBottom) notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
+    if (scrolled?.stillGrowing) notes.push(`the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`);
     return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
   }
 
   async function run(): Promise<PageCaptureResult> {
-    const activity = watchNetworkActivity(recorder);
+    const activity = watchNetworkActivity(pending);
     try {
       return await phases(activity);
     } finally {
@@ -354,13 +371,13 @@ async function captureInContext(
     scrolling.catch(() => {});
     let settle: SettleResult | undefined;
     if (!timedOut) {
-      settle = await waitForNetworkQuiet(recorder, { quietWindowMs, capMs: settleCapMs, startedAt: settleFrom, quietSince: activity.quietSince(), signal });
+      settle = await waitForNetworkQuiet(pending, { quietWindowMs, capMs: settleCapMs, startedAt: settleFrom, quietSince: activity.quietSince(), signal });
     }
     const settledAt = performance.now();
     const { scrollMs } = await scrolling;
     // What the scroll started after the settle phase ended (a long page) still gets its quiet window.
-    if (activity.lastActiveAt() > settledAt || recorder.inflight() > 0) {
-      await waitForNetworkQuiet(recorder, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
+    if (activity.lastActiveAt() > settledAt || pending.inflight() > 0) {
+      await waitForNetworkQuiet(pending, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
     }
     // The tenant's extra wait (README, Capture options), after the page settled.
     if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), settings.delayMs + 1000);
@@ -380,16 +397,29 @@ async function captureInContext(
     const pdf = settings.pdf ? await printPdf(page, steps) : undefined;
 
     const htmlStart = performance.now();
-    const html = await readHtml(page, steps, signal);
+    // Open shadow roots and frame documents included (rendered-html.ts); page.content() if that fails.
+    const rendered = await bounded(renderedHtml(page)).catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return undefined;
+    });
+    const html = rendered?.html ?? (await readHtml(page, steps, signal));
+    if (rendered) notes.push(...rendered.notes);
     const title = await bounded(page.title()).catch(() => '');
     const finalUrl = page.url();
     const htmlMs = since(htmlStart);
+    // A bot-protection answer is reported, not archived as the page (challenge-page.ts).
+    const answered = recorder.mainDocument();
+    // The main document only: a captcha or Turnstile widget in a frame of an ordinary page is not a challenge page.
+    const mainHtml = rendered?.mainHtml ?? html;
+    const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title, html: mainHtml });
+    if (protection) throw new CaptureError('challenge', challengeMessage(protection, answered?.status ?? 0), true);
 
     const networkStart = performance.now();
     const finalMain = recorder.mainDocument();
     const mainDocumentUrls = recorder.mainDocumentUrls();
     const browser = page.browser();
-    const [browserVersion, userAgent] = await Promise.all([bounded(browser.version()), bounded(browser.userAgent())]);
+    const browserVersion = await bounded(browser.version());
+    const userAgent = sentUserAgent;
     const network = await recorder.finish(BODY_WAIT_MS);
     notes.push(...network.notes);
     const wrappedPdf = viewerWrappedPdf(network.exchanges, finalUrl);

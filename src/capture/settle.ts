@@ -12,6 +12,19 @@ export interface InflightSource {
   onInflightChange(listener: () => void): () => void;
 }
 
+/** Several sources as one: in flight is the sum (e.g. the page's requests and its pending short timers). */
+export function combinedInflight(...sources: InflightSource[]): InflightSource {
+  return {
+    inflight: () => sources.reduce((sum, source) => sum + source.inflight(), 0),
+    onInflightChange(listener) {
+      const removers = sources.map((source) => source.onInflightChange(listener));
+      return () => {
+        for (const remove of removers) remove();
+      };
+    },
+  };
+}
+
 export interface SettleOptions {
   quietWindowMs: number;
   capMs: number;

@@ -97,6 +97,8 @@ export type TenantEvent =
         captureSettings?: CaptureSettings;
         storedBytes: number;
         attempts: number;
+        /** page.url() at capture time (after redirects and client-side route changes); absent on older events. */
+        finalUrl?: string;
       };
     }
   | {

@@ -63,6 +63,7 @@ export function captureCompleteData(baseUrl: string, row: SubmittedCaptureRow, o
     render_quality: outcome.renderQuality,
     artifacts: outcome.artifacts,
     bundle: outcome.bundle ?? null,
+    final_url: outcome.finalUrl ?? null,
   };
   const record = views.record(merged);
   return {

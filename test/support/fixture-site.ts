@@ -387,7 +387,7 @@ const BUSY_PAGE = `<!doctype html>
 </body></html>`;
 
 /** A tiny solid-colour PNG, built by hand so the fixture needs no image library. */
-function solidPng(width: number, height: number, [r, g, b]: readonly [number, number, number]): Buffer {
+export function solidPng(width: number, height: number, [r, g, b]: readonly [number, number, number]): Buffer {
   const row = Buffer.alloc(1 + width * 3);
   for (let x = 0; x < width; x++) row.set([r, g, b], 1 + x * 3);
   const raw = Buffer.concat(Array.from({ length: height }, () => row));

@@ -54,4 +54,21 @@ describe('network recorder body budget', () => {
     assert.ok(notes.some((n) => /budget/.test(n)), notes.join('; '));
     recorder.dispose();
   });
+
+  it('records a response whose body it does not have, marked WARC-Truncated, and names requests that got no response', async () => {
+    const fake = fakeSession();
+    const recorder = createNetworkRecorder(fake.session, { mainFrameId: 'main', maxBodyBytes: 400 });
+    await recorder.start();
+    fake.request('doc', 'http://site.test/', 'Document');
+    fake.request('gone', 'http://site.test/missing.png', 'Image'); // its body read never answers
+    fake.answer('doc', '<html></html>');
+    const { exchanges, notes } = await recorder.finish(50);
+    const missing = exchanges.find((e) => e.url === 'http://site.test/missing.png');
+    assert.ok(missing, 'the response has a record');
+    assert.equal(missing.body.length, 0);
+    assert.equal(missing.truncated, 'unspecified');
+    assert.equal(exchanges.find((e) => e.url === 'http://site.test/')?.truncated, undefined);
+    assert.ok(notes.some((n) => /without their body/.test(n)), notes.join('; '));
+    recorder.dispose();
+  });
 });

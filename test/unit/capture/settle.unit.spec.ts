@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitForNetworkQuiet, watchNetworkActivity, type InflightSource } from '../../../src/capture/settle.js';
+import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource } from '../../../src/capture/settle.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -110,5 +110,34 @@ describe('waitForNetworkQuiet', () => {
     assert.ok(result.elapsedMs >= 1995, `settle ${result.elapsedMs} ms`);
     // About 1000 ms more, not a whole cap of 2000 from the call (the margin is for a busy machine).
     assert.ok(performance.now() - waitStart < 1800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+  });
+});
+
+describe('combinedInflight', () => {
+  it('is quiet only when every source is: a pending timer holds the window open like a request', async () => {
+    const requests = fakeNetwork(0);
+    const timers = fakeNetwork(1); // a timer the page scheduled after load
+    const both = combinedInflight(requests, timers);
+    setTimeout(() => {
+      requests.set(1); // the timer fired and started its fetch
+      timers.set(0);
+    }, 60);
+    setTimeout(() => requests.set(0), 100);
+    const result = await waitForNetworkQuiet(both, { quietWindowMs: 50, capMs: 5000 });
+    assert.equal(result.reason, 'idle');
+    assert.ok(result.elapsedMs >= 145, `elapsed ${result.elapsedMs}: the window counts from the end of the fetch`);
+  });
+
+  it('removes its listeners from every source', () => {
+    const a = fakeNetwork(0);
+    const b = fakeNetwork(0);
+    let calls = 0;
+    const stop = combinedInflight(a, b).onInflightChange(() => calls++);
+    a.set(1);
+    b.set(1);
+    stop();
+    a.set(0);
+    b.set(0);
+    assert.equal(calls, 2);
   });
 });
