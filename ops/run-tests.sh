@@ -9,4 +9,4 @@ case "$kind" in
   *) echo "usage: $0 unit|int" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086
-exec node --import tsx --test --test-concurrency="$conc" --test-timeout=300000 $files
+exec node --import tsx --test --test-concurrency="$conc" --test-timeout=1200000 $files
