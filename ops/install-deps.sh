@@ -11,6 +11,8 @@ missing=()
 [ -x /usr/sbin/nats-server ] || command -v nats-server >/dev/null || missing+=(nats-server)
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v openssl >/dev/null || missing+=(openssl)
+# pdftoppm / pdftotext: the certificate test renders the PDF and reads back its text.
+command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq

@@ -17,6 +17,7 @@ import { DomainError } from '../domain/errors.js';
 import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
 import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
+import { responseHeadersHook } from './response-headers.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -79,8 +80,8 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
   });
+  app.addHook('onSend', responseHeadersHook({ publicBaseUrl: opts.publicBaseUrl }));
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

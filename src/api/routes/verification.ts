@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { verifyBundle } from '../../archive/bundle-verifier.js';
+import { verifyBundle } from '../../../packages/verifier/src/index.js';
 import { createVerificationCache } from '../verification-cache.js';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { ArtifactStore } from '../../capture/artifact-store.js';

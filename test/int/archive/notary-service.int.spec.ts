@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
 import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
-import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
+import { verifyBundle } from '../../../packages/verifier/src/index.js';
 import { localNotary, NotaryRefusal } from '../../../src/archive/notary.js';
 import { NOTARY_SUBJECTS, remoteNotary, serveNotary } from '../../../src/archive/notary-service.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
