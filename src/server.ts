@@ -6,6 +6,10 @@ import { openSnapshotStore } from './actors/snapshot-store.js';
 import { createTenantActors } from './actors/tenant-actors.js';
 import { createBundleMaker } from './archive/bundle-maker.js';
 import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
+import { createCertificates, openCertificateStore } from './evidence/certificate.js';
+import { deploymentTrust } from './evidence/trust-anchors.js';
+import { certificateRoutes } from './api/routes/certificates.js';
+import { findCapture } from '../projections/read-models/captures.js';
 import { remoteNotary, serveNotary } from './archive/notary-service.js';
 import { registerSigningKey } from './archive/signing-key-registry.js';
 import { publishTsaCertificate } from './archive/tsa-certificate-registry.js';
@@ -254,6 +258,17 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       else if (Date.now() - backlog.at > 1000) await Promise.race([refreshBacklog(), new Promise((r) => setTimeout(r, 250))]);
       return backlog.value;
     };
+    // Certificates are signed by the signer role: in this process when it has that role, else over NATS.
+    const trust = deploymentTrust(pool, evidence);
+    const certificates = createCertificates({
+      pool,
+      artifacts,
+      store: await openCertificateStore(nc, replicas),
+      notary: config.SIGNING_KEY === 'none' ? null : roles.has('signer') ? evidence.notary : remoteNotary(nc),
+      trust,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
+    });
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -263,7 +278,13 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         healthRoutes(ctx),
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ ctx, guard, policy, artifacts, backlog: backlogNow, cors: createCors(config.CORS_ORIGINS) }),
-        verificationRoutes(ctx, guard, artifacts, evidence),
+        verificationRoutes(ctx, guard, artifacts, evidence, trust),
+        certificateRoutes(guard, certificates, trust, {
+          async bundleHashOf(captureId) {
+            const row = await findCapture(pool, captureId);
+            return row?.status === 'complete' && row.bundle ? row.bundle.bundleHash : null;
+          },
+        }),
         scheduleRoutes({ ctx, guard, policy }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),

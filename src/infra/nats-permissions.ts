@@ -27,7 +27,9 @@ const WEBHOOK_KEYS_READ = [
 
 /** Subjects each role publishes to, beyond the shared ones. */
 const PUBLISH: Record<NatsRole, string[]> = {
-  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked'],
+  // Certificates: the API asks the signer to sign a certificate's hash (notary.certify; never a bundle's,
+  // notary.sign stays the worker's) and keeps the result in its own bucket, not beside the artifacts.
+  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', '$KV.certificates.>', 'notary.certify'],
   // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
   worker: ['ledger.tenant.>', 'jobs.capture', '$O.artifacts.>', '$KV.actor-snapshots.>', 'notary.>'],
   // The signer answers notary requests on reply inboxes and records its key and TSA on the system subject.

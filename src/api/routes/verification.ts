@@ -8,7 +8,8 @@ import { isId } from '../../domain/ids.js';
 import type { TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { findCapture } from '../../../projections/read-models/captures.js';
-import { listSigningKeys, listTsaCertificates } from '../../../projections/read-models/evidence-keys.js';
+import { listTsaCertificates } from '../../../projections/read-models/evidence-keys.js';
+import type { DeploymentTrust } from '../../evidence/trust-anchors.js';
 import { captureSettingsSchema } from '../capture-schemas.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, iso, uri } from '../schemas.js';
@@ -59,10 +60,8 @@ const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
 
 /** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
-export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence) {
-  async function publishedKeys() {
-    return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
-  }
+export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifacts: ArtifactStore, evidence: Evidence, trust: DeploymentTrust) {
+  const publishedKeys = () => trust.keys();
 
   /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
   async function trustedTsaCertificates() {
@@ -205,13 +204,8 @@ export function verificationRoutes(ctx: ApiContext, guard: TenantGuard, artifact
         const result = await verifications.get(`${captureId}:${stored}`, async () => {
           const bytes = await artifacts.get(wacz);
           if (!bytes) return null;
-          const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
-          return verifyBundle(Buffer.from(bytes), {
-            keys: await publishedKeys(),
-            tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
-            // Every built-in TSA is self-issued: this process's own and those published on the log.
-            selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
-          });
+          // Every built-in TSA is self-issued: this process's own and those published on the log.
+          return verifyBundle(bytes, await trust.anchors());
         });
         return {
           verified: result?.verified ?? false,

@@ -9,6 +9,7 @@ import { captureRoutes } from '../../../src/api/routes/captures.js';
 import { healthRoutes } from '../../../src/api/routes/health.js';
 import { scheduleRoutes } from '../../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../../src/api/routes/tenancy.js';
+import { certificateRoutes } from '../../../src/api/routes/certificates.js';
 import { verificationRoutes } from '../../../src/api/routes/verification.js';
 import { adminWebhookRoutes, webhookRoutes } from '../../../src/api/routes/webhooks.js';
 import type { TenantGuard } from '../../../src/api/tenant-auth.js';
@@ -42,7 +43,8 @@ describe('OpenAPI document of the API plugins', () => {
         healthRoutes({ ...ctx, nc: stub(), pool: stub() }),
         adminKeyRoutes(ctx, stub()),
         captureRoutes({ ctx, guard, policy, artifacts: stub(), backlog: async () => 0, cors: createCors([]) }),
-        verificationRoutes(ctx, guard, stub(), stub()),
+        verificationRoutes(ctx, guard, stub(), stub(), stub()),
+        certificateRoutes(guard, stub(), stub(), stub()),
         scheduleRoutes({ ctx, guard, policy }),
         tenancyRoutes(ctx, guard),
         webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
