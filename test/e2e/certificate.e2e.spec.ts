@@ -13,7 +13,7 @@ import { createCertificates } from '../../src/evidence/certificate.js';
 import { deploymentTrust } from '../../src/evidence/trust-anchors.js';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { splitCertificate } from '../../packages/verifier/src/index.js';
-import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -23,7 +23,6 @@ import { assertProblem, httpCall, startTestServer, type TestServer } from '../su
  * — and refused once altered or appended to.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const run = (file: string, args: string[], opts: { cwd?: string; encoding?: 'buffer' } = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(file, args, { cwd: opts.cwd ?? projectRoot, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) =>
@@ -44,32 +43,11 @@ describe('capture certificate (PDF)', () => {
     site = await startFixtureSite();
     dir = await mkdtemp(join(tmpdir(), 'cl-certificate-'));
     // The built-in TSA (TSA_URL empty), a worker with the signer role (SIGNER=local).
-    s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: seed, TSA_URL: '', CAPTURE_TIMEOUT_MS: '8000', WORKER_CONCURRENCY: '1' });
+    s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: seed, TSA_URL: '', CAPTURE_TIMEOUT_MS: '20000', WORKER_CONCURRENCY: '1' });
     const admin = await s.call('POST', '/v1/admin/keys', { token: 'test-admin-key-0123456789', body: { tenantId: 'cert', scopes: ['capture'], name: 'cert' } });
     assert.equal(admin.status, 201, admin.text);
-    const submitted = await s.call('POST', '/v1/captures', { token: admin.body.key, body: { url: site.url('/simple') } });
-    assert.equal(submitted.status, 202, submitted.text);
-    captureId = submitted.body.id;
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      const st = await s.call('GET', `/v1/captures/${captureId}/status`);
-      if (st.body.status !== 'pending') {
-        assert.equal(st.body.status, 'complete', st.text);
-        break;
-      }
-      assert.ok(Date.now() < deadline, 'the capture did not finish');
-      await sleep(200);
-    }
-    // The record is read once the projection shows the bundle.
-    for (;;) {
-      const r = await s.call('GET', `/v1/captures/${captureId}`);
-      if (r.status === 200 && r.body.wacz) {
-        record = r.body;
-        break;
-      }
-      assert.ok(Date.now() < deadline, `no record with a bundle: ${r.text}`);
-      await sleep(200);
-    }
+    captureId = await captureUntilComplete(s.call, admin.body.key, site.url('/simple'));
+    record = (await s.call('GET', `/v1/captures/${captureId}`)).body;
   });
 
   after(async () => {
