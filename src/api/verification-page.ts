@@ -112,7 +112,9 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
 })();
 </script>
 <script type="module" nonce="${nonce}">
-import { verifyEvidence, keysFromDocument, tsaCertificatesFromDocument } from '${esc(assets.verifierScript)}';
+// Loaded on first use only: most readers never check in the browser.
+let verifier = null;
+const loadVerifier = () => (verifier ??= import(${JSON.stringify(assets.verifierScript)}));
 const captureId = ${JSON.stringify(captureId).replace(/</g, '\\u003c')};
 const localVerdict = document.getElementById('local-verdict');
 const localChecks = document.getElementById('local-checks');
@@ -122,7 +124,7 @@ async function checkHere(bytes, source) {
   const body = localChecks.querySelector('tbody');
   body.textContent = '';
   try {
-    const [keys, tsa] = await Promise.all([json('/.well-known/signing-keys'), json('/.well-known/tsa-certificates')]);
+    const [{ verifyEvidence, keysFromDocument, tsaCertificatesFromDocument }, keys, tsa] = await Promise.all([loadVerifier(), json('/.well-known/signing-keys'), json('/.well-known/tsa-certificates')]);
     const builtIn = tsaCertificatesFromDocument(tsa, '/.well-known/tsa-certificates');
     const result = await verifyEvidence(bytes, { keys: keysFromDocument(keys, '/.well-known/signing-keys'), tsaCaCertsPem: builtIn, selfIssuedTsaCaCertsPem: builtIn });
     for (const c of result.checks) {
