@@ -73,6 +73,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       'create_schedule',
       'delete_schedule',
       'get_capture',
+      'get_certificate',
       'get_usage',
       'list_captures',
       'list_schedules',
