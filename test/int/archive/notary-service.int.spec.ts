@@ -39,6 +39,8 @@ describe('notary service (signer role) over NATS', () => {
     tsaDir = await mkdtemp(join(tmpdir(), 'cl-notary-tsa-'));
     tsa = await startLocalTsa({ dir: tsaDir });
     service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
+    // The subscription must reach the server before the first request, or it finds no responder.
+    await signerConn.flush();
   });
 
   after(async () => {
