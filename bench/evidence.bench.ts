@@ -7,7 +7,7 @@ import { buildSignedBundle } from '../src/archive/bundle-builder.js';
 import { createTsaClient } from '../src/archive/tsa-client.js';
 import { generateSeedBase64, signingKeyFromSeed } from '../src/archive/signing-key.js';
 import { startLocalTsa } from '../src/archive/local-tsa.js';
-import { verifyBundle } from '../src/archive/bundle-verifier.js';
+import { verifyBundle } from '../packages/verifier/src/index.js';
 import { localNotary } from '../src/archive/notary.js';
 import { remoteNotary, serveNotary } from '../src/archive/notary-service.js';
 import { startEmbeddedNats } from '../src/infra/embedded-nats.js';

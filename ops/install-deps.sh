@@ -14,6 +14,8 @@ command -v openssl >/dev/null || missing+=(openssl)
 # nginx: only for `make test` (test/e2e/load-balancer.e2e.spec.ts runs ops/nginx/lb.conf on loopback);
 # `make run` and the service never use it. INSTALL_DEPS=run skips it.
 if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
+# pdftoppm / pdftotext: the certificate test renders the PDF and reads back its text.
+command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq

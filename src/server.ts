@@ -6,6 +6,10 @@ import { openSnapshotStore } from './actors/snapshot-store.js';
 import { createTenantActors } from './actors/tenant-actors.js';
 import { createBundleMaker } from './archive/bundle-maker.js';
 import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
+import { createCertificates, openCertificateStore } from './evidence/certificate.js';
+import { deploymentTrust } from './evidence/trust-anchors.js';
+import { certificateRoutes } from './api/routes/certificates.js';
+import { findCapture } from '../projections/read-models/captures.js';
 import { remoteNotary, serveNotary } from './archive/notary-service.js';
 import { registerSigningKey } from './archive/signing-key-registry.js';
 import { publishTsaCertificate } from './archive/tsa-certificate-registry.js';
@@ -25,6 +29,7 @@ import { mcpRoutes } from './api/mcp/mcp-routes.js';
 import { accountUsage } from './application/account-usage.js';
 import { createCaptureAdmission } from './application/capture-admission.js';
 import { createCaptureReads } from './application/capture-reads.js';
+import { createCaptureCertificates } from './application/capture-certificates.js';
 import { createCaptureVerification } from './application/capture-verification.js';
 import { createSchedules } from './application/schedules.js';
 import { createUsageRecorder } from './api/usage-recorder.js';
@@ -293,6 +298,23 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const verification = createCaptureVerification(ctx, artifacts, evidence, transparency.service ?? undefined);
     const schedules = createSchedules(ctx, policy);
     const cors = createCors(config.CORS_ORIGINS);
+    // Certificates are signed by the signer role: in this process when it has that role, else over NATS.
+    const trust = deploymentTrust(pool, evidence);
+    const certificates = createCertificates({
+      pool,
+      artifacts,
+      store: await openCertificateStore(nc, replicas),
+      notary: config.SIGNING_KEY === 'none' ? null : roles.has('signer') ? evidence.notary : remoteNotary(nc),
+      trust,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
+    });
+    const captureCertificates = createCaptureCertificates(certificates, trust, {
+      async bundleHashOf(captureId) {
+        const row = await findCapture(pool, captureId);
+        return row?.status === 'complete' && row.bundle ? row.bundle.bundleHash : null;
+      },
+    });
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -303,6 +325,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ guard, admission, reads, artifacts, cors }),
         verificationRoutes(guard, verification, evidence),
+        certificateRoutes(guard, captureCertificates),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ guard, schedules }),
         tenancyRoutes(ctx, guard),
@@ -316,6 +339,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
           verification,
           schedules,
           usage: (tenantId) => accountUsage(ctx, tenantId),
+          certificatePdf: (captureId) => captureCertificates.certificatePdf(captureId, log),
           publicBaseUrl: config.PUBLIC_BASE_URL,
         }),
       ],

@@ -17,6 +17,7 @@ import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access
 import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, openApiTransformObject, ROOT_SECURITY } from './openapi-document.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
+import { responseHeadersHook } from './response-headers.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -97,6 +98,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     if (!req.raw.complete) await drainRequest(req.raw);
     return payload;
   });
+  app.addHook('onSend', responseHeadersHook({ publicBaseUrl: opts.publicBaseUrl }));
 
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

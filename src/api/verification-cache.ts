@@ -1,4 +1,4 @@
-import type { VerificationResult } from '../archive/bundle-verifier.js';
+import type { VerificationResult } from '../../packages/verifier/src/index.js';
 
 /**
  * `GET /v1/verify/{id}` is public and a bundle can be 100 MiB: results are kept (a stored bundle never

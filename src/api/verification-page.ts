@@ -1,12 +1,28 @@
 /**
- * The human-readable verification page (spec 4.9): self-contained (no external assets, strict CSP with a
- * per-response nonce); it fetches the JSON result from the same URL and shows each check. Beside the checks,
- * the archived page itself, replayed from the signed WACZ in the reader's browser by ReplayWeb.page's viewer
- * (served by this service under /replay/, with its service worker; docs/architecture.md, Evidence).
+ * The human-readable verification page (spec 4.9): no external assets, strict CSP with a per-response nonce.
+ * It shows the captured URL, fetches the JSON result from the same URL and shows each check as run on the
+ * server; beside them, the archived page itself, replayed from the signed WACZ in the reader's browser by
+ * ReplayWeb.page (served under /replay/; docs/architecture.md, Evidence).
+ *
+ * The reader need not trust the server's verdict: the same verifier (packages/verifier, served as one module at
+ * /verifier/verifier.js) checks this capture's bundle — or any WACZ or certificate PDF dropped on the page — in
+ * the browser with WebCrypto (SHA-256, Ed25519) and pkijs, and each row says where it ran. The keys and TSA
+ * certificates it trusts are the ones this service publishes under /.well-known/, which anyone can mirror.
+ *
+ * Layout: one column below 1000 px, two from there (checks at most 36rem, the replay the rest); every column
+ * may shrink (min-width 0) and long values wrap anywhere, so nothing overlaps at 375, 1280 or 1920 px
+ * (test/e2e/verification-page.e2e.spec.ts).
  */
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function verificationPage(captureId: string, nonce: string, replay: { url: string; waczPath: string; replayBase: string }): string {
+export interface VerificationPageAssets {
+  url: string;
+  waczPath: string;
+  replayBase: string;
+  verifierScript: string;
+}
+
+export function verificationPage(captureId: string, nonce: string, assets: VerificationPageAssets): string {
   const id = esc(captureId);
   return `<!doctype html>
 <html lang="en">
@@ -15,31 +31,53 @@ export function verificationPage(captureId: string, nonce: string, replay: { url
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Verification of capture ${id}</title>
 <style nonce="${nonce}">
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
-  h1 { font-size: 1.4rem; }
-  #verdict { font-size: 1.2rem; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; }
+  *, *::before, *::after { box-sizing: border-box; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; color: #1b1b1b; }
+  .layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1.5rem; max-width: 120rem; margin: 0 auto; }
+  @media (min-width: 1000px) { .layout { grid-template-columns: minmax(0, 36rem) minmax(0, 1fr); } }
+  main, #archived { min-width: 0; }
+  h1 { font-size: 1.4rem; margin: 0 0 .5rem; overflow-wrap: anywhere; }
+  h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+  #captured { margin: 0 0 1rem; overflow-wrap: anywhere; }
+  #verdict, #local-verdict { font-size: 1.1rem; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; overflow-wrap: anywhere; }
   .ok { background: #e3f6e8; color: #11602b; } .bad { background: #fde7e7; color: #8a1111; } .wait { background: #eef; }
-  table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
-  td, th { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
+  table { border-collapse: collapse; width: 100%; margin-top: 1rem; table-layout: fixed; }
+  td, th { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; font-size: .9rem; }
+  th:nth-child(1) { width: 30%; } th:nth-child(2) { width: 14%; } th:nth-child(4) { width: 20%; }
+  #facts td:first-child { width: 30%; font-weight: 600; }
   .pass { color: #11602b; } .fail { color: #8a1111; } .skip { color: #6b5b00; }
-  code { word-break: break-all; font-size: .85rem; }
-  body.with-replay { max-width: none; display: grid; grid-template-columns: minmax(24rem, 40rem) 1fr; gap: 1.5rem; }
-  replay-web-page { display: block; height: 85vh; border: 1px solid #ccc; }
+  code { overflow-wrap: anywhere; font-size: .85rem; }
+  #drop { margin-top: 1rem; padding: 1rem; border: 2px dashed #99a; border-radius: .4rem; text-align: center; }
+  #drop.over { background: #eef; }
+  #drop input { max-width: 100%; }
+  button { font: inherit; padding: .4rem .8rem; margin-top: .5rem; max-width: 100%; }
+  replay-web-page { display: block; width: 100%; height: 80vh; border: 1px solid #ccc; }
 </style>
-<script nonce="${nonce}" src="${esc(replay.replayBase)}ui.js"></script>
+<script nonce="${nonce}" src="${esc(assets.replayBase)}ui.js"></script>
 </head>
-<body class="with-replay">
+<body>
+<div class="layout">
 <main>
 <h1>Verification of capture <code>${id}</code></h1>
+<p id="captured">Captured URL: <code id="captured-url">${esc(assets.url)}</code></p>
 <p id="verdict" class="wait">Verifying…</p>
-<table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th></tr></thead><tbody></tbody></table>
+<table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
-<p>Anyone can repeat these checks offline with the bundle and the keys published at <code>/.well-known/signing-keys</code>.</p>
+<h2>Check it yourself, in this browser</h2>
+<p>The same verifier runs here, with WebCrypto: nothing below depends on the server's verdict. It trusts the keys and
+timestamp authorities this service publishes at <code>/.well-known/signing-keys</code> and <code>/.well-known/tsa-certificates</code>.</p>
+<button id="check-here" type="button">Check this capture's bundle in this browser</button>
+<div id="drop">Drop a <code>.wacz</code> bundle or a certificate <code>.pdf</code> here, or choose one:
+<br><input id="file" type="file" accept=".wacz,.pdf,application/pdf,application/wacz+zip"></div>
+<p id="local-verdict" hidden></p>
+<table id="local-checks" hidden><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
+<p>Offline: <code>npx @capture-ledger/verifier capture.wacz --keys-url …/.well-known/signing-keys</code>.</p>
 </main>
 <section id="archived" aria-label="The archived page, replayed from the signed bundle">
 <h2>The archived page</h2>
-<replay-web-page source="${esc(replay.waczPath)}" url="${esc(replay.url)}" replayBase="${esc(replay.replayBase)}" embed="replayonly"></replay-web-page>
+<replay-web-page source="${esc(assets.waczPath)}" url="${esc(assets.url)}" replayBase="${esc(assets.replayBase)}" embed="replayonly"></replay-web-page>
 </section>
+</div>
 <script nonce="${nonce}">
 (function () {
   var verdict = document.getElementById('verdict');
@@ -60,7 +98,7 @@ export function verificationPage(captureId: string, nonce: string, replay: { url
       if (res.status !== 200) { verdict.className = 'bad'; verdict.textContent = (b && b.detail) || ('Verification unavailable (HTTP ' + res.status + ')'); return; }
       verdict.className = b.verified ? 'ok' : 'bad';
       verdict.textContent = b.verified ? 'Verified: the bundle is intact and signed by this service.' : 'Not verified: at least one check failed.';
-      (b.checks || []).forEach(function (c) { row('#checks', [c.name, c.status, c.detail || ''], c.status); });
+      (b.checks || []).forEach(function (c) { row('#checks', [c.name, c.status, c.detail || '', 'on the server'], c.status); });
       row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
       if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
       if (b.signing) {
@@ -72,6 +110,52 @@ export function verificationPage(captureId: string, nonce: string, replay: { url
     })
     .catch(function (e) { verdict.className = 'bad'; verdict.textContent = 'Could not load the verification result: ' + e; });
 })();
+</script>
+<script type="module" nonce="${nonce}">
+// Loaded on first use only: most readers never check in the browser.
+let verifier = null;
+const loadVerifier = () => (verifier ??= import(${JSON.stringify(assets.verifierScript)}));
+const captureId = ${JSON.stringify(captureId).replace(/</g, '\\u003c')};
+const localVerdict = document.getElementById('local-verdict');
+const localChecks = document.getElementById('local-checks');
+const json = async (path) => { const r = await fetch(path, { headers: { Accept: 'application/json' } }); if (!r.ok) throw new Error(path + ' answered HTTP ' + r.status); return r.json(); };
+async function checkHere(bytes, source) {
+  localVerdict.hidden = false; localVerdict.className = 'wait'; localVerdict.textContent = 'Checking ' + source + ' in this browser…';
+  const body = localChecks.querySelector('tbody');
+  body.textContent = '';
+  try {
+    const [{ verifyEvidence, keysFromDocument, tsaCertificatesFromDocument }, keys, tsa] = await Promise.all([loadVerifier(), json('/.well-known/signing-keys'), json('/.well-known/tsa-certificates')]);
+    const builtIn = tsaCertificatesFromDocument(tsa, '/.well-known/tsa-certificates');
+    const result = await verifyEvidence(bytes, { keys: keysFromDocument(keys, '/.well-known/signing-keys'), tsaCaCertsPem: builtIn, selfIssuedTsaCaCertsPem: builtIn });
+    for (const c of result.checks) {
+      const tr = document.createElement('tr');
+      [c.name, c.status, c.detail || '', 'in this browser'].forEach((text, i) => { const td = document.createElement('td'); td.textContent = text; if (i === 1) td.className = c.status; tr.appendChild(td); });
+      body.appendChild(tr);
+    }
+    localChecks.hidden = false;
+    const of = result.kind === 'certificate' ? result.certificate?.captureId : result.capture?.captureId;
+    const which = of ? (of === captureId ? 'this capture' : 'capture ' + of + ', not this one') : 'an unidentified capture';
+    localVerdict.className = result.verified ? 'ok' : 'bad';
+    localVerdict.textContent = (result.verified ? 'Verified in this browser: ' : 'Not verified in this browser: ') + source + ' (' + (result.kind === 'certificate' ? 'certificate' : 'bundle') + ' of ' + which + ').';
+  } catch (e) {
+    localVerdict.className = 'bad'; localVerdict.textContent = 'Could not check ' + source + ' in this browser: ' + e.message;
+  }
+}
+document.getElementById('check-here').addEventListener('click', async () => {
+  const r = await fetch(${JSON.stringify(assets.waczPath)});
+  await checkHere(new Uint8Array(await r.arrayBuffer()), "this capture's bundle");
+});
+const drop = document.getElementById('drop');
+const take = async (file) => {
+  if (!file) return;
+  let bytes;
+  try { bytes = new Uint8Array(await file.arrayBuffer()); } catch (e) { localVerdict.hidden = false; localVerdict.className = 'bad'; localVerdict.textContent = 'Could not read ' + file.name + ': ' + e.message; return; }
+  await checkHere(bytes, file.name);
+};
+drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); take(e.dataTransfer.files[0]); });
+document.getElementById('file').addEventListener('change', (e) => take(e.target.files[0]));
 </script>
 </body>
 </html>

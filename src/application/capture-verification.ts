@@ -1,4 +1,4 @@
-import { verifyBundle } from '../archive/bundle-verifier.js';
+import { verifyBundle } from '../../packages/verifier/src/index.js';
 import type { Evidence } from '../archive/evidence-runtime.js';
 import type { ApiContext } from '../api/context.js';
 import { HttpProblem } from '../api/problem.js';

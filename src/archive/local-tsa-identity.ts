@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { readSecretFile, writeOnce } from '../infra/write-once.js';
-import { OID, certificateDer, certificatesFromPem, pemBlocks, toArrayBuffer, toPem } from './pki.js';
+import { OID, certificateDer, certificatesFromPem, pemBlocks, toArrayBuffer } from '../../packages/verifier/src/index.js';
+import { toPem } from './pki.js';
 
 /**
  * The identity of the built-in TSA (local-tsa.ts): on first use a self-signed root CA (RSA 2048) and a TSA

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { loadOrCreateIdentity, positiveRandom, type TsaIdentity } from './local-tsa-identity.js';
-import { OID, signingCertificateV2Attribute, toArrayBuffer } from './pki.js';
+import { OID, toArrayBuffer } from '../../packages/verifier/src/index.js';
+import { signingCertificateV2Attribute } from './pki.js';
 
 export { existingLocalTsaCaCertPem } from './local-tsa-identity.js';
 

@@ -2,16 +2,16 @@ import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscri
 import type { Logger } from 'pino';
 import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
 import { fromBase64Strict, toBase64 } from './digests.js';
-import { NotaryRefusal, type Notary, type NotaryDescription, type SignRequest } from './notary.js';
+import { NotaryRefusal, type CertificateAttestation, type CertifyRequest, type Notary, type NotaryDescription, type SignRequest } from './notary.js';
 import type { TimestampResult } from './tsa-client.js';
 
 /**
  * The signer role's side of the notary (notary.ts) on NATS request/reply: `notary.describe`,
- * `notary.timestamp` and `notary.sign`, answered by every signer in one queue group. Only the signer holds
+ * `notary.timestamp`, `notary.sign` and `notary.certify` (a capture certificate's hash, asked by the API), answered by every signer in one queue group. Only the signer holds
  * the signing key and runs the built-in TSA; the browser worker sends it bundle hashes, never artifacts.
  * Replies are `{ok: true, value}` or `{ok: false, error: {code, message}}`.
  */
-export const NOTARY_SUBJECTS = { describe: 'notary.describe', timestamp: 'notary.timestamp', sign: 'notary.sign' } as const;
+export const NOTARY_SUBJECTS = { describe: 'notary.describe', timestamp: 'notary.timestamp', sign: 'notary.sign', certify: 'notary.certify' } as const;
 const QUEUE = 'signers';
 
 type Reply<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
@@ -35,6 +35,15 @@ function parseSignRequest(body: unknown): SignRequest {
     throw new NotaryRefusal('bad-request', 'timestamp needs token, genTime and tsa');
   }
   return { captureId: r.captureId, bundleHash: r.bundleHash, keyId: r.keyId, version: r.version as BundleVersion, ...(t ? { timestamp: t as TimestampInfo } : {}) };
+}
+
+const PREFIXED = /^sha256:[0-9a-f]{64}$/;
+function parseCertifyRequest(body: unknown): CertifyRequest {
+  const r = body as Partial<Record<keyof CertifyRequest, unknown>> | null;
+  if (!r || !isString(r.captureId) || !isString(r.bundleHash) || !PREFIXED.test(r.bundleHash) || !isString(r.certificateHash) || !PREFIXED.test(r.certificateHash)) {
+    throw new NotaryRefusal('bad-request', 'a certify request needs captureId, and bundleHash and certificateHash of the form sha256:<64 hex>');
+  }
+  return { captureId: r.captureId, bundleHash: r.bundleHash, certificateHash: r.certificateHash };
 }
 
 /** Answers notary requests from `notary` (a local one: this process holds the key) until stopped. */
@@ -67,6 +76,12 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
       log.info({ captureId: request.captureId, bundleHash: request.bundleHash, keyId: signed.keyId }, 'bundle signed');
       return signed;
     }),
+    [NOTARY_SUBJECTS.certify]: answer(async (body) => {
+      const request = parseCertifyRequest(body);
+      const attested = await notary.certify(request);
+      log.info({ captureId: request.captureId, certificateHash: request.certificateHash, keyId: attested.signature.keyId }, 'certificate signed');
+      return attested;
+    }),
   };
   const subscriptions: Subscription[] = Object.entries(handlers).map(([subject, handle]) =>
     nc.subscribe(subject, { queue: QUEUE, callback: (err, msg) => (err ? log.warn({ err, subject }, 'notary subscription failed') : void handle(msg)) }),
@@ -79,7 +94,7 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
 }
 
 /** How long a signer may take: a timestamp includes the TSA client's own retries. */
-const TIMEOUT_MS = { describe: 10_000, sign: 10_000, timestamp: 60_000 } as const;
+const TIMEOUT_MS = { describe: 10_000, sign: 10_000, timestamp: 60_000, certify: 60_000 } as const;
 
 /** The worker's notary: every call is a request to a signer role somewhere in the deployment. */
 export function remoteNotary(nc: NatsConnection): Notary {
@@ -110,5 +125,6 @@ export function remoteNotary(nc: NatsConnection): Notary {
       return { token, genTime: t.genTime, tsa: t.tsa };
     },
     sign: (request) => call<SignedData>('sign', request),
+    certify: (request) => call<CertificateAttestation>('certify', request),
   };
 }

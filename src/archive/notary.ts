@@ -2,6 +2,7 @@ import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.j
 import { signBundleHash } from './bundle-signer.js';
 import type { SigningKey } from './signing-key.js';
 import type { Timestamper, TimestampResult } from './tsa-client.js';
+import { certificateMessage, digestBytesOf, toBase64, type CertificateEnvelope } from '../../packages/verifier/src/index.js';
 
 /**
  * What a bundle needs from whoever holds the signing key: the key id and whether bundles are time-stamped
@@ -15,7 +16,21 @@ export interface Notary {
   describe(): Promise<NotaryDescription | null>;
   timestamp(digest: Uint8Array): Promise<TimestampResult>;
   sign(request: SignRequest): Promise<SignedData>;
+  /**
+   * Signs (and, when this notary time-stamps, time-stamps) a capture certificate's hash: the Ed25519 signature is
+   * over certificateMessage(…), whose context string keeps it from ever passing for a bundle signature.
+   */
+  certify(request: CertifyRequest): Promise<CertificateAttestation>;
 }
+
+export interface CertifyRequest {
+  captureId: string;
+  bundleHash: string;
+  /** `sha256:<hex>` of the certificate PDF as rendered (packages/verifier/src/certificate.ts). */
+  certificateHash: string;
+}
+
+export type CertificateAttestation = Pick<CertificateEnvelope, 'signature' | 'timestamp'>;
 
 export interface NotaryDescription {
   keyId: string;
@@ -58,6 +73,16 @@ export function localNotary(signingKey: SigningKey, opts: { timestamper?: Timest
         throw new NotaryRefusal('key-changed', `the bundle names key ${keyId}, but the signing key is now ${signingKey.keyId}; build it again`);
       }
       return signBundleHash(bundleHash, signingKey, { signedAt: now(), version, ...(timestamp ? { timestamp } : {}) });
+    },
+    async certify({ captureId, bundleHash, certificateHash }) {
+      const digest = digestBytesOf(certificateHash);
+      if (!digest) throw new NotaryRefusal('bad-request', 'certificateHash must be sha256:<64 hex>');
+      const signature = toBase64(signingKey.sign(certificateMessage(captureId, bundleHash, certificateHash)));
+      const stamped = opts.timestamper ? await opts.timestamper.timestamp(digest) : null;
+      return {
+        signature: { algorithm: 'Ed25519', keyId: signingKey.keyId, publicKey: signingKey.publicKeyBase64, signature, signedAt: now().toISOString() },
+        timestamp: stamped ? { token: toBase64(stamped.token), genTime: stamped.genTime, tsa: stamped.tsa } : null,
+      };
     },
   };
 }

@@ -3,8 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { bytesEqual } from './digests.js';
 import { TsaResponseError, TsaUnavailableError } from './errors.js';
-import { OID, toArrayBuffer } from './pki.js';
-import { integerValue, parseTokenContentInfo } from './timestamp-token.js';
+import { OID, integerValue, parseTokenContentInfo, toArrayBuffer } from '../../packages/verifier/src/index.js';
 
 /** What the bundle builder needs from a time-stamping authority. */
 export interface Timestamper {

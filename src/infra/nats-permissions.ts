@@ -36,7 +36,9 @@ const WEBHOOK_KEYS_READ = [
 /** Subjects each role publishes to, beyond the shared ones. */
 const PUBLISH: Record<NatsRole, string[]> = {
   // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint on demand.
-  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', 'tlog.checkpoint.request'],
+  // Certificates: the API asks the signer to sign a certificate's hash (notary.certify; never a bundle's,
+  // notary.sign stays the worker's) and keeps the result in its own bucket, not beside the artifacts.
+  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', 'tlog.checkpoint.request', '$KV.certificates.>', 'notary.certify'],
   // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
   // It reports outcomes to the api role (capture.outcome) and never appends to the ledger itself.
   worker: ['capture.outcome', 'jobs.capture', '$O.artifacts.>', '$KV.capture-attempts.>', 'notary.>'],

@@ -6,6 +6,7 @@ import { ARTIFACT_BUCKET, ensureStreams, ReplicasError } from '../ledger/streams
 import { WEBHOOK_KEY_BUCKET } from '../webhooks/webhook-secret-store.js';
 import { ATTEMPTS_BUCKET, ATTEMPTS_KV_OPTIONS } from '../capture/attempt-store.js';
 import { ensureLogStream } from '../transparency/log-stream.js';
+import { CERTIFICATE_BUCKET } from '../evidence/certificate.js';
 import { openKvBucket, openObjectBucket } from './nats-buckets.js';
 
 /**
@@ -32,5 +33,7 @@ export async function provisionNats(nc: NatsConnection, replicas: number, opts: 
   await openKvBucket(nc, WEBHOOK_KEY_BUCKET, { history: 1 }, replicas);
   await openObjectBucket(nc, ARTIFACT_BUCKET, replicas);
   await openKvBucket(nc, ATTEMPTS_BUCKET, ATTEMPTS_KV_OPTIONS, replicas);
+  // The API keeps signed certificates here (src/evidence/certificate.ts); it may not create buckets itself.
+  await openKvBucket(nc, CERTIFICATE_BUCKET, { history: 1 }, replicas);
   await ensureLogStream(await jetstreamManager(nc), replicas);
 }

@@ -73,6 +73,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       'create_schedule',
       'delete_schedule',
       'get_capture',
+      'get_certificate',
       'get_usage',
       'list_captures',
       'list_schedules',
@@ -86,7 +87,9 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
     const list = tools.find((t) => t.name === 'list_captures')!;
     assert.deepEqual(Object.keys(list.inputSchema.properties!).sort(), ['created_after', 'created_before', 'limit', 'offset', 'schedule_id', 'sort', 'status', 'url']);
     assert.deepEqual((list.inputSchema.properties as any).status.enum, ['pending', 'complete', 'failed']);
-    assert.ok(tools.every((t) => t.outputSchema?.type === 'object'), 'every tool declares its output');
+    // get_certificate answers an embedded application/pdf resource, not structured content: it has no output schema.
+    assert.ok(tools.filter((t) => t.name !== 'get_certificate').every((t) => t.outputSchema?.type === 'object'), 'every structured tool declares its output');
+    assert.equal(tools.find((t) => t.name === 'get_certificate')?.outputSchema, undefined);
   });
 
   it('captures a loopback page with options, waits for complete via get_capture, and verifies it', async () => {
@@ -136,6 +139,16 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
     ]);
     assert.equal(result.signing.bundleHash, got.record.wacz.bundleHash);
     assert.deepEqual(result, (await s.call('GET', `/v1/verify/${accepted.id}`)).body);
+
+    // The certificate: the bytes REST answers, as an embedded PDF resource; an unknown capture is the REST 404.
+    const cert = await call(client, 'get_certificate', { captureId: accepted.id });
+    assert.notEqual(cert.isError, true, JSON.stringify(cert.content));
+    const resource = (cert.content as Array<{ type: string; resource?: { mimeType: string; blob: string } }>).find((c) => c.type === 'resource')!.resource!;
+    assert.equal(resource.mimeType, 'application/pdf');
+    const rest = await fetch(`${s.baseUrl}/v1/captures/${accepted.id}/certificate`);
+    assert.equal(rest.status, 200);
+    assert.deepEqual(Buffer.from(resource.blob, 'base64'), Buffer.from(await rest.arrayBuffer()));
+    assert.equal(errorBody(await call(client, 'get_certificate', { captureId: `cap_${'0'.repeat(32)}` })).status, 404);
 
     const listed = (await call(client, 'list_captures', { status: 'complete', limit: 5 })).structuredContent as { data: Array<{ id: string }>; pagination: { limit: number } };
     assert.ok(listed.data.some((c) => c.id === accepted.id));

@@ -420,3 +420,37 @@ function crc32(buf: Buffer): number {
   }
   return ~c >>> 0;
 }
+
+/**
+ * Submits `url` and waits for the capture to complete; a failure the service marks retryable (a step of a
+ * page that stopped answering on an overloaded machine) is submitted again, up to `attempts` times.
+ * Returns the capture id of the complete capture.
+ */
+export async function captureUntilComplete(
+  call: (method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<{ status: number; body: any; text: string }>,
+  token: string,
+  url: string,
+  opts: { attempts?: number; timeoutMs?: number } = {},
+): Promise<string> {
+  const failures: string[] = [];
+  for (let attempt = 0; attempt < (opts.attempts ?? 4); attempt++) {
+    const submitted = await call('POST', '/v1/captures', { token, body: { url } });
+    if (submitted.status !== 202) throw new Error(`submission answered ${submitted.status}: ${submitted.text}`);
+    const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+    for (;;) {
+      const st = await call('GET', `/v1/captures/${submitted.body.id}/status`);
+      if (st.body?.status === 'complete') {
+        // The record (with its bundle) once the projection shows it.
+        const record = await call('GET', `/v1/captures/${submitted.body.id}`);
+        if (record.status === 200 && record.body.wacz) return submitted.body.id as string;
+      } else if (st.body?.status === 'failed') {
+        if (!st.body.retryable) throw new Error(`capture failed: ${st.text}`);
+        failures.push(st.text);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`capture ${submitted.body.id} did not finish`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`every capture failed: ${failures.join('; ')}`);
+}

@@ -4,6 +4,7 @@ import type { ApiContext } from '../../src/api/context.js';
 import { createCors } from '../../src/api/cors.js';
 import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
+import { certificateRoutes } from '../../src/api/routes/certificates.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
 import { scheduleRoutes } from '../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
@@ -39,6 +40,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       adminKeyRoutes(ctx, stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub()),
+      certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
       tenancyRoutes(ctx, guard),
       webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),

@@ -9,6 +9,7 @@ import { dateTime, iso, uri } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
 import { verificationPage } from '../verification-page.js';
+import { VERIFIER_SCRIPT_PATH, verifierAssets } from '../verifier-assets.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -68,6 +69,7 @@ const noSigningKey = { 503: 'No signing key is configured on this deployment (sp
 export function verificationRoutes(guard: TenantGuard, verification: CaptureVerification, evidence: Evidence) {
   const { publishedKeys, trustedTsaCertificates } = verification;
   const replay = replayAssets();
+  const verifier = verifierAssets();
 
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
@@ -152,6 +154,14 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
       );
     }
 
+    // The verifier package as one browser module: the page checks bundles in the visitor's browser with it.
+    app.get(VERIFIER_SCRIPT_PATH, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('application/javascript; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(Buffer.from(await verifier.script())),
+    );
+
     app.get(
       '/v1/verify/:captureId',
       {
@@ -190,7 +200,7 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
             )
             .header('Referrer-Policy', 'no-referrer')
             .type('text/html; charset=utf-8')
-            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE }));
+            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE, verifierScript: VERIFIER_SCRIPT_PATH }));
         }
         return verification.verify(row);
       },

@@ -1,21 +1,24 @@
-import { verifyBundleFile } from '../../archive/verify-file.js';
+import { readFile } from 'node:fs/promises';
+import { verifyEvidenceFile } from '../../../packages/verifier/src/index.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { type CommandSpec, listOpt, stringOpt } from '../command-spec.js';
-import { readFile } from 'node:fs/promises';
 import { createLogClient } from '../../transparency/log-client.js';
 import { captureIdOfBundle, fetchEvidence } from '../../transparency/offline-proof.js';
+import { withTransparency, type TransparencyInput } from '../../transparency/verify-transparency.js';
 import { readLogKey } from './log.js';
 
-/** `verify`: the offline bundle verifier (src/archive/verify-file.ts). */
+/** `verify`: the offline verifier of bundles and certificates (the verifier package, packages/verifier). */
 export const verify: CommandSpec = {
   path: ['verify'],
-  summary: 'Verify a WACZ evidence bundle offline (signature, bundle hash, timestamp, transparency log).',
+  summary: 'Verify a WACZ evidence bundle or a capture certificate (PDF) offline (signature, hashes, timestamp, transparency log).',
   description: `
-Runs the same checks as GET /v1/verify/{captureId} on a local file and prints the result as JSON; exits 0
-when verified, 1 when not (or when a file or URL cannot be read), 2 for bad arguments. Without --keys/--keys-url the signature is checked against the public key inside
-the bundle only; give the service's published keys to check that the key is one of them. Without
---tsa-ca/--tsa-ca-url a timestamp cannot be checked. Needs neither NATS nor Postgres.`,
-  positionals: [{ name: 'FILE.wacz', help: 'the bundle to verify', required: true }],
+Runs the same checks as GET /v1/verify/{captureId} on a local WACZ file — or, for a certificate PDF
+(GET /v1/captures/{id}/certificate), the checks of its embedded signature: envelope, certificateHash,
+signature, timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
+URL cannot be read), 2 for bad arguments. A signature is only trusted with a published key: without
+--keys/--keys-url the signature check fails. Without --tsa-ca/--tsa-ca-url a timestamp cannot be checked.
+Needs neither NATS nor Postgres; the same verifier is the npm package @capture-ledger/verifier.`,
+  positionals: [{ name: 'FILE', help: 'the bundle (.wacz) or certificate (.pdf) to verify', required: true }],
   options: {
     keys: { type: 'string', value: 'FILE', help: 'published keys as served by /.well-known/signing-keys (JSON file)' },
     'keys-url': { type: 'string', value: 'URL', help: 'fetch the published keys from this URL' },
@@ -30,6 +33,7 @@ the bundle only; give the service's published keys to check that the key is one 
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
     'capture-ledger verify capture.wacz --keys keys.json --tsa-ca tsa-ca.pem',
     'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --trusted-checkpoint saved-checkpoint.txt',
+    'capture-ledger verify certificate.pdf --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
   ],
   async run(args, io) {
     const keysFile = stringOpt(args, 'keys');
@@ -45,9 +49,9 @@ the bundle only; give the service's published keys to check that the key is one 
     let result;
     let inconsistent: string | null = null;
     try {
-      let transparency;
+      const read = io.readFile ?? (async (path: string) => new Uint8Array(await readFile(path)));
+      let transparency: TransparencyInput | undefined;
       if (logUrl !== undefined && logKey) {
-        const read = io.readFile ?? ((path: string) => readFile(path));
         const captureId = captureIdOfBundle(await read(sources.file));
         const trusted = trustedPath !== undefined ? Buffer.from(await read(trustedPath)).toString('utf8') : undefined;
         const evidence = captureId
@@ -56,7 +60,9 @@ the bundle only; give the service's published keys to check that the key is one 
         if ('inconsistent' in evidence) inconsistent = evidence.inconsistent;
         transparency = 'inconsistent' in evidence ? { unavailable: evidence.inconsistent } : evidence;
       }
-      result = await verifyBundleFile({ ...sources, ...(transparency ? { transparency } : {}) }, io.readFile ? { readFile: io.readFile } : {});
+      const verified = await verifyEvidenceFile(sources, { readFile: read });
+      // The log holds bundles' leaves: its check applies to a bundle, not to a certificate.
+      result = transparency && verified.kind === 'bundle' ? withTransparency(verified, transparency) : verified;
     } catch (err) {
       throw new CliError((err as Error).message, 'Check the file names and URLs given; nothing was verified.');
     }

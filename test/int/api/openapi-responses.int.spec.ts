@@ -145,6 +145,10 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', `/v1/verify/${captureId}`);
     await call('GET', `/v1/verify/${captureId}`, { headers: { accept: 'text/html' } });
     await call('GET', `/v1/verify/${UNKNOWN_CAPTURE}`);
+    await call('GET', `/v1/captures/${captureId}/certificate`);
+    await call('GET', `/v1/captures/${UNKNOWN_CAPTURE}/certificate`);
+    await call('POST', '/v1/verify/certificate', { body: '%PDF-1.3 not a certificate', headers: { 'content-type': 'application/pdf' } });
+    await call('POST', '/v1/verify/certificate', { body: '', headers: { 'content-type': 'application/pdf' } });
     // The per-address limit of unauthenticated endpoints (RATE_LIMIT_IP_PER_MIN=300).
     const from = freshAddress();
     for (let i = 0; i < 301; i++) await s.call('GET', '/v1/captures/nonsense/status', { from });

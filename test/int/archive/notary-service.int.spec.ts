@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
 import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
-import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
+import nacl from 'tweetnacl';
+import { certificateMessage, parseTimestampToken, sha256Prefixed, verifyBundle } from '../../../packages/verifier/src/index.js';
 import { localNotary, NotaryRefusal } from '../../../src/archive/notary.js';
 import { NOTARY_SUBJECTS, remoteNotary, serveNotary } from '../../../src/archive/notary-service.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
@@ -38,6 +39,8 @@ describe('notary service (signer role) over NATS', () => {
     tsaDir = await mkdtemp(join(tmpdir(), 'cl-notary-tsa-'));
     tsa = await startLocalTsa({ dir: tsaDir });
     service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
+    // The subscription must reach the server before the first request, or it finds no responder.
+    await signerConn.flush();
   });
 
   after(async () => {
@@ -57,6 +60,23 @@ describe('notary service (signer role) over NATS', () => {
     const result = await verifyBundle(bundle.bytes, { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] });
     assert.equal(result.verified, true, JSON.stringify(result.checks));
     assert.deepEqual(result.checks.map((c) => c.name).sort(), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+  });
+
+  it('certifies a certificate hash over NATS: a signature over the certificate message, a timestamp of its digest; nothing else passes', async () => {
+    const document = new TextEncoder().encode('%PDF-1.3 a certificate as rendered');
+    const certificateHash = await sha256Prefixed(document);
+    const bundleHash = `sha256:${'ab'.repeat(32)}`;
+    const attested = await remoteNotary(workerConn).certify({ captureId: 'cap_0123', bundleHash, certificateHash });
+    assert.equal(attested.signature.keyId, testKey().keyId);
+    const message = certificateMessage('cap_0123', bundleHash, certificateHash);
+    const publicKey = Buffer.from(attested.signature.publicKey, 'base64');
+    assert.ok(nacl.sign.detached.verify(message, Buffer.from(attested.signature.signature, 'base64'), publicKey));
+    // The context string keeps a certificate signature from passing for a bundle signature over the same hash.
+    assert.ok(!nacl.sign.detached.verify(new TextEncoder().encode(certificateHash), Buffer.from(attested.signature.signature, 'base64'), publicKey));
+    assert.ok(attested.timestamp);
+    const token = parseTimestampToken(Buffer.from(attested.timestamp.token, 'base64'));
+    assert.equal(Buffer.from(token.imprint).toString('hex'), certificateHash.slice('sha256:'.length));
+    await assert.rejects(remoteNotary(workerConn).certify({ captureId: 'cap_0123', bundleHash, certificateHash: 'md5:00' }), (err: unknown) => err instanceof NotaryRefusal && err.code === 'bad-request');
   });
 
   it('refuses to sign for a key the bundle does not name (the key rotated meanwhile)', async () => {

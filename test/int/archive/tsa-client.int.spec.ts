@@ -10,7 +10,7 @@ import * as pkijs from 'pkijs';
 import { TsaResponseError } from '../../../src/archive/errors.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
-import { parseTimestampToken } from '../../../src/archive/timestamp-token.js';
+import { parseTimestampToken } from '../../../packages/verifier/src/index.js';
 
 const digestOf = (text: string) => new Uint8Array(createHash('sha256').update(text).digest());
 

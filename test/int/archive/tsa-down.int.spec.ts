@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { TsaUnavailableError } from '../../../src/archive/errors.js';
 import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
-import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
+import { verifyBundle } from '../../../packages/verifier/src/index.js';
 import { publishedKeys, sampleInput, testKey } from '../../unit/archive/bundle-fixture.js';
 
 async function listen(server: Server): Promise<string> {

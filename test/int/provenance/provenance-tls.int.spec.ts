@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import type { Browser } from 'puppeteer-core';
 import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
-import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
+import { verifyBundle } from '../../../packages/verifier/src/index.js';
 import type { ProvenanceRecord } from '../../../src/archive/provenance-record.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { VerificationResult } from '../../../src/archive/bundle-verifier.js';
+import type { VerificationResult } from '../../../packages/verifier/src/index.js';
 import { createVerificationCache } from '../../../src/api/verification-cache.js';
 
 const verdict = (verified: boolean) => ({ verified }) as unknown as VerificationResult;

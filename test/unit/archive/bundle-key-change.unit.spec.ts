@@ -15,6 +15,7 @@ function rollingSigners(describers: Notary[], signer: Notary): Notary & { descri
     describe: () => describers[Math.min(n.describes++, describers.length - 1)]!.describe(),
     timestamp: (d: Uint8Array) => signer.timestamp(d),
     sign: signer.sign,
+    certify: signer.certify,
   };
   return n;
 }

@@ -10,7 +10,7 @@ import { canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
-import { verifyBundle, type VerificationResult } from '../../../src/archive/bundle-verifier.js';
+import { verifyBundle, type VerificationResult } from '../../../packages/verifier/src/index.js';
 import { publishedKeys, readJson, rezip, sampleInput, testKey, unzip, writeJson } from './bundle-fixture.js';
 
 function statuses(result: VerificationResult): Record<string, string> {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
-import { verifyBundle } from '../../../src/archive/bundle-verifier.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { noteSignerFromSeed, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
 import type { TransparencyEvidence } from '../../../src/transparency/inclusion-check.js';
+import { type TransparencyInput, verifyBundleWithLog } from '../../../src/transparency/verify-transparency.js';
 import { captureLeaf, encodeLeaf } from '../../../src/transparency/leaf.js';
 import { MerkleTree } from '../../../src/transparency/merkle.js';
 import { publishedKeys, readJson, rezip, sampleInput, testKey, unzip, writeJson } from '../archive/bundle-fixture.js';
@@ -54,8 +54,8 @@ describe('verification: the transparency check', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const check = async (bytes: Uint8Array, transparency: Parameters<typeof verifyBundle>[1]['transparency']) => {
-    const r = await verifyBundle(bytes, { ...options, ...(transparency ? { transparency } : {}) });
+  const check = async (bytes: Uint8Array, transparency: TransparencyInput | undefined) => {
+    const r = await verifyBundleWithLog(bytes, { ...options, transparency });
     return { r, t: r.checks.find((c) => c.name === 'transparency') };
   };
 

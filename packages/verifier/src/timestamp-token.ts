@@ -1,6 +1,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, toArrayBuffer } from './pki.js';
+import { hex, toArrayBuffer } from './bytes.js';
+import { OID } from './pki.js';
 
 /** A parsed RFC 3161 TimeStampToken: CMS ContentInfo → SignedData → TSTInfo. */
 export interface ParsedTimestampToken {
@@ -40,15 +41,15 @@ export function parseTokenContentInfo(contentInfo: pkijs.ContentInfo): ParsedTim
     imprintAlgorithm: tstInfo.messageImprint.hashAlgorithm.algorithmId,
     imprint: new Uint8Array(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView),
     nonce: tstInfo.nonce ? integerValue(tstInfo.nonce) : null,
-    serialNumber: Buffer.from(tstInfo.serialNumber.valueBlock.valueHexView).toString('hex'),
+    serialNumber: hex(new Uint8Array(tstInfo.serialNumber.valueBlock.valueHexView)),
   };
 }
 
 /** An ASN.1 INTEGER as a bigint (two's complement, as encoded). */
 export function integerValue(integer: asn1js.Integer): bigint {
-  const bytes = integer.valueBlock.valueHexView;
+  const bytes = new Uint8Array(integer.valueBlock.valueHexView);
   if (bytes.length === 0) return 0n;
-  let value = BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+  let value = BigInt(`0x${hex(bytes)}`);
   if ((bytes[0] as number) & 0x80) value -= 1n << BigInt(bytes.length * 8);
   return value;
 }

@@ -1,0 +1,265 @@
+import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
+import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
+import { checkPublishedSignature } from './signature.js';
+import { checkTimestamp } from './timestamp.js';
+
+/**
+ * A capture certificate (GET /v1/captures/{id}/certificate) verifies on its own: the PDF as rendered (the
+ * "signed document") is followed by one PDF incremental update that attaches `certificate-signature.json`
+ * (an embedded file, listed in the catalog's EmbeddedFiles and AF) holding the envelope below. An incremental
+ * update is how PDF signatures work too: the signed bytes stay exactly as they were, every PDF reader still
+ * opens the file and lists the attachment, and nothing needs to travel beside the PDF.
+ *
+ * The envelope (JSON):
+ *   format           "capture-ledger-certificate/1"
+ *   captureId, bundleHash, url       what the certificate is about (the PDF says the same in words)
+ *   certificateHash  "sha256:<hex>" of the signed document (every byte before the update)
+ *   bytes            its length
+ *   signature        { algorithm: "Ed25519", keyId, publicKey, signature (base64), signedAt } by the signer
+ *                    role, over certificateMessage(captureId, bundleHash, certificateHash)
+ *   timestamp        { token (base64 DER), genTime, tsa } RFC 3161 over the certificate digest, or null
+ *
+ * Verification splits the file at the update, rebuilds the update from the envelope and the signed document
+ * and requires the file to end with exactly that (so nothing else was added), then checks the hash, the
+ * signature with a published key and the timestamp. Checks, in order: envelope, certificateHash, signature,
+ * timestamp; later checks are skipped when envelope or certificateHash fail. More checks (transparency) go
+ * after these.
+ */
+
+export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
+export const CERTIFICATE_ATTACHMENT = 'certificate-signature.json';
+const MARKER = '%capture-ledger certificate signature v1\n';
+const EOF_MARK = '%%EOF\n';
+
+export interface CertificateSignature {
+  algorithm: 'Ed25519';
+  keyId: string;
+  publicKey: string;
+  signature: string;
+  signedAt: string;
+}
+
+export interface CertificateEnvelope {
+  format: typeof CERTIFICATE_FORMAT;
+  captureId: string;
+  bundleHash: string;
+  url: string;
+  certificateHash: string;
+  bytes: number;
+  signature: CertificateSignature;
+  timestamp: { token: string; genTime: string; tsa: string } | null;
+}
+
+/** The exact bytes the signer role signs for a certificate: a context string keeps them apart from bundle signatures. */
+export function certificateMessage(captureId: string, bundleHash: string, certificateHash: string): Uint8Array {
+  return utf8(`capture-ledger certificate\n${captureId}\n${bundleHash}\n${certificateHash}`);
+}
+
+export type CertificateCheckName = 'envelope' | 'certificateHash' | 'signature' | 'timestamp';
+export type CertificateCheck = Check<CertificateCheckName>;
+
+export interface CertificateVerification {
+  verified: boolean;
+  kind: 'certificate';
+  /** From the envelope; null when there is none. */
+  certificate: { captureId: string; bundleHash: string; url: string; certificateHash: string } | null;
+  signing: { keyId: string; publicKey: string; signature: string; signedAt: string; timestamp: { genTime: string; tsa: string; selfIssued?: boolean } | null } | null;
+  checks: CertificateCheck[];
+}
+
+const latin1 = (bytes: Uint8Array): string => {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return out;
+};
+const ascii = (textValue: string): Uint8Array => {
+  const out = new Uint8Array(textValue.length);
+  for (let i = 0; i < textValue.length; i++) out[i] = textValue.charCodeAt(i) & 0xff;
+  return out;
+};
+const concat = (parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+interface TrailerFacts {
+  size: number;
+  root: number;
+  catalogLines: string[];
+  info: string | null;
+  id: string | null;
+  startxref: number;
+}
+
+/** What the update needs from the signed document's (single, classic) trailer and catalog. */
+function trailerFacts(document: Uint8Array): TrailerFacts {
+  const body = latin1(document);
+  if (!body.startsWith('%PDF-') || !body.endsWith(EOF_MARK)) throw new Error('not a PDF that ends with %%EOF');
+  const trailerAt = body.lastIndexOf('\ntrailer\n');
+  if (trailerAt < 0) throw new Error('the PDF has no classic trailer');
+  const trailer = body.slice(trailerAt);
+  const size = /\/Size (\d+)/.exec(trailer)?.[1];
+  const root = /\/Root (\d+) 0 R/.exec(trailer)?.[1];
+  const startxref = /startxref\n(\d+)\n%%EOF\n$/.exec(trailer)?.[1];
+  if (!size || !root || !startxref) throw new Error('the PDF trailer lacks /Size, /Root or startxref');
+  const catalog = new RegExp(`\\n${root} 0 obj\\n<<\\n([\\s\\S]*?)\\n>>\\nendobj\\n`).exec(body)?.[1];
+  if (catalog === undefined) throw new Error('the PDF catalog is not readable');
+  return {
+    size: Number(size),
+    root: Number(root),
+    catalogLines: catalog.split('\n').filter((line) => !line.startsWith('/Names') && !line.startsWith('/AF')),
+    info: /\/Info (\d+ 0 R)/.exec(trailer)?.[1] ?? null,
+    id: /\/ID (\[<[0-9a-fA-F]+> <[0-9a-fA-F]+>\])/.exec(trailer)?.[1] ?? null,
+    startxref: Number(startxref),
+  };
+}
+
+/**
+ * The signed document followed by the incremental update that attaches `envelopeJson`. The service writes
+ * certificates with it and verifiers rebuild the update with it, so both agree byte for byte.
+ */
+export function attachCertificateEnvelope(document: Uint8Array, envelopeJson: Uint8Array): Uint8Array {
+  const facts = trailerFacts(document);
+  const file = facts.size;
+  const spec = facts.size + 1;
+  const names = facts.size + 2;
+  const offsets = new Map<number, number>();
+  const parts: Uint8Array[] = [ascii(MARKER)];
+  let at = document.length + MARKER.length;
+  const add = (bytes: Uint8Array) => {
+    parts.push(bytes);
+    at += bytes.length;
+  };
+  const object = (number: number, textValue: string) => {
+    offsets.set(number, at);
+    add(ascii(`${number} 0 obj\n${textValue}\nendobj\n`));
+  };
+  offsets.set(file, at);
+  add(ascii(`${file} 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${envelopeJson.length}\n>>\nstream\n`));
+  add(envelopeJson);
+  add(ascii('\nendstream\nendobj\n'));
+  object(
+    spec,
+    `<<\n/Type /Filespec\n/F (${CERTIFICATE_ATTACHMENT})\n/UF (${CERTIFICATE_ATTACHMENT})\n/AFRelationship /Data\n/Desc (Ed25519 signature and RFC 3161 timestamp of this certificate)\n/EF << /F ${file} 0 R >>\n>>`,
+  );
+  object(names, `<<\n/EmbeddedFiles << /Names [(${CERTIFICATE_ATTACHMENT}) ${spec} 0 R] >>\n>>`);
+  object(facts.root, `<<\n${[...facts.catalogLines, `/Names ${names} 0 R`, `/AF [${spec} 0 R]`].join('\n')}\n>>`);
+  const entry = (n: number) => `${String(offsets.get(n)).padStart(10, '0')} 00000 n \n`;
+  const xrefAt = at;
+  const trailer = [
+    '<<',
+    `/Size ${facts.size + 3}`,
+    `/Root ${facts.root} 0 R`,
+    ...(facts.info ? [`/Info ${facts.info}`] : []),
+    ...(facts.id ? [`/ID ${facts.id}`] : []),
+    `/Prev ${facts.startxref}`,
+    '>>',
+  ].join('\n');
+  add(ascii(`xref\n0 1\n0000000000 65535 f \n${facts.root} 1\n${entry(facts.root)}${file} 3\n${entry(file)}${entry(spec)}${entry(names)}trailer\n${trailer}\nstartxref\n${xrefAt}\n${EOF_MARK}`));
+  return concat([document, ...parts]);
+}
+
+/** Splits a certificate into the signed document and the envelope's JSON bytes; throws saying what is wrong. */
+export function splitCertificate(pdf: Uint8Array): { document: Uint8Array; envelopeJson: Uint8Array } {
+  const body = latin1(pdf);
+  const markerAt = body.lastIndexOf(`${EOF_MARK}${MARKER}`);
+  if (markerAt < 0) throw new Error(`the PDF carries no ${CERTIFICATE_ATTACHMENT} attachment`);
+  const documentEnd = markerAt + EOF_MARK.length;
+  const head = /^\d+ 0 obj\n<<\n\/Type \/EmbeddedFile\n\/Subtype \/application#2Fjson\n\/Length (\d+)\n>>\nstream\n/.exec(body.slice(documentEnd + MARKER.length));
+  if (!head?.[1]) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is malformed`);
+  const jsonStart = documentEnd + MARKER.length + head[0].length;
+  const envelopeJson = pdf.subarray(jsonStart, jsonStart + Number(head[1]));
+  return { document: pdf.subarray(0, documentEnd), envelopeJson };
+}
+
+function parseEnvelope(json: Uint8Array): CertificateEnvelope {
+  const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
+  if (!isObject(value) || value['format'] !== CERTIFICATE_FORMAT) throw new Error(`the envelope is not ${CERTIFICATE_FORMAT}`);
+  for (const field of ['captureId', 'bundleHash', 'certificateHash']) {
+    if (typeof value[field] !== 'string') throw new Error(`the envelope has no ${field}`);
+  }
+  if (!isObject(value['signature'])) throw new Error('the envelope has no signature');
+  return value as unknown as CertificateEnvelope;
+}
+
+export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): Promise<CertificateVerification> {
+  const checks: CertificateCheck[] = [];
+  let envelope: CertificateEnvelope | null = null;
+  let document: Uint8Array | null = null;
+  try {
+    const split = splitCertificate(pdf);
+    envelope = parseEnvelope(split.envelopeJson);
+    const rebuilt = attachCertificateEnvelope(split.document, split.envelopeJson);
+    if (rebuilt.length !== pdf.length || !rebuilt.every((b, i) => b === pdf[i])) {
+      throw new Error('the PDF holds more than the certificate and its signature attachment (altered or appended to after signing)');
+    }
+    document = split.document;
+    checks.push(pass('envelope', `${CERTIFICATE_ATTACHMENT} attached by the only update after the signed document`));
+  } catch (error) {
+    checks.push(fail('envelope', (error as Error).message));
+  }
+
+  if (!document || !envelope) {
+    checks.push(skip('certificateHash', 'envelope check failed'), skip('signature', 'envelope check failed'), skip('timestamp', 'envelope check failed'));
+    return { verified: false, kind: 'certificate', certificate: envelope ? certificateOf(envelope) : null, signing: null, checks };
+  }
+
+  const computed = await sha256Prefixed(document);
+  const hashOk = computed === envelope.certificateHash && envelope.bytes === document.length;
+  checks.push(
+    hashOk
+      ? pass('certificateHash', computed)
+      : fail('certificateHash', `the signed document hashes to ${computed} (${document.length} bytes) but the envelope records ${envelope.certificateHash} (${String(envelope.bytes)} bytes)`),
+  );
+  let selfIssued = false;
+  if (!hashOk) {
+    checks.push(skip('signature', 'certificateHash check failed'), skip('timestamp', 'certificateHash check failed'));
+  } else {
+    const sig = envelope.signature;
+    checks.push(
+      await checkPublishedSignature(
+        'signature',
+        {
+          keyId: sig.keyId,
+          signature: sig.signature,
+          embeddedPublicKey: sig.publicKey,
+          algorithm: sig.algorithm,
+          message: certificateMessage(envelope.captureId, envelope.bundleHash, envelope.certificateHash),
+        },
+        trust.keys,
+      ),
+    );
+    if (envelope.timestamp === null) {
+      checks.push(skip('timestamp', 'the certificate was signed without a timestamp (TSA_URL=none)'));
+    } else {
+      const outcome = await checkTimestamp('timestamp', envelope.timestamp, document, digestBytesOf(computed) as Uint8Array, trust, 'certificate digest');
+      selfIssued = outcome.selfIssued;
+      checks.push(outcome.check);
+    }
+  }
+  const sig = envelope.signature;
+  return {
+    verified: verdict(checks),
+    kind: 'certificate',
+    certificate: certificateOf(envelope),
+    signing: {
+      keyId: text(sig.keyId),
+      publicKey: text(sig.publicKey),
+      signature: text(sig.signature),
+      signedAt: text(sig.signedAt),
+      timestamp: isObject(envelope.timestamp)
+        ? { genTime: text(envelope.timestamp.genTime), tsa: text(envelope.timestamp.tsa), ...(selfIssued ? { selfIssued: true } : {}) }
+        : null,
+    },
+    checks,
+  };
+}
+
+function certificateOf(envelope: CertificateEnvelope) {
+  return { captureId: text(envelope.captureId), bundleHash: text(envelope.bundleHash), url: text(envelope.url), certificateHash: text(envelope.certificateHash) };
+}

@@ -1,0 +1,38 @@
+/**
+ * @capture-ledger/verifier — checks Capture Ledger evidence without the service: signed, RFC 3161
+ * time-stamped WACZ bundles (spec 2.6) and capture certificates (PDF). WebCrypto and pure-JS dependencies
+ * only (fflate, pkijs, asn1js), so it runs in Node ≥ 20 and in a browser. Trust (published keys, TSA roots)
+ * is always given by the caller, never taken from the evidence.
+ */
+export { verifyBundle, type BundleCapture, type BundleCheck, type BundleCheckName, type SigningSummary, type VerificationResult, type VerifyOptions } from './bundle.js';
+export {
+  attachCertificateEnvelope,
+  certificateMessage,
+  splitCertificate,
+  verifyCertificate,
+  CERTIFICATE_ATTACHMENT,
+  CERTIFICATE_FORMAT,
+  type CertificateCheck,
+  type CertificateCheckName,
+  type CertificateEnvelope,
+  type CertificateSignature,
+  type CertificateVerification,
+} from './certificate.js';
+export { evidenceKind, verifyEvidence, verifyEvidenceFile, type EvidenceIo, type EvidenceSources, type EvidenceVerification } from './evidence.js';
+export {
+  BUNDLE_VERSION_SIGNED,
+  BUNDLE_VERSION_TIMESTAMPED,
+  DATAPACKAGE_PATH,
+  DIGEST_PATH,
+  isBundleVersion,
+  verdict,
+  type BundleVersion,
+  type Check,
+  type CheckStatus,
+  type PublishedKey,
+  type TrustAnchors,
+} from './format.js';
+export { fetchJson, keysFromDocument, parseJson, tsaCertificatesFromDocument } from './sources.js';
+export { digestBytesOf, fromBase64Strict, sha256Prefixed, toArrayBuffer, toBase64 } from './bytes.js';
+export { OID, certificateDer, certificateFromDer, certificatesFromPem, essCertHashes, pemBlocks, pkiEngine, timeStampingUsageProblem } from './pki.js';
+export { integerValue, parseTimestampToken, parseTokenContentInfo, type ParsedTimestampToken } from './timestamp-token.js';

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { CaptureCertificates } from '../../application/capture-certificates.js';
+import type { TypedApp } from '../app.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { binary } from '../schemas.js';
+import type { TenantGuard } from '../tenant-auth.js';
+
+/** Largest certificate POST /v1/verify/certificate reads (a certificate is tens of KiB). */
+const MAX_CERTIFICATE_BYTES = 5 * 1024 * 1024;
+
+const certificateVerificationSchema = z
+  .object({
+    verified: z.boolean().describe('True only when no check failed.'),
+    kind: z.literal('certificate'),
+    certificate: z
+      .object({ captureId: z.string(), bundleHash: z.string(), url: z.string(), certificateHash: z.string() })
+      .nullable()
+      .describe('What the attached envelope says; null when the PDF carries none.'),
+    signing: z
+      .object({
+        keyId: z.string(),
+        publicKey: z.string(),
+        signature: z.string(),
+        signedAt: z.string(),
+        timestamp: z.object({ genTime: z.string(), tsa: z.string(), selfIssued: z.boolean().optional() }).nullable(),
+      })
+      .nullable(),
+    checks: z
+      .array(z.object({ name: z.string(), status: z.enum(['pass', 'fail', 'skip']), detail: z.string().optional() }))
+      .describe('In order: envelope, certificateHash, signature, timestamp, then capture (the capture and bundle it names are this service\'s).'),
+  })
+  .describe('Verification of a certificate PDF; 200 also when it fails.');
+
+/**
+ * The capture certificate (README, Certificate): GET /v1/captures/{id}/certificate — public like the other reads
+ * of a complete capture — and POST /v1/verify/certificate, which checks a certificate PDF anyone uploads.
+ */
+export function certificateRoutes(guard: TenantGuard, certificates: CaptureCertificates) {
+  return async (app: TypedApp) => {
+    app.addHook('onRequest', guard.perIp());
+
+    app.get(
+      '/v1/captures/:captureId/certificate',
+      {
+        schema: {
+          tags: ['verification'],
+          summary: 'The certificate of a capture (PDF)',
+          operationId: 'getCaptureCertificate',
+          security: [],
+          description:
+            'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request.',
+          params: z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') }),
+          response: {
+            200: { description: 'The certificate, application/pdf.', content: { 'application/pdf': { schema: binary() } } },
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, not complete, or without a signed bundle.',
+              503: 'No signer answered; retry shortly.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const { captureId } = req.params;
+        const pdf = await certificates.certificatePdf(captureId, req.log);
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', `attachment; filename="${captureId}-certificate.pdf"`)
+          .send(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+      },
+    );
+
+    app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES }, (_req, body, done) => done(null, body));
+    app.post(
+      '/v1/verify/certificate',
+      {
+        bodyLimit: MAX_CERTIFICATE_BYTES,
+        // Before the body is parsed, so a wrong type is named as such rather than as JSON.
+        onRequest: async (req) => {
+          const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          if (type !== 'application/pdf') throw new HttpProblem(415, 'Content-Type must be application/pdf: send the certificate PDF as the body.', 'Unsupported Media Type');
+        },
+        schema: {
+          tags: ['verification'],
+          summary: 'Verify a certificate PDF',
+          operationId: 'verifyCertificate',
+          security: [],
+          description: 'Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service\'s.',
+          response: {
+            200: certificateVerificationSchema,
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              400: 'The body is empty.',
+              413: 'The body is larger than 5 MiB.',
+              415: 'Content-Type is not application/pdf.',
+            }),
+          },
+        },
+      },
+      async (req) => {
+        const body = req.body as Buffer | undefined;
+        if (!body || body.length === 0) throw new HttpProblem(400, 'The request body is empty; send the certificate PDF.', 'Bad Request');
+        return certificates.verify(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+      },
+    );
+  };
+}

@@ -1,0 +1,51 @@
+import { HttpProblem } from '../api/problem.js';
+import { isId } from '../domain/ids.js';
+import type { Certificates } from '../evidence/certificate.js';
+import type { DeploymentTrust } from '../evidence/trust-anchors.js';
+import { verifyCertificate } from '../../packages/verifier/src/index.js';
+
+/**
+ * The capture certificate (README, Certificate): its PDF and the check of an uploaded one. The REST routes
+ * (src/api/routes/certificates.ts) and the MCP get_certificate tool call this (DESIGN decision 15).
+ */
+
+export type CaptureCertificates = ReturnType<typeof createCaptureCertificates>;
+
+export interface CertificateLookup {
+  /** The bundle hash this service records for a complete capture; null when it has none. */
+  bundleHashOf(captureId: string): Promise<string | null>;
+}
+
+export function createCaptureCertificates(certificates: Certificates, trust: DeploymentTrust, lookup: CertificateLookup) {
+  return {
+    /** The PDF; 404 unless the capture is complete with a signed bundle, 503 when no signer answered. */
+    async certificatePdf(captureId: string, log?: { warn(obj: object, msg: string): void }): Promise<Uint8Array> {
+      let pdf: Uint8Array | null = null;
+      if (isId('cap', captureId)) {
+        try {
+          pdf = await certificates.certificate(captureId);
+        } catch (err) {
+          log?.warn({ err, captureId }, 'certificate could not be made');
+          throw new HttpProblem(503, 'The certificate could not be signed now (no signer answered); retry shortly.', 'Service Unavailable', {}, { 'Retry-After': '10' });
+        }
+      }
+      if (!pdf) throw new HttpProblem(404, `Capture ${captureId} has no certificate (unknown, not complete, or without a signed bundle).`, 'Not Found');
+      return pdf;
+    },
+
+    /** The package's certificate checks, then `capture`: the capture and bundle it names are this service's record. */
+    async verify(bytes: Uint8Array) {
+      const result = await verifyCertificate(bytes, await trust.anchors());
+      const named = result.certificate;
+      const recorded = named && isId('cap', named.captureId) ? await lookup.bundleHashOf(named.captureId) : null;
+      const capture = !named
+        ? { name: 'capture', status: 'skip' as const, detail: 'skipped: envelope check failed' }
+        : recorded === null
+          ? { name: 'capture', status: 'fail' as const, detail: `capture ${named.captureId} is not a complete capture of this service` }
+          : recorded !== named.bundleHash
+            ? { name: 'capture', status: 'fail' as const, detail: `this service records bundle ${recorded} for the capture; the certificate names ${named.bundleHash}` }
+            : { name: 'capture', status: 'pass' as const, detail: `capture ${named.captureId} and its bundle hash are this service's record` };
+      return { ...result, checks: [...result.checks, capture], verified: result.verified && capture.status !== 'fail' };
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { unzipSync } from 'fflate';
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type pg from 'pg';
+import type { Notary } from '../archive/notary.js';
+import type { ArtifactStore } from '../capture/artifact-store.js';
+import { openKvBucket } from '../infra/nats-buckets.js';
+import { parseProvenance } from '../api/provenance-view.js';
+import { iso } from '../api/schemas.js';
+import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
+import {
+  attachCertificateEnvelope,
+  CERTIFICATE_FORMAT,
+  DATAPACKAGE_PATH,
+  DIGEST_PATH,
+  fromBase64Strict,
+  parseTimestampToken,
+  sha256Prefixed,
+  verifyBundle,
+  type CertificateEnvelope,
+} from '../../packages/verifier/src/index.js';
+import { renderCertificatePdf, type CertificateFacts } from './certificate-pdf.js';
+import type { DeploymentTrust } from './trust-anchors.js';
+
+/**
+ * The certificate of a complete capture with a signed bundle (GET /v1/captures/{id}/certificate, and the MCP
+ * tool that gets it): `certificate(captureId)` → the PDF bytes, or null when the capture has none to have.
+ *
+ * Made once: the PDF is rendered from the stored record, provenance and bundle (certificate-pdf.ts), its hash
+ * is signed and time-stamped by the signer role (notary.certify), the signature is attached
+ * (packages/verifier/src/certificate.ts), and the result is created in the `certificates` KV bucket.
+ * KV `create` fails when the key exists, so of two API processes racing on a first request one wins and
+ * both answer its bytes; every later request reads them back — the same bytes, never signed again.
+ */
+export const CERTIFICATE_BUCKET = 'certificates';
+
+export interface Certificates {
+  /** null: unknown capture, not complete, or no signed bundle (404 at the route). Throws when the signer cannot be reached. */
+  certificate(captureId: string): Promise<Uint8Array | null>;
+}
+
+export interface CertificateDeps {
+  pool: pg.Pool;
+  artifacts: ArtifactStore;
+  store: Pick<KV, 'get' | 'create'>;
+  /** The signer role (remote over NATS, or this process's own); null: this deployment signs nothing. */
+  notary: Notary | null;
+  trust: DeploymentTrust;
+  publicBaseUrl: string;
+  /** ALLOW_PRIVATE_TARGETS, stated in the egress policy. */
+  allowPrivateTargets: readonly string[];
+}
+
+export async function openCertificateStore(nc: NatsConnection, replicas = 1): Promise<KV> {
+  return openKvBucket(nc, CERTIFICATE_BUCKET, { history: 1 }, replicas);
+}
+
+export function createCertificates(deps: CertificateDeps): Certificates {
+  const making = new Map<string, Promise<Uint8Array | null>>();
+
+  async function stored(captureId: string): Promise<Uint8Array | null> {
+    const entry = await deps.store.get(captureId);
+    return entry && entry.operation === 'PUT' && entry.value.length > 0 ? entry.value : null;
+  }
+
+  async function make(captureId: string): Promise<Uint8Array | null> {
+    const row = await findCapture(deps.pool, captureId);
+    if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
+    const existing = await stored(captureId);
+    if (existing) return existing;
+    const wacz = await deps.artifacts.get(row.artifacts.wacz);
+    if (!wacz) return null;
+    const facts = await certificateFacts(row, wacz, deps);
+    if (!facts) return null;
+    const document = await renderCertificatePdf(facts);
+    const certificateHash = await sha256Prefixed(document);
+    const attested = await deps.notary.certify({ captureId, bundleHash: facts.bundle.hash, certificateHash });
+    const envelope: CertificateEnvelope = {
+      format: CERTIFICATE_FORMAT,
+      captureId,
+      bundleHash: facts.bundle.hash,
+      url: facts.requestedUrl,
+      certificateHash,
+      bytes: document.length,
+      signature: attested.signature,
+      timestamp: attested.timestamp,
+    };
+    const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+    try {
+      await deps.store.create(captureId, pdf);
+      return pdf;
+    } catch (err) {
+      // Another process made it first: its bytes are the certificate.
+      const winner = await stored(captureId);
+      if (winner) return winner;
+      throw err;
+    }
+  }
+
+  return {
+    async certificate(captureId) {
+      const existing = await stored(captureId);
+      if (existing) return existing;
+      let pending = making.get(captureId);
+      if (!pending) {
+        pending = make(captureId).finally(() => making.delete(captureId));
+        making.set(captureId, pending);
+      }
+      return pending;
+    },
+  };
+}
+
+/** Everything the certificate states, from the stored record, its provenance record and the bundle. */
+async function certificateFacts(row: CaptureRow, wacz: Uint8Array, deps: CertificateDeps): Promise<CertificateFacts | null> {
+  const result = await verifyBundle(wacz, await deps.trust.anchors());
+  if (!result.signing) return null;
+  const members = unzipSync(wacz, { filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH });
+  const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as { signedData?: { timestamp?: { token?: string } } };
+  const datapackage = JSON.parse(new TextDecoder().decode(members[DATAPACKAGE_PATH])) as { resources?: Array<{ path: string; hash: string; bytes: number }> };
+  const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
+  const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
+
+  const provenanceBytes = row.artifacts?.provenance ? await deps.artifacts.get(row.artifacts.provenance) : null;
+  const provenance = provenanceBytes ? parseProvenance(provenanceBytes) : null;
+  const render = (row.render ?? {}) as { mainDocumentStatus?: number };
+  const base = deps.publicBaseUrl;
+
+  const settings = Object.entries((row.capture_settings ?? {}) as Record<string, unknown>)
+    .filter(([name]) => name !== 'version')
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => {
+      if (name === 'consent' && value && typeof value === 'object') {
+        const c = value as { result?: string; cmp?: string | null };
+        return `consent banner: ${c.result ?? 'unknown'}${c.cmp ? ` (${c.cmp})` : ''}`;
+      }
+      return `${name}: ${JSON.stringify(value)}`;
+    });
+
+  const artifacts = [
+    ...(provenance?.artifacts ?? []).map((a) => ({ name: `artifact ${a.name}`, mediaType: a.mediaType, bytes: a.bytes, hash: a.hash })),
+    ...(datapackage.resources ?? []).map((r) => ({ name: `bundle file ${r.path}`, mediaType: 'in the WACZ', bytes: r.bytes, hash: r.hash })),
+  ];
+  const signing = result.signing;
+  return {
+    captureId: row.capture_id,
+    requestedUrl: provenance?.requestedUrl ?? row.url,
+    finalUrl: provenance?.finalUrl ?? row.url,
+    redirectChain: provenance?.redirectChain ?? [],
+    mainDocumentStatus: provenance?.mainDocumentStatus ?? render.mainDocumentStatus ?? null,
+    renderQuality: row.render_quality ?? 'full',
+    submittedAt: provenance?.submittedAt ?? iso(row.created_at)!,
+    startedAt: provenance?.startedAt ?? null,
+    completedAt: provenance?.completedAt ?? iso(row.completed_at)!,
+    browser: provenance ? { version: provenance.browser.version, userAgent: provenance.browser.userAgent } : null,
+    viewport: provenance?.viewport ?? null,
+    settings,
+    egressPolicy:
+      'Only public unicast internet addresses: every address the browser connected to was resolved and checked by the egress proxy at connect time ' +
+      '(private, loopback, link-local and reserved ranges refused)' +
+      (deps.allowPrivateTargets.length > 0 ? `; this deployment also allows ${deps.allowPrivateTargets.join(', ')}.` : '.'),
+    artifacts,
+    bundle: { hash: signing.bundleHash, fileSha256: await sha256Prefixed(wacz), bytes: wacz.length },
+    signing: { keyId: signing.keyId, publicKey: signing.publicKey, signature: signing.signature, signedAt: signing.signedAt },
+    timestamp: signing.timestamp ? { tsa: signing.timestamp.tsa, genTime: signing.timestamp.genTime, serial: serial ?? 'unknown', builtIn: signing.timestamp.selfIssued === true } : null,
+    checks: result.checks,
+    verifyUrl: `${base}/v1/verify/${row.capture_id}`,
+    keysUrl: `${base}/.well-known/signing-keys`,
+    tsaCertificatesUrl: `${base}/.well-known/tsa-certificates`,
+    issuer: `Capture Ledger at ${new URL(base).host}`,
+  };
+}
