@@ -34,7 +34,13 @@ export const binary = () => z.custom<Uint8Array | string>().meta({ type: 'string
  * A target URL that the route checks itself (checkTargetUrl names what is wrong, 400 or 422 by spec 7.2), so
  * validation lets any value through to it; the document says what is accepted: a required absolute URI.
  */
-export const targetUrl = () => z.unknown().meta({ type: 'string', format: 'uri', description: 'Absolute http(s) URL of a public page (spec 4.3).' });
+// Validated as anything here (the URL policy checks it and names the rule); only its absence is refused here,
+// with the words the routes have always used ("url: is required").
+export const targetUrl = () =>
+  z
+    .unknown()
+    .refine((v) => v !== undefined, { error: 'is required' })
+    .meta({ type: 'string', format: 'uri', description: 'Absolute http(s) URL of a public page (spec 4.3).' });
 
 /**
  * Documented as `doc` (an object schema), validated as anything: for batch items, which the route checks one
