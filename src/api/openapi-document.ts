@@ -22,6 +22,7 @@ export const OPENAPI_TAGS = [
   { name: 'webhooks', description: 'Receivers of capture outcome events, and the events themselves (spec 4.13, 6).' },
   { name: 'usage', description: "The authenticated tenant's usage (spec 4.14)." },
   { name: 'admin', description: 'Operator endpoints: keys, tenant configuration, usage, deliveries (spec 4.11, 5.2).' },
+  { name: 'transparency', description: 'The public transparency log: signed checkpoints, tiles and proofs (docs/transparency.md).' },
 ];
 
 /** Every operation needs a tenant key or the admin key unless it says `security: []` (public reads, spec 5.4). */
