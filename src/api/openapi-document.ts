@@ -96,8 +96,25 @@ export const OPENAPI_WEBHOOKS: Record<string, PathItem> = {
 export const openApiTransform: typeof jsonSchemaTransform = (doc) => {
   const out = jsonSchemaTransform(doc);
   keepResponseHeaders(doc.schema as { response?: Record<string, unknown> }, out.schema as { response?: Record<string, unknown> });
-  return out;
+  return nameTrailingWildcard(out);
 };
+
+/**
+ * A route ending in Fastify's wildcard (`/v1/log/tile/*`) is documented with the path parameter `{path}`:
+ * OpenAPI has no name for `*`. A generated client percent-encodes the slashes in it (`0%2F000.p%2F1`), which
+ * the route decodes back, so the documented form and the plain one (C2SP tile paths) reach the same handler.
+ */
+function nameTrailingWildcard<T extends { url: string; schema: unknown }>(out: T): T {
+  if (!out.url.endsWith('/*')) return out;
+  const schema = out.schema as { params?: { properties?: Record<string, unknown>; required?: string[] } };
+  const properties = schema.params?.properties;
+  if (properties && '*' in properties) {
+    const { '*': wildcard, ...rest } = properties;
+    schema.params!.properties = { ...rest, path: wildcard };
+    schema.params!.required = (schema.params!.required ?? []).map((name) => (name === '*' ? 'path' : name));
+  }
+  return { ...out, url: `${out.url.slice(0, -1)}{path}` };
+}
 
 /**
  * The zod registry step, then drop component schemas nothing references: the registry makes an input twin

@@ -79,9 +79,9 @@ export function matchOperation(doc: OpenApiDoc, method: string, url: string): Op
   const candidates = operations(doc).filter((o) => o.method === method.toUpperCase());
   const exact = candidates.find((o) => o.path === path);
   if (exact) return exact;
-  // `{*}` is a wildcard parameter (the log's tile paths): it spans segments.
+  // A documented parameter is one segment (a client encodes the slashes of the tile `{path}`).
   return candidates.find((o) =>
-    new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\\\*\}/g, '.+').replace(/\{[^}/]+\}/g, '[^/]+')}$`).test(path),
+    new RegExp(`^${o.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+')}$`).test(path),
   );
 }
 

@@ -149,9 +149,11 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           tags: ['transparency'],
           summary: 'A tile or entries bundle (C2SP tlog-tiles)',
           security: [],
-          // Its path is a wildcard (tile paths per C2SP tlog-tiles), which OpenAPI cannot express: documented in docs/transparency.md.
-          hide: true,
-          params: z.object({ '*': z.string().describe('<L>/<N>[.p/<W>] or entries/<N>[.p/<W>], N in x-prefixed three-digit groups.') }),
+          params: z.object({
+            '*': z
+              .string()
+              .describe('<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles), N in x-prefixed three-digit groups; its slashes may be sent as %2F.'),
+          }),
           response: {
             200: {
               description: 'Tile bytes (32-byte hashes) or an entries bundle; full tiles are immutable and cached for a year.',

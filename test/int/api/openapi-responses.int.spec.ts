@@ -168,10 +168,18 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', '/v1/log/checkpoint');
     await call('GET', '/v1/log/checkpoint.json');
     await call('GET', '/v1/log/key');
-    await call('GET', '/v1/log/tile/0/000.p/1');
-    await call('GET', '/v1/log/tile/entries/000.p/1');
-    await call('GET', '/v1/log/tile/0/x001/000');
-    await call('GET', '/v1/log/tile/0/1');
+    // The tile path as a generated client sends the documented `{path}` parameter: its slashes encoded.
+    const tile = async (path: string) => {
+      const r = await call('GET', `/v1/log/tile/${encodeURIComponent(path)}`);
+      const plain = await s.call('GET', `/v1/log/tile/${path}`);
+      assert.equal(r.status, plain.status, `${path}: the encoded and the plain tile path answer alike`);
+      assert.deepEqual(r.raw, plain.raw, path);
+      return r;
+    };
+    assert.equal((await tile('0/000.p/1')).status, 200);
+    assert.equal((await tile('entries/000.p/1')).status, 200);
+    assert.equal((await tile('0/x001/000')).status, 404);
+    assert.equal((await tile('0/1')).status, 400);
     await call('GET', `/v1/log/proof/inclusion?captureId=${captureId}`);
     await call('GET', '/v1/log/proof/inclusion?leafIndex=0&treeSize=1');
     await call('GET', `/v1/log/proof/inclusion?captureId=${UNKNOWN_CAPTURE}`);

@@ -88,7 +88,7 @@ describe('capture-ledger verify', () => {
   it('exits 2 for bad arguments and 1 for unreadable files, with a message', async () => {
     const usage = capture();
     assert.equal(await runCli(['verify'], usage.io), 2);
-    assert.match(usage.out.stderr, /FILE\.wacz[\s\S]*usage: capture-ledger verify/);
+    assert.match(usage.out.stderr, /missing FILE[\s\S]*usage: capture-ledger verify FILE/);
     const missing = capture();
     assert.equal(await runCli(['verify', join(dir, 'nope.wacz')], missing.io), 1);
     assert.match(missing.out.stderr, /ENOENT[\s\S]*nothing was verified/);
