@@ -100,7 +100,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
       }),
     );
-    return { refs: refs as ArtifactRefs, bytes };
+    return { refs, bytes };
   }
 
   /** Renders, stores and completes one capture; throws what went wrong. */
@@ -123,13 +123,17 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
     });
+    // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
+    const storingPageArtifacts = storeArtifacts(job, files);
+    storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
     const bundle =
       result.renderQuality === 'full' && deps.makeBundle
         ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result, captureSettings, provenance })
         : null;
-    files.push(['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]);
-    if (bundle) files.push(['wacz', bundle.bytes]);
-    const stored = await storeArtifacts(job, files);
+    const bundleFiles: Array<[ArtifactName, Uint8Array]> = [['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]];
+    if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
+    const [pageStored, bundleStored] = await Promise.all([storingPageArtifacts, storeArtifacts(job, bundleFiles)]);
+    const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
     const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
     const outcome = await deps.outcomes.report(
       job.tenantId,
@@ -141,7 +145,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
           renderQuality: result.renderQuality,
           // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
           render: { ...result.render, mainDocumentStatus: result.mainStatus },
-          artifacts: stored.refs,
+          artifacts: stored.refs as ArtifactRefs,
           ...(bundle ? { bundle: bundleRef as BundleRef } : {}),
           captureSettings,
           storedBytes: stored.bytes,

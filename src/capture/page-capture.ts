@@ -5,7 +5,7 @@
  * full-page PNG, the rendered HTML, the main document's headers and every network exchange.
  * Spec 2.3 (renderQuality, render) and 2.4 (artifacts).
  */
-import { TimeoutError, type Browser, type BrowserContext, type Page } from 'puppeteer-core';
+import { TimeoutError, type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type ExplainNetworkError } from './capture-error.js';
 import { startConsentRun, type ConsentInfo, type ConsentRun } from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
@@ -57,15 +57,28 @@ export interface PageCaptureOptions {
   clock?: PageClock;
 }
 
-/** A new browser context with its one blank page, made for exactly one capture and closed after it. */
+/**
+ * A new browser context with its one blank page, made for exactly one capture and closed after it, already
+ * set up as a capture starts: the default viewport, the user agent it presents, a protocol session and the
+ * main frame's id.
+ */
 export interface PreparedContext {
   context: BrowserContext;
   page: Page;
+  session: CDPSession;
+  mainFrameId: string;
+  /** The user agent the page sends (user-agent.ts). */
+  userAgent: string;
+  /** The viewport set on the page; a capture asking for another sets its own. */
+  viewport: { width: number; height: number; deviceScaleFactor: number };
 }
 
+const PREPARED_VIEWPORT = { ...DEFAULT_CAPTURE_SETTINGS.viewport, deviceScaleFactor: DEFAULT_CAPTURE_SETTINGS.deviceScaleFactor };
+
 /**
- * Opens the context a capture runs in. Opening a page costs 100–300 ms on the 2-core machine, so the pool
- * opens the next one while a capture runs; it is still a context no other capture has touched.
+ * Opens the context a capture runs in. Opening and setting up a page costs 150–900 ms on the 2-core
+ * machine (more when it is busy), so the pool prepares the next one while a capture runs; it is still a
+ * context no other capture has touched.
  */
 export async function openCaptureContext(browser: Browser, proxyServer?: string): Promise<PreparedContext> {
   // Downloads are refused: a capture never writes what a page offers to the worker's disk. The context's
@@ -75,7 +88,14 @@ export async function openCaptureContext(browser: Browser, proxyServer?: string)
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    return { context, page: await context.newPage() };
+    const page = await context.newPage();
+    const [, userAgent, session] = await Promise.all([
+      page.setViewport(PREPARED_VIEWPORT),
+      browser.userAgent().then((ua) => presentAsChrome(page, ua)),
+      page.createCDPSession(),
+    ]);
+    const { frameTree } = await session.send('Page.getFrameTree');
+    return { context, page, session, mainFrameId: frameTree.frame.id, userAgent, viewport: PREPARED_VIEWPORT };
   } catch (error) {
     await context.close().catch(() => {});
     throw error;
@@ -206,7 +226,7 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
 }
 
 async function captureInContext(
-  { page }: PreparedContext,
+  prepared: PreparedContext,
   url: string,
   options: PageCaptureOptions,
   steps: StepBounds,
@@ -220,16 +240,14 @@ async function captureInContext(
   const quietWindowMs = options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS;
   const settings = options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT };
   const notes: string[] = [];
+  const { page, session, mainFrameId, userAgent: sentUserAgent } = prepared;
 
   page.on('error', () => internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
   // Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
-  await steps.service(page.setViewport({ ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor }));
-  const sentUserAgent = await steps.service(page.browser().userAgent().then((ua) => presentAsChrome(page, ua)));
-  const session = await steps.service(page.createCDPSession());
-  const { frameTree } = await steps.service(session.send('Page.getFrameTree'));
-  const mainFrameId = frameTree.frame.id;
+  const viewport = { ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor };
+  if (!sameViewport(viewport, prepared.viewport)) await steps.service(page.setViewport(viewport));
   const recorder = createNetworkRecorder(session, {
     mainFrameId,
     maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
@@ -572,3 +590,6 @@ function toCaptureError(
   return new CaptureError('capture_failed', 'The page could not be captured', true, { cause: error });
 }
 
+function sameViewport(a: PreparedContext['viewport'], b: PreparedContext['viewport']): boolean {
+  return a.width === b.width && a.height === b.height && a.deviceScaleFactor === b.deviceScaleFactor;
+}
