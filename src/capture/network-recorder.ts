@@ -272,12 +272,15 @@ export function createNetworkRecorder(
   };
   const enable = async (target: CDPSession) => {
     // Chromium's own body buffer must hold at least what we intend to keep.
-    await target.send('Network.enable', {
-      maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
-      maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
-      maxPostDataSize: 1024 * 1024,
-    });
-    await target.send('Page.enable'); // for Page.frameDetached on this session
+    // Sent together: a session handles its messages in order, and each round trip is on a capture's critical path.
+    await Promise.all([
+      target.send('Network.enable', {
+        maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
+        maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
+        maxPostDataSize: 1024 * 1024,
+      }),
+      target.send('Page.enable'), // for Page.frameDetached on this session
+    ]);
   };
 
   return {

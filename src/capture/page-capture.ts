@@ -268,10 +268,11 @@ async function captureInContext(
   let timers: PendingTimers | undefined;
   let stopFollowingFrames: (() => void) | undefined;
   try {
-    await steps.service(recorder.start());
+    const watching = watchPendingTimers(session, { maxDelayMs: settleCapMs });
+    watching.then((watch) => void (timers = watch)).catch(() => {}); // disposed in finally whichever way this goes
+    const [, watch] = await steps.service(Promise.all([recorder.start(), watching]));
     stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
-    timers = await steps.service(watchPendingTimers(session, { maxDelayMs: settleCapMs }));
-    pending = combinedInflight(recorder, timers);
+    pending = combinedInflight(recorder, watch);
     return await run();
   } finally {
     stopFollowingFrames?.();
