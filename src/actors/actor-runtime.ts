@@ -1,6 +1,6 @@
 import type { Command, Decider, Decision, ReplyMap } from '../domain/decider.js';
 import type { DomainEvent } from '../domain/events.js';
-import type { EventEnvelope, UnsealedEnvelope } from '../ledger/envelope.js';
+import { type EventEnvelope, stampEnvelope, type UnsealedEnvelope } from '../ledger/envelope.js';
 import { ConcurrencyConflictError, type EventStore, type StoredEvent } from '../ledger/event-store.js';
 import { checkSnapshotAgainstLog, encodeSnapshot, parseSnapshot, sealSnapshot } from './actor-snapshot.js';
 import type { SnapshotStore } from './snapshot-store.js';
@@ -285,15 +285,9 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
         group.outcomes.push({ item, events: [], error });
         continue;
       }
-      const events = decision.events.map((e) => ({
-        ...e,
-        id: opts.newEventId(),
-        schemaVersion: 1,
-        tenantId: key,
-        occurredAt: at.toISOString(),
-        causedBy: item.meta.causedBy,
-        correlationId: item.meta.correlationId,
-      })) as unknown as UnsealedEnvelope[];
+      const events = decision.events.map((e) =>
+        stampEnvelope(e as unknown as DomainEvent, { id: opts.newEventId(), tenantId: key, occurredAt: at, causedBy: item.meta.causedBy, correlationId: item.meta.correlationId }),
+      );
       for (const e of events) cell.state = def.evolve(cell.state, e as unknown as EventEnvelope<E>);
       group.outcomes.push({ item, events, reply: decision.reply });
       group.events.push(...events);

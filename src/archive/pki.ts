@@ -15,10 +15,6 @@ export function toPem(label: string, der: ArrayBuffer | Uint8Array): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
-export function findExtension(certificate: pkijs.Certificate, oid: string): pkijs.Extension | undefined {
-  return certificate.extensions?.find((extension) => extension.extnID === oid);
-}
-
 /**
  * SigningCertificateV2 (RFC 5035) naming one certificate by its SHA-256 hash. SHA-256 is the
  * DEFAULT hashAlgorithm, so DER omits it; issuerSerial is optional and left out.

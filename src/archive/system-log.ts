@@ -1,6 +1,7 @@
 import type { Causer, SystemEvent } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { ConcurrencyConflictError, type EventStore } from '../ledger/event-store.js';
+import { stampEnvelope } from '../ledger/envelope.js';
 import { SYSTEM_SUBJECT, SYSTEM_TENANT } from '../ledger/streams.js';
 
 /**
@@ -19,11 +20,10 @@ export async function appendSystemEvent(
     const events = last ? (await store.readSubject(SYSTEM_SUBJECT)).map((e) => e.event as unknown as SystemEvent) : [];
     const next = decide(events);
     if (!next) return false;
-    const at = meta.now().toISOString();
     try {
       await store.append<SystemEvent>(
         SYSTEM_SUBJECT,
-        [{ ...next, id: newId('evt'), schemaVersion: 1, tenantId: SYSTEM_TENANT, occurredAt: at, causedBy: meta.causedBy, correlationId: meta.correlationId }],
+        [stampEnvelope(next, { id: newId('evt'), tenantId: SYSTEM_TENANT, occurredAt: meta.now(), causedBy: meta.causedBy, correlationId: meta.correlationId })],
         { expectedLastSeq: last?.seq ?? 0, prevHash: last?.event.hash ?? null },
       );
       return true;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../domain/canonical-json.js';
-import type { Causer, DomainEvent } from '../domain/events.js';
+import { type Causer, type DomainEvent, SCHEMA_VERSION } from '../domain/events.js';
 
 /**
  * The stored form of every event (DESIGN decision 1): immutable, versioned, attributed, and chained per
@@ -19,6 +19,19 @@ export type EventEnvelope<E extends DomainEvent = DomainEvent> = E & {
 };
 
 export type UnsealedEnvelope<E extends DomainEvent = DomainEvent> = Omit<EventEnvelope<E>, 'hash' | 'prevHash'>;
+
+/** Who and what an event is stamped with when it is decided (the envelope less the chain). */
+export interface EnvelopeStamp {
+  id: string;
+  tenantId: string;
+  occurredAt: Date;
+  causedBy: Causer;
+  correlationId: string;
+}
+
+/** The one place an event gets its envelope fields, at the current SCHEMA_VERSION. */
+export const stampEnvelope = <E extends DomainEvent>(event: E, stamp: EnvelopeStamp): UnsealedEnvelope<E> =>
+  ({ ...event, ...stamp, schemaVersion: SCHEMA_VERSION, occurredAt: stamp.occurredAt.toISOString() }) as UnsealedEnvelope<E>;
 
 export const envelopeHash = (envelope: Omit<EventEnvelope, 'hash'>): string =>
   createHash('sha256').update(canonicalJson(envelope)).digest('hex');

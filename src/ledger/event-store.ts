@@ -1,5 +1,5 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream';
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import type { DomainEvent } from '../domain/events.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
@@ -27,11 +27,11 @@ export class ConcurrencyConflictError extends Error {
   }
 }
 
-const WRONG_LAST_SEQUENCE = 10071;
 /** readSubjectRange: commits fetched one by one before it opens a consumer for the rest. */
 const SHORT_RANGE_GETS = 4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** JetStream's 'temporarily unavailable' (a stream without a leader); nats.js has no name for it. */
 const TEMPORARILY_UNAVAILABLE = 10008;
 /** One try waits this long for the ack; a stream leader lost with its node is replaced within seconds. */
 const PUBLISH_TRY_MS = 2_500;
@@ -111,7 +111,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
       if (!msg) return null;
       return storedOf(msg.seq, msg.subject, msg.data).at(-1) ?? null;
     } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === 10037) return null; // no message found
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
       throw err;
     }
   }
@@ -211,7 +211,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
           }
           return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
         } catch (err) {
-          if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) {
+          if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
             throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
           }
           if (!isTransient(err) || Date.now() > deadline) throw err;

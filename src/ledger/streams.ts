@@ -21,9 +21,6 @@ export const SYSTEM_TENANT = '$system';
 export const CAPTURE_JOB_SUBJECT = 'jobs.capture';
 export const WEBHOOK_JOB_SUBJECT = 'jobs.webhook';
 
-export const tenantOfSubject = (subject: string): string | null =>
-  subject.startsWith('ledger.tenant.') ? subject.slice('ledger.tenant.'.length) : null;
-
 const definitions: Array<Partial<StreamConfig> & { name: string; subjects: string[] }> = [
   {
     // The truth: immutable, never purged (decision 1).

@@ -25,10 +25,6 @@ export function generateWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('hex');
 }
 
-export function isWebhookSecret(value: string): boolean {
-  return SECRET_PATTERN.test(value);
-}
-
 export function signWebhookPayload(secret: string, timestampSeconds: number, rawBody: string | Buffer): WebhookSignature {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError(`timestamp must be whole Unix seconds, got ${timestampSeconds}`);
