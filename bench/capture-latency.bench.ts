@@ -1,143 +1,134 @@
-import { randomBytes } from 'node:crypto';
-import type { Browser, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'puppeteer-core';
 import { launchChromium } from '../src/capture/browser-launch.js';
 import { DEFAULT_VIEWPORT } from '../src/capture/page-capture.js';
+import { freePort } from '../src/infra/free-port.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
-import { ADMIN_KEY, httpCall, startTestServer, type TestServer } from '../test/support/test-server.js';
+import { startServiceProcess } from '../test/support/service-process.js';
+import { httpCall } from '../test/support/test-server.js';
 import type { BenchLine } from './registry.js';
-import { captureClient, envCount, percentile, pool, round, timeMs } from './support/bench-kit.js';
+import { captureClient, type CaptureClient, envCount, percentile, pool, round, timeMs } from './support/bench-kit.js';
 
 /**
- * Issue 3 §9a and issue 11: latency and throughput of capturing the fixture's /article page (3,600 px, one
- * inline script, no consent banner) through the whole pipeline (submit → projector → job feeder → worker →
- * bundle signed and timestamped → completed → status says complete) versus two bare puppeteer captures of
- * the same page in the same run (launchChromium flags, new context, full-page screenshot, content()):
- * goto `load`, and goto `networkidle0` (500 ms without a request: what a plain browser needs to wait for
- * the page to be idle, the pipeline's settle phase being the evidence-grade equivalent).
+ * Issue 22 §5 (and issues 3 §9a, 11): speed as a client sees it. The service runs as `make run` starts it —
+ * its own OS process (src/main.ts), a fresh DATA_DIR, its own nats-server and embedded Postgres, every role,
+ * the built-in TSA, a generated signing key, WORKER_CONCURRENCY and the adaptive limit at their defaults — and
+ * a client measures `POST /v1/captures` to `status: complete` (status polled every 25 ms). Beside it, in the
+ * same run, bare puppeteer on the same page: `goto(networkidle0)`, full-page screenshot, `content()`, a new
+ * browser context each time (launchChromium's flags, the same viewport).
  *
- * Then throughput at the service's default WORKER_CONCURRENCY (chosen from the machine), and one pipeline
- * capture of each page where the work is real (consent banner, consent frame, lazy images, never-idle
- * beacons, 20,000 px), with what the record says about it.
+ * Two pages: /simple (a plain static page: CSS, one image, one small script) and /article (3,600 px, one
+ * inline script). For each: sequential latency (p50/p95), then throughput two at a time — two client loops,
+ * each submitting and waiting, against two bare captures in parallel. The worker's own render stages of the
+ * sequential captures say where the time went; `outsideRenderMs` is the client's latency less the render
+ * (job pickup, bundle, signature, timestamp, storage, outcome, projection, the status read).
  *
- * BENCH_CAPTURE_SEQUENTIAL (default 12): sequential captures for p50/p95 latency (status polled every 25 ms).
- * BENCH_CAPTURE_CONCURRENT (default 12): captures submitted at once for throughput (2 in parallel on both
- * sides; the pipeline's default-concurrency run submits max(this, 3 × its concurrency)).
+ * Then one capture each of the pages where settle, scroll, consent and stitching have real work.
+ *
+ * BENCH_CAPTURE_SEQUENTIAL (default 12): sequential captures per page and side.
+ * BENCH_CAPTURE_CONCURRENT (default 12): captures per page and side in the two-at-a-time run.
  */
+const PAGES = ['/simple', '/article'] as const;
+const PARALLEL = 2;
+
 export async function captureLatencyBench(): Promise<BenchLine[]> {
   const sequential = envCount('BENCH_CAPTURE_SEQUENTIAL', 12);
   const concurrent = envCount('BENCH_CAPTURE_CONCURRENT', 12);
-  const parallel = 2;
   const site = await startFixtureSite();
-  const target = site.url('/article');
   const lines: BenchLine[] = [];
   try {
-    const pipeline = await withPipeline({ WORKER_CONCURRENCY: String(parallel) }, async (server) => ({
-      ...(await measurePipeline(server, target, sequential, concurrent)),
-      workloads: await measureWorkloads(server, site),
-    }));
-    const bareLoad = await measureBare(target, 'load', sequential, concurrent, parallel);
-    const bareIdle = await measureBare(target, 'networkidle0', sequential, concurrent, parallel);
-    const atDefault = await withPipeline({}, async (server) => {
-      const concurrency = server.server.ctx.config.WORKER_CONCURRENCY;
-      const count = Math.max(concurrent, 3 * concurrency);
-      const perSec = (await measurePipeline(server, target, 0, count)).perSec;
-      return { concurrency, count, perSec };
+    const service = await withMakeRun(async (baseUrl, adminKey) => {
+      const client = await captureClient(baseUrl, adminKey, 'bench-latency');
+      const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
+      for (const path of PAGES) pages[path] = await measureService(baseUrl, client, site.url(path), sequential, concurrent);
+      return { pages, workloads: await measureWorkloads(baseUrl, client, site), retried429: client.stats.retried429 };
     });
-
-    const p50 = (xs: number[]) => percentile(xs, 50);
-    const counts = { page: '/article', sequential, concurrent, parallel, tsa: pipeline.tsa, retried429: pipeline.retried429 };
-    lines.push({
-      figure: 'latency ms (sequential)',
-      ...counts,
-      pipelineP50: round(p50(pipeline.latencies)),
-      pipelineP95: round(percentile(pipeline.latencies, 95)),
-      bareLoadP50: round(p50(bareLoad.latencies)),
-      bareIdleP50: round(p50(bareIdle.latencies)),
-      bareIdleP95: round(percentile(bareIdle.latencies, 95)),
-      ratioVsIdle: round(p50(pipeline.latencies) / p50(bareIdle.latencies), 2),
-      ratioVsLoad: round(p50(pipeline.latencies) / p50(bareLoad.latencies), 2),
-      ratioIs: 'pipeline p50 / bare p50 (goal vs networkidle0: ≤ 0.8)',
-      workerStagesP50: pipeline.stages,
-    });
-    lines.push({
-      figure: 'throughput captures/s (same concurrency)',
-      ...counts,
-      pipelinePerSec: round(pipeline.perSec, 2),
-      bareLoadPerSec: round(bareLoad.perSec, 2),
-      bareIdlePerSec: round(bareIdle.perSec, 2),
-      ratioVsIdle: round(pipeline.perSec / bareIdle.perSec, 2),
-      ratioVsLoad: round(pipeline.perSec / bareLoad.perSec, 2),
-      ratioIs: 'pipeline / bare (goal vs networkidle0: ≥ 1.0)',
-    });
-    lines.push({
-      figure: 'throughput captures/s at the default WORKER_CONCURRENCY',
-      page: '/article',
-      defaultConcurrency: atDefault.concurrency,
-      captures: atDefault.count,
-      pipelinePerSec: round(atDefault.perSec, 2),
-      ratioVsBareIdleAt2: round(atDefault.perSec / bareIdle.perSec, 2),
-      ratioIs: 'pipeline at its default / bare networkidle0 at 2',
-    });
-    for (const w of pipeline.workloads) lines.push({ figure: 'pipeline capture of a page with real work', ...w });
+    for (const path of PAGES) {
+      const ours = service.pages[path]!;
+      const bare = await measureBare(site.url(path), sequential, concurrent);
+      const p50 = (xs: number[]) => percentile(xs, 50);
+      lines.push({
+        figure: 'client latency ms, POST to complete (sequential)',
+        page: path,
+        sequential,
+        serviceP50: round(p50(ours.latencies)),
+        serviceP95: round(percentile(ours.latencies, 95)),
+        bareP50: round(p50(bare.latencies)),
+        bareP95: round(percentile(bare.latencies, 95)),
+        ratio: round(p50(ours.latencies) / p50(bare.latencies), 2),
+        ratioIs: 'service p50 / bare networkidle0 p50 (goal ≤ 0.8)',
+        outsideRenderMs: round(p50(ours.latencies) - (ours.stages.durationMs ?? 0)),
+        workerStagesP50: ours.stages,
+      });
+      lines.push({
+        figure: 'throughput captures/s, two at a time',
+        page: path,
+        captures: concurrent,
+        servicePerSec: round(ours.perSec, 2),
+        barePerSec: round(bare.perSec, 2),
+        ratio: round(ours.perSec / bare.perSec, 2),
+        ratioIs: 'service / bare networkidle0 (goal ≥ 1.0)',
+        retried429: service.retried429,
+      });
+    }
+    for (const w of service.workloads) lines.push({ figure: 'capture of a page with real work', ...w });
     return lines;
   } finally {
     await site.close();
   }
 }
 
-async function withPipeline<T>(env: Record<string, string>, run: (server: TestServer) => Promise<T>): Promise<T> {
-  // TSA_URL '' is unset for the config: the built-in local TSA, so every bundle is v0.2.0 (timestamped).
-  const server = await startTestServer({
-    ROLES: 'api,projector,worker',
+/** The service as `make run` starts it (ops/run.sh runs the same entry point), on a fresh DATA_DIR. */
+async function withMakeRun<T>(run: (baseUrl: string, adminKey: string) => Promise<T>): Promise<T> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cl-bench-latency-'));
+  const adminKey = `bench-latency-admin-${process.pid}-0123456789`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    ADMIN_KEY: adminKey,
+    // The fixture site is on loopback; the second origin (127.0.0.3) for the cross-origin frames.
     ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
-    SIGNING_KEY: randomBytes(32).toString('base64'),
-    TSA_URL: '',
     RATE_LIMIT_IP_PER_MIN: '10000000',
     RATE_LIMIT_TENANT_PER_MIN: '10000000',
-    ...env,
-  });
+  };
+  // Whatever the shell running the bench points at (NATS_URL, DATABASE_URL, …) is not `make run`'s default.
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'ROLES', 'WORKER_CONCURRENCY', 'TSA_URL', 'SIGNING_KEY', 'CAPTURE_TIMEOUT_MS']) delete process.env[name];
+  const service = await startServiceProcess(env, await freePort());
   try {
-    return await run(server);
+    return await run(service.baseUrl, adminKey);
   } finally {
-    await server.stop();
+    await service.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-const readRecord = async (server: TestServer, id: string) =>
-  (await httpCall(`${server.baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
+const readRecord = async (baseUrl: string, id: string) => (await httpCall(`${baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
 
-async function measurePipeline(server: TestServer, target: string, sequential: number, concurrent: number) {
-  const tsa = (await server.server.evidence.notary?.describe())?.timestamps ? 'built-in local TSA (TSA_URL unset)' : 'none';
-  const client = await captureClient(server.baseUrl, ADMIN_KEY, `bench-latency-${randomBytes(3).toString('hex')}`);
-  const ids: string[] = [];
+async function measureService(baseUrl: string, client: CaptureClient, target: string, sequential: number, concurrent: number) {
   const one = async () => {
     const id = await client.submit(target);
-    await client.waitDone(id);
-    ids.push(id);
+    await client.waitDone(id, { timeoutMs: 120_000 });
+    return id;
   };
   await one(); // warm-up: browser launch, first bundle
   await one();
-  ids.length = 0;
   const latencies: number[] = [];
-  for (let i = 0; i < sequential; i++) latencies.push(await timeMs(one));
+  const ids: string[] = [];
+  for (let i = 0; i < sequential; i++) latencies.push(await timeMs(async () => ids.push(await one())));
   // Where the time goes: the worker's own render figures of the sequential captures (spec 2.3 `render`).
-  const renders = await Promise.all(ids.map(async (id) => (await readRecord(server, id)).render));
+  const renders = await Promise.all(ids.map(async (id) => (await readRecord(baseUrl, id)).render));
   const stages: Record<string, number> = {};
   if (renders.length > 0) {
     stages.durationMs = round(percentile(renders.map((r) => r.durationMs), 50));
     for (const name of Object.keys(renders[0].stages ?? {})) stages[name] = round(percentile(renders.map((r) => r.stages[name] ?? 0), 50));
   }
-  const ms = await timeMs(async () => {
-    const ids = await Promise.all(Array.from({ length: concurrent }, () => client.submit(target)));
-    // One poller, in submission order (they finish about in order): polling must not eat the CPU it measures.
-    for (const id of ids) await client.waitDone(id, { timeoutMs: 120_000, pollMs: 50 });
-  });
-  return { tsa, latencies, stages, perSec: concurrent / (ms / 1000), retried429: client.stats.retried429 };
+  const ms = await timeMs(() => pool(concurrent, PARALLEL, async () => void (await one())));
+  return { latencies, stages, perSec: concurrent / (ms / 1000) };
 }
 
 /** One capture each of the pages where settle, scroll, consent and stitching have real work to do. */
-async function measureWorkloads(server: TestServer, site: Awaited<ReturnType<typeof startFixtureSite>>) {
-  const client = await captureClient(server.baseUrl, ADMIN_KEY, 'bench-workloads');
+async function measureWorkloads(baseUrl: string, client: CaptureClient, site: Awaited<ReturnType<typeof startFixtureSite>>) {
   const pages = ['/consent', '/iframe-consent', '/lazy', '/beacons', '/tall?h=20000'];
   const out: BenchLine[] = [];
   for (const path of pages) {
@@ -146,7 +137,7 @@ async function measureWorkloads(server: TestServer, site: Awaited<ReturnType<typ
       id = await client.submit(site.url(path));
       await client.waitDone(id, { timeoutMs: 120_000 });
     });
-    const record = await readRecord(server, id);
+    const record = await readRecord(baseUrl, id);
     out.push({
       page: path,
       latencyMs: round(ms),
@@ -160,29 +151,28 @@ async function measureWorkloads(server: TestServer, site: Awaited<ReturnType<typ
   return out;
 }
 
-async function measureBare(target: string, waitUntil: PuppeteerLifeCycleEvent, sequential: number, concurrent: number, parallel: number) {
+async function measureBare(target: string, sequential: number, concurrent: number) {
   const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   try {
-    const one = () => bareCapture(chromium.browser, target, waitUntil);
+    const one = () => bareCapture(chromium.browser, target);
     await one(); // warm-up
     await one();
     const latencies: number[] = [];
     for (let i = 0; i < sequential; i++) latencies.push(await timeMs(one));
-    const ms = await timeMs(() => pool(concurrent, parallel, one));
+    const ms = await timeMs(() => pool(concurrent, PARALLEL, one));
     return { latencies, perSec: concurrent / (ms / 1000) };
   } finally {
     await chromium.close();
   }
 }
 
-async function bareCapture(browser: Browser, url: string, waitUntil: PuppeteerLifeCycleEvent): Promise<void> {
-  // A context per capture, as the worker's pool does (two pages of one context share a window, and the
-  // hidden one never renders a screenshot).
+/** What a plain script does: a fresh context, networkidle0, a full-page screenshot and the HTML. */
+async function bareCapture(browser: Browser, url: string): Promise<void> {
   const context = await browser.createBrowserContext();
   try {
     const page = await context.newPage();
     await page.setViewport({ ...DEFAULT_VIEWPORT });
-    await page.goto(url, { waitUntil, timeout: 30_000 });
+    await page.goto(url, { waitUntil: 'networkidle0', timeout: 30_000 });
     const png = await page.screenshot({ fullPage: true });
     const html = await page.content();
     if (png.byteLength === 0 || html.length === 0) throw new Error('empty bare capture');
