@@ -10,6 +10,10 @@ export type { CaptureRow } from './captures.js';
 
 const iso = (d: Date | string | null | undefined): string | undefined => instant(d) ?? undefined;
 
+/** What the record of a complete capture (spec 2.3) is built from: a row, or a capture.completed event. */
+export type CompleteCaptureFields = Pick<CaptureRow, 'capture_id' | 'url' | 'created_at' | 'completed_at' | 'render_quality' | 'artifacts' | 'bundle'> &
+  Partial<Pick<CaptureRow, 'final_url' | 'render' | 'capture_settings'>>;
+
 /** The JSON shapes of spec 2.1–2.5, built from projection rows. */
 export function captureViews(baseUrl: string) {
   const captureUrl = (id: string) => `${baseUrl}/v1/captures/${id}`;
@@ -42,7 +46,7 @@ export function captureViews(baseUrl: string) {
     },
 
     /** spec 2.4 */
-    artifacts(r: CaptureRow) {
+    artifacts(r: Pick<CaptureRow, 'capture_id' | 'artifacts'>) {
       const a = r.artifacts ?? ({} as Partial<ArtifactRefs>);
       return {
         screenshot: artifactUrl(r.capture_id, 'screenshot'),
@@ -54,7 +58,7 @@ export function captureViews(baseUrl: string) {
     },
 
     /** spec 2.3 (complete captures only) */
-    record(r: CaptureRow) {
+    record(r: CompleteCaptureFields) {
       const hasBundle = Boolean(r.bundle && r.artifacts?.wacz);
       return {
         id: r.capture_id,

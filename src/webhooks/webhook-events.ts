@@ -46,26 +46,15 @@ export type SubmittedCaptureRow = Pick<CaptureRow, 'capture_id' | 'url' | 'creat
  * `verifyUrl` only when a signed bundle exists (the verify endpoint answers 404 otherwise).
  */
 export function captureCompleteData(baseUrl: string, row: SubmittedCaptureRow, outcome: Completed) {
-  const views = captureViews(baseUrl);
-  const merged: CaptureRow = {
-    tenant_id: '',
-    failed_at: null,
-    render: null,
-    capture_settings: null,
-    error: null,
-    retryable: null,
-    failure_reason: null,
-    schedule_id: null,
-    stored_bytes: null,
-    ...row,
-    status: 'complete',
+  const record = captureViews(baseUrl).record({
+    capture_id: row.capture_id,
+    url: row.url,
+    created_at: row.created_at,
     completed_at: new Date(outcome.completedAt),
     render_quality: outcome.renderQuality,
     artifacts: outcome.artifacts,
     bundle: outcome.bundle ?? null,
-    final_url: outcome.finalUrl ?? null,
-  };
-  const record = views.record(merged);
+  });
   return {
     id: record.id,
     status: 'complete' as const,
