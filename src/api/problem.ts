@@ -1,24 +1,9 @@
-import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { pickHeaders } from './openapi-headers.js';
 
-/** The one error-body builder (spec 7.1). Clients switch on `status`; `type` is always 'about:blank'. */
-export interface ProblemBody {
-  type: 'about:blank';
-  status: number;
-  title: string;
-  detail: string;
-  [extra: string]: unknown;
-}
-
-export const problem = (status: number, detail: string, title?: string, extras: Record<string, unknown> = {}): ProblemBody => ({
-  type: 'about:blank',
-  status,
-  title: title ?? STATUS_CODES[status] ?? 'Error',
-  detail,
-  ...extras,
-});
+export { problem, type ProblemBody };
 
 /** An error thrown from a route or hook and rendered by the app's error handler. */
 export class HttpProblem extends Error {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { problem } from '../api/problem.js';
+import { problem } from '../domain/problem-body.js';
 import { scrape } from './metrics.js';
 import { METRICS_REFUSAL, metricsAllowed } from './metrics-access.js';
 import type { Readiness } from './readiness.js';
