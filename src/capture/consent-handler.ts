@@ -182,8 +182,8 @@ export async function startConsentRun(
     };
     sessions.set(target, onBinding);
     target.on('Runtime.bindingCalled', onBinding);
-    await target.send('Runtime.enable'); // bindings and their calls need the Runtime domain on this session
-    await target.send('Runtime.addBinding', { name: BINDING_NAME, executionContextName: WORLD_NAME });
+    // Bindings and their calls need the Runtime domain on this session; sent together (the session keeps the order).
+    await Promise.all([target.send('Runtime.enable'), target.send('Runtime.addBinding', { name: BINDING_NAME, executionContextName: WORLD_NAME })]);
   };
 
   const inject = async (target: CDPSession, frameId: string, mainFrame: boolean, evaluate: FrameAgent['evaluate']) => {
@@ -206,12 +206,10 @@ export async function startConsentRun(
       },
     };
     agents.push(agent);
-    // CDP bindings take one string; autoconsent sends objects and expects a promise back.
-    await target.send('Runtime.evaluate', {
-      contextId: executionContextId,
-      expression: `window.autoconsentSendMessage = (m) => { ${BINDING_NAME}(JSON.stringify(m)); return Promise.resolve(); };`,
-    });
-    const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: script });
+    // CDP bindings take one string; autoconsent sends objects and expects a promise back. One evaluation
+    // defines that and runs the content script.
+    const sendMessage = `window.autoconsentSendMessage = (m) => { ${BINDING_NAME}(JSON.stringify(m)); return Promise.resolve(); };`;
+    const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: `${sendMessage}\n${script}` });
     if (injected.exceptionDetails) {
       agent.done = true;
       throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
