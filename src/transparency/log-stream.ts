@@ -98,3 +98,38 @@ export async function latestCheckpoint(jsm: JetStreamManager, stream = LOG_STREA
   const msg = await lastOnSubject(jsm, CHECKPOINTS_SUBJECT, stream);
   return msg ? { ...decodeJson<StoredCheckpoint>(msg.data), seq: msg.seq } : null;
 }
+
+/** The first checkpoint message at or after stream sequence `seq`, or null. */
+async function checkpointFrom(jsm: JetStreamManager, seq: number, stream: string): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+  let msg: StoredMsg | null;
+  try {
+    // STREAM.MSG.GET takes next_by_subj (nats-server ≥ 2.9); the client's type names only its direct-get twin.
+    msg = (await jsm.streams.getMessage(stream, { seq, next_by_subj: CHECKPOINTS_SUBJECT } as unknown as { seq: number })) ?? null;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === 10037) return null;
+    throw err;
+  }
+  if (!msg) return null;
+  const cp = decodeJson<StoredCheckpoint>(msg.data);
+  return { ...cp, seq: msg.seq, size: Number(cp.note.split('\n')[1]) };
+}
+
+/**
+ * The first published checkpoint whose tree holds leaf `index` (size > index), or null when none does yet.
+ * Checkpoints only grow along the stream, so a binary search over stream sequences finds it in O(log n) reads —
+ * a fixed fact once published, which is what a certificate embeds (the same capture gives the same bytes).
+ */
+export async function firstCheckpointCovering(jsm: JetStreamManager, index: number, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+  const latest = await latestCheckpoint(jsm, stream);
+  if (!latest || Number(latest.note.split('\n')[1]) <= index) return null;
+  let lo = 1;
+  let hi = latest.seq; // invariant: the first checkpoint at or after hi covers; none before lo does
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const cp = await checkpointFrom(jsm, mid, stream);
+    if (!cp) throw new Error(`checkpoint after stream sequence ${mid} vanished from ${stream}`);
+    if (cp.size > index) hi = mid;
+    else lo = cp.seq + 1;
+  }
+  return checkpointFrom(jsm, lo, stream);
+}
