@@ -1,7 +1,8 @@
 import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { ensureStreamReplicas } from '../ledger/streams.js';
+import { ensureStreamReplicas, PULL_EXPIRES_MS } from '../ledger/streams.js';
 
 /**
  * The transparency log's own stream (docs/transparency.md). The LEDGER stays the truth of what happened; TLOG
@@ -132,4 +133,24 @@ export async function firstCheckpointCovering(jsm: JetStreamManager, index: numb
     else lo = cp.seq + 1;
   }
   return checkpointFrom(jsm, lo, stream);
+}
+
+/**
+ * Every stored leaf batch, in stream order, up to the last one now (an auditor's full read; a serving process
+ * follows the stream in log-view.ts instead). `onBatch` sees each batch with its stream sequence.
+ */
+export async function readAllBatches(js: JetStreamClient, jsm: JetStreamManager, onBatch: (seq: number, batch: LeafBatch) => void, stream = LOG_STREAM): Promise<LogTail> {
+  const tail = await readTail(jsm, stream);
+  if (tail.seq === 0) return tail;
+  const consumer = await js.consumers.get(stream, { filter_subjects: LEAVES_SUBJECT, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: 1 });
+  const messages = await consumer.consume({ max_messages: 500, expires: PULL_EXPIRES_MS });
+  try {
+    for await (const m of messages) {
+      onBatch(m.seq, decodeJson<LeafBatch>(m.data));
+      if (m.seq >= tail.seq) break;
+    }
+  } finally {
+    await messages.close().catch(() => undefined);
+  }
+  return tail;
 }
