@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { connectNats } from '../src/infra/nats.js';
 import { createEventStore } from '../src/ledger/event-store.js';
@@ -9,6 +12,7 @@ import { MerkleTree, verifyInclusion, leafHash } from '../src/transparency/merkl
 import { startSequencer } from '../src/transparency/sequencer.js';
 import { startNatsOnly } from '../test/support/harness.js';
 import { appendCommit, completed } from '../test/support/log-events.js';
+import { runLogFailover } from '../test/support/log-cluster-scenario.js';
 import type { BenchLine } from './registry.js';
 
 /**
@@ -17,7 +21,11 @@ import type { BenchLine } from './registry.js';
  *    captures can complete at all, far above the ≈ 1.4 captures/s the browser workers reach) against leaves the
  *    sequencer appends to TLOG per second while catching up on them; storage of TLOG per leaf;
  *  - the tree at 1,000,000 leaves: append rate, memory of the hashes per leaf, inclusion and consistency
- *    proof time and size.
+ *    proof time and size;
+ *  - failover on the 3-node NATS cluster, every role in its own process (test/support/log-cluster-scenario.ts):
+ *    leaves when one sequencer, then both, then the nats-server leading TLOG were SIGKILLed, and how long until
+ *    the served checkpoint grew again (it is signed every second, so ≈ 1 s is the floor); the baseline is the same
+ *    median time between two growths with nothing killed (the writer's pace and the checkpoint cadence).
  */
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -100,6 +108,40 @@ function treeAtOneMillion(): BenchLine {
   };
 }
 
+async function clusterFailover(): Promise<BenchLine> {
+  const dir = await mkdtemp(join(tmpdir(), 'cl-bench-tlog-cluster-'));
+  try {
+    const r = await runLogFailover(dir);
+    const badSamples = r.samples.filter((x) => x.rootHash !== r.rootAt(x.size));
+    const badViews = r.viewRoots.filter((v) => v.roots.some((root) => root !== r.rootAt(v.size)));
+    return {
+      case: 'cluster-failover',
+      natsNodes: 3,
+      apiProcesses: 2,
+      sequencers: 2,
+      leavesAtSequencerKill: r.leavesAtSequencerKill,
+      resumeMsAfterOneSequencerKilled: r.sequencerResumeMs,
+      leavesWhenBothSequencersKilled: r.leavesAtAllSequencersKilled,
+      resumeMsAfterSequencerRestart: r.restartResumeMs,
+      leavesAtNatsLeaderKill: r.leavesAtNatsKill,
+      resumeMsAfterNatsLeaderKilled: r.natsResumeMs,
+      baselineMsBetweenGrowthsNothingKilled: r.baselineGrowthMs,
+      apiTreeCatchUpMsAfterFinalCheckpoint: Math.max(...r.viewCatchUpMs),
+      finalLeaves: r.finalLeaves,
+      leavesLostOrDuplicated: r.logged.length === r.expected.length && r.logged.every((l, i) => l === r.expected[i]) ? 0 : Math.abs(r.logged.length - r.expected.length) || -1,
+      checkpointsSampled: r.samples.length,
+      checkpointsWithAnotherRoot: badSamples.length,
+      viewRootsCompared: r.viewRoots.length,
+      viewRootsDiffering: badViews.length,
+      ...(badSamples.length + badViews.length > 0 ? { firstDifference: JSON.stringify(badSamples[0] ?? badViews[0]) } : {}),
+      logAuditExit: r.audit.code,
+      seconds: r.seconds,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 export async function transparencyBench(): Promise<BenchLine[]> {
-  return [treeAtOneMillion(), await sequencing()];
+  return [treeAtOneMillion(), await sequencing(), await clusterFailover()];
 }

@@ -64,6 +64,7 @@ import { startWebhookFeeder } from './webhooks/webhook-feeder.js';
 import { openWebhookSecretStore } from './webhooks/webhook-secret-store.js';
 import { loadWebhookCa } from './webhooks/webhook-sender.js';
 import { startTransparency } from './transparency/log-runtime.js';
+import type { TransparencyService } from './transparency/log-service.js';
 import { transparencyLogRoutes } from './api/routes/transparency-log.js';
 
 /**
@@ -77,6 +78,8 @@ export interface ServerHandle {
   ctx: ApiContext | null;
   projector: Projector | null;
   evidence: Evidence;
+  /** The transparency log's service where this process follows the log (api or sequencer role); null otherwise. */
+  transparency: TransparencyService | null;
   stop(): Promise<void>;
 }
 
@@ -138,7 +141,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     // A signer alone needs no database: it is not given DATABASE_URL (docs/security.md).
     const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nc, null), metricsToken: config.METRICS_TOKEN });
     stops.unshift(() => http.close());
-    return { url: http.url, app: null, ctx: null, projector: null, evidence, stop: stopAll };
+    return { url: http.url, app: null, ctx: null, projector: null, evidence, transparency: transparency.service, stop: stopAll };
   }
   if (!deps.databaseUrl) throw new Error(`ROLES=${[...roles].join(',')} needs Postgres: set DATABASE_URL`);
   const schema = deps.schema ?? LIVE_SCHEMA;
@@ -299,7 +302,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const schedules = createSchedules(ctx, policy);
     const cors = createCors(config.CORS_ORIGINS);
     // Certificates are signed by the signer role: in this process when it has that role, else over NATS.
-    const trust = deploymentTrust(pool, evidence);
+    const trust = deploymentTrust(pool, evidence, async () => (transparency.service ? transparency.service.logKey() : null));
     const certificates = createCertificates({
       pool,
       artifacts,
@@ -308,6 +311,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       trust,
       publicBaseUrl: config.PUBLIC_BASE_URL,
       allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
+      transparency: transparency.service ?? undefined,
     });
     const captureCertificates = createCaptureCertificates(certificates, trust, {
       async bundleHashOf(captureId) {
@@ -358,6 +362,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     ctx,
     projector,
     evidence,
+    transparency: transparency.service,
     stop: stopAll,
   };
 }

@@ -124,9 +124,11 @@ async function checkHere(bytes, source) {
   const body = localChecks.querySelector('tbody');
   body.textContent = '';
   try {
-    const [{ verifyEvidence, keysFromDocument, tsaCertificatesFromDocument }, keys, tsa] = await Promise.all([loadVerifier(), json('/.well-known/signing-keys'), json('/.well-known/tsa-certificates')]);
+    // The log's key checks a certificate's inclusion proof; a deployment without a log has none (the check is then skipped).
+    const logKey = fetch('/v1/log/key').then((r) => (r.ok ? r.text() : null)).catch(() => null);
+    const [{ verifyEvidence, keysFromDocument, tsaCertificatesFromDocument }, keys, tsa, log] = await Promise.all([loadVerifier(), json('/.well-known/signing-keys'), json('/.well-known/tsa-certificates'), logKey]);
     const builtIn = tsaCertificatesFromDocument(tsa, '/.well-known/tsa-certificates');
-    const result = await verifyEvidence(bytes, { keys: keysFromDocument(keys, '/.well-known/signing-keys'), tsaCaCertsPem: builtIn, selfIssuedTsaCaCertsPem: builtIn });
+    const result = await verifyEvidence(bytes, { keys: keysFromDocument(keys, '/.well-known/signing-keys'), tsaCaCertsPem: builtIn, selfIssuedTsaCaCertsPem: builtIn, logKeys: log ? [log.trim()] : [] });
     for (const c of result.checks) {
       const tr = document.createElement('tr');
       [c.name, c.status, c.detail || '', 'in this browser'].forEach((text, i) => { const td = document.createElement('td'); td.textContent = text; if (i === 1) td.className = c.status; tr.appendChild(td); });

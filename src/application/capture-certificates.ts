@@ -1,6 +1,6 @@
 import { HttpProblem } from '../api/problem.js';
 import { isId } from '../domain/ids.js';
-import type { Certificates } from '../evidence/certificate.js';
+import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';
 import type { DeploymentTrust } from '../evidence/trust-anchors.js';
 import { verifyCertificate } from '../../packages/verifier/src/index.js';
 
@@ -18,13 +18,23 @@ export interface CertificateLookup {
 
 export function createCaptureCertificates(certificates: Certificates, trust: DeploymentTrust, lookup: CertificateLookup) {
   return {
-    /** The PDF; 404 unless the capture is complete with a signed bundle, 503 when no signer answered. */
+    /**
+     * The PDF; 404 unless the capture is complete with a signed bundle; 503 with Retry-After when no signer answered
+     * or the bundle is not in a published transparency-log checkpoint yet; 500 when the log holds another leaf for it.
+     */
     async certificatePdf(captureId: string, log?: { warn(obj: object, msg: string): void }): Promise<Uint8Array> {
       let pdf: Uint8Array | null = null;
       if (isId('cap', captureId)) {
         try {
           pdf = await certificates.certificate(captureId);
         } catch (err) {
+          if (err instanceof CertificateNotReady) {
+            throw new HttpProblem(503, err.message, 'Service Unavailable', {}, { 'Retry-After': String(err.retryAfterSec) });
+          }
+          if (err instanceof CertificateRefused) {
+            log?.warn({ err, captureId }, 'certificate refused');
+            throw new HttpProblem(500, `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`, 'Internal Server Error');
+          }
           log?.warn({ err, captureId }, 'certificate could not be made');
           throw new HttpProblem(503, 'The certificate could not be signed now (no signer answered); retry shortly.', 'Service Unavailable', {}, { 'Retry-After': '10' });
         }

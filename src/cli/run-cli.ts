@@ -8,11 +8,11 @@ import { projectionsRebuild, projectionsStatus } from './commands/projections.js
 import { signingRotate } from './commands/signing.js';
 import { usageReport } from './commands/usage.js';
 import { verify } from './commands/verify.js';
-import { logMonitor } from './commands/log.js';
+import { logAudit, logMonitor } from './commands/log.js';
 
 /** The operator CLI: finds the command named by the leading words, parses its options and runs it. */
 
-export const COMMANDS: CommandSpec[] = [eventsList, eventsTail, projectionsStatus, projectionsRebuild, usageReport, keysCreate, signingRotate, verify, logMonitor, audit];
+export const COMMANDS: CommandSpec[] = [eventsList, eventsTail, projectionsStatus, projectionsRebuild, usageReport, keysCreate, signingRotate, verify, logMonitor, logAudit, audit];
 
 export function topLevelHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => commandName(c).length));

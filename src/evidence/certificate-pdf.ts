@@ -1,5 +1,6 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
+import { TRANSPARENCY_INFO_KEY, type CertificateTransparency } from '../../packages/verifier/src/index.js';
 
 /**
  * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
@@ -11,7 +12,9 @@ import QRCode from 'qrcode';
  * squares. The rendered bytes are what the signer role signs (certificate.ts); the signature travels in an
  * attachment added after them (packages/verifier/src/certificate.ts).
  *
- * The body is a list of sections; a new one (a transparency-log proof, say) is one more entry in SECTIONS.
+ * The body is a list of sections, numbered as they are drawn (a section with nothing to state draws nothing).
+ * The transparency-log section's data travels, machine-readable, in the signature attachment; the document states
+ * its digest in the Info entry /CaptureLedgerTransparency, which binds it to the signed bytes.
  */
 
 export interface CertificateFacts {
@@ -39,6 +42,8 @@ export interface CertificateFacts {
   keysUrl: string;
   tsaCertificatesUrl: string;
   issuer: string;
+  /** The bundle's leaf in the public transparency log with its first covering checkpoint; null without a log. */
+  transparency: { block: CertificateTransparency; digest: string; logKeyUrl: string } | null;
 }
 
 export type CertificateSection = (doc: PDFKit.PDFDocument, facts: CertificateFacts) => void;
@@ -52,9 +57,14 @@ export function pdfText(value: string): string {
   return value.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 }
 
+/** Sections are numbered in the order drawn. */
+const drawnSections = new WeakMap<PDFKit.PDFDocument, number>();
+
 function heading(doc: PDFKit.PDFDocument, title: string): void {
+  const number = (drawnSections.get(doc) ?? 0) + 1;
+  drawnSections.set(doc, number);
   if (doc.y > doc.page.height - MARGIN - 120) doc.addPage();
-  doc.moveDown(0.8).font('Helvetica-Bold').fontSize(12).fillColor(INK).text(title, MARGIN);
+  doc.moveDown(0.8).font('Helvetica-Bold').fontSize(12).fillColor(INK).text(`${number}. ${title}`, MARGIN);
   const y = doc.y + 2;
   doc.moveTo(MARGIN, y).lineTo(doc.page.width - MARGIN, y).lineWidth(0.5).strokeColor('#999999').stroke();
   doc.moveDown(0.4);
@@ -74,7 +84,7 @@ function paragraph(doc: PDFKit.PDFDocument, text: string, size = 9.5): void {
 }
 
 const captured: CertificateSection = (doc, f) => {
-  heading(doc, '1. What was captured');
+  heading(doc, 'What was captured');
   field(doc, 'Requested URL', f.requestedUrl, true);
   field(doc, 'Final URL (after redirects)', f.finalUrl, true);
   if (f.redirectChain.length > 1) {
@@ -88,7 +98,7 @@ const captured: CertificateSection = (doc, f) => {
 };
 
 const how: CertificateSection = (doc, f) => {
-  heading(doc, '2. How it was captured');
+  heading(doc, 'How it was captured');
   paragraph(
     doc,
     'The page was loaded by a headless Chromium browser run by this service, in a fresh browser profile with no cookies or stored logins. ' +
@@ -109,14 +119,14 @@ const how: CertificateSection = (doc, f) => {
 };
 
 const artifacts: CertificateSection = (doc, f) => {
-  heading(doc, '3. Artifacts and their SHA-256');
+  heading(doc, 'Artifacts and their SHA-256');
   for (const a of f.artifacts) field(doc, `${a.name} (${a.mediaType}, ${a.bytes} bytes)`, a.hash, true);
   field(doc, `Signed WACZ bundle (application/wacz+zip, ${f.bundle.bytes} bytes), SHA-256 of the file`, f.bundle.fileSha256, true);
   field(doc, 'Bundle hash (SHA-256 of datapackage.json, the signed manifest)', f.bundle.hash, true);
 };
 
 const signature: CertificateSection = (doc, f) => {
-  heading(doc, '4. Signature and timestamp of the bundle');
+  heading(doc, 'Signature and timestamp of the bundle');
   field(doc, 'Key id', f.signing.keyId, true);
   field(doc, 'Public key (Ed25519, base64)', f.signing.publicKey, true);
   field(doc, 'Signature over the bundle hash (base64)', f.signing.signature, true);
@@ -137,8 +147,51 @@ const signature: CertificateSection = (doc, f) => {
   }
 };
 
+/** Monospace lines (a signed note, proof hashes) kept as they are: small enough that a line never wraps. */
+function monoLines(doc: PDFKit.PDFDocument, label: string, lines: string[]): void {
+  const width = doc.page.width - 2 * MARGIN;
+  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text(pdfText(label), MARGIN, doc.y, { width });
+  // The note's signature line starts with an em dash (U+2014), which the standard fonts' WinAnsi encoding holds.
+  for (const line of lines) doc.font('Courier').fontSize(6.5).fillColor(INK).text(line.replace(/[^\x20-\x7e\xa0-\xff\u2014]/g, '?') || ' ', MARGIN, doc.y, { width, lineBreak: true });
+  doc.moveDown(0.25);
+}
+
+const transparency: CertificateSection = (doc, f) => {
+  const t = f.transparency;
+  if (!t) return;
+  const { block } = t;
+  const size = block.checkpoint.split('\n')[1] ?? '?';
+  heading(doc, 'Public transparency log');
+  paragraph(
+    doc,
+    `The signed bundle is leaf ${block.leafIndex} of this service's public, append-only transparency log (RFC 9162 Merkle tree). Below are the ` +
+      `leaf as logged, the signed checkpoint (C2SP tlog-checkpoint) of the first published tree that contains it (${size} leaves), and the ` +
+      "inclusion proof from the leaf to that checkpoint's root hash. To check inclusion with this certificate alone: hash the leaf as " +
+      "SHA-256(0x00 || leaf bytes), combine it with the proof hashes in order as RFC 9162 section 2.1.3.2 describes (nodes are " +
+      "SHA-256(0x01 || left || right)), compare the result with the checkpoint's root hash (third line, base64), and check the checkpoint's " +
+      `Ed25519 signature with the log's key (${t.logKeyUrl}). The same data is in the attachment certificate-signature.json ("transparency").`,
+    9,
+  );
+  field(doc, 'Leaf index', String(block.leafIndex));
+  monoLines(
+    doc,
+    'Leaf data (RFC 8785 JSON, one line without spaces, broken here every 100 characters; captureIdHash is the SHA-256 of the capture ID)',
+    block.leaf.match(/.{1,100}/g) ?? [],
+  );
+  monoLines(doc, 'Signed checkpoint (C2SP signed note; the signature line starts with an em dash)', block.checkpoint.replace(/\n$/, '').split('\n'));
+  field(
+    doc,
+    'Checkpoint timestamp',
+    block.checkpointTimestamp
+      ? `RFC 3161 genTime ${block.checkpointTimestamp.genTime} from ${block.checkpointTimestamp.tsa} (over SHA-256 of the checkpoint note)`
+      : 'none (the checkpoint was published without an RFC 3161 timestamp)',
+  );
+  monoLines(doc, `Inclusion proof (${block.inclusionProof.length} SHA-256 hashes, hex, from the leaf up)`, block.inclusionProof.length > 0 ? block.inclusionProof : ['(empty: the leaf is the whole tree)']);
+  monoLines(doc, "Log verifier key (as published; check it against the operator's publication)", [block.logKey]);
+};
+
 const verification: CertificateSection = (doc, f) => {
-  heading(doc, '5. Verification');
+  heading(doc, 'Verification');
   const qrSize = 96;
   const top = doc.y;
   drawQr(doc, f.verifyUrl, doc.page.width - MARGIN - qrSize, top, qrSize);
@@ -166,7 +219,7 @@ const verification: CertificateSection = (doc, f) => {
 };
 
 const declaration: CertificateSection = (doc, f) => {
-  heading(doc, '6. Declaration of the custodian');
+  heading(doc, 'Declaration of the custodian');
   paragraph(
     doc,
     `I, the undersigned, declare that I am a custodian of the records of ${f.issuer}, or another person qualified to certify them; that ` +
@@ -187,7 +240,7 @@ const declaration: CertificateSection = (doc, f) => {
 };
 
 /** The body, in order; each section starts with its heading. */
-export const SECTIONS: readonly CertificateSection[] = [captured, how, artifacts, signature, verification, declaration];
+export const SECTIONS: readonly CertificateSection[] = [captured, how, artifacts, signature, transparency, verification, declaration];
 
 function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, size: number): void {
   const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
@@ -216,6 +269,7 @@ export async function renderCertificatePdf(facts: CertificateFacts, sections: re
       Producer: 'Capture Ledger (pdfkit)',
       CreationDate: fixed,
       ModDate: fixed,
+      ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
     },
   });
   const chunks: Buffer[] = [];

@@ -17,8 +17,11 @@ import {
   parseTimestampToken,
   sha256Prefixed,
   verifyBundle,
+  transparencyDigest,
   type CertificateEnvelope,
+  type CertificateTransparency,
 } from '../../packages/verifier/src/index.js';
+import { captureLeaf, encodeLeaf } from '../transparency/leaf.js';
 import { renderCertificatePdf, type CertificateFacts } from './certificate-pdf.js';
 import type { DeploymentTrust } from './trust-anchors.js';
 
@@ -31,6 +34,11 @@ import type { DeploymentTrust } from './trust-anchors.js';
  * (packages/verifier/src/certificate.ts), and the result is created in the `certificates` KV bucket.
  * KV `create` fails when the key exists, so of two API processes racing on a first request one wins and
  * both answer its bytes; every later request reads them back — the same bytes, never signed again.
+ *
+ * Where the deployment runs a transparency log, the certificate is not issued until the bundle's leaf is in a
+ * published checkpoint (one is asked for on demand): it then embeds the leaf, the first checkpoint holding it and
+ * the inclusion proof (docs/transparency.md). Until then `certificate` throws CertificateNotReady (503 with
+ * Retry-After) rather than issue a certificate without the proof, which — stored once — would stay without it.
  */
 export const CERTIFICATE_BUCKET = 'certificates';
 
@@ -49,6 +57,23 @@ export interface CertificateDeps {
   publicBaseUrl: string;
   /** ALLOW_PRIVATE_TARGETS, stated in the egress policy. */
   allowPrivateTargets: readonly string[];
+  /** The transparency log (TransparencyService); absent where the process follows none. */
+  transparency?: CertificateLog | undefined;
+}
+
+export interface CertificateLog {
+  certificateEvidence(captureId: string): Promise<CertificateTransparency | { unavailable: string; noLog?: true }>;
+}
+
+/** The capture's leaf is not in a published checkpoint yet: ask again shortly (503 with Retry-After). */
+export class CertificateNotReady extends Error {
+  override name = 'CertificateNotReady';
+  readonly retryAfterSec = 5;
+}
+
+/** The log holds something else than this bundle for the capture: no certificate can state its inclusion. */
+export class CertificateRefused extends Error {
+  override name = 'CertificateRefused';
 }
 
 export async function openCertificateStore(nc: NatsConnection, replicas = 1): Promise<KV> {
@@ -72,6 +97,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
     if (!wacz) return null;
     const facts = await certificateFacts(row, wacz, deps);
     if (!facts) return null;
+    facts.transparency = await loggedFacts(captureId, facts, deps.transparency, deps.publicBaseUrl);
     const document = await renderCertificatePdf(facts);
     const certificateHash = await sha256Prefixed(document);
     const attested = await deps.notary.certify({ captureId, bundleHash: facts.bundle.hash, certificateHash });
@@ -84,6 +110,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
       bytes: document.length,
       signature: attested.signature,
       timestamp: attested.timestamp,
+      ...(facts.transparency ? { transparency: facts.transparency.block } : {}),
     };
     const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
     try {
@@ -109,6 +136,24 @@ export function createCertificates(deps: CertificateDeps): Certificates {
       return pending;
     },
   };
+}
+
+/**
+ * The transparency section of a capture's certificate: null where there is no log; the block once the leaf is in
+ * a published checkpoint — after checking that the logged leaf is the one this bundle makes.
+ */
+async function loggedFacts(captureId: string, facts: CertificateFacts, log: CertificateLog | undefined, publicBaseUrl: string): Promise<CertificateFacts['transparency']> {
+  if (!log) return null;
+  const evidence = await log.certificateEvidence(captureId);
+  if ('unavailable' in evidence) {
+    if (evidence.noLog) return null;
+    throw new CertificateNotReady(`The certificate is issued once the capture is in a published transparency-log checkpoint: ${evidence.unavailable}. Retry shortly.`);
+  }
+  const expected = new TextDecoder().decode(encodeLeaf(captureLeaf(captureId, facts.bundle.hash, facts.signing.keyId, facts.timestamp?.genTime ?? null)));
+  if (evidence.leaf !== expected) {
+    throw new CertificateRefused(`the transparency log's leaf ${evidence.leafIndex} for capture ${captureId} is not the leaf of its bundle (log: ${evidence.leaf}; bundle: ${expected})`);
+  }
+  return { block: evidence, digest: await transparencyDigest(evidence), logKeyUrl: `${publicBaseUrl}/v1/log/key` };
 }
 
 /** Everything the certificate states, from the stored record, its provenance record and the bundle. */
@@ -168,5 +213,6 @@ async function certificateFacts(row: CaptureRow, wacz: Uint8Array, deps: Certifi
     keysUrl: `${base}/.well-known/signing-keys`,
     tsaCertificatesUrl: `${base}/.well-known/tsa-certificates`,
     issuer: `Capture Ledger at ${new URL(base).host}`,
+    transparency: null,
   };
 }

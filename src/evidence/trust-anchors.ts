@@ -7,7 +7,8 @@ import { iso } from '../api/schemas.js';
 /**
  * What this deployment's verifications trust: the signing keys published on the log (never a key found in the
  * evidence), and TSA roots from TSA_CA_CERTS, this DATA_DIR's built-in TSA and every built-in TSA published on
- * the log — the built-in ones reported as self-issued. Used by GET /v1/verify/{id}, the certificate and its check.
+ * the log — the built-in ones reported as self-issued — and the transparency log's verifier key as its sequencer
+ * published it on TLOG (a certificate's inclusion proof). Used by GET /v1/verify/{id}, the certificate and its check.
  */
 export interface DeploymentTrust {
   /** Published keys, newest state of the log's projection; `current` marks the key signing now. */
@@ -15,7 +16,11 @@ export interface DeploymentTrust {
   anchors(): Promise<TrustAnchors>;
 }
 
-export function deploymentTrust(pool: pg.Pool, evidence: Pick<Evidence, 'tsaCaCertsPem' | 'localTsaCaCertsPem'>): DeploymentTrust {
+export function deploymentTrust(
+  pool: pg.Pool,
+  evidence: Pick<Evidence, 'tsaCaCertsPem' | 'localTsaCaCertsPem'>,
+  logKey: () => Promise<string | null> = async () => null,
+): DeploymentTrust {
   async function keys() {
     return (await listSigningKeys(pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
   }
@@ -23,10 +28,12 @@ export function deploymentTrust(pool: pg.Pool, evidence: Pick<Evidence, 'tsaCaCe
     keys,
     async anchors() {
       const published = (await listTsaCertificates(pool)).map((c) => c.ca_cert_pem);
+      const log = await logKey();
       return {
         keys: (await keys()).map(({ current: _c, ...k }) => k),
         tsaCaCertsPem: [...evidence.tsaCaCertsPem, ...published],
         selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
+        ...(log ? { logKeys: [log] } : {}),
       };
     },
   };

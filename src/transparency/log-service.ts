@@ -3,9 +3,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { openCheckpoint, parseVerifierKey } from './checkpoint.js';
 import type { TransparencyEvidence } from './inclusion-check.js';
-import { latestCheckpoint, lastOnSubject, LOG_KEY_SUBJECT, LOG_STREAM, type StoredCheckpoint } from './log-stream.js';
+import { firstCheckpointCovering, latestCheckpoint, lastOnSubject, LOG_KEY_SUBJECT, LOG_STREAM, type StoredCheckpoint } from './log-stream.js';
 import type { LogView } from './log-view.js';
 import { requestCheckpoint } from './sequencer.js';
+import type { CertificateTransparency } from '../../packages/verifier/src/index.js';
 
 /**
  * What the API asks of the log: the latest checkpoint, the verifier key, proofs for a capture. Everything comes
@@ -20,6 +21,12 @@ export interface TransparencyService {
    * when the latest does not cover the leaf yet. `unavailable` says why there is no proof.
    */
   evidenceFor(captureId: string, opts?: { onDemand?: boolean }): Promise<TransparencyEvidence | { unavailable: string; noLog?: true }>;
+  /**
+   * What a certificate embeds (packages/verifier/src/transparency.ts): the capture's leaf as logged, the FIRST
+   * published checkpoint holding it (asked for on demand when none does yet) and the proof against it — fixed
+   * facts once published, so a certificate made twice is the same. `unavailable` says why there is none yet.
+   */
+  certificateEvidence(captureId: string): Promise<CertificateTransparency | { unavailable: string; noLog?: true }>;
 }
 
 const VIEW_CATCH_UP_MS = 10_000;
@@ -69,6 +76,33 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
         checkpoint: cp.note,
         leafIndex: index,
         inclusionProof: view.tree.inclusionProof(index, opened.size).map((h) => Buffer.from(h).toString('base64')),
+      };
+    },
+    async certificateEvidence(captureId) {
+      const key = await logKey();
+      if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
+      const index = view.leafIndexOfCapture(captureId);
+      if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
+      let cp = await firstCheckpointCovering(jsm, index, stream);
+      if (!cp) {
+        try {
+          await requestCheckpoint(nc, ON_DEMAND_MS);
+          cp = await firstCheckpointCovering(jsm, index, stream);
+        } catch (err) {
+          log.warn({ err }, 'transparency log: on-demand checkpoint failed');
+        }
+      }
+      if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
+      const opened = openCheckpoint(cp.note, parseVerifierKey(key));
+      await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);
+      const [leaf] = await view.leafData(index, index + 1);
+      return {
+        leafIndex: index,
+        leaf: new TextDecoder().decode(leaf),
+        checkpoint: cp.note,
+        checkpointTimestamp: cp.timestamp,
+        inclusionProof: view.tree.inclusionProof(index, opened.size).map((h) => Buffer.from(h).toString('hex')),
+        logKey: key,
       };
     },
   };

@@ -1,7 +1,8 @@
 import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { ensureStreamReplicas } from '../ledger/streams.js';
+import { ensureStreamReplicas, PULL_EXPIRES_MS } from '../ledger/streams.js';
 
 /**
  * The transparency log's own stream (docs/transparency.md). The LEDGER stays the truth of what happened; TLOG
@@ -97,4 +98,59 @@ export async function readTail(jsm: JetStreamManager, stream = LOG_STREAM): Prom
 export async function latestCheckpoint(jsm: JetStreamManager, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number }) | null> {
   const msg = await lastOnSubject(jsm, CHECKPOINTS_SUBJECT, stream);
   return msg ? { ...decodeJson<StoredCheckpoint>(msg.data), seq: msg.seq } : null;
+}
+
+/** The first checkpoint message at or after stream sequence `seq`, or null. */
+async function checkpointFrom(jsm: JetStreamManager, seq: number, stream: string): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+  let msg: StoredMsg | null;
+  try {
+    // STREAM.MSG.GET takes next_by_subj (nats-server ≥ 2.9); the client's type names only its direct-get twin.
+    msg = (await jsm.streams.getMessage(stream, { seq, next_by_subj: CHECKPOINTS_SUBJECT } as unknown as { seq: number })) ?? null;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === 10037) return null;
+    throw err;
+  }
+  if (!msg) return null;
+  const cp = decodeJson<StoredCheckpoint>(msg.data);
+  return { ...cp, seq: msg.seq, size: Number(cp.note.split('\n')[1]) };
+}
+
+/**
+ * The first published checkpoint whose tree holds leaf `index` (size > index), or null when none does yet.
+ * Checkpoints only grow along the stream, so a binary search over stream sequences finds it in O(log n) reads —
+ * a fixed fact once published, which is what a certificate embeds (the same capture gives the same bytes).
+ */
+export async function firstCheckpointCovering(jsm: JetStreamManager, index: number, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+  const latest = await latestCheckpoint(jsm, stream);
+  if (!latest || Number(latest.note.split('\n')[1]) <= index) return null;
+  let lo = 1;
+  let hi = latest.seq; // invariant: the first checkpoint at or after hi covers; none before lo does
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const cp = await checkpointFrom(jsm, mid, stream);
+    if (!cp) throw new Error(`checkpoint after stream sequence ${mid} vanished from ${stream}`);
+    if (cp.size > index) hi = mid;
+    else lo = cp.seq + 1;
+  }
+  return checkpointFrom(jsm, lo, stream);
+}
+
+/**
+ * Every stored leaf batch, in stream order, up to the last one now (an auditor's full read; a serving process
+ * follows the stream in log-view.ts instead). `onBatch` sees each batch with its stream sequence.
+ */
+export async function readAllBatches(js: JetStreamClient, jsm: JetStreamManager, onBatch: (seq: number, batch: LeafBatch) => void, stream = LOG_STREAM): Promise<LogTail> {
+  const tail = await readTail(jsm, stream);
+  if (tail.seq === 0) return tail;
+  const consumer = await js.consumers.get(stream, { filter_subjects: LEAVES_SUBJECT, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: 1 });
+  const messages = await consumer.consume({ max_messages: 500, expires: PULL_EXPIRES_MS });
+  try {
+    for await (const m of messages) {
+      onBatch(m.seq, decodeJson<LeafBatch>(m.data));
+      if (m.seq >= tail.seq) break;
+    }
+  } finally {
+    await messages.close().catch(() => undefined);
+  }
+  return tail;
 }

@@ -2,7 +2,7 @@ import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nat
 import type { Logger } from 'pino';
 import { PULL_EXPIRES_MS } from '../ledger/streams.js';
 import { captureIdHash } from './leaf.js';
-import { decodeJson, LEAVES_SUBJECT, type LeafBatch, LOG_STREAM } from './log-stream.js';
+import { decodeJson, lastOnSubject, LEAVES_SUBJECT, type LeafBatch, LOG_STREAM } from './log-stream.js';
 import { leafHash, MerkleTree } from './merkle.js';
 
 /**
@@ -25,6 +25,8 @@ export interface LogView {
   problem(): string | null;
   stop(): Promise<void>;
 }
+
+const STALL_MS = 3_000;
 
 export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, log: Logger, stream = LOG_STREAM): Promise<LogView> {
   const tree = new MerkleTree();
@@ -57,15 +59,37 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
     for (const w of waiters) w();
   };
 
+  // A watchdog: an ordered consumer whose server-side half was lost with a NATS node can stay silent longer than
+  // its heartbeats say (seen on the 3-node cluster: a view 10+ s behind the checkpoints it served). When TLOG
+  // holds a batch the view has not had for STALL_MS, the consumer is closed and the loop re-subscribes at nextSeq.
+  let lastProgress = Date.now();
+  const watchdog = setInterval(() => {
+    if (!running || Date.now() - lastProgress < STALL_MS) return;
+    void lastOnSubject(jsm, LEAVES_SUBJECT, stream)
+      .then(async (last) => {
+        if (!last || last.seq < nextSeq) {
+          lastProgress = Date.now(); // caught up: silence is fine
+          return;
+        }
+        log.warn({ nextSeq, last: last.seq }, 'transparency log view: no batch for a while although TLOG holds more; re-subscribing');
+        lastProgress = Date.now();
+        await closeMessages?.();
+      })
+      .catch(() => undefined);
+  }, STALL_MS / 2);
+  watchdog.unref();
+
   const loop = (async () => {
     while (running) {
       try {
         const consumer = await js.consumers.get(stream, { filter_subjects: LEAVES_SUBJECT, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: nextSeq });
         const messages = await consumer.consume({ max_messages: 500, expires: PULL_EXPIRES_MS });
         closeMessages = async () => void (await messages.close().catch(() => undefined));
+        lastProgress = Date.now();
         for await (const m of messages) {
           apply(m.seq, decodeJson<LeafBatch>(m.data));
           nextSeq = m.seq + 1;
+          lastProgress = Date.now();
           if (!running) break;
         }
       } catch (err) {
@@ -120,6 +144,7 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
     },
     async stop() {
       running = false;
+      clearInterval(watchdog);
       await closeMessages?.();
       await loop;
     },

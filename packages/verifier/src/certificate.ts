@@ -2,6 +2,7 @@ import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
 import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
 import { checkPublishedSignature } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
+import { checkCertificateTransparency, transparencyDigest, type CertificateTransparency } from './transparency.js';
 
 /**
  * A capture certificate (GET /v1/captures/{id}/certificate) verifies on its own: the PDF as rendered (the
@@ -18,12 +19,16 @@ import { checkTimestamp } from './timestamp.js';
  *   signature        { algorithm: "Ed25519", keyId, publicKey, signature (base64), signedAt } by the signer
  *                    role, over certificateMessage(captureId, bundleHash, certificateHash)
  *   timestamp        { token (base64 DER), genTime, tsa } RFC 3161 over the certificate digest, or null
+ *   transparency     (when the deployment runs a transparency log) the bundle's leaf, the first published
+ *                    checkpoint holding it and the inclusion proof (transparency.ts); the signed document states
+ *                    its digest in the Info entry /CaptureLedgerTransparency, so it is as signed as the text
  *
  * Verification splits the file at the update, rebuilds the update from the envelope and the signed document
  * and requires the file to end with exactly that (so nothing else was added), then checks the hash, the
  * signature with a published key and the timestamp. Checks, in order: envelope, certificateHash, signature,
- * timestamp; later checks are skipped when envelope or certificateHash fail. More checks (transparency) go
- * after these.
+ * timestamp; later checks are skipped when envelope or certificateHash fail. When the certificate carries a
+ * transparency-log proof (or its document says it does), `transparency` follows: the proof checked against the
+ * log keys the caller trusts.
  */
 
 export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
@@ -48,14 +53,18 @@ export interface CertificateEnvelope {
   bytes: number;
   signature: CertificateSignature;
   timestamp: { token: string; genTime: string; tsa: string } | null;
+  transparency?: CertificateTransparency;
 }
+
+/** The Info entry of the signed document that states the digest of the envelope's transparency block. */
+export const TRANSPARENCY_INFO_KEY = 'CaptureLedgerTransparency';
 
 /** The exact bytes the signer role signs for a certificate: a context string keeps them apart from bundle signatures. */
 export function certificateMessage(captureId: string, bundleHash: string, certificateHash: string): Uint8Array {
   return utf8(`capture-ledger certificate\n${captureId}\n${bundleHash}\n${certificateHash}`);
 }
 
-export type CertificateCheckName = 'envelope' | 'certificateHash' | 'signature' | 'timestamp';
+export type CertificateCheckName = 'envelope' | 'certificateHash' | 'signature' | 'timestamp' | 'transparency';
 export type CertificateCheck = Check<CertificateCheckName>;
 
 export interface CertificateVerification {
@@ -242,6 +251,8 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
       checks.push(outcome.check);
     }
   }
+  const logged = await transparencyCheck(document, envelope, hashOk, trust.logKeys ?? []);
+  if (logged) checks.push(logged);
   const sig = envelope.signature;
   return {
     verified: verdict(checks),
@@ -258,6 +269,30 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
     },
     checks,
   };
+}
+
+/** The digest the signed document's Info entry /CaptureLedgerTransparency states (a direct string or, as pdfkit writes it, an indirect one). */
+function statedTransparencyDigest(body: string): string | null {
+  const entry = new RegExp(`\n/${TRANSPARENCY_INFO_KEY} (?:\\((sha256:[0-9a-f]{64})\\)|(\\d+) 0 R)\n`).exec(body);
+  if (!entry) return null;
+  if (entry[1]) return entry[1];
+  return new RegExp(`\n${entry[2]} 0 obj\n\\((sha256:[0-9a-f]{64})\\)\nendobj\n`).exec(body)?.[1] ?? null;
+}
+
+/**
+ * The `transparency` check, or null when neither the signed document nor the envelope speaks of a log (a
+ * deployment without one issues certificates without the proof, and no check is added for them).
+ */
+async function transparencyCheck(document: Uint8Array, envelope: CertificateEnvelope, hashOk: boolean, logKeys: readonly string[]): Promise<CertificateCheck | null> {
+  const stated = statedTransparencyDigest(latin1(document));
+  const block = envelope.transparency;
+  if (stated === null && block === undefined) return null;
+  if (!hashOk) return skip('transparency', 'certificateHash check failed');
+  if (stated === null) return fail('transparency', 'the envelope carries a transparency-log proof the signed document does not state (added after signing)');
+  if (block === undefined) return fail('transparency', `the signed document states a transparency-log proof (${stated}) the envelope does not carry (removed after signing)`);
+  const digest = isObject(block) ? await transparencyDigest(block) : 'none';
+  if (digest !== stated) return fail('transparency', `the envelope's transparency-log proof hashes to ${digest}, the signed document states ${stated} (altered after signing)`);
+  return checkCertificateTransparency(block, { captureId: envelope.captureId, bundleHash: envelope.bundleHash }, logKeys);
 }
 
 function certificateOf(envelope: CertificateEnvelope) {

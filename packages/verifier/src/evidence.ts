@@ -25,6 +25,11 @@ export interface EvidenceSources {
   keysUrl?: string | undefined;
   tsaCaFiles: string[];
   tsaCaUrl?: string | undefined;
+  /** Transparency-log verifier keys (a certificate's embedded proof): files holding one, or GET /v1/log/key URLs. */
+  logKeyFiles?: string[] | undefined;
+  logKeyUrl?: string | undefined;
+  /** Log verifier keys given inline. */
+  logKeys?: string[] | undefined;
 }
 
 export interface EvidenceIo {
@@ -42,5 +47,11 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
   else if (sources.keysUrl !== undefined) keys = keysFromDocument(await fetchJson(sources.keysUrl, doFetch), sources.keysUrl);
   const configured = await Promise.all(sources.tsaCaFiles.map(async (path) => decode(await io.readFile(path))));
   const builtIn = sources.tsaCaUrl !== undefined ? tsaCertificatesFromDocument(await fetchJson(sources.tsaCaUrl, doFetch), sources.tsaCaUrl) : [];
-  return verifyEvidence(bytes, { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn });
+  const logKeys = [...(sources.logKeys ?? []), ...(await Promise.all((sources.logKeyFiles ?? []).map(async (path) => decode(await io.readFile(path)).trim())))];
+  if (sources.logKeyUrl !== undefined) {
+    const response = await doFetch(sources.logKeyUrl);
+    if (!response.ok) throw new Error(`${sources.logKeyUrl} answered HTTP ${response.status}`);
+    logKeys.push((await response.text()).trim());
+  }
+  return verifyEvidence(bytes, { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn, logKeys });
 }

@@ -39,6 +39,8 @@ export interface TrustAnchors {
    * is valid but self-issued — not the independent third party a public TSA is — and says so.
    */
   selfIssuedTsaCaCertsPem?: string[];
+  /** Verifier keys of transparency logs (`<origin>+<hex key hash>+<base64 key>`, GET /v1/log/key) trusted to sign checkpoints. */
+  logKeys?: string[];
 }
 
 /** True only when no check failed (spec 2.6: pass or skip). */

@@ -1,6 +1,7 @@
 /**
  * @capture-ledger/verifier — checks Capture Ledger evidence without the service: signed, RFC 3161
- * time-stamped WACZ bundles (spec 2.6) and capture certificates (PDF). WebCrypto and pure-JS dependencies
+ * time-stamped WACZ bundles (spec 2.6) and capture certificates (PDF), with the transparency-log proof a
+ * certificate carries. WebCrypto and pure-JS dependencies
  * only (fflate, pkijs, asn1js), so it runs in Node ≥ 20 and in a browser. Trust (published keys, TSA roots)
  * is always given by the caller, never taken from the evidence.
  */
@@ -12,12 +13,25 @@ export {
   verifyCertificate,
   CERTIFICATE_ATTACHMENT,
   CERTIFICATE_FORMAT,
+  TRANSPARENCY_INFO_KEY,
   type CertificateCheck,
   type CertificateCheckName,
   type CertificateEnvelope,
   type CertificateSignature,
   type CertificateVerification,
 } from './certificate.js';
+export {
+  canonicalJson,
+  checkCertificateTransparency,
+  noteSignedBy,
+  parseCheckpointNote,
+  parseNoteKey,
+  transparencyDigest,
+  verifyInclusionProof,
+  type CertificateTransparency,
+  type CertifiedCapture,
+  type NoteKey,
+} from './transparency.js';
 export { evidenceKind, verifyEvidence, verifyEvidenceFile, type EvidenceIo, type EvidenceSources, type EvidenceVerification } from './evidence.js';
 export {
   BUNDLE_VERSION_SIGNED,

@@ -27,7 +27,9 @@ const certificateVerificationSchema = z
       .nullable(),
     checks: z
       .array(z.object({ name: z.string(), status: z.enum(['pass', 'fail', 'skip']), detail: z.string().optional() }))
-      .describe('In order: envelope, certificateHash, signature, timestamp, then capture (the capture and bundle it names are this service\'s).'),
+      .describe(
+        "In order: envelope, certificateHash, signature, timestamp, transparency (only when the certificate carries a transparency-log proof: checked against this log's key), then capture (the capture and bundle it names are this service's).",
+      ),
   })
   .describe('Verification of a certificate PDF; 200 also when it fails.');
 
@@ -48,7 +50,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           operationId: 'getCaptureCertificate',
           security: [],
           description:
-            'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request.',
+            'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle\'s leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then).',
           params: z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') }),
           response: {
             200: { description: 'The certificate, application/pdf.', content: { 'application/pdf': { schema: binary() } } },
@@ -56,7 +58,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
               404: 'Unknown capture, not complete, or without a signed bundle.',
-              503: 'No signer answered; retry shortly.',
+              503: 'No signer answered, or the bundle is not in a published transparency-log checkpoint yet; retry after Retry-After seconds.',
             }),
           },
         },

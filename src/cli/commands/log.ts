@@ -2,7 +2,10 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { CheckpointError, parseVerifierKey } from '../../transparency/checkpoint.js';
 import { createLogClient } from '../../transparency/log-client.js';
 import { type MonitorState, monitorOnce } from '../../transparency/monitor.js';
+import { auditLog, type AuditFinding, ledgerFactOf, type LedgerFact, type LoggedLeaf } from '../../transparency/log-audit.js';
+import { LOG_STREAM, readAllBatches } from '../../transparency/log-stream.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
+import { openSession } from '../cli-session.js';
 import { type CommandSpec, flagOpt, intOpt, stringOpt } from '../command-spec.js';
 
 /** A verifier key given inline (`name+hash+key`) or as a file holding one. */
@@ -89,6 +92,66 @@ problem (FORK, INCONSISTENT, MISSING, …), 0 when all holds. Needs only HTTP ac
       if (!flagOpt(args, 'follow') || io.signal?.aborted) return EXIT_OK;
       await new Promise((r) => setTimeout(r, interval));
       if (io.signal?.aborted) return EXIT_OK;
+    }
+  },
+};
+
+/** `log audit`: the log compared with the ledger it is made from (src/transparency/log-audit.ts). */
+export const logAudit: CommandSpec = {
+  path: ['log', 'audit'],
+  summary: 'Compare the transparency log with the ledger: every signed bundle logged once, every leaf a ledger fact.',
+  description: `
+The operator's audit of the public log (docs/transparency.md): reads every leaf of TLOG and every event of
+LEDGER up to the last sequence the log has read, and checks that each bundle signed in the ledger
+(capture.completed with a bundle), each signing-key and TSA publication, has exactly one leaf with the same
+bytes; that every leaf is such a ledger fact; and that the leaves are in ledger order. Prints a summary; exits 1
+naming each problem — MISSING (a signed bundle without a leaf), UNKNOWN (a leaf for a capture the ledger never
+signed), MISMATCH (a leaf whose bundle hash is not the ledger's), DUPLICATE, SECOND BUNDLE, ORDER,
+NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a running service).`,
+  options: {
+    limit: { type: 'string', value: 'N', help: 'print at most N problems', default: '50' },
+  },
+  examples: ['capture-ledger log audit', 'NATS_URL=nats://ledger-nats:4222 capture-ledger log audit --limit 500'],
+  async run(args, io) {
+    const limit = intOpt(args, 'limit', 1, 1_000_000) ?? 50;
+    const session = openSession(io);
+    try {
+      const { js, jsm } = await session.nats();
+      try {
+        await jsm.streams.info(LOG_STREAM);
+      } catch {
+        throw new CliError(`this NATS server holds no ${LOG_STREAM} stream: the deployment never ran the transparency log`, 'Point NATS_URL at the deployment whose log you audit, or start a process with the sequencer role.');
+      }
+      const leaves: LoggedLeaf[] = [];
+      const broken: AuditFinding[] = [];
+      const tail = await readAllBatches(js, jsm, (seq, batch) => {
+        if (batch.first !== leaves.length && broken.length === 0) {
+          broken.push({ kind: 'NOT APPEND-ONLY', leafIndex: batch.first, message: `the TLOG batch at stream sequence ${seq} starts at leaf ${batch.first}, but the log before it holds ${leaves.length} leaves (written out of turn)` });
+        }
+        for (const leaf of batch.leaves) leaves.push({ index: leaves.length, data: leaf.data });
+      });
+      const facts: LedgerFact[] = [];
+      if (tail.through > 0) {
+        await (await session.store()).replay(1, (stored) => {
+          const fact = ledgerFactOf(stored);
+          if (fact) facts.push(fact);
+        }, tail.through);
+      }
+      const lastLedger = await (await session.store()).lastSeq();
+      const report = auditLog(facts, leaves);
+      const findings = [...broken, ...report.findings];
+      const keys = facts.filter((f) => f.captureId === null).length;
+      await io.stdout(
+        `log audit: ${findings.length === 0 ? 'OK' : `${findings.length} problem${findings.length === 1 ? '' : 's'}`}\n` +
+          `  log:    ${leaves.length} leaves in TLOG; it has read LEDGER through sequence ${tail.through}` +
+          `${lastLedger > tail.through ? ` (the ledger is at ${lastLedger}: later events are not logged yet)` : ''}\n` +
+          `  ledger: ${facts.length} logged events up to that sequence: ${facts.length - keys} signed bundles of ${report.captures} captures, ${keys} key and TSA publications\n`,
+      );
+      for (const f of findings.slice(0, limit)) io.stderr(`capture-ledger log audit: ${f.kind}: ${f.message}\n`);
+      if (findings.length > limit) io.stderr(`capture-ledger log audit: ${findings.length - limit} more problems; raise --limit to list them\n`);
+      return findings.length === 0 ? EXIT_OK : EXIT_FAILURE;
+    } finally {
+      await session.close();
     }
   },
 };

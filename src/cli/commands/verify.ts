@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { verifyEvidenceFile } from '../../../packages/verifier/src/index.js';
+import { evidenceKind, verifyEvidenceFile } from '../../../packages/verifier/src/index.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { type CommandSpec, listOpt, stringOpt } from '../command-spec.js';
 import { createLogClient } from '../../transparency/log-client.js';
@@ -14,7 +14,8 @@ export const verify: CommandSpec = {
   description: `
 Runs the same checks as GET /v1/verify/{captureId} on a local WACZ file — or, for a certificate PDF
 (GET /v1/captures/{id}/certificate), the checks of its embedded signature: envelope, certificateHash,
-signature, timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
+signature, timestamp, and transparency when it carries a transparency-log proof (checked against the
+checkpoint it embeds, whose signer is trusted only with --log-key) — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
 URL cannot be read), 2 for bad arguments. A signature is only trusted with a published key: without
 --keys/--keys-url the signature check fails. Without --tsa-ca/--tsa-ca-url a timestamp cannot be checked.
 Needs neither NATS nor Postgres; the same verifier is the npm package @capture-ledger/verifier.`,
@@ -25,7 +26,7 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     'tsa-ca': { type: 'string', value: 'FILE', multiple: true, help: 'PEM file of trusted timestamp authority certificates (may repeat)' },
     'tsa-ca-url': { type: 'string', value: 'URL', help: 'fetch the built-in TSA certificates a deployment published (/.well-known/tsa-certificates)' },
     'log-url': { type: 'string', value: 'URL', help: "check the bundle's inclusion in this public transparency log (…/v1/log); needs --log-key" },
-    'log-key': { type: 'string', value: 'KEY|FILE', help: "the log's pinned verifier key (GET /v1/log/key), inline or a file" },
+    'log-key': { type: 'string', value: 'KEY|FILE', help: "the log's pinned verifier key (GET /v1/log/key), inline or a file; alone, for a certificate's embedded proof" },
     'trusted-checkpoint': { type: 'string', value: 'FILE', help: "a checkpoint saved earlier: today's log must be consistent with it" },
   },
   examples: [
@@ -34,6 +35,7 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     'capture-ledger verify capture.wacz --keys keys.json --tsa-ca tsa-ca.pem',
     'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --trusted-checkpoint saved-checkpoint.txt',
     'capture-ledger verify certificate.pdf --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
+    'capture-ledger verify certificate.pdf --keys keys.json --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates --log-key log.vkey',
   ],
   async run(args, io) {
     const keysFile = stringOpt(args, 'keys');
@@ -42,17 +44,26 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     const logUrl = stringOpt(args, 'log-url');
     const logKeyArg = stringOpt(args, 'log-key');
     const trustedPath = stringOpt(args, 'trusted-checkpoint');
-    if ((logUrl === undefined) !== (logKeyArg === undefined)) throw new UsageError('--log-url and --log-key go together');
+    if (logUrl !== undefined && logKeyArg === undefined) throw new UsageError('--log-url needs --log-key (the log\'s pinned verifier key)');
     if (trustedPath !== undefined && logUrl === undefined) throw new UsageError('--trusted-checkpoint needs --log-url and --log-key');
     const logKey = logKeyArg !== undefined ? await readLogKey(logKeyArg) : null;
-    const sources = { file: args.positionals[0]!, keysFile, keysUrl, tsaCaFiles: listOpt(args, 'tsa-ca'), tsaCaUrl: stringOpt(args, 'tsa-ca-url') };
+    const sources = {
+      file: args.positionals[0]!,
+      keysFile,
+      keysUrl,
+      tsaCaFiles: listOpt(args, 'tsa-ca'),
+      tsaCaUrl: stringOpt(args, 'tsa-ca-url'),
+      logKeys: logKey ? [logKey.text] : [],
+    };
     let result;
     let inconsistent: string | null = null;
     try {
       const read = io.readFile ?? (async (path: string) => new Uint8Array(await readFile(path)));
       let transparency: TransparencyInput | undefined;
-      if (logUrl !== undefined && logKey) {
-        const captureId = captureIdOfBundle(await read(sources.file));
+      const bytes = await read(sources.file);
+      if (evidenceKind(bytes) === 'bundle' && logKey && logUrl === undefined) throw new UsageError('a bundle is checked against the log with --log-url and --log-key together');
+      if (logUrl !== undefined && logKey && evidenceKind(bytes) === 'bundle') {
+        const captureId = captureIdOfBundle(bytes);
         const trusted = trustedPath !== undefined ? Buffer.from(await read(trustedPath)).toString('utf8') : undefined;
         const evidence = captureId
           ? await fetchEvidence(createLogClient(logUrl), logKey.verifier, logKey.text, captureId, trusted)
@@ -61,9 +72,10 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
         transparency = 'inconsistent' in evidence ? { unavailable: evidence.inconsistent } : evidence;
       }
       const verified = await verifyEvidenceFile(sources, { readFile: read });
-      // The log holds bundles' leaves: its check applies to a bundle, not to a certificate.
+      // A certificate carries its own proof (checked by the verifier with --log-key); a bundle's is fetched from --log-url.
       result = transparency && verified.kind === 'bundle' ? withTransparency(verified, transparency) : verified;
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new CliError((err as Error).message, 'Check the file names and URLs given; nothing was verified.');
     }
     if (inconsistent) {

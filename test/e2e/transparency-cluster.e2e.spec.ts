@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runLogFailover } from '../support/log-cluster-scenario.js';
+
+/**
+ * Issue 19 point 5 on the 3-node NATS cluster, every role in its own process (test/support/log-cluster-scenario.ts):
+ * the log keeps appending across a SIGKILL of a sequencer process (the other carries on), of both (one restarted
+ * resumes where the log stopped) and of the nats-server leading TLOG; every
+ * logged ledger event is one leaf, in ledger order; every root either API process served, and the root each
+ * computes from its own view, is the root of that one tree at that size; `log audit` agrees.
+ */
+describe('transparency log on a 3-node NATS cluster', () => {
+  let dir: string;
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  });
+
+  it('keeps appending across a sequencer SIGKILL and a NATS node SIGKILL, one tree in every process', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cl-tlog-cluster-'));
+    const r = await runLogFailover(dir, { log: (line) => process.stdout.write(`# ${line}\n`) });
+    process.stdout.write(
+      `# leaves: ${r.leavesAtSequencerKill} at the sequencer kill (grew again after ${r.sequencerResumeMs} ms), ${r.leavesAtAllSequencersKilled} with both killed (grew ${r.restartResumeMs} ms after a restart began), ${r.leavesAtNatsKill} at the kill of ${r.natsNodeKilled} (after ${r.natsResumeMs} ms), ${r.finalLeaves} in all; API trees held them ${r.viewCatchUpMs.join(', ')} ms after the last checkpoint; ${r.samples.length} checkpoints sampled; ${r.writeErrors} ledger writes failed during failover; ${r.seconds} s\n`,
+    );
+    assert.ok(r.finalLeaves > r.leavesAtNatsKill && r.leavesAtNatsKill > r.leavesAtAllSequencersKilled && r.leavesAtAllSequencersKilled > r.leavesAtSequencerKill, 'the log grew after each kill');
+    assert.equal(r.logged.length, r.expected.length, 'no leaf lost or duplicated');
+    assert.deepEqual(r.logged, r.expected, 'every logged ledger event once, in ledger order');
+    assert.equal(new Set(r.logged).size, r.logged.length, 'every leaf appears once');
+    for (const s of r.samples) assert.equal(s.rootHash, r.rootAt(s.size), `API ${s.api} served a checkpoint of ${s.size} whose root is not the tree's`);
+    for (const api of [0, 1]) assert.ok(r.samples.some((s) => s.api === api), `API process ${api} served checkpoints`);
+    assert.ok(r.viewRoots.length >= 3, `only ${r.viewRoots.length} sizes compared`);
+    for (const { size, roots } of r.viewRoots) {
+      assert.deepEqual(roots, roots.map(() => r.rootAt(size)), `the API processes' own trees at size ${size}`);
+    }
+    assert.equal(r.audit.code, 0, r.audit.stdout + r.audit.stderr);
+    assert.match(r.audit.stdout, /^log audit: OK\n/);
+  });
+});
