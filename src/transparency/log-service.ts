@@ -31,6 +31,8 @@ export interface TransparencyService {
 
 const VIEW_CATCH_UP_MS = 10_000;
 const ON_DEMAND_MS = 15_000;
+/** How long a certificate request waits for a just-completed capture's leaf before answering 503. */
+const LEAF_WAIT_MS = 15_000;
 
 export function createTransparencyService(nc: NatsConnection, jsm: JetStreamManager, view: LogView, log: Logger, stream = LOG_STREAM): TransparencyService {
   let cachedKey: string | null = null;
@@ -81,7 +83,8 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
     async certificateEvidence(captureId) {
       const key = await logKey();
       if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
-      const index = view.leafIndexOfCapture(captureId);
+      // A certificate asked for right after completion: the sequencer appends the leaf within moments.
+      const index = view.leafIndexOfCapture(captureId) ?? (await view.waitForCapture(captureId, LEAF_WAIT_MS));
       if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
       let cp = await firstCheckpointCovering(jsm, index, stream);
       if (!cp) {

@@ -22,6 +22,8 @@ export interface LogView {
   leafData(from: number, to: number): Promise<Uint8Array[]>;
   /** Resolves once the view holds at least `size` leaves (or rejects after `timeoutMs`). */
   waitForSize(size: number, timeoutMs: number): Promise<void>;
+  /** The capture's leaf index once the view holds it; undefined if it does not within `timeoutMs`. */
+  waitForCapture(captureId: string, timeoutMs: number): Promise<number | undefined>;
   problem(): string | null;
   stop(): Promise<void>;
 }
@@ -138,6 +140,25 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${tree.size})`));
+        }, timeoutMs);
+        waiters.add(check);
+      });
+    },
+    waitForCapture(captureId, timeoutMs) {
+      const hash = captureIdHash(captureId);
+      const known = captures.get(hash);
+      if (known !== undefined) return Promise.resolve(known);
+      return new Promise<number | undefined>((resolve) => {
+        const check = () => {
+          const index = captures.get(hash);
+          if (index === undefined) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(index);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve(undefined);
         }, timeoutMs);
         waiters.add(check);
       });

@@ -126,6 +126,20 @@ describe('the certificate carries the transparency-log proof', () => {
     });
   });
 
+  it('a client asking as soon as the capture reads complete gets the certificate, not a 503', async () => {
+    // No checkpoint is due for an hour: the request waits for the leaf and asks for a checkpoint on demand.
+    const id = newId('cap');
+    await complete('certlog', id);
+    const deadline = Date.now() + 60_000;
+    while ((await s.call('GET', `/v1/captures/${id}/status`)).body?.status !== 'complete') {
+      if (Date.now() > deadline) throw new Error('the capture was never projected');
+      await sleep(50);
+    }
+    const r = await s.call('GET', `/v1/captures/${id}/certificate`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('content-type'), 'application/pdf');
+  });
+
   it('GET …/certificate: issued once a checkpoint covers the leaf, the same bytes every time', async () => {
     const deadline = Date.now() + 120_000;
     for (;;) {
