@@ -70,6 +70,7 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
         barePerSec: round(bare.perSec, 2),
         ratio: round(ours.perSec / bare.perSec, 2),
         ratioIs: 'service / bare networkidle0 (goal ≥ 1.0)',
+        workerConcurrencyLimitAfter: ours.concurrencyLimit,
         retried429: service.retried429,
       });
     }
@@ -103,6 +104,13 @@ async function withMakeRun<T>(run: (baseUrl: string, adminKey: string) => Promis
   }
 }
 
+/** The worker's adaptive concurrency limit now (the gauge of /metrics, served to loopback). */
+async function concurrencyLimit(baseUrl: string): Promise<number | null> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const m = /^capture_ledger_worker_concurrency_limit(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
 const readRecord = async (baseUrl: string, id: string) => (await httpCall(`${baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
 
 async function measureService(baseUrl: string, client: CaptureClient, target: string, sequential: number, concurrent: number) {
@@ -124,7 +132,7 @@ async function measureService(baseUrl: string, client: CaptureClient, target: st
     for (const name of Object.keys(renders[0].stages ?? {})) stages[name] = round(percentile(renders.map((r) => r.stages[name] ?? 0), 50));
   }
   const ms = await timeMs(() => pool(concurrent, PARALLEL, async () => void (await one())));
-  return { latencies, stages, perSec: concurrent / (ms / 1000) };
+  return { latencies, stages, perSec: concurrent / (ms / 1000), concurrencyLimit: await concurrencyLimit(baseUrl) };
 }
 
 /** One capture each of the pages where settle, scroll, consent and stitching have real work to do. */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -194,6 +195,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const governor = startCapacityGovernor({
       hostLoad,
       max: config.WORKER_CONCURRENCY,
+      min: availableParallelism(),
       running: () => browsers.stats().running,
       apply: (limit) => browsers.setConcurrency(limit),
       log: log.child({ role: 'worker' }),

@@ -20,7 +20,14 @@ export interface CapacitySample {
 export interface AdaptiveLimitOptions {
   /** The most captures at once (WORKER_CONCURRENCY). */
   max: number;
-  /** Where to start; default half of max, at least 1. */
+  /**
+   * The fewest captures at once while memory lasts (default 1; the worker gives its core count). On a host
+   * short of CPU the page clock keeps every bound fair, so a starved or lagging host makes captures slower,
+   * and on two cores two renders still finish more per second than one (BENCH=capture-latency: 0.47× bare
+   * throughput with the limit at 1). Only memory running short takes the limit below this.
+   */
+  min?: number;
+  /** Where to start; default half of max, at least `min`. */
   initial?: number;
 }
 
@@ -42,7 +49,8 @@ export type LimitChange = 'increase' | 'decrease' | 'hold';
 
 export function createAdaptiveLimit(options: AdaptiveLimitOptions) {
   const max = Math.max(1, Math.floor(options.max));
-  let limit = Math.min(max, Math.max(1, Math.floor(options.initial ?? Math.ceil(max / 2))));
+  const min = Math.min(max, Math.max(1, Math.floor(options.min ?? 1)));
+  let limit = Math.min(max, Math.max(min, Math.floor(options.initial ?? Math.ceil(max / 2))));
   let lastChangeAt = -Infinity;
   let lastChange: LimitChange = 'hold';
 
@@ -55,8 +63,9 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions) {
       const overloaded = sample.starvation > L.overloadedStarvation || sample.eventLoopDelayMs > L.overloadedEventLoopMs || memoryShort;
       const cooldown = lastChange === 'decrease' ? L.decreaseCooldownMs : L.increaseCooldownMs;
       if (at - lastChangeAt < cooldown) return 'hold';
-      if (overloaded && limit > 1) {
-        limit = Math.max(1, Math.floor(limit / 2));
+      const floor = memoryShort ? 1 : min;
+      if (overloaded && limit > floor) {
+        limit = Math.max(floor, Math.floor(limit / 2));
         return record('decrease');
       }
       const room =

@@ -21,12 +21,14 @@ export function startCapacityGovernor(deps: {
   hostLoad: HostLoad;
   /** WORKER_CONCURRENCY: the most captures at once. */
   max: number;
+  /** The fewest while memory lasts (adaptive-concurrency.ts `min`): the worker gives its core count. */
+  min?: number;
   running: () => number;
   apply: (limit: number) => void;
   log: Logger;
   sampleMs?: number;
 }): CapacityGovernor {
-  const adaptive = createAdaptiveLimit({ max: deps.max });
+  const adaptive = createAdaptiveLimit({ max: deps.max, ...(deps.min ? { min: deps.min } : {}) });
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
   loopDelay.enable();
   deps.apply(adaptive.limit());

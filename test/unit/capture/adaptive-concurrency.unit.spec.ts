@@ -43,6 +43,20 @@ describe('adaptive concurrency limit', () => {
     assert.equal(a.update({ ...calm, starvation: 0.9 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold', 'never below 1');
   });
 
+  it('keeps a floor (one per core) against starvation and lag; only memory running short goes below it', () => {
+    const a = createAdaptiveLimit({ max: 4, min: 2, initial: 4 });
+    let t = 0;
+    assert.equal(a.update({ ...calm, starvation: 0.9, running: 4 }, (t += 20_000)), 'decrease');
+    assert.equal(a.limit(), 2);
+    assert.equal(a.update({ ...calm, starvation: 0.9, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold', 'a starved host: slower, not fewer than the floor');
+    assert.equal(a.update({ ...calm, eventLoopDelayMs: 5000, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold');
+    assert.equal(a.limit(), 2);
+    assert.equal(a.update({ ...calm, availableMemoryBytes: 100 * 1024 ** 2, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'decrease');
+    assert.equal(a.limit(), 1);
+    assert.equal(createAdaptiveLimit({ max: 4, min: 3 }).limit(), 3, 'starts at the floor when half the maximum is below it');
+    assert.equal(createAdaptiveLimit({ max: 1, min: 2 }).limit(), 1, 'the floor is never above the maximum');
+  });
+
   it('holds between the two thresholds', () => {
     const a = createAdaptiveLimit({ max: 8, initial: 4 });
     assert.equal(a.update({ ...calm, starvation: 0.4, running: 4 }, 20_000), 'hold');
