@@ -72,6 +72,11 @@ export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, 
             const { tenantId, command, correlationId } = parsed.data;
             const result = await tenants.execute(tenantId, command as OutcomeCommand, { correlationId, causedBy: { kind: 'system', component: 'capture-worker' } });
             answer = { ok: true, applied: result.reply.applied };
+            // A repeat of an applied outcome (a reply lost, a redelivery) lands here too; anything else is a
+            // worker reporting on a capture it was not given — another tenant's id, a made-up one.
+            if (!result.reply.applied) {
+              log.warn({ tenantId, captureId: command.data.captureId, command: command.type, correlationId }, 'capture outcome not applied: the tenant has no such pending capture (a repeat, or a capture the worker was not given)');
+            }
           }
         } catch (e) {
           const status = (e as { status?: number }).status ?? 500;

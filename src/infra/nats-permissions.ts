@@ -1,9 +1,19 @@
 /**
- * NATS users for a deployment (DESIGN decision 11): one per role, each allowed the subjects its role uses, and
- * an operator user for the CLI and for provisioning. No anonymous client is accepted. What every role shares:
- * the JetStream API for inspecting streams and making its consumers, reply inboxes, acks and flow control — but
- * no role may create, reconfigure, delete or purge a stream or delete a message (provisioning creates them as the
- * operator), and only the roles that hold webhook keys (api, dispatcher) may read them. docs/security.md has the table.
+ * NATS users for a deployment (DESIGN decision 11): one per role, each allowed only the subjects its role uses,
+ * and an operator user for the CLI and for provisioning. No anonymous client is accepted.
+ *
+ * Each role's grants are an allow list, derived from what the role's code does (and checked against a traced
+ * run of every role, docs/security.md): the JetStream API subjects for the streams it inspects, the consumers it
+ * pulls from, the messages and KV / object-store entries it reads, and the subjects it publishes. Nothing else —
+ * in particular no role may create, reconfigure, delete or purge a stream or delete a message (provisioning does
+ * that as the operator, src/infra/nats-provision.ts), nor delete a consumer. Replies go to a per-user inbox
+ * prefix (`natsInboxPrefix`) that only that user may subscribe to, so no role can read another's JetStream
+ * replies (a KV read of a webhook key, a signer's answer); a role that serves requests answers them through
+ * `allow_responses` rather than a right to publish into inboxes.
+ *
+ * The names below are the streams, buckets and durable consumers of src/ledger/streams.ts, the buckets' modules
+ * and the feeders; a new one must be granted here, or the role meets a permissions violation (the cluster test
+ * test/e2e/cluster.e2e.spec.ts starts every role with these users).
  */
 export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler' | 'sequencer';
 
@@ -15,73 +25,172 @@ export interface NatsUser {
   role: NatsRole | 'operator';
 }
 
-const SHARED_PUBLISH = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>', '_INBOX.>'];
-// Creating and reconfiguring streams (replicas, limits, retention) is provisioning's, as the operator
-// (src/infra/nats-provision.ts); deleting and purging is nobody's.
+/** The inbox prefix of a NATS user's connection: replies to its requests and pulls come there, and only it may subscribe to them. */
+export const natsInboxPrefix = (user: string): string => `_INBOX_${user}`;
+
+/** What one role may do with JetStream and core NATS. */
+export interface RoleGrants {
+  /** Streams it reads the info of (the start-up check of every stream, queue depths for /metrics). */
+  streamInfo: string[];
+  /** Durable pull consumers it owns: created by name, read, pulled from and acked. */
+  durables: Array<{ stream: string; name: string }>;
+  /** Streams it reads with ordered (ephemeral, randomly named) consumers. */
+  ordered: string[];
+  /** Streams it reads single messages of (by sequence or last/next by subject). */
+  messages: string[];
+  /** KV buckets it reads, and those it writes (put, delete, purge of a key). */
+  kvRead: string[];
+  kvWrite: string[];
+  /** Object stores it reads (chunks through an ordered consumer), and those it writes. */
+  objRead: string[];
+  objWrite: string[];
+  /** Core subjects it publishes to (events, jobs, requests to other roles). */
+  publish: string[];
+  /** Core subjects it subscribes to, beyond its inbox. */
+  subscribe: string[];
+  /** Whether it answers requests (capture outcomes, notary, checkpoints). */
+  responds: boolean;
+}
+
+// Every role checks the core streams at start (src/infra/nats.ts, src/transparency/log-stream.ts).
+const CORE_STREAMS = ['LEDGER', 'JOBS', 'DELIVERIES', 'TLOG'];
+// Every role with a database opens the actor snapshots and the artifacts at start (src/server.ts): info only.
+const DATABASE_ROLE_STREAMS = [...CORE_STREAMS, 'KV_actor-snapshots', 'OBJ_artifacts'];
+// A role that runs tenant commands (the tenant actors): reads a tenant's commits and its snapshot, appends.
+const TENANT_ACTORS = { ordered: ['LEDGER'], messages: ['LEDGER'], kvRead: ['actor-snapshots'], kvWrite: ['actor-snapshots'], publish: ['ledger.tenant.>'] };
+
+const none: RoleGrants = { streamInfo: [], durables: [], ordered: [], messages: [], kvRead: [], kvWrite: [], objRead: [], objWrite: [], publish: [], subscribe: [], responds: false };
+const grants = (g: Partial<RoleGrants>): RoleGrants => ({ ...none, ...g });
+
+export const ROLE_GRANTS: Record<NatsRole, RoleGrants> = {
+  // Owns the tenant actors: appends tenant facts, decides the workers' capture outcomes (capture.outcome),
+  // limits rates, keeps certificates and webhook keys, serves artifacts and the transparency log.
+  // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint; notary.certify: a signer
+  // signs a certificate's hash (never a bundle's: notary.sign is the worker's).
+  api: grants({
+    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_ratelimits', 'KV_webhook-keys', 'KV_certificates'],
+    ordered: [...TENANT_ACTORS.ordered, 'TLOG'],
+    messages: [...TENANT_ACTORS.messages, 'TLOG'],
+    kvRead: [...TENANT_ACTORS.kvRead, 'ratelimits', 'webhook-keys', 'certificates'],
+    kvWrite: [...TENANT_ACTORS.kvWrite, 'ratelimits', 'webhook-keys', 'certificates'],
+    objRead: ['artifacts'],
+    publish: [...TENANT_ACTORS.publish, 'auth.key-revoked', 'tlog.checkpoint.request', 'notary.certify'],
+    subscribe: ['auth.key-revoked', 'capture.outcome'],
+    responds: true,
+  }),
+  // Renders hostile pages: feeds and takes capture jobs, writes artifacts and its attempt counts, asks the
+  // signer for timestamps and signatures and reports outcomes to the api. It appends nothing to the ledger,
+  // reads no actor snapshot, webhook key, rate limit or delivery.
+  worker: grants({
+    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_capture-attempts'],
+    durables: [
+      { stream: 'LEDGER', name: 'job-feeder' },
+      { stream: 'JOBS', name: 'capture-workers' },
+    ],
+    kvRead: ['capture-attempts'],
+    kvWrite: ['capture-attempts'],
+    // A put looks up the object's current entry first (a message read), and writes chunks and its entry.
+    messages: ['OBJ_artifacts'],
+    objWrite: ['artifacts'],
+    publish: ['jobs.capture', 'capture.outcome', 'notary.describe', 'notary.timestamp', 'notary.sign'],
+  }),
+  // Holds the signing key: answers notary.* and records its key and TSA on the system subject.
+  signer: grants({
+    streamInfo: CORE_STREAMS,
+    ordered: ['LEDGER'],
+    messages: ['LEDGER'],
+    publish: ['ledger.system'],
+    subscribe: ['notary.describe', 'notary.timestamp', 'notary.sign', 'notary.certify'],
+    responds: true,
+  }),
+  // Reads the log into Postgres; appends nothing.
+  projector: grants({ streamInfo: DATABASE_ROLE_STREAMS, ordered: ['LEDGER'] }),
+  // Turns capture outcomes into webhook deliveries and sends them, recording each attempt through the tenant actors.
+  dispatcher: grants({
+    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_webhook-keys'],
+    durables: [
+      { stream: 'LEDGER', name: 'webhook-feeder' },
+      { stream: 'DELIVERIES', name: 'webhook-dispatchers' },
+    ],
+    ordered: TENANT_ACTORS.ordered,
+    messages: TENANT_ACTORS.messages,
+    kvRead: [...TENANT_ACTORS.kvRead, 'webhook-keys'],
+    kvWrite: [...TENANT_ACTORS.kvWrite, 'webhook-keys'],
+    publish: [...TENANT_ACTORS.publish, 'jobs.webhook'],
+  }),
+  // Fires schedules through the tenant actors.
+  scheduler: grants({ streamInfo: DATABASE_ROLE_STREAMS, ...TENANT_ACTORS }),
+  // The transparency log: reads the ledger, appends leaves, checkpoints and its key to TLOG, asks a signer to
+  // time-stamp checkpoints, answers checkpoint requests.
+  sequencer: grants({
+    streamInfo: CORE_STREAMS,
+    ordered: ['LEDGER', 'TLOG'],
+    messages: ['TLOG'],
+    publish: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key', 'notary.timestamp', 'notary.describe'],
+    subscribe: ['tlog.checkpoint.request'],
+    responds: true,
+  }),
+};
+
+// Belt and braces: refused even if an allow entry above were ever widened by mistake.
 const NEVER = [
   '$JS.API.STREAM.DELETE.>',
   '$JS.API.STREAM.PURGE.>',
   '$JS.API.STREAM.MSG.DELETE.>',
   '$JS.API.STREAM.CREATE.>',
   '$JS.API.STREAM.UPDATE.>',
-];
-const WEBHOOK_KEYS_READ = [
-  '$JS.API.DIRECT.GET.KV_webhook-keys',
-  '$JS.API.DIRECT.GET.KV_webhook-keys.>',
-  '$JS.API.STREAM.MSG.GET.KV_webhook-keys',
-  '$JS.API.CONSUMER.CREATE.KV_webhook-keys',
-  '$JS.API.CONSUMER.CREATE.KV_webhook-keys.>',
+  '$JS.API.CONSUMER.DELETE.>',
 ];
 
-/** Subjects each role publishes to, beyond the shared ones. */
-const PUBLISH: Record<NatsRole, string[]> = {
-  // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint on demand.
-  // Certificates: the API asks the signer to sign a certificate's hash (notary.certify; never a bundle's,
-  // notary.sign stays the worker's) and keeps the result in its own bucket, not beside the artifacts.
-  api: ['ledger.tenant.>', '$KV.ratelimits.>', '$KV.actor-snapshots.>', '$KV.webhook-keys.>', 'auth.key-revoked', 'tlog.checkpoint.request', '$KV.certificates.>', 'notary.certify'],
-  // The worker asks the signer for timestamps and signatures (notary.*); it never holds the key.
-  // It reports outcomes to the api role (capture.outcome) and never appends to the ledger itself.
-  worker: ['capture.outcome', 'jobs.capture', '$O.artifacts.>', '$KV.capture-attempts.>', 'notary.>'],
-  // The signer answers notary requests on reply inboxes and records its key and TSA on the system subject.
-  signer: ['ledger.system'],
-  projector: [],
-  dispatcher: ['ledger.tenant.>', 'jobs.webhook', '$KV.actor-snapshots.>', '$KV.webhook-keys.>'],
-  scheduler: ['ledger.tenant.>', '$KV.actor-snapshots.>'],
-  // The transparency log: appends leaves, checkpoints and its key to TLOG, asks a signer to time-stamp checkpoints.
-  sequencer: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key', 'notary.timestamp', 'notary.describe'],
-};
+const unique = (list: string[]) => [...new Set(list)];
+
+/** The subjects a role may publish to (JetStream API calls are publishes too). Pure; unit-tested. */
+export function publishAllow(g: RoleGrants): string[] {
+  const kvStreams = (buckets: string[]) => buckets.map((b) => `KV_${b}`);
+  const objStreams = (buckets: string[]) => buckets.map((b) => `OBJ_${b}`);
+  const ordered = [...g.ordered, ...objStreams(g.objRead)];
+  const messages = [...g.messages, ...kvStreams(g.kvRead), ...objStreams(g.objRead)];
+  const info = [...g.streamInfo, ...ordered, ...messages, ...g.durables.map((d) => d.stream)];
+  return unique([
+    '$JS.API.INFO',
+    ...unique(info).map((s) => `$JS.API.STREAM.INFO.${s}`),
+    ...g.durables.flatMap(({ stream, name }) => [
+      // nats-server 2.9 takes a named create as CONSUMER.CREATE.<stream>.<name>[.<filter>]; older clients use DURABLE.CREATE.
+      `$JS.API.CONSUMER.CREATE.${stream}.${name}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
+      `$JS.API.CONSUMER.INFO.${stream}.${name}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
+      `$JS.ACK.${stream}.${name}.>`,
+    ]),
+    // Ordered consumers have random names (and a filter subject in the create subject).
+    ...unique(ordered).flatMap((s) => [
+      `$JS.API.CONSUMER.CREATE.${s}`,
+      `$JS.API.CONSUMER.CREATE.${s}.>`,
+      `$JS.API.CONSUMER.INFO.${s}.*`,
+      `$JS.API.CONSUMER.MSG.NEXT.${s}.*`,
+      `$JS.FC.${s}.>`,
+    ]),
+    ...unique(messages).flatMap((s) => [`$JS.API.STREAM.MSG.GET.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`]),
+    ...g.kvWrite.map((b) => `$KV.${b}.>`),
+    ...g.objWrite.map((b) => `$O.${b}.>`),
+    ...g.publish,
+  ]);
+}
 
 const quote = (list: string[]) => `[${list.map((s) => JSON.stringify(s)).join(', ')}]`;
 
-/** The worker renders hostile pages: it may not read the webhook deliveries either. */
-const WORKER_DENY = [
-  '$JS.API.CONSUMER.CREATE.DELIVERIES',
-  '$JS.API.CONSUMER.CREATE.DELIVERIES.>',
-  '$JS.API.CONSUMER.DURABLE.CREATE.DELIVERIES.>',
-  '$JS.API.CONSUMER.MSG.NEXT.DELIVERIES.>',
-  '$JS.API.DIRECT.GET.DELIVERIES',
-  '$JS.API.DIRECT.GET.DELIVERIES.>',
-  '$JS.API.STREAM.MSG.GET.DELIVERIES',
-];
-
-function permissions(role: NatsRole): string {
-  const holdsWebhookKeys = role === 'api' || role === 'dispatcher';
-  const deny = [...NEVER, ...(holdsWebhookKeys ? [] : WEBHOOK_KEYS_READ), ...(role === 'worker' ? WORKER_DENY : [])];
-  const subscribe =
-    role === 'api'
-      ? ['_INBOX.>', 'auth.key-revoked', 'capture.outcome']
-      : role === 'signer'
-        ? ['_INBOX.>', 'notary.>']
-        : role === 'sequencer'
-          ? ['_INBOX.>', 'tlog.checkpoint.request']
-          : ['_INBOX.>'];
-  return `{ publish: { allow: ${quote([...SHARED_PUBLISH, ...PUBLISH[role]])}, deny: ${quote(deny)} }, subscribe: { allow: ${quote(subscribe)} } }`;
+function permissions(user: string, role: NatsRole): string {
+  const g = ROLE_GRANTS[role];
+  const subscribe = [`${natsInboxPrefix(user)}.>`, ...g.subscribe];
+  const responses = g.responds ? ', allow_responses: true' : '';
+  return `{ publish: { allow: ${quote(publishAllow(g))}, deny: ${quote(NEVER)} }, subscribe: { allow: ${quote(subscribe)} }${responses} }`;
 }
 
 /** The `authorization` block for nats-server's configuration file. */
 export function natsAuthorizationConfig(users: NatsUser[]): string {
   const lines = users.map((u) => {
-    const perms = u.role === 'operator' ? '' : `, permissions: ${permissions(u.role)}`;
+    const perms = u.role === 'operator' ? '' : `, permissions: ${permissions(u.user, u.role)}`;
     const password = typeof u.password === 'string' ? JSON.stringify(u.password) : `$${u.password.env}`;
     return `    { user: ${JSON.stringify(u.user)}, password: ${password}${perms} }`;
   });

@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureStreams, ReplicasError } from '../ledger/streams.js';
+import { natsInboxPrefix } from './nats-permissions.js';
 
 export interface NatsHandles {
   nc: NatsConnection;
@@ -19,7 +20,8 @@ export interface ConnectOptions {
 /** Connect, and make sure the streams exist with the configured replicas (idempotent). */
 export async function connectNats(url: string, name: string, opts: ConnectOptions = {}): Promise<NatsHandles> {
   const replicas = opts.replicas ?? 1;
-  const credentials = opts.user ? { user: opts.user, pass: opts.pass ?? '' } : {};
+  // A user's replies come to its own inbox prefix, the only inboxes its permissions let it subscribe to.
+  const credentials = opts.user ? { user: opts.user, pass: opts.pass ?? '', inboxPrefix: natsInboxPrefix(opts.user) } : {};
   const nc = await connect({ servers: url.split(',').map((s) => s.trim()), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...credentials });
   try {
     if (replicas > 1 && !nc.info?.cluster) {

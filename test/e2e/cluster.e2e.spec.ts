@@ -8,7 +8,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { SEED_FILE_NAME } from '../../src/archive/signing-key.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { type LocalCluster, startLocalCluster } from '../../src/infra/local-cluster.js';
+import { type LocalCluster, type RoleName, startLocalCluster } from '../../src/infra/local-cluster.js';
+import { natsInboxPrefix } from '../../src/infra/nats-permissions.js';
 import { ConcurrencyConflictError, createEventStore } from '../../src/ledger/event-store.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
 import { newId } from '../../src/domain/ids.js';
@@ -26,6 +27,13 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
   let client: ClusterClient;
   let site: FixtureSite;
   let nc: NatsConnection;
+  /** A client with a role's NATS user, as that role's processes connect (src/infra/nats.ts). */
+  const connectAs = (role: Exclude<RoleName, 'operator'>) => {
+    const { user, pass } = cluster.natsUserOf(role);
+    return connect({ servers: cluster.nats.url.split(','), user, pass, inboxPrefix: natsInboxPrefix(user), reconnect: false, timeout: 5000 });
+  };
+  const refused = (c: NatsConnection, subject: string, body: string, role: string) =>
+    assert.rejects(c.request(subject, body, { timeout: 10_000 }), /permission/i, `${role}: ${subject} is refused`);
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-cluster-'));
@@ -68,43 +76,118 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     }
   });
 
-  it('admits no anonymous client, and gives each role only its subjects', async () => {
+  it('admits no anonymous client, and gives each role only the JetStream API and subjects it uses (each refusal and each need tried as that role)', async () => {
     await assert.rejects(connect({ servers: cluster.nats.url.split(','), reconnect: false, timeout: 5000 }), /Authorization Violation/i);
-    const as = (role: 'worker' | 'projector') => connect({ servers: cluster.nats.url.split(','), ...cluster.natsUserOf(role), reconnect: false, timeout: 5000 });
-    const worker = await as('worker');
-    try {
-      const jsm = await jetstreamManager(worker, { timeout: 3000 });
-      assert.equal((await jsm.streams.info('LEDGER')).config.name, 'LEDGER', 'a worker may inspect the ledger');
-      // …but not delete it, nor read the webhook keys, nor write them.
-      await assert.rejects(worker.request('$JS.API.STREAM.DELETE.LEDGER', '', { timeout: 3000 }));
-      await assert.rejects(worker.request('$JS.API.DIRECT.GET.KV_webhook-keys.$KV.webhook-keys.x', '', { timeout: 3000 }));
-      await assert.rejects(worker.request('$KV.webhook-keys.x', 'k', { timeout: 3000 }));
-      // …nor forge a signing-key rotation on the system subject, nor answer in the signer's place.
-      await assert.rejects(worker.request('ledger.system', '{}', { timeout: 3000 }));
-      const impostor = worker.subscribe('notary.sign');
-      await assert.rejects(impostor.closed.then((err) => Promise.reject(err ?? new Error('closed without error'))), /Permissions Violation/i);
-    } finally {
-      await worker.close().catch(() => undefined);
+    const ledgerConfig = JSON.stringify((await (await jetstreamManager(nc)).streams.info('LEDGER')).config);
+    const tenant = 'perm-probe'; // the reads below need not find anything: a refusal is a permissions error, not a 404
+    const ledgerSeqBefore = (await (await jetstreamManager(nc)).streams.info('LEDGER')).state.last_seq;
+    // What no role may do: stream configuration, deletion, purging, consumer deletion, other users' inboxes.
+    const everyRoleRefused: Array<[string, string]> = [
+      ['$JS.API.STREAM.UPDATE.LEDGER', ledgerConfig],
+      ['$JS.API.STREAM.CREATE.EVIL', JSON.stringify({ name: 'EVIL', subjects: ['evil.>'] })],
+      ['$JS.API.STREAM.DELETE.LEDGER', ''],
+      ['$JS.API.STREAM.PURGE.OBJ_artifacts', ''],
+      ['$JS.API.STREAM.MSG.DELETE.LEDGER', JSON.stringify({ seq: 1 })],
+      ['$JS.API.CONSUMER.DELETE.LEDGER.job-feeder', ''],
+      ['$JS.API.STREAM.LIST', ''],
+    ];
+    const snapshotGet = ['$JS.API.STREAM.MSG.GET.KV_actor-snapshots', JSON.stringify({ last_by_subj: `$KV.actor-snapshots.${tenant}` })] as const;
+    const webhookKeyGet = ['$JS.API.STREAM.MSG.GET.KV_webhook-keys', JSON.stringify({ last_by_subj: '$KV.webhook-keys.whk_x' })] as const;
+    const rateGet = ['$JS.API.DIRECT.GET.KV_ratelimits', JSON.stringify({ last_by_subj: '$KV.ratelimits.x' })] as const;
+    const consumerOn = (stream: string) => [`$JS.API.CONSUMER.CREATE.${stream}`, JSON.stringify({ stream_name: stream, config: { ack_policy: 'explicit' } })] as const;
+    const ledgerGet = ['$JS.API.STREAM.MSG.GET.LEDGER', JSON.stringify({ last_by_subj: tenantSubject(tenant) })] as const;
+    const plan: Record<Exclude<RoleName, 'operator'>, { refused: Array<readonly [string, string]>; allowed: Array<readonly [string, string]>; noSubscribe: string[] }> = {
+      worker: {
+        refused: [
+          ['ledger.tenant.acme', '{}'],
+          ['ledger.system', '{}'],
+          consumerOn('DELIVERIES'),
+          ['$JS.API.CONSUMER.MSG.NEXT.DELIVERIES.webhook-dispatchers', '{"batch":1}'],
+          ['$JS.API.STREAM.MSG.GET.DELIVERIES', JSON.stringify({ seq: 1 })],
+          ['$JS.API.DIRECT.GET.DELIVERIES', JSON.stringify({ seq: 1 })],
+          ['$JS.API.CONSUMER.MSG.NEXT.LEDGER.webhook-feeder', '{"batch":1}'],
+          consumerOn('TLOG'),
+          consumerOn('LEDGER'),
+          snapshotGet,
+          webhookKeyGet,
+          rateGet,
+          ['$KV.actor-snapshots.acme', '{}'],
+          ['$KV.webhook-keys.x', 'k'],
+          ['$KV.ratelimits.x', '1'],
+          ['notary.certify', '{}'],
+          ['tlog.leaves', '{}'],
+          ['jobs.webhook', '{}'],
+        ],
+        allowed: [
+          ['$JS.API.CONSUMER.INFO.JOBS.capture-workers', ''],
+          ['$JS.API.CONSUMER.INFO.LEDGER.job-feeder', ''],
+          ['$JS.API.STREAM.MSG.GET.KV_capture-attempts', JSON.stringify({ last_by_subj: '$KV.capture-attempts.cap_x' })],
+        ],
+        noSubscribe: ['notary.sign', 'capture.outcome', 'ledger.>', '$KV.>'],
+      },
+      api: {
+        refused: [['ledger.system', '{}'], ['jobs.capture', '{}'], ['$O.artifacts.M.x', '{}'], consumerOn('JOBS'), ['$JS.API.CONSUMER.MSG.NEXT.JOBS.capture-workers', '{"batch":1}'], ['$KV.capture-attempts.x', '1'], ['tlog.leaves', '{}']],
+        allowed: [ledgerGet, snapshotGet, webhookKeyGet, ['$JS.API.STREAM.MSG.GET.TLOG', JSON.stringify({ seq: 1 })]],
+        noSubscribe: ['notary.sign', 'jobs.capture'],
+      },
+      projector: {
+        refused: [['ledger.tenant.acme', '[]'], snapshotGet, webhookKeyGet, consumerOn('JOBS'), ['$KV.actor-snapshots.acme', '{}']],
+        allowed: [consumerOn('LEDGER')],
+        noSubscribe: ['capture.outcome'],
+      },
+      signer: {
+        refused: [['ledger.tenant.acme', '{}'], webhookKeyGet, snapshotGet, consumerOn('DELIVERIES'), ['$O.artifacts.M.x', '{}']],
+        allowed: [ledgerGet],
+        noSubscribe: ['capture.outcome', 'tlog.checkpoint.request'],
+      },
+      dispatcher: {
+        refused: [['ledger.system', '{}'], ['jobs.capture', '{}'], rateGet, consumerOn('JOBS'), ['$O.artifacts.M.x', '{}']],
+        allowed: [['$JS.API.CONSUMER.INFO.DELIVERIES.webhook-dispatchers', ''], webhookKeyGet, snapshotGet, ledgerGet],
+        noSubscribe: ['notary.sign'],
+      },
+      scheduler: {
+        refused: [['ledger.system', '{}'], ['jobs.capture', '{}'], webhookKeyGet, consumerOn('DELIVERIES')],
+        allowed: [snapshotGet, ledgerGet],
+        noSubscribe: ['capture.outcome'],
+      },
+      sequencer: {
+        refused: [['ledger.tenant.acme', '{}'], ['ledger.system', '{}'], snapshotGet, webhookKeyGet, consumerOn('JOBS')],
+        allowed: [['$JS.API.STREAM.MSG.GET.TLOG', JSON.stringify({ seq: 1 })]],
+        noSubscribe: ['notary.sign', 'capture.outcome'],
+      },
+    };
+    for (const [role, checks] of Object.entries(plan) as Array<[Exclude<RoleName, 'operator'>, (typeof plan)['worker']]>) {
+      const c = await connectAs(role);
+      try {
+        // Allowed: the JetStream API's account info, the streams' info, and what the role's code uses.
+        const jsm = await jetstreamManager(c, { timeout: 10_000 });
+        assert.equal((await jsm.streams.info('LEDGER')).config.name, 'LEDGER', `${role} inspects LEDGER`);
+        for (const [subject, body] of checks.allowed) {
+          const answer = (await c.request(subject, body, { timeout: 30_000 })).json<{ error?: { code: number } }>();
+          assert.notEqual(answer.error?.code, 403, `${role} may use ${subject}`);
+        }
+        for (const [subject, body] of [...everyRoleRefused, ...checks.refused]) await refused(c, subject, body, role);
+        for (const subject of [...checks.noSubscribe, '_INBOX.>', `${natsInboxPrefix(role === 'api' ? 'worker' : 'api')}.>`]) {
+          const sub = c.subscribe(subject);
+          await assert.rejects(sub.closed.then((err) => Promise.reject(err ?? new Error('closed without error'))), /Permissions Violation/i, `${role} may not subscribe to ${subject}`);
+        }
+      } finally {
+        await c.close().catch(() => undefined);
+      }
     }
-    const projector = await as('projector');
-    try {
-      await assert.rejects(projector.request('ledger.tenant.intruder', '[]', { timeout: 3000 }), 'the projector appends nothing');
-    } finally {
-      await projector.close().catch(() => undefined);
-    }
-    assert.equal((await (await jetstreamManager(nc)).streams.info('LEDGER')).config.name, 'LEDGER');
+    const jsm = await jetstreamManager(nc);
+    assert.equal(JSON.stringify((await jsm.streams.info('LEDGER')).config), ledgerConfig, 'LEDGER is configured as provisioned');
+    await assert.rejects(jsm.streams.info('EVIL'), /stream not found/i, 'no role created a stream');
+    assert.equal((await jsm.consumers.info('LEDGER', 'job-feeder')).name, 'job-feeder', 'no role deleted a consumer');
+    // Nothing the roles tried reached the ledger (the api processes may append their own facts meanwhile: none here).
+    const tail = await createEventStore(jetstream(nc), jsm).readSubject(tenantSubject('acme'));
+    assert.deepEqual(tail, [], 'nothing was appended for tenant acme');
+    assert.ok((await jsm.streams.info('LEDGER')).state.last_seq >= ledgerSeqBefore);
   });
 
-  it('lets a worker report capture outcomes and nothing else; stream configuration is provisioning\'s alone', async () => {
-    const as = (role: 'worker' | 'api') => connect({ servers: cluster.nats.url.split(','), ...cluster.natsUserOf(role), reconnect: false, timeout: 5000 });
-    const refused = (c: NatsConnection, subject: string, body = '') => assert.rejects(c.request(subject, body, { timeout: 10_000 }), /permission/i, `${subject} is refused`);
-    const ledgerConfig = JSON.stringify((await (await jetstreamManager(nc)).streams.info('LEDGER')).config);
-    const worker = await as('worker');
+  it('lets a worker report capture outcomes and nothing else; the api applies none for a capture the worker was not given', async () => {
+    const worker = await connectAs('worker');
     try {
-      const jsm = await jetstreamManager(worker, { timeout: 10_000 });
-      // Allowed: what a worker needs — inspect its streams, read its consumer, report an outcome.
-      assert.equal((await jsm.streams.info('JOBS')).config.name, 'JOBS');
-      assert.equal((await jsm.consumers.info('JOBS', 'capture-workers')).name, 'capture-workers');
       const report = await worker.request(
         'capture.outcome',
         JSON.stringify({ tenantId: 'nobody', command: { type: 'FailCapture', data: { captureId: 'cap_nosuchcapture', error: 'x', retryable: false, attempts: 1 } }, correlationId: 'c' }),
@@ -113,28 +196,34 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       assert.deepEqual(report.json(), { ok: true, applied: false }, 'the api decides: no pending capture, nothing appended');
       const forged = await worker.request('capture.outcome', JSON.stringify({ tenantId: 'acme', command: { type: 'CreateKey', data: {} }, correlationId: 'c' }), { timeout: 60_000 });
       assert.equal((forged.json() as { ok: boolean; status: number }).status, 400, 'only outcome commands are taken');
-      // Refused: tenant facts, system facts, stream configuration, other roles' queues.
-      await refused(worker, 'ledger.tenant.acme', '{}');
-      await refused(worker, 'ledger.system', '{}');
-      await refused(worker, '$JS.API.STREAM.UPDATE.LEDGER', ledgerConfig);
-      await refused(worker, '$JS.API.STREAM.CREATE.EVIL', JSON.stringify({ name: 'EVIL', subjects: ['evil.>'] }));
-      await refused(worker, '$JS.API.CONSUMER.CREATE.DELIVERIES', JSON.stringify({ stream_name: 'DELIVERIES', config: { ack_policy: 'explicit' } }));
-      await refused(worker, '$JS.API.STREAM.MSG.GET.DELIVERIES', JSON.stringify({ seq: 1 }));
-      await refused(worker, '$KV.actor-snapshots.acme', '{}');
+
+      // A real capture of one tenant, still pending (its page keeps a fetch open until the settle cap).
+      const owner = await client.createTenantKey('outcome-owner');
+      const submitted = await client.submit(owner, site.url('/pending-fetch?outcome=1'), cluster.apiUrls[0]!);
+      assert.equal(submitted.status, 202, submitted.error);
+      const captureId = submitted.id!;
+      const reportAs = (tenantId: string, command: unknown) =>
+        worker.request('capture.outcome', JSON.stringify({ tenantId, command, correlationId: 'forged' }), { timeout: 60_000 }).then((m) => m.json());
+      const ownerCommits = async () => (await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(tenantSubject('outcome-owner'))).length;
+      const before = await ownerCommits();
+      assert.notEqual(await client.status(owner, captureId), 'failed');
+      // Reported under another tenant: that tenant has no such capture, so nothing is appended anywhere.
+      assert.deepEqual(await reportAs('outcome-intruder', { type: 'FailCapture', data: { captureId, error: 'forged', retryable: false, attempts: 1 } }), { ok: true, applied: false });
+      assert.deepEqual(await reportAs('outcome-intruder', { type: 'CompleteCapture', data: { captureId, bundleHash: 'sha256:forged' } }), { ok: true, applied: false });
+      // Under the owner, for a capture id it never had.
+      assert.deepEqual(await reportAs('outcome-owner', { type: 'FailCapture', data: { captureId: 'cap_neverhandedout', error: 'forged', retryable: false, attempts: 1 } }), { ok: true, applied: false });
+      const status = await client.status(owner, captureId);
+      assert.ok(status !== 'complete' && status !== 'failed', `the owner's capture is still pending, untouched (${status})`);
+      assert.deepEqual(await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(tenantSubject('outcome-intruder')), [], 'nothing appended for the other tenant');
+      assert.equal(await ownerCommits(), before, 'nothing appended for the owner');
+      // The api says so in its log, with the capture it was asked about.
+      await waitUntil(() => cluster.processes.some((p) => p.role === 'api' && p.output().includes('capture outcome not applied') && p.output().includes(captureId)), 60_000, 'the refused outcome in an api log');
+      // …and the capture ends as its real worker reports it.
+      const settled = await client.settle(owner, [captureId], 300_000);
+      assert.equal(settled.get(captureId), 'complete');
     } finally {
       await worker.close().catch(() => undefined);
     }
-    const api = await as('api');
-    try {
-      assert.equal((await (await jetstreamManager(api, { timeout: 10_000 })).streams.info('LEDGER')).config.name, 'LEDGER', 'the api inspects the ledger');
-      await refused(api, 'ledger.system', '{}');
-      await refused(api, '$JS.API.STREAM.UPDATE.LEDGER', ledgerConfig);
-      await refused(api, '$JS.API.STREAM.CREATE.EVIL', JSON.stringify({ name: 'EVIL', subjects: ['evil.>'] }));
-    } finally {
-      await api.close().catch(() => undefined);
-    }
-    const after = (await (await jetstreamManager(nc)).streams.info('LEDGER')).config;
-    assert.equal(JSON.stringify(after), ledgerConfig, 'LEDGER is configured as provisioned');
   });
 
   it('answers every request at every API process as one process does (the security and malformed-request checks)', async () => {
@@ -284,6 +373,10 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     assert.equal(settled.size, acked.length, `every acknowledged capture reaches a terminal state (${settled.size} of ${acked.length})`);
     const audit = await client.audit('role-kills');
     assert.equal(audit.code, 0, audit.stdout + audit.stderr);
+  });
+
+  it('met no NATS permissions violation in any role process through all of the above (kills and restarts included)', () => {
+    for (const p of cluster.processes) assert.doesNotMatch(p.output(), /permissions? violation/i, `${p.name} was refused a subject it uses:\n${p.output().slice(-4000)}`);
   });
 });
 
