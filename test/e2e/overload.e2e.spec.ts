@@ -3,6 +3,7 @@
 // every acknowledged capture still completes. Before the page clock and the service-own retries, 0 of 20
 // captures completed with 4 such loops on this kind of machine (every attempt timed out before navigation).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { type BusyHost, startBusyLoops } from '../support/busy-host.js';
@@ -34,6 +35,11 @@ describe('captures on a busy host', () => {
 
   it(`completes all of ${CAPTURES} captures submitted at once while busy loops hold every core`, { timeout: 1_500_000 }, async () => {
     busy = startBusyLoops(2 * availableParallelism());
+    for (const pid of busy.pids) {
+      // /proc/<pid>/stat field 6 is the session: each loop leads its own (autogroup gives it a full share).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      assert.equal(Number(fields[3]), pid, `busy loop ${pid} is in a session of its own`);
+    }
     const ids: string[] = [];
     for (let i = 0; i < CAPTURES; i++) {
       const r = await s.call('POST', '/v1/captures', { token: key, body: { url: site.url(i % 2 === 0 ? '/simple' : '/article') } });
@@ -51,6 +57,7 @@ describe('captures on a busy host', () => {
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     await busy.stop();
+    for (const pid of busy.pids) assert.throws(() => process.kill(pid, 0), `busy loop ${pid} is gone after stop()`);
     const failed = [...outcomes.values()].filter((o) => o.status !== 'complete');
     assert.equal(outcomes.size, ids.length, `${ids.length - outcomes.size} captures still pending after 20 minutes`);
     assert.deepEqual(failed, [], 'no capture failed for the host being busy');
