@@ -23,6 +23,13 @@ export const PUBLIC_READ_ROUTES: ReadonlySet<string> = new Set([
   '/v1/captures/:captureId/artifacts/:name',
   '/v1/captures/:captureId/provenance',
   '/v1/captures/:captureId/certificate',
+  // The transparency log: anyone may mirror and monitor it, from a browser too (docs/transparency.md).
+  '/v1/log/checkpoint',
+  '/v1/log/checkpoint.json',
+  '/v1/log/key',
+  '/v1/log/tile/*',
+  '/v1/log/proof/inclusion',
+  '/v1/log/proof/consistency',
 ]);
 
 /** Seconds a key document may be cached: short, so a rotation reaches verifiers within minutes. */

@@ -71,6 +71,10 @@ describe('transparency log over HTTP, and the monitor', () => {
     const full = await s.call('GET', '/v1/log/tile/0/000');
     assert.equal(full.status, 200);
     assert.match(full.headers.get('cache-control')!, /immutable/);
+    // Public like the verify endpoints: a monitor or mirror in a browser may read every part of the log.
+    for (const path of ['/v1/log/checkpoint', '/v1/log/checkpoint.json', '/v1/log/key', '/v1/log/tile/0/000', '/v1/log/proof/inclusion?leafIndex=0', '/v1/log/proof/consistency?first=1']) {
+      assert.equal((await s.call('GET', path)).headers.get('access-control-allow-origin'), '*', path);
+    }
     assert.equal(full.raw.length, 256 * 32);
     const partial = await s.call('GET', '/v1/log/tile/0/001.p/44');
     assert.equal(partial.raw.length, 44 * 32);
