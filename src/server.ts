@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { migrate } from '../projections/migrate.js';
@@ -47,7 +49,7 @@ import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
-import { createEventStore } from './ledger/event-store.js';
+import { createEventStore, type EventStore } from './ledger/event-store.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from './ledger/streams.js';
 import { addScrapeProbe, projectionLag, queueDepth } from './observability/metrics.js';
 import { createReadiness } from './observability/readiness.js';
@@ -77,6 +79,10 @@ export interface ServerHandle {
   app: FastifyInstance | null;
   /** null in a process without a database (a signer alone). */
   ctx: ApiContext | null;
+  /** This process's NATS connection and JetStream handles (operators' tools and tests; routes get none). */
+  nats: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
+  /** The event store; null in a process without a database (a signer alone). */
+  store: EventStore | null;
   projector: Projector | null;
   evidence: Evidence;
   /** The transparency log's service where this process follows the log (api or sequencer role); null otherwise. */
@@ -142,7 +148,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     // A signer alone needs no database: it is not given DATABASE_URL (docs/security.md).
     const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nc, null), metricsToken: config.METRICS_TOKEN });
     stops.unshift(() => http.close());
-    return { url: http.url, app: null, ctx: null, projector: null, evidence, transparency: transparency.service, stop: stopAll };
+    return { url: http.url, app: null, ctx: null, nats: { nc, js, jsm }, store: null, projector: null, evidence, transparency: transparency.service, stop: stopAll };
   }
   if (!deps.databaseUrl) throw new Error(`ROLES=${[...roles].join(',')} needs Postgres: set DATABASE_URL`);
   const schema = deps.schema ?? LIVE_SCHEMA;
@@ -169,7 +175,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     stops.unshift(() => projector.stop());
   }
   const waiter = createProjectionWaiter(pool, projector ?? undefined);
-  const ctx: ApiContext = { config, log, clock, nc, js, jsm, store, tenants, pool, waiter };
+  const ctx: ApiContext = { config, log, clock, tenants, pool, waiter, announceRevocation: (keyHash) => nc.publish(REVOCATION_SUBJECT, keyHash) };
   addScrapeProbe(async () => {
     const [jobs, deliveries, ledger, checkpoint] = await Promise.all([
       jsm.streams.info(JOBS_STREAM),
@@ -327,7 +333,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       metricsToken: config.METRICS_TOKEN,
       trustProxy: config.TRUST_PROXY,
       plugins: [
-        healthRoutes(ctx),
+        healthRoutes(ctx, createReadiness(nc, pool)),
         adminKeyRoutes(ctx, limiter),
         captureRoutes({ guard, admission, reads, artifacts, cors }),
         verificationRoutes(guard, verification, evidence),
@@ -362,6 +368,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     url,
     app,
     ctx,
+    nats: { nc, js, jsm },
+    store,
     projector,
     evidence,
     transparency: transparency.service,

@@ -76,7 +76,7 @@ describe('capture certificate (PDF)', () => {
     const fresh = new Map<string, Uint8Array>();
     const certificates = createCertificates({
       pool: ctx.pool,
-      artifacts: await openArtifactStore(ctx.nc),
+      artifacts: await openArtifactStore(s.server.nats.nc),
       store: {
         get: async (k: string) => (fresh.has(k) ? ({ operation: 'PUT', value: fresh.get(k)! } as never) : null),
         create: async (k: string, v: Uint8Array | string) => {

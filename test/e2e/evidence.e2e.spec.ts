@@ -73,7 +73,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
   async function restart(vars: Record<string, string>): Promise<TestServer> {
     await s.stop();
     s = await startTestServer({ ...env, ...vars }, { infra, databaseUrl });
-    store = await openArtifactStore(s.server.ctx.nc);
+    store = await openArtifactStore(s.server.nats.nc);
     return s;
   }
 
@@ -81,7 +81,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     [infra, site] = await Promise.all([startInfra(), startFixtureSite()]);
     databaseUrl = await infra.freshDatabase();
     s = await startTestServer({ ...env, SIGNING_KEY: seedA, TSA_URL: '' }, { infra, databaseUrl });
-    store = await openArtifactStore(s.server.ctx.nc);
+    store = await openArtifactStore(s.server.nats.nc);
     const created = await s.call('POST', '/v1/admin/keys', {
       token: ADMIN_KEY,
       from: '127.0.0.50',

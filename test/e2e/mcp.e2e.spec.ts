@@ -276,7 +276,7 @@ describe('MCP server at capacity', () => {
     const client = new Client({ name: 'capture-ledger-e2e', version: '1.0.0' });
     try {
       const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'busy', scopes: ['capture'], name: 'k' } })).body.key;
-      for (let i = 0; i < 2; i++) await s.server.ctx.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
+      for (let i = 0; i < 2; i++) await s.server.nats.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
       // The backlog figure is refreshed at most once a second: wait until REST sees it.
       const deadline = Date.now() + 60_000;
       let rest = await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } });

@@ -49,13 +49,13 @@ describe('schedules (spec 4.12)', () => {
 
   const create = (token: string, body: unknown) => s.call('POST', '/v1/schedules', { token, body });
   /** Wait until the projection has applied everything appended so far. */
-  const synced = async () => assert.ok(await s.server.ctx.waiter.waitFor(await s.server.ctx.store.lastSeq()));
+  const synced = async () => assert.ok(await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq()));
   const schedulerAt = (clock: ReturnType<typeof fixedClock>, tenants = s.server.ctx.tenants, pool = s.server.ctx.pool): Scheduler =>
     createScheduler({ pool, tenants, clock, log });
   const reportsFor = (reports: FireReport[], scheduleId: string) => reports.filter((r) => r.scheduleId === scheduleId);
 
   async function scheduleEvents(tenantId: string, scheduleId: string) {
-    const events = await s.server.ctx.store.readSubject(tenantSubject(tenantId));
+    const events = await s.server.store!.readSubject(tenantSubject(tenantId));
     return events
       .map((e) => e.event as unknown as TenantEvent & { causedBy: { kind: string; scheduleId?: string } })
       .filter((e) => (e.type === 'capture.submitted' || e.type === 'schedule.skipped') && e.data.scheduleId === scheduleId);
@@ -204,7 +204,7 @@ describe('schedules (spec 4.12)', () => {
     // Two schedulers as two processes would run them: separate actor runtimes over the same log (OCC). Both
     // read the projection before either fires (a gate on their query), so both see the same fire time due.
     clock.set(new Date(firstFire.getTime() + 5_000));
-    const otherProcess = createTenantActors(s.server.ctx.store);
+    const otherProcess = createTenantActors(s.server.store!);
     await otherProcess.read(tenantId); // hydrated before the race, as a long-running process would be
     const conflictsBefore = s.server.ctx.tenants.stats().conflicts + otherProcess.stats().conflicts;
     const gate = barrier(2);

@@ -286,12 +286,12 @@ describe('webhooks (spec 4.13, 6)', () => {
     const created = await d.register(token, { url: rx.url('/shred'), events: ['capture.complete'], name: 'shredded' });
     assert.equal(created.status, 201, created.text);
     const { id, secret } = created.body as { id: string; secret: string };
-    const events = await s.server.ctx.store.readSubject(tenantSubject('wh-shred'));
+    const events = await s.server.store!.readSubject(tenantSubject('wh-shred'));
     const registered = events.find((e) => e.event.type === 'webhook.registered')!.event as unknown as { data: Record<string, unknown> };
     assert.equal(registered.data['secret'], undefined);
     assert.equal(typeof registered.data['sealedSecret'], 'string');
     assert.ok(!JSON.stringify(events).includes(secret.slice(7)), 'the secret is nowhere in the log');
-    const secrets = await openWebhookSecretStore(s.server.ctx.nc);
+    const secrets = await openWebhookSecretStore(s.server.nats.nc);
     assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), secret, 'the service can still sign with it');
     // The operator CLI's event output shows no secret either (a registration from before sealing is masked).
     const legacy = { ...events[0]!, event: { ...registered, type: 'webhook.registered', data: { ...registered.data, secret } } } as never;
@@ -299,7 +299,7 @@ describe('webhooks (spec 4.13, 6)', () => {
 
     assert.equal((await s.call('DELETE', `/v1/webhooks/${id}`, { token })).status, 200);
     assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), null, 'the key is gone: the sealed secret opens to nothing');
-    const replayed = await s.server.ctx.store.readSubject(tenantSubject('wh-shred'));
+    const replayed = await s.server.store!.readSubject(tenantSubject('wh-shred'));
     assert.equal(replayed.length, events.length + 1, 'the log keeps every event');
   });
 

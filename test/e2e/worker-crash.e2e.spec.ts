@@ -82,7 +82,7 @@ describe('capacity', () => {
       const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'busy', scopes: ['capture'], name: 'k' } })).body.key;
       assert.equal((await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } })).status, 202);
       // No worker runs in this server: fill the work queue as a backlog would.
-      for (let i = 0; i < 3; i++) await s.server.ctx.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
+      for (let i = 0; i < 3; i++) await s.server.nats.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
       await new Promise((r) => setTimeout(r, 1100)); // the backlog figure is cached for 1 s
       const busy = await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } });
       assert.equal(busy.status, 503);

@@ -36,7 +36,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
     log: pino({ level: 'silent' }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     plugins: [
-      healthRoutes({ ...ctx, nc: stub(), pool: stub() }),
+      healthRoutes(ctx, stub()),
       adminKeyRoutes(ctx, stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub()),

@@ -166,7 +166,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         if (!row) throw notFound;
         const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
         // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
-        ctx.nc.publish(REVOCATION_SUBJECT, keyHash);
+        ctx.announceRevocation(keyHash);
         const last = result.appended.at(-1);
         if (last) await ctx.waiter.waitFor(last.seq);
         return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true as const, revokedAt: result.reply.revokedAt };

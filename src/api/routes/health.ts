@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createReadiness } from '../../observability/readiness.js';
+import type { Readiness } from '../../observability/readiness.js';
 import type { TypedApp } from '../app.js';
 import type { ApiContext } from '../context.js';
 import { ANSWERS, problemResponses } from '../problem.js';
@@ -11,9 +11,8 @@ const healthSchema = z.object({
 });
 
 /** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
-export function healthRoutes(ctx: Pick<ApiContext, 'config' | 'nc' | 'pool'>) {
+export function healthRoutes(ctx: Pick<ApiContext, 'config'>, ready: () => Promise<Readiness>) {
   const base = ctx.config.PUBLIC_BASE_URL;
-  const ready = createReadiness(ctx.nc, ctx.pool);
   return async (app: TypedApp) => {
     app.get(
       '/health',

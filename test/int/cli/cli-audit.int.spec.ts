@@ -24,7 +24,7 @@ describe('capture-ledger audit', () => {
     const seqs: number[] = [];
     let i = 0;
     for (const commit of commits.values()) {
-      const ack = await s.server.ctx.js.publish(subject, encodeCommit(alter(structuredClone(commit), i++)));
+      const ack = await s.server.nats.js.publish(subject, encodeCommit(alter(structuredClone(commit), i++)));
       seqs.push(ack.seq);
     }
     return seqs;
@@ -35,9 +35,9 @@ describe('capture-ledger audit', () => {
     env = { NATS_URL: s.infra.nats.url, DATABASE_URL: s.databaseUrl };
     await writeTenantHistory(s.server.ctx.tenants, 'good', 9);
     await writeTenantHistory(s.server.ctx.tenants, 'other', 3);
-    await s.server.ctx.waiter.waitFor(await s.server.ctx.store.lastSeq());
-    events = await s.server.ctx.store.readSubject('ledger.tenant.good');
-    await s.server.ctx.jsm.streams.add({ name: COPY, subjects: ['copy.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
+    await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq());
+    events = await s.server.store!.readSubject('ledger.tenant.good');
+    await s.server.nats.jsm.streams.add({ name: COPY, subjects: ['copy.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
   });
   after(async () => s.stop());
 
@@ -131,13 +131,13 @@ describe('capture-ledger audit', () => {
   });
 
   it('checks the tenant actor snapshot against the fold: a good one passes, a bad one is named', async () => {
-    const snapshots = await openSnapshotStore(s.server.ctx.nc);
+    const snapshots = await openSnapshotStore(s.server.nats.nc);
     const none = await cli(['audit', '--tenant', 'good'], env);
     assert.equal(none.code, 0, none.stdout);
     assert.match(none.stdout, /snapshot: +none \(the actor folds the whole log\)/);
 
     // A runtime that snapshots after a few events writes a true one.
-    const writer = createTenantActors(s.server.ctx.store, { snapshots, snapshotEvery: 5 });
+    const writer = createTenantActors(s.server.store!, { snapshots, snapshotEvery: 5 });
     await writer.read('good');
     writer.close();
     const head = events.at(-1)!;

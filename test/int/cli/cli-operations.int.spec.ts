@@ -21,7 +21,7 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
     env = { NATS_URL: s.infra.nats.url, DATABASE_URL: s.databaseUrl };
     await writeTenantHistory(s.server.ctx.tenants, 'acme', 6);
     await writeTenantHistory(s.server.ctx.tenants, 'zeta-co', 3);
-    const last = await s.server.ctx.store.lastSeq();
+    const last = await s.server.store!.lastSeq();
     await s.server.ctx.waiter.waitFor(last);
   });
   after(async () => s.stop());
@@ -111,7 +111,7 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
     const dataDir = await mkdtemp(join(tmpdir(), 'cl-sign-'));
     try {
       const old = await loadOrCreateSigningKey(dataDir);
-      await registerSigningKey(s.server.ctx.store, old, () => new Date());
+      await registerSigningKey(s.server.store!, old, () => new Date());
       const r = await cli(['signing', 'rotate'], { ...env, DATA_DIR: dataDir });
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
@@ -125,11 +125,11 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
       assert.equal(signingKeyFromSeed(await readFile(join(dataDir, `signing-key.${old.keyId}.seed`), 'utf8')).keyId, old.keyId);
       assert.equal((await stat(seedPath)).mode & 0o777, 0o600);
 
-      const rotated = (await s.server.ctx.store.readSubject(SYSTEM_SUBJECT)).at(-1)!.event as any;
+      const rotated = (await s.server.store!.readSubject(SYSTEM_SUBJECT)).at(-1)!.event as any;
       assert.equal(rotated.type, 'signing.key_rotated');
       assert.deepEqual([rotated.data.keyId, rotated.data.previousKeyId], [out.keyId, old.keyId]);
 
-      await s.server.ctx.waiter.waitFor(await s.server.ctx.store.lastSeq());
+      await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq());
       const current = await s.call('GET', '/.well-known/signing-key');
       assert.equal(current.body.keyId, out.keyId);
       const all = await s.call('GET', '/.well-known/signing-keys');

@@ -27,7 +27,7 @@ describe('capture-ledger projections status / rebuild', () => {
   let s: TestServer;
   let env: Record<string, string>;
   const quiesce = async () => {
-    const last = await s.server.ctx.store.lastSeq();
+    const last = await s.server.store!.lastSeq();
     assert.ok(await s.server.ctx.waiter.waitFor(last, 10_000), 'the live projector caught up');
   };
   before(async () => {
@@ -112,10 +112,10 @@ describe('capture-ledger projections status / rebuild', () => {
 
   it('events the live projector applied during the rebuild are applied to the new schema inside the switch', async () => {
     const tenants = s.server.ctx.tenants;
-    const { js } = s.server.ctx;
+    const { js } = s.server.nats;
     const result = await rebuildProjection({
       js,
-      store: s.server.ctx.store,
+      store: s.server.store!,
       databaseUrl: s.databaseUrl,
       log: pino({ level: 'silent' }),
       beforeSwitch: async () => {
@@ -127,7 +127,7 @@ describe('capture-ledger projections status / rebuild', () => {
       },
     });
     assert.ok(result.appliedInSwitch >= 20, `applied ${result.appliedInSwitch} in the switch`); // plus any API-call counts flushed meanwhile
-    assert.equal(result.checkpoint, await s.server.ctx.store.lastSeq());
+    assert.equal(result.checkpoint, await s.server.store!.lastSeq());
     const late = await s.server.ctx.pool.query<{ n: number }>(`SELECT api_call_count AS n FROM usage_monthly WHERE tenant_id = 'late'`);
     assert.equal(late.rows[0]!.n, 20);
     assert.deepEqual(await dumpSchema(s.server.ctx.pool, 'projection'), await dumpSchema(s.server.ctx.pool, result.oldSchema!));

@@ -22,7 +22,7 @@ describe('analyst views', () => {
   before(async () => {
     s = await startTestServer();
     await writeTenantHistory(s.server.ctx.tenants, 'acme', 12);
-    await s.server.ctx.waiter.waitFor(await s.server.ctx.store.lastSeq());
+    await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq());
   });
   after(async () => s.stop());
 

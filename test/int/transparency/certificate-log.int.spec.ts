@@ -50,7 +50,7 @@ describe('the certificate carries the transparency-log proof', () => {
 
   async function complete(tenant: string, id: string) {
     const b = (await buildSignedBundle(sampleInput({ captureId: id }), { notary: s.server.evidence.notary! }))!;
-    const store = await openArtifactStore(s.server.ctx.nc);
+    const store = await openArtifactStore(s.server.nats.nc);
     await store.put(artifactObjectName(id, 'wacz'), b.bytes);
     await s.server.ctx.tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId: id, url: 'https://example.com/' }], source: 'single' } }, ctx);
     await s.server.ctx.tenants.execute(
@@ -79,7 +79,7 @@ describe('the certificate carries the transparency-log proof', () => {
     const c = s.server.ctx;
     return createCertificates({
       pool: c.pool,
-      artifacts: await openArtifactStore(c.nc),
+      artifacts: await openArtifactStore(s.server.nats.nc),
       store: {
         get: async (k: string) => (fresh.has(k) ? ({ operation: 'PUT', value: fresh.get(k)! } as never) : null),
         create: async (k: string, v: Uint8Array | string) => {
@@ -177,9 +177,9 @@ describe('the certificate carries the transparency-log proof', () => {
       const grown = Date.now() + 60_000;
       const before = s.server.transparency!.view.size();
       while (s.server.transparency!.view.size() <= before && Date.now() < grown) await sleep(100);
-      await requestCheckpoint(s.server.ctx.nc);
+      await requestCheckpoint(s.server.nats.nc);
     }
-    const jsm = s.server.ctx.jsm;
+    const jsm = s.server.nats.jsm;
     const all: Array<{ size: number; note: string }> = [];
     const info = await jsm.streams.info('TLOG');
     for (let seq = 1; seq <= info.state.last_seq; seq++) {

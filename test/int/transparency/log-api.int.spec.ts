@@ -39,7 +39,7 @@ describe('transparency log over HTTP, and the monitor', () => {
   before(async () => {
     s = await startTestServer({ ROLES: 'api,projector,sequencer', LOG_CHECKPOINT_INTERVAL_MS: '300', LOG_SIGNING_KEY: seed.toString('base64'), LOG_ORIGIN: 'ledger.test/v1/log' });
     logUrl = `${s.baseUrl}/v1/log`;
-    const store = s.server.ctx.store;
+    const store = s.server.store!;
     await appendCommit(store, null, [keyRotated('k0')]);
     for (let i = 0; captureIds.length + 1 < LEAVES; i++) {
       const ids = [`cap_${randomBytes(16).toString('hex')}`, `cap_${randomBytes(16).toString('hex')}`].slice(0, LEAVES - 1 - captureIds.length);
@@ -218,7 +218,7 @@ describe('transparency log over HTTP, and the monitor', () => {
 
   it('catches a stored tree that is not append-only: a batch rewriting history stops the view', async () => {
     // Someone with write access to the TLOG stream appends a batch that starts over at leaf 0.
-    const { js, jsm } = s.server.ctx;
+    const { js, jsm } = s.server.nats;
     await js.publish(LEAVES_SUBJECT, encodeJson({ first: 0, through: 1, leaves: [{ src: [1, 0], data: '{"forged":true}' }] }));
     const view = await startLogView(js, jsm, pino({ level: 'silent' }));
     try {

@@ -33,7 +33,7 @@ describe('the transparency check in verification', () => {
   let dir: string;
 
   async function complete(tenant: string, id: string, b: SignedBundle) {
-    const store = await openArtifactStore(s.server.ctx.nc);
+    const store = await openArtifactStore(s.server.nats.nc);
     await store.put(artifactObjectName(id, 'wacz'), b.bytes);
     await s.server.ctx.tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId: id, url: 'https://example.com/' }], source: 'single' } }, ctx);
     await s.server.ctx.tenants.execute(
@@ -119,7 +119,7 @@ describe('the transparency check in verification', () => {
   it('a second bundle for the same capture, written straight into the ledger, is caught', async () => {
     // The operator signs another capture for the same ID and appends it past the actor (which would refuse it).
     const other = (await buildSignedBundle(sampleInput({ captureId, completedAt: '2024-05-01T10:00:09.000Z' }), { notary: s.server.evidence.notary! }))!;
-    const store = s.server.ctx.store;
+    const store = s.server.store!;
     const subject = 'ledger.tenant.tlog';
     const last = await store.last(subject);
     await store.append(
@@ -148,7 +148,7 @@ describe('the transparency check in verification', () => {
       }
       assert.equal(r.code, 0, r.stderr);
       if (Date.now() > deadline) throw new Error('the second bundle was never logged');
-      await requestCheckpoint(s.server.ctx.nc); // on demand: one covering the new leaf once it is sequenced
+      await requestCheckpoint(s.server.nats.nc); // on demand: one covering the new leaf once it is sequenced
       await sleep(300);
     }
     // The capture's own leaf is still its first: the original bundle verifies, the second one does not.
