@@ -1,5 +1,4 @@
-import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { ensureStreamReplicas, PULL_EXPIRES_MS } from '../ledger/streams.js';
@@ -74,7 +73,7 @@ export async function lastOnSubject(jsm: JetStreamManager, subject: string, stre
   try {
     return (await jsm.streams.getMessage(stream, { last_by_subj: subject })) ?? null;
   } catch (err) {
-    if (err instanceof JetStreamApiError && err.code === 10037) return null; // no message
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
     throw err;
   }
 }
@@ -107,7 +106,7 @@ async function checkpointFrom(jsm: JetStreamManager, seq: number, stream: string
     // STREAM.MSG.GET takes next_by_subj (nats-server ≥ 2.9); the client's type names only its direct-get twin.
     msg = (await jsm.streams.getMessage(stream, { seq, next_by_subj: CHECKPOINTS_SUBJECT } as unknown as { seq: number })) ?? null;
   } catch (err) {
-    if (err instanceof JetStreamApiError && err.code === 10037) return null;
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
     throw err;
   }
   if (!msg) return null;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeliverPolicy, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Notary } from '../archive/notary.js';
@@ -41,7 +41,7 @@ import type { LogView } from './log-view.js';
  * and any number of sequencers may run at once.
  */
 
-const WRONG_LAST_SEQUENCE = 10071;
+const WRONG_LAST_SEQUENCE = JetStreamApiCodes.StreamWrongLastSequence;
 const MAX_BATCH_LEAVES = 512;
 const PUBLISH_TIMEOUT_MS = 5_000;
 
