@@ -45,6 +45,12 @@ export interface ConsentInfo {
 export interface ConsentRun {
   /** The CMP whose banner is visible, or null if none appeared (in any frame) before the deadline. */
   waitForBanner(timeoutMs: number): Promise<string | null>;
+  /**
+   * Resolves once the frame that shows the banner has drawn a frame since it was found (two animation
+   * frames in that frame's renderer), or after `timeoutMs`: a cross-origin dialog renders in a process of its
+   * own, which on a busy host may not have painted it yet when the page is screenshotted.
+   */
+  bannerPainted(timeoutMs: number): Promise<void>;
   /** Asks autoconsent, in the frame that found it, to opt out of the banner found by waitForBanner. */
   optOut(timeoutMs: number): Promise<ConsentResult>;
   dispose(): Promise<void>;
@@ -258,6 +264,27 @@ export async function startConsentRun(
           cancel();
           resolve(cmp);
         };
+      });
+    },
+    async bannerPainted(timeoutMs) {
+      if (!banner) return;
+      const { agent } = banner;
+      const painted = agent.session
+        .send('Runtime.evaluate', {
+          contextId: agent.contextId,
+          expression: 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))',
+          awaitPromise: true,
+        })
+        .then(
+          () => {},
+          () => {}, // the frame went away: the screenshot shows what there is
+        );
+      await new Promise<void>((resolve) => {
+        const cancel = pageTimer(timeoutMs, resolve, clock);
+        void painted.then(() => {
+          cancel();
+          resolve();
+        });
       });
     },
     async optOut(timeoutMs) {

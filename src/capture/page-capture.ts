@@ -173,6 +173,8 @@ const CONSENT_DETECT_MS = 2000; // counted from injection; detection overlaps se
 // autoconsent looks at once and again after 500 ms (detectRetries 1, with its heuristics the second time).
 const CONSENT_LAST_LOOK_MS = 500;
 const CONSENT_OPT_OUT_MS = 6000;
+/** How long the banner's frame may take to draw before screenshotBefore (page time). */
+const CONSENT_PAINT_MS = 2000;
 const AFTER_CONSENT_QUIET = { quietWindowMs: 300, capMs: 1000 };
 const STEP_TIMEOUT_MS = 10_000;
 /** Opening the page and its protocol session: the service's own steps, bounded only against a hung browser. */
@@ -312,6 +314,7 @@ async function captureInContext(
       }
       if (!cmp) return { consent: { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) } };
       const beforeStart = performance.now();
+      await consentRun.bannerPainted(CONSENT_PAINT_MS);
       const before = await shoot();
       const screenshotBeforeMs = since(beforeStart);
       const result = await consentRun.optOut(CONSENT_OPT_OUT_MS);
