@@ -27,13 +27,39 @@ export async function connectNats(url: string, name: string, opts: ConnectOption
     if (replicas > 1 && !nc.info?.cluster) {
       throw new ReplicasError(`NATS_REPLICAS=${replicas} needs a NATS cluster, but ${nc.getServer()} runs alone; set NATS_REPLICAS=1 or point NATS_URL at a cluster.`);
     }
-    const jsm = await jetstreamManager(nc);
+    const jsm = await reachJetStream(nc);
     await ensureStreams(jsm, replicas);
     return { nc, js: jetstream(nc, { timeout: 10_000 }), jsm };
   } catch (err) {
     await nc.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** How long a starting process waits for JetStream to answer (a cluster electing its meta leader, a busy host). */
+const JETSTREAM_WAIT_MS = 60_000;
+const JETSTREAM_TRY_MS = 10_000;
+
+/**
+ * The JetStream manager, once JetStream answers: a cluster that is still electing its meta leader, or a host
+ * too busy to answer within one try, makes a starting process wait (bounded), not exit.
+ */
+async function reachJetStream(nc: NatsConnection): Promise<JetStreamManager> {
+  const deadline = Date.now() + JETSTREAM_WAIT_MS;
+  for (;;) {
+    try {
+      return await jetstreamManager(nc, { timeout: JETSTREAM_TRY_MS });
+    } catch (err) {
+      if (Date.now() + JETSTREAM_TRY_MS > deadline || !isUnanswered(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/** No answer yet (a timeout, no responders, JetStream temporarily unavailable): worth asking again. */
+function isUnanswered(err: unknown): boolean {
+  const text = `${(err as Error | null)?.name ?? ''} ${(err as Error | null)?.message ?? ''} ${String((err as { cause?: unknown } | null)?.cause ?? '')}`;
+  return /timeout|no responders|503|temporarily unavailable/i.test(text);
 }
 
 /**
