@@ -10,6 +10,9 @@ export interface Caller {
   log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
+/** The `causedBy` and correlation id of the events an operator's command appends (the admin key). */
+export const causedByAdmin = (correlationId: string) => ({ correlationId, causedBy: { kind: 'admin' as const } });
+
 /** The `causedBy` and correlation id of the events a caller's command appends (docs/architecture.md, The ledger). */
 export const causedBy = (caller: Caller) => ({
   correlationId: caller.correlationId,

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { causedByAdmin } from '../../application/caller.js';
 import { z } from 'zod';
 import type { Scope } from '../../domain/events.js';
 import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
@@ -69,7 +69,6 @@ const keyRecord = (r: KeyRow) => ({
   ...(r.revoked_at ? { revoked: true as const, revokedAt: iso(r.revoked_at)! } : {}),
 });
 
-export const causedByAdmin = (req: FastifyRequest) => ({ correlationId: req.id, causedBy: { kind: 'admin' as const } });
 
 export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
   return async (app: TypedApp) => {
@@ -109,7 +108,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         const body = req.body;
         const scopes = [...new Set(body.scopes)];
         const { key, keyHash } = generateTenantKey();
-        const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req));
+        const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req.id));
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
           key,
@@ -164,7 +163,7 @@ export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
         if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
         const row = await findKey(ctx.pool, keyHash);
         if (!row) throw notFound;
-        const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req));
+        const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req.id));
         // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
         ctx.announceRevocation(keyHash);
         const last = result.appended.at(-1);

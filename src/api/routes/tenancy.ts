@@ -7,7 +7,7 @@ import type { ApiContext } from '../context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, iso, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
-import { causedByAdmin } from './admin-keys.js';
+import { causedByAdmin } from '../../application/caller.js';
 import { findTenant, type TenantRow } from '../../../projections/read-models/tenants.js';
 import { findMonthlyUsage } from '../../../projections/read-models/usage.js';
 
@@ -194,7 +194,7 @@ export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
           const body = req.body;
           // spec 4.11: omitting a field or sending null removes that override.
           const overrides = { capturesPerMonth: body.quotas?.capturesPerMonth ?? null, storageBytes: body.quotas?.storageBytes ?? null };
-          const by = causedByAdmin(req);
+          const by = causedByAdmin(req.id);
           let lastSeq = 0;
           if (body.tier) {
             const r = await ctx.tenants.execute(tenantId, { type: 'SetTier', data: { tier: body.tier! } }, by);

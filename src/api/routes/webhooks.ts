@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isId, newId } from '../../domain/ids.js';
 import type { WebhookEventType } from '../../domain/events.js';
@@ -13,7 +12,8 @@ import { secretOfWebhook, type WebhookSecretStore } from '../../webhooks/webhook
 import type { ApiContext } from '../context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, iso, nameSchema, uri } from '../schemas.js';
-import type { TenantGuard } from '../tenant-auth.js';
+import { causedBy } from '../../application/caller.js';
+import { callerOf, type TenantGuard } from '../tenant-auth.js';
 import { listDeadLetters, listDeliveryAttempts } from '../../../projections/read-models/webhook-deliveries.js';
 import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../../projections/read-models/webhooks.js';
 
@@ -100,11 +100,6 @@ const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as cons
 const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
 
 
-const causedBy = (req: FastifyRequest) => ({
-  correlationId: req.id,
-  causedBy: req.principal!.keyHash ? { kind: 'key' as const, keyHash: req.principal!.keyHash } : { kind: 'legacy-key' as const },
-});
-
 const unknownWebhook = (id: string) => new HttpProblem(404, `No webhook ${id}.`, 'Not Found');
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
@@ -156,7 +151,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const result = await ctx.tenants.execute(
           req.principal!.tenantId,
           { type: 'RegisterWebhook', data: { webhookId, url: checked.url, events, name: body.name, sealedSecret } },
-          causedBy(req),
+          causedBy(callerOf(req)),
         );
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
         return reply.code(201).send({
@@ -210,7 +205,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const { webhookId } = req.params;
         if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
         // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
-        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(req));
+        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(callerOf(req)));
         // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
         await deps.secrets.shred(webhookId);
         await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
