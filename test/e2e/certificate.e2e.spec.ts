@@ -6,14 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
-import { openArtifactStore } from '../../src/capture/artifact-store.js';
-import { localNotary } from '../../src/archive/notary.js';
-import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
-import { createCertificates } from '../../src/evidence/certificate.js';
-import { deploymentTrust } from '../../src/evidence/trust-anchors.js';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { splitCertificate } from '../../packages/verifier/src/index.js';
 import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { freshCertificates } from '../support/logged-capture.js';
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -72,23 +68,7 @@ describe('capture certificate (PDF)', () => {
   });
 
   it('the same capture renders the same document: made afresh without the stored copy, the signed bytes are identical', async () => {
-    const ctx = s.server.ctx;
-    const fresh = new Map<string, Uint8Array>();
-    const certificates = createCertificates({
-      pool: ctx.pool,
-      artifacts: await openArtifactStore(s.server.nats.nc),
-      store: {
-        get: async (k: string) => (fresh.has(k) ? ({ operation: 'PUT', value: fresh.get(k)! } as never) : null),
-        create: async (k: string, v: Uint8Array | string) => {
-          fresh.set(k, v as Uint8Array);
-          return 1;
-        },
-      },
-      notary: localNotary(signingKeyFromSeed(seed)),
-      trust: deploymentTrust(ctx.pool, s.server.evidence),
-      publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
-      allowPrivateTargets: ctx.config.ALLOW_PRIVATE_TARGETS,
-    });
+    const certificates = await freshCertificates(s.server, seed);
     const remade = await certificates.certificate(captureId);
     assert.ok(remade);
     assert.ok(Buffer.from(splitCertificate(remade).document).equals(Buffer.from(splitCertificate(pdf).document)));

@@ -5,14 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
-import { localNotary } from '../../../src/archive/notary.js';
-import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
+import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
 import { createCaptureCertificates } from '../../../src/application/capture-certificates.js';
-import { openArtifactStore } from '../../../src/capture/artifact-store.js';
-import { artifactObjectName } from '../../../src/capture/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
-import { CertificateNotReady, createCertificates, type CertificateLog } from '../../../src/evidence/certificate.js';
+import { CertificateNotReady } from '../../../src/evidence/certificate.js';
 import { deploymentTrust } from '../../../src/evidence/trust-anchors.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
 import { decodeJson, firstCheckpointCovering, type StoredCheckpoint } from '../../../src/transparency/log-stream.js';
@@ -20,6 +16,7 @@ import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
 import { attachCertificateEnvelope, splitCertificate } from '../../../packages/verifier/src/index.js';
 import { cli } from '../cli/cli-fixtures.js';
 import { sampleInput } from '../../unit/archive/bundle-fixture.js';
+import { completeWithBundle, freshCertificates } from '../../support/logged-capture.js';
 import { assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
@@ -30,7 +27,6 @@ import { assertProblem, startTestServer, type TestServer } from '../../support/t
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ctx = { correlationId: 'certificate-log-test', causedBy: { kind: 'admin' as const } };
 const run = (file: string, args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(file, args, { cwd: projectRoot, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) =>
@@ -44,55 +40,14 @@ describe('the certificate carries the transparency-log proof', () => {
   let dir: string;
   const seed = randomBytes(32).toString('base64');
   let captureId: string;
-  let bundle: SignedBundle;
   let pdf: Buffer;
   let envelope: any;
 
+  /** A signed bundle made by the server's notary, completed as the capture `id` of `tenant`. */
   async function complete(tenant: string, id: string) {
     const b = (await buildSignedBundle(sampleInput({ captureId: id }), { notary: s.server.evidence.notary! }))!;
-    const store = await openArtifactStore(s.server.nats.nc);
-    await store.put(artifactObjectName(id, 'wacz'), b.bytes);
-    await s.server.ctx.tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId: id, url: 'https://example.com/' }], source: 'single' } }, ctx);
-    await s.server.ctx.tenants.execute(
-      tenant,
-      {
-        type: 'CompleteCapture',
-        data: {
-          captureId: id,
-          completedAt: new Date().toISOString(),
-          renderQuality: 'full',
-          render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
-          artifacts: { screenshot: 's', html: 'h', wacz: artifactObjectName(id, 'wacz') },
-          bundle: { bundleHash: b.bundleHash, size: b.size, version: b.version, keyId: b.keyId, ...(b.timestamp ? { genTime: b.timestamp.genTime } : {}) },
-          storedBytes: b.size,
-          attempts: 1,
-        },
-      } as never,
-      ctx,
-    );
+    await completeWithBundle(s.server, tenant, id, b, 'certificate-log-test');
     return b;
-  }
-
-  /** A certificate maker over the server's own stores, with a store of its own (nothing shared with the route's). */
-  async function freshCertificates(transparency: CertificateLog | undefined) {
-    const fresh = new Map<string, Uint8Array>();
-    const c = s.server.ctx;
-    return createCertificates({
-      pool: c.pool,
-      artifacts: await openArtifactStore(s.server.nats.nc),
-      store: {
-        get: async (k: string) => (fresh.has(k) ? ({ operation: 'PUT', value: fresh.get(k)! } as never) : null),
-        create: async (k: string, v: Uint8Array | string) => {
-          fresh.set(k, v as Uint8Array);
-          return 1;
-        },
-      },
-      notary: localNotary(signingKeyFromSeed(seed)),
-      trust: deploymentTrust(c.pool, s.server.evidence),
-      publicBaseUrl: c.config.PUBLIC_BASE_URL,
-      allowPrivateTargets: c.config.ALLOW_PRIVATE_TARGETS,
-      transparency,
-    });
   }
 
   before(async () => {
@@ -100,7 +55,7 @@ describe('the certificate carries the transparency-log proof', () => {
     // A long cadence: the checkpoint that first covers the capture is the one the certificate asks for on demand.
     s = await startTestServer({ ROLES: 'api,projector,signer,sequencer', SIGNING_KEY: seed, TSA_URL: '', LOG_CHECKPOINT_INTERVAL_MS: '3600000' });
     captureId = newId('cap');
-    bundle = await complete('certlog', captureId);
+    await complete('certlog', captureId);
   });
   after(async () => {
     await s?.stop();
@@ -109,7 +64,7 @@ describe('the certificate carries the transparency-log proof', () => {
 
   it('no certificate before a published checkpoint holds the leaf: 503 with Retry-After in the spec error body', async () => {
     // A log that has not covered the leaf yet (the live one may already have, so it is stood in for).
-    const pending = await freshCertificates({ certificateEvidence: async () => ({ unavailable: 'leaf 3 is not covered by a published checkpoint yet' }) });
+    const pending = await freshCertificates(s.server, seed, { certificateEvidence: async () => ({ unavailable: 'leaf 3 is not covered by a published checkpoint yet' }) });
     // the projection must hold the completed capture first
     const deadline = Date.now() + 60_000;
     while ((await s.call('GET', `/v1/captures/${captureId}`)).body?.status !== 'complete') {
@@ -198,7 +153,7 @@ describe('the certificate carries the transparency-log proof', () => {
     }
     assert.equal(await firstCheckpointCovering(jsm, all.at(-1)!.size), null);
 
-    const remade = await (await freshCertificates(s.server.transparency!)).certificate(captureId);
+    const remade = await (await freshCertificates(s.server, seed, s.server.transparency!)).certificate(captureId);
     assert.ok(remade);
     assert.ok(Buffer.from(splitCertificate(remade).document).equals(Buffer.from(splitCertificate(pdf).document)), 'the same capture gives the same document');
   });

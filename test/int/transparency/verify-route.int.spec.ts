@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
-import { openArtifactStore } from '../../../src/capture/artifact-store.js';
-import { artifactObjectName } from '../../../src/capture/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
 import { cli } from '../cli/cli-fixtures.js';
 import { sampleInput } from '../../unit/archive/bundle-fixture.js';
+import { completeWithBundle } from '../../support/logged-capture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
 
@@ -24,36 +23,12 @@ import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ctx = { correlationId: 'transparency-test', causedBy: { kind: 'admin' as const } };
 
 describe('the transparency check in verification', () => {
   let s: TestServer;
   let bundle: SignedBundle;
   let captureId: string;
   let dir: string;
-
-  async function complete(tenant: string, id: string, b: SignedBundle) {
-    const store = await openArtifactStore(s.server.nats.nc);
-    await store.put(artifactObjectName(id, 'wacz'), b.bytes);
-    await s.server.ctx.tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId: id, url: 'https://example.com/' }], source: 'single' } }, ctx);
-    await s.server.ctx.tenants.execute(
-      tenant,
-      {
-        type: 'CompleteCapture',
-        data: {
-          captureId: id,
-          completedAt: new Date().toISOString(),
-          renderQuality: 'full',
-          render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
-          artifacts: { screenshot: 's', html: 'h', wacz: artifactObjectName(id, 'wacz') },
-          bundle: { bundleHash: b.bundleHash, size: b.size, version: b.version, keyId: b.keyId, ...(b.timestamp ? { genTime: b.timestamp.genTime } : {}) },
-          storedBytes: b.size,
-          attempts: 1,
-        },
-      } as never,
-      ctx,
-    );
-  }
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-verify-log-'));
@@ -62,7 +37,7 @@ describe('the transparency check in verification', () => {
     captureId = newId('cap');
     bundle = (await buildSignedBundle(sampleInput({ captureId }), { notary: s.server.evidence.notary! }))!;
     assert.ok(bundle.timestamp, 'time-stamped by the built-in TSA');
-    await complete('tlog', captureId, bundle);
+    await completeWithBundle(s.server, 'tlog', captureId, bundle, 'transparency-test');
   });
   after(async () => s?.stop());
 

@@ -1,0 +1,65 @@
+import type { SignedBundle } from '../../src/archive/bundle-builder.js';
+import { localNotary } from '../../src/archive/notary.js';
+import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
+import { openArtifactStore } from '../../src/capture/artifact-store.js';
+import { artifactObjectName } from '../../src/capture/artifacts.js';
+import { type CertificateLog, createCertificates } from '../../src/evidence/certificate.js';
+import { deploymentTrust } from '../../src/evidence/trust-anchors.js';
+import type { ServerHandle } from '../../src/server.js';
+
+/**
+ * Captures and certificates for the evidence and transparency-log tests, through the real server's stores
+ * and tenant actors: no browser needed where the test is about what happens to a signed bundle.
+ */
+
+const byOperator = (correlationId: string) => ({ correlationId, causedBy: { kind: 'admin' as const } });
+
+/** Stores `bundle` as the capture's WACZ and has the tenant actor submit and complete the capture with it. */
+export async function completeWithBundle(server: ServerHandle, tenant: string, captureId: string, bundle: SignedBundle, correlationId = 'logged-capture'): Promise<void> {
+  const store = await openArtifactStore(server.nats.nc);
+  await store.put(artifactObjectName(captureId, 'wacz'), bundle.bytes);
+  const tenants = server.ctx!.tenants;
+  await tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' } }, byOperator(correlationId));
+  await tenants.execute(
+    tenant,
+    {
+      type: 'CompleteCapture',
+      data: {
+        captureId,
+        completedAt: new Date().toISOString(),
+        renderQuality: 'full',
+        render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
+        artifacts: { screenshot: 's', html: 'h', wacz: artifactObjectName(captureId, 'wacz') },
+        bundle: { bundleHash: bundle.bundleHash, size: bundle.size, version: bundle.version, keyId: bundle.keyId, ...(bundle.timestamp ? { genTime: bundle.timestamp.genTime } : {}) },
+        storedBytes: bundle.size,
+        attempts: 1,
+      },
+    } as never,
+    byOperator(correlationId),
+  );
+}
+
+/**
+ * A certificate maker over the server's own stores and a signer with `seed`, but with a certificate store of
+ * its own: what it makes is made afresh, never the copy the route stored.
+ */
+export async function freshCertificates(server: ServerHandle, seed: string, transparency?: CertificateLog) {
+  const made = new Map<string, Uint8Array>();
+  const ctx = server.ctx!;
+  return createCertificates({
+    pool: ctx.pool,
+    artifacts: await openArtifactStore(server.nats.nc),
+    store: {
+      get: async (k: string) => (made.has(k) ? ({ operation: 'PUT', value: made.get(k)! } as never) : null),
+      create: async (k: string, v: Uint8Array | string) => {
+        made.set(k, v as Uint8Array);
+        return 1;
+      },
+    },
+    notary: localNotary(signingKeyFromSeed(seed)),
+    trust: deploymentTrust(ctx.pool, server.evidence),
+    publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
+    allowPrivateTargets: ctx.config.ALLOW_PRIVATE_TARGETS,
+    ...(transparency ? { transparency } : {}),
+  });
+}
