@@ -35,6 +35,18 @@ const ON_DEMAND_MS = 15_000;
 const LEAF_WAIT_MS = 15_000;
 
 export function createTransparencyService(nc: NatsConnection, jsm: JetStreamManager, view: LogView, log: Logger, stream = LOG_STREAM): TransparencyService {
+  /** The checkpoint `find` gives; when none, a sequencer is asked for a new one and `find` asked again. */
+  async function coveringOnDemand(find: () => Promise<StoredCheckpoint | null>): Promise<StoredCheckpoint | null> {
+    const found = await find();
+    if (found) return found;
+    try {
+      await requestCheckpoint(nc, ON_DEMAND_MS);
+      return await find();
+    } catch (err) {
+      log.warn({ err }, 'transparency log: on-demand checkpoint failed');
+      return null;
+    }
+  }
   let cachedKey: string | null = null;
 
   async function logKey() {
@@ -60,16 +72,12 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
       if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
       const index = view.leafIndexOfCapture(captureId);
       if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
-      let cp = await checkpoint();
-      if ((!cp || cp.size <= index) && opts.onDemand) {
-        try {
-          await requestCheckpoint(nc, ON_DEMAND_MS);
-          cp = await checkpoint();
-        } catch (err) {
-          log.warn({ err }, 'transparency log: on-demand checkpoint failed');
-        }
-      }
-      if (!cp || cp.size <= index) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
+      const covering = async () => {
+        const latest = await checkpoint();
+        return latest && latest.size > index ? latest : null;
+      };
+      const cp = opts.onDemand ? await coveringOnDemand(covering) : await covering();
+      if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       // The checkpoint must be the one the key signs and the tree this view holds.
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
       await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);
@@ -86,15 +94,7 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
       // A certificate asked for right after completion: the sequencer appends the leaf within moments.
       const index = view.leafIndexOfCapture(captureId) ?? (await view.waitForCapture(captureId, LEAF_WAIT_MS));
       if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
-      let cp = await firstCheckpointCovering(jsm, index, stream);
-      if (!cp) {
-        try {
-          await requestCheckpoint(nc, ON_DEMAND_MS);
-          cp = await firstCheckpointCovering(jsm, index, stream);
-        } catch (err) {
-          log.warn({ err }, 'transparency log: on-demand checkpoint failed');
-        }
-      }
+      const cp = await coveringOnDemand(() => firstCheckpointCovering(jsm, index, stream));
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
       await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);

@@ -61,6 +61,25 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
     for (const w of waiters) w();
   };
 
+  /** What `probe` says once it says anything (checked as each batch is applied); undefined after `timeoutMs`. */
+  function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+    const now = probe();
+    if (now !== undefined) return Promise.resolve(now);
+    return new Promise<T | undefined>((resolve) => {
+      const finish = (value: T | undefined) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve(value);
+      };
+      const check = () => {
+        const value = probe();
+        if (value !== undefined) finish(value);
+      };
+      const timer = setTimeout(() => finish(undefined), timeoutMs);
+      waiters.add(check);
+    });
+  }
+
   // A watchdog: an ordered consumer whose server-side half was lost with a NATS node can stay silent longer than
   // its heartbeats say (seen on the 3-node cluster: a view 10+ s behind the checkpoints it served). When TLOG
   // holds a batch the view has not had for STALL_MS, the consumer is closed and the loop re-subscribes at nextSeq.
@@ -128,40 +147,13 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
       }
       return out;
     },
-    waitForSize(size, timeoutMs) {
-      if (tree.size >= size) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (tree.size < size) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${tree.size})`));
-        }, timeoutMs);
-        waiters.add(check);
-      });
+    async waitForSize(size, timeoutMs) {
+      const reached = await until(() => (tree.size >= size ? true : undefined), timeoutMs);
+      if (!reached) throw new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${tree.size})`);
     },
     waitForCapture(captureId, timeoutMs) {
       const hash = captureIdHash(captureId);
-      const known = captures.get(hash);
-      if (known !== undefined) return Promise.resolve(known);
-      return new Promise<number | undefined>((resolve) => {
-        const check = () => {
-          const index = captures.get(hash);
-          if (index === undefined) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(index);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          resolve(undefined);
-        }, timeoutMs);
-        waiters.add(check);
-      });
+      return until(() => captures.get(hash), timeoutMs);
     },
     async stop() {
       running = false;
