@@ -18,7 +18,7 @@ import { registerSigningKey } from './archive/signing-key-registry.js';
 import { publishTsaCertificate } from './archive/tsa-certificate-registry.js';
 import { buildApp } from './api/app.js';
 import { createKeyResolver } from './api/auth.js';
-import type { ApiContext } from './api/context.js';
+import type { ServiceContext } from './application/service-context.js';
 import { createCors } from './api/cors.js';
 import { createKvRateLimiter } from './api/kv-rate-limiter.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from './api/routes/admin-keys.js';
@@ -51,6 +51,7 @@ import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from './
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
 import { createEventStore, type EventStore } from './ledger/event-store.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from './ledger/streams.js';
+import { jobBacklog } from './ledger/job-backlog.js';
 import { addScrapeProbe, projectionLag, queueDepth } from './observability/metrics.js';
 import { createReadiness } from './observability/readiness.js';
 import { startRoleHttp } from './observability/role-http.js';
@@ -78,7 +79,7 @@ export interface ServerHandle {
   url: string | null;
   app: FastifyInstance | null;
   /** null in a process without a database (a signer alone). */
-  ctx: ApiContext | null;
+  ctx: ServiceContext | null;
   /** This process's NATS connection and JetStream handles (operators' tools and tests; routes get none). */
   nats: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
   /** The event store; null in a process without a database (a signer alone). */
@@ -175,7 +176,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     stops.unshift(() => projector.stop());
   }
   const waiter = createProjectionWaiter(pool, projector ?? undefined);
-  const ctx: ApiContext = { config, log, clock, tenants, pool, waiter, announceRevocation: (keyHash) => nc.publish(REVOCATION_SUBJECT, keyHash) };
+  const ctx: ServiceContext = { config, log, clock, tenants, pool, waiter, announceRevocation: (keyHash) => nc.publish(REVOCATION_SUBJECT, keyHash) };
   addScrapeProbe(async () => {
     const [jobs, deliveries, ledger, checkpoint] = await Promise.all([
       jsm.streams.info(JOBS_STREAM),
@@ -289,23 +290,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
     const usage = createUsageRecorder(tenants, clock);
     const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
-    // The JOBS depth for admission control, refreshed at most once a second. A refresh that takes longer than
-    // 250 ms (a stream leader being elected after a node was lost) does not hold the request: the last known
-    // depth answers, and the refresh lands for the next one.
-    let backlog = { at: 0, value: 0, refreshing: null as Promise<void> | null };
-    const refreshBacklog = () =>
-      (backlog.refreshing ??= jsm.streams
-        .info(JOBS_STREAM)
-        .then((info) => void (backlog = { at: Date.now(), value: info.state.messages, refreshing: null }))
-        .catch(() => void (backlog.refreshing = null)));
-    const backlogNow = async () => {
-      if (backlog.at === 0) await refreshBacklog();
-      else if (Date.now() - backlog.at > 1000) await Promise.race([refreshBacklog(), new Promise((r) => setTimeout(r, 250))]);
-      return backlog.value;
-    };
     // The application services both ways in call: REST routes and MCP tools (DESIGN decision 15).
-    const admission = createCaptureAdmission({ ctx, policy, backlog: backlogNow, takeTenantTokens: guard.takeTenantTokens });
-    const reads = createCaptureReads(ctx, transparency.service ?? undefined);
+    const admission = createCaptureAdmission({ ctx, policy, backlog: jobBacklog(jsm), takeTenantTokens: guard.takeTenantTokens });
+    const reads = createCaptureReads(ctx, artifacts, transparency.service ?? undefined);
     const verification = createCaptureVerification(ctx, artifacts, evidence, transparency.service ?? undefined);
     const schedules = createSchedules(ctx, policy);
     const cors = createCors(config.CORS_ORIGINS);
@@ -335,7 +322,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       plugins: [
         healthRoutes(ctx, createReadiness(nc, pool)),
         adminKeyRoutes(ctx, limiter),
-        captureRoutes({ guard, admission, reads, artifacts, cors }),
+        captureRoutes({ guard, admission, reads, cors }),
         verificationRoutes(guard, verification, evidence),
         certificateRoutes(guard, captureCertificates),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),

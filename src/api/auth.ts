@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { Scope } from '../domain/events.js';
+import type { Principal } from '../application/caller.js';
 import { HttpProblem } from './problem.js';
 import { findKeyForAuth } from '../../projections/read-models/keys.js';
 
@@ -41,12 +42,6 @@ export function checkAdmin(req: FastifyRequest, adminKey: string | undefined): v
   if (!secretEquals(token, adminKey)) throw unauthorized('Invalid admin credential.');
 }
 
-export interface Principal {
-  tenantId: string;
-  scopes: Scope[];
-  /** null for the legacy single key. */
-  keyHash: string | null;
-}
 
 export interface KeyResolver {
   resolve(token: string): Promise<Principal | null>;

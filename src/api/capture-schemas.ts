@@ -95,3 +95,50 @@ export const captureRecordSchema = z
       .describe('Present once the bundle is in the transparency log.'),
   })
   .describe('Capture record (spec 2.3).');
+
+/**
+ * The stored provenance record (README, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
+ * way), since it is the record signed into the WACZ.
+ */
+export const provenanceSchema = z
+  .object({
+    provenanceVersion: z.number().int(),
+    captureId: z.string(),
+    requestedUrl: z.string(),
+    finalUrl: z.string(),
+    redirectChain: z.array(z.object({ url: z.string(), status: z.number().int().nullable(), location: z.string().optional() })),
+    mainDocumentStatus: z.number().int(),
+    renderQuality: z.enum(['full', 'partial']),
+    submittedAt: dateTime(),
+    startedAt: dateTime(),
+    completedAt: dateTime(),
+    browser: z.object({ name: z.string(), version: z.string(), userAgent: z.string() }),
+    viewport: z.object({ width: z.number().int(), height: z.number().int(), deviceScaleFactor: z.number() }),
+    captureSettings: z.record(z.string(), z.unknown()),
+    connections: z
+      .array(
+        z.object({
+          host: z.string(),
+          port: z.number().int(),
+          address: z.string().describe('The address connected to, after the address policy checked it.'),
+          via: z.enum(['tunnel', 'http']),
+          connectedAt: dateTime(),
+          tls: z.unknown().optional().describe('TLS protocol and certificate chain as seen at connect time; null when the server did not speak TLS.'),
+          tlsError: z.string().optional(),
+        }),
+      )
+      .describe('Every connection the egress proxy made for hosts this page used.'),
+    artifacts: z.array(z.object({ name: z.string(), mediaType: z.string(), hash: z.string().describe('sha256:<hex>'), bytes: z.number().int() })),
+    signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
+    notes: z.array(z.string()),
+    signature: z
+      .object({
+        bundleHash: z.string(),
+        keyId: z.string(),
+        signedAt: dateTime(),
+        timestamp: z.object({ genTime: dateTime(), tsa: z.string() }).nullable(),
+      })
+      .optional()
+      .describe("From the bundle's datapackage-digest.json, when there is a bundle."),
+  })
+  .describe('The provenance record: provenance/provenance.json of the signed WACZ, plus `signature`.');

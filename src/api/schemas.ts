@@ -17,8 +17,6 @@ export const scopeSchema = z.enum(['capture', 'read', 'admin'], { error: "must b
 
 export const keyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
 
-export const iso = (d: Date | string | null | undefined): string | undefined =>
-  d === null || d === undefined ? undefined : new Date(d).toISOString();
 
 /**
  * Strings the OpenAPI document gives a format (spec: "date-time", "uri"). Formats are documented, not enforced

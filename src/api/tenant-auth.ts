@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Scope } from '../domain/events.js';
-import { type KeyResolver, type Principal, bearerToken, secretEquals, unauthorized } from './auth.js';
-import type { Caller } from '../application/caller.js';
+import { type KeyResolver, bearerToken, secretEquals, unauthorized } from './auth.js';
+import type { Caller, Principal } from '../application/caller.js';
+import { tenantRateLimited } from '../domain/errors.js';
 import { HttpProblem } from './problem.js';
 import type { RateLimiter } from './rate-limiter.js';
 
@@ -42,16 +43,6 @@ export const grants = (scopes: Scope[], needed: Exclude<Scope, 'admin'> | 'any')
   needed === 'any'
     ? scopes.includes('capture') || scopes.includes('read')
     : scopes.includes(needed) || (needed === 'read' && scopes.includes('capture'));
-
-export function tenantRateLimited(retryAfterSec: number, detail?: string): HttpProblem {
-  return new HttpProblem(
-    429,
-    detail ?? `Rate limit of this tenant exceeded; retry in ${retryAfterSec} s.`,
-    'Too Many Requests',
-    { limitType: 'tenant' },
-    { 'Retry-After': String(retryAfterSec) },
-  );
-}
 
 const tooManyFromAddress = (retryAfterSec: number) =>
   new HttpProblem(429, `Too many requests from this address; retry in ${retryAfterSec} s.`, 'Too Many Requests', {}, {

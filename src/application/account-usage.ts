@@ -1,4 +1,4 @@
-import type { ApiContext } from '../api/context.js';
+import type { ServiceContext } from './service-context.js';
 import { periodEnd, periodOf } from '../domain/clock.js';
 import type { Tier } from '../domain/events.js';
 import { DEFAULT_TIER, TIER_LIMITS } from '../domain/tiers.js';
@@ -23,7 +23,7 @@ export const limitsOf = (t: TenantRow | null) => {
   };
 };
 
-export async function accountUsage(ctx: ApiContext, tenantId: string) {
+export async function accountUsage(ctx: ServiceContext, tenantId: string) {
   const period = periodOf(ctx.clock.now());
   const [t, u] = await Promise.all([findTenant(ctx.pool, tenantId), findMonthlyUsage(ctx.pool, tenantId, period)]);
   const limits = limitsOf(t);

@@ -1,4 +1,12 @@
-import type { Principal } from '../api/auth.js';
+import type { Scope } from '../domain/events.js';
+
+/** An authenticated tenant key. */
+export interface Principal {
+  tenantId: string;
+  scopes: Scope[];
+  /** null for the legacy single key. */
+  keyHash: string | null;
+}
 
 /**
  * Who asks an application service, whatever the protocol (REST route or MCP tool; DESIGN decision 15): the

@@ -1,11 +1,11 @@
 import type { SubmittedCapture } from '../domain/events.js';
 import { parseCaptureOptions } from '../domain/capture-options.js';
 import { newId } from '../domain/ids.js';
-import { quotaView, type Admission } from '../domain/tenant/index.js';
+import { admissionOf, quotaView, type Admission } from '../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
-import type { ApiContext } from '../api/context.js';
-import { HttpProblem, problem, type ProblemBody } from '../api/problem.js';
-import { type TenantGuard, tenantRateLimited } from '../api/tenant-auth.js';
+import type { ServiceContext } from './service-context.js';
+import { refusal, tenantRateLimited, unavailable } from '../domain/errors.js';
+import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
 
@@ -15,11 +15,12 @@ import { type Caller, causedBy } from './caller.js';
  */
 
 export interface CaptureAdmissionDeps {
-  ctx: ApiContext;
+  ctx: ServiceContext;
   policy: AddressPolicy;
   /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
   backlog: () => Promise<number>;
-  takeTenantTokens: TenantGuard['takeTenantTokens'];
+  /** The tenant's rate limit (spec 8.1): each URL of a batch after the first takes one more token. */
+  takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
 }
 
 export const ACCEPTED_NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
@@ -49,7 +50,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
   async function ensureCapacity(): Promise<void> {
     const waiting = await deps.backlog();
     if (waiting >= ctx.config.CAPTURE_BACKLOG_MAX) {
-      throw new HttpProblem(503, `The service is at capacity (${waiting} captures waiting); retry later.`, 'Service Unavailable', {}, { 'Retry-After': '30' });
+      throw unavailable(`The service is at capacity (${waiting} captures waiting); retry later.`, 30);
     }
   }
 
@@ -66,9 +67,9 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
     /** One capture (spec 4.3): 400/422 for the URL or options, 503 at capacity, the actor's 429 for the quota. */
     async submit(caller: Caller, body: { url?: unknown; options?: unknown }): Promise<AcceptedCapture> {
       const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: refusedTarget(caller) });
-      if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+      if (!checked.ok) throw refusal(urlRejectionStatus(checked.reason), checked.detail);
       const options = parseCaptureOptions(body.options);
-      if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
+      if (!options.ok) throw refusal(400, options.detail);
       await ensureCapacity();
       const id = newId('cap');
       const admission = await admit(caller, [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }], 'single');
@@ -81,7 +82,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
      */
     async submitBatch(caller: Caller, urls: unknown[]): Promise<BatchOutcome> {
       const max = ctx.config.BATCH_MAX;
-      if (urls.length > max) throw new HttpProblem(400, `The batch has ${urls.length} URLs; the maximum is ${max}.`, 'Bad Request');
+      if (urls.length > max) throw refusal(400, `The batch has ${urls.length} URLs; the maximum is ${max}.`);
       await ensureCapacity();
       const tenantId = caller.principal.tenantId;
       type Item = { url: string; status: number; id?: string; error?: ProblemBody };
@@ -125,8 +126,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
         // spec 8.2: a batch over the remaining quota is refused whole (the actor's 429 propagates).
         admission = await admit(caller, accepted.map((a) => a.capture), 'batch');
       } else {
-        const v = quotaView(await ctx.tenants.read(tenantId), ctx.clock.now());
-        admission = { limit: v.capturesLimit, used: v.capturesUsed, remaining: Math.max(0, v.capturesLimit - v.capturesUsed) };
+        admission = admissionOf(quotaView(await ctx.tenants.read(tenantId), ctx.clock.now()));
       }
       return {
         items: items.map((it) =>

@@ -1,4 +1,4 @@
-import { HttpProblem } from '../api/problem.js';
+import { refusal, unavailable } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';
 import type { DeploymentTrust } from '../evidence/trust-anchors.js';
@@ -29,17 +29,17 @@ export function createCaptureCertificates(certificates: Certificates, trust: Dep
           pdf = await certificates.certificate(captureId);
         } catch (err) {
           if (err instanceof CertificateNotReady) {
-            throw new HttpProblem(503, err.message, 'Service Unavailable', {}, { 'Retry-After': String(err.retryAfterSec) });
+            throw unavailable(err.message, err.retryAfterSec);
           }
           if (err instanceof CertificateRefused) {
             log?.warn({ err, captureId }, 'certificate refused');
-            throw new HttpProblem(500, `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`, 'Internal Server Error');
+            throw refusal(500, `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`);
           }
           log?.warn({ err, captureId }, 'certificate could not be made');
-          throw new HttpProblem(503, 'The certificate could not be signed now (no signer answered); retry shortly.', 'Service Unavailable', {}, { 'Retry-After': '10' });
+          throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
         }
       }
-      if (!pdf) throw new HttpProblem(404, `Capture ${captureId} has no certificate (unknown, not complete, or without a signed bundle).`, 'Not Found');
+      if (!pdf) throw refusal(404, `Capture ${captureId} has no certificate (unknown, not complete, or without a signed bundle).`);
       return pdf;
     },
 

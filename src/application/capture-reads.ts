@@ -1,5 +1,9 @@
-import type { ApiContext } from '../api/context.js';
-import { HttpProblem } from '../api/problem.js';
+import type { ServiceContext } from './service-context.js';
+import type { ArtifactStore } from '../capture/artifact-store.js';
+import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../capture/artifacts.js';
+import { parseProvenance, provenanceSignature } from '../archive/provenance-view.js';
+import type { ProvenanceRecord, ProvenanceSignature } from '../archive/provenance-record.js';
+import { refusal } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
 import type { Caller } from './caller.js';
@@ -7,14 +11,25 @@ import { type CaptureRow, captureViews } from '../../projections/read-models/cap
 import { type CaptureListFilter, findCapture, listCaptures } from '../../projections/read-models/captures.js';
 
 /**
- * Reads of captures (spec 4.2, 4.6, 4.7): the list of a tenant, a capture's status and its record, with the
- * refusals their routes answer. REST routes and MCP tools call these (DESIGN decision 15).
+ * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
+ * its provenance record, with the refusals their routes answer. REST routes and MCP tools call these (DESIGN
+ * decision 15); the routes add only HTTP (headers, byte ranges, content negotiation).
  */
 
 export type CaptureReads = ReturnType<typeof createCaptureReads>;
 
-/** `transparency`: the public log, when this process follows it: a record names its bundle's leaf (docs/transparency.md). */
-export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyService) {
+/** An artifact as downloaded (spec 4.8): its bytes, media type and file name. */
+export interface ArtifactDownload {
+  bytes: Uint8Array;
+  type: string;
+  fileName: string;
+}
+
+/**
+ * `artifacts`: where the bytes are. `transparency`: the public log, when this process follows it: a record names
+ * its bundle's leaf (docs/transparency.md).
+ */
+export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore, transparency?: TransparencyService) {
   const views = captureViews(ctx.config.PUBLIC_BASE_URL);
 
   async function load(id: string): Promise<CaptureRow | null> {
@@ -22,7 +37,7 @@ export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyS
     return findCapture(ctx.pool, id);
   }
 
-  const unknownCapture = (id: string) => new HttpProblem(404, `No capture ${id}.`, 'Not Found');
+  const unknownCapture = (id: string) => refusal(404, `No capture ${id}.`);
 
   async function loadKnown(id: string): Promise<CaptureRow> {
     const row = await load(id);
@@ -30,11 +45,13 @@ export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyS
     return row;
   }
 
-  return {
-    /** The stored row, or null for an unknown or malformed id. */
-    load,
-    unknownCapture,
+  /** The stored bytes of one of a complete capture's artifacts, or null. */
+  async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
+    const ref = row.status === 'complete' ? row.artifacts?.[ARTIFACTS[name].refKey] : undefined;
+    return ref ? artifacts.get(ref) : null;
+  }
 
+  return {
     /** spec 2.2; 404 for an unknown capture. */
     async status(id: string) {
       return views.status(await loadKnown(id));
@@ -44,7 +61,7 @@ export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyS
     async record(id: string) {
       const row = await loadKnown(id);
       if (row.status !== 'complete') {
-        throw new HttpProblem(404, `Capture ${id} is ${row.status}; the record exists only once it is complete (poll its status).`, 'Not Found');
+        throw refusal(404, `Capture ${id} is ${row.status}; the record exists only once it is complete (poll its status).`);
       }
       const leafIndex = transparency?.view.leafIndexOfCapture(id);
       if (leafIndex === undefined) return views.record(row);
@@ -56,12 +73,33 @@ export function createCaptureReads(ctx: ApiContext, transparency?: TransparencyS
     async list(caller: Caller, q: CaptureListFilter) {
       const { rows, total } = await listCaptures(ctx.pool, caller.principal.tenantId, q).catch((err) => {
         caller.log.error({ err }, 'listing captures failed');
-        throw new HttpProblem(500, 'Database read failed while listing captures; retry shortly.', 'Internal Server Error');
+        throw refusal(500, 'Database read failed while listing captures; retry shortly.');
       });
       return {
         data: rows.map((r) => views.summary(r)),
         pagination: { total, offset: q.offset, hasMore: q.offset + rows.length < total, limit: q.limit },
       };
+    },
+
+    /** spec 4.8: a downloadable artifact; 404 for an unknown name, an unknown capture, or an artifact it has not (yet). */
+    async artifact(id: string, name: string): Promise<ArtifactDownload> {
+      const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
+      if (!download) throw refusal(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`);
+      const bytes = await artifactOf(await loadKnown(id), name as keyof typeof ARTIFACTS);
+      if (!bytes) throw refusal(404, `Capture ${id} has no ${name} artifact.`);
+      return { bytes, type: download.type, fileName: `${id}-${download.name}` };
+    },
+
+    /**
+     * README, Provenance: the stored record — byte for byte provenance/provenance.json of the signed WACZ — and,
+     * when there is a bundle, its signature from datapackage-digest.json (which cannot be inside what it signs).
+     */
+    async provenance(id: string): Promise<{ record: ProvenanceRecord; signature: ProvenanceSignature | null }> {
+      const row = await loadKnown(id);
+      const bytes = await artifactOf(row, 'provenance');
+      if (!bytes) throw refusal(404, `Capture ${id} has no provenance record (not complete, or completed before records were kept).`);
+      const wacz = await artifactOf(row, 'wacz');
+      return { record: parseProvenance(bytes), signature: wacz ? provenanceSignature(wacz) : null };
     },
   };
 }

@@ -1,9 +1,9 @@
 import { verifyBundle } from '../../packages/verifier/src/index.js';
 import type { Evidence } from '../archive/evidence-runtime.js';
-import type { ApiContext } from '../api/context.js';
-import { HttpProblem } from '../api/problem.js';
-import { iso } from '../api/schemas.js';
-import { createVerificationCache } from '../api/verification-cache.js';
+import type { ServiceContext } from './service-context.js';
+import { refusal } from '../domain/errors.js';
+import { iso } from '../domain/clock.js';
+import { createVerificationCache } from './verification-cache.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
@@ -22,7 +22,7 @@ export type CaptureVerification = ReturnType<typeof createCaptureVerification>;
 export type VerifiableCapture = CaptureRow & { artifacts: { wacz: string }; bundle: NonNullable<CaptureRow['bundle']> };
 
 /** `log`: the public transparency log, when this process follows it (docs/transparency.md): its check comes last. */
-export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
+export function createCaptureVerification(ctx: ServiceContext, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
   const verifications = createVerificationCache();
 
   async function publishedKeys() {
@@ -42,10 +42,10 @@ export function createCaptureVerification(ctx: ApiContext, artifacts: ArtifactSt
     async verifiable(captureId: string): Promise<VerifiableCapture> {
       const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
       if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
-        throw new HttpProblem(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`, 'Not Found');
+        throw refusal(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`);
       }
       if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
-        throw new HttpProblem(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`, 'Unprocessable Entity');
+        throw refusal(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`);
       }
       return row as VerifiableCapture;
     },

@@ -1,6 +1,6 @@
-import type { ApiContext } from '../api/context.js';
-import { HttpProblem } from '../api/problem.js';
-import { iso } from '../api/schemas.js';
+import type { ServiceContext } from './service-context.js';
+import { refusal } from '../domain/errors.js';
+import { iso } from '../domain/clock.js';
 import { parseCaptureOptions } from '../domain/capture-options.js';
 import { isId, newId } from '../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
@@ -16,7 +16,7 @@ import { type Caller, causedBy } from './caller.js';
 
 export type Schedules = ReturnType<typeof createSchedules>;
 
-export function createSchedules(ctx: ApiContext, policy: AddressPolicy) {
+export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
   /** spec 2.10 record; nextRunAt is computed on every read (the projection stores no clock-derived values). */
   const record = (r: ScheduleRow) => ({
     id: r.schedule_id,
@@ -33,7 +33,7 @@ export function createSchedules(ctx: ApiContext, policy: AddressPolicy) {
     createdAt: iso(r.created_at)!,
   });
 
-  const unknownSchedule = (id: string) => new HttpProblem(404, `No schedule ${id}.`, 'Not Found');
+  const unknownSchedule = (id: string) => refusal(404, `No schedule ${id}.`);
 
   return {
     /** Where a schedule is read (the Location of its 201). */
@@ -44,13 +44,13 @@ export function createSchedules(ctx: ApiContext, policy: AddressPolicy) {
       // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
       const cron = body.cron.trim();
       const parsed = parseSchedule(cron);
-      if (!parsed.ok) throw new HttpProblem(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`, 'Bad Request');
+      if (!parsed.ok) throw refusal(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`);
       // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
       const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => caller.log.info({ why }, 'target refused') });
-      if (!checked.ok) throw new HttpProblem(urlRejectionStatus(checked.reason), checked.detail);
+      if (!checked.ok) throw refusal(urlRejectionStatus(checked.reason), checked.detail);
 
       const options = parseCaptureOptions(body.options);
-      if (!options.ok) throw new HttpProblem(400, options.detail, 'Bad Request');
+      if (!options.ok) throw refusal(400, options.detail);
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');

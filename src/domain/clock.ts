@@ -22,3 +22,7 @@ export const periodEnd = (period: string): Date => {
   const [y, m] = period.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(y, m, 1));
 };
+
+/** An instant as ISO 8601 text for an answer; absent stays absent (undefined, so the member is left out). */
+export const iso = (d: Date | string | null | undefined): string | undefined =>
+  d === null || d === undefined ? undefined : new Date(d).toISOString();

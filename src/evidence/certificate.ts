@@ -5,8 +5,8 @@ import type pg from 'pg';
 import type { Notary } from '../archive/notary.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { openKvBucket } from '../infra/nats-buckets.js';
-import { parseProvenance } from '../api/provenance-view.js';
-import { iso } from '../api/schemas.js';
+import { parseProvenance } from '../archive/provenance-view.js';
+import { iso } from '../domain/clock.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,

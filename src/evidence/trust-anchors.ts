@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Evidence } from '../archive/evidence-runtime.js';
 import type { TrustAnchors } from '../../packages/verifier/src/index.js';
 import { listSigningKeys, listTsaCertificates } from '../../projections/read-models/evidence-keys.js';
-import { iso } from '../api/schemas.js';
+import { iso } from '../domain/clock.js';
 
 /**
  * What this deployment's verifications trust: the signing keys published on the log (never a key found in the

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
 import type { TenantEvent, WebhookEventType } from '../domain/events.js';
-import { iso } from '../api/schemas.js';
+import { iso } from '../domain/clock.js';
 
 export type WebhookEnvelopeType = WebhookEventType | 'ping';
 

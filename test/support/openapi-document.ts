@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { buildApp, type TypedApp } from '../../src/api/app.js';
-import type { ApiContext } from '../../src/api/context.js';
+import type { ServiceContext } from '../../src/application/service-context.js';
 import { createCors } from '../../src/api/cors.js';
 import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
@@ -30,7 +30,7 @@ const guard: TenantGuard = {
  */
 export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://api.test', SIGNING_KEY: 'none', TSA_URL: 'none' });
-  const ctx = { ...stub<ApiContext>(), config };
+  const ctx = { ...stub<ServiceContext>(), config };
   const policy = stub<never>();
   const app = await buildApp({
     log: pino({ level: 'silent' }),
@@ -38,7 +38,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
     plugins: [
       healthRoutes(ctx, stub()),
       adminKeyRoutes(ctx, stub()),
-      captureRoutes({ guard, admission: stub(), reads: stub(), artifacts: stub(), cors: createCors([]) }),
+      captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub()),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import type { ApiContext } from '../../src/api/context.js';
+import type { ServiceContext } from '../../src/application/service-context.js';
 import { startServer, type ServerHandle } from '../../src/server.js';
 import { type Infra, startInfra } from './harness.js';
 
@@ -10,7 +10,7 @@ export const ADMIN_KEY = 'test-admin-key-0123456789';
 export interface TestServer {
   baseUrl: string;
   /** Test servers always run a role with a database, so `ctx` is there. */
-  server: ServerHandle & { ctx: ApiContext };
+  server: ServerHandle & { ctx: ServiceContext };
   infra: Infra;
   databaseUrl: string;
   /** fetch relative to the base URL; JSON bodies are sent as application/json. */

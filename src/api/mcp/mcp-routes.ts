@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Caller } from '../../application/caller.js';
 import { DomainError } from '../../domain/errors.js';
 import { invalidRequestDetail, type TypedApp } from '../app.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../../application/caller.js';
 import type { Cors } from '../cors.js';
 import { HttpProblem, type ProblemBody, problem } from '../problem.js';
 import type { TenantGuard } from '../tenant-auth.js';

@@ -4,10 +4,11 @@ import type { Scope } from '../../domain/events.js';
 import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { dateTime, iso, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+import { dateTime, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+import { iso } from '../../domain/clock.js';
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
 
@@ -70,7 +71,7 @@ const keyRecord = (r: KeyRow) => ({
 });
 
 
-export function adminKeyRoutes(ctx: ApiContext, limiter: RateLimiter) {
+export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
   return async (app: TypedApp) => {
     // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
     app.addHook('onRequest', async (req) => {

@@ -3,14 +3,12 @@ import { z } from 'zod';
 import type { Admission } from '../../domain/tenant/index.js';
 import type { CaptureAdmission } from '../../application/capture-admission.js';
 import type { CaptureReads } from '../../application/capture-reads.js';
-import type { ArtifactStore } from '../../capture/artifact-store.js';
-import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../../capture/artifacts.js';
+import { DOWNLOADABLE_ARTIFACTS } from '../../capture/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { captureRecordSchema, captureStatusSchema, captureSummarySchema } from '../capture-schemas.js';
+import { captureRecordSchema, captureStatusSchema, captureSummarySchema, provenanceSchema } from '../capture-schemas.js';
 import { provenancePage } from '../../archive/provenance-page.js';
 import { parseByteRange } from '../byte-range.js';
-import { parseProvenance, provenanceSignature } from '../provenance-view.js';
-import { ANSWERS, HttpProblem, problemResponses, problemSchema } from '../problem.js';
+import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
 import { binary, dateTime, documentedAs, targetUrl, uri } from '../schemas.js';
@@ -24,7 +22,6 @@ export interface CaptureRouteDeps {
   /** Admission and reads: the application services the MCP tools call too (DESIGN decision 15). */
   admission: CaptureAdmission;
   reads: CaptureReads;
-  artifacts: ArtifactStore;
   cors: Cors;
 }
 
@@ -92,53 +89,6 @@ const download = (description: string) => ({
     ['image/png', 'text/plain', 'application/json', 'application/pdf', 'application/wacz+zip'].map((type) => [type, { schema: binary() }]),
   ),
 });
-
-/**
- * The stored provenance record (README, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
- * way), since it is the record signed into the WACZ.
- */
-const provenanceSchema = z
-  .object({
-    provenanceVersion: z.number().int(),
-    captureId: z.string(),
-    requestedUrl: z.string(),
-    finalUrl: z.string(),
-    redirectChain: z.array(z.object({ url: z.string(), status: z.number().int().nullable(), location: z.string().optional() })),
-    mainDocumentStatus: z.number().int(),
-    renderQuality: z.enum(['full', 'partial']),
-    submittedAt: dateTime(),
-    startedAt: dateTime(),
-    completedAt: dateTime(),
-    browser: z.object({ name: z.string(), version: z.string(), userAgent: z.string() }),
-    viewport: z.object({ width: z.number().int(), height: z.number().int(), deviceScaleFactor: z.number() }),
-    captureSettings: z.record(z.string(), z.unknown()),
-    connections: z
-      .array(
-        z.object({
-          host: z.string(),
-          port: z.number().int(),
-          address: z.string().describe('The address connected to, after the address policy checked it.'),
-          via: z.enum(['tunnel', 'http']),
-          connectedAt: dateTime(),
-          tls: z.unknown().optional().describe('TLS protocol and certificate chain as seen at connect time; null when the server did not speak TLS.'),
-          tlsError: z.string().optional(),
-        }),
-      )
-      .describe('Every connection the egress proxy made for hosts this page used.'),
-    artifacts: z.array(z.object({ name: z.string(), mediaType: z.string(), hash: z.string().describe('sha256:<hex>'), bytes: z.number().int() })),
-    signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
-    notes: z.array(z.string()),
-    signature: z
-      .object({
-        bundleHash: z.string(),
-        keyId: z.string(),
-        signedAt: dateTime(),
-        timestamp: z.object({ genTime: dateTime(), tsa: z.string() }).nullable(),
-      })
-      .optional()
-      .describe("From the bundle's datapackage-digest.json, when there is a bundle."),
-  })
-  .describe('The provenance record: provenance/provenance.json of the signed WACZ, plus `signature`.');
 
 /** Answers a stored document as it is: the route's schemas document it and type the handler, nothing more. */
 const asStored = () => (data: unknown) => JSON.stringify(data);
@@ -374,23 +324,15 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) => {
-        const { captureId, name } = req.params;
-        const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
-        if (!download) throw new HttpProblem(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`, 'Not Found');
-        const row = await reads.load(captureId);
-        if (!row) throw reads.unknownCapture(captureId);
-        const refs = (row.artifacts ?? {}) as Record<string, string | undefined>;
-        const objectName = row.status === 'complete' ? refs[ARTIFACTS[name as keyof typeof ARTIFACTS].refKey] : undefined;
-        const bytes = objectName ? await deps.artifacts.get(objectName) : null;
-        if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no ${name} artifact.`, 'Not Found');
+        const { bytes, type, fileName } = await reads.artifact(req.params.captureId, req.params.name);
         // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
         // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
         reply
           .header('Access-Control-Allow-Origin', '*')
           .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
           .header('Accept-Ranges', 'bytes')
-          .header('Content-Type', download.type)
-          .header('Content-Disposition', `attachment; filename="${captureId}-${download.name}"`)
+          .header('Content-Type', type)
+          .header('Content-Disposition', `attachment; filename="${fileName}"`)
           .header('Cache-Control', 'private, max-age=3600');
         const body = Buffer.from(bytes);
         const range = parseByteRange(req.headers.range, body.byteLength);
@@ -430,15 +372,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) => {
-        const { captureId } = req.params;
-        const row = await reads.load(captureId);
-        if (!row) throw reads.unknownCapture(captureId);
-        const ref = row.status === 'complete' ? row.artifacts?.provenance : undefined;
-        const bytes = ref ? await deps.artifacts.get(ref) : null;
-        if (!bytes) throw new HttpProblem(404, `Capture ${captureId} has no provenance record (not complete, or completed before records were kept).`, 'Not Found');
-        const record = parseProvenance(bytes);
-        const wacz = row.artifacts?.wacz ? await deps.artifacts.get(row.artifacts.wacz) : null;
-        const signature = wacz ? provenanceSignature(wacz) : null;
+        const { record, signature } = await reads.provenance(req.params.captureId);
         const accept = String(req.headers.accept ?? '');
         if (/text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
           return reply

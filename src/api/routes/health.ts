@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Readiness } from '../../observability/readiness.js';
 import type { TypedApp } from '../app.js';
-import type { ApiContext } from '../context.js';
+import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { uri } from '../schemas.js';
 
@@ -11,7 +11,7 @@ const healthSchema = z.object({
 });
 
 /** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
-export function healthRoutes(ctx: Pick<ApiContext, 'config'>, ready: () => Promise<Readiness>) {
+export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => Promise<Readiness>) {
   const base = ctx.config.PUBLIC_BASE_URL;
   return async (app: TypedApp) => {
     app.get(

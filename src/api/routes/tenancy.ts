@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { periodOf } from '../../domain/clock.js';
+import { iso, periodOf } from '../../domain/clock.js';
 import { accountUsage, limitsOf } from '../../application/account-usage.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { dateTime, iso, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
+import { dateTime, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { causedByAdmin } from '../../application/caller.js';
 import { findTenant, type TenantRow } from '../../../projections/read-models/tenants.js';
@@ -84,7 +84,7 @@ const OPERATOR_ANSWERS = { ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.int
 
 
 
-export function tenancyRoutes(ctx: ApiContext, guard: TenantGuard) {
+export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
   const tenantRow = (tenantId: string) => findTenant(ctx.pool, tenantId);
   const usageRow = (tenantId: string, period: string) => findMonthlyUsage(ctx.pool, tenantId, period);
   const configRecord = (tenantId: string, t: TenantRow | null) => {

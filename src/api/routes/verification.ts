@@ -5,7 +5,8 @@ import type { CaptureVerification } from '../../application/capture-verification
 import type { TypedApp } from '../app.js';
 import { captureSettingsSchema } from '../capture-schemas.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { dateTime, iso, uri } from '../schemas.js';
+import { dateTime, uri } from '../schemas.js';
+import { iso } from '../../domain/clock.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
 import { verificationPage } from '../verification-page.js';

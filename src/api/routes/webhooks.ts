@@ -9,9 +9,10 @@ import { sendWebhook } from '../../webhooks/webhook-sender.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
 import { secretOfWebhook, type WebhookSecretStore } from '../../webhooks/webhook-secret-store.js';
-import type { ApiContext } from '../context.js';
+import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { dateTime, iso, nameSchema, uri } from '../schemas.js';
+import { dateTime, nameSchema, uri } from '../schemas.js';
+import { iso } from '../../domain/clock.js';
 import { causedBy } from '../../application/caller.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 import { listDeadLetters, listDeliveryAttempts } from '../../../projections/read-models/webhook-deliveries.js';
@@ -20,7 +21,7 @@ import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
 
 export interface WebhookRouteDeps {
-  ctx: ApiContext;
+  ctx: ServiceContext;
   guard: TenantGuard;
   policy: AddressPolicy;
   /** Extra trusted CAs for pings (WEBHOOK_CA_CERTS), PEM. */
@@ -292,7 +293,7 @@ const deliveriesSchema = z
   .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
-export function adminWebhookRoutes(ctx: ApiContext, guard: TenantGuard) {
+export function adminWebhookRoutes(ctx: ServiceContext, guard: TenantGuard) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
     app.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));

@@ -3,7 +3,7 @@ import type { Decider, Decision } from '../decider.js';
 import { conflict, DomainError, notFound } from '../errors.js';
 import type { TenantEvent } from '../events.js';
 import { TIER_LIMITS } from '../tiers.js';
-import type { TenantCommand, TenantCommandOf, TenantCommandType, TenantReplies, TenantReply } from './tenant-commands.js';
+import type { Admission, TenantCommand, TenantCommandOf, TenantCommandType, TenantReplies, TenantReply } from './tenant-commands.js';
 import { evolveTenant, initialTenantState, type TenantState } from './tenant-state.js';
 
 /**
@@ -71,6 +71,9 @@ export function quotaView(state: TenantState, now: Date): QuotaView {
   };
 }
 
+/** The monthly capture quota as X-Quota-* answer it (spec 8.2), after `used` captures. */
+export const admissionOf = (view: QuotaView, used = view.capturesUsed): Admission => ({ limit: view.capturesLimit, used, remaining: Math.max(0, view.capturesLimit - used) });
+
 /** The 429 of spec 7.3 for an exhausted monthly quota. */
 export function quotaExceeded(view: QuotaView, resource: 'captures' | 'storage', requested?: number): DomainError {
   const limit = resource === 'captures' ? view.capturesLimit : view.storageLimit;
@@ -119,7 +122,7 @@ const submitCaptures: Handler<'SubmitCaptures'> = (cmd, state, now) => {
         },
       },
     ],
-    reply: { limit: view.capturesLimit, used, remaining: Math.max(0, view.capturesLimit - used) },
+    reply: admissionOf(view, used),
   };
 };
 

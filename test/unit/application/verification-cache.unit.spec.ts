@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { VerificationResult } from '../../../packages/verifier/src/index.js';
-import { createVerificationCache } from '../../../src/api/verification-cache.js';
+import { createVerificationCache } from '../../../src/application/verification-cache.js';
 
 const verdict = (verified: boolean) => ({ verified }) as unknown as VerificationResult;
 

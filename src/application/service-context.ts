@@ -6,11 +6,12 @@ import type { Clock } from '../domain/clock.js';
 import type { ProjectionWaiter } from '../projector/projection-waiter.js';
 
 /**
- * What the API's plugins are given: one of each shared thing (STYLE: one clock, one config …). No raw NATS
- * handle and no event store: a route decides through the tenant actors and reads the projections; the one
- * message it sends itself (a key revocation to the other API processes) is a function here.
+ * What the application services (and the few routes that need no service of their own) are given: one of each
+ * shared thing (STYLE: one clock, one config …). No raw NATS handle and no event store: a command goes through
+ * the tenant actors and a read through the projections; the one message sent directly (a key revocation to the
+ * other API processes) is a function here.
  */
-export interface ApiContext {
+export interface ServiceContext {
   config: Config;
   log: Logger;
   clock: Clock;

@@ -1,6 +1,6 @@
 import { unzipSync } from 'fflate';
-import { DIGEST_PATH } from '../archive/bundle-format.js';
-import type { ProvenanceRecord, ProvenanceSignature } from '../archive/provenance-record.js';
+import { DIGEST_PATH } from './bundle-format.js';
+import type { ProvenanceRecord, ProvenanceSignature } from './provenance-record.js';
 
 /**
  * GET /v1/captures/{id}/provenance (README, Provenance): the stored provenance record — byte for byte the

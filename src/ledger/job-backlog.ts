@@ -1,0 +1,26 @@
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { JOBS_STREAM } from './streams.js';
+
+/**
+ * How many capture jobs are waiting (the JOBS stream's depth), for admission's capacity 503
+ * (src/application/capture-admission.ts). Refreshed at most once a second; a refresh that takes longer than
+ * 250 ms (a stream leader being elected after a node was lost) does not hold the request: the last known
+ * depth answers, and the refresh lands for the next one.
+ */
+export function jobBacklog(jsm: JetStreamManager, opts: { maxAgeMs?: number; waitMs?: number } = {}): () => Promise<number> {
+  const maxAgeMs = opts.maxAgeMs ?? 1000;
+  const waitMs = opts.waitMs ?? 250;
+  let known = { at: 0, value: 0 };
+  let refreshing: Promise<void> | null = null;
+  const refresh = () =>
+    (refreshing ??= jsm.streams
+      .info(JOBS_STREAM)
+      .then((info) => void (known = { at: Date.now(), value: info.state.messages }))
+      .catch(() => undefined)
+      .finally(() => void (refreshing = null)));
+  return async () => {
+    if (known.at === 0) await refresh();
+    else if (Date.now() - known.at > maxAgeMs) await Promise.race([refresh(), new Promise((r) => setTimeout(r, waitMs))]);
+    return known.value;
+  };
+}
