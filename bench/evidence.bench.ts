@@ -13,7 +13,7 @@ import { remoteNotary, serveNotary } from '../src/archive/notary-service.js';
 import { startEmbeddedNats } from '../src/infra/embedded-nats.js';
 import { connect } from '@nats-io/transport-node';
 import pino from 'pino';
-import type { NetworkExchange } from '../src/capture/network-exchange.js';
+import type { NetworkExchange } from '../src/domain/network-exchange.js';
 import type { BenchLine } from './registry.js';
 import { envCount, mb, percentile, round, timeMs } from './support/bench-kit.js';
 

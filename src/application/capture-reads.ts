@@ -1,6 +1,6 @@
 import type { ServiceContext } from './service-context.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
-import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../capture/artifacts.js';
+import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../domain/artifacts.js';
 import { parseProvenance, provenanceSignature } from '../archive/provenance-view.js';
 import type { ProvenanceRecord, ProvenanceSignature } from '../archive/provenance-record.js';
 import { refusal } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-import type { NetworkExchange } from '../capture/network-exchange.js';
+import type { NetworkExchange } from '../domain/network-exchange.js';
 import type { ProvenanceRecord } from './provenance-record.js';
 
 /** Everything a bundle is made from: what the capture engine recorded for one page. */

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { HeadersMultiMap, StatusAndHeaders, WARCRecord, WARCSerializer, WARC_1_1 } from 'warcio';
 import { ArchiveError } from './errors.js';
-import type { NetworkExchange } from '../capture/network-exchange.js';
-import { redactedValue } from '../capture/http-headers.js';
-import { ARTIFACTS, type ArtifactName } from '../capture/artifacts.js';
+import type { NetworkExchange } from '../domain/network-exchange.js';
+import { redactedValue } from '../domain/header-redaction.js';
+import { ARTIFACTS, type ArtifactName } from '../domain/artifacts.js';
 import type { BundleInput } from './bundle-input.js';
 import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
 

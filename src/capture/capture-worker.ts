@@ -8,7 +8,7 @@ import { captureDuration, captureRetries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
 import type { ArtifactStore } from './artifact-store.js';
 import type { CaptureOutcomes } from './capture-outcomes.js';
-import { ARTIFACTS, artifactObjectName, type ArtifactName } from './artifacts.js';
+import { ARTIFACTS, artifactObjectName, type ArtifactName } from '../domain/artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
 import { type AttemptPolicy, afterFailure, beforeAttempt, defaultPageDelayMs, type Failure, type Verdict } from './attempt-policy.js';
 import type { AttemptStore } from './attempt-store.js';

@@ -3,18 +3,11 @@
  * ordered pairs for the WARC records and the redacted JSON object of the `headers` artifact (spec 2.4).
  */
 import { STATUS_CODES } from 'node:http';
+import { redactedValue } from '../domain/header-redaction.js';
 
 export type HeaderPairs = Array<[string, string]>;
 /** The `headers` artifact: lower-case names; a repeated header becomes an array in received order. */
 export type HeadersArtifact = Record<string, string | string[]>;
-
-export const REDACTED = '[redacted]';
-
-/** Headers that carry credentials: their values never enter an artifact or the signed, public WACZ. */
-const CREDENTIAL_HEADERS = new Set(['set-cookie', 'set-cookie2', 'cookie', 'authorization', 'proxy-authorization']);
-
-/** The value to keep for a header: credentials are replaced by "[redacted]", the name stays. */
-export const redactedValue = (name: string, value: string): string => (CREDENTIAL_HEADERS.has(name.toLowerCase()) ? REDACTED : value);
 
 /**
  * Parses the raw header block of an HTTP/1.x response (CDP `headersText`), keeping order and repeats.

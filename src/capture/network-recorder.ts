@@ -8,7 +8,7 @@
  * exchanges are assembled at the end.
  */
 import type { CDPSession, Protocol } from 'puppeteer-core';
-import type { NetworkExchange } from './network-exchange.js';
+import type { NetworkExchange } from '../domain/network-exchange.js';
 import {
   type HeaderPairs,
   joinHeaderObject,

@@ -11,7 +11,7 @@ import { startConsentRun, type ConsentInfo, type ConsentRun } from './consent-ha
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
-import type { NetworkExchange } from './network-exchange.js';
+import type { NetworkExchange } from '../domain/network-exchange.js';
 import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type NetworkRecorder } from './network-recorder.js';
 import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource, type NetworkActivity, type SettleResult } from './settle.js';
 import { watchPendingTimers, type PendingTimers } from './pending-timers.js';

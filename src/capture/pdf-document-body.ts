@@ -6,7 +6,7 @@
  * the wrapper. Images need nothing: their response body is the image.
  */
 import type { CDPSession } from 'puppeteer-core';
-import type { NetworkExchange } from './network-exchange.js';
+import type { NetworkExchange } from '../domain/network-exchange.js';
 
 const MAX_PDF_BYTES = 50 * 1024 * 1024;
 

@@ -6,7 +6,7 @@ import nacl from 'tweetnacl';
 import { canonicalJsonBytes } from '../../src/domain/canonical-json.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
 import { openArtifactStore, type ArtifactStore } from '../../src/capture/artifact-store.js';
-import { artifactObjectName } from '../../src/capture/artifacts.js';
+import { artifactObjectName } from '../../src/domain/artifacts.js';
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { type Infra, startInfra } from '../support/harness.js';

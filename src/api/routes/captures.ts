@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Admission } from '../../domain/tenant/index.js';
 import type { CaptureAdmission } from '../../application/capture-admission.js';
 import type { CaptureReads } from '../../application/capture-reads.js';
-import { DOWNLOADABLE_ARTIFACTS } from '../../capture/artifacts.js';
+import { DOWNLOADABLE_ARTIFACTS } from '../../domain/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { captureRecordSchema, captureStatusSchema, captureSummarySchema, provenanceSchema } from '../capture-schemas.js';
 import { provenancePage } from '../../archive/provenance-page.js';

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
-import type { NetworkExchange } from '../../../src/capture/network-exchange.js';
+import type { NetworkExchange } from '../../../src/domain/network-exchange.js';
 import type { BundleInput } from '../../../src/archive/bundle-input.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 

@@ -1,4 +1,4 @@
-import type { ArtifactRefs } from '../domain/events.js';
+import type { ArtifactRefs } from './events.js';
 
 /**
  * The one table of a capture's artifacts: where each is stored, under which key of the capture's
