@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BundleInput } from '../src/archive/bundle-input.js';
-import { buildSignedBundle } from '../src/archive/bundle-builder.js';
+import type { FinishedCapture } from '../src/archive/finished-capture.js';
+import { makeBundle } from '../src/archive/bundle.js';
 import { createTsaClient } from '../src/archive/tsa-client.js';
 import { generateSeedBase64, signingKeyFromSeed } from '../src/archive/signing-key.js';
 import { startLocalTsa } from '../src/archive/local-tsa.js';
@@ -39,10 +39,10 @@ export async function evidenceBench(): Promise<BenchLine[]> {
     const keys = [{ keyId: signingKey.keyId, publicKey: signingKey.publicKeyBase64, algorithm: 'Ed25519' }];
 
     const input = syntheticCapture(30, 1_600_000, 1_500_000);
-    const inputBytes = input.exchanges.reduce((n, e) => n + e.body.byteLength, 0) + input.screenshot.byteLength;
-    const withTs = () => buildSignedBundle(input, { signingKey, timestamper, onTimestampFailure: 'throw' });
-    const withoutTs = () => buildSignedBundle(input, { signingKey });
-    const sample = await withTs(); // warm-up of both paths (and the TSA's first key use)
+    const inputBytes = input.page.exchanges.reduce((n, e) => n + e.body.byteLength, 0) + input.page.screenshot.byteLength;
+    const withTs = () => makeBundle(input, localNotary(signingKey, { timestamper }), { onTimestampFailure: 'throw' });
+    const withoutTs = () => makeBundle(input, localNotary(signingKey));
+    const sample = (await withTs())!; // warm-up of both paths (and the TSA's first key use)
     await withoutTs();
     const tsMs: number[] = [];
     const plainMs: number[] = [];
@@ -51,7 +51,7 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       plainMs.push(await timeMs(withoutTs));
     }
 
-    const big = await buildSignedBundle(syntheticCapture(60, 12_000_000, 1_500_000), { signingKey, timestamper, onTimestampFailure: 'throw' });
+    const big = (await makeBundle(syntheticCapture(60, 12_000_000, 1_500_000), localNotary(signingKey, { timestamper }), { onTimestampFailure: 'throw' }))!;
     const check = await verifyBundle(big.bytes, { keys, tsaCaCertsPem: [tsa.caCertPem] });
     if (!check.verified || check.version !== '0.2.0') throw new Error(`the 10 MB bundle did not verify: ${JSON.stringify(check.checks)}`);
     const verifyMs: number[] = [];
@@ -61,7 +61,7 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       shaMs.push(await timeMs(async () => createHash('sha256').update(big.bytes).digest()));
     }
     const signer = serveNotary(signerConn, localNotary(signingKey, { timestamper }), pino({ level: 'silent' }));
-    const viaSigner = () => buildSignedBundle(input, { notary: remoteNotary(workerConn), onTimestampFailure: 'throw' });
+    const viaSigner = () => makeBundle(input, remoteNotary(workerConn), { onTimestampFailure: 'throw' });
     await viaSigner();
     const remoteMs: number[] = [];
     const inProcessMs: number[] = [];
@@ -88,7 +88,7 @@ export async function evidenceBench(): Promise<BenchLine[]> {
         rounds,
         exchanges: 30,
         inputMB: mb(inputBytes),
-        bundleMB: mb(sample.size),
+        bundleMB: mb(sample.ref.size),
         withTimestampP50: round(med(tsMs)),
         withTimestampP95: round(percentile(tsMs, 95)),
         buildSignP50: round(med(plainMs)),
@@ -100,7 +100,7 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       {
         figure: 'verifyBundle ms, v0.2.0 bundle',
         rounds: verifyRounds,
-        bundleMB: mb(big.size),
+        bundleMB: mb(big.ref.size),
         verifyP50: round(med(verifyMs)),
         sha256P50: round(med(shaMs)),
         ratio: round(med(verifyMs) / med(shaMs), 1),
@@ -130,7 +130,7 @@ function text(bytes: number): Buffer {
 }
 
 /** A page of `count` exchanges with about `bodyBytes` of bodies (a third text, the rest images) and a screenshot. */
-function syntheticCapture(count: number, bodyBytes: number, screenshotBytes: number): BundleInput {
+function syntheticCapture(count: number, bodyBytes: number, screenshotBytes: number): FinishedCapture {
   const origin = 'https://news.example.org';
   const kinds = ['text/html', 'text/css', 'application/javascript', 'image/jpeg', 'image/png', 'image/webp'];
   const exchanges: NetworkExchange[] = Array.from({ length: count }, (_, i) => {
@@ -158,12 +158,14 @@ function syntheticCapture(count: number, bodyBytes: number, screenshotBytes: num
   return {
     captureId: `cap_${randomBytes(16).toString('hex')}`,
     url: `${origin}/2024/05/article`,
-    title: 'A synthetic article',
     createdAt: '2024-05-01T09:59:59.000Z',
     completedAt: '2024-05-01T10:00:05.000Z',
-    exchanges,
-    screenshot,
-    html: exchanges[0]!.body.toString('utf8'),
-    headers: { 'content-type': 'text/html; charset=utf-8', 'set-cookie': '[redacted]' },
+    page: {
+      title: 'A synthetic article',
+      exchanges,
+      screenshot,
+      html: exchanges[0]!.body.toString('utf8'),
+      headers: { 'content-type': 'text/html; charset=utf-8', 'set-cookie': '[redacted]' },
+    },
   };
 }

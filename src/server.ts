@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { migrate } from '../projections/migrate.js';
 import { openSnapshotStore } from './actors/snapshot-store.js';
 import { createTenantActors } from './actors/tenant-actors.js';
-import { createBundleMaker } from './archive/bundle-maker.js';
 import { type Evidence, startEvidence } from './archive/evidence-runtime.js';
 import { createCertificates, openCertificateStore } from './evidence/certificate.js';
 import { deploymentTrust } from './evidence/trust-anchors.js';
@@ -222,7 +221,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       attempts: await openAttemptStore(nc, replicas),
       policy: { serviceDelaysMs: config.CAPTURE_RETRY_DELAYS.map((s) => s * 1000), pageDelayMs: defaultPageDelayMs },
       explainNetworkError: (url) => proxy.explain(url),
-      ...(bundleNotary ? { makeBundle: createBundleMaker(bundleNotary, log.child({ role: 'worker' })) } : {}),
+      ...(bundleNotary ? { notary: bundleNotary } : {}),
       observedConnections: (hosts, since) => connections.observed(hosts, since),
     });
     stops.unshift(async () => {

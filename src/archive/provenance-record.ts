@@ -44,7 +44,7 @@ export interface ProvenanceRecord {
   /** Every connection the worker's egress proxy made for hosts this page used, with TLS as seen at connect time. */
   connections: ObservedConnection[];
   artifacts: ProvenanceArtifact[];
-  /** Filled by the bundle builder; absent when the capture has no signed bundle. */
+  /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
   notes: string[];
 }

@@ -5,7 +5,7 @@ import { bytesEqual } from './digests.js';
 import { TsaResponseError, TsaUnavailableError } from './errors.js';
 import { OID, integerValue, parseTokenContentInfo, toArrayBuffer } from '../../packages/verifier/src/index.js';
 
-/** What the bundle builder needs from a time-stamping authority. */
+/** What a notary needs from a time-stamping authority to time-stamp a bundle (notary.ts). */
 export interface Timestamper {
   /** Time-stamps a 32-byte SHA-256 digest (for bundles: the digest behind `bundleHash`). */
   timestamp(digest: Uint8Array): Promise<TimestampResult>;

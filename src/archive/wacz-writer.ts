@@ -1,5 +1,5 @@
 import { zipSync, type Zippable } from 'fflate';
-import type { BundleInput } from './bundle-input.js';
+import type { FinishedCapture } from './finished-capture.js';
 import {
   CDXJ_PATH,
   DATAPACKAGE_PATH,
@@ -21,7 +21,7 @@ import { writeWarc } from './warc-writer.js';
 
 /**
  * WACZ 1.1.1 writer (DESIGN decision 7). Layout and field meanings: bundle-format.ts.
- * Split in steps so the bundle builder can re-issue datapackage.json (e.g. downgrade to v0.1.0)
+ * Split in steps so makeBundle (bundle.ts) can re-issue datapackage.json (e.g. downgrade to v0.1.0)
  * without rewriting the WARC.
  */
 
@@ -41,7 +41,7 @@ export interface ManifestOptions {
   keyId: string;
 }
 
-export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers> {
+export async function buildWaczMembers(input: FinishedCapture): Promise<WaczMembers> {
   const warc = await writeWarc(input);
   const cdxj = await indexWarc(warc);
   const members: WaczMembers = new Map([
@@ -50,7 +50,7 @@ export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers>
     [PAGES_PATH, pagesJsonl(input)],
   ]);
   // Extra members (README, Capture options) are listed in datapackage.json like the others, so the signature covers them.
-  if (input.pdf) members.set(PDF_PATH, input.pdf);
+  if (input.page.pdf) members.set(PDF_PATH, input.page.pdf);
   if (input.provenance) {
     members.set(PROVENANCE_JSON_PATH, provenanceJsonBytes(input.provenance));
     members.set(PROVENANCE_HTML_PATH, new TextEncoder().encode(provenancePage(input.provenance)));
@@ -58,7 +58,7 @@ export async function buildWaczMembers(input: BundleInput): Promise<WaczMembers>
   return members;
 }
 
-export function buildManifest(input: BundleInput, members: WaczMembers, options: ManifestOptions): WaczManifest {
+export function buildManifest(input: FinishedCapture, members: WaczMembers, options: ManifestOptions): WaczManifest {
   const mainPageUrl = new URL(input.url).href;
   const resources = [...members.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -71,7 +71,7 @@ export function buildManifest(input: BundleInput, members: WaczMembers, options:
   const datapackage: Datapackage = {
     profile: 'data-package',
     wacz_version: WACZ_VERSION,
-    title: input.title || mainPageUrl,
+    title: input.page.title || mainPageUrl,
     created: input.completedAt,
     software: SOFTWARE,
     mainPageUrl,
@@ -93,7 +93,7 @@ export function buildManifest(input: BundleInput, members: WaczMembers, options:
 
 /** Convenience: members + manifest in one call. */
 export async function buildWacz(
-  input: BundleInput,
+  input: FinishedCapture,
   options: ManifestOptions,
 ): Promise<WaczManifest & { files: WaczMembers }> {
   const files = await buildWaczMembers(input);
@@ -117,7 +117,7 @@ export function zipWacz(
   return zipSync(tree, { level: 0, mtime });
 }
 
-function pagesJsonl(input: BundleInput): Uint8Array {
+function pagesJsonl(input: FinishedCapture): Uint8Array {
   const url = new URL(input.url).href;
   const header = { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' };
   const page: Record<string, string> = {
@@ -125,14 +125,14 @@ function pagesJsonl(input: BundleInput): Uint8Array {
     url,
     ts: mainPageDate(input),
   };
-  if (input.title) page['title'] = input.title;
+  if (input.page.title) page['title'] = input.page.title;
   return new TextEncoder().encode(`${JSON.stringify(header)}\n${JSON.stringify(page)}\n`);
 }
 
 /** When the main document was requested (its WARC-Date), falling back to the capture start. */
-function mainPageDate(input: BundleInput): string {
+function mainPageDate(input: FinishedCapture): string {
   const url = new URL(input.url).href;
-  const main = input.exchanges.find((exchange) => sameUrl(exchange.url, url));
+  const main = input.page.exchanges.find((exchange) => sameUrl(exchange.url, url));
   return main?.startedAt ?? input.createdAt;
 }
 

@@ -4,7 +4,7 @@ import { ArchiveError } from './errors.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
 import { redactedValue } from '../domain/header-redaction.js';
 import { ARTIFACTS, type ArtifactName } from '../domain/artifacts.js';
-import type { BundleInput } from './bundle-input.js';
+import type { FinishedCapture } from './finished-capture.js';
 import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
 
 /**
@@ -20,7 +20,7 @@ export function artifactUri(captureId: string, name: string): string {
   return `urn:capture-ledger:${captureId}/${name}`;
 }
 
-export async function writeWarc(input: BundleInput): Promise<Uint8Array> {
+export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
   for (const [field, value] of [['createdAt', input.createdAt], ['completedAt', input.completedAt]] as const) {
     if (Number.isNaN(Date.parse(value))) {
       throw new ArchiveError('BUNDLE_INPUT_INVALID', `${field} is not an ISO 8601 date: ${value}`);
@@ -44,7 +44,7 @@ export async function writeWarc(input: BundleInput): Promise<Uint8Array> {
     ),
   );
 
-  for (const recorded of input.exchanges) {
+  for (const recorded of input.page.exchanges) {
     // Only HTTP(S) exchanges are WARC request/response pairs (data:, blob: URLs have no wire form).
     if (!/^https?:$/.test(safeUrl(recorded.url)?.protocol ?? '')) continue;
     const exchange = Number.isNaN(Date.parse(recorded.startedAt)) ? { ...recorded, startedAt: input.createdAt } : recorded;
@@ -54,10 +54,11 @@ export async function writeWarc(input: BundleInput): Promise<Uint8Array> {
     records.push(requestRecord(exchange, responseId ?? undefined));
   }
 
-  records.push(artifactRecord(input, 'screenshot', input.screenshot));
-  if (input.screenshotBefore) records.push(artifactRecord(input, 'screenshot-before', input.screenshotBefore));
-  records.push(artifactRecord(input, 'html', Buffer.from(input.html, 'utf8')));
-  if (input.headers !== null) records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(input.headers), 'utf8')));
+  const { page } = input;
+  records.push(artifactRecord(input, 'screenshot', page.screenshot));
+  if (page.screenshotBefore) records.push(artifactRecord(input, 'screenshot-before', page.screenshotBefore));
+  records.push(artifactRecord(input, 'html', Buffer.from(page.html, 'utf8')));
+  if (page.headers !== null) records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(page.headers), 'utf8')));
 
   const chunks: Uint8Array[] = [];
   for (const record of records) {
@@ -110,7 +111,7 @@ function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefin
 }
 
 /** A capture's own artifact as a WARC resource record, named as ARTIFACTS says. */
-function artifactRecord(input: BundleInput, artifact: ArtifactName, body: Buffer): WARCRecord {
+function artifactRecord(input: FinishedCapture, artifact: ArtifactName, body: Buffer): WARCRecord {
   const { warcName, mediaType } = ARTIFACTS[artifact];
   if (!warcName) throw new Error(`artifact ${artifact} is not recorded in the WARC`);
   return WARCRecord.create(

@@ -2,7 +2,7 @@ import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstrea
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { ArtifactRefs, BundleRef } from '../domain/events.js';
+import type { ArtifactRefs } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration, captureRetries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
@@ -17,7 +17,8 @@ import { type CaptureJob, decodeJob } from './capture-job.js';
 import { captureSettingsRecord } from './capture-settings-record.js';
 import type { PageCaptureResult } from './page-capture.js';
 import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
-import type { BundleMaker } from '../archive/bundle-maker.js';
+import { makeBundle } from '../archive/bundle.js';
+import type { Notary } from '../archive/notary.js';
 import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
@@ -52,7 +53,8 @@ export interface CaptureWorkerDeps {
   timeoutMs: number;
   attempts: AttemptStore;
   explainNetworkError?: ExplainNetworkError;
-  makeBundle?: BundleMaker;
+  /** Who time-stamps and signs the bundles this worker builds (the signer role, DESIGN decision 7); absent: no bundles. */
+  notary?: Notary;
   /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
   observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
   /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
@@ -127,14 +129,16 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const storingPageArtifacts = storeArtifacts(job, files);
     storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
     const bundle =
-      result.renderQuality === 'full' && deps.makeBundle
-        ? await deps.makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, result, captureSettings, provenance })
+      result.renderQuality === 'full' && deps.notary
+        ? await makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, page: result, captureSettings, provenance }, deps.notary)
         : null;
+    if (bundle?.timestampError) {
+      deps.log.warn({ captureId: job.captureId, err: bundle.timestampError }, 'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp');
+    }
     const bundleFiles: Array<[ArtifactName, Uint8Array]> = [['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]];
     if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
     const [pageStored, bundleStored] = await Promise.all([storingPageArtifacts, storeArtifacts(job, bundleFiles)]);
     const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
-    const { bytes: _bytes, provenanceJson: _provenance, ...bundleRef } = bundle ?? { bytes: null, provenanceJson: null };
     const outcome = await deps.outcomes.report(
       job.tenantId,
       {
@@ -146,7 +150,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
           // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
           render: { ...result.render, mainDocumentStatus: result.mainStatus },
           artifacts: stored.refs as ArtifactRefs,
-          ...(bundle ? { bundle: bundleRef as BundleRef } : {}),
+          ...(bundle ? { bundle: bundle.ref } : {}),
           captureSettings,
           storedBytes: stored.bytes,
           attempts: attempt,

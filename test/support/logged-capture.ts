@@ -1,4 +1,4 @@
-import type { SignedBundle } from '../../src/archive/bundle-builder.js';
+import type { SignedBundle } from '../../src/archive/bundle.js';
 import { localNotary } from '../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
 import { openArtifactStore } from '../../src/capture/artifact-store.js';
@@ -30,8 +30,8 @@ export async function completeWithBundle(server: ServerHandle, tenant: string, c
         renderQuality: 'full',
         render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
         artifacts: { screenshot: 's', html: 'h', wacz: artifactObjectName(captureId, 'wacz') },
-        bundle: { bundleHash: bundle.bundleHash, size: bundle.size, version: bundle.version, keyId: bundle.keyId, ...(bundle.timestamp ? { genTime: bundle.timestamp.genTime } : {}) },
-        storedBytes: bundle.size,
+        bundle: bundle.ref,
+        storedBytes: bundle.ref.size,
         attempts: 1,
       },
     } as never,

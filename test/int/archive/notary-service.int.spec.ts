@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import pino from 'pino';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle } from '../../../src/archive/bundle.js';
 import nacl from 'tweetnacl';
 import { certificateMessage, parseTimestampToken, sha256Prefixed, verifyBundle } from '../../../packages/verifier/src/index.js';
 import { localNotary, NotaryRefusal } from '../../../src/archive/notary.js';
@@ -17,7 +17,7 @@ import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { freePort } from '../../../src/infra/free-port.js';
 import { startNatsOnly } from '../../support/harness.js';
 import { startServiceProcess } from '../../support/service-process.js';
-import { publishedKeys, sampleInput, TEST_SEED, testKey } from '../../unit/archive/bundle-fixture.js';
+import { publishedKeys, sampleCapture, TEST_SEED, testKey } from '../../unit/archive/bundle-fixture.js';
 
 /**
  * The signer role over a real nats-server: the worker's side (remoteNotary) has no key, builds the WACZ
@@ -53,10 +53,10 @@ describe('notary service (signer role) over NATS', () => {
   });
 
   it('signs and time-stamps a bundle built by a process that holds no key; it verifies', async () => {
-    const bundle = await buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) });
+    const bundle = await makeBundle(sampleCapture(), remoteNotary(workerConn));
     assert.ok(bundle);
-    assert.equal(bundle.version, '0.2.0');
-    assert.equal(bundle.keyId, testKey().keyId);
+    assert.equal(bundle.ref.version, '0.2.0');
+    assert.equal(bundle.ref.keyId, testKey().keyId);
     const result = await verifyBundle(bundle.bytes, { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] });
     assert.equal(result.verified, true, JSON.stringify(result.checks));
     assert.deepEqual(result.checks.map((c) => c.name).sort(), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
@@ -110,9 +110,9 @@ describe('notary service (signer role) over NATS', () => {
       // With the in-process signer stopped, only the process answers: no TSA there, so a v0.1.0 bundle.
       await service.stop();
       try {
-        const bundle = await buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) });
-        assert.equal(bundle?.keyId, testKey().keyId);
-        assert.equal(bundle?.version, '0.1.0');
+        const bundle = await makeBundle(sampleCapture(), remoteNotary(workerConn));
+        assert.equal(bundle?.ref.keyId, testKey().keyId);
+        assert.equal(bundle?.ref.version, '0.1.0');
         assert.equal((await verifyBundle(bundle!.bytes, { keys: publishedKeys(), tsaCaCertsPem: [] })).verified, true);
       } finally {
         service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
@@ -126,7 +126,7 @@ describe('notary service (signer role) over NATS', () => {
   it('says that no signer is running when none answers', async () => {
     await service.stop();
     try {
-      await assert.rejects(buildSignedBundle(sampleInput(), { notary: remoteNotary(workerConn) }), /no signer is running: start a process with the signer role/);
+      await assert.rejects(makeBundle(sampleCapture(), remoteNotary(workerConn)), /no signer is running: start a process with the signer role/);
     } finally {
       service = serveNotary(signerConn, localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }), log);
     }

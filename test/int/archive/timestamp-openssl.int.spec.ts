@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
-import { readJson, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import { readJson, sampleCapture, signedBundle, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 
 const run = promisify(execFile);
 
@@ -28,14 +28,14 @@ describe('RFC 3161 token in a v0.2.0 bundle, checked by openssl ts -verify', () 
   });
 
   async function bundleToken(): Promise<{ hex: string; tokenPath: string; caPath: string }> {
-    const bundle = await buildSignedBundle(sampleInput(), { signingKey: testKey(), timestamper: createTsaClient({ url: tsa.url }) });
-    assert.equal(bundle.version, '0.2.0');
+    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    assert.equal(bundle.ref.version, '0.2.0');
     const digest = readJson(unzip(bundle.bytes), 'datapackage-digest.json');
     const tokenPath = join(dir, 'token.der');
     const caPath = join(dir, 'ca.pem');
     await writeFile(tokenPath, Buffer.from(digest.signedData.timestamp.token, 'base64'));
     await writeFile(caPath, tsa.caCertPem);
-    return { hex: bundle.bundleHash.slice('sha256:'.length), tokenPath, caPath };
+    return { hex: bundle.ref.bundleHash.slice('sha256:'.length), tokenPath, caPath };
   }
 
   it('accepts the token for the bundle digest', async () => {

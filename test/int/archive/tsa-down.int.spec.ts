@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { TsaUnavailableError } from '../../../src/archive/errors.js';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { verifyBundle } from '../../../packages/verifier/src/index.js';
-import { publishedKeys, sampleInput, testKey } from '../../unit/archive/bundle-fixture.js';
+import { publishedKeys, sampleCapture, signedBundle, testKey } from '../../unit/archive/bundle-fixture.js';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -38,12 +38,9 @@ describe('TSA down', () => {
 
   it('retries 3 times on 503, then builds a verifiable v0.1.0 bundle and reports timestampError', async () => {
     hits = 0;
-    const bundle = await buildSignedBundle(sampleInput(), {
-      signingKey: testKey(),
-      timestamper: createTsaClient({ url: failingUrl, attempts: 3, backoffMs: 10 }),
-    });
+    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: failingUrl, attempts: 3, backoffMs: 10 }) }));
     assert.equal(hits, 3);
-    assert.equal(bundle.version, '0.1.0');
+    assert.equal(bundle.ref.version, '0.1.0');
     assert.equal(bundle.timestamp, undefined);
     assert.match(bundle.timestampError ?? '', /unavailable after 3 attempts: HTTP 503/);
     const result = await verifyBundle(bundle.bytes, { keys: publishedKeys(), tsaCaCertsPem: [] });
@@ -60,18 +57,14 @@ describe('TSA down', () => {
       assert.equal(error.attempts, 2);
       return true;
     });
-    const bundle = await buildSignedBundle(sampleInput(), { signingKey: testKey(), timestamper: client });
-    assert.equal(bundle.version, '0.1.0');
+    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: client }));
+    assert.equal(bundle.ref.version, '0.1.0');
     assert.ok(bundle.timestampError);
   });
 
   it("rethrows with onTimestampFailure 'throw'", async () => {
     await assert.rejects(
-      buildSignedBundle(sampleInput(), {
-        signingKey: testKey(),
-        timestamper: createTsaClient({ url: closedUrl, attempts: 1 }),
-        onTimestampFailure: 'throw',
-      }),
+      signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: closedUrl, attempts: 1 }) }), { onTimestampFailure: 'throw' }),
       TsaUnavailableError,
     );
   });

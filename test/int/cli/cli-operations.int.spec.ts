@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { registerSigningKey } from '../../../src/archive/signing-key-registry.js';
 import { loadOrCreateSigningKey, SEED_FILE_NAME, signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { createKeyResolver } from '../../../src/api/auth.js';
 import { SYSTEM_SUBJECT } from '../../../src/ledger/streams.js';
-import { publishedKeys, rezip, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import { publishedKeys, rezip, sampleCapture, signedBundle, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { cli, jsonLines, writeTenantHistory } from './cli-fixtures.js';
 
@@ -146,7 +146,7 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
   it('verify delegates to the offline verifier: 0 verified, 1 not, 2 for bad arguments', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cl-verify-'));
     try {
-      const bundle = await buildSignedBundle(sampleInput(), { signingKey: testKey() });
+      const bundle = await signedBundle(sampleCapture(), localNotary(testKey()));
       const good = join(dir, 'good.wacz');
       await writeFile(good, bundle.bytes);
       const files = unzip(bundle.bytes);

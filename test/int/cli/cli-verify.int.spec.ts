@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { runCli } from '../../../src/cli/run-cli.js';
-import { publishedKeys, rezip, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import { publishedKeys, rezip, sampleCapture, signedBundle, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 
 function capture() {
   const out = { stdout: '', stderr: '' };
@@ -29,7 +29,7 @@ describe('capture-ledger verify', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'verify-cli-'));
     tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
-    const bundle = await buildSignedBundle(sampleInput(), { signingKey: testKey(), timestamper: createTsaClient({ url: tsa.url }) });
+    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
     paths.bundle = join(dir, 'capture.wacz');
     await writeFile(paths.bundle, bundle.bytes);
     const files = unzip(bundle.bytes);

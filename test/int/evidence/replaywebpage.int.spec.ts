@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle, type SignedBundle } from '../../../src/archive/bundle.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { generateSeedBase64, signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
@@ -16,7 +17,7 @@ import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.j
 
 /**
  * DESIGN decision 7: "Bundles are WACZ 1.1.1 … so ReplayWeb.page opens them." A real capture of the fixture
- * page is bundled with buildSignedBundle (v0.2.0, local TSA), the fixture site is shut down, and the bundle
+ * page is bundled with makeBundle (v0.2.0, local TSA), the fixture site is shut down, and the bundle
  * is opened offline in headless Chromium with ReplayWeb.page's own built ui.js + sw.js (npm `replaywebpage`),
  * embedded as its docs describe: `<replay-web-page source=… url=…>` with the service worker under ./replay/.
  * Service workers run on http://127.0.0.1 (a potentially trustworthy origin), and the viewer fetches nothing
@@ -46,21 +47,12 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
     const createdAt = new Date().toISOString();
     const result = await capturePage(chromium.browser, target, { timeoutMs: 10_000, handleConsent: false });
     assert.equal(result.renderQuality, 'full');
-    bundle = await buildSignedBundle(
-      {
-        captureId: 'cap_5eb0a9c1d2e3f405162738495a6b7c8d',
-        url: target,
-        title: result.title,
-        createdAt,
-        completedAt: new Date().toISOString(),
-        exchanges: result.exchanges,
-        screenshot: result.screenshot,
-        html: result.html,
-        headers: result.headers,
-      },
-      { signingKey: signingKeyFromSeed(generateSeedBase64()), timestamper: createTsaClient({ url: tsa.url }), onTimestampFailure: 'throw' },
-    );
-    assert.equal(bundle.version, '0.2.0');
+    bundle = (await makeBundle(
+      { captureId: 'cap_5eb0a9c1d2e3f405162738495a6b7c8d', url: target, createdAt, completedAt: new Date().toISOString(), page: result },
+      localNotary(signingKeyFromSeed(generateSeedBase64()), { timestamper: createTsaClient({ url: tsa.url }) }),
+      { onTimestampFailure: 'throw' },
+    ))!;
+    assert.equal(bundle.ref.version, '0.2.0');
     // From here on the page can only come out of the bundle.
     siteRequestsAtClose = site.requests.length;
     await site.close();

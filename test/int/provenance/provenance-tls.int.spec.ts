@@ -6,7 +6,8 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import type { Browser } from 'puppeteer-core';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle } from '../../../src/archive/bundle.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { verifyBundle } from '../../../packages/verifier/src/index.js';
 import type { ProvenanceRecord } from '../../../src/archive/provenance-record.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
@@ -88,23 +89,10 @@ describe('provenance of an HTTPS capture (Chromium → egress proxy → TLS fixt
     assert.deepEqual(provenance.viewport, { width: 800, height: 600, deviceScaleFactor: 1 });
 
     const key = signingKeyFromSeed(randomBytes(32).toString('base64'));
-    const bundle = await buildSignedBundle(
-      {
-        captureId: provenance.captureId,
-        url: site.url('/moved'),
-        title: result.title,
-        createdAt: provenance.submittedAt,
-        completedAt: provenance.completedAt,
-        exchanges: result.exchanges,
-        screenshot: result.screenshot,
-        html: result.html,
-        headers: result.headers,
-        pdf: result.pdf!,
-        captureSettings,
-        provenance,
-      },
-      { signingKey: key },
-    );
+    const bundle = (await makeBundle(
+      { captureId: provenance.captureId, url: site.url('/moved'), createdAt: provenance.submittedAt, completedAt: provenance.completedAt, page: result, captureSettings, provenance },
+      localNotary(key),
+    ))!;
     const verified = await verifyBundle(bundle.bytes, { keys: [{ keyId: key.keyId, publicKey: key.publicKeyBase64 }], tsaCaCertsPem: [] });
     assert.deepEqual(verified.checks.map((c) => [c.name, c.status]), [['artifactHashes', 'pass'], ['bundleHash', 'pass'], ['signature', 'pass']]);
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle } from '../../../src/archive/bundle.js';
 import { createCaptureCertificates } from '../../../src/application/capture-certificates.js';
 import { newId } from '../../../src/domain/ids.js';
 import { CertificateNotReady } from '../../../src/evidence/certificate.js';
@@ -15,7 +15,7 @@ import { decodeJson, firstCheckpointCovering, type StoredCheckpoint } from '../.
 import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
 import { attachCertificateEnvelope, splitCertificate } from '../../../packages/verifier/src/index.js';
 import { cli } from '../cli/cli-fixtures.js';
-import { sampleInput } from '../../unit/archive/bundle-fixture.js';
+import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { completeWithBundle, freshCertificates } from '../../support/logged-capture.js';
 import { assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
 
@@ -45,7 +45,7 @@ describe('the certificate carries the transparency-log proof', () => {
 
   /** A signed bundle made by the server's notary, completed as the capture `id` of `tenant`. */
   async function complete(tenant: string, id: string) {
-    const b = (await buildSignedBundle(sampleInput({ captureId: id }), { notary: s.server.evidence.notary! }))!;
+    const b = (await makeBundle(sampleCapture({ captureId: id }), s.server.evidence.notary!))!;
     await completeWithBundle(s.server, tenant, id, b, 'certificate-log-test');
     return b;
   }

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle, type SignedBundle } from '../../../src/archive/bundle.js';
 import { newId } from '../../../src/domain/ids.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
 import { cli } from '../cli/cli-fixtures.js';
-import { sampleInput } from '../../unit/archive/bundle-fixture.js';
+import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { completeWithBundle } from '../../support/logged-capture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
@@ -35,7 +35,7 @@ describe('the transparency check in verification', () => {
     // The cadence is long, so the verify endpoint's on-demand checkpoint is what covers the capture.
     s = await startTestServer({ ROLES: 'api,projector,signer,sequencer', SIGNING_KEY: randomBytes(32).toString('base64'), TSA_URL: '', LOG_CHECKPOINT_INTERVAL_MS: '3600000' });
     captureId = newId('cap');
-    bundle = (await buildSignedBundle(sampleInput({ captureId }), { notary: s.server.evidence.notary! }))!;
+    bundle = (await makeBundle(sampleCapture({ captureId }), s.server.evidence.notary!))!;
     assert.ok(bundle.timestamp, 'time-stamped by the built-in TSA');
     await completeWithBundle(s.server, 'tlog', captureId, bundle, 'transparency-test');
   });
@@ -87,13 +87,13 @@ describe('the transparency check in verification', () => {
     const md = await readFile(join(projectRoot, 'docs', 'transparency.md'), 'utf8');
     const script = /```js\n([\s\S]*?)```/.exec(md)![1]!;
     await writeFile(join(dir, 'by-hand.mjs'), script);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'by-hand.mjs'), captureId, bundle.bundleHash, bundle.keyId, bundle.timestamp!.genTime, logUrl]);
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'by-hand.mjs'), captureId, bundle.ref.bundleHash, bundle.ref.keyId, bundle.timestamp!.genTime, logUrl]);
     assert.match(stdout, /^leaf \d+ is in the tree of \d+/);
   });
 
   it('a second bundle for the same capture, written straight into the ledger, is caught', async () => {
     // The operator signs another capture for the same ID and appends it past the actor (which would refuse it).
-    const other = (await buildSignedBundle(sampleInput({ captureId, completedAt: '2024-05-01T10:00:09.000Z' }), { notary: s.server.evidence.notary! }))!;
+    const other = (await makeBundle(sampleCapture({ captureId, completedAt: '2024-05-01T10:00:09.000Z' }), s.server.evidence.notary!))!;
     const store = s.server.store!;
     const subject = 'ledger.tenant.tlog';
     const last = await store.last(subject);
@@ -102,7 +102,7 @@ describe('the transparency check in verification', () => {
       [
         {
           type: 'capture.completed',
-          data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 } as never, artifacts: {} as never, bundle: { bundleHash: other.bundleHash, size: other.size, version: other.version, keyId: other.keyId, genTime: other.timestamp!.genTime }, storedBytes: 1, attempts: 1 },
+          data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 } as never, artifacts: {} as never, bundle: other.ref, storedBytes: 1, attempts: 1 },
           id: newId('evt'),
           schemaVersion: 1,
           tenantId: 'tlog',

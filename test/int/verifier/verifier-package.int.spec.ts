@@ -4,12 +4,12 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle } from '../../../src/archive/bundle.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
-import { publishedKeys, rezip, sampleInput, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import { publishedKeys, rezip, sampleCapture, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
 
 /**
  * The verifier anyone can install (README, "Verifier package"): `npm pack` of packages/verifier, the tarball
@@ -33,9 +33,9 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
     work = await mkdtemp(join(tmpdir(), 'cl-verifier-pack-'));
     clean = join(work, 'clean');
     tsa = await startLocalTsa({ dir: join(work, 'tsa') });
-    const bundle = await buildSignedBundle(sampleInput(), { notary: localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }) });
+    const bundle = await makeBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
     assert.ok(bundle);
-    assert.equal(bundle.version, '0.2.0');
+    assert.equal(bundle.ref.version, '0.2.0');
     await writeFile(join(work, 'bundle.wacz'), bundle.bytes);
     const files = unzip(bundle.bytes);
     files['pages/pages.jsonl'] = Buffer.concat([Buffer.from(files['pages/pages.jsonl']!), Buffer.from('\n')]); // one byte added after signing
@@ -95,7 +95,7 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.verified, true, JSON.stringify(result.checks));
-    assert.equal(result.capture.captureId, sampleInput().captureId);
+    assert.equal(result.capture.captureId, sampleCapture().captureId);
     assert.ok((await readFile(join(clean, 'node_modules', '@capture-ledger', 'verifier', 'dist', 'index.d.ts'), 'utf8')).includes('verifyCertificate'));
   });
 });

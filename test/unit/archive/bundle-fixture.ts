@@ -1,7 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import type { NetworkExchange } from '../../../src/domain/network-exchange.js';
-import type { BundleInput } from '../../../src/archive/bundle-input.js';
+import { makeBundle, type MakeBundleOptions, type SignedBundle } from '../../../src/archive/bundle.js';
+import type { FinishedCapture, RecordedPage } from '../../../src/archive/finished-capture.js';
+import type { Notary } from '../../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 
 /** Test data for the archive module: a small page as the browser saw it, and zip helpers. */
@@ -65,20 +67,31 @@ export function sampleExchanges(): NetworkExchange[] {
   ];
 }
 
-export function sampleInput(overrides: Partial<BundleInput> = {}): BundleInput {
+export function sampleCapture(overrides: Partial<Omit<FinishedCapture, 'page'>> & { page?: Partial<RecordedPage> } = {}): FinishedCapture {
+  const { page, ...capture } = overrides;
   return {
     captureId: 'cap_0123456789abcdef0123456789abcdef',
     url: 'https://www.example.com/',
-    title: 'Example',
     createdAt: '2024-05-01T09:59:59.000Z',
     completedAt: '2024-05-01T10:00:05.000Z',
-    exchanges: sampleExchanges(),
-    screenshot: PNG,
-    screenshotBefore: Buffer.concat([PNG, Buffer.from(' before')]),
-    html: '<html><body>Hi — rendered</body></html>',
-    headers: { 'content-type': 'text/html; charset=utf-8', 'set-cookie': '[redacted]' },
-    ...overrides,
+    page: {
+      title: 'Example',
+      exchanges: sampleExchanges(),
+      screenshot: PNG,
+      screenshotBefore: Buffer.concat([PNG, Buffer.from(' before')]),
+      html: '<html><body>Hi — rendered</body></html>',
+      headers: { 'content-type': 'text/html; charset=utf-8', 'set-cookie': '[redacted]' },
+      ...page,
+    },
+    ...capture,
   };
+}
+
+/** makeBundle with a notary that holds its key here (localNotary), which always makes one. */
+export async function signedBundle(capture: FinishedCapture, notary: Notary, options?: MakeBundleOptions): Promise<SignedBundle> {
+  const bundle = await makeBundle(capture, notary, options);
+  if (!bundle) throw new Error('the notary made no bundle');
+  return bundle;
 }
 
 /** RFC 8032 test vector 1 seed; any fixed seed would do. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildSignedBundle } from '../../../src/archive/bundle-builder.js';
+import { makeBundle } from '../../../src/archive/bundle.js';
 import { localNotary, NotaryRefusal, type Notary } from '../../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
-import { sampleInput } from './bundle-fixture.js';
+import { sampleCapture } from './bundle-fixture.js';
 
 const keyA = signingKeyFromSeed(Buffer.alloc(32, 1).toString('base64'));
 const keyB = signingKeyFromSeed(Buffer.alloc(32, 2).toString('base64'));
@@ -23,14 +23,14 @@ function rollingSigners(describers: Notary[], signer: Notary): Notary & { descri
 describe('a bundle across a signing-key change', () => {
   it('is built again with the key of the signer that signs', async () => {
     const notary = rollingSigners([localNotary(keyA), localNotary(keyB)], localNotary(keyB));
-    const bundle = await buildSignedBundle(sampleInput(), { notary });
-    assert.equal(bundle?.keyId, keyB.keyId);
+    const bundle = await makeBundle(sampleCapture(), notary);
+    assert.equal(bundle?.ref.keyId, keyB.keyId);
     assert.equal(notary.describes, 2);
   });
 
   it('gives up with the refusal when the keys keep disagreeing', async () => {
     const notary = rollingSigners([localNotary(keyA)], localNotary(keyB));
-    await assert.rejects(buildSignedBundle(sampleInput(), { notary }), (err: unknown) => err instanceof NotaryRefusal && err.code === 'key-changed');
+    await assert.rejects(makeBundle(sampleCapture(), notary), (err: unknown) => err instanceof NotaryRefusal && err.code === 'key-changed');
     assert.equal(notary.describes, 3);
   });
 });

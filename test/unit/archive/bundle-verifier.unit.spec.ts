@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nacl from 'tweetnacl';
-import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import type { SignedBundle } from '../../../src/archive/bundle.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { verifyBundle, type VerificationResult } from '../../../packages/verifier/src/index.js';
-import { publishedKeys, readJson, rezip, sampleInput, testKey, unzip, writeJson } from './bundle-fixture.js';
+import { publishedKeys, readJson, rezip, sampleCapture, signedBundle, testKey, unzip, writeJson } from './bundle-fixture.js';
 
 function statuses(result: VerificationResult): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.name, check.status]));
@@ -28,11 +29,8 @@ describe('signed bundle: build → verify', () => {
     dir = await mkdtemp(join(tmpdir(), 'bundle-verifier-'));
     tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
     options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    v1 = await buildSignedBundle(sampleInput(), { signingKey: testKey() });
-    v2 = await buildSignedBundle(sampleInput(), {
-      signingKey: testKey(),
-      timestamper: createTsaClient({ url: tsa.url }),
-    });
+    v1 = await signedBundle(sampleCapture(), localNotary(testKey()));
+    v2 = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
   });
 
   after(async () => {
@@ -41,9 +39,9 @@ describe('signed bundle: build → verify', () => {
   });
 
   it('v0.1.0 (no timestamper) verifies with three passing checks', async () => {
-    assert.equal(v1.version, '0.1.0');
-    assert.equal(v1.size, v1.bytes.byteLength);
-    assert.equal(v1.keyId, testKey().keyId);
+    assert.equal(v1.ref.version, '0.1.0');
+    assert.equal(v1.ref.size, v1.bytes.byteLength);
+    assert.equal(v1.ref.keyId, testKey().keyId);
     assert.equal(v1.timestamp, undefined);
     assert.equal(v1.timestampError, undefined);
     const result = await verifyBundle(v1.bytes, options);
@@ -55,7 +53,7 @@ describe('signed bundle: build → verify', () => {
     assert.equal(result.verified, true);
     assert.equal(result.version, '0.1.0');
     assert.deepEqual(result.signing, {
-      bundleHash: v1.bundleHash,
+      bundleHash: v1.ref.bundleHash,
       signature: result.signing?.signature,
       publicKey: testKey().publicKeyBase64,
       signedAt: v1.signedAt,
@@ -65,7 +63,7 @@ describe('signed bundle: build → verify', () => {
   });
 
   it('v0.2.0 (local TSA) verifies with four passing checks and reports the token time', async () => {
-    assert.equal(v2.version, '0.2.0');
+    assert.equal(v2.ref.version, '0.2.0');
     assert.ok(v2.timestamp);
     assert.equal(v2.timestamp.tsa, tsa.url);
     const result = await verifyBundle(v2.bytes, options);
@@ -80,15 +78,15 @@ describe('signed bundle: build → verify', () => {
     const files = unzip(v2.bytes);
     const digest = readJson(files, 'datapackage-digest.json');
     const dpBytes = files['datapackage.json'] as Uint8Array;
-    assert.equal(v2.bundleHash, `sha256:${createHash('sha256').update(dpBytes).digest('hex')}`);
+    assert.equal(v2.ref.bundleHash, `sha256:${createHash('sha256').update(dpBytes).digest('hex')}`);
     assert.equal(digest.path, 'datapackage.json');
-    assert.equal(digest.hash, v2.bundleHash);
-    assert.equal(digest.signedData.hash, v2.bundleHash);
+    assert.equal(digest.hash, v2.ref.bundleHash);
+    assert.equal(digest.signedData.hash, v2.ref.bundleHash);
     assert.equal(digest.signedData.keyId, testKey().keyId);
     assert.equal(digest.signedData.version, '0.2.0');
     assert.ok(
       nacl.sign.detached.verify(
-        new TextEncoder().encode(v2.bundleHash),
+        new TextEncoder().encode(v2.ref.bundleHash),
         Buffer.from(digest.signedData.signature, 'base64'),
         testKey().publicKey,
       ),

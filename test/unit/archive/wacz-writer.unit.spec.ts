@@ -4,13 +4,13 @@ import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
 import { canonicalJson } from '../../../src/domain/canonical-json.js';
-import { recordAt, sampleExchanges, sampleInput, unzip, zipEntries } from './bundle-fixture.js';
+import { recordAt, sampleExchanges, sampleCapture, unzip, zipEntries } from './bundle-fixture.js';
 
 const options = { bundleVersion: '0.1.0' as const, keyId: '0011aabb' };
 
 describe('WACZ writer', () => {
   it('writes the WACZ 1.1.1 members with a datapackage listing each by sha256 and size', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     assert.deepEqual([...wacz.files.keys()].sort(), ['archive/data.warc.gz', 'indexes/index.cdxj', 'pages/pages.jsonl']);
     const dp = wacz.datapackage;
     assert.equal(dp.profile, 'data-package');
@@ -38,14 +38,14 @@ describe('WACZ writer', () => {
   });
 
   it('writes datapackage.json as RFC 8785 bytes and bundleHash over exactly those bytes', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     const text = Buffer.from(wacz.datapackageBytes).toString('utf8');
     assert.equal(text, canonicalJson(JSON.parse(text)));
     assert.equal(wacz.bundleHash, `sha256:${createHash('sha256').update(wacz.datapackageBytes).digest('hex')}`);
   });
 
   it('writes pages.jsonl with a header line and the main page', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     const lines = Buffer.from(wacz.files.get('pages/pages.jsonl') as Uint8Array).toString('utf8').trim().split('\n');
     assert.equal(lines.length, 2);
     assert.deepEqual(JSON.parse(lines[0] as string), { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' });
@@ -57,7 +57,7 @@ describe('WACZ writer', () => {
   });
 
   it('writes WARC/1.1: warcinfo, response+request per exchange, resource records for the artifacts', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
     const records = [...warc.matchAll(/^WARC\/1\.1\r\n([\s\S]*?)\r\n\r\n/gm)].map((m) => m[1] as string);
     const typeAndUri = records.map((headers) => {
@@ -119,7 +119,7 @@ describe('WACZ writer', () => {
         startedAt: '2024-05-01T10:00:01.000Z',
       },
     );
-    const wacz = await buildWacz(sampleInput({ exchanges }), options);
+    const wacz = await buildWacz(sampleCapture({ page: { exchanges } }), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
     assert.match(warc, /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nX-Odd: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/);
     assert.match(warc, /WARC-Target-URI: https:\/\/www\.example\.com\/odd\r\nWARC-Date: 2024-05-01T09:59:59\.000Z/);
@@ -143,7 +143,7 @@ describe('WACZ writer', () => {
       body: Buffer.from('account'),
       startedAt: '2024-05-01T10:00:02.000Z',
     });
-    const wacz = await buildWacz(sampleInput({ exchanges }), options);
+    const wacz = await buildWacz(sampleCapture({ page: { exchanges } }), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
     assert.doesNotMatch(warc, /s3cr3t/);
     for (const header of ['Cookie', 'Authorization', 'Proxy-Authorization', 'Set-Cookie', 'set-cookie']) {
@@ -153,14 +153,14 @@ describe('WACZ writer', () => {
   });
 
   it('omits headers.json and the before screenshot when there are none', async () => {
-    const wacz = await buildWacz(sampleInput({ headers: null, screenshotBefore: undefined }), options);
+    const wacz = await buildWacz(sampleCapture({ page: { headers: null, screenshotBefore: undefined } }), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
     assert.doesNotMatch(warc, /headers\.json|screenshot-before/);
     assert.match(warc, /screenshot\.png/);
   });
 
   it('indexes with SURT keys, sorted bytewise, offsets and lengths addressing single records', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     const cdxj = Buffer.from(wacz.files.get('indexes/index.cdxj') as Uint8Array).toString('utf8');
     const lines = cdxj.trimEnd().split('\n');
     const sorted = [...lines].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -183,7 +183,7 @@ describe('WACZ writer', () => {
   });
 
   it('stores every zip member uncompressed', async () => {
-    const wacz = await buildWacz(sampleInput(), options);
+    const wacz = await buildWacz(sampleCapture(), options);
     const zip = zipWacz(wacz.files, wacz.datapackageBytes, new TextEncoder().encode('{}'), new Date('2024-05-01T10:00:05Z'));
     const entries = zipEntries(zip);
     assert.deepEqual(entries.map((e) => e.name).sort(), [

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSignedBundle, type SignedBundle } from '../../../src/archive/bundle-builder.js';
+import type { SignedBundle } from '../../../src/archive/bundle.js';
+import { localNotary } from '../../../src/archive/notary.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { noteSignerFromSeed, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
@@ -11,7 +12,7 @@ import type { TransparencyEvidence } from '../../../src/transparency/inclusion-c
 import { type TransparencyInput, verifyBundleWithLog } from '../../../src/transparency/verify-transparency.js';
 import { captureLeaf, encodeLeaf } from '../../../src/transparency/leaf.js';
 import { MerkleTree } from '../../../src/transparency/merkle.js';
-import { publishedKeys, readJson, rezip, sampleInput, testKey, unzip, writeJson } from '../archive/bundle-fixture.js';
+import { publishedKeys, readJson, rezip, sampleCapture, signedBundle, testKey, unzip, writeJson } from '../archive/bundle-fixture.js';
 
 /**
  * The `transparency` check of bundle verification: the leaf is made from the bundle itself, and must be in the
@@ -35,12 +36,12 @@ describe('verification: the transparency check', () => {
     dir = await mkdtemp(join(tmpdir(), 'inclusion-check-'));
     tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
     options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    bundle = await buildSignedBundle(sampleInput(), { signingKey: testKey(), timestamper: createTsaClient({ url: tsa.url }) });
-    captureId = sampleInput().captureId;
+    bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    captureId = sampleCapture().captureId;
     // The log: some other leaves, then this bundle's (made as the sequencer makes it from the ledger event), then more.
     const tree = new MerkleTree();
     for (let i = 0; i < 10; i++) {
-      tree.appendLeaf(i === INDEX ? encodeLeaf(captureLeaf(captureId, bundle.bundleHash, bundle.keyId, bundle.timestamp!.genTime)) : filler(i));
+      tree.appendLeaf(i === INDEX ? encodeLeaf(captureLeaf(captureId, bundle.ref.bundleHash, bundle.ref.keyId, bundle.timestamp!.genTime)) : filler(i));
     }
     evidence = {
       logKey: verifierKeyString(logSigner),
@@ -88,8 +89,8 @@ describe('verification: the transparency check', () => {
 
   it('fails for a second bundle of the same capture: the log holds the first one', async () => {
     // The operator signs another capture for the same ID and moment: it verifies on its own, but its leaf is not the logged one.
-    const other = await buildSignedBundle(sampleInput({ completedAt: '2024-05-01T10:00:09.000Z' }), { signingKey: testKey(), timestamper: createTsaClient({ url: tsa.url }) });
-    assert.notEqual(other.bundleHash, bundle.bundleHash);
+    const other = await signedBundle(sampleCapture({ completedAt: '2024-05-01T10:00:09.000Z' }), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    assert.notEqual(other.ref.bundleHash, bundle.ref.bundleHash);
     const { r, t } = await check(other.bytes, evidence);
     assert.equal(r.checks.find((c) => c.name === 'signature')?.status, 'pass');
     assert.equal(t?.status, 'fail');
