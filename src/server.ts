@@ -209,7 +209,6 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const worker: CaptureWorker = await startCaptureWorker({
       js,
       jsm,
-      pool,
       // With the api role here the actors are here; otherwise an api process decides (docs/security.md).
       outcomes: roles.has('api') ? localCaptureOutcomes(tenants) : natsCaptureOutcomes(nc),
       artifacts,

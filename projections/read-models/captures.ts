@@ -215,11 +215,6 @@ export async function findCapture(q: Sql, captureId: string): Promise<CaptureRow
   return (await q.query<CaptureRow>('SELECT * FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null;
 }
 
-/** The capture's status; null when the projection has no such capture (yet). */
-export async function findCaptureStatus(q: Sql, captureId: string): Promise<CaptureStatus | null> {
-  return (await q.query<{ status: CaptureStatus }>('SELECT status FROM captures WHERE capture_id = $1', [captureId])).rows[0]?.status ?? null;
-}
-
 /** What a webhook event needs of the submitted capture. */
 export async function findSubmittedCapture(q: Sql, captureId: string): Promise<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'> | null> {
   return (await q.query<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'>>('SELECT capture_id, url, created_at FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null;

@@ -11,8 +11,12 @@ import type { TenantCommand } from '../domain/tenant/index.js';
  * appends. A worker's NATS user may publish this subject but not `ledger.tenant.>`, so a worker taken over by
  * a hostile page cannot write tenant facts (a key, a quota override); at most it can report an outcome for a
  * capture that is pending, which is what a worker is for.
+ *
+ * Before rendering, the worker asks the same owner whether the capture is still pending (`capture.pending`):
+ * the tenant's state folded from the log answers, not a projection that may lag it.
  */
 export const CAPTURE_OUTCOME_SUBJECT = 'capture.outcome';
+export const CAPTURE_PENDING_SUBJECT = 'capture.pending';
 const QUEUE = 'capture-outcomes';
 /** A reply waits for an actor's turn and a replicated append: generous, since a timeout only means a redelivery. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -22,22 +26,36 @@ export type OutcomeCommand = Extract<TenantCommand, { type: 'CompleteCapture' | 
 export interface CaptureOutcomes {
   /** Same arguments as `tenants.execute`; the answer says whether the outcome was the capture's first. */
   report(tenantId: string, command: OutcomeCommand, meta: CommandMeta): Promise<{ reply: { applied: boolean } }>;
+  /**
+   * Whether the tenant's state still holds the capture as pending. A job whose capture already has its outcome
+   * (appended, but the job's ack was lost to a crash) is not rendered again: that would overwrite the stored
+   * artifacts and WACZ the logged bundleHash names.
+   */
+  isPending(tenantId: string, captureId: string): Promise<boolean>;
 }
 
-/** One process holds the actors (`make run`, a process with the api role): execute in place. */
+/** One process holds the actors (`make run`, a process with the api role): execute and read in place. */
 export function localCaptureOutcomes(tenants: TenantActors): CaptureOutcomes {
-  return { report: (tenantId, command, meta) => tenants.execute(tenantId, command, meta) };
+  return {
+    report: (tenantId, command, meta) => tenants.execute(tenantId, command, meta),
+    isPending: async (tenantId, captureId) => (await tenants.read(tenantId)).pending.has(captureId),
+  };
 }
 
+const tenantId = z.string().min(1).max(64);
+const captureId = z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/);
 const request = z.object({
-  tenantId: z.string().min(1).max(64),
+  tenantId,
   command: z.object({
     type: z.enum(['CompleteCapture', 'FailCapture']),
-    data: z.looseObject({ captureId: z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/) }),
+    data: z.looseObject({ captureId }),
   }),
   correlationId: z.string().max(128),
 });
-type Answer = { ok: true; applied: boolean } | { ok: false; status: number; detail: string };
+const pendingRequest = z.object({ tenantId, captureId });
+type Refusal = { ok: false; status: number; detail: string };
+type Answer = { ok: true; applied: boolean } | Refusal;
+type PendingAnswer = { ok: true; pending: boolean } | Refusal;
 
 /** A worker without the actors: ask over NATS (request/reply, answered by one api process of the queue group). */
 export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
@@ -49,6 +67,12 @@ export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
       if (!answer.ok) throw new Error(`capture outcome refused (${answer.status}): ${answer.detail}`);
       return { reply: { applied: answer.applied } };
     },
+    async isPending(tenantId, captureId) {
+      const msg = await nc.request(CAPTURE_PENDING_SUBJECT, JSON.stringify({ tenantId, captureId }), { timeout: REQUEST_TIMEOUT_MS });
+      const answer = msg.json<PendingAnswer>();
+      if (!answer.ok) throw new Error(`capture pending question refused (${answer.status}): ${answer.detail}`);
+      return answer.pending;
+    },
   };
 }
 
@@ -56,6 +80,7 @@ export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
  * The owning side (every api process; one of them answers each report). It accepts only the two outcome
  * commands, and only for a capture the tenant's state holds as pending — the decider's rule, which also makes
  * a repeated or late report a no-op (`applied: false`). Who caused the event is set here, not by the worker.
+ * It also answers whether a capture is pending, from the same state.
  */
 export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, log: Logger): { stop(): Promise<void> } {
   const sub = nc.subscribe(CAPTURE_OUTCOME_SUBJECT, {
@@ -87,5 +112,29 @@ export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, 
       })();
     },
   });
-  return { stop: async () => sub.unsubscribe() };
+  const pendingSub = nc.subscribe(CAPTURE_PENDING_SUBJECT, {
+    queue: QUEUE,
+    callback: (err, msg) => {
+      if (err) return log.warn({ err }, 'capture pending subscription error');
+      void (async () => {
+        let answer: PendingAnswer;
+        try {
+          const parsed = pendingRequest.safeParse(msg.json());
+          answer = parsed.success
+            ? { ok: true, pending: (await tenants.read(parsed.data.tenantId)).pending.has(parsed.data.captureId) }
+            : { ok: false, status: 400, detail: `not a capture pending question: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+        } catch (e) {
+          log.warn({ err: e }, 'capture pending question not answered');
+          answer = { ok: false, status: (e as { status?: number }).status ?? 500, detail: (e as Error).message };
+        }
+        msg.respond(JSON.stringify(answer));
+      })();
+    },
+  });
+  return {
+    stop: async () => {
+      sub.unsubscribe();
+      pendingSub.unsubscribe();
+    },
+  };
 }

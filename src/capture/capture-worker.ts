@@ -1,5 +1,4 @@
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { ArtifactRefs } from '../domain/events.js';
@@ -22,7 +21,6 @@ import type { Notary } from '../archive/notary.js';
 import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
-import { findCaptureStatus } from '../../projections/read-models/captures.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -41,8 +39,10 @@ const JOBS_IN_HAND_PER_BROWSER_SLOT = 2;
 export interface CaptureWorkerDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
-  pool: pg.Pool;
-  /** Where outcomes go: the owner of the tenant actors decides and appends (src/capture/capture-outcomes.ts). */
+  /**
+   * Where outcomes go, and who says whether a capture is still pending: the owner of the tenant actors, from the
+   * tenant's state folded from the log (src/capture/capture-outcomes.ts).
+   */
   outcomes: CaptureOutcomes;
   artifacts: ArtifactStore;
   browsers: BrowserPool;
@@ -84,11 +84,6 @@ export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_00
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
   const policy: AttemptPolicy = deps.policy ?? { serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS, pageDelayMs: defaultPageDelayMs };
-
-  async function stillPending(captureId: string): Promise<boolean> {
-    const status = await findCaptureStatus(deps.pool, captureId);
-    return status === null || status === 'pending';
-  }
 
   async function storeArtifacts(job: CaptureJob, files: Array<[ArtifactName, Uint8Array]>) {
     const refs: Partial<ArtifactRefs> = {};
@@ -165,7 +160,10 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   async function handle(msg: JsMsg): Promise<void> {
     const job = decodeJob(msg.data);
     const log = deps.log.child({ captureId: job.captureId, tenantId: job.tenantId, delivery: msg.info.deliveryCount, correlationId: job.correlationId });
-    if (!(await stillPending(job.captureId))) {
+    // A redelivered job whose capture already has its outcome (the ack was lost): rendering it again would
+    // overwrite the artifacts and the WACZ the logged bundleHash names.
+    if (!(await deps.outcomes.isPending(job.tenantId, job.captureId))) {
+      log.info('capture no longer pending; job dropped');
       msg.ack();
       return;
     }

@@ -63,8 +63,9 @@ const none: RoleGrants = { streamInfo: [], durables: [], ordered: [], messages: 
 const grants = (g: Partial<RoleGrants>): RoleGrants => ({ ...none, ...g });
 
 export const ROLE_GRANTS: Record<NatsRole, RoleGrants> = {
-  // Owns the tenant actors: appends tenant facts, decides the workers' capture outcomes (capture.outcome),
-  // limits rates, keeps certificates and webhook keys, serves artifacts and the transparency log.
+  // Owns the tenant actors: appends tenant facts, decides the workers' capture outcomes (capture.outcome) and
+  // tells them whether a capture is still pending (capture.pending), limits rates, keeps certificates and
+  // webhook keys, serves artifacts and the transparency log.
   // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint; notary.certify: a signer
   // signs a certificate's hash (never a bundle's: notary.sign is the worker's).
   api: grants({
@@ -75,12 +76,12 @@ export const ROLE_GRANTS: Record<NatsRole, RoleGrants> = {
     kvWrite: [...TENANT_ACTORS.kvWrite, 'ratelimits', 'webhook-keys', 'certificates'],
     objRead: ['artifacts'],
     publish: [...TENANT_ACTORS.publish, 'auth.key-revoked', 'tlog.checkpoint.request', 'notary.certify'],
-    subscribe: ['auth.key-revoked', 'capture.outcome'],
+    subscribe: ['auth.key-revoked', 'capture.outcome', 'capture.pending'],
     responds: true,
   }),
   // Renders hostile pages: feeds and takes capture jobs, writes artifacts and its attempt counts, asks the
-  // signer for timestamps and signatures and reports outcomes to the api. It appends nothing to the ledger,
-  // reads no actor snapshot, webhook key, rate limit or delivery.
+  // signer for timestamps and signatures, asks the api whether a capture is still pending and reports outcomes
+  // to it. It appends nothing to the ledger, reads no actor snapshot, webhook key, rate limit or delivery.
   worker: grants({
     streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_capture-attempts'],
     durables: [
@@ -92,7 +93,7 @@ export const ROLE_GRANTS: Record<NatsRole, RoleGrants> = {
     // A put looks up the object's current entry first (a message read), and writes chunks and its entry.
     messages: ['OBJ_artifacts'],
     objWrite: ['artifacts'],
-    publish: ['jobs.capture', 'capture.outcome', 'notary.describe', 'notary.timestamp', 'notary.sign'],
+    publish: ['jobs.capture', 'capture.outcome', 'capture.pending', 'notary.describe', 'notary.timestamp', 'notary.sign'],
   }),
   // Holds the signing key: answers notary.* and records its key and TSA on the system subject.
   signer: grants({

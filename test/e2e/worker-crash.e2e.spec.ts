@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/infra/free-port.js';
-import { CAPTURE_JOB_SUBJECT } from '../../src/ledger/streams.js';
+import { encodeJob } from '../../src/capture/capture-job.js';
+import { openArtifactStore } from '../../src/capture/artifact-store.js';
+import { artifactObjectName } from '../../src/domain/artifacts.js';
+import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../../src/ledger/streams.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { ADMIN_KEY, assertProblem, startTestServer } from '../support/test-server.js';
@@ -71,6 +74,45 @@ describe('a worker SIGKILLed mid-capture', () => {
       assert.ok(rec.artifacts.screenshot);
     } finally {
       assert.equal(await second.kill('SIGTERM'), 0);
+    }
+  });
+});
+
+describe('a job delivered again for a capture that already has its outcome', () => {
+  it('is dropped without rendering: the stored WACZ stays the one the logged bundleHash names', async () => {
+    const site = await startFixtureSite();
+    const s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: randomBytes(32).toString('base64') });
+    try {
+      const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'again', scopes: ['capture'], name: 'k' } })).body.key;
+      const sub = await s.call('POST', '/v1/captures', { token: key, body: { url: site.url('/simple') } });
+      assert.equal(sub.status, 202);
+      const id = sub.body.id as string;
+      let status = 'pending';
+      for (const until = Date.now() + 120_000; status === 'pending' && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        status = (await s.call('GET', `/v1/captures/${id}/status`, { token: key })).body.status;
+      }
+      assert.equal(status, 'complete');
+      const rendered = site.requests.filter((r) => r.path === '/simple').length;
+      const artifacts = await openArtifactStore(s.server.nats.nc);
+      const wacz = await artifacts.digest(artifactObjectName(id, 'wacz'));
+      assert.ok(wacz, 'the capture has a WACZ');
+
+      // The job again, as after a worker that appended the outcome but died before its ack (a new msgID: the
+      // stream's duplicate window would drop the same one).
+      const { js, jsm } = s.server.nats;
+      const job = { tenantId: 'again', captureId: id, url: site.url('/simple'), createdAt: new Date().toISOString(), correlationId: 'again' };
+      await js.publish(CAPTURE_JOB_SUBJECT, encodeJob(job), { msgID: `again:${id}` });
+      for (const until = Date.now() + 120_000; (await jsm.streams.info(JOBS_STREAM)).state.messages > 0; ) {
+        assert.ok(Date.now() < until, 'the worker never took the job');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.equal(site.requests.filter((r) => r.path === '/simple').length, rendered, 'not rendered again');
+      assert.equal(await artifacts.digest(artifactObjectName(id, 'wacz')), wacz, 'the WACZ is the one that was logged');
+      assert.equal((await s.call('GET', `/v1/captures/${id}/status`, { token: key })).body.status, 'complete');
+    } finally {
+      await s.stop();
+      await site.close();
     }
   });
 });

@@ -15,7 +15,8 @@ const admin = { correlationId: 'test', causedBy: { kind: 'admin' as const } };
 /**
  * The ledger side of capture outcomes (src/capture/capture-outcomes.ts) over a real nats-server: a worker's
  * report for a capture the named tenant does not hold as pending — another tenant's, or one nobody was
- * given — appends nothing and is logged; the capture's own outcome is applied once.
+ * given — appends nothing and is logged; the capture's own outcome is applied once. Whether a capture is still
+ * pending is answered from the same tenant state.
  */
 describe('capture outcomes decided by the role with the tenant actors (real nats-server)', () => {
   let env: Awaited<ReturnType<typeof startNatsOnly>>;
@@ -55,6 +56,8 @@ describe('capture outcomes decided by the role with the tenant actors (real nats
     assert.equal(await commits('intruder'), 0, 'nothing for the tenant that has no such capture');
     assert.equal(await commits('owner'), ownerBefore, 'nothing for the owner');
     assert.ok((await tenants.read('owner')).pending.has(captureId), 'the capture is still pending');
+    assert.equal(await outcomes.isPending('owner', captureId), true, 'and the worker is told so, from the tenant state');
+    assert.equal(await outcomes.isPending('intruder', captureId), false, 'another tenant holds no such capture');
     const refusals = logged.filter((l) => String(l['msg']).startsWith('capture outcome not applied'));
     assert.deepEqual(
       refusals.map((l) => l['tenantId']),
@@ -67,6 +70,7 @@ describe('capture outcomes decided by the role with the tenant actors (real nats
     assert.deepEqual((await outcomes.report('owner', fail(captureId), { correlationId: 'real', causedBy: { kind: 'system', component: 'capture-worker' } })).reply, { applied: true });
     assert.deepEqual((await outcomes.report('owner', fail(captureId), { correlationId: 'repeat', causedBy: { kind: 'system', component: 'capture-worker' } })).reply, { applied: false });
     assert.equal(await commits('owner'), ownerBefore + 1);
+    assert.equal(await outcomes.isPending('owner', captureId), false, 'a redelivered job for it is not rendered again');
     const last = (await store.readSubject(tenantSubject('owner'))).at(-1)!.event;
     assert.equal(last.type, 'capture.failed');
     assert.deepEqual(last.causedBy, { kind: 'system', component: 'capture-worker' }, 'the api names the cause, not the worker');

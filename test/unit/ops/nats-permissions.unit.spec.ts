@@ -37,7 +37,7 @@ describe('NATS permissions per role (allow lists, src/infra/nats-permissions.ts)
   });
 
   it('gives the worker its own consumers and nothing of the deliveries, snapshots or rate limits', () => {
-    for (const ok of ['$JS.API.CONSUMER.MSG.NEXT.JOBS.capture-workers', '$JS.ACK.JOBS.capture-workers.1.2.3.4.5.6.7', '$JS.API.CONSUMER.CREATE.LEDGER.job-feeder.ledger.tenant.>', 'capture.outcome', 'notary.sign', '$KV.capture-attempts.cap_1']) {
+    for (const ok of ['$JS.API.CONSUMER.MSG.NEXT.JOBS.capture-workers', '$JS.ACK.JOBS.capture-workers.1.2.3.4.5.6.7', '$JS.API.CONSUMER.CREATE.LEDGER.job-feeder.ledger.tenant.>', 'capture.outcome', 'capture.pending', 'notary.sign', '$KV.capture-attempts.cap_1']) {
       assert.ok(allows('worker', ok), ok);
     }
     for (const no of ['$JS.API.CONSUMER.CREATE.DELIVERIES', '$JS.API.CONSUMER.MSG.NEXT.DELIVERIES.webhook-dispatchers', '$JS.API.STREAM.MSG.GET.DELIVERIES', '$JS.API.DIRECT.GET.DELIVERIES', '$JS.API.CONSUMER.MSG.NEXT.LEDGER.webhook-feeder', '$JS.API.CONSUMER.CREATE.LEDGER.x', '$JS.API.CONSUMER.CREATE.TLOG', '$JS.API.STREAM.MSG.GET.KV_actor-snapshots', '$JS.API.STREAM.MSG.GET.KV_ratelimits', '$KV.actor-snapshots.acme', 'notary.certify', 'jobs.webhook']) {
