@@ -1,0 +1,257 @@
+import type { EventRef, Sql } from './read-model.js';
+
+/**
+ * What an event does to the rows of a table, said once per read model as data (RowChange), and the two ways
+ * of carrying it out derived from that one statement: applied to Maps in memory (the pure fold the audit
+ * compares) and written to Postgres — per batch as set-based `unnest` statements whose column arrays come
+ * from the table's column list, or one statement per event for rare events. A column is added by naming it
+ * in the table's spec and in the change that sets it; neither the fold nor the SQL lists it again.
+ */
+
+/** A column's Postgres type as the statements pass it (jsonb travels as JSON text, cast in the statement). */
+export type ColumnType = 'text' | 'int' | 'bigint' | 'boolean' | 'timestamptz' | 'date' | 'jsonb' | 'text[]';
+
+export type Values = Record<string, unknown>;
+
+/** A table: its name, primary key and every column a change may set (as in its migration). */
+export interface TableSpec<Row extends Values> {
+  name: string;
+  key: ReadonlyArray<keyof Row & string>;
+  columns: { readonly [C in keyof Row & string]: ColumnType };
+  /** Counter tables (AddChange): the columns a new row starts at zero in. */
+  counters?: ReadonlyArray<keyof Row & string>;
+}
+
+export const tableSpec = <Row extends Values>(spec: TableSpec<Row>): TableSpec<Row> => spec;
+
+/** Create the row unless one with its key exists (INSERT … ON CONFLICT DO NOTHING); absent columns are null. */
+export interface InsertChange<Row extends Values> {
+  op: 'insert';
+  row: Partial<Row>;
+}
+
+/**
+ * Set columns of an existing row, only while the row's `when` columns hold exactly those values (null
+ * included); no row, or a guard that fails: nothing happens.
+ */
+export interface UpdateChange<Row extends Values> {
+  op: 'update';
+  key: Partial<Row>;
+  set: Partial<Row>;
+  when?: Partial<Row>;
+}
+
+/** Add to counters, creating the row at zero; `max` columns keep the greatest value seen. */
+export interface AddChange<Row extends Values> {
+  op: 'add';
+  key: Partial<Row>;
+  add: Partial<Record<keyof Row & string, number>>;
+  max?: Partial<Row>;
+}
+
+export type RowChange<Row extends Values> = InsertChange<Row> | UpdateChange<Row> | AddChange<Row>;
+
+const keyOf = (spec: TableSpec<Values>, v: Values): string => spec.key.map((k) => String(v[k])).join('|');
+const matches = (row: Values, when: Values | undefined): boolean => !when || Object.entries(when).every(([c, v]) => (row[c] ?? null) === (v ?? null));
+/** Whether the update leaves its own guard holding (settling a pending row does not: it applies once). */
+const keepsGuard = (u: UpdateChange<Values>): boolean => Object.entries(u.when ?? {}).every(([c, v]) => !(c in u.set) || (u.set[c] ?? null) === (v ?? null));
+
+// ---- in memory: the fold ------------------------------------------------------------------------------------
+
+/**
+ * One tenant's rows of a table, by primary key without tenant_id (the audit folds one tenant at a time), each
+ * with the event that last changed it.
+ */
+export type FoldedRows<Row extends Values> = Map<string, { value: Row; ref: EventRef }>;
+
+const foldIdOf = (spec: TableSpec<Values>, v: Values): string =>
+  spec.key
+    .filter((k) => k !== 'tenant_id')
+    .map((k) => String(v[k]))
+    .join('|');
+
+/** Apply a change to the folded rows; the row it changed, or null when it changed nothing. */
+export function foldChange<Row extends Values>(spec: TableSpec<Row>, rows: FoldedRows<Row>, change: RowChange<Row>, ref: EventRef): Row | null {
+  const s = spec as unknown as TableSpec<Values>;
+  if (change.op === 'insert') {
+    const id = foldIdOf(s, change.row);
+    if (rows.has(id)) return null;
+    const value = Object.fromEntries(Object.keys(spec.columns).map((c) => [c, change.row[c] ?? null])) as Row;
+    rows.set(id, { value, ref });
+    return value;
+  }
+  const id = foldIdOf(s, change.key);
+  let r = rows.get(id);
+  if (change.op === 'update') {
+    if (!r || !matches(r.value, change.when)) return null;
+    Object.assign(r.value, change.set);
+  } else {
+    if (!r) {
+      const counters: readonly string[] = spec.counters ?? [];
+      const zero = Object.fromEntries(Object.keys(spec.columns).map((c) => [c, counters.includes(c) || c in change.add ? 0 : null]));
+      r = { value: { ...zero, ...change.key } as Row, ref };
+      rows.set(id, r);
+    }
+    const v = r.value as Values;
+    for (const [c, n] of Object.entries(change.add)) v[c] = ((v[c] as number | null) ?? 0) + (n as number);
+    for (const [c, m] of Object.entries(change.max ?? {})) if (v[c] === null || v[c] === undefined || (m as string) > (v[c] as string)) v[c] = m;
+  }
+  r.ref = ref;
+  return r.value;
+}
+
+// ---- in Postgres: set-based statements per batch ------------------------------------------------------------
+
+const sqlValue = (type: ColumnType, v: unknown): unknown => (v === undefined || v === null ? null : type === 'jsonb' ? JSON.stringify(v) : v);
+const arrayType = (type: ColumnType): string => {
+  if (type === 'text[]') throw new Error('an array column cannot travel in unnest: write its changes one statement each (writeChange)');
+  return type === 'jsonb' ? 'text[]' : `${type}[]`;
+};
+const cast = (type: ColumnType): string => (type === 'jsonb' ? '::jsonb' : '');
+
+/** `unnest($1::text[], …) AS u(a, …)` over the columns, with one parameter array each (`ordinal`: and u.i, from 1). */
+function unnestOf(spec: TableSpec<Values>, cols: Array<[alias: string, column: string]>, rows: Values[], ordinal = false) {
+  const args = cols.map(([, c], i) => `$${i + 1}::${arrayType(spec.columns[c]!)}`).join(', ');
+  const aliases = [...cols.map(([a]) => a), ...(ordinal ? ['i'] : [])].join(', ');
+  const sql = `unnest(${args})${ordinal ? ' WITH ORDINALITY' : ''} AS u(${aliases})`;
+  const params = cols.map(([a, c]) => rows.map((r) => sqlValue(spec.columns[c]!, r[a])));
+  return { sql, params };
+}
+
+/** Insert the rows with one statement (existing keys are left alone); returns `returning` of the rows it created. */
+export async function insertRows<Row extends Values, R extends Values = Values>(
+  q: Sql,
+  spec: TableSpec<Row>,
+  changes: Array<InsertChange<Row>>,
+  returning: ReadonlyArray<keyof Row & string> = [],
+): Promise<R[]> {
+  if (changes.length === 0) return [];
+  const s = spec as unknown as TableSpec<Values>;
+  const cols = [...new Set(changes.flatMap((c) => Object.keys(c.row)))];
+  const u = unnestOf(
+    s,
+    cols.map((c) => [c, c]),
+    changes.map((c) => c.row),
+  );
+  const ret = returning.length > 0 ? ` RETURNING ${returning.join(', ')}` : '';
+  const r = await q.query<R>(
+    `INSERT INTO ${s.name} (${cols.join(', ')}) SELECT ${cols.map((c) => `u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} ON CONFLICT (${s.key.join(', ')}) DO NOTHING${ret}`,
+    u.params,
+  );
+  return r.rows;
+}
+
+/**
+ * A batch's updates as sequential application would leave them, one statement per shape (columns set and
+ * guarded). Updates of one row under one guard collapse: when an update moves its own guard (a pending
+ * capture settled), only the first can apply; otherwise they apply in turn, the later values standing. Updates
+ * of one row under different guards must exclude each other (at most one guard holds), or the statement
+ * would pick one at random: schedules' runs do, as a row names one last capture.
+ * Returns each update that changed a row, with `returning` of that row.
+ */
+export async function updateRows<Row extends Values, C extends UpdateChange<Row>, R extends Values = Values>(
+  q: Sql,
+  spec: TableSpec<Row>,
+  changes: C[],
+  returning: ReadonlyArray<keyof Row & string> = [],
+): Promise<Array<{ change: C; row: R }>> {
+  const s = spec as unknown as TableSpec<Values>;
+  const collapsed = new Map<string, C>();
+  for (const c of changes) {
+    const at = `${keyOf(s, c.key)}\u0000${JSON.stringify(c.when ?? {})}`;
+    const before = collapsed.get(at);
+    if (!before) collapsed.set(at, { ...c, set: { ...c.set } });
+    else if (keepsGuard(before as unknown as UpdateChange<Values>)) Object.assign(before.set, c.set);
+  }
+  const shapes = new Map<string, C[]>();
+  for (const c of collapsed.values()) {
+    const shape = `${Object.keys(c.set).join(',')}|${Object.keys(c.when ?? {}).join(',')}`;
+    shapes.set(shape, [...(shapes.get(shape) ?? []), c]);
+  }
+  const applied: Array<{ change: C; row: R }> = [];
+  for (const group of shapes.values()) {
+    const first = group[0]!;
+    const setCols = Object.keys(first.set);
+    const whenCols = Object.keys(first.when ?? {});
+    // Aliases: k_ for the key, w_ for the guard's values, the column's own name for the value it is set to.
+    const cols: Array<[string, string]> = [...s.key.map((k): [string, string] => [`k_${k}`, k]), ...setCols.map((c): [string, string] => [c, c]), ...whenCols.map((c): [string, string] => [`w_${c}`, c])];
+    const rows = group.map((c) => ({
+      ...Object.fromEntries(s.key.map((k) => [`k_${k}`, c.key[k]])),
+      ...c.set,
+      ...Object.fromEntries(whenCols.map((w) => [`w_${w}`, c.when![w] ?? null])),
+    }));
+    const u = unnestOf(s, cols, rows, true);
+    const where = [...s.key.map((k) => `t.${k} = u.k_${k}`), ...whenCols.map((w) => `t.${w} IS NOT DISTINCT FROM u.w_${w}`)].join(' AND ');
+    const ret = ['u.i AS change_ordinal', ...returning.map((c) => `t.${c}`)].join(', ');
+    const r = await q.query<Values>(`UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`, u.params);
+    for (const { change_ordinal: i, ...row } of r.rows) applied.push({ change: group[Number(i) - 1]!, row: row as R });
+  }
+  return applied;
+}
+
+/** Counters summed in memory over a batch, written by `addRows` with one upsert. */
+export class CounterDeltas<Row extends Values> {
+  readonly #spec: TableSpec<Values>;
+  readonly #rows = new Map<string, AddChange<Row>>();
+  constructor(spec: TableSpec<Row>) {
+    this.#spec = spec as unknown as TableSpec<Values>;
+  }
+
+  add(change: AddChange<Row>): void {
+    const at = keyOf(this.#spec, change.key);
+    const sum = this.#rows.get(at);
+    if (!sum) {
+      this.#rows.set(at, { op: 'add', key: change.key, add: { ...change.add }, ...(change.max ? { max: { ...change.max } } : {}) });
+      return;
+    }
+    const add = sum.add as Record<string, number>;
+    for (const [c, n] of Object.entries(change.add)) add[c] = (add[c] ?? 0) + (n as number);
+    const max = (sum.max ?? {}) as Values;
+    for (const [c, m] of Object.entries(change.max ?? {})) if (max[c] === undefined || (m as string) > (max[c] as string)) max[c] = m;
+  }
+
+  /** The summed rows, emptied; a row that nets to zero everywhere (and keeps no maximum) is left out. */
+  take(): Array<AddChange<Row>> {
+    const rows = [...this.#rows.values()].filter((r) => r.max || Object.values(r.add).some((n) => n !== 0));
+    this.#rows.clear();
+    return rows;
+  }
+}
+
+/** One upsert adding each row's counters (and keeping the greatest of its `max` columns). */
+export async function addRows<Row extends Values>(q: Sql, spec: TableSpec<Row>, changes: Array<AddChange<Row>>): Promise<void> {
+  if (changes.length === 0) return;
+  const s = spec as unknown as TableSpec<Values>;
+  const addCols = [...new Set(changes.flatMap((c) => Object.keys(c.add)))];
+  const maxCols = [...new Set(changes.flatMap((c) => Object.keys(c.max ?? {})))];
+  const cols = [...s.key, ...addCols, ...maxCols];
+  const u = unnestOf(
+    s,
+    cols.map((c) => [c, c]),
+    changes.map((c) => ({ ...c.key, ...Object.fromEntries(addCols.map((a) => [a, (c.add as Record<string, number>)[a] ?? 0])), ...(c.max ?? {}) })),
+  );
+  const updates = [...addCols.map((c) => `${c} = ${s.name}.${c} + EXCLUDED.${c}`), ...maxCols.map((c) => `${c} = GREATEST(${s.name}.${c}, EXCLUDED.${c})`)];
+  await q.query(`INSERT INTO ${s.name} (${cols.join(', ')}) SELECT * FROM ${u.sql} ON CONFLICT (${s.key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`, u.params);
+}
+
+// ---- in Postgres: one statement per event (rare events) -----------------------------------------------------
+
+/** One change as one statement, in order with the batch's other events. */
+export async function writeChange<Row extends Values>(q: Sql, spec: TableSpec<Row>, change: InsertChange<Row> | UpdateChange<Row>): Promise<void> {
+  const s = spec as unknown as TableSpec<Values>;
+  const params: unknown[] = [];
+  const p = (column: string, v: unknown) => {
+    const type = s.columns[column]!;
+    params.push(sqlValue(type, v));
+    return `$${params.length}::${type}`;
+  };
+  if (change.op === 'insert') {
+    const cols = Object.keys(change.row);
+    const values = cols.map((c) => p(c, change.row[c]));
+    await q.query(`INSERT INTO ${s.name} (${cols.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT (${s.key.join(', ')}) DO NOTHING`, params);
+    return;
+  }
+  const set = Object.entries(change.set).map(([c, v]) => `${c} = ${p(c, v)}`);
+  const where = [...s.key.map((k) => `${k} = ${p(k, change.key[k])}`), ...Object.entries(change.when ?? {}).map(([c, v]) => (v === null || v === undefined ? `${c} IS NULL` : `${c} = ${p(c, v)}`))];
+  await q.query(`UPDATE ${s.name} SET ${set.join(', ')} WHERE ${where.join(' AND ')}`, params);
+}
