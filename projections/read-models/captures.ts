@@ -123,20 +123,6 @@ type OutcomeColumns = Pick<
   | 'failure_reason'
   | 'final_url'
 >;
-const noOutcome: Omit<OutcomeColumns, 'status' | 'attempts'> = {
-  completed_at: null,
-  failed_at: null,
-  render_quality: null,
-  render: null,
-  artifacts: null,
-  bundle: null,
-  capture_settings: null,
-  stored_bytes: null,
-  error: null,
-  retryable: null,
-  failure_reason: null,
-  final_url: null,
-};
 
 /**
  * A submission creates its captures pending. An outcome settles its capture only while it is pending: the
@@ -153,13 +139,14 @@ export function captureChanges(e: TenantEnvelope): CaptureChange[] {
         op: 'insert',
         row: { capture_id: c.captureId, tenant_id: e.tenantId, url: c.url, status: 'pending', period: e.data.period, created_at: e.occurredAt, schedule_id: e.data.scheduleId ?? null, source: e.data.source },
       }));
+    // Both outcomes spelled out in full (no spread of a template): this runs for every outcome of the hot path.
     case 'capture.completed': {
       const d = e.data;
       return [
         settle(d.captureId, e.occurredAt, {
-          ...noOutcome,
           status: 'complete',
           completed_at: d.completedAt,
+          failed_at: null,
           render_quality: d.renderQuality,
           render: d.render ?? null,
           artifacts: d.artifacts,
@@ -167,13 +154,33 @@ export function captureChanges(e: TenantEnvelope): CaptureChange[] {
           capture_settings: d.captureSettings ?? null,
           stored_bytes: d.storedBytes,
           attempts: d.attempts,
+          error: null,
+          retryable: null,
+          failure_reason: null,
           final_url: d.finalUrl ?? null,
         }),
       ];
     }
     case 'capture.failed': {
       const d = e.data;
-      return [settle(d.captureId, e.occurredAt, { ...noOutcome, status: 'failed', failed_at: d.failedAt, attempts: d.attempts, error: d.error, retryable: d.retryable, failure_reason: d.failureReason ?? null })];
+      return [
+        settle(d.captureId, e.occurredAt, {
+          status: 'failed',
+          completed_at: null,
+          failed_at: d.failedAt,
+          render_quality: null,
+          render: null,
+          artifacts: null,
+          bundle: null,
+          capture_settings: null,
+          stored_bytes: null,
+          attempts: d.attempts,
+          error: d.error,
+          retryable: d.retryable,
+          failure_reason: d.failureReason ?? null,
+          final_url: null,
+        }),
+      ];
     }
   }
   return [];

@@ -51,7 +51,11 @@ export interface AddChange<Row extends Values> {
 
 export type RowChange<Row extends Values> = InsertChange<Row> | UpdateChange<Row> | AddChange<Row>;
 
-const keyOf = (spec: TableSpec<Values>, v: Values): string => spec.key.map((k) => String(v[k])).join('|');
+function keyOf(spec: TableSpec<Values>, v: Values): string {
+  let key = String(v[spec.key[0]!]);
+  for (let i = 1; i < spec.key.length; i++) key += `|${String(v[spec.key[i]!])}`;
+  return key;
+}
 const matches = (row: Values, when: Values | undefined): boolean => !when || Object.entries(when).every(([c, v]) => (row[c] ?? null) === (v ?? null));
 /** Whether the update leaves its own guard holding (settling a pending row does not: it applies once). */
 const keepsGuard = (u: UpdateChange<Values>): boolean => Object.entries(u.when ?? {}).every(([c, v]) => !(c in u.set) || (u.set[c] ?? null) === (v ?? null));
@@ -109,13 +113,34 @@ const arrayType = (type: ColumnType): string => {
 };
 const cast = (type: ColumnType): string => (type === 'jsonb' ? '::jsonb' : '');
 
+/** An unnest column: its alias in `u`, the table column it carries (for the type) and its value in an item. */
+interface UnnestColumn<T> {
+  alias: string;
+  column: string;
+  of: (item: T) => unknown;
+}
+const own = <T>(column: string, of: (item: T) => Values): UnnestColumn<T> => ({ alias: column, column, of: (item) => of(item)[column] });
+
 /** `unnest($1::text[], …) AS u(a, …)` over the columns, with one parameter array each (`ordinal`: and u.i, from 1). */
-function unnestOf(spec: TableSpec<Values>, cols: Array<[alias: string, column: string]>, rows: Values[], ordinal = false) {
-  const args = cols.map(([, c], i) => `$${i + 1}::${arrayType(spec.columns[c]!)}`).join(', ');
-  const aliases = [...cols.map(([a]) => a), ...(ordinal ? ['i'] : [])].join(', ');
+function unnestOf<T>(spec: TableSpec<Values>, cols: Array<UnnestColumn<T>>, items: T[], ordinal = false) {
+  const args = cols.map(({ column }, i) => `$${i + 1}::${arrayType(spec.columns[column]!)}`).join(', ');
+  const aliases = [...cols.map(({ alias }) => alias), ...(ordinal ? ['i'] : [])].join(', ');
   const sql = `unnest(${args})${ordinal ? ' WITH ORDINALITY' : ''} AS u(${aliases})`;
-  const params = cols.map(([a, c]) => rows.map((r) => sqlValue(spec.columns[c]!, r[a])));
+  // Plain loops: this runs for every column of every row of the projector's hot path.
+  const params = cols.map(({ column, of }) => {
+    const type = spec.columns[column]!;
+    const values = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) values[i] = sqlValue(type, of(items[i]!));
+    return values;
+  });
   return { sql, params };
+}
+
+/** Every column some of the values name, in first-seen order. */
+function columnsOf(values: Iterable<Values | undefined>): string[] {
+  const cols = new Set<string>();
+  for (const v of values) for (const c in v) cols.add(c);
+  return [...cols];
 }
 
 /** Insert the rows with one statement (existing keys are left alone); returns `returning` of the rows it created. */
@@ -127,11 +152,11 @@ export async function insertRows<Row extends Values, R extends Values = Values>(
 ): Promise<R[]> {
   if (changes.length === 0) return [];
   const s = spec as unknown as TableSpec<Values>;
-  const cols = [...new Set(changes.flatMap((c) => Object.keys(c.row)))];
+  const cols = columnsOf(changes.map((c) => c.row));
   const u = unnestOf(
     s,
-    cols.map((c) => [c, c]),
-    changes.map((c) => c.row),
+    cols.map((c) => own(c, (ch: InsertChange<Row>) => ch.row)),
+    changes,
   );
   const ret = returning.length > 0 ? ` RETURNING ${returning.join(', ')}` : '';
   const r = await q.query<R>(
@@ -139,6 +164,22 @@ export async function insertRows<Row extends Values, R extends Values = Values>(
     u.params,
   );
   return r.rows;
+}
+
+/** The guard's values as text, to tell updates of one row under one guard from those under another. */
+function guardOf(when: Values | undefined): string {
+  let g = '';
+  for (const c in when) g += `${c}=${when[c] === null || when[c] === undefined ? '\u0002' : String(when[c])}\u0001`;
+  return g;
+}
+
+/** The columns an update sets and guards: updates of one shape share a statement. */
+function shapeOf(u: UpdateChange<Values>): string {
+  let shape = '';
+  for (const c in u.set) shape += `${c},`;
+  shape += '|';
+  for (const c in u.when) shape += `${c},`;
+  return shape;
 }
 
 /**
@@ -158,29 +199,30 @@ export async function updateRows<Row extends Values, C extends UpdateChange<Row>
   const s = spec as unknown as TableSpec<Values>;
   const collapsed = new Map<string, C>();
   for (const c of changes) {
-    const at = `${keyOf(s, c.key)}\u0000${JSON.stringify(c.when ?? {})}`;
+    const at = `${keyOf(s, c.key)}\u0000${guardOf(c.when)}`;
     const before = collapsed.get(at);
-    if (!before) collapsed.set(at, { ...c, set: { ...c.set } });
-    else if (keepsGuard(before as unknown as UpdateChange<Values>)) Object.assign(before.set, c.set);
+    if (!before) collapsed.set(at, c);
+    else if (keepsGuard(before as unknown as UpdateChange<Values>)) collapsed.set(at, { ...before, set: { ...before.set, ...c.set } });
   }
   const shapes = new Map<string, C[]>();
   for (const c of collapsed.values()) {
-    const shape = `${Object.keys(c.set).join(',')}|${Object.keys(c.when ?? {}).join(',')}`;
-    shapes.set(shape, [...(shapes.get(shape) ?? []), c]);
+    const shape = shapeOf(c as unknown as UpdateChange<Values>);
+    const group = shapes.get(shape);
+    if (group) group.push(c);
+    else shapes.set(shape, [c]);
   }
   const applied: Array<{ change: C; row: R }> = [];
   for (const group of shapes.values()) {
     const first = group[0]!;
-    const setCols = Object.keys(first.set);
-    const whenCols = Object.keys(first.when ?? {});
+    const setCols = columnsOf([first.set]);
+    const whenCols = columnsOf([first.when]);
     // Aliases: k_ for the key, w_ for the guard's values, the column's own name for the value it is set to.
-    const cols: Array<[string, string]> = [...s.key.map((k): [string, string] => [`k_${k}`, k]), ...setCols.map((c): [string, string] => [c, c]), ...whenCols.map((c): [string, string] => [`w_${c}`, c])];
-    const rows = group.map((c) => ({
-      ...Object.fromEntries(s.key.map((k) => [`k_${k}`, c.key[k]])),
-      ...c.set,
-      ...Object.fromEntries(whenCols.map((w) => [`w_${w}`, c.when![w] ?? null])),
-    }));
-    const u = unnestOf(s, cols, rows, true);
+    const cols: Array<UnnestColumn<C>> = [
+      ...s.key.map((k) => ({ alias: `k_${k}`, column: k, of: (c: C) => c.key[k] })),
+      ...setCols.map((c) => own(c, (ch: C) => ch.set)),
+      ...whenCols.map((w) => ({ alias: `w_${w}`, column: w, of: (c: C) => c.when![w] })),
+    ];
+    const u = unnestOf(s, cols, group, true);
     const where = [...s.key.map((k) => `t.${k} = u.k_${k}`), ...whenCols.map((w) => `t.${w} IS NOT DISTINCT FROM u.w_${w}`)].join(' AND ');
     const ret = ['u.i AS change_ordinal', ...returning.map((c) => `t.${c}`)].join(', ');
     const r = await q.query<Values>(`UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`, u.params);
@@ -201,13 +243,14 @@ export class CounterDeltas<Row extends Values> {
     const at = keyOf(this.#spec, change.key);
     const sum = this.#rows.get(at);
     if (!sum) {
-      this.#rows.set(at, { op: 'add', key: change.key, add: { ...change.add }, ...(change.max ? { max: { ...change.max } } : {}) });
+      // Copies: the sums are added to in place.
+      this.#rows.set(at, change.max ? { op: 'add', key: change.key, add: { ...change.add }, max: { ...change.max } } : { op: 'add', key: change.key, add: { ...change.add } });
       return;
     }
     const add = sum.add as Record<string, number>;
-    for (const [c, n] of Object.entries(change.add)) add[c] = (add[c] ?? 0) + (n as number);
+    for (const c in change.add) add[c] = (add[c] ?? 0) + (change.add[c] as number);
     const max = (sum.max ?? {}) as Values;
-    for (const [c, m] of Object.entries(change.max ?? {})) if (max[c] === undefined || (m as string) > (max[c] as string)) max[c] = m;
+    for (const c in change.max) if (max[c] === undefined || (change.max[c] as string) > (max[c] as string)) max[c] = change.max[c];
   }
 
   /** The summed rows, emptied; a row that nets to zero everywhere (and keeps no maximum) is left out. */
@@ -222,13 +265,17 @@ export class CounterDeltas<Row extends Values> {
 export async function addRows<Row extends Values>(q: Sql, spec: TableSpec<Row>, changes: Array<AddChange<Row>>): Promise<void> {
   if (changes.length === 0) return;
   const s = spec as unknown as TableSpec<Values>;
-  const addCols = [...new Set(changes.flatMap((c) => Object.keys(c.add)))];
-  const maxCols = [...new Set(changes.flatMap((c) => Object.keys(c.max ?? {})))];
+  const addCols = columnsOf(changes.map((c) => c.add));
+  const maxCols = columnsOf(changes.map((c) => c.max));
   const cols = [...s.key, ...addCols, ...maxCols];
   const u = unnestOf(
     s,
-    cols.map((c) => [c, c]),
-    changes.map((c) => ({ ...c.key, ...Object.fromEntries(addCols.map((a) => [a, (c.add as Record<string, number>)[a] ?? 0])), ...(c.max ?? {}) })),
+    [
+      ...s.key.map((k) => own(k, (c: AddChange<Row>) => c.key)),
+      ...addCols.map((a) => ({ alias: a, column: a, of: (c: AddChange<Row>) => (c.add as Record<string, number>)[a] ?? 0 })),
+      ...maxCols.map((m) => own(m, (c: AddChange<Row>) => c.max ?? {})),
+    ],
+    changes,
   );
   const updates = [...addCols.map((c) => `${c} = ${s.name}.${c} + EXCLUDED.${c}`), ...maxCols.map((c) => `${c} = GREATEST(${s.name}.${c}, EXCLUDED.${c})`)];
   await q.query(`INSERT INTO ${s.name} (${cols.join(', ')}) SELECT * FROM ${u.sql} ON CONFLICT (${s.key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`, u.params);
