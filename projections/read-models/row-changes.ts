@@ -215,17 +215,30 @@ export async function updateRows<Row extends Values, C extends UpdateChange<Row>
   for (const group of shapes.values()) {
     const first = group[0]!;
     const setCols = columnsOf([first.set]);
-    const whenCols = columnsOf([first.when]);
+    // A guard value the whole group shares (a capture's 'pending') is one parameter, so the planner sees it as
+    // a constant; values that differ (schedules' last capture) travel in the unnest, as w_<column>.
+    const guards = columnsOf([first.when]).map((w) => {
+      const v0 = first.when![w] ?? null;
+      const shared = group.every((c) => (c.when![w] ?? null) === v0);
+      return { w, shared, v0, nullable: group.some((c) => (c.when![w] ?? null) === null) };
+    });
     // Aliases: k_ for the key, w_ for the guard's values, the column's own name for the value it is set to.
     const cols: Array<UnnestColumn<C>> = [
       ...s.key.map((k) => ({ alias: `k_${k}`, column: k, of: (c: C) => c.key[k] })),
       ...setCols.map((c) => own(c, (ch: C) => ch.set)),
-      ...whenCols.map((w) => ({ alias: `w_${w}`, column: w, of: (c: C) => c.when![w] })),
+      ...guards.filter((g) => !g.shared).map(({ w }) => ({ alias: `w_${w}`, column: w, of: (c: C) => c.when![w] })),
     ];
     const u = unnestOf(s, cols, group, true);
-    const where = [...s.key.map((k) => `t.${k} = u.k_${k}`), ...whenCols.map((w) => `t.${w} IS NOT DISTINCT FROM u.w_${w}`)].join(' AND ');
+    const params: unknown[] = u.params;
+    const guardSql = guards.map(({ w, shared, v0, nullable }) => {
+      if (!shared) return nullable ? `t.${w} IS NOT DISTINCT FROM u.w_${w}` : `t.${w} = u.w_${w}`;
+      if (v0 === null) return `t.${w} IS NULL`;
+      params.push(sqlValue(s.columns[w]!, v0));
+      return `t.${w} = $${params.length}::${s.columns[w]}`;
+    });
+    const where = [...s.key.map((k) => `t.${k} = u.k_${k}`), ...guardSql].join(' AND ');
     const ret = ['u.i AS change_ordinal', ...returning.map((c) => `t.${c}`)].join(', ');
-    const r = await q.query<Values>(`UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`, u.params);
+    const r = await q.query<Values>(`UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`, params);
     for (const { change_ordinal: i, ...row } of r.rows) applied.push({ change: group[Number(i) - 1]!, row: row as R });
   }
   return applied;
