@@ -41,7 +41,7 @@ export interface UpdateChange<Row extends Values> {
   when?: Partial<Row>;
 }
 
-/** Add to counters, creating the row at zero; `max` columns keep the greatest value seen. */
+/** Add to counters, creating the row at zero; `max` columns keep the greatest value seen (ISO instants compare as text). */
 export interface AddChange<Row extends Values> {
   op: 'add';
   key: Partial<Row>;
