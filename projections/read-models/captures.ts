@@ -1,13 +1,16 @@
 import type { FailureReason } from '../../src/domain/failure-reason.js';
-import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings, TenantEvent } from '../../src/domain/events.js';
+import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, ExpectedRow, SettledCapture, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, type InsertChange, insertRows, tableSpec, type UpdateChange, updateRows } from './row-changes.js';
 
 /**
  * `captures` (one row per capture: pending, then complete or failed by its first outcome) and `capture_counts`
- * (per tenant and status, so a list's total is one row read). The hot path of the projector: a batch's
- * submissions and outcomes are written with three set-based statements in `flush`. The outcomes that found
- * their capture pending are handed on (SettledCapture): usage and schedules count those.
+ * (per tenant and status, so a list's total is one row read). What each event does to the rows is said once
+ * (`captureChanges`, `countChanges`); the writer and the fold carry that out (row-changes.ts). The hot path
+ * of the projector: a batch's submissions and outcomes are written with three set-based statements in
+ * `flush`. The outcomes that found their capture pending are handed on (SettledCapture): usage and schedules
+ * count those.
  */
 
 export const CAPTURES_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'capture.completed', 'capture.failed'];
@@ -37,119 +40,203 @@ export interface CaptureRow {
   final_url: string | null;
 }
 
-type CompletedData = Extract<TenantEvent, { type: 'capture.completed' }>['data'];
-type FailedData = Extract<TenantEvent, { type: 'capture.failed' }>['data'];
-type Outcome = { occurredAt: string } & ({ status: 'complete'; data: CompletedData } | { status: 'failed'; data: FailedData });
+/** A `captures` row as the events give it (timestamps as ISO text): what the definition writes and the fold holds. */
+export type CaptureValues = {
+  capture_id: string;
+  tenant_id: string;
+  url: string;
+  status: CaptureStatus;
+  period: string;
+  created_at: string;
+  schedule_id: string | null;
+  source: string;
+  completed_at: string | null;
+  failed_at: string | null;
+  render_quality: 'full' | 'partial' | null;
+  render: CaptureRender | null;
+  artifacts: ArtifactRefs | null;
+  bundle: BundleRef | null;
+  capture_settings: CaptureSettings | null;
+  stored_bytes: number | null;
+  attempts: number | null;
+  error: string | null;
+  retryable: boolean | null;
+  failure_reason: FailureReason | null;
+  final_url: string | null;
+};
 
-const settledOf = (c: { captureId: string; tenantId: string; period: string; scheduleId: string | null }, o: Outcome): SettledCapture => ({
-  ...c,
-  status: o.status,
-  occurredAt: o.occurredAt,
-  at: o.status === 'complete' ? o.data.completedAt : o.data.failedAt,
-  storedBytes: o.status === 'complete' ? o.data.storedBytes : 0,
+export const CAPTURES = tableSpec<CaptureValues>({
+  name: 'captures',
+  key: ['capture_id'],
+  columns: {
+    capture_id: 'text',
+    tenant_id: 'text',
+    url: 'text',
+    status: 'text',
+    period: 'text',
+    created_at: 'timestamptz',
+    schedule_id: 'text',
+    source: 'text',
+    completed_at: 'timestamptz',
+    failed_at: 'timestamptz',
+    render_quality: 'text',
+    render: 'jsonb',
+    artifacts: 'jsonb',
+    bundle: 'jsonb',
+    capture_settings: 'jsonb',
+    stored_bytes: 'bigint',
+    attempts: 'int',
+    error: 'text',
+    retryable: 'boolean',
+    failure_reason: 'text',
+    final_url: 'text',
+  },
+});
+
+export type CaptureCountValues = { tenant_id: string; status: CaptureStatus; n: number };
+export const CAPTURE_COUNTS = tableSpec<CaptureCountValues>({ name: 'capture_counts', key: ['tenant_id', 'status'], columns: { tenant_id: 'text', status: 'text', n: 'bigint' }, counters: ['n'] });
+
+// ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
+
+/** An outcome settling its capture, with when it happened (what SettledCapture hands on). */
+type Settle = UpdateChange<CaptureValues> & { occurredAt: string };
+type CaptureChange = InsertChange<CaptureValues> | Settle;
+
+/**
+ * Every outcome sets every outcome column (the other outcome's to null), so completions and failures are
+ * written by one statement.
+ */
+type OutcomeColumns = Pick<
+  CaptureValues,
+  | 'status'
+  | 'completed_at'
+  | 'failed_at'
+  | 'render_quality'
+  | 'render'
+  | 'artifacts'
+  | 'bundle'
+  | 'capture_settings'
+  | 'stored_bytes'
+  | 'attempts'
+  | 'error'
+  | 'retryable'
+  | 'failure_reason'
+  | 'final_url'
+>;
+
+/**
+ * A submission creates its captures pending. An outcome settles its capture only while it is pending: the
+ * first outcome wins and a settled row is left alone (a late or duplicate outcome changes nothing, and is
+ * not counted by usage or schedules). This is the read models' statement of the rule; the decider keeps its
+ * own in its state (`src/domain/tenant/tenant-state.ts`: an outcome takes the capture out of `pending`, and
+ * only a pending completion adds its bytes to the quota), and the audit checks the two agree capture by
+ * capture (`compareProjection`: the row's pending against the actor's).
+ */
+export function captureChanges(e: TenantEnvelope): CaptureChange[] {
+  switch (e.type) {
+    case 'capture.submitted':
+      return e.data.captures.map((c) => ({
+        op: 'insert',
+        row: { capture_id: c.captureId, tenant_id: e.tenantId, url: c.url, status: 'pending', period: e.data.period, created_at: e.occurredAt, schedule_id: e.data.scheduleId ?? null, source: e.data.source },
+      }));
+    // Both outcomes spelled out in full (no spread of a template): this runs for every outcome of the hot path.
+    case 'capture.completed': {
+      const d = e.data;
+      return [
+        settle(d.captureId, e.occurredAt, {
+          status: 'complete',
+          completed_at: d.completedAt,
+          failed_at: null,
+          render_quality: d.renderQuality,
+          render: d.render ?? null,
+          artifacts: d.artifacts,
+          bundle: d.bundle ?? null,
+          capture_settings: d.captureSettings ?? null,
+          stored_bytes: d.storedBytes,
+          attempts: d.attempts,
+          error: null,
+          retryable: null,
+          failure_reason: null,
+          final_url: d.finalUrl ?? null,
+        }),
+      ];
+    }
+    case 'capture.failed': {
+      const d = e.data;
+      return [
+        settle(d.captureId, e.occurredAt, {
+          status: 'failed',
+          completed_at: null,
+          failed_at: d.failedAt,
+          render_quality: null,
+          render: null,
+          artifacts: null,
+          bundle: null,
+          capture_settings: null,
+          stored_bytes: null,
+          attempts: d.attempts,
+          error: d.error,
+          retryable: d.retryable,
+          failure_reason: d.failureReason ?? null,
+          final_url: null,
+        }),
+      ];
+    }
+  }
+  return [];
+}
+
+const settle = (captureId: string, occurredAt: string, set: OutcomeColumns): Settle => ({ op: 'update', key: { capture_id: captureId }, when: { status: 'pending' }, set, occurredAt });
+
+/** What a capture row moving from one status (null: none yet) to another does to the tenant's counts. */
+const countChanges = (tenantId: string, from: CaptureStatus | null, to: CaptureStatus): Array<AddChange<CaptureCountValues>> => [
+  ...(from ? [{ op: 'add' as const, key: { tenant_id: tenantId, status: from }, add: { n: -1 } }] : []),
+  { op: 'add', key: { tenant_id: tenantId, status: to }, add: { n: 1 } },
+];
+
+/** A settled capture (its row after the outcome) as usage and schedules count it. */
+const settledOf = (r: Pick<CaptureValues, 'capture_id' | 'tenant_id' | 'period' | 'schedule_id' | 'status' | 'completed_at' | 'failed_at' | 'stored_bytes'>, occurredAt: string): SettledCapture => ({
+  captureId: r.capture_id,
+  tenantId: r.tenant_id,
+  period: r.period,
+  scheduleId: r.schedule_id,
+  status: r.status === 'complete' ? 'complete' : 'failed',
+  occurredAt,
+  at: (r.status === 'complete' ? r.completed_at : r.failed_at)!,
+  storedBytes: r.status === 'complete' ? (r.stored_bytes ?? 0) : 0,
 });
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
 export function createCapturesWriter(q: Sql) {
-  const inserts: Array<{ captureId: string; tenantId: string; url: string; period: string; createdAt: string; scheduleId: string | null; source: string }> = [];
-  const outcomes = new Map<string, Outcome>(); // first outcome per capture wins, as sequential application would
-  const counts = new Map<string, number>();
-  const count = (tenantId: string, status: string, delta: number) => counts.set(`${tenantId}|${status}`, (counts.get(`${tenantId}|${status}`) ?? 0) + delta);
+  const inserts: Array<InsertChange<CaptureValues>> = [];
+  const settles: Settle[] = [];
 
   return {
     apply(stored: StoredEvent): void {
-      const t = stored.event as TenantEnvelope;
-      if (t.type === 'capture.submitted') {
-        for (const c of t.data.captures) {
-          inserts.push({ captureId: c.captureId, tenantId: t.tenantId, url: c.url, period: t.data.period, createdAt: t.occurredAt, scheduleId: t.data.scheduleId ?? null, source: t.data.source });
-        }
-      } else if (t.type === 'capture.completed' || t.type === 'capture.failed') {
-        if (outcomes.has(t.data.captureId)) return;
-        outcomes.set(
-          t.data.captureId,
-          t.type === 'capture.completed' ? { occurredAt: t.occurredAt, status: 'complete', data: t.data } : { occurredAt: t.occurredAt, status: 'failed', data: t.data },
-        );
+      for (const c of captureChanges(stored.event as TenantEnvelope)) {
+        if (c.op === 'insert') inserts.push(c);
+        else settles.push(c);
       }
     },
 
     /** Submissions first (an outcome in the same batch then finds its row), outcomes, then the counts. */
     async flush(): Promise<SettledCapture[]> {
+      const counts = new CounterDeltas(CAPTURE_COUNTS);
+      const created = await insertRows<CaptureValues, Pick<CaptureValues, 'tenant_id'>>(q, CAPTURES, inserts.splice(0), ['tenant_id']);
+      for (const r of created) for (const c of countChanges(r.tenant_id, null, 'pending')) counts.add(c);
+      const applied = await updateRows<CaptureValues, Settle, Pick<CaptureValues, 'tenant_id' | 'period' | 'schedule_id'>>(q, CAPTURES, settles.splice(0), [
+        'tenant_id',
+        'period',
+        'schedule_id',
+      ]);
       const settled: SettledCapture[] = [];
-      if (inserts.length > 0) {
-        const r = await q.query<{ tenant_id: string }>(
-          `INSERT INTO captures (capture_id, tenant_id, url, status, period, created_at, schedule_id, source)
-           SELECT u.id, u.tenant, u.url, 'pending', u.period, u.created, u.sched, u.source
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[]) AS u(id, tenant, url, period, created, sched, source)
-           ON CONFLICT (capture_id) DO NOTHING RETURNING tenant_id`,
-          [
-            inserts.map((i) => i.captureId),
-            inserts.map((i) => i.tenantId),
-            inserts.map((i) => i.url),
-            inserts.map((i) => i.period),
-            inserts.map((i) => i.createdAt),
-            inserts.map((i) => i.scheduleId),
-            inserts.map((i) => i.source),
-          ],
-        );
-        for (const row of r.rows) count(row.tenant_id, 'pending', 1);
-        inserts.length = 0;
+      for (const { change, row } of applied) {
+        const after = { ...row, ...(change.set as OutcomeColumns), capture_id: change.key.capture_id! };
+        for (const c of countChanges(row.tenant_id, 'pending', after.status)) counts.add(c);
+        settled.push(settledOf(after, change.occurredAt));
       }
-      if (outcomes.size > 0) {
-        const list = [...outcomes.entries()];
-        const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-        const r = await q.query<{ capture_id: string; tenant_id: string; period: string; schedule_id: string | null }>(
-          `UPDATE captures c SET status = u.status, completed_at = u.completed_at, failed_at = u.failed_at, render_quality = u.rq,
-             render = u.render::jsonb, artifacts = u.artifacts::jsonb, bundle = u.bundle::jsonb, capture_settings = u.cs::jsonb,
-             stored_bytes = u.bytes, attempts = u.attempts, error = u.error, retryable = u.retryable, failure_reason = u.reason
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                       $10::bigint[], $11::int[], $12::text[], $13::boolean[], $14::text[])
-                AS u(id, status, completed_at, failed_at, rq, render, artifacts, bundle, cs, bytes, attempts, error, retryable, reason)
-           WHERE c.capture_id = u.id AND c.status = 'pending'
-           RETURNING c.capture_id, c.tenant_id, c.period, c.schedule_id`,
-          [
-            list.map(([id]) => id),
-            list.map(([, o]) => o.status),
-            list.map(([, o]) => (o.status === 'complete' ? o.data.completedAt : null)),
-            list.map(([, o]) => (o.status === 'failed' ? o.data.failedAt : null)),
-            list.map(([, o]) => (o.status === 'complete' ? o.data.renderQuality : null)),
-            list.map(([, o]) => (o.status === 'complete' ? json(o.data.render) : null)),
-            list.map(([, o]) => (o.status === 'complete' ? json(o.data.artifacts) : null)),
-            list.map(([, o]) => (o.status === 'complete' ? json(o.data.bundle) : null)),
-            list.map(([, o]) => (o.status === 'complete' ? json(o.data.captureSettings) : null)),
-            list.map(([, o]) => (o.status === 'complete' ? o.data.storedBytes : null)),
-            list.map(([, o]) => o.data.attempts),
-            list.map(([, o]) => (o.status === 'failed' ? o.data.error : null)),
-            list.map(([, o]) => (o.status === 'failed' ? o.data.retryable : null)),
-            list.map(([, o]) => (o.status === 'failed' ? (o.data.failureReason ?? null) : null)),
-          ],
-        );
-        // The final URL (migration 009) in a statement of its own, for completions that carry one.
-        const finals = list.flatMap(([id, o]) => (o.status === 'complete' && o.data.finalUrl !== undefined ? [[id, o.data.finalUrl] as const] : []));
-        if (finals.length > 0) {
-          await q.query(`UPDATE captures c SET final_url = u.final_url FROM unnest($1::text[], $2::text[]) AS u(id, final_url) WHERE c.capture_id = u.id`, [
-            finals.map(([id]) => id),
-            finals.map(([, finalUrl]) => finalUrl),
-          ]);
-        }
-        for (const hit of r.rows) {
-          const o = outcomes.get(hit.capture_id)!;
-          count(hit.tenant_id, 'pending', -1);
-          count(hit.tenant_id, o.status, 1);
-          settled.push(settledOf({ captureId: hit.capture_id, tenantId: hit.tenant_id, period: hit.period, scheduleId: hit.schedule_id }, o));
-        }
-        outcomes.clear();
-      }
-      const changed = [...counts.entries()].filter(([, n]) => n !== 0);
-      if (changed.length > 0) {
-        await q.query(
-          `INSERT INTO capture_counts (tenant_id, status, n)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-           ON CONFLICT (tenant_id, status) DO UPDATE SET n = capture_counts.n + EXCLUDED.n`,
-          [changed.map(([k]) => k.split('|')[0]), changed.map(([k]) => k.split('|')[1]), changed.map(([, n]) => n)],
-        );
-      }
-      counts.clear();
+      await addRows(q, CAPTURE_COUNTS, counts.take());
       return settled;
     },
   };
@@ -157,53 +244,23 @@ export function createCapturesWriter(q: Sql) {
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export interface ExpectedCapture {
-  url: string;
-  status: CaptureStatus;
-  period: string;
-  scheduleId: string | null;
-  storedBytes: number | null;
-  error: string | null;
-  retryable: boolean | null;
-  failureReason: FailureReason | null;
-}
-
 export function createCapturesFold() {
-  const captures = new Map<string, { value: ExpectedCapture; ref: EventRef }>();
-  /** The event that last changed the number of captures in each status. */
-  const statusRefs = new Map<string, EventRef>();
+  const captures: FoldedRows<CaptureValues> = new Map();
+  /** capture_counts by status; each row's ref is the event that last changed its count. */
+  const counts: FoldedRows<CaptureCountValues> = new Map();
   return {
     captures,
-    statusRefs,
+    counts,
     /** Returns the outcome that settled a pending capture, if this event is one. */
     apply(stored: StoredEvent, ref: EventRef): SettledCapture | null {
-      const e = stored.event as TenantEnvelope;
-      if (e.type === 'capture.submitted') {
-        for (const c of e.data.captures) {
-          if (captures.has(c.captureId)) continue;
-          captures.set(c.captureId, {
-            value: { url: c.url, status: 'pending', period: e.data.period, scheduleId: e.data.scheduleId ?? null, storedBytes: null, error: null, retryable: null, failureReason: null },
-            ref,
-          });
-          statusRefs.set('pending', ref);
-        }
-        return null;
+      let settled: SettledCapture | null = null;
+      for (const change of captureChanges(stored.event as TenantEnvelope)) {
+        const row = foldChange(CAPTURES, captures, change, ref);
+        if (!row) continue;
+        for (const c of countChanges(row.tenant_id, change.op === 'insert' ? null : 'pending', row.status)) foldChange(CAPTURE_COUNTS, counts, c, ref);
+        if (change.op === 'update') settled = settledOf(row, change.occurredAt);
       }
-      if (e.type !== 'capture.completed' && e.type !== 'capture.failed') return null;
-      const c = captures.get(e.data.captureId);
-      if (!c || c.value.status !== 'pending') return null;
-      c.ref = ref;
-      statusRefs.set('pending', ref);
-      let outcome: Outcome;
-      if (e.type === 'capture.completed') {
-        Object.assign(c.value, { status: 'complete', storedBytes: e.data.storedBytes });
-        outcome = { occurredAt: e.occurredAt, status: 'complete', data: e.data };
-      } else {
-        Object.assign(c.value, { status: 'failed', error: e.data.error, retryable: e.data.retryable, failureReason: e.data.failureReason ?? null });
-        outcome = { occurredAt: e.occurredAt, status: 'failed', data: e.data };
-      }
-      statusRefs.set(outcome.status, ref);
-      return settledOf({ captureId: e.data.captureId, tenantId: e.tenantId, period: c.value.period, scheduleId: c.value.scheduleId }, outcome);
+      return settled;
     },
   };
 }
@@ -269,12 +326,12 @@ export async function readCaptureCountsForAudit(q: Sql, tenantId: string): Promi
 }
 
 /** The columns compared depend on the status: an outcome's fields only once there is one. */
-const comparableCapture = (v: Pick<ExpectedCapture, 'status' | 'url' | 'period' | 'storedBytes' | 'error' | 'retryable' | 'failureReason'>) => ({
+const comparableCapture = (v: Pick<CaptureValues, 'status' | 'url' | 'period' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'>) => ({
   status: v.status,
   url: v.url,
   period: v.period,
-  ...(v.status === 'complete' ? { stored_bytes: v.storedBytes } : {}),
-  ...(v.status === 'failed' ? { error: v.error, retryable: v.retryable, failure_reason: v.failureReason } : {}),
+  ...(v.status === 'complete' ? { stored_bytes: v.stored_bytes } : {}),
+  ...(v.status === 'failed' ? { error: v.error, retryable: v.retryable, failure_reason: v.failure_reason } : {}),
 });
 
 export function compareCaptures(fold: CapturesFold, rows: AuditCaptureRow[]): TableComparison {
@@ -289,8 +346,8 @@ export function compareCaptures(fold: CapturesFold, rows: AuditCaptureRow[]): Ta
 export function compareCaptureCounts(fold: CapturesFold, rows: Array<{ status: string; n: number }>): TableComparison {
   const expected = new Map<string, ExpectedRow>();
   for (const status of ['pending', 'complete', 'failed'] as const) {
-    const n = [...fold.captures.values()].filter((c) => c.value.status === status).length;
-    expected.set(status, { row: { n }, ref: fold.statusRefs.get(status) ?? null });
+    const c = fold.counts.get(status);
+    expected.set(status, { row: { n: c?.value.n ?? 0 }, ref: c?.ref ?? null });
   }
   // No row means zero, for a status the log has and for one it has not.
   return { table: 'capture_counts', expected, actual: new Map(rows.map((r) => [r.status, { n: r.n }])), absent: { n: 0 } };

@@ -12,7 +12,8 @@ import { createWebhooksFold, createWebhooksWriter, WEBHOOKS_HANDLES } from './we
 
 /**
  * The projection as a whole: every read model's writer, run by the projector inside one transaction per
- * batch, and every read model's pure fold, run by the audit. Both take the same path through the models:
+ * batch, and every read model's pure fold, run by the audit — two ways of carrying out each model's one
+ * definition of what an event does to its rows (read-model.ts). Both take the same path through the models:
  * captures settles outcomes first, then usage and schedules count what it settled.
  */
 

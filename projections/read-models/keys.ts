@@ -1,6 +1,7 @@
 import type { Scope } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { type EventRef, type ExpectedRow, instant, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
 
 /** `api_keys`: tenant API keys by SHA-256 (never the key itself), with who created them and when revoked. */
 
@@ -16,54 +17,49 @@ export interface KeyRow {
   revoked_at: Date | null;
 }
 
+/** An `api_keys` row as the events give it (timestamps as ISO text). */
+export type KeyValues = { key_hash: string; tenant_id: string; scopes: Scope[]; name: string; created_at: string; created_by: string; revoked_at: string | null };
+
+export const API_KEYS = tableSpec<KeyValues>({
+  name: 'api_keys',
+  key: ['key_hash'],
+  columns: { key_hash: 'text', tenant_id: 'text', scopes: 'text[]', name: 'text', created_at: 'timestamptz', created_by: 'text', revoked_at: 'timestamptz' },
+});
+
+// ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
+
+/** A key is created once; its first revocation stands. */
+export function keyChange(e: TenantEnvelope): InsertChange<KeyValues> | UpdateChange<KeyValues> | null {
+  if (e.type === 'key.created') {
+    return {
+      op: 'insert',
+      row: { key_hash: e.data.keyHash, tenant_id: e.tenantId, scopes: [...e.data.scopes], name: e.data.name, created_at: e.data.createdAt, created_by: e.causedBy.kind },
+    };
+  }
+  if (e.type === 'key.revoked') return { op: 'update', key: { key_hash: e.data.keyHash }, set: { revoked_at: e.data.revokedAt }, when: { revoked_at: null } };
+  return null;
+}
+
 // ---- batch writer (rare events: one statement each, in order) ------------------------------------------
 
 export function createKeysWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
-      const t = stored.event as TenantEnvelope;
-      if (t.type === 'key.created') {
-        await q.query(
-          `INSERT INTO api_keys (key_hash, tenant_id, scopes, name, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (key_hash) DO NOTHING`,
-          [t.data.keyHash, t.tenantId, t.data.scopes, t.data.name, t.data.createdAt, t.causedBy.kind],
-        );
-      } else if (t.type === 'key.revoked') {
-        await q.query('UPDATE api_keys SET revoked_at = $2 WHERE key_hash = $1 AND revoked_at IS NULL', [t.data.keyHash, t.data.revokedAt]);
-      }
+      const change = keyChange(stored.event as TenantEnvelope);
+      if (change) await writeChange(q, API_KEYS, change);
     },
   };
 }
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export interface ExpectedKey {
-  scopes: Scope[];
-  name: string;
-  created_at: string | null;
-  created_by: string;
-  revoked_at: string | null;
-}
-
 export function createKeysFold() {
-  const keys = new Map<string, { value: ExpectedKey; ref: EventRef }>();
+  const keys: FoldedRows<KeyValues> = new Map();
   return {
     keys,
     apply(stored: StoredEvent, ref: EventRef): void {
-      const e = stored.event as TenantEnvelope;
-      if (e.type === 'key.created') {
-        if (!keys.has(e.data.keyHash)) {
-          keys.set(e.data.keyHash, {
-            value: { scopes: [...e.data.scopes], name: e.data.name, created_at: instant(e.data.createdAt), created_by: e.causedBy.kind, revoked_at: null },
-            ref,
-          });
-        }
-      } else if (e.type === 'key.revoked') {
-        const k = keys.get(e.data.keyHash);
-        if (!k) return;
-        if (k.value.revoked_at === null) k.value.revoked_at = instant(e.data.revokedAt);
-        k.ref = ref;
-      }
+      const change = keyChange(stored.event as TenantEnvelope);
+      if (change) foldChange(API_KEYS, keys, change, ref);
     },
   };
 }
@@ -97,13 +93,19 @@ export async function readKeysForAudit(q: Sql, tenantId: string): Promise<AuditK
   return (await q.query<AuditKeyRow>('SELECT key_hash, scopes, name, created_at, created_by, revoked_at FROM api_keys WHERE tenant_id = $1', [tenantId])).rows;
 }
 
+/** The same columns of a folded row and of a row read back. */
+const comparableKey = (r: Pick<AuditKeyRow, 'scopes' | 'name' | 'created_at' | 'created_by' | 'revoked_at'>) => ({
+  scopes: r.scopes,
+  name: r.name,
+  created_at: instant(r.created_at),
+  created_by: r.created_by,
+  revoked_at: instant(r.revoked_at),
+});
+
 export function compareKeys(fold: KeysFold, rows: AuditKeyRow[]): TableComparison {
-  const comparable = (v: ExpectedKey) => ({ scopes: v.scopes, name: v.name, created_at: v.created_at, created_by: v.created_by, revoked_at: v.revoked_at });
   return {
     table: 'api_keys',
-    expected: new Map([...fold.keys].map(([k, v]): [string, ExpectedRow] => [k, { row: comparable(v.value), ref: v.ref }])),
-    actual: new Map(
-      rows.map((r) => [r.key_hash, comparable({ scopes: r.scopes, name: r.name, created_at: instant(r.created_at), created_by: r.created_by, revoked_at: instant(r.revoked_at) })]),
-    ),
+    expected: new Map([...fold.keys].map(([k, v]): [string, ExpectedRow] => [k, { row: comparableKey(v.value), ref: v.ref }])),
+    actual: new Map(rows.map((r) => [r.key_hash, comparableKey(r)])),
   };
 }

@@ -7,12 +7,26 @@ import type { StoredEvent } from '../../src/ledger/event-store.js';
  * The shape every read model has (docs/architecture.md, "Adding a read model"): one module per projection
  * table (or tightly bound group of tables) holding
  *   - `handles`: the event types it reads;
- *   - a batch writer: what the projector runs inside its transaction, collecting a batch's events and writing
- *     them with a few set-based statements (rare events may be written one statement each, in order);
- *   - a pure fold: the same events folded in memory to the rows the tables must hold (the audit's expected
- *     rows), each with the event that last shaped it;
+ *   - its tables' specs (row-changes.ts `tableSpec`: name, key, columns with their types) and ONE definition
+ *     of what each event does to the rows, as row changes (insert unless present; update these columns while
+ *     a guard holds; add to counters) — e.g. captures' `captureChanges`, where "the first outcome of a pending
+ *     capture wins" is said once;
+ *   - a batch writer: what the projector runs inside its transaction, carrying out those changes with a few
+ *     set-based statements per batch derived from the specs (`insertRows`, `updateRows`, `addRows`; rare
+ *     events one statement each, in order: `writeChange`);
+ *   - a pure fold: the same changes applied to Maps (`foldChange`), giving the rows the tables must hold (the
+ *     audit's expected rows), each with the event that last changed it;
  *   - its queries: every read of its tables by the API, workers, CLI and audit, as named functions.
- * Everything is taken from the events, never from the clock, so a rebuild equals the live projection.
+ * A column is added in the table's spec and in the change that sets it (and in the migration); the writer and
+ * the fold follow. Everything is taken from the events, never from the clock, so a rebuild equals the live
+ * projection.
+ *
+ * Three modules keep a hand-written writer, each for a reason:
+ *   - tenants: its row is the tenant's head (first and last event of the batch, last hash), written by `begin`
+ *     before any event, and its fold names a different event per column group (tier, overrides, head); the
+ *     two config events are one UPDATE each and mirror the fold line for line;
+ *   - webhook-deliveries and evidence-keys have no fold: the audit does not compare them (they record what
+ *     the dispatcher did, or system identities), so the writer is their only statement of the rule.
  */
 
 /** Something that runs SQL: a pool, a client inside the projector's transaction. */

@@ -1,12 +1,14 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { type EventRef, type ExpectedRow, instant, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, updateRows, writeChange } from './row-changes.js';
 
 /**
  * `schedules`: every created schedule with its last run (fire time, capture, and that capture's status, or
- * 'skipped_quota'). A run's outcome reaches the row through the captures read model (SettledCapture), applied
- * at the end of a batch: that commutes with the per-event writes here, because a later run or skip has moved
- * last_capture_id on and the outcome's update then matches nothing.
+ * 'skipped_quota'). What each event does to a row is said once (`scheduleChange`, `settledScheduleChange`)
+ * and carried out by the writer and the fold alike. A run's outcome reaches the row through the captures read
+ * model (SettledCapture), applied at the end of a batch: that commutes with the per-event writes here, because
+ * a later run or skip has moved last_capture_id on and the outcome's update then matches nothing.
  */
 
 export const SCHEDULES_HANDLES: readonly TenantEventType[] = ['schedule.created', 'schedule.deleted', 'schedule.skipped', 'capture.submitted'];
@@ -28,50 +30,89 @@ export interface ScheduleRow {
   last_capture_status: LastCaptureStatus | null;
 }
 
+/** A `schedules` row as the events give it (timestamps as ISO text). */
+export type ScheduleValues = {
+  schedule_id: string;
+  tenant_id: string;
+  url: string;
+  name: string;
+  cron: string;
+  options: CaptureOptions | null;
+  created_at: string;
+  deleted_at: string | null;
+  last_run_at: string | null;
+  last_capture_id: string | null;
+  last_capture_status: LastCaptureStatus | null;
+};
+
+export const SCHEDULES = tableSpec<ScheduleValues>({
+  name: 'schedules',
+  key: ['schedule_id'],
+  columns: {
+    schedule_id: 'text',
+    tenant_id: 'text',
+    url: 'text',
+    name: 'text',
+    cron: 'text',
+    options: 'jsonb',
+    created_at: 'timestamptz',
+    deleted_at: 'timestamptz',
+    last_run_at: 'timestamptz',
+    last_capture_id: 'text',
+    last_capture_status: 'text',
+  },
+});
+
+// ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
+
+type ScheduleChange = InsertChange<ScheduleValues> | UpdateChange<ScheduleValues>;
+
+const touch = (scheduleId: string, set: Partial<ScheduleValues>, when?: Partial<ScheduleValues>): UpdateChange<ScheduleValues> => ({
+  op: 'update',
+  key: { schedule_id: scheduleId },
+  set,
+  ...(when ? { when } : {}),
+});
+
+/** What a schedule's own events, and a run's submission, do to its row (an unknown schedule: nothing). */
+export function scheduleChange(e: TenantEnvelope): ScheduleChange | null {
+  switch (e.type) {
+    case 'schedule.created':
+      return {
+        op: 'insert',
+        row: { schedule_id: e.data.scheduleId, tenant_id: e.tenantId, url: e.data.url, name: e.data.name, cron: e.data.cron, options: e.data.options ?? null, created_at: e.data.createdAt },
+      };
+    case 'schedule.deleted':
+      return touch(e.data.scheduleId, { deleted_at: e.data.deletedAt });
+    case 'schedule.skipped':
+      return touch(e.data.scheduleId, { last_run_at: e.data.fireTime, last_capture_id: null, last_capture_status: 'skipped_quota' });
+    case 'capture.submitted':
+      if (!e.data.scheduleId) return null;
+      return touch(e.data.scheduleId, { last_run_at: e.data.fireTime ?? e.occurredAt, last_capture_id: e.data.captures[0]?.captureId ?? null, last_capture_status: 'pending' });
+  }
+  return null;
+}
+
+/** A run's outcome (one that settled its capture) is the schedule's status only while that run is its last. */
+export const settledScheduleChange = (s: SettledCapture): UpdateChange<ScheduleValues> | null =>
+  s.scheduleId === null ? null : touch(s.scheduleId, { last_capture_status: s.status }, { last_capture_id: s.captureId });
+
 // ---- batch writer ---------------------------------------------------------------------------------------
 
 export function createSchedulesWriter(q: Sql) {
   return {
-    apply(stored: StoredEvent): Promise<unknown> | undefined {
-      const t = stored.event as TenantEnvelope;
-      switch (t.type) {
-        case 'schedule.created':
-          return q.query(`INSERT INTO schedules (schedule_id, tenant_id, url, name, cron, options, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, [
-            t.data.scheduleId,
-            t.tenantId,
-            t.data.url,
-            t.data.name,
-            t.data.cron,
-            t.data.options ? JSON.stringify(t.data.options) : null,
-            t.data.createdAt,
-          ]);
-        case 'schedule.deleted':
-          return q.query('UPDATE schedules SET deleted_at = $2 WHERE schedule_id = $1', [t.data.scheduleId, t.data.deletedAt]);
-        case 'schedule.skipped':
-          return q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = NULL, last_capture_status = 'skipped_quota' WHERE schedule_id = $1`, [
-            t.data.scheduleId,
-            t.data.fireTime,
-          ]);
-        case 'capture.submitted':
-          if (!t.data.scheduleId) return undefined;
-          return q.query(`UPDATE schedules SET last_run_at = $2, last_capture_id = $3, last_capture_status = 'pending' WHERE schedule_id = $1`, [
-            t.data.scheduleId,
-            t.data.fireTime ?? t.occurredAt,
-            t.data.captures[0]?.captureId ?? null,
-          ]);
-      }
-      return undefined;
+    /** Rare events (and scheduled submissions): one statement each, in order; nothing to await for others. */
+    apply(stored: StoredEvent): Promise<void> | undefined {
+      const change = scheduleChange(stored.event as TenantEnvelope);
+      return change ? writeChange(q, SCHEDULES, change) : undefined;
     },
 
-    /** The batch's settled runs: the status of each schedule's last capture, where it still is the last. */
+    /** The batch's settled runs, in one statement. */
     async flush(settled: SettledCapture[]): Promise<void> {
-      const runs = settled.filter((s) => s.scheduleId !== null);
-      if (runs.length === 0) return;
-      await q.query(
-        `UPDATE schedules s SET last_capture_status = u.status
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS u(schedule_id, capture_id, status)
-         WHERE s.schedule_id = u.schedule_id AND s.last_capture_id = u.capture_id`,
-        [runs.map((r) => r.scheduleId), runs.map((r) => r.captureId), runs.map((r) => r.status)],
+      await updateRows(
+        q,
+        SCHEDULES,
+        settled.flatMap((s) => settledScheduleChange(s) ?? []),
       );
     },
   };
@@ -79,56 +120,15 @@ export function createSchedulesWriter(q: Sql) {
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export interface ExpectedSchedule {
-  url: string;
-  name: string;
-  cron: string;
-  deleted: boolean;
-  lastRunAt: string | null;
-  lastCaptureId: string | null;
-  lastCaptureStatus: string | null;
-}
-
 export function createSchedulesFold() {
-  const schedules = new Map<string, { value: ExpectedSchedule; ref: EventRef }>();
-  const touch = (scheduleId: string, ref: EventRef, f: (s: ExpectedSchedule) => void) => {
-    const s = schedules.get(scheduleId);
-    if (!s) return; // the projection's UPDATE finds no row either
-    f(s.value);
-    s.ref = ref;
-  };
+  const schedules: FoldedRows<ScheduleValues> = new Map();
   return {
     schedules,
     apply(stored: StoredEvent, ref: EventRef, settled: SettledCapture | null): void {
-      const e = stored.event as TenantEnvelope;
-      switch (e.type) {
-        case 'schedule.created':
-          if (!schedules.has(e.data.scheduleId)) {
-            schedules.set(e.data.scheduleId, {
-              value: { url: e.data.url, name: e.data.name, cron: e.data.cron, deleted: false, lastRunAt: null, lastCaptureId: null, lastCaptureStatus: null },
-              ref,
-            });
-          }
-          break;
-        case 'schedule.deleted':
-          touch(e.data.scheduleId, ref, (s) => (s.deleted = true));
-          break;
-        case 'schedule.skipped':
-          touch(e.data.scheduleId, ref, (s) => Object.assign(s, { lastRunAt: e.data.fireTime, lastCaptureId: null, lastCaptureStatus: 'skipped_quota' }));
-          break;
-        case 'capture.submitted':
-          if (e.data.scheduleId) {
-            touch(e.data.scheduleId, ref, (s) =>
-              Object.assign(s, { lastRunAt: e.data.fireTime ?? e.occurredAt, lastCaptureId: e.data.captures[0]?.captureId ?? null, lastCaptureStatus: 'pending' }),
-            );
-          }
-          break;
-      }
-      if (settled?.scheduleId) {
-        touch(settled.scheduleId, ref, (s) => {
-          if (s.lastCaptureId === settled.captureId) s.lastCaptureStatus = settled.status;
-        });
-      }
+      const change = scheduleChange(stored.event as TenantEnvelope);
+      if (change) foldChange(SCHEDULES, schedules, change, ref);
+      const run = settled && settledScheduleChange(settled);
+      if (run) foldChange(SCHEDULES, schedules, run, ref);
     },
   };
 }
@@ -169,24 +169,21 @@ export async function readSchedulesForAudit(q: Sql, tenantId: string): Promise<A
   ).rows;
 }
 
+/** The same columns of a folded row and of a row read back. */
+const comparableSchedule = (r: Pick<AuditScheduleRow, 'url' | 'name' | 'cron' | 'deleted_at' | 'last_run_at' | 'last_capture_id' | 'last_capture_status'>) => ({
+  url: r.url,
+  name: r.name,
+  cron: r.cron,
+  deleted: r.deleted_at !== null,
+  last_run_at: instant(r.last_run_at),
+  last_capture_id: r.last_capture_id,
+  last_capture_status: r.last_capture_status,
+});
+
 export function compareSchedules(fold: SchedulesFold, rows: AuditScheduleRow[]): TableComparison {
-  const comparable = (v: ExpectedSchedule) => ({
-    url: v.url,
-    name: v.name,
-    cron: v.cron,
-    deleted: v.deleted,
-    last_run_at: instant(v.lastRunAt),
-    last_capture_id: v.lastCaptureId,
-    last_capture_status: v.lastCaptureStatus,
-  });
   return {
     table: 'schedules',
-    expected: new Map([...fold.schedules].map(([id, s]): [string, ExpectedRow] => [id, { row: comparable(s.value), ref: s.ref }])),
-    actual: new Map(
-      rows.map((r) => [
-        r.schedule_id,
-        comparable({ url: r.url, name: r.name, cron: r.cron, deleted: r.deleted_at !== null, lastRunAt: instant(r.last_run_at), lastCaptureId: r.last_capture_id, lastCaptureStatus: r.last_capture_status }),
-      ]),
-    ),
+    expected: new Map([...fold.schedules].map(([id, s]): [string, ExpectedRow] => [id, { row: comparableSchedule(s.value), ref: s.ref }])),
+    actual: new Map(rows.map((r) => [r.schedule_id, comparableSchedule(r)])),
   };
 }

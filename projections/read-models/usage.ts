@@ -1,11 +1,13 @@
 import type { Tier } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { dayOf, type EventRef, type ExpectedRow, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, tableSpec } from './row-changes.js';
 
 /**
  * `usage_monthly` (per tenant and billing period, spec 8.2: an outcome counts in the month its capture was
- * submitted in) and `usage_daily` (per tenant and UTC day of the event). Counters only, so a batch's deltas are
- * summed in memory and added with one upsert per table. Outcomes count once, when they settle a pending
+ * submitted in) and `usage_daily` (per tenant and UTC day of the event). Counters only: what an event adds is
+ * said once (`usageChanges`, `settledUsageChanges`); the writer sums a batch's additions in memory and adds
+ * them with one upsert per table, the fold adds them to its rows. Outcomes count once, when they settle a pending
  * capture: the captures read model says which (SettledCapture).
  */
 
@@ -22,127 +24,97 @@ export interface UsageRow {
   updated_at: Date | null;
 }
 
-type UsageDelta = { submitted: number; completed: number; failed: number; bytes: number; apiCalls: number };
-const zero = (): UsageDelta => ({ submitted: 0, completed: 0, failed: 0, bytes: 0, apiCalls: 0 });
+type Counters = Pick<UsageMonthlyValues, 'captures_submitted' | 'captures_completed' | 'captures_failed' | 'storage_bytes' | 'api_call_count'>;
+const COUNTERS = ['captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_call_count'] as const;
 
-/** The delta an event or a settled capture adds, and where it counts. */
-function deltaOf(e: TenantEnvelope): { period: string; day: string; delta: Partial<UsageDelta> } | null {
-  if (e.type === 'capture.submitted') return { period: e.data.period, day: dayOf(e.occurredAt), delta: { submitted: e.data.captures.length } };
-  if (e.type === 'usage.api_calls_recorded') return { period: e.data.period, day: dayOf(e.occurredAt), delta: { apiCalls: e.data.count } };
+/** A `usage_monthly` row as the events give it. */
+export type UsageMonthlyValues = {
+  tenant_id: string;
+  period: string;
+  captures_submitted: number;
+  captures_completed: number;
+  captures_failed: number;
+  storage_bytes: number;
+  api_call_count: number;
+  updated_at: string | null;
+};
+export type UsageDailyValues = Omit<UsageMonthlyValues, 'period' | 'updated_at'> & { day: string };
+
+const counterColumns = { captures_submitted: 'bigint', captures_completed: 'bigint', captures_failed: 'bigint', storage_bytes: 'bigint', api_call_count: 'bigint' } as const;
+export const USAGE_MONTHLY = tableSpec<UsageMonthlyValues>({
+  name: 'usage_monthly',
+  key: ['tenant_id', 'period'],
+  columns: { tenant_id: 'text', period: 'text', ...counterColumns, updated_at: 'timestamptz' },
+  counters: COUNTERS,
+});
+export const USAGE_DAILY = tableSpec<UsageDailyValues>({ name: 'usage_daily', key: ['tenant_id', 'day'], columns: { tenant_id: 'text', day: 'date', ...counterColumns }, counters: COUNTERS });
+
+// ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
+
+interface UsageChanges {
+  monthly: AddChange<UsageMonthlyValues>;
+  daily: AddChange<UsageDailyValues>;
+}
+
+/** Counts land in the billing period they belong to (spec 8.2) and in the UTC day they happened on. */
+const counted = (tenantId: string, period: string, day: string, at: string, add: Partial<Counters>): UsageChanges => ({
+  monthly: { op: 'add', key: { tenant_id: tenantId, period }, add, max: { updated_at: at } },
+  daily: { op: 'add', key: { tenant_id: tenantId, day }, add },
+});
+
+/** What an event counts itself (outcomes count through `settledUsageChanges`). */
+export function usageChanges(e: TenantEnvelope): UsageChanges | null {
+  if (e.type === 'capture.submitted') return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, { captures_submitted: e.data.captures.length });
+  if (e.type === 'usage.api_calls_recorded') return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, { api_call_count: e.data.count });
   return null;
 }
-const settledDelta = (s: SettledCapture): { period: string; day: string; delta: Partial<UsageDelta> } => ({
-  period: s.period,
-  day: dayOf(s.at),
-  delta: s.status === 'complete' ? { completed: 1, bytes: s.storedBytes } : { failed: 1 },
-});
+
+/** An outcome that settled a pending capture counts in the month the capture was submitted in, on the day it finished. */
+export const settledUsageChanges = (s: SettledCapture): UsageChanges =>
+  counted(s.tenantId, s.period, dayOf(s.at), s.occurredAt, s.status === 'complete' ? { captures_completed: 1, storage_bytes: s.storedBytes } : { captures_failed: 1 });
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
 export function createUsageWriter(q: Sql) {
-  const monthly = new Map<string, UsageDelta & { updatedAt: string }>();
-  const daily = new Map<string, UsageDelta>();
-  const bump = (tenantId: string, at: string, d: { period: string; day: string; delta: Partial<UsageDelta> }) => {
-    const m = monthly.get(`${tenantId}|${d.period}`) ?? { ...zero(), updatedAt: at };
-    const dd = daily.get(`${tenantId}|${d.day}`) ?? zero();
-    for (const k of Object.keys(dd) as Array<keyof UsageDelta>) {
-      m[k] += d.delta[k] ?? 0;
-      dd[k] += d.delta[k] ?? 0;
-    }
-    if (at > m.updatedAt) m.updatedAt = at;
-    monthly.set(`${tenantId}|${d.period}`, m);
-    daily.set(`${tenantId}|${d.day}`, dd);
+  const monthly = new CounterDeltas(USAGE_MONTHLY);
+  const daily = new CounterDeltas(USAGE_DAILY);
+  const count = (c: UsageChanges | null) => {
+    if (!c) return;
+    monthly.add(c.monthly);
+    daily.add(c.daily);
   };
 
   return {
     apply(stored: StoredEvent): void {
-      const e = stored.event as TenantEnvelope;
-      const d = deltaOf(e);
-      if (d) bump(e.tenantId, e.occurredAt, d);
+      count(usageChanges(stored.event as TenantEnvelope));
     },
 
     async flush(settled: SettledCapture[]): Promise<void> {
-      for (const s of settled) bump(s.tenantId, s.occurredAt, settledDelta(s));
-      if (monthly.size > 0) {
-        const rows = [...monthly.entries()].map(([k, v]) => ({ k: k.split('|'), v }));
-        await q.query(
-          `INSERT INTO usage_monthly (tenant_id, period, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count, updated_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[])
-           ON CONFLICT (tenant_id, period) DO UPDATE SET
-             captures_submitted = usage_monthly.captures_submitted + EXCLUDED.captures_submitted,
-             captures_completed = usage_monthly.captures_completed + EXCLUDED.captures_completed,
-             captures_failed = usage_monthly.captures_failed + EXCLUDED.captures_failed,
-             storage_bytes = usage_monthly.storage_bytes + EXCLUDED.storage_bytes,
-             api_call_count = usage_monthly.api_call_count + EXCLUDED.api_call_count,
-             updated_at = GREATEST(usage_monthly.updated_at, EXCLUDED.updated_at)`,
-          [
-            rows.map((r) => r.k[0]),
-            rows.map((r) => r.k[1]),
-            rows.map((r) => r.v.submitted),
-            rows.map((r) => r.v.completed),
-            rows.map((r) => r.v.failed),
-            rows.map((r) => r.v.bytes),
-            rows.map((r) => r.v.apiCalls),
-            rows.map((r) => r.v.updatedAt),
-          ],
-        );
-        monthly.clear();
-      }
-      if (daily.size > 0) {
-        const rows = [...daily.entries()].map(([k, v]) => ({ k: k.split('|'), v }));
-        await q.query(
-          `INSERT INTO usage_daily (tenant_id, day, captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count)
-           SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
-           ON CONFLICT (tenant_id, day) DO UPDATE SET
-             captures_submitted = usage_daily.captures_submitted + EXCLUDED.captures_submitted,
-             captures_completed = usage_daily.captures_completed + EXCLUDED.captures_completed,
-             captures_failed = usage_daily.captures_failed + EXCLUDED.captures_failed,
-             storage_bytes = usage_daily.storage_bytes + EXCLUDED.storage_bytes,
-             api_call_count = usage_daily.api_call_count + EXCLUDED.api_call_count`,
-          [
-            rows.map((r) => r.k[0]),
-            rows.map((r) => r.k[1]),
-            rows.map((r) => r.v.submitted),
-            rows.map((r) => r.v.completed),
-            rows.map((r) => r.v.failed),
-            rows.map((r) => r.v.bytes),
-            rows.map((r) => r.v.apiCalls),
-          ],
-        );
-        daily.clear();
-      }
+      for (const s of settled) count(settledUsageChanges(s));
+      await addRows(q, USAGE_MONTHLY, monthly.take());
+      await addRows(q, USAGE_DAILY, daily.take());
     },
   };
 }
 
-// ---- pure fold (usage_monthly: what the audit compares) -------------------------------------------------
-
-export interface ExpectedUsage {
-  capturesSubmitted: number;
-  capturesCompleted: number;
-  capturesFailed: number;
-  storageBytes: number;
-  apiCalls: number;
-}
+// ---- pure fold (usage_monthly is what the audit compares) -----------------------------------------------
 
 export function createUsageFold() {
-  const usage = new Map<string, { value: ExpectedUsage; ref: EventRef }>();
-  const bump = (ref: EventRef, d: { period: string; delta: Partial<UsageDelta> }) => {
-    const u = usage.get(d.period) ?? { value: { capturesSubmitted: 0, capturesCompleted: 0, capturesFailed: 0, storageBytes: 0, apiCalls: 0 }, ref };
-    u.value.capturesSubmitted += d.delta.submitted ?? 0;
-    u.value.capturesCompleted += d.delta.completed ?? 0;
-    u.value.capturesFailed += d.delta.failed ?? 0;
-    u.value.storageBytes += d.delta.bytes ?? 0;
-    u.value.apiCalls += d.delta.apiCalls ?? 0;
-    u.ref = ref;
-    usage.set(d.period, u);
+  /** usage_monthly by period. */
+  const usage: FoldedRows<UsageMonthlyValues> = new Map();
+  /** usage_daily by day. */
+  const daily: FoldedRows<UsageDailyValues> = new Map();
+  const count = (c: UsageChanges | null, ref: EventRef) => {
+    if (!c) return;
+    foldChange(USAGE_MONTHLY, usage, c.monthly, ref);
+    foldChange(USAGE_DAILY, daily, c.daily, ref);
   };
   return {
     usage,
+    daily,
     apply(stored: StoredEvent, ref: EventRef, settled: SettledCapture | null): void {
-      const d = deltaOf(stored.event as TenantEnvelope);
-      if (d) bump(ref, d);
-      if (settled) bump(ref, settledDelta(settled));
+      count(usageChanges(stored.event as TenantEnvelope), ref);
+      if (settled) count(settledUsageChanges(settled), ref);
     },
   };
 }
@@ -193,23 +165,10 @@ export async function readUsageForAudit(q: Sql, tenantId: string): Promise<Audit
 }
 
 export function compareUsage(fold: UsageFold, rows: AuditUsageRow[]): TableComparison {
+  const counters = (r: Counters): Counters => Object.fromEntries(COUNTERS.map((c) => [c, r[c]])) as Counters;
   return {
     table: 'usage_monthly',
-    expected: new Map(
-      [...fold.usage].map(([period, u]): [string, ExpectedRow] => [
-        period,
-        {
-          row: {
-            captures_submitted: u.value.capturesSubmitted,
-            captures_completed: u.value.capturesCompleted,
-            captures_failed: u.value.capturesFailed,
-            storage_bytes: u.value.storageBytes,
-            api_call_count: u.value.apiCalls,
-          },
-          ref: u.ref,
-        },
-      ]),
-    ),
-    actual: new Map(rows.map(({ period, ...counters }) => [period, counters])),
+    expected: new Map([...fold.usage].map(([period, u]): [string, ExpectedRow] => [period, { row: counters(u.value), ref: u.ref }])),
+    actual: new Map(rows.map((r) => [r.period, counters(r)])),
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { WebhookEventType } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, ExpectedRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
 
 /**
  * `webhooks`: every registered webhook, deleted ones included (with their ledger positions, so the webhook
@@ -25,60 +26,89 @@ export interface WebhookRow {
   deleted_seq: number | null;
 }
 
+/** A `webhooks` row as the events give it (timestamps as ISO text). */
+export type WebhookValues = {
+  webhook_id: string;
+  tenant_id: string;
+  url: string;
+  events: WebhookEventType[];
+  name: string;
+  /** In the clear, for webhooks registered before sealing. */
+  secret: string | null;
+  /** As the event carries it: ciphertext. */
+  sealed_secret: string | null;
+  created_at: string;
+  deleted_at: string | null;
+  registered_seq: number | null;
+  deleted_seq: number | null;
+};
+
+export const WEBHOOKS = tableSpec<WebhookValues>({
+  name: 'webhooks',
+  key: ['webhook_id'],
+  columns: {
+    webhook_id: 'text',
+    tenant_id: 'text',
+    url: 'text',
+    events: 'text[]',
+    name: 'text',
+    secret: 'text',
+    sealed_secret: 'text',
+    created_at: 'timestamptz',
+    deleted_at: 'timestamptz',
+    registered_seq: 'bigint',
+    deleted_seq: 'bigint',
+  },
+});
+
+// ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
+
+/** Registered once, with its ledger position; the first deletion stands and discards the secret (spec 3.3). */
+export function webhookChange(stored: StoredEvent): InsertChange<WebhookValues> | UpdateChange<WebhookValues> | null {
+  const e = stored.event as TenantEnvelope;
+  if (e.type === 'webhook.registered') {
+    const d = e.data;
+    return {
+      op: 'insert',
+      row: {
+        webhook_id: d.webhookId,
+        tenant_id: e.tenantId,
+        url: d.url,
+        events: [...d.events],
+        name: d.name,
+        secret: d.secret ?? null,
+        sealed_secret: d.sealedSecret ?? null,
+        created_at: d.createdAt,
+        registered_seq: stored.seq,
+      },
+    };
+  }
+  if (e.type === 'webhook.deleted') {
+    return { op: 'update', key: { webhook_id: e.data.webhookId }, set: { deleted_at: e.data.deletedAt, secret: null, sealed_secret: null, deleted_seq: stored.seq }, when: { deleted_at: null } };
+  }
+  return null;
+}
+
 // ---- batch writer (rare events: one statement each, in order) ------------------------------------------
 
 export function createWebhooksWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
-      const t = stored.event as TenantEnvelope;
-      if (t.type === 'webhook.registered') {
-        await q.query(
-          `INSERT INTO webhooks (webhook_id, tenant_id, url, events, name, secret, sealed_secret, created_at, registered_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-           ON CONFLICT (webhook_id) DO NOTHING`,
-          [t.data.webhookId, t.tenantId, t.data.url, t.data.events, t.data.name, t.data.secret ?? null, t.data.sealedSecret ?? null, t.data.createdAt, stored.seq],
-        );
-      } else if (t.type === 'webhook.deleted') {
-        // Deletion discards the secret (spec 3.3).
-        await q.query('UPDATE webhooks SET deleted_at = $2, secret = NULL, sealed_secret = NULL, deleted_seq = $3 WHERE webhook_id = $1 AND deleted_at IS NULL', [
-          t.data.webhookId,
-          t.data.deletedAt,
-          stored.seq,
-        ]);
-      }
+      const change = webhookChange(stored);
+      if (change) await writeChange(q, WEBHOOKS, change);
     },
   };
 }
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export interface ExpectedWebhook {
-  url: string;
-  events: string[];
-  name: string;
-  deleted: boolean;
-  /** As the event carries it: sealed (ciphertext), or in the clear for webhooks registered before sealing. */
-  sealedSecret: string | null;
-  secret: string | null;
-}
-
 export function createWebhooksFold() {
-  const webhooks = new Map<string, { value: ExpectedWebhook; ref: EventRef }>();
+  const webhooks: FoldedRows<WebhookValues> = new Map();
   return {
     webhooks,
     apply(stored: StoredEvent, ref: EventRef): void {
-      const e = stored.event as TenantEnvelope;
-      if (e.type === 'webhook.registered') {
-        if (webhooks.has(e.data.webhookId)) return;
-        webhooks.set(e.data.webhookId, {
-          value: { url: e.data.url, events: [...e.data.events], name: e.data.name, deleted: false, sealedSecret: e.data.sealedSecret ?? null, secret: e.data.secret ?? null },
-          ref,
-        });
-      } else if (e.type === 'webhook.deleted') {
-        const w = webhooks.get(e.data.webhookId);
-        if (!w) return;
-        w.value.deleted = true;
-        w.ref = ref;
-      }
+      const change = webhookChange(stored);
+      if (change) foldChange(WEBHOOKS, webhooks, change, ref);
     },
   };
 }
@@ -140,31 +170,20 @@ export async function readWebhooksForAudit(q: Sql, tenantId: string): Promise<Au
 
 const digestOf = (value: string | null): string | null => (value === null ? null : createHash('sha256').update(value).digest('hex'));
 
+/** The same columns of a folded row and of a row read back; a secret in the clear by digest, so no report ever shows it. */
+const comparableWebhook = (r: Pick<AuditWebhookRow, 'url' | 'events' | 'name' | 'deleted_at' | 'sealed_secret' | 'secret'>) => ({
+  url: r.url,
+  events: r.events,
+  name: r.name,
+  deleted: r.deleted_at !== null,
+  sealed_secret: r.sealed_secret,
+  'secret (sha256)': digestOf(r.secret),
+});
+
 export function compareWebhooks(fold: WebhooksFold, rows: AuditWebhookRow[]): TableComparison {
   return {
     table: 'webhooks',
-    expected: new Map(
-      [...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [
-        id,
-        {
-          row: {
-            url: w.value.url,
-            events: w.value.events,
-            name: w.value.name,
-            deleted: w.value.deleted,
-            // Deletion discards the secret; a secret in the clear is compared by digest so no report ever shows it.
-            sealed_secret: w.value.deleted ? null : w.value.sealedSecret,
-            'secret (sha256)': w.value.deleted ? null : digestOf(w.value.secret),
-          },
-          ref: w.ref,
-        },
-      ]),
-    ),
-    actual: new Map(
-      rows.map((r) => [
-        r.webhook_id,
-        { url: r.url, events: r.events, name: r.name, deleted: r.deleted_at !== null, sealed_secret: r.sealed_secret, 'secret (sha256)': digestOf(r.secret) },
-      ]),
-    ),
+    expected: new Map([...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [id, { row: comparableWebhook(w.value), ref: w.ref }])),
+    actual: new Map(rows.map((r) => [r.webhook_id, comparableWebhook(r)])),
   };
 }

@@ -126,9 +126,9 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
       captures: statuses,
       usagePeriods: expected.folds.usage.usage.size,
       webhooks: webhooks.length,
-      webhooksDeleted: webhooks.filter((w) => w.value.deleted).length,
+      webhooksDeleted: webhooks.filter((w) => w.value.deleted_at !== null).length,
       schedules: schedules.length,
-      schedulesDeleted: schedules.filter((s) => s.value.deleted).length,
+      schedulesDeleted: schedules.filter((s) => s.value.deleted_at !== null).length,
     },
     divergences,
   };

@@ -35,7 +35,8 @@ describe('read model folds', () => {
     );
     assert.equal(f.captures.captures.get('cap_1')!.value.status, 'complete');
     assert.equal(f.captures.captures.get('cap_1')!.ref.seq, 2);
-    assert.deepEqual(f.usage.usage.get('2025-03')!.value, { capturesSubmitted: 1, capturesCompleted: 1, capturesFailed: 0, storageBytes: 100, apiCalls: 0 });
+    const { captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count } = f.usage.usage.get('2025-03')!.value;
+    assert.deepEqual({ captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count }, { captures_submitted: 1, captures_completed: 1, captures_failed: 0, storage_bytes: 100, api_call_count: 0 });
     assert.equal(f.usage.usage.has('2025-04'), false);
   });
 
@@ -52,14 +53,15 @@ describe('read model folds', () => {
         completed('cap_1', 1),
       ]),
     );
-    assert.deepEqual(f.schedules.schedules.get('sch_1')!.value, {
+    const { url, name, cron, deleted_at, last_run_at, last_capture_id, last_capture_status } = f.schedules.schedules.get('sch_1')!.value;
+    assert.deepEqual({ url, name, cron, deleted_at, last_run_at, last_capture_id, last_capture_status }, {
       url: 'https://a/',
       name: 's',
       cron: '0 * * * *',
-      deleted: false,
-      lastRunAt: '2025-03-01T02:00:00.000Z',
-      lastCaptureId: 'cap_2',
-      lastCaptureStatus: 'pending',
+      deleted_at: null,
+      last_run_at: '2025-03-01T02:00:00.000Z',
+      last_capture_id: 'cap_2',
+      last_capture_status: 'pending',
     });
   });
 
