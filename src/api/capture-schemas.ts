@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, uri } from './schemas.js';
 import { FAILURE_REASONS } from '../domain/failure-reason.js';
+import type { ProvenanceRecord, ProvenanceSignature } from '../archive/provenance-record.js';
 
 /**
  * The capture JSON of spec 2.1–2.5 as response schemas (OpenAPI and serialization); the views that build it
@@ -142,3 +143,16 @@ export const provenanceSchema = z
       .describe("From the bundle's datapackage-digest.json, when there is a bundle."),
   })
   .describe('The provenance record: provenance/provenance.json of the signed WACZ, plus `signature`.');
+
+/**
+ * The documented schema and the record's type (src/archive/provenance-record.ts) name the same members, at the
+ * top and in each connection: a member added to one and not the other fails the typecheck here.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { onlyIn: [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] };
+type Documented = z.infer<typeof provenanceSchema>;
+const provenanceMembersMatch: [
+  SameKeys<Documented, ProvenanceRecord & { signature?: ProvenanceSignature }>,
+  SameKeys<Documented['connections'][number], ProvenanceRecord['connections'][number]>,
+  SameKeys<NonNullable<Documented['signature']>, ProvenanceSignature>,
+] = [true, true, true];
+void provenanceMembersMatch;
