@@ -101,8 +101,10 @@ export function startHostLoad(options: { readRunDelay?: RunDelayReader; readChil
   const children = options.readChildren ?? readChildren;
   const roots = new Map<number, number>(); // pid → how many watchers
   const supported = readDelay(process.pid) !== undefined;
+  const sampleMs = options.sampleMs ?? SAMPLE_MS;
   const meter = createStarvationMeter(performance.now());
   let lastReturned = -Infinity;
+  let sampledAt = -Infinity;
 
   function treeOf(pid: number, into: Set<number>, depth = 0): void {
     if (into.has(pid) || depth > 8) return;
@@ -118,9 +120,10 @@ export function startHostLoad(options: { readRunDelay?: RunDelayReader; readChil
       const ns = readDelay(pid);
       if (ns !== undefined) delays.set(pid, ns);
     }
-    meter.sample(performance.now(), delays);
+    sampledAt = performance.now();
+    meter.sample(sampledAt, delays);
   };
-  const timer = supported ? setInterval(sample, options.sampleMs ?? SAMPLE_MS) : undefined;
+  const timer = supported ? setInterval(sample, sampleMs) : undefined;
   timer?.unref();
   if (supported) sample();
 
@@ -128,6 +131,9 @@ export function startHostLoad(options: { readRunDelay?: RunDelayReader; readChil
     clock: supported
       ? {
           now() {
+            // A stale sample is taken now: when this process was itself kept off the CPU, its interval did not
+            // fire either, and the gap would otherwise count at wall speed just when a bound is checked.
+            if (performance.now() - sampledAt >= sampleMs) sample();
             // Monotonic: a sample may take back time that was handed out since the one before.
             lastReturned = Math.max(lastReturned, meter.pageTimeAt(performance.now()));
             return lastReturned;
