@@ -52,6 +52,8 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
         bare: roundAll(theirs),
       });
     }
+    const idle = service.idle!;
+    lines.push({ figure: 'CPU ms per second, idle', serviceNode: round(idle.root ?? 0, 1), serviceTotal: round(sum(idle, (kind) => !kind.startsWith('thread:')), 1), service: roundAll(idle) });
     const poll = service.poll!;
     lines.push({
       figure: 'CPU ms per status poll (one every 25 ms)',
@@ -88,6 +90,8 @@ async function serviceCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, co
       await one(site.url(path));
       out[path] = await perCapture(service.child.pid!, count, () => one(site.url(path)));
     }
+    // What the service spends with nothing to do (background loops), per second.
+    out.idle = await perCapture(service.child.pid!, 10, () => new Promise((resolve) => setTimeout(resolve, 1000)));
     // What one status poll costs (a client polling every 25 ms asks ~40 times during a capture).
     const id = await client.submit(site.url('/simple'));
     await client.waitDone(id, { timeoutMs: 120_000 });
