@@ -21,6 +21,9 @@ import { watchTreeCpu } from './support/process-cpu.js';
  * beside the fixture site and the sampling).
  *
  * BENCH_CPU_CAPTURES (default 10): sequential captures per page and side, after two warm-ups.
+ * BENCH_CPU_PAGES (default /simple,/article): the fixture pages measured.
+ * BENCH_CPU_POLLS (default 200): status polls measured.
+ * BENCH_CPU_SERVICE_ONLY: the service's captures only (no bare side, no idle or poll figures).
  * BENCH_CPU_PROF (a directory): the service's node process writes a V8 CPU profile there at exit.
  */
 const PAGES = (process.env.BENCH_CPU_PAGES?.split(',') ?? ['/simple', '/article']) as readonly string[];
@@ -32,10 +35,10 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
   const lines: BenchLine[] = [];
   try {
     const service = await serviceCpu(site, count);
-    const bare = await bareCpu(site, count);
+    const bare = process.env.BENCH_CPU_SERVICE_ONLY ? {} : await bareCpu(site, count);
     for (const path of PAGES) {
       const ours = service[path]!;
-      const theirs = bare[path]!;
+      const theirs = bare[path] ?? {};
       const chromium = (figures: Record<string, number>) => sum(figures, (kind) => kind.startsWith('chromium'));
       lines.push({
         figure: 'CPU ms per capture (sequential)',
@@ -52,6 +55,7 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
         bare: roundAll(theirs),
       });
     }
+    if (process.env.BENCH_CPU_SERVICE_ONLY) return lines;
     const idle = service.idle!;
     lines.push({ figure: 'CPU ms per second, idle', serviceNode: round(idle.root ?? 0, 1), serviceTotal: round(sum(idle, (kind) => !kind.startsWith('thread:')), 1), service: roundAll(idle) });
     const poll = service.poll!;
@@ -90,6 +94,7 @@ async function serviceCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, co
       await one(site.url(path));
       out[path] = await perCapture(service.child.pid!, count, () => one(site.url(path)));
     }
+    if (process.env.BENCH_CPU_SERVICE_ONLY) return out;
     // What the service spends with nothing to do (background loops), per second.
     out.idle = await perCapture(service.child.pid!, 10, () => new Promise((resolve) => setTimeout(resolve, 1000)));
     // What one status poll costs (a client polling every 25 ms asks ~40 times during a capture).
