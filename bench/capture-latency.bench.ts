@@ -175,7 +175,7 @@ async function measureBare(target: string, sequential: number, concurrent: numbe
 }
 
 /** What a plain script does: a fresh context, networkidle0, a full-page screenshot and the HTML. */
-async function bareCapture(browser: Browser, url: string): Promise<void> {
+export async function bareCapture(browser: Browser, url: string): Promise<void> {
   const context = await browser.createBrowserContext();
   try {
     const page = await context.newPage();

@@ -1,4 +1,5 @@
 import { admissionBench } from './admission.bench.js';
+import { captureCpuBench } from './capture-cpu.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
@@ -16,6 +17,7 @@ export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   admission: admissionBench,
   'capture-latency': captureLatencyBench,
+  'capture-cpu': captureCpuBench,
   'worker-rss': workerRssBench,
   submissions: submissionsBench,
   'cold-hydration': coldHydrationBench,

@@ -14,6 +14,11 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
  * per round instead of a storm of conflicting ones. The CAS is a publish to the key's subject with the expected
  * revision and one msgID per (key, revision), like a ledger append: a clustered NATS 2.9 may accept two
  * publishes with the same expected revision (nats-server #4320), its msgID dedupe does not.
+ * A process remembers the counters it last read or wrote for a key's current window, and its next round
+ * decides on those and writes by CAS without reading first: when nobody else took from the key meanwhile
+ * (a client polling one API process) a take costs one round trip instead of three; when someone did, the
+ * CAS fails and the round reads again. The remembered counts are never above the stored ones (a counter
+ * only grows within its window), so a refusal decided on them is one the stored counts would give too.
  * Counters are not events (DESIGN decision 1). If NATS
  * cannot be reached the request is let through (fail open) rather than failing the API, except for takes
  * marked failClosed (the operator key endpoints), which are refused.
@@ -24,10 +29,24 @@ export const RATE_LIMIT_KV_OPTIONS = { history: 1, ttl: 5 * 60_000 };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;
+/** Keys whose counters a process remembers; the oldest are forgotten first (they are only a shortcut). */
+const MAX_REMEMBERED_KEYS = 10_000;
 /** A counter read or write without an answer (its stream is electing a leader) must not hold the request long. */
 const KV_TIMEOUT_MS = 1500;
 
 const safeKey = (key: string) => key.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
+
+interface Counter {
+  count: number;
+  revision: number | null;
+}
+
+/** A key's counters as this process last read or wrote them, for the window `index`. */
+interface Remembered {
+  index: number;
+  cur: Counter;
+  prev: Counter;
+}
 
 interface Waiting {
   tokens: number;
@@ -45,20 +64,30 @@ export async function createKvRateLimiter(
   const js = jetstream(nc, { timeout: KV_TIMEOUT_MS });
   const now = opts.now ?? Date.now;
   const queues = new Map<string, Waiting[]>();
+  const remembered = new Map<string, Remembered>();
+  const remember = (base: string, counters: Remembered) => {
+    remembered.delete(base); // re-inserted last: the map's order is the order of use
+    remembered.set(base, counters);
+    if (remembered.size > MAX_REMEMBERED_KEYS) remembered.delete(remembered.keys().next().value!);
+  };
 
-  async function read(key: string): Promise<{ count: number; revision: number | null }> {
+  async function read(key: string): Promise<Counter> {
     const e = await kv.get(key);
     if (!e || e.operation !== 'PUT' || e.value.length === 0) return { count: 0, revision: e?.revision ?? null };
     return { count: Number(decoder.decode(e.value)) || 0, revision: e.revision };
   }
 
-  /** One round: read both windows, decide every waiting take in order, write the accepted tokens by CAS. */
+  /**
+   * One round: read both windows (unless this process knows them from its last round on the key in this
+   * window), decide every waiting take in order, write the accepted tokens by CAS.
+   */
   async function round(base: string, group: Waiting[]): Promise<boolean> {
     const { limit, windowMs } = group[0]!;
     const t = now();
     const index = Math.floor(t / windowMs);
     const elapsed = (t - index * windowMs) / windowMs;
-    const [cur, prev] = await Promise.all([read(`${base}.${index}`), read(`${base}.${index - 1}`)]);
+    const known = remembered.get(base);
+    const [cur, prev] = known?.index === index ? [known.cur, known.prev] : await Promise.all([read(`${base}.${index}`), read(`${base}.${index - 1}`)]);
     const weightedPrev = prev.count * (1 - elapsed);
     let accepted = 0;
     const decisions = group.map((w) => {
@@ -76,13 +105,20 @@ export async function createKvRateLimiter(
         const subject = `$KV.${RATE_LIMIT_BUCKET}.${base}.${index}`;
         const expected = cur.revision ?? 0;
         const ack = await js.publish(subject, value, { msgID: commitSlotId(subject, expected), expect: { lastSubjectSequence: expected } });
-        if (ack.duplicate) return false;
+        if (ack.duplicate) {
+          remembered.delete(base);
+          return false;
+        }
+        remember(base, { index, cur: { count: cur.count + accepted, revision: ack.seq }, prev });
       } catch (err) {
+        remembered.delete(base);
         // Another process moved the counter first: decide again. Anything else (no answer while the bucket
         // elects a leader) is the limiter being unavailable, handled by drain's policy.
         if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) return false;
         throw err;
       }
+    } else if (known?.index !== index) {
+      remember(base, { index, cur, prev });
     }
     group.forEach((w, i) => w.resolve(decisions[i]!));
     return true;

@@ -7,7 +7,7 @@
  */
 import { TimeoutError, type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type ExplainNetworkError } from './capture-error.js';
-import { startConsentRun, type ConsentInfo, type ConsentRun } from './consent-handler.js';
+import { preloadConsent, startConsentRun, type ConsentInfo, type ConsentPreload, type ConsentRun } from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
@@ -268,11 +268,15 @@ async function captureInContext(
   // What the settle phase waits for: the page's requests and its pending short timers (pending-timers.ts).
   let pending: InflightSource = recorder;
   let timers: PendingTimers | undefined;
+  let consentPreload: ConsentPreload | undefined;
   let stopFollowingFrames: (() => void) | undefined;
   try {
     const watching = watchPendingTimers(session, { maxDelayMs: settleCapMs });
     watching.then((watch) => void (timers = watch)).catch(() => {}); // disposed in finally whichever way this goes
-    const [, watch] = await steps.service(Promise.all([recorder.start(), watching]));
+    // autoconsent's content script starts while the page loads (consent-handler.ts, preloadConsent).
+    const preloading = options.handleConsent === false ? undefined : preloadConsent(session);
+    preloading?.then((preload) => void (consentPreload = preload)).catch(() => {});
+    const [, watch] = await steps.service(Promise.all([recorder.start(), watching, preloading]));
     stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
     pending = combinedInflight(recorder, watch);
     return await run();
@@ -280,11 +284,12 @@ async function captureInContext(
     stopFollowingFrames?.();
     recorder.dispose();
     void timers?.dispose();
+    void consentPreload?.dispose();
   }
 
   /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
   function startConsent(): Promise<ConsentRun | null> {
-    return bounded(startConsentRun(page, session, { mainFrameId, clock }), CONSENT_START_MS).catch((error: unknown) => {
+    return bounded(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS).catch((error: unknown) => {
       if (signal.aborted) throw error;
       return null;
     });

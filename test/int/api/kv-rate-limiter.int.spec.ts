@@ -30,6 +30,20 @@ describe('rate limits shared through NATS KV', () => {
     assert.equal(refused.retryAfterSec, 31);
   });
 
+  it('writes without reading first on a key it last wrote, and still counts what another process took meanwhile', async () => {
+    const t = () => 4_000_000 * 60_000 + 30_000;
+    const [la, lb] = await Promise.all([createKvRateLimiter(a, { now: t }), createKvRateLimiter(b, { now: t })]);
+    for (let i = 0; i < 3; i++) assert.equal((await la.take('ip:poller', 10, 60_000)).allowed, true);
+    // A poller's next take: one CAS publish (its request), no reads of the two windows.
+    const sent = a.stats().outMsgs;
+    assert.equal((await la.take('ip:poller', 10, 60_000)).allowed, true);
+    assert.equal(a.stats().outMsgs - sent, 1);
+    // The other process takes the rest; the first one's remembered count (4) is stale, its CAS fails and it reads again.
+    for (let i = 0; i < 6; i++) assert.equal((await lb.take('ip:poller', 10, 60_000)).allowed, true);
+    assert.equal((await la.take('ip:poller', 10, 60_000)).allowed, false);
+    assert.equal((await lb.take('ip:poller', 10, 60_000)).allowed, false);
+  });
+
   it('takes a batch of N tokens all or nothing', async () => {
     const t = () => 2_000_000 * 60_000;
     const l = await createKvRateLimiter(a, { now: t });
