@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { launchChromium } from '../src/capture/browser-launch.js';
-import { freePort } from '../src/infra/free-port.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
-import { startServiceProcess } from '../test/support/service-process.js';
+import { withMakeRunService } from './support/make-run-service.js';
 import { bareCapture } from './capture-latency.bench.js';
 import type { BenchLine } from './registry.js';
 import { httpCall } from '../test/support/test-server.js';
@@ -73,42 +69,32 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
 }
 
 async function serviceCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, count: number): Promise<Record<string, Record<string, number>>> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cl-bench-cpu-'));
-  const adminKey = `bench-cpu-admin-${process.pid}-0123456789`;
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    ADMIN_KEY: adminKey,
-    ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
-    RATE_LIMIT_IP_PER_MIN: '10000000',
-    RATE_LIMIT_TENANT_PER_MIN: '10000000',
-  };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'ROLES', 'WORKER_CONCURRENCY', 'TSA_URL', 'SIGNING_KEY', 'CAPTURE_TIMEOUT_MS']) delete process.env[name];
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const service = await startServiceProcess(env, await freePort(), profile);
-  try {
-    const client = await captureClient(service.baseUrl, adminKey, 'bench-cpu');
-    const one = async (url: string) => client.waitDone(await client.submit(url), { timeoutMs: 120_000 });
-    const out: Record<string, Record<string, number>> = {};
-    for (const path of PAGES) {
-      await one(site.url(path));
-      await one(site.url(path));
-      out[path] = await perCapture(service.child.pid!, count, () => one(site.url(path)));
-    }
-    if (process.env.BENCH_CPU_SERVICE_ONLY) return out;
-    // What the service spends with nothing to do (background loops), per second.
-    out.idle = await perCapture(service.child.pid!, 10, () => new Promise((resolve) => setTimeout(resolve, 1000)));
-    // What one status poll costs (a client polling every 25 ms asks ~40 times during a capture).
-    const id = await client.submit(site.url('/simple'));
-    await client.waitDone(id, { timeoutMs: 120_000 });
-    out.poll = await perCapture(service.child.pid!, POLLS, async () => {
-      await httpCall(`${service.baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, '127.0.0.2');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    });
-    return out;
-  } finally {
-    await service.kill('SIGTERM');
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  return withMakeRunService(
+    'cpu',
+    async (service, adminKey) => {
+      const client = await captureClient(service.baseUrl, adminKey, 'bench-cpu');
+      const one = async (url: string) => client.waitDone(await client.submit(url), { timeoutMs: 120_000 });
+      const out: Record<string, Record<string, number>> = {};
+      for (const path of PAGES) {
+        await one(site.url(path));
+        await one(site.url(path));
+        out[path] = await perCapture(service.child.pid!, count, () => one(site.url(path)));
+      }
+      if (process.env.BENCH_CPU_SERVICE_ONLY) return out;
+      // What the service spends with nothing to do (background loops), per second.
+      out.idle = await perCapture(service.child.pid!, 10, () => new Promise((resolve) => setTimeout(resolve, 1000)));
+      // What one status poll costs (a client polling every 25 ms asks ~40 times during a capture).
+      const id = await client.submit(site.url('/simple'));
+      await client.waitDone(id, { timeoutMs: 120_000 });
+      out.poll = await perCapture(service.child.pid!, POLLS, async () => {
+        await httpCall(`${service.baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, '127.0.0.2');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      });
+      return out;
+    },
+    profile,
+  );
 }
 
 async function bareCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, count: number): Promise<Record<string, Record<string, number>>> {

@@ -1,14 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { launchChromium } from '../src/capture/browser-launch.js';
 import { DEFAULT_VIEWPORT } from '../src/capture/page-capture.js';
-import { freePort } from '../src/infra/free-port.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
-import { startServiceProcess } from '../test/support/service-process.js';
 import { httpCall } from '../test/support/test-server.js';
 import type { BenchLine } from './registry.js';
+import { withMakeRunService } from './support/make-run-service.js';
 import { captureClient, type CaptureClient, envCount, percentile, pool, round, timeMs } from './support/bench-kit.js';
 
 /**
@@ -39,7 +35,7 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
   const site = await startFixtureSite();
   const lines: BenchLine[] = [];
   try {
-    const service = await withMakeRun(async (baseUrl, adminKey) => {
+    const service = await withMakeRunService('latency', async ({ baseUrl }, adminKey) => {
       const client = await captureClient(baseUrl, adminKey, 'bench-latency');
       const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
       for (const path of PAGES) pages[path] = await measureService(baseUrl, client, site.url(path), sequential, concurrent);
@@ -78,29 +74,6 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
     return lines;
   } finally {
     await site.close();
-  }
-}
-
-/** The service as `make run` starts it (ops/run.sh runs the same entry point), on a fresh DATA_DIR. */
-async function withMakeRun<T>(run: (baseUrl: string, adminKey: string) => Promise<T>): Promise<T> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'cl-bench-latency-'));
-  const adminKey = `bench-latency-admin-${process.pid}-0123456789`;
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    ADMIN_KEY: adminKey,
-    // The fixture site is on loopback; the second origin (127.0.0.3) for the cross-origin frames.
-    ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
-    RATE_LIMIT_IP_PER_MIN: '10000000',
-    RATE_LIMIT_TENANT_PER_MIN: '10000000',
-  };
-  // Whatever the shell running the bench points at (NATS_URL, DATABASE_URL, …) is not `make run`'s default.
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'ROLES', 'WORKER_CONCURRENCY', 'TSA_URL', 'SIGNING_KEY', 'CAPTURE_TIMEOUT_MS']) delete process.env[name];
-  const service = await startServiceProcess(env, await freePort());
-  try {
-    return await run(service.baseUrl, adminKey);
-  } finally {
-    await service.kill('SIGTERM');
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

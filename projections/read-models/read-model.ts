@@ -88,3 +88,6 @@ export const dayOf = (iso: string): string => iso.slice(0, 10);
 
 /** An instant as ISO text (null stays null): timestamps compare equal whether read as Date or written as text. */
 export const instant = (v: Date | string | null | undefined): string | null => (v === null || v === undefined ? null : new Date(v).toISOString());
+
+/** A row as pg reads it: the row's values as the events give them, with the named timestamp columns as Date. */
+export type ReadRow<V, Timestamps extends keyof V> = Omit<V, Timestamps> & { [K in Timestamps]: V[K] extends string ? Date : Date | null };

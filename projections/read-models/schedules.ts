@@ -1,6 +1,6 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { type EventRef, type ExpectedRow, instant, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { type EventRef, type ExpectedRow, type ReadRow, instant, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, updateRows, writeChange } from './row-changes.js';
 
 /**
@@ -16,20 +16,6 @@ export const SCHEDULES_HANDLES: readonly TenantEventType[] = ['schedule.created'
 /** lastCaptureStatus values (docs/schedules.md). */
 export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
 
-export interface ScheduleRow {
-  schedule_id: string;
-  tenant_id: string;
-  url: string;
-  name: string;
-  cron: string;
-  options: CaptureOptions | null;
-  created_at: Date;
-  deleted_at: Date | null;
-  last_run_at: Date | null;
-  last_capture_id: string | null;
-  last_capture_status: LastCaptureStatus | null;
-}
-
 /** A `schedules` row as the events give it (timestamps as ISO text). */
 export type ScheduleValues = {
   schedule_id: string;
@@ -44,6 +30,9 @@ export type ScheduleValues = {
   last_capture_id: string | null;
   last_capture_status: LastCaptureStatus | null;
 };
+
+/** A row of `schedules`. */
+export type ScheduleRow = ReadRow<ScheduleValues, 'created_at' | 'deleted_at' | 'last_run_at'>;
 
 export const SCHEDULES = tableSpec<ScheduleValues>({
   name: 'schedules',

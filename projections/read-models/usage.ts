@@ -1,6 +1,6 @@
 import type { Tier } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { dayOf, type EventRef, type ExpectedRow, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { dayOf, type EventRef, type ExpectedRow, type ReadRow, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, tableSpec } from './row-changes.js';
 
 /**
@@ -13,19 +13,8 @@ import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, ta
 
 export const USAGE_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'usage.api_calls_recorded'];
 
-export interface UsageRow {
-  tenant_id: string;
-  period: string;
-  captures_submitted: number;
-  captures_completed: number;
-  captures_failed: number;
-  storage_bytes: number;
-  api_call_count: number;
-  updated_at: Date | null;
-}
-
-type Counters = Pick<UsageMonthlyValues, 'captures_submitted' | 'captures_completed' | 'captures_failed' | 'storage_bytes' | 'api_call_count'>;
 const COUNTERS = ['captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_call_count'] as const;
+type Counters = Pick<UsageMonthlyValues, (typeof COUNTERS)[number]>;
 
 /** A `usage_monthly` row as the events give it. */
 export type UsageMonthlyValues = {
@@ -38,6 +27,10 @@ export type UsageMonthlyValues = {
   api_call_count: number;
   updated_at: string | null;
 };
+
+/** A row of `usage_monthly`. */
+export type UsageRow = ReadRow<UsageMonthlyValues, 'updated_at'>;
+
 export type UsageDailyValues = Omit<UsageMonthlyValues, 'period' | 'updated_at'> & { day: string };
 
 const counterColumns = { captures_submitted: 'bigint', captures_completed: 'bigint', captures_failed: 'bigint', storage_bytes: 'bigint', api_call_count: 'bigint' } as const;

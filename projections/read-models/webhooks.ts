@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { WebhookEventType } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { EventRef, ExpectedRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import type { EventRef, ExpectedRow, ReadRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
 import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
 
 /**
@@ -11,20 +11,6 @@ import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateC
  */
 
 export const WEBHOOKS_HANDLES: readonly TenantEventType[] = ['webhook.registered', 'webhook.deleted'];
-
-export interface WebhookRow {
-  webhook_id: string;
-  tenant_id: string;
-  url: string;
-  events: WebhookEventType[];
-  name: string;
-  secret: string | null;
-  sealed_secret: string | null;
-  created_at: Date;
-  deleted_at: Date | null;
-  registered_seq: number | null;
-  deleted_seq: number | null;
-}
 
 /** A `webhooks` row as the events give it (timestamps as ISO text). */
 export type WebhookValues = {
@@ -42,6 +28,9 @@ export type WebhookValues = {
   registered_seq: number | null;
   deleted_seq: number | null;
 };
+
+/** A row of `webhooks`. */
+export type WebhookRow = ReadRow<WebhookValues, 'created_at' | 'deleted_at'>;
 
 export const WEBHOOKS = tableSpec<WebhookValues>({
   name: 'webhooks',
