@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { createTenantActors } from '../src/actors/tenant-actors.js';
-import { sha256Hex } from '../src/api/auth.js';
+import { keyHashOf } from '../src/domain/tenant-keys.js';
 import { connectNats } from '../src/infra/nats.js';
 import { createPool, LIVE_SCHEMA } from '../src/infra/postgres.js';
 import { createEventStore } from '../src/ledger/event-store.js';
@@ -144,7 +144,7 @@ async function createTenants(actors: ReturnType<typeof createTenantActors>, pref
   const keys = Array.from({ length: count }, () => `svc_live_${randomBytes(32).toString('hex')}`);
   await pool(count, 256, async (i) => {
     await Promise.all([
-      actors.execute(`${prefix}-${i}`, { type: 'CreateKey', data: { keyHash: sha256Hex(keys[i]!), scopes: ['capture'], name: 'bench' } }, setupCtx),
+      actors.execute(`${prefix}-${i}`, { type: 'CreateKey', data: { keyHash: keyHashOf(keys[i]!), scopes: ['capture'], name: 'bench' } }, setupCtx),
       actors.execute(`${prefix}-${i}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1_000_000_000_000 } }, setupCtx),
     ]);
   });

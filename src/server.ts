@@ -29,6 +29,9 @@ import { verificationRoutes } from './api/routes/verification.js';
 import { createTenantGuard } from './api/tenant-auth.js';
 import { mcpRoutes } from './api/mcp/mcp-routes.js';
 import { accountUsage } from './application/account-usage.js';
+import { createApiKeys } from './application/api-keys.js';
+import { createTenantAdministration } from './application/tenant-administration.js';
+import { createWebhooks } from './application/webhooks.js';
 import { createCaptureAdmission } from './application/capture-admission.js';
 import { createCaptureReads } from './application/capture-reads.js';
 import { createCaptureCertificates } from './application/capture-certificates.js';
@@ -293,6 +296,8 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const reads = createCaptureReads(ctx, artifacts, transparency.service ?? undefined);
     const verification = createCaptureVerification(ctx, artifacts, evidence, transparency.service ?? undefined);
     const schedules = createSchedules(ctx, policy);
+    const webhooks = createWebhooks(ctx, { policy, ca: webhookCa, secrets: webhookSecrets! });
+    const usageOf = (tenantId: string) => accountUsage(ctx, tenantId);
     const cors = createCors(config.CORS_ORIGINS);
     // Certificates are signed by the signer role: in this process when it has that role, else over NATS.
     const trust = deploymentTrust(pool, evidence, async () => (transparency.service ? transparency.service.logKey() : null));
@@ -319,15 +324,15 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       trustProxy: config.TRUST_PROXY,
       plugins: [
         healthRoutes(ctx, createReadiness(nc, pool)),
-        adminKeyRoutes(ctx, limiter),
+        adminKeyRoutes(config, limiter, createApiKeys(ctx)),
         captureRoutes({ guard, admission, reads, cors }),
         verificationRoutes(guard, verification, evidence),
         certificateRoutes(guard, captureCertificates),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ guard, schedules }),
-        tenancyRoutes(ctx, guard),
-        webhookRoutes({ ctx, guard, policy, ca: webhookCa, secrets: webhookSecrets! }),
-        adminWebhookRoutes(ctx, guard),
+        tenancyRoutes({ config, guard, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+        webhookRoutes({ guard, webhooks }),
+        adminWebhookRoutes(config, guard, webhooks),
         mcpRoutes({
           guard,
           cors,
@@ -335,7 +340,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
           reads,
           verification,
           schedules,
-          usage: (tenantId) => accountUsage(ctx, tenantId),
+          usage: usageOf,
           certificatePdf: (captureId) => captureCertificates.certificatePdf(captureId, log),
           publicBaseUrl: config.PUBLIC_BASE_URL,
         }),

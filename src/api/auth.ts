@@ -1,21 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { Scope } from '../domain/events.js';
 import type { Principal } from '../application/caller.js';
 import { HttpProblem } from './problem.js';
+import { keyHashOf } from '../domain/tenant-keys.js';
 import { findKeyForAuth } from '../../projections/read-models/keys.js';
-
-export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
-
-/** A new tenant key (spec 5.1: `svc_live_` prefix) and the SHA-256 it is stored under; the admin API and the CLI use it. */
-export function generateTenantKey(): { key: string; keyHash: string } {
-  const key = `svc_live_${randomBytes(32).toString('hex')}`;
-  return { key, keyHash: sha256Hex(key) };
-}
-
-/** Shown with every new key (spec 4.11). */
-export const KEY_WARNING = 'Store this key now. It cannot be retrieved after this response.';
 
 /** `Authorization: Bearer <token>` → token, or a 401 naming what is wrong (spec 5.6). */
 export function bearerToken(req: FastifyRequest): string {
@@ -60,7 +50,7 @@ export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; unknown
   const cache = new Map<string, { principal: Principal | null; until: number }>();
   return {
     async resolve(token) {
-      const keyHash = sha256Hex(token);
+      const keyHash = keyHashOf(token);
       const hit = cache.get(keyHash);
       if (hit && hit.until > now()) return hit.principal;
       const row = await findKeyForAuth(pool, keyHash);

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { KEY_HASH_PATTERN, TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
+
+export { TENANT_ID_PATTERN };
 
 /** Field rules shared by several endpoints (spec 2.8, 2.9, 8.3). Messages name the rule so 400s are actionable. */
 
@@ -6,7 +9,6 @@ const required = (what: string) => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
 });
 
-export const TENANT_ID_PATTERN = /^[a-z0-9_-]{1,64}$/;
 export const tenantIdSchema = z.string(required('a string')).regex(TENANT_ID_PATTERN, 'must match ^[a-z0-9_-]{1,64}$');
 
 export const nameSchema = z
@@ -15,7 +17,7 @@ export const nameSchema = z
 
 export const scopeSchema = z.enum(['capture', 'read', 'admin'], { error: "must be one of 'capture', 'read', 'admin'" });
 
-export const keyHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
+export const keyHashSchema = z.string().regex(KEY_HASH_PATTERN, 'must be 64 lowercase hex characters');
 
 
 /**

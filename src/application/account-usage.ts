@@ -23,6 +23,9 @@ export const limitsOf = (t: TenantRow | null) => {
   };
 };
 
+/** The service as the routes and MCP tools are given it: bound to the context. */
+export type AccountUsage = (tenantId: string) => ReturnType<typeof accountUsage>;
+
 export async function accountUsage(ctx: ServiceContext, tenantId: string) {
   const period = periodOf(ctx.clock.now());
   const [t, u] = await Promise.all([findTenant(ctx.pool, tenantId), findMonthlyUsage(ctx.pool, tenantId, period)]);

@@ -31,20 +31,19 @@ const guard: TenantGuard = {
 export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://api.test', SIGNING_KEY: 'none', TSA_URL: 'none' });
   const ctx = { ...stub<ServiceContext>(), config };
-  const policy = stub<never>();
   const app = await buildApp({
     log: pino({ level: 'silent' }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     plugins: [
       healthRoutes(ctx, stub()),
-      adminKeyRoutes(ctx, stub()),
+      adminKeyRoutes(config, stub(), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub()),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
-      tenancyRoutes(ctx, guard),
-      webhookRoutes({ ctx, guard, policy, ca: [], secrets: stub() }),
-      adminWebhookRoutes(ctx, guard),
+      tenancyRoutes({ config, guard, usage: stub(), tenants: stub() }),
+      webhookRoutes({ guard, webhooks: stub() }),
+      adminWebhookRoutes(config, guard, stub()),
       transparencyLogRoutes(stub(), guard),
     ],
   });

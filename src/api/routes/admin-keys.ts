@@ -1,14 +1,11 @@
-import { causedByAdmin } from '../../application/caller.js';
 import { z } from 'zod';
-import type { Scope } from '../../domain/events.js';
-import { findKey, type KeyRow, listKeys } from '../../../projections/read-models/keys.js';
+import type { ApiKeys } from '../../application/api-keys.js';
+import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { checkAdmin, generateTenantKey, KEY_WARNING } from '../auth.js';
-import type { ServiceContext } from '../../application/service-context.js';
+import { checkAdmin } from '../auth.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { dateTime, keyHashSchema, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
-import { iso } from '../../domain/clock.js';
+import { dateTime, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
 
@@ -60,18 +57,7 @@ const KEY_ENDPOINT_ANSWERS = {
   429: 'More than 5 requests in 60 s from this address to the key endpoints (spec 4.11).',
 } as const;
 
-const keyRecord = (r: KeyRow) => ({
-  keyHash: r.key_hash,
-  tenantId: r.tenant_id,
-  scopes: r.scopes,
-  name: r.name,
-  createdAt: iso(r.created_at)!,
-  createdBy: r.created_by,
-  ...(r.revoked_at ? { revoked: true as const, revokedAt: iso(r.revoked_at)! } : {}),
-});
-
-
-export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
+export function adminKeyRoutes(config: Config, limiter: RateLimiter, keys: ApiKeys) {
   return async (app: TypedApp) => {
     // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
     app.addHook('onRequest', async (req) => {
@@ -81,7 +67,7 @@ export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
           'Retry-After': String(d.retryAfterSec),
         });
       }
-      checkAdmin(req, ctx.config.ADMIN_KEY);
+      checkAdmin(req, config.ADMIN_KEY);
     });
 
     app.post(
@@ -105,22 +91,7 @@ export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
           },
         },
       },
-      async (req, reply) => {
-        const body = req.body;
-        const scopes = [...new Set(body.scopes)];
-        const { key, keyHash } = generateTenantKey();
-        const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(req.id));
-        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return reply.code(201).send({
-          key,
-          keyHash,
-          tenantId: body.tenantId,
-          scopes,
-          name: body.name,
-          createdAt: result.reply.createdAt,
-          warning: KEY_WARNING,
-        });
-      },
+      async (req, reply) => reply.code(201).send(await keys.create(req.id, req.body)),
     );
 
     app.get(
@@ -138,11 +109,7 @@ export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
           },
         },
       },
-      async (req) => {
-        const q = req.query;
-        const rows = await listKeys(ctx.pool, { tenantId: q.tenant ?? null, includeRevoked: q.include === 'revoked' });
-        return { data: rows.map(keyRecord) };
-      },
+      async (req) => keys.list({ tenantId: req.query.tenant, includeRevoked: req.query.include === 'revoked' }),
     );
 
     app.delete(
@@ -158,19 +125,7 @@ export function adminKeyRoutes(ctx: ServiceContext, limiter: RateLimiter) {
           response: { 200: revokedSchema, ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 404: 'No key with this keyHash.' }) },
         },
       },
-      async (req) => {
-        const { keyHash } = req.params;
-        const notFound = new HttpProblem(404, `No API key with keyHash ${keyHash}.`, 'Not Found');
-        if (!keyHashSchema.safeParse(keyHash).success) throw notFound;
-        const row = await findKey(ctx.pool, keyHash);
-        if (!row) throw notFound;
-        const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(req.id));
-        // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
-        ctx.announceRevocation(keyHash);
-        const last = result.appended.at(-1);
-        if (last) await ctx.waiter.waitFor(last.seq);
-        return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true as const, revokedAt: result.reply.revokedAt };
-      },
+      async (req) => keys.revoke(req.id, req.params.keyHash),
     );
   };
 }

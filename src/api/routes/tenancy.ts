@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { iso, periodOf } from '../../domain/clock.js';
-import { accountUsage, limitsOf } from '../../application/account-usage.js';
+import type { AccountUsage } from '../../application/account-usage.js';
+import type { TenantAdministration } from '../../application/tenant-administration.js';
+import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
-import type { ServiceContext } from '../../application/service-context.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
-import { causedByAdmin } from '../../application/caller.js';
-import { findTenant, type TenantRow } from '../../../projections/read-models/tenants.js';
-import { findMonthlyUsage } from '../../../projections/read-models/usage.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
 
@@ -84,21 +81,17 @@ const OPERATOR_ANSWERS = { ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.int
 
 
 
-export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
-  const tenantRow = (tenantId: string) => findTenant(ctx.pool, tenantId);
-  const usageRow = (tenantId: string, period: string) => findMonthlyUsage(ctx.pool, tenantId, period);
-  const configRecord = (tenantId: string, t: TenantRow | null) => {
-    const limits = limitsOf(t);
-    return {
-      tenantId,
-      config: {
-        quotas: { capturesPerMonth: limits.capturesPerMonth, storageBytes: limits.storageBytes },
-        tier: limits.tier,
-        overrides: { capturesPerMonth: t?.captures_override ?? null, storageBytes: t?.storage_override ?? null },
-      },
-      updatedAt: iso(t?.config_updated_at ?? t?.updated_at ?? null) ?? null,
-    };
-  };
+export interface TenancyRouteDeps {
+  config: Config;
+  guard: TenantGuard;
+  /** The tenant's own usage (the MCP usage tool calls it too). */
+  usage: AccountUsage;
+  /** The operators' usage reads and config settings. */
+  tenants: TenantAdministration;
+}
+
+export function tenancyRoutes(deps: TenancyRouteDeps) {
+  const { config, guard, usage, tenants } = deps;
 
   return async (app: TypedApp) => {
     app.get(
@@ -113,12 +106,12 @@ export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
           response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
         },
       },
-      async (req) => accountUsage(ctx, req.principal!.tenantId),
+      async (req) => usage(req.principal!.tenantId),
     );
 
     app.register(async (admin: TypedApp) => {
       admin.addHook('onRequest', guard.perIp());
-      admin.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));
+      admin.addHook('onRequest', async (req) => checkAdmin(req, config.ADMIN_KEY));
 
       admin.get(
         '/v1/admin/usage',
@@ -135,20 +128,7 @@ export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
             },
           },
         },
-        async (req) => {
-          const tenantId = req.query.tenant;
-          const period = req.query.period ?? periodOf(ctx.clock.now());
-          if (!(await tenantRow(tenantId))) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
-          const u = await usageRow(tenantId, period);
-          return {
-            tenantId,
-            period,
-            captureCount: u?.captures_completed ?? 0,
-            storageBytes: u?.storage_bytes ?? 0,
-            apiCallCount: u?.api_call_count ?? 0,
-            updatedAt: iso(u?.updated_at ?? null) ?? null,
-          };
-        },
+        async (req) => tenants.usage(req.query.tenant, req.query.period),
       );
 
       admin.get(
@@ -164,12 +144,7 @@ export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
             response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
           },
         },
-        async (req) => {
-          const { tenantId } = req.params;
-          const t = TENANT_ID_PATTERN.test(tenantId) ? await tenantRow(tenantId) : null;
-          if (!t) throw new HttpProblem(404, `No tenant ${tenantId}.`, 'Not Found');
-          return configRecord(tenantId, t);
-        },
+        async (req) => tenants.config(req.params.tenantId),
       );
 
       admin.put(
@@ -189,22 +164,7 @@ export function tenancyRoutes(ctx: ServiceContext, guard: TenantGuard) {
             },
           },
         },
-        async (req) => {
-          const { tenantId } = req.params;
-          const body = req.body;
-          // spec 4.11: omitting a field or sending null removes that override.
-          const overrides = { capturesPerMonth: body.quotas?.capturesPerMonth ?? null, storageBytes: body.quotas?.storageBytes ?? null };
-          const by = causedByAdmin(req.id);
-          let lastSeq = 0;
-          if (body.tier) {
-            const r = await ctx.tenants.execute(tenantId, { type: 'SetTier', data: { tier: body.tier! } }, by);
-            lastSeq = r.appended.at(-1)?.seq ?? lastSeq;
-          }
-          const r = await ctx.tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: overrides }, by);
-          lastSeq = r.appended.at(-1)?.seq ?? lastSeq;
-          if (lastSeq) await ctx.waiter.waitFor(lastSeq);
-          return configRecord(tenantId, await tenantRow(tenantId));
-        },
+        async (req) => tenants.setConfig(req.id, req.params.tenantId, req.body),
       );
     });
   };

@@ -1,36 +1,19 @@
 import { z } from 'zod';
-import { isId, newId } from '../../domain/ids.js';
-import type { WebhookEventType } from '../../domain/events.js';
-import { type AddressPolicy, checkTargetUrl } from '../../net/index.js';
-import { isSuccess } from '../../webhooks/delivery-policy.js';
-import { generateWebhookSecret } from '../../webhooks/signature.js';
-import { envelopeBody, pingEnvelope } from '../../webhooks/webhook-events.js';
-import { sendWebhook } from '../../webhooks/webhook-sender.js';
+import type { Webhooks } from '../../application/webhooks.js';
+import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { checkAdmin } from '../auth.js';
-import { secretOfWebhook, type WebhookSecretStore } from '../../webhooks/webhook-secret-store.js';
-import type { ServiceContext } from '../../application/service-context.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, nameSchema, uri } from '../schemas.js';
-import { iso } from '../../domain/clock.js';
-import { causedBy } from '../../application/caller.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
-import { listDeadLetters, listDeliveryAttempts } from '../../../projections/read-models/webhook-deliveries.js';
-import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../../projections/read-models/webhooks.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
 
 export interface WebhookRouteDeps {
-  ctx: ServiceContext;
   guard: TenantGuard;
-  policy: AddressPolicy;
-  /** Extra trusted CAs for pings (WEBHOOK_CA_CERTS), PEM. */
-  ca: string[];
-  /** Where each webhook's secret key lives (crypto-shredding). */
-  secrets: WebhookSecretStore;
+  /** The application service: register, list, delete, ping. */
+  webhooks: Webhooks;
 }
-
-const WARNING = 'Store this secret now. It cannot be retrieved after this response.';
 const MAX_WEBHOOK_URL = 2048;
 const EVENT_TYPES = ['capture.complete', 'capture.failed'] as const;
 
@@ -100,11 +83,8 @@ const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as cons
 /** Every tenant webhook endpoint: scope capture (spec 5.4). */
 const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
 
-
-const unknownWebhook = (id: string) => new HttpProblem(404, `No webhook ${id}.`, 'Not Found');
-
 export function webhookRoutes(deps: WebhookRouteDeps) {
-  const { ctx, guard, policy } = deps;
+  const { guard, webhooks } = deps;
 
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.require('capture'));
@@ -138,33 +118,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           },
         },
       },
-      async (req, reply) => {
-        const body = req.body;
-        // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
-        // that does not resolve now is accepted: the dispatcher checks every address again at send time.
-        const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => req.log.info({ why }, 'target refused') });
-        if (!checked.ok) throw new HttpProblem(400, `Invalid request: body.url: ${checked.detail}`, 'Bad Request');
-        const events = [...new Set(body.events)];
-        const webhookId = newId('whk');
-        const secret = generateWebhookSecret();
-        // Only the sealed secret goes into the log; its key stays in the secret store until the webhook is deleted.
-        const sealedSecret = await deps.secrets.seal(webhookId, secret);
-        const result = await ctx.tenants.execute(
-          req.principal!.tenantId,
-          { type: 'RegisterWebhook', data: { webhookId, url: checked.url, events, name: body.name, sealedSecret } },
-          causedBy(callerOf(req)),
-        );
-        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return reply.code(201).send({
-          id: webhookId,
-          url: checked.url,
-          events,
-          name: body.name,
-          secret,
-          createdAt: result.reply.createdAt,
-          warning: WARNING,
-        });
-      },
+      async (req, reply) => reply.code(201).send(await webhooks.register(callerOf(req), req.body)),
     );
 
     app.get(
@@ -178,13 +132,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           response: { 200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'), ...problemResponses(WEBHOOK_ANSWERS) },
         },
       },
-      async (req) => {
-        const rows = await listActiveWebhooks(ctx.pool, req.principal!.tenantId);
-        // spec 2.9: never the secret; `active` is always true (there is no pause).
-        return {
-          data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true as const })),
-        };
-      },
+      async (req) => webhooks.list(callerOf(req)),
     );
 
     app.delete(
@@ -202,16 +150,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           },
         },
       },
-      async (req) => {
-        const { webhookId } = req.params;
-        if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
-        // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
-        const result = await ctx.tenants.execute(req.principal!.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(callerOf(req)));
-        // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
-        await deps.secrets.shred(webhookId);
-        await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-        return { id: webhookId, deleted: true as const };
-      },
+      async (req) => webhooks.delete(callerOf(req), req.params.webhookId),
     );
 
     app.post(
@@ -226,24 +165,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           response: { 200: pingSchema, ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }) },
         },
       },
-      async (req) => {
-        const { webhookId } = req.params;
-        if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
-        const hook = await findActiveWebhookOfTenant(ctx.pool, req.principal!.tenantId, webhookId);
-        const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
-        if (!hook || !secret) throw unknownWebhook(webhookId);
-        const envelope = pingEnvelope(newId('evt'), ctx.clock.now(), webhookId);
-        // A ping is not recorded and never changes the webhook (spec 4.13).
-        const sent = await sendWebhook({ policy, clock: ctx.clock, ca: deps.ca }, { url: hook.url, secret, eventId: envelope.id, body: envelopeBody(envelope) });
-        const success = sent.result.kind === 'response' && isSuccess(sent.result.status);
-        return {
-          success,
-          // 0 when no HTTP response arrived (refused, reset, TLS failure, timeout, refused address).
-          httpStatus: sent.httpStatus ?? 0,
-          latencyMs: sent.latencyMs,
-          ...(success ? {} : { detail: sent.detail ?? `HTTP ${sent.httpStatus}` }),
-        };
-      },
+      async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
     );
   };
 }
@@ -293,10 +215,10 @@ const deliveriesSchema = z
   .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
-export function adminWebhookRoutes(ctx: ServiceContext, guard: TenantGuard) {
+export function adminWebhookRoutes(config: Config, guard: TenantGuard, webhooks: Webhooks) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-    app.addHook('onRequest', async (req) => checkAdmin(req, ctx.config.ADMIN_KEY));
+    app.addHook('onRequest', async (req) => checkAdmin(req, config.ADMIN_KEY));
 
     app.get(
       '/v1/admin/webhooks/:webhookId/deliveries',
@@ -314,38 +236,7 @@ export function adminWebhookRoutes(ctx: ServiceContext, guard: TenantGuard) {
           },
         },
       },
-      async (req) => {
-        const { webhookId } = req.params;
-        const { limit } = req.query;
-        const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
-        if (!row) throw unknownWebhook(webhookId);
-        const [attempts, dead] = await Promise.all([listDeliveryAttempts(ctx.pool, webhookId, limit), listDeadLetters(ctx.pool, webhookId, limit)]);
-        return {
-          webhookId,
-          tenantId: row.tenant_id,
-          deleted: row.deleted_at !== null,
-          data: attempts.map((a) => ({
-            deliveryId: a.delivery_id,
-            eventId: a.event_id,
-            eventType: a.event_type,
-            attempt: a.attempt,
-            outcome: a.outcome,
-            httpStatus: a.http_status,
-            ...(a.detail ? { detail: a.detail } : {}),
-            latencyMs: a.latency_ms,
-            attemptedAt: iso(a.attempted_at)!,
-            ...(a.next_attempt_at ? { nextAttemptAt: iso(a.next_attempt_at)! } : {}),
-          })),
-          deadLetters: dead.map((d) => ({
-            deliveryId: d.delivery_id,
-            eventId: d.event_id,
-            eventType: d.event_type,
-            attempts: d.attempts,
-            reason: d.reason,
-            deadLetteredAt: iso(d.dead_lettered_at)!,
-          })),
-        };
-      },
+      async (req) => webhooks.deliveries(req.params.webhookId, req.query.limit),
     );
   };
 }

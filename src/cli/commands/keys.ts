@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTenantActors } from '../../actors/tenant-actors.js';
-import { generateTenantKey, KEY_WARNING } from '../../api/auth.js';
+import { generateTenantKey, KEY_WARNING } from '../../domain/tenant-keys.js';
 import { nameSchema, scopeSchema, tenantIdSchema } from '../../api/schemas.js';
 import type { Scope } from '../../domain/events.js';
 import { DomainError } from '../../domain/errors.js';

@@ -1,0 +1,130 @@
+import type { ServiceContext } from './service-context.js';
+import { type Caller, causedBy } from './caller.js';
+import { refusal } from '../domain/errors.js';
+import { iso } from '../domain/clock.js';
+import type { WebhookEventType } from '../domain/events.js';
+import { isId, newId } from '../domain/ids.js';
+import { type AddressPolicy, checkTargetUrl } from '../net/index.js';
+import { isSuccess } from '../webhooks/delivery-policy.js';
+import { generateWebhookSecret } from '../webhooks/signature.js';
+import { envelopeBody, pingEnvelope } from '../webhooks/webhook-events.js';
+import { sendWebhook } from '../webhooks/webhook-sender.js';
+import { secretOfWebhook, type WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
+import { listDeadLetters, listDeliveryAttempts } from '../../projections/read-models/webhook-deliveries.js';
+import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../projections/read-models/webhooks.js';
+
+/**
+ * A tenant's webhooks (spec 2.9, 3.3, 4.13): register, list, delete, ping; and the operators' view of one
+ * webhook's deliveries (docs/webhooks.md). The webhook routes call these; deliveries themselves are made by
+ * the dispatcher role.
+ */
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
+
+export interface WebhookDeps {
+  policy: AddressPolicy;
+  /** Extra trusted CAs for pings (WEBHOOK_CA_CERTS), PEM. */
+  ca: string[];
+  /** Where each webhook's secret key lives (crypto-shredding). */
+  secrets: WebhookSecretStore;
+}
+
+const WARNING = 'Store this secret now. It cannot be retrieved after this response.';
+
+const unknownWebhook = (id: string) => refusal(404, `No webhook ${id}.`);
+
+export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
+  const { policy, secrets } = deps;
+
+  return {
+    /** 400 for a delivery target that is not a public address; the actor's 409 at 5 webhooks (spec 7.2). */
+    async register(caller: Caller, body: { url: string; events: WebhookEventType[]; name: string }) {
+      // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
+      // that does not resolve now is accepted: the dispatcher checks every address again at send time.
+      const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => caller.log.info({ why }, 'target refused') });
+      if (!checked.ok) throw refusal(400, `Invalid request: body.url: ${checked.detail}`);
+      const events = [...new Set(body.events)];
+      const webhookId = newId('whk');
+      const secret = generateWebhookSecret();
+      // Only the sealed secret goes into the log; its key stays in the secret store until the webhook is deleted.
+      const sealedSecret = await secrets.seal(webhookId, secret);
+      const result = await ctx.tenants.execute(
+        caller.principal.tenantId,
+        { type: 'RegisterWebhook', data: { webhookId, url: checked.url, events, name: body.name, sealedSecret } },
+        causedBy(caller),
+      );
+      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+      return { id: webhookId, url: checked.url, events, name: body.name, secret, createdAt: result.reply.createdAt, warning: WARNING };
+    },
+
+    async list(caller: Caller) {
+      const rows = await listActiveWebhooks(ctx.pool, caller.principal.tenantId);
+      // spec 2.9: never the secret; `active` is always true (there is no pause).
+      return {
+        data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true as const })),
+      };
+    },
+
+    /** Permanent, and the secret is discarded (spec 3.3); 404 for an unknown webhook or another tenant's. */
+    async delete(caller: Caller, webhookId: string) {
+      if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
+      // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
+      const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(caller));
+      // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
+      await secrets.shred(webhookId);
+      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+      return { id: webhookId, deleted: true as const };
+    },
+
+    /** One signed ping now (spec 4.13); 404 for an unknown webhook, another tenant's, or one whose secret is gone. */
+    async ping(caller: Caller, webhookId: string) {
+      if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
+      const hook = await findActiveWebhookOfTenant(ctx.pool, caller.principal.tenantId, webhookId);
+      const secret = hook ? await secretOfWebhook(secrets, hook) : null;
+      if (!hook || !secret) throw unknownWebhook(webhookId);
+      const envelope = pingEnvelope(newId('evt'), ctx.clock.now(), webhookId);
+      // A ping is not recorded and never changes the webhook (spec 4.13).
+      const sent = await sendWebhook({ policy, clock: ctx.clock, ca: deps.ca }, { url: hook.url, secret, eventId: envelope.id, body: envelopeBody(envelope) });
+      const success = sent.result.kind === 'response' && isSuccess(sent.result.status);
+      return {
+        success,
+        // 0 when no HTTP response arrived (refused, reset, TLS failure, timeout, refused address).
+        httpStatus: sent.httpStatus ?? 0,
+        latencyMs: sent.latencyMs,
+        ...(success ? {} : { detail: sent.detail ?? `HTTP ${sent.httpStatus}` }),
+      };
+    },
+
+    /** Operators: a webhook's recent delivery attempts and dead letters, newest first; 404 for an unknown webhook. */
+    async deliveries(webhookId: string, limit: number) {
+      const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
+      if (!row) throw unknownWebhook(webhookId);
+      const [attempts, dead] = await Promise.all([listDeliveryAttempts(ctx.pool, webhookId, limit), listDeadLetters(ctx.pool, webhookId, limit)]);
+      return {
+        webhookId,
+        tenantId: row.tenant_id,
+        deleted: row.deleted_at !== null,
+        data: attempts.map((a) => ({
+          deliveryId: a.delivery_id,
+          eventId: a.event_id,
+          eventType: a.event_type,
+          attempt: a.attempt,
+          outcome: a.outcome,
+          httpStatus: a.http_status,
+          ...(a.detail ? { detail: a.detail } : {}),
+          latencyMs: a.latency_ms,
+          attemptedAt: iso(a.attempted_at)!,
+          ...(a.next_attempt_at ? { nextAttemptAt: iso(a.next_attempt_at)! } : {}),
+        })),
+        deadLetters: dead.map((d) => ({
+          deliveryId: d.delivery_id,
+          eventId: d.event_id,
+          eventType: d.event_type,
+          attempts: d.attempts,
+          reason: d.reason,
+          deadLetteredAt: iso(d.dead_lettered_at)!,
+        })),
+      };
+    },
+  };
+}
