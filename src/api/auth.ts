@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import type { Scope } from '../domain/events.js';
 import type { Principal } from '../application/caller.js';
 import { HttpProblem } from './problem.js';
 import { keyHashOf } from '../domain/tenant-keys.js';
