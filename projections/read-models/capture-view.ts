@@ -14,6 +14,9 @@ const iso = (d: Date | string | null | undefined): string | undefined => instant
 export type CompleteCaptureFields = Pick<CaptureRow, 'capture_id' | 'url' | 'created_at' | 'completed_at' | 'render_quality' | 'artifacts' | 'bundle'> &
   Partial<Pick<CaptureRow, 'final_url' | 'render' | 'capture_settings'>>;
 
+/** What the status of a capture (spec 2.2) is built from: the row's few status columns. */
+export type CaptureStatusFields = Pick<CaptureRow, 'capture_id' | 'status' | 'error' | 'retryable' | 'failure_reason'>;
+
 /** The JSON shapes of spec 2.1–2.5, built from projection rows. */
 export function captureViews(baseUrl: string) {
   const captureUrl = (id: string) => `${baseUrl}/v1/captures/${id}`;
@@ -36,7 +39,7 @@ export function captureViews(baseUrl: string) {
     },
 
     /** spec 2.2 */
-    status(r: CaptureRow) {
+    status(r: CaptureStatusFields) {
       return {
         id: r.capture_id,
         status: r.status,

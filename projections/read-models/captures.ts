@@ -2,6 +2,7 @@ import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, ExpectedRow, SettledCapture, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import type { CaptureStatusFields } from './capture-view.js';
 import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, type InsertChange, insertRows, tableSpec, type UpdateChange, updateRows } from './row-changes.js';
 
 /**
@@ -270,6 +271,16 @@ export type CapturesFold = ReturnType<typeof createCapturesFold>;
 
 export async function findCapture(q: Sql, captureId: string): Promise<CaptureRow | null> {
   return (await q.query<CaptureRow>('SELECT * FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null;
+}
+
+/**
+ * The columns a status answer needs (spec 2.2), or null. A client polls this while its capture runs, so it
+ * reads no JSON column.
+ */
+export async function findCaptureStatusFields(q: Sql, captureId: string): Promise<CaptureStatusFields | null> {
+  return (
+    (await q.query<CaptureStatusFields>('SELECT capture_id, status, error, retryable, failure_reason FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null
+  );
 }
 
 /** What a webhook event needs of the submitted capture. */

@@ -8,7 +8,7 @@ import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
 import type { Caller } from './caller.js';
 import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
-import { type CaptureListFilter, findCapture, listCaptures } from '../../projections/read-models/captures.js';
+import { type CaptureListFilter, findCapture, findCaptureStatusFields, listCaptures } from '../../projections/read-models/captures.js';
 
 /**
  * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
@@ -54,7 +54,9 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
   return {
     /** spec 2.2; 404 for an unknown capture. */
     async status(id: string) {
-      return views.status(await loadKnown(id));
+      const row = isId('cap', id) ? await findCaptureStatusFields(ctx.pool, id) : null;
+      if (!row) throw unknownCapture(id);
+      return views.status(row);
     },
 
     /** spec 2.3; 404 unless the capture is complete (spec 3.1). */
