@@ -83,58 +83,46 @@ export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
  * It also answers whether a capture is pending, from the same state.
  */
 export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, log: Logger): { stop(): Promise<void> } {
-  const sub = nc.subscribe(CAPTURE_OUTCOME_SUBJECT, {
-    queue: QUEUE,
-    callback: (err, msg) => {
-      if (err) return log.warn({ err }, 'capture outcome subscription error');
-      void (async () => {
-        let answer: Answer;
-        try {
-          const parsed = request.safeParse(msg.json());
-          if (!parsed.success) {
-            answer = { ok: false, status: 400, detail: `not a capture outcome: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
-          } else {
-            const { tenantId, command, correlationId } = parsed.data;
-            const result = await tenants.execute(tenantId, command as OutcomeCommand, { correlationId, causedBy: { kind: 'system', component: 'capture-worker' } });
-            answer = { ok: true, applied: result.reply.applied };
-            // A repeat of an applied outcome (a reply lost, a redelivery) lands here too; anything else is a
-            // worker reporting on a capture it was not given — another tenant's id, a made-up one.
-            if (!result.reply.applied) {
-              log.warn({ tenantId, captureId: command.data.captureId, command: command.type, correlationId }, 'capture outcome not applied: the tenant has no such pending capture (a repeat, or a capture the worker was not given)');
-            }
-          }
-        } catch (e) {
-          const status = (e as { status?: number }).status ?? 500;
-          log.warn({ err: e }, 'capture outcome not applied');
-          answer = { ok: false, status, detail: (e as Error).message };
-        }
-        msg.respond(JSON.stringify(answer));
-      })();
-    },
+  const outcomes = answerRequests(nc, log, CAPTURE_OUTCOME_SUBJECT, request, 'a capture outcome', async ({ tenantId, command, correlationId }) => {
+    const result = await tenants.execute(tenantId, command as OutcomeCommand, { correlationId, causedBy: { kind: 'system', component: 'capture-worker' } });
+    // A repeat of an applied outcome (a reply lost, a redelivery) lands here too; anything else is a worker
+    // reporting on a capture it was not given — another tenant's id, a made-up one.
+    if (!result.reply.applied) {
+      log.warn({ tenantId, captureId: command.data.captureId, command: command.type, correlationId }, 'capture outcome not applied: the tenant has no such pending capture (a repeat, or a capture the worker was not given)');
+    }
+    return { applied: result.reply.applied };
   });
-  const pendingSub = nc.subscribe(CAPTURE_PENDING_SUBJECT, {
-    queue: QUEUE,
-    callback: (err, msg) => {
-      if (err) return log.warn({ err }, 'capture pending subscription error');
-      void (async () => {
-        let answer: PendingAnswer;
-        try {
-          const parsed = pendingRequest.safeParse(msg.json());
-          answer = parsed.success
-            ? { ok: true, pending: (await tenants.read(parsed.data.tenantId)).pending.has(parsed.data.captureId) }
-            : { ok: false, status: 400, detail: `not a capture pending question: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
-        } catch (e) {
-          log.warn({ err: e }, 'capture pending question not answered');
-          answer = { ok: false, status: (e as { status?: number }).status ?? 500, detail: (e as Error).message };
-        }
-        msg.respond(JSON.stringify(answer));
-      })();
-    },
-  });
+  const pending = answerRequests(nc, log, CAPTURE_PENDING_SUBJECT, pendingRequest, 'a capture pending question', async ({ tenantId, captureId }) => ({
+    pending: (await tenants.read(tenantId)).pending.has(captureId),
+  }));
   return {
     stop: async () => {
-      sub.unsubscribe();
-      pendingSub.unsubscribe();
+      outcomes.unsubscribe();
+      pending.unsubscribe();
     },
   };
+}
+
+/**
+ * One subject of the owning side: each request parsed by `schema` (400 when it is not one), answered by
+ * `answer` as `{ ok: true, … }`, or `{ ok: false, status, detail }` when that throws (a refusal keeps its status).
+ */
+function answerRequests<T, A extends object>(nc: NatsConnection, log: Logger, subject: string, schema: z.ZodType<T>, what: string, answer: (request: T) => Promise<A>) {
+  return nc.subscribe(subject, {
+    queue: QUEUE,
+    callback: (err, msg) => {
+      if (err) return log.warn({ err, subject }, 'subscription error');
+      void (async () => {
+        let reply: ({ ok: true } & A) | Refusal;
+        try {
+          const parsed = schema.safeParse(msg.json());
+          reply = parsed.success ? { ok: true, ...(await answer(parsed.data)) } : { ok: false, status: 400, detail: `not ${what}: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+        } catch (e) {
+          log.warn({ err: e, subject }, `${what} not answered`);
+          reply = { ok: false, status: (e as { status?: number }).status ?? 500, detail: (e as Error).message };
+        }
+        msg.respond(JSON.stringify(reply));
+      })();
+    },
+  });
 }
