@@ -29,6 +29,7 @@ import {
   type ContentScriptMessage,
   type IndexedCMPRuleset,
 } from '@duckduckgo/autoconsent';
+import { reportFromEveryDocument } from './document-reports.js';
 import { type PageClock, wallClock } from './host-load.js';
 import { pageTimer } from './step-timeout.js';
 
@@ -161,23 +162,6 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
   const bindingName = `__captureLedgerConsent${run}`;
   /** Live contexts of the world that said 'init', newest last. */
   const waiting = new Map<number, ContentScriptMessage>();
-  const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
-    if (event.name !== bindingName) return;
-    let message: ContentScriptMessage;
-    try {
-      message = JSON.parse(event.payload) as ContentScriptMessage;
-    } catch {
-      return;
-    }
-    if (message.type !== 'init') return;
-    waiting.delete(event.executionContextId);
-    waiting.set(event.executionContextId, message);
-  };
-  const onDestroyed = (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => void waiting.delete(event.executionContextId);
-  const onCleared = () => waiting.clear();
-  session.on('Runtime.bindingCalled', onBinding);
-  session.on('Runtime.executionContextDestroyed', onDestroyed);
-  session.on('Runtime.executionContextsCleared', onCleared);
   // Top-level documents only (child frames are injected at load, as before); the script is compiled when
   // the DOM is there, not before the page's own parsing starts.
   const source = `(() => {
@@ -189,13 +173,26 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
   else start();
 })();`;
-  // Sent together (the session keeps their order).
-  const [, , { identifier }] = await Promise.all([
-    session.send('Runtime.enable'),
-    session.send('Runtime.addBinding', { name: bindingName, executionContextName: worldName }),
-    session.send('Page.addScriptToEvaluateOnNewDocument', { source, worldName }),
-  ]);
-  let disposed = false;
+  const reports = await reportFromEveryDocument(session, {
+    bindingName,
+    worldName,
+    source,
+    onReport(contextId, payload) {
+      let message: ContentScriptMessage;
+      try {
+        message = JSON.parse(payload) as ContentScriptMessage;
+      } catch {
+        return;
+      }
+      if (message.type !== 'init') return;
+      waiting.delete(contextId);
+      waiting.set(contextId, message);
+    },
+    onContextGone(contextId) {
+      if (contextId === null) waiting.clear();
+      else waiting.delete(contextId);
+    },
+  });
   return {
     worldName,
     bindingName,
@@ -205,17 +202,7 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
       waiting.delete(newest[0]);
       return { contextId: newest[0], message: newest[1] };
     },
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      session.off('Runtime.bindingCalled', onBinding);
-      session.off('Runtime.executionContextDestroyed', onDestroyed);
-      session.off('Runtime.executionContextsCleared', onCleared);
-      await Promise.all([
-        session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier }).catch(() => {}),
-        session.send('Runtime.removeBinding', { name: bindingName }).catch(() => {}),
-      ]);
-    },
+    dispose: () => reports.dispose(),
   };
 }
 

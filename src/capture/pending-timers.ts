@@ -9,7 +9,8 @@
  * `maxDelayMs` count, and a timer scheduled from a timer's callback counts for two generations only: a
  * polling chain (`setTimeout(poll, 100)` re-armed forever) must not hold every capture to the cap.
  */
-import type { CDPSession, Protocol } from 'puppeteer-core';
+import type { CDPSession } from 'puppeteer-core';
+import { reportFromEveryDocument } from './document-reports.js';
 import type { InflightSource } from './settle.js';
 
 const BINDING_NAME = '__captureLedgerTimers';
@@ -78,33 +79,22 @@ export async function watchPendingTimers(session: CDPSession, options: { maxDela
     total = next;
     for (const listener of listeners) listener();
   };
-  const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
-    if (event.name !== BINDING_NAME) return;
-    const count = Number(event.payload);
-    if (!Number.isInteger(count) || count < 0) return;
-    if (count === 0) counts.delete(event.executionContextId);
-    else counts.set(event.executionContextId, count);
-    recount();
-  };
-  const onDestroyed = (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => {
-    if (counts.delete(event.executionContextId)) recount();
-  };
-  const onCleared = () => {
-    counts.clear();
-    recount();
-  };
-  session.on('Runtime.bindingCalled', onBinding);
-  session.on('Runtime.executionContextDestroyed', onDestroyed);
-  session.on('Runtime.executionContextsCleared', onCleared);
-  // Sent together (the session keeps their order): three round trips one after another cost a capture ~50 ms.
-  const [, , { identifier }] = await Promise.all([
-    session.send('Runtime.enable'),
-    session.send('Runtime.addBinding', { name: BINDING_NAME }),
-    session.send('Page.addScriptToEvaluateOnNewDocument', {
-      source: `${TIMER_WATCH}(${JSON.stringify(BINDING_NAME)}, ${Math.max(0, Math.floor(options.maxDelayMs))}, ${MAX_GENERATION});`,
-    }),
-  ]);
-  let disposed = false;
+  const reports = await reportFromEveryDocument(session, {
+    bindingName: BINDING_NAME,
+    source: `${TIMER_WATCH}(${JSON.stringify(BINDING_NAME)}, ${Math.max(0, Math.floor(options.maxDelayMs))}, ${MAX_GENERATION});`,
+    onReport(contextId, payload) {
+      const count = Number(payload);
+      if (!Number.isInteger(count) || count < 0) return;
+      if (count === 0) counts.delete(contextId);
+      else counts.set(contextId, count);
+      recount();
+    },
+    onContextGone(contextId) {
+      if (contextId === null) counts.clear();
+      else if (!counts.delete(contextId)) return;
+      recount();
+    },
+  });
   return {
     inflight: () => total,
     onInflightChange(listener) {
@@ -112,13 +102,8 @@ export async function watchPendingTimers(session: CDPSession, options: { maxDela
       return () => listeners.delete(listener);
     },
     async dispose() {
-      if (disposed) return;
-      disposed = true;
-      session.off('Runtime.bindingCalled', onBinding);
-      session.off('Runtime.executionContextDestroyed', onDestroyed);
-      session.off('Runtime.executionContextsCleared', onCleared);
       listeners.clear();
-      await session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier }).catch(() => {});
+      await reports.dispose();
     },
   };
 }
