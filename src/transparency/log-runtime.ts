@@ -2,7 +2,6 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Notary } from '../archive/notary.js';
-import { remoteNotary } from '../archive/notary-service.js';
 import type { Config, Role } from '../config/config.js';
 import { createTransparencyService, type TransparencyService } from './log-service.js';
 import { ensureLogStream } from './log-stream.js';
@@ -11,8 +10,7 @@ import { loadLogSigner, startCheckpointer, startSequencer } from './sequencer.js
 
 /**
  * The transparency log in a process: the TLOG stream; a LogView where proofs are served (api) or checkpoints
- * signed (sequencer); the sequencer and checkpointer in the `sequencer` role. Checkpoints are time-stamped by
- * this process's notary when it is a signer too, otherwise by a signer over NATS.
+ * signed (sequencer); the sequencer and checkpointer in the `sequencer` role.
  */
 export interface TransparencyRuntime {
   service: TransparencyService | null;
@@ -25,7 +23,8 @@ export async function startTransparency(opts: {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
-  localNotary: Notary | null;
+  /** Time-stamps checkpoints: this process's notary when it is the signer, else a signer over NATS; null: none. */
+  notary: Notary | null;
   dataDir: string;
   log: Logger;
 }): Promise<TransparencyRuntime> {
@@ -38,8 +37,7 @@ export async function startTransparency(opts: {
   if (roles.has('sequencer')) {
     const signer = await loadLogSigner(config.LOG_ORIGIN, config.LOG_SIGNING_KEY, opts.dataDir);
     const sequencer = await startSequencer(js, jsm, log);
-    const notary = opts.localNotary ?? (config.SIGNING_KEY === 'none' && roles.has('signer') ? null : remoteNotary(nc));
-    const checkpointer = await startCheckpointer({ nc, js, jsm, view, signer, notary, intervalMs: config.LOG_CHECKPOINT_INTERVAL_MS, log });
+    const checkpointer = await startCheckpointer({ nc, js, jsm, view, signer, notary: opts.notary, intervalMs: config.LOG_CHECKPOINT_INTERVAL_MS, log });
     stops.unshift(() => sequencer.stop(), () => checkpointer.stop());
   }
   return {

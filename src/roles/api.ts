@@ -1,0 +1,127 @@
+import type { FastifyInstance } from 'fastify';
+import { findCapture } from '../../projections/read-models/captures.js';
+import { buildApp } from '../api/app.js';
+import { createKeyResolver } from '../api/auth.js';
+import { createCors } from '../api/cors.js';
+import { createKvRateLimiter } from '../api/kv-rate-limiter.js';
+import { mcpRoutes } from '../api/mcp/mcp-routes.js';
+import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
+import { captureRoutes } from '../api/routes/captures.js';
+import { certificateRoutes } from '../api/routes/certificates.js';
+import { healthRoutes } from '../api/routes/health.js';
+import { scheduleRoutes } from '../api/routes/schedules.js';
+import { tenancyRoutes } from '../api/routes/tenancy.js';
+import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
+import { verificationRoutes } from '../api/routes/verification.js';
+import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
+import { createTenantGuard } from '../api/tenant-auth.js';
+import { createUsageRecorder } from '../api/usage-recorder.js';
+import { accountUsage } from '../application/account-usage.js';
+import { createApiKeys } from '../application/api-keys.js';
+import { createCaptureAdmission } from '../application/capture-admission.js';
+import { createCaptureCertificates } from '../application/capture-certificates.js';
+import { createCaptureReads } from '../application/capture-reads.js';
+import { createCaptureVerification } from '../application/capture-verification.js';
+import { createSchedules } from '../application/schedules.js';
+import { createTenantAdministration } from '../application/tenant-administration.js';
+import { createWebhooks } from '../application/webhooks.js';
+import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
+import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
+import { deploymentTrust } from '../evidence/trust-anchors.js';
+import { jobBacklog } from '../ledger/job-backlog.js';
+import { createReadiness } from '../observability/readiness.js';
+import type { DatabaseRuntime } from './database-runtime.js';
+import type { ProcessRuntime } from './process-runtime.js';
+
+export interface ApiRole {
+  app: FastifyInstance;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The api role: decides the capture outcomes workers report (the tenant actors live here), and serves REST
+ * and MCP. Both ways in call the same application services (DESIGN decision 15); routes only translate HTTP.
+ */
+export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntime): Promise<ApiRole> {
+  const { config, log, nats, evidence } = runtime;
+  const { ctx, artifacts, policy } = data;
+  const transparency = runtime.transparency ?? undefined;
+  // Workers in other processes report capture outcomes here; this role decides and appends them.
+  const outcomeService = serveCaptureOutcomes(nats.nc, ctx.tenants, log.child({ role: 'capture-outcomes' }));
+  const limiter = await createKvRateLimiter(nats.nc, {
+    replicas: config.NATS_REPLICAS,
+    onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through'),
+  });
+  const resolver = createKeyResolver(ctx.pool);
+  const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
+  const usage = createUsageRecorder(ctx.tenants, runtime.clock);
+  const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
+
+  const admission = createCaptureAdmission({ ctx, policy, backlog: jobBacklog(nats.jsm), takeTenantTokens: guard.takeTenantTokens });
+  const reads = createCaptureReads(ctx, artifacts, transparency);
+  const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
+  const schedules = createSchedules(ctx, policy);
+  const webhooks = createWebhooks(ctx, { policy, ca: await data.webhookCa(), secrets: await data.webhookSecrets() });
+  const usageOf = (tenantId: string) => accountUsage(ctx, tenantId);
+  const cors = createCors(config.CORS_ORIGINS);
+  // Certificates are signed by the signer role: in this process when it has that role, else over NATS.
+  const trust = deploymentTrust(ctx.pool, evidence, async () => (transparency ? transparency.logKey() : null));
+  const certificates = createCertificates({
+    pool: ctx.pool,
+    artifacts,
+    store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+    notary: runtime.evidenceNotary,
+    trust,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
+    transparency,
+  });
+  const captureCertificates = createCaptureCertificates(certificates, trust, {
+    async bundleHashOf(captureId) {
+      const row = await findCapture(ctx.pool, captureId);
+      return row?.status === 'complete' && row.bundle ? row.bundle.bundleHash : null;
+    },
+  });
+
+  const app = await buildApp({
+    log,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    plugins: [
+      healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
+      adminKeyRoutes(config, limiter, createApiKeys(ctx)),
+      captureRoutes({ guard, admission, reads, cors }),
+      verificationRoutes(guard, verification, evidence),
+      certificateRoutes(guard, captureCertificates),
+      ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
+      scheduleRoutes({ guard, schedules }),
+      tenancyRoutes({ config, guard, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+      webhookRoutes({ guard, webhooks }),
+      adminWebhookRoutes(config, guard, webhooks),
+      mcpRoutes({
+        guard,
+        cors,
+        admission,
+        reads,
+        verification,
+        schedules,
+        usage: usageOf,
+        certificatePdf: (captureId) => captureCertificates.certificatePdf(captureId, log),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
+    ],
+  });
+  const url = await app.listen({ port: config.PORT, host: config.HOST });
+  return {
+    app,
+    url,
+    async stop() {
+      await app.close();
+      revocations.unsubscribe();
+      await usage.stop();
+      await outcomeService.stop();
+    },
+  };
+}

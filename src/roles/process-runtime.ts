@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { type Evidence, startEvidence } from '../archive/evidence-runtime.js';
+import type { Notary } from '../archive/notary.js';
+import { remoteNotary } from '../archive/notary-service.js';
+import { registerSigningKey } from '../archive/signing-key-registry.js';
+import { publishTsaCertificate } from '../archive/tsa-certificate-registry.js';
+import type { Config, Role } from '../config/config.js';
+import { type Clock, systemClock } from '../domain/clock.js';
+import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from '../infra/nats.js';
+import { createEventStore, type EventStore } from '../ledger/event-store.js';
+import { startTransparency } from '../transparency/log-runtime.js';
+import type { TransparencyService } from '../transparency/log-service.js';
+import type { Stops } from './stops.js';
+
+/** What the composition root is given besides the configuration. */
+export interface ServerDeps {
+  natsUrl: string;
+  /** null: this process's roles use no database (a signer alone). */
+  databaseUrl: string | null;
+  log: Logger;
+  clock?: Clock;
+  schema?: string;
+}
+
+/**
+ * What every process has, whatever its roles: the NATS connection, the event store, the evidence identities
+ * (DESIGN decision 10: published on the log, not read from another role's files) and the transparency log.
+ */
+export interface ProcessRuntime {
+  config: Config;
+  roles: ReadonlySet<Role>;
+  log: Logger;
+  clock: Clock;
+  dataDir: string;
+  nats: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
+  store: EventStore;
+  evidence: Evidence;
+  transparency: TransparencyService | null;
+  /** The notary that signs this deployment's evidence: this process's when it is the signer, else a signer over NATS. */
+  signerNotary: Notary | null;
+  /** The notary for bundles and certificates: none with SIGNING_KEY=none. */
+  evidenceNotary: Notary | null;
+}
+
+export async function startProcessRuntime(config: Config, deps: ServerDeps, stops: Stops): Promise<ProcessRuntime> {
+  const { log } = deps;
+  const clock = deps.clock ?? systemClock;
+  const roles = config.ROLES;
+  const dataDir = resolve(config.DATA_DIR);
+  const replicas = config.NATS_REPLICAS;
+  const nats = await connectNats(deps.natsUrl, `capture-ledger:${[...roles].join('+')}`, {
+    replicas,
+    user: config.NATS_USER,
+    pass: config.NATS_PASSWORD,
+  });
+  stops.add(async () => void (await nats.nc.drain().catch(() => undefined)));
+  warnAboutNatsServer(nats.nc, replicas, log);
+
+  const store = createEventStore(nats.js, nats.jsm);
+  const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
+  stops.add(() => evidence.close());
+  if (evidence.signingKey) await registerSigningKey(store, evidence.signingKey, () => clock.now());
+  if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
+  const signerNotary = roles.has('signer') ? evidence.notary : remoteNotary(nats.nc);
+  // The public transparency log (docs/transparency.md): sequencer role, and proofs and tiles where the API runs.
+  const transparency = await startTransparency({ config, roles, ...nats, notary: signerNotary, dataDir, log });
+  stops.add(() => transparency.stop());
+  return {
+    config,
+    roles,
+    log,
+    clock,
+    dataDir,
+    nats,
+    store,
+    evidence,
+    transparency: transparency.service,
+    signerNotary,
+    evidenceNotary: config.SIGNING_KEY === 'none' ? null : signerNotary,
+  };
+}
+
+function warnAboutNatsServer(nc: NatsConnection, replicas: number, log: Logger): void {
+  const natsVersion = nc.info?.version ?? 'unknown';
+  log.info({ natsVersion, natsCluster: nc.info?.cluster ?? null, replicas }, 'connected to NATS');
+  if (replicas > 1 && hasClusteredOccBugs(natsVersion)) {
+    log.warn(
+      { natsVersion, minimum: MIN_CLUSTERED_NATS_VERSION },
+      `nats-server ${natsVersion} may accept concurrent publishes with the same expected sequence on replicated streams (nats-server #4320): the ledger and rate limits guard with one msgID per write slot, but use nats-server ${MIN_CLUSTERED_NATS_VERSION} or later for a replicated deployment`,
+    );
+  }
+}
