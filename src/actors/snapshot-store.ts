@@ -2,13 +2,14 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
+import { BUCKETS } from '../infra/topology.js';
 
 /**
  * Where actor snapshots live: a NATS KV bucket keyed by actor key (the tenant id), one value per key
  * (history 1). Replicated like every other bucket (DESIGN decision 10). Losing it loses nothing: the log is
  * the truth and every snapshot can be rebuilt from it.
  */
-export const SNAPSHOT_BUCKET = 'actor-snapshots';
+export const SNAPSHOT_BUCKET = BUCKETS.snapshots.name;
 
 export interface SnapshotStore {
   get(key: string): Promise<Uint8Array | null>;

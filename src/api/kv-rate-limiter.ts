@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { commitSlotId } from '../ledger/event-store.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
+import { BUCKETS } from '../infra/topology.js';
 
 /**
  * Rolling-window limits shared by every API process (docs/architecture.md, Tenancy), kept in a NATS KV bucket: a sliding
@@ -24,8 +25,8 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
  * marked failClosed (the operator key endpoints), which are refused.
  */
 
-export const RATE_LIMIT_BUCKET = 'ratelimits';
-export const RATE_LIMIT_KV_OPTIONS = { history: 1, ttl: 5 * 60_000 };
+export const RATE_LIMIT_BUCKET = BUCKETS.rateLimits.name;
+export const RATE_LIMIT_KV_OPTIONS = BUCKETS.rateLimits.options;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;

@@ -4,6 +4,7 @@ import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.j
 import { fromBase64Strict, toBase64 } from './digests.js';
 import { NotaryRefusal, type CertificateAttestation, type CertifyRequest, type Notary, type NotaryDescription, type SignRequest } from './notary.js';
 import type { TimestampResult } from './tsa-client.js';
+import { SUBJECTS } from '../infra/topology.js';
 
 /**
  * The signer role's side of the notary (notary.ts) on NATS request/reply: `notary.describe`,
@@ -11,7 +12,12 @@ import type { TimestampResult } from './tsa-client.js';
  * the signing key and runs the built-in TSA; the browser worker sends it bundle hashes, never artifacts.
  * Replies are `{ok: true, value}` or `{ok: false, error: {code, message}}`.
  */
-export const NOTARY_SUBJECTS = { describe: 'notary.describe', timestamp: 'notary.timestamp', sign: 'notary.sign', certify: 'notary.certify' } as const;
+export const NOTARY_SUBJECTS = {
+  describe: SUBJECTS.notaryDescribe.subject,
+  timestamp: SUBJECTS.notaryTimestamp.subject,
+  sign: SUBJECTS.notarySign.subject,
+  certify: SUBJECTS.notaryCertify.subject,
+} as const;
 const QUEUE = 'signers';
 
 type Reply<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };

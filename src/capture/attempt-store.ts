@@ -9,10 +9,11 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { type AttemptCounts, countAbandoned, type Failure, NO_ATTEMPTS, type Verdict } from './attempt-policy.js';
+import { BUCKETS } from '../infra/topology.js';
 
-export const ATTEMPTS_BUCKET = 'capture-attempts';
+export const ATTEMPTS_BUCKET = BUCKETS.attempts.name;
 /** A capture is decided long before the TTL; the entry is only a record of work in progress. */
-export const ATTEMPTS_KV_OPTIONS = { history: 1, ttl: 7 * 24 * 3600_000 };
+export const ATTEMPTS_KV_OPTIONS = BUCKETS.attempts.options;
 const MAX_CAS_ROUNDS = 8;
 
 export interface AttemptStore {

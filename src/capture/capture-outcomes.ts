@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CommandMeta } from '../actors/actor-runtime.js';
 import type { TenantActors } from '../actors/tenant-actors.js';
 import type { TenantCommand } from '../domain/tenant/index.js';
+import { SUBJECTS } from '../infra/topology.js';
 
 /**
  * How a browser worker reports a capture's outcome (DESIGN decision 11): it sends the CompleteCapture or
@@ -15,8 +16,8 @@ import type { TenantCommand } from '../domain/tenant/index.js';
  * Before rendering, the worker asks the same owner whether the capture is still pending (`capture.pending`):
  * the tenant's state folded from the log answers, not a projection that may lag it.
  */
-export const CAPTURE_OUTCOME_SUBJECT = 'capture.outcome';
-export const CAPTURE_PENDING_SUBJECT = 'capture.pending';
+export const CAPTURE_OUTCOME_SUBJECT = SUBJECTS.captureOutcome.subject;
+export const CAPTURE_PENDING_SUBJECT = SUBJECTS.capturePending.subject;
 const QUEUE = 'capture-outcomes';
 /** A reply waits for an actor's turn and a replicated append: generous, since a timeout only means a redelivery. */
 const REQUEST_TIMEOUT_MS = 60_000;

@@ -21,6 +21,7 @@ import type { Notary } from '../archive/notary.js';
 import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
+import { DURABLES } from '../infra/topology.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -31,7 +32,7 @@ import { resolveCaptureSettings } from '../domain/capture-options.js';
  * that fails for good carries `retryable` and its `failureReason`.
  */
 
-export const WORKER_CONSUMER = 'capture-workers';
+export const WORKER_CONSUMER = DURABLES.captureWorkers.name;
 const ACK_WAIT_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
 const JOBS_IN_HAND_PER_BROWSER_SLOT = 2;

@@ -6,13 +6,14 @@ import { type Feeder, runLedgerConsumer } from '../ledger/ledger-consumer.js';
 import { CAPTURE_JOB_SUBJECT } from '../ledger/streams.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
 import { encodeJob } from './capture-job.js';
+import { DURABLES } from '../infra/topology.js';
 
 /**
  * Jobs come from the log (DESIGN decision 3): a durable consumer reads capture.submitted events and puts one
  * job per capture on the JOBS work queue, deduplicated by capture id; the event is acked only after its
  * jobs are stored, so a crash in between re-feeds (and the msgID drops the repeat).
  */
-export const FEEDER_CONSUMER = 'job-feeder';
+export const FEEDER_CONSUMER = DURABLES.jobFeeder.name;
 
 export function startJobFeeder(js: JetStreamClient, jsm: JetStreamManager, log: Logger): Promise<Feeder> {
   return runLedgerConsumer(js, jsm, FEEDER_CONSUMER, log, async (e, _seq, trace) => {

@@ -24,6 +24,7 @@ import {
 import { captureLeaf, encodeLeaf } from '../transparency/leaf.js';
 import { renderCertificatePdf, type CertificateFacts } from './certificate-pdf.js';
 import type { DeploymentTrust } from './trust-anchors.js';
+import { BUCKETS } from '../infra/topology.js';
 
 /**
  * The certificate of a complete capture with a signed bundle (GET /v1/captures/{id}/certificate, and the MCP
@@ -40,7 +41,7 @@ import type { DeploymentTrust } from './trust-anchors.js';
  * the inclusion proof (docs/transparency.md). Until then `certificate` throws CertificateNotReady (503 with
  * Retry-After) rather than issue a certificate without the proof, which — stored once — would stay without it.
  */
-export const CERTIFICATE_BUCKET = 'certificates';
+export const CERTIFICATE_BUCKET = BUCKETS.certificates.name;
 
 export interface Certificates {
   /** null: unknown capture, not complete, or no signed bundle (404 at the route). Throws when the signer cannot be reached. */

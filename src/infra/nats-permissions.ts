@@ -1,3 +1,6 @@
+import { BUCKETS, bucketStream, DURABLES, NATS_ROLES, type NatsRole, STREAMS, SUBJECTS } from './topology.js';
+export type { NatsRole } from './topology.js';
+
 /**
  * NATS users for a deployment (DESIGN decision 11): one per role, each allowed only the subjects its role uses,
  * and an operator user for the CLI and for provisioning. No anonymous client is accepted.
@@ -11,11 +14,10 @@
  * replies (a KV read of a webhook key, a signer's answer); a role that serves requests answers them through
  * `allow_responses` rather than a right to publish into inboxes.
  *
- * The names below are the streams, buckets and durable consumers of src/ledger/streams.ts, the buckets' modules
- * and the feeders; a new one must be granted here, or the role meets a permissions violation (the cluster test
+ * The grants are derived from the topology (src/infra/topology.ts): a new stream, bucket or subject is declared
+ * there with the roles that use it, or the role meets a permissions violation (the cluster test
  * test/e2e/cluster.e2e.spec.ts starts every role with these users).
  */
-export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler' | 'sequencer';
 
 export interface NatsUser {
   user: string;
@@ -52,86 +54,35 @@ export interface RoleGrants {
   responds: boolean;
 }
 
-// Every role checks the core streams at start (src/infra/nats.ts, src/transparency/log-stream.ts).
-const CORE_STREAMS = ['LEDGER', 'JOBS', 'DELIVERIES', 'TLOG'];
-// Every role with a database opens the actor snapshots and the artifacts at start (src/server.ts): info only.
-const DATABASE_ROLE_STREAMS = [...CORE_STREAMS, 'KV_actor-snapshots', 'OBJ_artifacts'];
-// A role that runs tenant commands (the tenant actors): reads a tenant's commits and its snapshot, appends.
-const TENANT_ACTORS = { ordered: ['LEDGER'], messages: ['LEDGER'], kvRead: ['actor-snapshots'], kvWrite: ['actor-snapshots'], publish: ['ledger.tenant.>'] };
+const has = (roles: readonly NatsRole[], role: NatsRole) => roles.includes(role);
+const streams = Object.values(STREAMS);
+const buckets = Object.values(BUCKETS);
+const subjects = Object.values(SUBJECTS);
 
-const none: RoleGrants = { streamInfo: [], durables: [], ordered: [], messages: [], kvRead: [], kvWrite: [], objRead: [], objWrite: [], publish: [], subscribe: [], responds: false };
-const grants = (g: Partial<RoleGrants>): RoleGrants => ({ ...none, ...g });
+/** What the topology (src/infra/topology.ts) says one role does, as grants. */
+function grantsOf(role: NatsRole): RoleGrants {
+  const bucketsWhere = (kind: 'kv' | 'object', pick: (b: (typeof buckets)[number]) => readonly NatsRole[]) =>
+    buckets.filter((b) => b.kind === kind && has(pick(b), role)).map((b) => b.name);
+  const objWrite = bucketsWhere('object', (b) => b.write);
+  return {
+    streamInfo: [...streams.filter((s) => has(s.info, role)).map((s) => s.name), ...buckets.filter((b) => has(b.info, role)).map(bucketStream)],
+    durables: Object.values(DURABLES)
+      .filter((d) => d.owner === role)
+      .map(({ stream, name }) => ({ stream, name })),
+    ordered: streams.filter((s) => has(s.ordered, role)).map((s) => s.name),
+    // An object put looks up the object's current entry first (a message read).
+    messages: [...streams.filter((s) => has(s.messages, role)).map((s) => s.name), ...objWrite.map((name) => bucketStream({ kind: 'object', name }))],
+    kvRead: bucketsWhere('kv', (b) => b.read),
+    kvWrite: bucketsWhere('kv', (b) => b.write),
+    objRead: bucketsWhere('object', (b) => b.read),
+    objWrite,
+    publish: subjects.filter((s) => has(s.publish, role)).map((s) => s.subject),
+    subscribe: subjects.filter((s) => has(s.subscribe, role)).map((s) => s.subject),
+    responds: subjects.some((s) => s.kind === 'request' && has(s.subscribe, role)),
+  };
+}
 
-export const ROLE_GRANTS: Record<NatsRole, RoleGrants> = {
-  // Owns the tenant actors: appends tenant facts, decides the workers' capture outcomes (capture.outcome) and
-  // tells them whether a capture is still pending (capture.pending), limits rates, keeps certificates and
-  // webhook keys, serves artifacts and the transparency log.
-  // tlog.checkpoint.request: the verify endpoint asks a sequencer for a checkpoint; notary.certify: a signer
-  // signs a certificate's hash (never a bundle's: notary.sign is the worker's).
-  api: grants({
-    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_ratelimits', 'KV_webhook-keys', 'KV_certificates'],
-    ordered: [...TENANT_ACTORS.ordered, 'TLOG'],
-    messages: [...TENANT_ACTORS.messages, 'TLOG'],
-    kvRead: [...TENANT_ACTORS.kvRead, 'ratelimits', 'webhook-keys', 'certificates'],
-    kvWrite: [...TENANT_ACTORS.kvWrite, 'ratelimits', 'webhook-keys', 'certificates'],
-    objRead: ['artifacts'],
-    publish: [...TENANT_ACTORS.publish, 'auth.key-revoked', 'tlog.checkpoint.request', 'notary.certify'],
-    subscribe: ['auth.key-revoked', 'capture.outcome', 'capture.pending'],
-    responds: true,
-  }),
-  // Renders hostile pages: feeds and takes capture jobs, writes artifacts and its attempt counts, asks the
-  // signer for timestamps and signatures, asks the api whether a capture is still pending and reports outcomes
-  // to it. It appends nothing to the ledger, reads no actor snapshot, webhook key, rate limit or delivery.
-  worker: grants({
-    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_capture-attempts'],
-    durables: [
-      { stream: 'LEDGER', name: 'job-feeder' },
-      { stream: 'JOBS', name: 'capture-workers' },
-    ],
-    kvRead: ['capture-attempts'],
-    kvWrite: ['capture-attempts'],
-    // A put looks up the object's current entry first (a message read), and writes chunks and its entry.
-    messages: ['OBJ_artifacts'],
-    objWrite: ['artifacts'],
-    publish: ['jobs.capture', 'capture.outcome', 'capture.pending', 'notary.describe', 'notary.timestamp', 'notary.sign'],
-  }),
-  // Holds the signing key: answers notary.* and records its key and TSA on the system subject.
-  signer: grants({
-    streamInfo: CORE_STREAMS,
-    ordered: ['LEDGER'],
-    messages: ['LEDGER'],
-    publish: ['ledger.system'],
-    subscribe: ['notary.describe', 'notary.timestamp', 'notary.sign', 'notary.certify'],
-    responds: true,
-  }),
-  // Reads the log into Postgres; appends nothing.
-  projector: grants({ streamInfo: DATABASE_ROLE_STREAMS, ordered: ['LEDGER'] }),
-  // Turns capture outcomes into webhook deliveries and sends them, recording each attempt through the tenant actors.
-  dispatcher: grants({
-    streamInfo: [...DATABASE_ROLE_STREAMS, 'KV_webhook-keys'],
-    durables: [
-      { stream: 'LEDGER', name: 'webhook-feeder' },
-      { stream: 'DELIVERIES', name: 'webhook-dispatchers' },
-    ],
-    ordered: TENANT_ACTORS.ordered,
-    messages: TENANT_ACTORS.messages,
-    kvRead: [...TENANT_ACTORS.kvRead, 'webhook-keys'],
-    kvWrite: [...TENANT_ACTORS.kvWrite, 'webhook-keys'],
-    publish: [...TENANT_ACTORS.publish, 'jobs.webhook'],
-  }),
-  // Fires schedules through the tenant actors.
-  scheduler: grants({ streamInfo: DATABASE_ROLE_STREAMS, ...TENANT_ACTORS }),
-  // The transparency log: reads the ledger, appends leaves, checkpoints and its key to TLOG, asks a signer to
-  // time-stamp checkpoints, answers checkpoint requests.
-  sequencer: grants({
-    streamInfo: CORE_STREAMS,
-    ordered: ['LEDGER', 'TLOG'],
-    messages: ['TLOG'],
-    publish: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key', 'notary.timestamp', 'notary.describe'],
-    subscribe: ['tlog.checkpoint.request'],
-    responds: true,
-  }),
-};
+export const ROLE_GRANTS = Object.fromEntries(NATS_ROLES.map((role) => [role, grantsOf(role)])) as Record<NatsRole, RoleGrants>;
 
 // Belt and braces: refused even if an allow entry above were ever widened by mistake.
 const NEVER = [

@@ -1,12 +1,12 @@
-import type { JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { BUCKETS, STREAMS, type StreamDeclaration, SUBJECTS } from '../infra/topology.js';
 
-/** Stream and subject names (see docs/architecture.md). */
-export const LEDGER_STREAM = 'LEDGER';
-export const JOBS_STREAM = 'JOBS';
-export const DELIVERIES_STREAM = 'DELIVERIES';
-export const ARTIFACT_BUCKET = 'artifacts';
+/** Stream and subject names, from the topology (src/infra/topology.ts). */
+export const LEDGER_STREAM = STREAMS.ledger.name;
+export const JOBS_STREAM = STREAMS.jobs.name;
+export const DELIVERIES_STREAM = STREAMS.deliveries.name;
+export const ARTIFACT_BUCKET = BUCKETS.artifacts.name;
 
 /**
  * How long one pull request of a consumer lives. Its idle heartbeat is half of it, and two missed heartbeats
@@ -16,41 +16,10 @@ export const ARTIFACT_BUCKET = 'artifacts';
 export const PULL_EXPIRES_MS = 5_000;
 
 export const tenantSubject = (tenantId: string): string => `ledger.tenant.${tenantId}`;
-export const SYSTEM_SUBJECT = 'ledger.system';
+export const SYSTEM_SUBJECT = SUBJECTS.systemEvents.subject;
 export const SYSTEM_TENANT = '$system';
-export const CAPTURE_JOB_SUBJECT = 'jobs.capture';
-export const WEBHOOK_JOB_SUBJECT = 'jobs.webhook';
-
-const definitions: Array<Partial<StreamConfig> & { name: string; subjects: string[] }> = [
-  {
-    // The truth: immutable, never purged (decision 1).
-    name: LEDGER_STREAM,
-    subjects: ['ledger.>'],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    discard: DiscardPolicy.New,
-    deny_delete: true,
-    deny_purge: true,
-    allow_direct: true,
-    duplicate_window: nanos(2 * 60_000),
-  },
-  {
-    // Work queue of capture jobs, filled from capture.submitted events by the job feeder (decision 3).
-    name: JOBS_STREAM,
-    subjects: [CAPTURE_JOB_SUBJECT],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: nanos(10 * 60_000),
-  },
-  {
-    // Work queue of webhook deliveries, filled from capture outcome events by the dispatcher.
-    name: DELIVERIES_STREAM,
-    subjects: [WEBHOOK_JOB_SUBJECT],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: nanos(10 * 60_000),
-  },
-];
+export const CAPTURE_JOB_SUBJECT = SUBJECTS.captureJobs.subject;
+export const WEBHOOK_JOB_SUBJECT = SUBJECTS.webhookJobs.subject;
 
 /** NATS_REPLICAS could not be honoured: the cluster is smaller than asked, or there is no cluster. */
 export class ReplicasError extends Error {
@@ -84,23 +53,26 @@ export async function ensureStreamReplicas(jsm: JetStreamManager, stream: string
   }
 }
 
-/** Create the streams when absent and bring their replicas to `replicas` (NATS_REPLICAS). */
-export async function ensureStreams(jsm: JetStreamManager, replicas = 1): Promise<void> {
-  for (const def of definitions) {
+/** Create a stream of the topology when absent and bring its replicas to `replicas` (NATS_REPLICAS). Safe from every process. */
+export async function ensureStream(jsm: JetStreamManager, stream: StreamDeclaration, replicas = 1): Promise<void> {
+  try {
+    await jsm.streams.info(stream.name);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
     try {
-      await jsm.streams.info(def.name);
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
-      try {
-        await jsm.streams.add({ ...def, num_replicas: replicas });
-        continue;
-      } catch (addErr) {
-        // another process created it between our info and add
-        if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) {
-          throw replicasError(def.name, replicas, addErr);
-        }
+      await jsm.streams.add({ ...stream.config, name: stream.name, num_replicas: replicas });
+      return;
+    } catch (addErr) {
+      // another process created it between our info and add
+      if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) {
+        throw replicasError(stream.name, replicas, addErr);
       }
     }
-    await ensureStreamReplicas(jsm, def.name, replicas);
   }
+  await ensureStreamReplicas(jsm, stream.name, replicas);
+}
+
+/** Create every stream of the topology when absent and bring their replicas to `replicas`. */
+export async function ensureStreams(jsm: JetStreamManager, replicas = 1): Promise<void> {
+  for (const stream of Object.values(STREAMS)) await ensureStream(jsm, stream, replicas);
 }

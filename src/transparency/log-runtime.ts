@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { Notary } from '../archive/notary.js';
 import type { Config, Role } from '../config/config.js';
 import { createTransparencyService, type TransparencyService } from './log-service.js';
-import { ensureLogStream } from './log-stream.js';
 import { startLogView } from './log-view.js';
 import { loadLogSigner, startCheckpointer, startSequencer } from './sequencer.js';
 
@@ -30,7 +29,6 @@ export async function startTransparency(opts: {
 }): Promise<TransparencyRuntime> {
   const { config, roles, nc, js, jsm } = opts;
   const log = opts.log.child({ role: 'sequencer' });
-  await ensureLogStream(jsm, config.NATS_REPLICAS);
   if (!roles.has('api') && !roles.has('sequencer')) return { service: null, stop: async () => undefined };
   const view = await startLogView(js, jsm, log);
   const stops: Array<() => Promise<void>> = [() => view.stop()];

@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
-import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
-import { ensureStreamReplicas, PULL_EXPIRES_MS } from '../ledger/streams.js';
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { ensureStream, PULL_EXPIRES_MS } from '../ledger/streams.js';
+import { STREAMS, SUBJECTS } from '../infra/topology.js';
 
 /**
  * The transparency log's own stream (docs/transparency.md). The LEDGER stays the truth of what happened; TLOG
@@ -15,11 +15,11 @@ import { ensureStreamReplicas, PULL_EXPIRES_MS } from '../ledger/streams.js';
  *   tlog.key          the log's verifier key (the note key's public half), published by a sequencer at start
  *   tlog.checkpoint.request   core request/reply: ask a sequencer for a checkpoint now
  */
-export const LOG_STREAM = 'TLOG';
-export const LEAVES_SUBJECT = 'tlog.leaves';
-export const CHECKPOINTS_SUBJECT = 'tlog.checkpoints';
-export const LOG_KEY_SUBJECT = 'tlog.key';
-export const CHECKPOINT_REQUEST_SUBJECT = 'tlog.checkpoint.request';
+export const LOG_STREAM = STREAMS.tlog.name;
+export const LEAVES_SUBJECT = SUBJECTS.logLeaves.subject;
+export const CHECKPOINTS_SUBJECT = SUBJECTS.logCheckpoints.subject;
+export const LOG_KEY_SUBJECT = SUBJECTS.logKey.subject;
+export const CHECKPOINT_REQUEST_SUBJECT = SUBJECTS.checkpointRequest.subject;
 
 export interface LeafBatch {
   first: number;
@@ -39,34 +39,8 @@ const decoder = new TextDecoder();
 export const encodeJson = (v: unknown): Uint8Array => encoder.encode(JSON.stringify(v));
 export const decodeJson = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;
 
-const STREAM_NAME_IN_USE = 10058;
-
 /** Create TLOG when absent (immutable: no delete, no purge) and bring it to `replicas`. Safe from every process. */
-export async function ensureLogStream(jsm: JetStreamManager, replicas = 1): Promise<void> {
-  try {
-    await jsm.streams.info(LOG_STREAM);
-  } catch (err) {
-    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
-    try {
-      await jsm.streams.add({
-        name: LOG_STREAM,
-        subjects: ['tlog.leaves', 'tlog.checkpoints', 'tlog.key'],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-        discard: DiscardPolicy.New,
-        deny_delete: true,
-        deny_purge: true,
-        allow_direct: true,
-        duplicate_window: nanos(2 * 60_000),
-        num_replicas: replicas,
-      });
-      return;
-    } catch (addErr) {
-      if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) throw addErr;
-    }
-  }
-  await ensureStreamReplicas(jsm, LOG_STREAM, replicas);
-}
+export const ensureLogStream = (jsm: JetStreamManager, replicas = 1): Promise<void> => ensureStream(jsm, STREAMS.tlog, replicas);
 
 /** The last message on `subject`, or null. */
 export async function lastOnSubject(jsm: JetStreamManager, subject: string, stream = LOG_STREAM): Promise<StoredMsg | null> {

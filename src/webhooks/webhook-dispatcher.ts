@@ -13,6 +13,7 @@ import { secretOfWebhook, type WebhookSecretStore } from './webhook-secret-store
 import { DELIVERY_TIMEOUT_MS, sendWebhook } from './webhook-sender.js';
 import { isDeliveryFinished } from '../../projections/read-models/webhook-deliveries.js';
 import { findWebhookSecrets } from '../../projections/read-models/webhooks.js';
+import { DURABLES } from '../infra/topology.js';
 
 /**
  * The webhook dispatcher (spec 6.6): takes deliveries from the DELIVERIES work queue, signs and POSTs each
@@ -21,7 +22,7 @@ import { findWebhookSecrets } from '../../projections/read-models/webhooks.js';
  * dispatcher killed between attempts resumes it wherever the next one runs. After the last attempt (or a
  * permanent failure) the delivery is dead-lettered and acked, never delivered again.
  */
-export const DISPATCHER_CONSUMER = 'webhook-dispatchers';
+export const DISPATCHER_CONSUMER = DURABLES.webhookDispatchers.name;
 const ACK_WAIT_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
 

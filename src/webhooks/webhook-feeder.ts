@@ -12,6 +12,7 @@ import type { WebhookSecretStore } from './webhook-secret-store.js';
 import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, webhookTypeOf } from './webhook-events.js';
 import { findSubmittedCapture } from '../../projections/read-models/captures.js';
 import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.js';
+import { DURABLES } from '../infra/topology.js';
 
 /**
  * Webhook events come from the log (DESIGN decision 3): a durable LEDGER consumer turns each capture outcome
@@ -19,7 +20,7 @@ import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.j
  * delivery per webhook of the tenant that subscribes to the type and existed at that point of the log. The
  * ledger event is acked only after its deliveries are stored; the DELIVERIES msgID drops repeats.
  */
-export const WEBHOOK_FEEDER_CONSUMER = 'webhook-feeder';
+export const WEBHOOK_FEEDER_CONSUMER = DURABLES.webhookFeeder.name;
 
 /** How long to wait for the projection to reach an event before handing it back for redelivery. */
 const PROJECTION_WAIT_MS = 10_000;

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
+import { BUCKETS } from '../infra/topology.js';
 
 /**
  * Webhook secrets never enter the ledger in the clear (docs/security.md, crypto-shredding): each secret is sealed
@@ -10,7 +11,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
  * is gone for good while the log stays complete and replayable; the sealed bytes left in the log open to
  * nothing.
  */
-export const WEBHOOK_KEY_BUCKET = 'webhook-keys';
+export const WEBHOOK_KEY_BUCKET = BUCKETS.webhookKeys.name;
 
 export interface WebhookSecretStore {
   /** A new key for this webhook, and `secret` sealed under it (base64 of iv | tag | ciphertext). */

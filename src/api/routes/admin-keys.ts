@@ -6,10 +6,11 @@ import { checkAdmin } from '../auth.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { dateTime, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+import { SUBJECTS } from '../../infra/topology.js';
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
 
-export const REVOCATION_SUBJECT = 'auth.key-revoked';
+export const REVOCATION_SUBJECT = SUBJECTS.keyRevoked.subject;
 
 const createBody = z.object({
   tenantId: tenantIdSchema,
