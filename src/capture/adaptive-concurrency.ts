@@ -23,8 +23,8 @@ export interface AdaptiveLimitOptions {
   /**
    * The fewest captures at once while memory lasts (default 1; the worker gives its core count). On a host
    * short of CPU the page clock keeps every bound fair, so a starved or lagging host makes captures slower,
-   * and on two cores two renders still finish more per second than one (BENCH=capture-latency: 0.47× bare
-   * throughput with the limit at 1). Only memory running short takes the limit below this.
+   * and on two cores two renders still finish more per second than one (docs/performance.md). Only memory
+   * running short takes the limit below this.
    */
   min?: number;
   /** Where to start; default half of max, at least `min`. */

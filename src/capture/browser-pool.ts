@@ -2,7 +2,7 @@
  * A worker's browser: one Chromium shared by up to `concurrency` captures (each in its own context),
  * replaced after `maxCapturesPerBrowser` captures once it is idle, or as soon as it crashes. A capture that
  * overruns its time is stopped, so one stuck page cannot hold a slot forever. The browser keeps one spare
- * context with its blank page opened ahead, so a capture does not wait 100–300 ms for a new page; each
+ * context with its blank page opened ahead, so a capture does not wait for a new page; each
  * spare serves exactly one capture and is closed with it, like any other capture context.
  */
 import { CaptureError } from './capture-error.js';

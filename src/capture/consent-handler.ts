@@ -105,8 +105,8 @@ function loadAssets(): Assets {
 
 /**
  * autoconsent's filterCompactRules, with the site-specific rules' URL patterns compiled once. The library
- * matches each of ~600 patterns as a string (`url.match(pattern)`, a RegExp made per rule per call): ~3 ms
- * of the service's main thread for every main frame of every capture. Here the specific rules whose
+ * matches each of ~600 patterns as a string (`url.match(pattern)`, a RegExp made per rule per call), on the
+ * service's main thread for every main frame of every capture. Here the specific rules whose
  * pattern does not match the URL are left out first, with the same test on a compiled RegExp, and the
  * library's own filter runs on the rest: the same rules come out.
  */
@@ -141,10 +141,9 @@ interface FrameAgent {
 
 /**
  * autoconsent's content script registered in the main frame before navigation, so that compiling and
- * starting it (50–250 ms on the 2-core machine, measured from the load event when it was injected then)
- * happens while the page loads instead of after. It runs in an isolated world of its own at
- * DOMContentLoaded of each top-level document and sends its 'init'; detection starts only when
- * startConsentRun answers that, at the load event, as before.
+ * starting it happens while the page loads instead of after (docs/performance.md). It runs in an isolated
+ * world of its own at DOMContentLoaded of each top-level document and sends its 'init'; detection starts
+ * only when startConsentRun answers that, at the load event, as before.
  */
 export interface ConsentPreload {
   worldName: string;

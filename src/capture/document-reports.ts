@@ -31,7 +31,7 @@ export async function reportFromEveryDocument(session: CDPSession, options: Docu
   session.on('Runtime.bindingCalled', onBinding);
   session.on('Runtime.executionContextDestroyed', onDestroyed);
   session.on('Runtime.executionContextsCleared', onCleared);
-  // Sent together (the session keeps their order): three round trips one after another cost a capture ~50 ms.
+  // Sent together (the session keeps their order): one after another, three round trips delay every capture.
   const [, , { identifier }] = await Promise.all([
     session.send('Runtime.enable'),
     session.send('Runtime.addBinding', worldName ? { name: bindingName, executionContextName: worldName } : { name: bindingName }),

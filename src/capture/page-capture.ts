@@ -76,9 +76,9 @@ export interface PreparedContext {
 const PREPARED_VIEWPORT = { ...DEFAULT_CAPTURE_SETTINGS.viewport, deviceScaleFactor: DEFAULT_CAPTURE_SETTINGS.deviceScaleFactor };
 
 /**
- * Opens the context a capture runs in. Opening and setting up a page costs 150–900 ms on the 2-core
- * machine (more when it is busy), so the pool prepares the next one while a capture runs; it is still a
- * context no other capture has touched.
+ * Opens the context a capture runs in. Opening and setting up a page is slow, more so on a busy host
+ * (docs/performance.md), so the pool prepares the next one while a capture runs; it is still a context no
+ * other capture has touched.
  */
 export async function openCaptureContext(browser: Browser, proxyServer?: string): Promise<PreparedContext> {
   // Downloads are refused: a capture never writes what a page offers to the worker's disk. The context's

@@ -1,10 +1,9 @@
 /**
  * Stitches screenshot slices in a worker thread. Joining the slices of a 20,000 px page inflates about
- * 100 MB of scanlines: on the main thread that kept the event loop busy for 0.5–1.2 s per page (measured
- * with eventLoopUtilization on the 2-core machine), stalling every other capture's browser protocol
- * traffic and the worker's NATS heartbeats; in the thread, for under 20 ms. One thread, started at the
- * first tall page and kept while tall pages keep coming (its start-up is not paid per page), ended after
- * a minute without one.
+ * 100 MB of scanlines: on the main thread that keeps the event loop busy long enough to stall every other
+ * capture's browser protocol traffic and the worker's NATS heartbeats (docs/performance.md). One thread,
+ * started at the first tall page and kept while tall pages keep coming (its start-up is not paid per page),
+ * ended after a minute without one.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';

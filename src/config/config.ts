@@ -11,7 +11,7 @@ const csv = (value: string | undefined): string[] =>
  * Default WORKER_CONCURRENCY: captures running at once in one worker. A capture mostly waits (for the
  * network, the settle window, the TSA), so two per core keep the cores busy; each also holds a renderer
  * process and its page (about 250 MB for ordinary pages), so memory bounds it too, after 1 GB kept for the
- * browser, the service and the OS. Measured in bench/capture-latency.bench.ts (docs/architecture.md, Captures).
+ * browser, the service and the OS (docs/capture.md, Capture throughput; figures in docs/performance.md).
  */
 export function defaultWorkerConcurrency(cores: number, memoryBytes: number): number {
   const byCpu = 2 * Math.max(1, cores);
@@ -109,7 +109,7 @@ const envSchema = z.object({
   /**
    * Waits (seconds) before a capture is tried again after a failure that was the service's own (no browser page in
    * time, browser crash, worker stopped, storing failed); their number is how many such failures a capture bears
-   * before it fails as service_overloaded / browser_crashed (README, Capture under load).
+   * before it fails as service_overloaded / browser_crashed (docs/capture.md, Capture under load).
    */
   CAPTURE_RETRY_DELAYS: seconds('CAPTURE_RETRY_DELAYS', '30,120,300,600,600'),
   /** Extra CAs trusted for webhook delivery and ping: comma-separated PEM file paths (private PKI, tests). */
