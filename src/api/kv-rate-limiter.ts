@@ -7,7 +7,7 @@ import type { RateDecision, RateLimiter } from './rate-limiter.js';
 import { BUCKETS } from '../infra/topology.js';
 
 /**
- * Rolling-window limits shared by every API process (docs/architecture.md, Tenancy), kept in a NATS KV bucket: a sliding
+ * Rolling-window limits shared by every API process (docs/architecture.md, tenancy), kept in a NATS KV bucket: a sliding
  * window counter per key (count of the current fixed window + the previous window's count weighted by how
  * much of it still overlaps the rolling window), updated with compare-and-set so concurrent processes never
  * lose a token. Within a process, takes for one key are group-committed: while one read-decide-CAS round is

@@ -1,6 +1,6 @@
 /**
  * ReplayWeb.page's embeddable viewer (npm `replaywebpage`: ui.js and its service worker sw.js), served by the
- * service itself under /replay/ (docs/architecture.md, Evidence), so the verification page replays a bundle with no outside network.
+ * service itself under /replay/ (docs/evidence.md, Bundles), so the verification page replays a bundle with no outside network.
  * The service worker's scope is the directory it is served from: /replay/ holds sw.js and nothing else of the
  * API, and the viewer's replay iframe lives under it.
  */

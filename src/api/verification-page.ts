@@ -2,7 +2,7 @@
  * The human-readable verification page (spec 4.9): no external assets, strict CSP with a per-response nonce.
  * It shows the captured URL, fetches the JSON result from the same URL and shows each check as run on the
  * server; beside them, the archived page itself, replayed from the signed WACZ in the reader's browser by
- * ReplayWeb.page (served under /replay/; docs/architecture.md, Evidence).
+ * ReplayWeb.page (served under /replay/; docs/evidence.md, Bundles).
  *
  * The reader need not trust the server's verdict: the same verifier (packages/verifier, served as one module at
  * /verifier/verifier.js) checks this capture's bundle — or any WACZ or certificate PDF dropped on the page — in

@@ -17,7 +17,7 @@ import { type Caller, causedBy } from './caller.js';
 export interface CaptureAdmissionDeps {
   ctx: ServiceContext;
   policy: AddressPolicy;
-  /** Jobs waiting beyond this bound → 503 with Retry-After (docs/architecture.md, Captures). */
+  /** Jobs waiting beyond this bound → 503 with Retry-After (docs/capture.md, Capacity). */
   backlog: () => Promise<number>;
   /** The tenant's rate limit (spec 8.1): each URL of a batch after the first takes one more token. */
   takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
@@ -56,7 +56,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
 
   async function admit(caller: Caller, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
     const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(caller));
-    // Status and list must see the capture as soon as we answer (docs/architecture.md, Captures).
+    // Status and list must see the capture as soon as we answer (docs/architecture.md, Projections and read models).
     await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
     return result.reply;
   }

@@ -1,7 +1,7 @@
 import { BUCKETS, bucketStream, DURABLES, type NatsRole, STREAMS, type StreamDeclaration, SUBJECTS } from './topology.js';
 
 /**
- * The topology as the Markdown table of docs/architecture.md ("Streams, buckets and subjects"), so the docs are
+ * The topology as the Markdown table of docs/architecture.md ("The parts"), so the docs are
  * derived from the one declaration; test/unit/ops/topology.unit.spec.ts checks the file holds exactly this table.
  */
 const roles = (list: readonly NatsRole[]) => (list.length ? [...new Set(list)].join(', ') : '—');
