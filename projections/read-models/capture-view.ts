@@ -56,7 +56,8 @@ export function captureViews(baseUrl: string) {
         ...(a.screenshotBefore ? { screenshotBefore: artifactUrl(r.capture_id, 'screenshot-before') } : {}),
         html: artifactUrl(r.capture_id, 'html'),
         ...(a.headers ? { headers: artifactUrl(r.capture_id, 'headers') } : {}),
-        ...(a.pdf ? { pdf: artifactUrl(r.capture_id, 'pdf') } : {}),
+        // An extension beside spec 4.8's artifact names: served at its own path, not under /artifacts/.
+        ...(a.pdf ? { pdf: `${captureUrl(r.capture_id)}/pdf` } : {}),
       };
     },
 

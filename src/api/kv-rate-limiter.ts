@@ -5,21 +5,27 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { commitSlotId } from '../ledger/event-store.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
 import { BUCKETS } from '../infra/topology.js';
+import { decodeLog, encodeLog, takeFromLog } from './rolling-log.js';
 
 /**
- * Rolling-window limits shared by every API process (docs/architecture.md, tenancy), kept in a NATS KV bucket: a sliding
- * window counter per key (count of the current fixed window + the previous window's count weighted by how
- * much of it still overlaps the rolling window), updated with compare-and-set so concurrent processes never
- * lose a token. Within a process, takes for one key are group-committed: while one read-decide-CAS round is
+ * Rolling-window limits shared by every API process (docs/architecture.md, Tenancy), kept in a NATS KV bucket and
+ * updated with compare-and-set so concurrent processes never lose a token. Two ways to count, by the limit:
+ * - up to EXACT_LOG_MAX tokens per window (the operator key limit of 5, and the default tenant and IP limits),
+ *   the exact log of token timestamps (rolling-log.ts) under one key `<key>.log`: a client that keeps to the
+ *   limit in every trailing window is never refused, and the next token inside any window always is;
+ * - above it, a sliding-window counter per key (count of the current fixed window + the previous window's count
+ *   weighted by how much of it still overlaps the rolling window): constant size, approximate (README, Rate limits).
+ * Within a process, takes for one key are group-committed: while one read-decide-CAS round is
  * in flight, later takes queue and are decided together in the next round, so a hot tenant costs one CAS
  * per round instead of a storm of conflicting ones. The CAS is a publish to the key's subject with the expected
  * revision and one msgID per (key, revision), like a ledger append: a clustered NATS 2.9 may accept two
  * publishes with the same expected revision (nats-server #4320), its msgID dedupe does not.
- * A process remembers the counters it last read or wrote for a key's current window, and its next round
- * decides on those and writes by CAS without reading first: when nobody else took from the key meanwhile
- * (a client polling one API process) a take costs one round trip instead of three; when someone did, the
- * CAS fails and the round reads again. The remembered counts are never above the stored ones (a counter
- * only grows within its window), so a refusal decided on them is one the stored counts would give too.
+ * A process remembers the state it last read or wrote for a key, and its next round
+ * decides on that and writes by CAS without reading first: when nobody else took from the key meanwhile
+ * (a client polling one API process) a take costs one round trip instead of two or three; when someone did, the
+ * CAS fails and the round reads again. The remembered tokens are never more than the stored ones (a log or a
+ * counter only grows, but for what leaves the window by time), so a refusal decided on them is one the stored
+ * state would give too. Timestamps come from each API process's clock (keep them in NTP sync).
  * Counters are not events (DESIGN decision 1). If NATS
  * cannot be reached the request is let through (fail open) rather than failing the API, except for takes
  * marked failClosed (the operator key endpoints), which are refused.
@@ -27,26 +33,21 @@ import { BUCKETS } from '../infra/topology.js';
 
 export const RATE_LIMIT_BUCKET = BUCKETS.rateLimits.name;
 export const RATE_LIMIT_KV_OPTIONS = BUCKETS.rateLimits.options;
+/** The largest limit counted by the exact log: at most this many timestamps (≈ 4 bytes each) in one KV value. */
+export const EXACT_LOG_MAX = 2000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;
-/** Keys whose counters a process remembers; the oldest are forgotten first (they are only a shortcut). */
+/** Keys whose state a process remembers; the oldest are forgotten first (they are only a shortcut). */
 const MAX_REMEMBERED_KEYS = 10_000;
 /** A counter read or write without an answer (its stream is electing a leader) must not hold the request long. */
 const KV_TIMEOUT_MS = 1500;
 
 const safeKey = (key: string) => key.replace(/[^-/_=.a-zA-Z0-9]/g, '_');
 
-interface Counter {
-  count: number;
+interface Entry {
+  text: string;
   revision: number | null;
-}
-
-/** A key's counters as this process last read or wrote them, for the window `index`. */
-interface Remembered {
-  index: number;
-  cur: Counter;
-  prev: Counter;
 }
 
 interface Waiting {
@@ -57,6 +58,64 @@ interface Waiting {
   resolve(d: RateDecision): void;
 }
 
+/** What a round knows of a key: the KV key it writes, that key's revision, and the counting's own state. */
+interface KeyState {
+  kvKey: string;
+  revision: number | null;
+  log?: number[];
+  counts?: { cur: number; prev: number };
+}
+
+/** One way of counting: which KV key a round at time t writes, how to read its state, and how to decide on it. */
+interface Counting {
+  kvKey(base: string, t: number, windowMs: number): string;
+  load(base: string, t: number, windowMs: number, get: (key: string) => Promise<Entry>): Promise<KeyState>;
+  decide(state: KeyState, t: number, group: Waiting[]): { decisions: RateDecision[]; next: KeyState; value: string | null };
+}
+
+const exactLog: Counting = {
+  kvKey: (base) => `${base}.log`,
+  async load(base, _t, _w, get) {
+    const e = await get(`${base}.log`);
+    return { kvKey: `${base}.log`, revision: e.revision, log: decodeLog(e.text) };
+  },
+  decide(state, t, group) {
+    const { limit, windowMs } = group[0]!;
+    const { stamps, decisions, took } = takeFromLog(state.log ?? [], t, limit, windowMs, group.map((w) => w.tokens));
+    return { decisions, next: { ...state, log: stamps }, value: took > 0 ? encodeLog(stamps) : null };
+  },
+};
+
+const slidingCounter: Counting = {
+  kvKey: (base, t, windowMs) => `${base}.${Math.floor(t / windowMs)}`,
+  async load(base, t, windowMs, get) {
+    const index = Math.floor(t / windowMs);
+    const [cur, prev] = await Promise.all([get(`${base}.${index}`), get(`${base}.${index - 1}`)]);
+    const count = (e: Entry) => Number(e.text) || 0;
+    return { kvKey: `${base}.${index}`, revision: cur.revision, counts: { cur: count(cur), prev: count(prev) } };
+  },
+  decide(state, t, group) {
+    const { limit, windowMs } = group[0]!;
+    const { cur, prev } = state.counts ?? { cur: 0, prev: 0 };
+    const elapsed = (t - Math.floor(t / windowMs) * windowMs) / windowMs;
+    const weightedPrev = prev * (1 - elapsed);
+    let accepted = 0;
+    const decisions = group.map((w) => {
+      const estimate = weightedPrev + cur + accepted;
+      const asked = Math.max(1, w.tokens); // a take of 0 asks whether one more would pass, taking nothing
+      if (estimate + asked > limit) {
+        return { allowed: false, retryAfterSec: retryAfter(limit, asked, prev, cur + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
+      }
+      accepted += w.tokens;
+      return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
+    });
+    return { decisions, next: { ...state, counts: { cur: cur + accepted, prev } }, value: accepted > 0 ? String(cur + accepted) : null };
+  },
+};
+
+/** The counting a limit uses (exported for tests and docs). */
+export const countingFor = (limit: number): 'exact-log' | 'sliding-counter' => (limit <= EXACT_LOG_MAX ? 'exact-log' : 'sliding-counter');
+
 export async function createKvRateLimiter(
   nc: NatsConnection,
   opts: { now?: () => number; onError?: (err: unknown) => void; replicas?: number } = {},
@@ -65,52 +124,40 @@ export async function createKvRateLimiter(
   const js = jetstream(nc, { timeout: KV_TIMEOUT_MS });
   const now = opts.now ?? Date.now;
   const queues = new Map<string, Waiting[]>();
-  const remembered = new Map<string, Remembered>();
-  const remember = (base: string, counters: Remembered) => {
+  const remembered = new Map<string, KeyState>();
+  const remember = (base: string, state: KeyState) => {
     remembered.delete(base); // re-inserted last: the map's order is the order of use
-    remembered.set(base, counters);
+    remembered.set(base, state);
     if (remembered.size > MAX_REMEMBERED_KEYS) remembered.delete(remembered.keys().next().value!);
   };
 
-  async function read(key: string): Promise<Counter> {
+  async function get(key: string): Promise<Entry> {
     const e = await kv.get(key);
-    if (!e || e.operation !== 'PUT' || e.value.length === 0) return { count: 0, revision: e?.revision ?? null };
-    return { count: Number(decoder.decode(e.value)) || 0, revision: e.revision };
+    if (!e || e.operation !== 'PUT') return { text: '', revision: e?.revision ?? null };
+    return { text: decoder.decode(e.value), revision: e.revision };
   }
 
   /**
-   * One round: read both windows (unless this process knows them from its last round on the key in this
-   * window), decide every waiting take in order, write the accepted tokens by CAS.
+   * One round: read the key's state (unless this process knows it from its last round on the same KV key),
+   * decide every waiting take in order, write the accepted tokens by CAS.
    */
   async function round(base: string, group: Waiting[]): Promise<boolean> {
     const { limit, windowMs } = group[0]!;
+    const counting = countingFor(limit) === 'exact-log' ? exactLog : slidingCounter;
     const t = now();
-    const index = Math.floor(t / windowMs);
-    const elapsed = (t - index * windowMs) / windowMs;
     const known = remembered.get(base);
-    const [cur, prev] = known?.index === index ? [known.cur, known.prev] : await Promise.all([read(`${base}.${index}`), read(`${base}.${index - 1}`)]);
-    const weightedPrev = prev.count * (1 - elapsed);
-    let accepted = 0;
-    const decisions = group.map((w) => {
-      const estimate = weightedPrev + cur.count + accepted;
-      const asked = Math.max(1, w.tokens); // a take of 0 asks whether one more would pass, taking nothing
-      if (estimate + asked > limit) {
-        return { allowed: false, retryAfterSec: retryAfter(limit, asked, prev.count, cur.count + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
-      }
-      accepted += w.tokens;
-      return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
-    });
-    if (accepted > 0) {
-      const value = encoder.encode(String(cur.count + accepted));
+    const state = known?.kvKey === counting.kvKey(base, t, windowMs) ? known : await counting.load(base, t, windowMs, get);
+    const { decisions, next, value } = counting.decide(state, t, group);
+    if (value !== null) {
       try {
-        const subject = `$KV.${RATE_LIMIT_BUCKET}.${base}.${index}`;
-        const expected = cur.revision ?? 0;
-        const ack = await js.publish(subject, value, { msgID: commitSlotId(subject, expected), expect: { lastSubjectSequence: expected } });
+        const subject = `$KV.${RATE_LIMIT_BUCKET}.${state.kvKey}`;
+        const expected = state.revision ?? 0;
+        const ack = await js.publish(subject, encoder.encode(value), { msgID: commitSlotId(subject, expected), expect: { lastSubjectSequence: expected } });
         if (ack.duplicate) {
           remembered.delete(base);
           return false;
         }
-        remember(base, { index, cur: { count: cur.count + accepted, revision: ack.seq }, prev });
+        remember(base, { ...next, revision: ack.seq });
       } catch (err) {
         remembered.delete(base);
         // Another process moved the counter first: decide again. Anything else (no answer while the bucket
@@ -118,8 +165,8 @@ export async function createKvRateLimiter(
         if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) return false;
         throw err;
       }
-    } else if (known?.index !== index) {
-      remember(base, { index, cur, prev });
+    } else if (known !== state) {
+      remember(base, state);
     }
     group.forEach((w, i) => w.resolve(decisions[i]!));
     return true;

@@ -96,9 +96,15 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
     .then(function (res) {
       var b = res.body;
       if (res.status !== 200) { verdict.className = 'bad'; verdict.textContent = (b && b.detail) || ('Verification unavailable (HTTP ' + res.status + ')'); return; }
-      verdict.className = b.verified ? 'ok' : 'bad';
-      verdict.textContent = b.verified ? 'Verified: the bundle is intact and signed by this service.' : 'Not verified: at least one check failed.';
+      // A failed inclusion proof (the transparency extension) makes the page say "not verified", though the JSON's
+      // \`verified\` is the spec's checks only: the log contradicting the bundle is what a reader must not miss (README).
+      var logFailed = !!(b.transparency && b.transparency.status === 'fail');
+      verdict.className = b.verified && !logFailed ? 'ok' : 'bad';
+      verdict.textContent = !b.verified ? 'Not verified: at least one check failed.'
+        : logFailed ? "Not verified: the bundle is intact and signed, but its inclusion in this service's public transparency log failed."
+        : 'Verified: the bundle is intact and signed by this service.';
       (b.checks || []).forEach(function (c) { row('#checks', [c.name, c.status, c.detail || '', 'on the server'], c.status); });
+      if (b.transparency) row('#checks', ['transparency', b.transparency.status, b.transparency.detail || '', 'on the server'], b.transparency.status);
       row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
       if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
       if (b.signing) {

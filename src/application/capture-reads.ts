@@ -83,9 +83,13 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
       };
     },
 
-    /** spec 4.8: a downloadable artifact; 404 for an unknown name, an unknown capture, or an artifact it has not (yet). */
-    async artifact(id: string, name: string): Promise<ArtifactDownload> {
-      const download = isArtifactName(name) ? ARTIFACTS[name].download : null;
+    /**
+     * spec 4.8: a downloadable artifact; 404 for an unknown name, an unknown capture, or an artifact it has not
+     * (yet). `beside`: one of the extensions served at their own path (ARTIFACTS_BESIDE), never under /artifacts/.
+     */
+    async artifact(id: string, name: string, where: 'artifacts' | 'beside' = 'artifacts'): Promise<ArtifactDownload> {
+      const kind = isArtifactName(name) ? ARTIFACTS[name].download : null;
+      const download = kind && Boolean((kind as { beside?: true }).beside) === (where === 'beside') ? kind : null;
       if (!download) throw refusal(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`);
       const bytes = await artifactOf(await loadKnown(id), name as keyof typeof ARTIFACTS);
       if (!bytes) throw refusal(404, `Capture ${id} has no ${name} artifact.`);

@@ -7,7 +7,8 @@ import { createVerificationCache } from './verification-cache.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
-import { transparencyCheck } from '../transparency/verify-transparency.js';
+import { captureTransparency } from '../transparency/verify-transparency.js';
+import { verificationResult } from './verification-result.js';
 import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
 import { listSigningKeys, listTsaCertificates } from '../../projections/read-models/evidence-keys.js';
 
@@ -21,7 +22,7 @@ export type CaptureVerification = ReturnType<typeof createCaptureVerification>;
 /** A complete capture with a bundle small enough to verify here. */
 export type VerifiableCapture = CaptureRow & { artifacts: { wacz: string }; bundle: NonNullable<CaptureRow['bundle']> };
 
-/** `log`: the public transparency log, when this process follows it (docs/transparency.md): its check comes last. */
+/** `log`: the public transparency log, when this process follows it (docs/transparency.md): its result stands beside the checks. */
 export function createCaptureVerification(ctx: ServiceContext, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
   const verifications = createVerificationCache();
 
@@ -50,15 +51,12 @@ export function createCaptureVerification(ctx: ServiceContext, artifacts: Artifa
       return row as VerifiableCapture;
     },
 
-    /** The verification result (spec 2.6): 'verified' false, never an error, when a check fails. */
+    /**
+     * The verification result (spec 2.6): 'verified' false, never an error, when a check fails. The transparency
+     * log's result, where this deployment runs one, is the `transparency` extension beside the spec's checks.
+     */
     async verify(row: VerifiableCapture) {
       const captureId = row.capture_id;
-      const capture = {
-        id: row.capture_id,
-        createdAt: iso(row.created_at)!,
-        completedAt: iso(row.completed_at)!,
-        ...(row.render_quality ? { renderQuality: row.render_quality } : {}),
-      };
       const wacz = row.artifacts.wacz;
       // Keyed by what is stored now: a bundle altered or replaced in storage is verified afresh.
       const stored = await artifacts.digest(wacz);
@@ -73,31 +71,7 @@ export function createCaptureVerification(ctx: ServiceContext, artifacts: Artifa
           selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
         });
       });
-      const logged = log ? await transparencyCheck(log, captureId, result) : null;
-      return {
-        verified: (result?.verified ?? false) && logged?.check.status !== 'fail',
-        capture,
-        signing: result?.signing
-          ? {
-              bundleHash: result.signing.bundleHash,
-              signature: result.signing.signature,
-              publicKey: result.signing.publicKey,
-              keyId: result.signing.keyId,
-              signedAt: result.signing.signedAt,
-              timestamp: result.signing.timestamp,
-            }
-          : null,
-        checks: [
-          ...(result?.checks ?? [
-            { name: 'artifactHashes' as const, status: 'fail' as const, detail: 'the bundle is missing from storage' },
-            { name: 'bundleHash' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
-            { name: 'signature' as const, status: 'skip' as const, detail: 'artifactHashes failed' },
-          ]),
-          ...(logged ? [logged.check] : []),
-        ],
-        ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
-        ...(logged?.evidence ? { transparency: logged.evidence } : {}),
-      };
+      return verificationResult(row, result, log ? await captureTransparency(log, captureId, result) : null);
     },
   };
 }

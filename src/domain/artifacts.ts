@@ -10,8 +10,11 @@ export interface ArtifactKind {
   refKey: keyof ArtifactRefs;
   /** Media type of the stored bytes (and of the WARC resource record). */
   mediaType: string;
-  /** Served by GET /v1/captures/{id}/artifacts/{name}, with this type and `<captureId>-<downloadName>`; null: not downloadable there. */
-  download: { type: string; name: string } | null;
+  /**
+   * Served with this type and `<captureId>-<downloadName>`; null: not downloadable. `beside`: an extension served
+   * at GET /v1/captures/{id}/{name}, since spec 4.8 enumerates the names under /artifacts/ (DESIGN decision 16).
+   */
+  download: { type: string; name: string; beside?: true } | null;
   /** Name of its resource record in the WARC; null: not recorded as a resource. */
   warcName: string | null;
 }
@@ -32,15 +35,20 @@ export const ARTIFACTS = {
     download: { type: 'application/json; charset=utf-8', name: 'headers.json' },
     warcName: 'headers.json',
   },
-  pdf: { refKey: 'pdf', mediaType: 'application/pdf', download: { type: 'application/pdf', name: 'page.pdf' }, warcName: null },
+  pdf: { refKey: 'pdf', mediaType: 'application/pdf', download: { type: 'application/pdf', name: 'page.pdf', beside: true }, warcName: null },
   provenance: { refKey: 'provenance', mediaType: 'application/json', download: null, warcName: null },
   wacz: { refKey: 'wacz', mediaType: 'application/wacz+zip', download: { type: 'application/wacz+zip', name: 'capture.wacz' }, warcName: null },
 } as const satisfies Record<string, ArtifactKind>;
 
 export type ArtifactName = keyof typeof ARTIFACTS;
 
-/** The artifacts GET /v1/captures/{id}/artifacts/{name} serves, in the order an error message lists them. */
-export const DOWNLOADABLE_ARTIFACTS = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => ARTIFACTS[name].download !== null);
+const downloadOf = (name: ArtifactName): ArtifactKind['download'] => ARTIFACTS[name].download;
+
+/** The artifacts GET /v1/captures/{id}/artifacts/{name} serves — exactly spec 4.8's names —, in the order an error message lists them. */
+export const DOWNLOADABLE_ARTIFACTS = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => downloadOf(name) !== null && !downloadOf(name)!.beside);
+
+/** The extensions served beside them, each at GET /v1/captures/{id}/{name}. */
+export const ARTIFACTS_BESIDE = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => downloadOf(name)?.beside === true);
 
 export const isArtifactName = (name: string): name is ArtifactName => Object.hasOwn(ARTIFACTS, name);
 

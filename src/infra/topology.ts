@@ -120,7 +120,7 @@ export const BUCKETS = {
     write: ['worker'],
     info: DATABASE_ROLES,
   }),
-  rateLimits: bucket({ kind: 'kv', name: 'ratelimits', holds: 'rate-limit counters, `<limiter key>.<window>`', options: { history: 1, ttl: 5 * 60_000 }, read: ['api'], write: ['api'] }),
+  rateLimits: bucket({ kind: 'kv', name: 'ratelimits', holds: 'rate limits: `<limiter key>.log` (the exact rolling log), `<limiter key>.<window>` (a counter above 2000 per window)', options: { history: 1, ttl: 5 * 60_000 }, read: ['api'], write: ['api'] }),
   snapshots: bucket({
     kind: 'kv',
     name: 'actor-snapshots',

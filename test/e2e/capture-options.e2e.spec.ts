@@ -106,7 +106,9 @@ describe('capture options, provenance, downloads and replay beside verification'
     const shot = await s.call('GET', new URL(rec.artifacts.screenshot).pathname);
     assert.equal(shot.raw.readUInt32BE(16), 1024);
     assert.equal(shot.raw.readUInt32BE(20), 700, 'viewport only');
-    assert.match(rec.artifacts.pdf, /\/artifacts\/pdf$/);
+    // An extension beside spec 4.8's artifact names (issue 27): its own path, and none under /artifacts/.
+    assert.match(rec.artifacts.pdf, new RegExp(`/v1/captures/${rec.id}/pdf$`));
+    assert.equal((await s.call('GET', `/v1/captures/${rec.id}/artifacts/pdf`)).status, 404);
     const pdf = await s.call('GET', new URL(rec.artifacts.pdf).pathname);
     assert.equal(pdf.status, 200);
     assert.equal(pdf.headers.get('content-type'), 'application/pdf');

@@ -43,7 +43,7 @@ export const operationName = (o: Pick<Operation, 'method' | 'path'>): string => 
  * Error answers that are not the error body, on purpose: GET /health answers 503 with its health record, and
  * an unsatisfiable byte range is a bare 416 with Content-Range (RFC 9110), as download clients expect.
  */
-export const OWN_ERROR_ANSWERS = ['GET /health 503', 'GET /v1/captures/{captureId}/artifacts/{name} 416'];
+export const OWN_ERROR_ANSWERS = ['GET /health 503', 'GET /v1/captures/{captureId}/artifacts/{name} 416', 'GET /v1/captures/{captureId}/pdf 416'];
 
 /**
  * What every operation must document: a `responses` object with at least one 2xx, a description for each

@@ -41,10 +41,12 @@ import type { ParsedTimestampToken } from './timestamp-token.js';
  * independent of each other. Bad input never throws; it fails checks with a detail.
  * The version (and so whether `timestamp` runs) comes from datapackage.json's captureLedger.bundleVersion,
  * which the signature covers, so stripping a token from a v0.2.0 bundle fails rather than downgrades.
- * Further checks (a transparency-log inclusion proof, say) are appended after these by the caller that has
- * what they need; `verified` is recomputed over the whole list (`verdict`).
+ * These are exactly the checks of spec 2.6, which names and counts them: a caller that checks more (a
+ * transparency-log inclusion proof, say) reports it beside `checks`, never among them, and leaves `verified`
+ * the spec's.
  */
 
+/** The check names of spec 2.6, and no other. */
 export type BundleCheckName = 'artifactHashes' | 'bundleHash' | 'signature' | 'timestamp';
 export type BundleCheck = Check<BundleCheckName>;
 

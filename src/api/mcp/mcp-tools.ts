@@ -120,7 +120,7 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       name: 'verify_capture',
       title: 'Verify a capture',
       description:
-        "Verify a complete capture's signed bundle (GET /v1/verify/{id}): artifact hashes, bundle hash, Ed25519 signature against the published keys, RFC 3161 timestamp. `verified` is true only when every check passes or skips. Public: no scope needed.",
+        "Verify a complete capture's signed bundle (GET /v1/verify/{id}): artifact hashes, bundle hash, Ed25519 signature against the published keys, RFC 3161 timestamp — exactly the checks of spec 2.6. `verified` is true only when every check passes or skips. Where the deployment runs a transparency log, `transparency` (beside the checks, not among them) says whether the bundle's leaf is in a signed checkpoint, with the proof. Public: no scope needed.",
       input: verifyParams,
       inputContext: 'params',
       scope: null,

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Admission } from '../../domain/tenant/index.js';
 import type { CaptureAdmission } from '../../application/capture-admission.js';
-import type { CaptureReads } from '../../application/capture-reads.js';
+import type { ArtifactDownload, CaptureReads } from '../../application/capture-reads.js';
 import { DOWNLOADABLE_ARTIFACTS } from '../../domain/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { captureRecordSchema, captureStatusSchema, captureSummarySchema, provenanceSchema } from '../capture-schemas.js';
@@ -79,14 +79,14 @@ const artifactParams = captureIdParams.extend({
   name: z
     .string()
     .meta({ enum: DOWNLOADABLE_ARTIFACTS })
-    .describe('screenshot, screenshot-before, html, headers, pdf or wacz; any other name is 404.'),
+    .describe('screenshot, screenshot-before, html, headers or wacz (spec 4.8); any other name is 404. The printed page is at /v1/captures/{captureId}/pdf.'),
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
 const download = (description: string) => ({
   description,
   content: Object.fromEntries(
-    ['image/png', 'text/plain', 'application/json', 'application/pdf', 'application/wacz+zip'].map((type) => [type, { schema: binary() }]),
+    ['image/png', 'text/plain', 'application/json', 'application/wacz+zip'].map((type) => [type, { schema: binary() }]),
   ),
 });
 
@@ -313,7 +313,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCaptureArtifact',
           security: [],
           description:
-            'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/pdf, application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
+            'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
           params: artifactParams,
           response: {
             200: download('The artifact (spec 4.8).'),
@@ -323,30 +323,30 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           },
         },
       },
-      async (req, reply) => {
-        const { bytes, type, fileName } = await reads.artifact(req.params.captureId, req.params.name);
-        // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
-        // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
-        reply
-          .header('Access-Control-Allow-Origin', '*')
-          .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
-          .header('Accept-Ranges', 'bytes')
-          .header('Content-Type', type)
-          .header('Content-Disposition', `attachment; filename="${fileName}"`)
-          .header('Cache-Control', 'private, max-age=3600');
-        const body = Buffer.from(bytes);
-        const range = parseByteRange(req.headers.range, body.byteLength);
-        if (range.kind === 'unsatisfiable') {
-          return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
-        }
-        if (range.kind === 'partial') {
-          return reply
-            .code(206)
-            .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
-            .send(body.subarray(range.start, range.end + 1));
-        }
-        return reply.send(body);
+      async (req, reply) => sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, req.params.name)),
+    );
+
+    app.get(
+      '/v1/captures/:captureId/pdf',
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Download the printed page (extension)',
+          operationId: 'getCapturePdf',
+          security: [],
+          description:
+            "The page printed to PDF when the capture asked for `pdf` (README, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
+          params: captureIdParams,
+          response: {
+            200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
+            206: { description: 'The requested byte range (Content-Range).', content: { 'application/pdf': { schema: binary() } } },
+            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, or one captured without `pdf`.' }),
+          },
+        },
       },
+      async (req, reply) => sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'pdf', 'beside')),
     );
 
     app.get(
@@ -385,14 +385,41 @@ export function captureRoutes(deps: CaptureRouteDeps) {
     );
 
     // Preflight of a cross-origin artifact read (a Range header that is not CORS-safelisted).
-    app.options('/v1/captures/:captureId/artifacts/:name', { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .code(204)
-        .header('Access-Control-Allow-Origin', '*')
-        .header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
-        .header('Access-Control-Allow-Headers', 'Range')
-        .header('Access-Control-Max-Age', '600')
-        .send(),
-    );
+    for (const path of ['/v1/captures/:captureId/artifacts/:name', '/v1/captures/:captureId/pdf']) {
+      app.options(path, { schema: { hide: true } }, async (_req, reply) =>
+        reply
+          .code(204)
+          .header('Access-Control-Allow-Origin', '*')
+          .header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
+          .header('Access-Control-Allow-Headers', 'Range')
+          .header('Access-Control-Max-Age', '600')
+          .send(),
+      );
+    }
   };
+}
+
+/** Answers a download (an artifact, or an extension beside them) as raw bytes, honouring one Range (spec 4.8). */
+function sendDownload(rangeHeader: string | undefined, reply: FastifyReply, { bytes, type, fileName }: ArtifactDownload) {
+  // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
+  // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
+  reply
+    .header('Access-Control-Allow-Origin', '*')
+    .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
+    .header('Accept-Ranges', 'bytes')
+    .header('Content-Type', type)
+    .header('Content-Disposition', `attachment; filename="${fileName}"`)
+    .header('Cache-Control', 'private, max-age=3600');
+  const body = Buffer.from(bytes);
+  const range = parseByteRange(rangeHeader, body.byteLength);
+  if (range.kind === 'unsatisfiable') {
+    return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
+  }
+  if (range.kind === 'partial') {
+    return reply
+      .code(206)
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
+      .send(body.subarray(range.start, range.end + 1));
+  }
+  return reply.send(body);
 }

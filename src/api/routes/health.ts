@@ -5,10 +5,10 @@ import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { uri } from '../schemas.js';
 
-const healthSchema = z.object({
-  status: z.enum(['ok', 'degraded']),
-  legal: z.object({ terms: uri(), policy: uri() }),
-});
+const legal = z.object({ terms: uri(), policy: uri() });
+/** spec 4.1 enumerates 'ok' alone; 'degraded' belongs to the 503 answer beside it, never to the 200's enum. */
+const healthSchema = z.object({ status: z.enum(['ok']), legal });
+const degradedSchema = z.object({ status: z.enum(['degraded']), legal });
 
 /** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
 export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => Promise<Readiness>) {
@@ -24,7 +24,7 @@ export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => P
           security: [],
           response: {
             200: healthSchema.describe("status 'ok' (spec 4.1)."),
-            503: healthSchema.describe("status 'degraded': NATS or Postgres is unreachable."),
+            503: degradedSchema.describe("status 'degraded': NATS or Postgres is unreachable."),
             ...problemResponses(ANSWERS.internal),
           },
         },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { CaptureVerification } from '../../application/capture-verification.js';
 import type { TypedApp } from '../app.js';
+import { SPEC_CHECK_NAMES } from '../../application/verification-result.js';
 import { captureSettingsSchema } from '../capture-schemas.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, uri } from '../schemas.js';
@@ -41,22 +42,26 @@ export const verificationSchema = z
     checks: z
       .array(
         z.object({
-          name: z.enum(['artifactHashes', 'bundleHash', 'signature', 'timestamp', 'transparency']),
+          name: z.enum(SPEC_CHECK_NAMES),
           status: z.enum(['pass', 'fail', 'skip']),
           detail: z.string().optional(),
         }),
       )
-      .describe('In order: artifactHashes, bundleHash, signature, (v0.2.0) timestamp, then transparency when the deployment runs the log.'),
+      .describe('In order: artifactHashes, bundleHash, signature, and (v0.2.0 bundles only) timestamp: 3 checks for v0.1.0 bundles, up to 4 for v0.2.0 (spec 2.6). Nothing else: the transparency log has its own field.'),
     captureSettings: captureSettingsSchema.optional(),
     transparency: z
       .object({
-        leafIndex: z.number().int(),
-        checkpoint: z.string().describe('The signed checkpoint (C2SP signed note) the proof is against.'),
-        inclusionProof: z.array(z.string()).describe('Base64 hashes, leaf to root.'),
-        logKey: z.string().describe("The log's note verifier key."),
+        status: z.enum(['pass', 'fail', 'skip']).describe("'skip' when bundleHash failed or the log has no proof for the bundle yet."),
+        detail: z.string(),
+        leafIndex: z.number().int().optional(),
+        checkpoint: z.string().optional().describe('The signed checkpoint (C2SP signed note) the proof is against.'),
+        inclusionProof: z.array(z.string()).optional().describe('Base64 hashes, leaf to root.'),
+        logKey: z.string().optional().describe("The log's note verifier key."),
       })
       .optional()
-      .describe('The capture\'s leaf in the public transparency log (docs/transparency.md), when it has a proof.'),
+      .describe(
+        "Extension (not in spec 2.6; README, Verification): the bundle's leaf in the public transparency log, checked against a signed checkpoint (docs/transparency.md). Present when the deployment runs the log. Not part of `verified`.",
+      ),
   })
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 

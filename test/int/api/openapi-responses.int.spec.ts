@@ -135,6 +135,7 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', `/v1/captures/${captureId}`);
     await call('GET', `/v1/captures/${UNKNOWN_CAPTURE}`);
     for (const name of ['screenshot', 'html', 'headers', 'pdf', 'wacz']) await call('GET', `/v1/captures/${captureId}/artifacts/${name}`);
+    await call('GET', `/v1/captures/${captureId}/pdf`);
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=0-99' } });
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=999999999-' } });
     await call('GET', `/v1/captures/${captureId}/artifacts/screenshot-before`);

@@ -73,7 +73,7 @@ describe('OpenAPI document of the API plugins', () => {
     const artifact = doc.paths['/v1/captures/{captureId}/artifacts/{name}']!.get!.responses!;
     for (const status of ['200', '206']) {
       const content = artifact[status]!.content!;
-      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'application/pdf', 'application/wacz+zip', 'image/png', 'text/plain']);
+      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'application/wacz+zip', 'image/png', 'text/plain']);
       for (const media of Object.values(content)) assert.deepEqual(media.schema, { type: 'string', format: 'binary' });
     }
     assert.equal(artifact['416']!.content, undefined);

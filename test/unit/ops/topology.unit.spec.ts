@@ -12,7 +12,7 @@ describe('the NATS topology, declared once (src/infra/topology.ts)', () => {
     const doc = await readFile(join(projectRoot, 'docs', 'architecture.md'), 'utf8');
     const table = /<!-- topology:begin[^>]*-->\n([\s\S]*?)\n<!-- topology:end -->/.exec(doc)?.[1];
     assert.ok(table, 'docs/architecture.md has the topology markers');
-    assert.equal(table, topologyTable(), `docs/architecture.md's topology table differs from src/infra/topology.ts; paste:\n${topologyTable()}`);
+    assert.equal(table, topologyTable(), "docs/architecture.md's topology table differs from src/infra/topology.ts: run `node --import tsx ops/render-topology.ts`");
   });
 
   it('names each stream, bucket and subject once, and every subject falls in a declared stream or is core', () => {

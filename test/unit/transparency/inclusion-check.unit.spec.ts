@@ -15,7 +15,7 @@ import { MerkleTree } from '../../../src/transparency/merkle.js';
 import { publishedKeys, readJson, rezip, sampleCapture, signedBundle, testKey, unzip, writeJson } from '../archive/bundle-fixture.js';
 
 /**
- * The `transparency` check of bundle verification: the leaf is made from the bundle itself, and must be in the
+ * The transparency extension of bundle verification (beside the spec's checks, issue 27): the leaf is made from the bundle itself, and must be in the
  * tree of a checkpoint signed by the log's key. Given / when / then over a real signed, time-stamped bundle.
  */
 
@@ -57,13 +57,15 @@ describe('verification: the transparency check', () => {
 
   const check = async (bytes: Uint8Array, transparency: TransparencyInput | undefined) => {
     const r = await verifyBundleWithLog(bytes, { ...options, transparency });
-    return { r, t: r.checks.find((c) => c.name === 'transparency') };
+    return { r, t: r.transparency };
   };
 
-  it('passes after the spec checks when the leaf is in the signed tree', async () => {
+  it('passes beside the spec checks when the leaf is in the signed tree, with the proof it was checked with', async () => {
     const { r, t } = await check(bundle.bytes, evidence);
-    assert.deepEqual(r.checks.map((c) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp', 'transparency']);
+    assert.deepEqual(r.checks.map((c) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
     assert.equal(t?.status, 'pass', t?.detail);
+    assert.equal(t?.leafIndex, INDEX);
+    assert.equal(t?.checkpoint, evidence.checkpoint);
     assert.equal(r.verified, true);
   });
 
@@ -83,7 +85,8 @@ describe('verification: the transparency check', () => {
     ] as Array<[string, TransparencyEvidence]>) {
       const { r, t } = await check(bundle.bytes, ev);
       assert.equal(t?.status, 'fail', what);
-      assert.equal(r.verified, false, what);
+      // The spec's `verified` is over the spec's checks (2.6); the log's result is reported beside it.
+      assert.equal(r.verified, true, what);
     }
   });
 
