@@ -21,6 +21,7 @@ import type { ServiceContext } from './application/service-context.js';
 import { createCors } from './api/cors.js';
 import { createKvRateLimiter } from './api/kv-rate-limiter.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from './api/routes/admin-keys.js';
+import { createOperatorGuard } from './api/operator-auth.js';
 import { captureRoutes } from './api/routes/captures.js';
 import { healthRoutes } from './api/routes/health.js';
 import { scheduleRoutes } from './api/routes/schedules.js';
@@ -291,6 +292,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const revocations = nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
     const usage = createUsageRecorder(tenants, clock);
     const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
+    const operator = createOperatorGuard(config, limiter);
     // The application services both ways in call: REST routes and MCP tools (DESIGN decision 15).
     const admission = createCaptureAdmission({ ctx, policy, backlog: jobBacklog(jsm), takeTenantTokens: guard.takeTenantTokens });
     const reads = createCaptureReads(ctx, artifacts, transparency.service ?? undefined);
@@ -324,15 +326,15 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       trustProxy: config.TRUST_PROXY,
       plugins: [
         healthRoutes(ctx, createReadiness(nc, pool)),
-        adminKeyRoutes(config, limiter, createApiKeys(ctx)),
+        adminKeyRoutes(operator, createApiKeys(ctx)),
         captureRoutes({ guard, admission, reads, cors }),
         verificationRoutes(guard, verification, evidence),
         certificateRoutes(guard, captureCertificates),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ guard, schedules }),
-        tenancyRoutes({ config, guard, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+        tenancyRoutes({ guard, operator, usage: usageOf, tenants: createTenantAdministration(ctx) }),
         webhookRoutes({ guard, webhooks }),
-        adminWebhookRoutes(config, guard, webhooks),
+        adminWebhookRoutes(operator, guard, webhooks),
         mcpRoutes({
           guard,
           cors,

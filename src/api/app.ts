@@ -18,6 +18,7 @@ import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, open
 import { HttpProblem, problem, sendProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
+import { MAX_PATH_SEGMENT } from './schemas.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -64,13 +65,13 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     bodyLimit: BODY_LIMIT,
     // A hop count is "trust the nearest N proxies".
     trustProxy: typeof opts.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (opts.trustProxy as number)) : (opts.trustProxy ?? false),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
     // Errors raised before a route runs (a path segment over 100 characters: 414, a malformed URL: 400) get
     // the spec's error body like every other answer (spec 7.1).
     frameworkErrors: (err, _req, reply) => {
       const status = err.statusCode ?? 400;
       const detail =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 100 characters; no resource has such a name.' : 'The request URL is malformed.';
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PATH_SEGMENT} characters; no resource has such a name.` : 'The request URL is malformed.';
       return sendProblem(reply as FastifyReply, new HttpProblem(status, detail));
     },
     // Requests Node rejects before Fastify sees them (headers or URL over 16 KiB: 431; unparseable: 400).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CaptureCertificates } from '../../application/capture-certificates.js';
 import type { TypedApp } from '../app.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { binary } from '../schemas.js';
+import { binary, idParam } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
@@ -55,7 +55,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           security: [],
           description:
             'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle\'s leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then).',
-          params: z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') }),
+          params: z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') }),
           response: {
             200: { description: 'The certificate, application/pdf.', content: { 'application/pdf': { schema: binary() } } },
             ...problemResponses({
