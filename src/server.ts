@@ -60,6 +60,7 @@ import { createReadiness } from './observability/readiness.js';
 import { startRoleHttp } from './observability/role-http.js';
 import { readCheckpoint } from './projector/projector.js';
 import { createAddressPolicy } from './net/address-policy.js';
+import { createOwnListeners } from './net/own-listeners.js';
 import { createConnectionLog } from './net/connection-log.js';
 import { type EgressProxy, startEgressProxy } from './net/egress-proxy.js';
 import { createProjectionWaiter } from './projector/projection-waiter.js';
@@ -171,7 +172,11 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   });
   stops.unshift(() => tenants.close());
   const artifacts = await openArtifactStore(nc, replicas);
-  const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
+  // This process's own HTTP addresses are never a target, allow-listed or not (issue 28); the port bound for
+  // PORT=0 is added once listening.
+  const ownListeners = createOwnListeners();
+  ownListeners.add(config.HOST, config.PORT);
+  const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   const projector = roles.has('projector') ? createProjector({ js, pool, log: log.child({ role: 'projector' }) }) : null;
   if (projector) {
@@ -199,6 +204,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     const feeder: Feeder = await startJobFeeder(js, jsm, log.child({ role: 'job-feeder' }));
     const connections = createConnectionLog(); // what the proxy connected to, for provenance records
     const proxy: EgressProxy = await startEgressProxy({ policy, connections, log: log.child({ role: 'egress-proxy' }) });
+    ownListeners.add('127.0.0.1', proxy.port); // a page must not make the proxy tunnel to itself
     // Overload is slowness (DESIGN decision 13): bounds count page time, concurrency follows the host's capacity.
     const hostLoad = startHostLoad();
     const browsers: BrowserPool = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY, hostLoad });
@@ -280,6 +286,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   if (!roles.has('api')) {
     // Every role answers /health and /metrics, so a scaled deployment can be probed and scraped.
     const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nc, pool), metricsToken: config.METRICS_TOKEN });
+    ownListeners.add(config.HOST, Number(new URL(http.url).port));
     url = http.url;
     stops.unshift(() => http.close());
   }
@@ -349,6 +356,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
       ],
     });
     url = await app.listen({ port: config.PORT, host: config.HOST });
+    for (const bound of app.addresses()) if (typeof bound !== 'string') ownListeners.add(bound.address, bound.port);
     stops.unshift(async () => {
       await app!.close();
       revocations.unsubscribe();
