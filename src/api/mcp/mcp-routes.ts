@@ -33,7 +33,7 @@ const SERVER_INFO = { name: 'capture-ledger', title: 'Capture Ledger', version: 
 const INSTRUCTIONS =
   'Capture public web pages as signed, time-stamped evidence. capture_url returns a capture id at once; call get_capture until its status is complete (or failed), then verify_capture. A refused call is an error result whose first text is the reason and whose second is the error body of the REST API (status, title, detail; limitType and quota on 429; retryAfter in seconds where REST sends Retry-After).';
 
-/** JSON-RPC error code of a request refused before MCP handles it (credential, origin, per-address limit); `data` is the spec 7.1 body. */
+/** JSON-RPC error code of a request refused before MCP handles it (credential, origin, per-address or tenant limit); `data` is the spec 7.1 body. */
 export const REFUSED_AT_DOOR = -32010;
 
 /**
@@ -138,15 +138,20 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
   /**
    * What a POST may carry and what it costs (issue 28): at most MAX_BATCH_MESSAGES messages, and one tenant token
-   * per message — tools/list and ping as much as anything — except tools/call, whose tool takes its own token (or
-   * the per-address one of a public read) with its scope check. Throws the refusal.
+   * per message — tools/list and ping as much as anything — except a tools/call of a tool, which takes its own token
+   * (or the per-address one of a public read) with its scope check. Throws the refusal.
    */
+  const callsATool = (m: unknown): boolean => {
+    const { method, params } = (m && typeof m === 'object' ? m : {}) as { method?: unknown; params?: { name?: unknown } };
+    return method === 'tools/call' && typeof params?.name === 'string' && byName.has(params.name);
+  };
+
   async function admit(body: unknown, principal: Principal): Promise<void> {
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length > MAX_BATCH_MESSAGES) {
       throw new HttpProblem(400, `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`, 'Bad Request');
     }
-    const charged = messages.filter((m) => !(m && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call')).length;
+    const charged = messages.filter((m) => !callsATool(m)).length;
     if (charged === 0) return;
     const d = await deps.guard.takeTenantTokens(principal.tenantId, charged);
     if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
