@@ -50,8 +50,7 @@ export function createCaptureCertificates(certificates: Certificates, trust: Dep
 
     /** The package's certificate checks, then `capture`: the capture and bundle it names are this service's record. */
     async verify(bytes: Uint8Array) {
-      const anchors = await trust.anchors();
-      const result = await slot(() => verifyCertificate(bytes, anchors));
+      const result = await slot(async () => verifyCertificate(bytes, await trust.anchors()));
       const named = result.certificate;
       const recorded = named && isId('cap', named.captureId) ? await lookup.bundleHashOf(named.captureId) : null;
       const capture = !named
