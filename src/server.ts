@@ -80,6 +80,7 @@ async function startRoles(config: Config, deps: ServerDeps, stops: ReturnType<ty
   if (!roles.has('api')) {
     // Every role answers /health and /metrics, so a scaled deployment can be probed and scraped.
     const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nats.nc, data.ctx.pool), metricsToken: config.METRICS_TOKEN });
+    data.ownListeners.add(config.HOST, Number(new URL(http.url).port));
     stops.add(() => http.close());
     return { ...base, url: http.url, app: null };
   }

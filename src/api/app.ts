@@ -18,6 +18,7 @@ import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, open
 import { HttpProblem, problem, sendProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
+import { MAX_PATH_SEGMENT } from './schemas.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
@@ -45,6 +46,13 @@ const describeIssue = (v: { instancePath?: string; message?: string }, context: 
 export const invalidRequestDetail = (issues: Array<{ instancePath?: string; message?: string }>, context: string): string =>
   `Invalid request: ${issues.map((v) => describeIssue(v, context)).join('; ')}`;
 
+/** Largest request body of a route that sets none of its own (ANSWERS.jsonBody's 413). */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** A body limit as the 413 names it: "1 MiB", "256 KiB". */
+const sizeText = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+
 /** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
 export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   // Plugins see the logger as Fastify's base logger; what they log through is the pino instance given here.
@@ -54,16 +62,16 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomBytes(8).toString('hex')}`;
     },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // A hop count is "trust the nearest N proxies".
     trustProxy: typeof opts.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (opts.trustProxy as number)) : (opts.trustProxy ?? false),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
     // Errors raised before a route runs (a path segment over 100 characters: 414, a malformed URL: 400) get
     // the spec's error body like every other answer (spec 7.1).
     frameworkErrors: (err, _req, reply) => {
       const status = err.statusCode ?? 400;
       const detail =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 100 characters; no resource has such a name.' : 'The request URL is malformed.';
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PATH_SEGMENT} characters; no resource has such a name.` : 'The request URL is malformed.';
       return sendProblem(reply as FastifyReply, new HttpProblem(status, detail));
     },
     // Requests Node rejects before Fastify sees them (headers or URL over 16 KiB: 431; unparseable: 400).
@@ -130,7 +138,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
         return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, new HttpProblem(413, 'The request body is larger than 1 MiB.', 'Payload Too Large'));
+        return sendProblem(reply, new HttpProblem(413, `The request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}.`, 'Payload Too Large'));
       default:
         break;
     }

@@ -87,6 +87,12 @@ export const ANSWERS = {
     401: 'Missing or invalid admin credential (spec 5.6).',
     503: 'The admin API is not configured (ADMIN_KEY unset; spec 5.2).',
   },
+  /** The operator routes other than the key endpoints: guard.perIp(), then operator.credential(). */
+  operator: {
+    401: 'Missing or invalid admin credential (spec 5.6).',
+    429: 'Rate limited per client address (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11).',
+    503: 'The admin API is not configured (ADMIN_KEY unset; spec 5.2).',
+  },
   /** requireJsonBody and the JSON parser (spec 7.2). */
   jsonBody: {
     400: 'Missing or malformed JSON body, or an invalid field; the detail names it (spec 7.2).',

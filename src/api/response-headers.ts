@@ -4,8 +4,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * The headers every answer carries, set in one place (README, "Public endpoints"):
  *
  * - security headers on every response: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
- *   `X-Frame-Options: SAMEORIGIN` and a `frame-ancestors 'self'` CSP where a route set no CSP of its own
- *   (ReplayWeb.page frames its own /replay/ pages; nobody else may frame ours), and HSTS when the request
+ *   a `frame-ancestors 'self'` CSP where a route set no CSP of its own (ReplayWeb.page frames its own /replay/
+ *   pages; nobody else may frame ours) with `X-Frame-Options: SAMEORIGIN` — `DENY` where the route's CSP says
+ *   `frame-ancestors 'none'` —, `Vary: Accept` where the route negotiates JSON or HTML, and HSTS when the request
  *   came over https (directly, or as a trusted proxy says with X-Forwarded-Proto) or PUBLIC_BASE_URL is https;
  * - `Access-Control-Allow-Origin: *` on the public, credential-free reads: anyone may verify from a browser,
  *   and these answers never depend on a cookie or a key. Authenticated routes keep CORS_ORIGINS (cors.ts);
@@ -33,6 +34,9 @@ export const PUBLIC_READ_ROUTES: ReadonlySet<string> = new Set([
   '/v1/log/proof/consistency',
 ]);
 
+/** Routes that answer JSON or an HTML page by the request's Accept: a cache must key on it (RFC 9110 12.5.5). */
+export const NEGOTIATED_ROUTES: ReadonlySet<string> = new Set(['/v1/verify/:captureId', '/v1/captures/:captureId/provenance']);
+
 /** Seconds a key document may be cached: short, so a rotation reaches verifiers within minutes. */
 export const KEY_DOCUMENT_MAX_AGE = 300;
 const CACHE_CONTROL: Readonly<Record<string, string>> = {
@@ -49,11 +53,16 @@ export function responseHeadersHook(opts: { publicBaseUrl: string }) {
   return async (req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (!reply.hasHeader('Referrer-Policy')) reply.header('Referrer-Policy', 'no-referrer');
-    reply.header('X-Frame-Options', 'SAMEORIGIN');
     if (!reply.hasHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', "frame-ancestors 'self'");
+    // The legacy header says what the CSP says: a page nobody may frame is DENY, not SAMEORIGIN.
+    reply.header('X-Frame-Options', /frame-ancestors 'none'/.test(String(reply.getHeader('Content-Security-Policy'))) ? 'DENY' : 'SAMEORIGIN');
     if (httpsBase || req.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
 
     const route = req.routeOptions.url ?? '';
+    if (NEGOTIATED_ROUTES.has(route)) {
+      const vary = reply.getHeader('Vary');
+      reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
+    }
     const read = req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && route === '/v1/verify/certificate');
     if (read && PUBLIC_READ_ROUTES.has(route)) {
       reply.header('Access-Control-Allow-Origin', '*');

@@ -19,6 +19,17 @@ export const scopeSchema = z.enum(['capture', 'read', 'admin'], { error: "must b
 
 export const keyHashSchema = z.string().regex(KEY_HASH_PATTERN, 'must be 64 lowercase hex characters');
 
+/** The longest path segment routed (the router's maxParamLength); a longer one is answered 414 before any route runs. */
+export const MAX_PATH_SEGMENT = 100;
+
+/**
+ * A resource id in a path (cap_<id>, sch_<id>): any string a path segment can carry — an id that cannot exist
+ * names no resource (404, spec 7.2). The MCP tools take the same schema, so an argument no URL could carry is
+ * refused there too instead of being echoed back (issue 28).
+ */
+export const idParam = (description: string) =>
+  z.string().max(MAX_PATH_SEGMENT, `must be at most ${MAX_PATH_SEGMENT} characters`).describe(description);
+
 
 /**
  * Strings the OpenAPI document gives a format (spec: "date-time", "uri"). Formats are documented, not enforced

@@ -3,6 +3,7 @@ import { isId } from '../domain/ids.js';
 import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';
 import type { DeploymentTrust } from '../evidence/trust-anchors.js';
 import { verifyCertificate } from '../../packages/verifier/src/index.js';
+import { createConcurrencyLimit } from './concurrency-limit.js';
 
 /**
  * The capture certificate (README, Certificate): its PDF and the check of an uploaded one. The REST routes
@@ -16,7 +17,11 @@ export interface CertificateLookup {
   bundleHashOf(captureId: string): Promise<string | null>;
 }
 
+/** Uploaded certificates checked at once; more wait (as GET /v1/verify/{id} does, verification-cache.ts). */
+const CERTIFICATE_VERIFICATIONS_AT_ONCE = 2;
+
 export function createCaptureCertificates(certificates: Certificates, trust: DeploymentTrust, lookup: CertificateLookup) {
+  const slot = createConcurrencyLimit(CERTIFICATE_VERIFICATIONS_AT_ONCE);
   return {
     /**
      * The PDF; 404 unless the capture is complete with a signed bundle; 503 with Retry-After when no signer answered
@@ -45,7 +50,7 @@ export function createCaptureCertificates(certificates: Certificates, trust: Dep
 
     /** The package's certificate checks, then `capture`: the capture and bundle it names are this service's record. */
     async verify(bytes: Uint8Array) {
-      const result = await verifyCertificate(bytes, await trust.anchors());
+      const result = await slot(async () => verifyCertificate(bytes, await trust.anchors()));
       const named = result.certificate;
       const recorded = named && isId('cap', named.captureId) ? await lookup.bundleHashOf(named.captureId) : null;
       const capture = !named

@@ -1,4 +1,5 @@
 import type { VerificationResult } from '../../packages/verifier/src/index.js';
+import { createConcurrencyLimit } from './concurrency-limit.js';
 
 /**
  * `GET /v1/verify/{id}` is public and a bundle can be 100 MiB: results are kept (a stored bundle never
@@ -17,19 +18,7 @@ export function createVerificationCache(opts: { maxEntries?: number; concurrency
   const now = opts.now ?? Date.now;
   const done = new Map<string, { result: VerificationResult | null; until: number }>();
   const running = new Map<string, Promise<VerificationResult | null>>();
-  const waiting: Array<() => void> = [];
-  let active = 0;
-
-  async function slot<T>(work: () => Promise<T>): Promise<T> {
-    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await work();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  }
+  const slot = createConcurrencyLimit(concurrency);
 
   return {
     get(key, verify) {

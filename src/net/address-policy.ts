@@ -2,12 +2,16 @@
 // Rule: only public unicast addresses, unless the address falls in an operator-configured allow-list
 // (ALLOW_PRIVATE_TARGETS, for tests and intranets).
 import ipaddr from 'ipaddr.js';
+import type { OwnListeners } from './own-listeners.js';
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
 export interface AddressPolicy {
-  /** Classifies one IP address (IPv4, IPv6, IPv4-mapped IPv6). Anything that is not an IP is refused. */
-  check(ip: string): AddressVerdict;
+  /**
+   * Classifies one IP address (IPv4, IPv6, IPv4-mapped IPv6). Anything that is not an IP is refused. With the port
+   * about to be connected to, this service's own listen addresses are refused too, allow-listed or not.
+   */
+  check(ip: string, port?: number): AddressVerdict;
   /** The allow-list as given, for logs and diagnostics. */
   readonly allowCidrs: readonly string[];
 }
@@ -36,7 +40,7 @@ const RANGE_WORDING: Record<string, string> = {
   rfc6145: 'an IPv4-translated IPv6 address',
 };
 
-export function createAddressPolicy(options: { allowCidrs: readonly string[] }): AddressPolicy {
+export function createAddressPolicy(options: { allowCidrs: readonly string[]; ownListeners?: OwnListeners }): AddressPolicy {
   const allowed = options.allowCidrs.map(parseAllowEntry);
   const allowCidrs = Object.freeze([...options.allowCidrs]);
 
@@ -46,9 +50,12 @@ export function createAddressPolicy(options: { allowCidrs: readonly string[] }):
 
   return {
     allowCidrs,
-    check(ip: string): AddressVerdict {
+    check(ip: string, port?: number): AddressVerdict {
       const addr = parseIp(ip);
       if (!addr) return { allowed: false, reason: `${JSON.stringify(ip)} is not an IP address` };
+      if (port !== undefined && options.ownListeners?.reaches(ip, port)) {
+        return { allowed: false, reason: `${addr.toString()} port ${port} is this service's own address` };
+      }
       if (isAllowListed(addr)) return { allowed: true };
       const range = classify(addr);
       if (range === 'unicast') return { allowed: true };

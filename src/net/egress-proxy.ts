@@ -106,7 +106,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   /** Resolve, check every address, connect to the first checked address that answers. */
   async function open(rawHost: string, port: number, via: 'tunnel' | 'http'): Promise<Outcome> {
     const host = normaliseHost(rawHost);
-    const check = await resolveAndCheck(host, options.policy, options.resolve, options.resolveTimeoutMs);
+    const check = await resolveAndCheck(host, options.policy, options.resolve, options.resolveTimeoutMs, port);
     if (check.kind === 'blocked') {
       counters.blocked++;
       // What the page, the WARC and the capture's error say names no resolved address (no DNS oracle);

@@ -6,6 +6,9 @@ import { isIP } from 'node:net';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './address-policy.js';
 
+/** The port a URL connects to: its own, or its scheme's. */
+export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
 /** Returns every address of a host name (IPv4 and IPv6, in resolver order). */
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -72,14 +75,16 @@ export type HostCheck =
   | { kind: 'unresolved'; detail: string };
 
 /**
- * Resolves a host (literal IPs are not resolved) and checks every address against the policy. One
- * non-allowed address blocks the host: a name that answers with public and private addresses is refused.
+ * Resolves a host (literal IPs are not resolved) and checks every address against the policy, with the port to
+ * be connected to (this service's own listen addresses are refused). One non-allowed address blocks the host:
+ * a name that answers with public and private addresses is refused.
  */
 export async function resolveAndCheck(
   host: string,
   policy: AddressPolicy,
   resolve: Resolver = systemResolver,
   timeoutMs: number = DEFAULT_RESOLVE_TIMEOUT_MS,
+  port?: number,
 ): Promise<HostCheck> {
   const literal = literalAddress(host);
   let addresses: string[];
@@ -87,9 +92,9 @@ export async function resolveAndCheck(
     addresses = [literal];
   } else if (isLocalhostName(host)) {
     // Both loopback addresses are the same machine: pin to whichever the policy allows.
-    const allowed = ['127.0.0.1', '::1'].filter((a) => policy.check(a).allowed);
+    const allowed = ['127.0.0.1', '::1'].filter((a) => policy.check(a, port).allowed);
     if (allowed.length === 0) {
-      const verdict = policy.check('127.0.0.1');
+      const verdict = policy.check('127.0.0.1', port);
       return { kind: 'blocked', address: '127.0.0.1', reason: verdict.allowed ? 'not allowed' : verdict.reason };
     }
     return { kind: 'allowed', addresses: allowed };
@@ -102,7 +107,7 @@ export async function resolveAndCheck(
     if (addresses.length === 0) return { kind: 'unresolved', detail: `${host} has no addresses` };
   }
   for (const address of addresses) {
-    const verdict = policy.check(address);
+    const verdict = policy.check(address, port);
     if (!verdict.allowed) return { kind: 'blocked', address, reason: verdict.reason };
   }
   return { kind: 'allowed', addresses };

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import type { AddressPolicy } from './address-policy.js';
 import { EgressBlockedError, NetworkRequestError, RequestTimeoutError } from './errors.js';
-import { describeError, normaliseHost, resolveAndCheck, type Resolver } from './resolve.js';
+import { describeError, normaliseHost, portOf, resolveAndCheck, type Resolver } from './resolve.js';
 
 export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
@@ -50,7 +50,7 @@ export async function safeRequest(rawUrl: string, options: SafeRequestOptions): 
   try {
     const host = normaliseHost(url.hostname);
     const check = await Promise.race([
-      resolveAndCheck(host, options.policy, options.resolve, options.timeoutMs),
+      resolveAndCheck(host, options.policy, options.resolve, options.timeoutMs, portOf(url)),
       abortedPromise(deadline.signal),
     ]);
     if (check.kind === 'blocked') throw new EgressBlockedError(host, check.address, check.reason);

@@ -2,7 +2,7 @@
 // of two gates: a host that resolves nowhere now is accepted, because the egress proxy checks every
 // address again when the browser actually connects.
 import type { AddressPolicy } from './address-policy.js';
-import { isLocalhostName, literalAddress, resolveAndCheck, type Resolver } from './resolve.js';
+import { isLocalhostName, literalAddress, portOf, resolveAndCheck, type Resolver } from './resolve.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -84,6 +84,7 @@ export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<
     deps.policy,
     deps.resolve,
     deps.resolveTimeoutMs ?? DEFAULT_RESOLVE_TIMEOUT_MS,
+    portOf(url),
   );
   if (outcome.kind === 'blocked') {
     // A literal address or localhost is the caller's own text; a name's resolution is not told (no DNS oracle:

@@ -5,6 +5,7 @@ import { createKeyResolver } from '../api/auth.js';
 import { createCors } from '../api/cors.js';
 import { createKvRateLimiter } from '../api/kv-rate-limiter.js';
 import { mcpRoutes } from '../api/mcp/mcp-routes.js';
+import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
@@ -57,6 +58,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
   const usage = createUsageRecorder(ctx.tenants, runtime.clock);
   const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
+  const operator = createOperatorGuard(config, limiter);
 
   const admission = createCaptureAdmission({ ctx, policy, backlog: jobBacklog(nats.jsm), takeTenantTokens: guard.takeTenantTokens });
   const reads = createCaptureReads(ctx, artifacts, transparency);
@@ -91,15 +93,15 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     trustProxy: config.TRUST_PROXY,
     plugins: [
       healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
-      adminKeyRoutes(config, limiter, createApiKeys(ctx)),
+      adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
       verificationRoutes(guard, verification, evidence),
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),
-      tenancyRoutes({ config, guard, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+      tenancyRoutes({ guard, operator, usage: usageOf, tenants: createTenantAdministration(ctx) }),
       webhookRoutes({ guard, webhooks }),
-      adminWebhookRoutes(config, guard, webhooks),
+      adminWebhookRoutes(operator, guard, webhooks),
       mcpRoutes({
         guard,
         cors,
@@ -114,6 +116,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     ],
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
+  for (const bound of app.addresses()) if (typeof bound !== 'string') data.ownListeners.add(bound.address, bound.port);
   return {
     app,
     url,

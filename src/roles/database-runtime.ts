@@ -7,6 +7,7 @@ import { type ArtifactStore, openArtifactStore } from '../capture/artifact-store
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from '../ledger/streams.js';
 import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.js';
+import { createOwnListeners, type OwnListeners } from '../net/own-listeners.js';
 import { addScrapeProbe, projectionLag, queueDepth } from '../observability/metrics.js';
 import { createProjectionWaiter } from '../projector/projection-waiter.js';
 import { createProjector, type Projector, readCheckpoint } from '../projector/projector.js';
@@ -25,6 +26,8 @@ export interface DatabaseRuntime {
   ctx: ServiceContext;
   artifacts: ArtifactStore;
   policy: AddressPolicy;
+  /** This process's own HTTP addresses: never a target, allow-listed or not (issue 28); each listener adds itself. */
+  ownListeners: OwnListeners;
   projector: Projector | null;
   /** The webhook secret store and trusted CAs, opened once for the api and dispatcher roles. */
   webhookSecrets(): Promise<WebhookSecretStore>;
@@ -49,7 +52,10 @@ export async function startDatabaseRuntime(runtime: ProcessRuntime, databaseUrl:
   });
   stops.add(() => tenants.close());
   const artifacts = await openArtifactStore(nats.nc, replicas);
-  const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS });
+  // The port bound for PORT=0 is added once listening.
+  const ownListeners = createOwnListeners();
+  ownListeners.add(config.HOST, config.PORT);
+  const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   // The projector role starts here: the projection waiter of every read follows it when it is in this process.
   const projector = runtime.roles.has('projector') ? createProjector({ js: nats.js, pool, log: log.child({ role: 'projector' }) }) : null;
@@ -75,6 +81,7 @@ export async function startDatabaseRuntime(runtime: ProcessRuntime, databaseUrl:
     ctx,
     artifacts,
     policy,
+    ownListeners,
     projector,
     webhookSecrets: once(() => openWebhookSecretStore(nats.nc, replicas)),
     webhookCa: once(() => loadWebhookCa(config.WEBHOOK_CA_CERTS)),

@@ -3,6 +3,7 @@ import { buildApp, type TypedApp } from '../../src/api/app.js';
 import type { ServiceContext } from '../../src/application/service-context.js';
 import { createCors } from '../../src/api/cors.js';
 import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
+import { createOperatorGuard } from '../../src/api/operator-auth.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
@@ -36,14 +37,14 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
     publicBaseUrl: config.PUBLIC_BASE_URL,
     plugins: [
       healthRoutes(ctx, stub()),
-      adminKeyRoutes(config, stub(), stub()),
+      adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub()),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
-      tenancyRoutes({ config, guard, usage: stub(), tenants: stub() }),
+      tenancyRoutes({ guard, operator: createOperatorGuard(config, stub()), usage: stub(), tenants: stub() }),
       webhookRoutes({ guard, webhooks: stub() }),
-      adminWebhookRoutes(config, guard, stub()),
+      adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),
     ],
   });

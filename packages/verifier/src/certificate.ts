@@ -32,6 +32,17 @@ import { checkCertificateTransparency, transparencyDigest, type CertificateTrans
  */
 
 export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
+
+/**
+ * Bounds on the attachment, checked before it is parsed: an uploaded PDF is anyone's bytes, and JSON.parse of a
+ * few MiB of nested brackets costs a second and hundreds of MiB. A real envelope is about 6 KB; the largest
+ * plausible one (two RFC 3161 tokens with certificates, a 64-hash inclusion proof, a 2048-character URL) stays
+ * under 24 KB, so 64 KiB leaves room. Its objects nest 3 deep (envelope → transparency → checkpointTimestamp).
+ */
+export const MAX_ENVELOPE_BYTES = 64 * 1024;
+export const MAX_ENVELOPE_DEPTH = 8;
+/** The longest URL the service captures (src/net/url-policy.ts MAX_URL_LENGTH). */
+const MAX_URL_LENGTH = 2048;
 export const CERTIFICATE_ATTACHMENT = 'certificate-signature.json';
 const MARKER = '%capture-ledger certificate signature v1\n';
 const EOF_MARK = '%%EOF\n';
@@ -116,8 +127,12 @@ function trailerFacts(document: Uint8Array): TrailerFacts {
   const root = /\/Root (\d+) 0 R/.exec(trailer)?.[1];
   const startxref = /startxref\n(\d+)\n%%EOF\n$/.exec(trailer)?.[1];
   if (!size || !root || !startxref) throw new Error('the PDF trailer lacks /Size, /Root or startxref');
-  const catalog = new RegExp(`\\n${root} 0 obj\\n<<\\n([\\s\\S]*?)\\n>>\\nendobj\\n`).exec(body)?.[1];
-  if (catalog === undefined) throw new Error('the PDF catalog is not readable');
+  // indexOf, not a lazy regex: `[\s\S]*?` tried from each of many openings is quadratic in a hostile file.
+  const catalogHead = `\n${root} 0 obj\n<<\n`;
+  const catalogAt = body.indexOf(catalogHead);
+  const catalogEnd = catalogAt < 0 ? -1 : body.indexOf('\n>>\nendobj\n', catalogAt + catalogHead.length);
+  if (catalogEnd < 0) throw new Error('the PDF catalog is not readable');
+  const catalog = body.slice(catalogAt + catalogHead.length, catalogEnd);
   return {
     size: Number(size),
     root: Number(root),
@@ -181,18 +196,66 @@ export function splitCertificate(pdf: Uint8Array): { document: Uint8Array; envel
   const documentEnd = markerAt + EOF_MARK.length;
   const head = /^\d+ 0 obj\n<<\n\/Type \/EmbeddedFile\n\/Subtype \/application#2Fjson\n\/Length (\d+)\n>>\nstream\n/.exec(body.slice(documentEnd + MARKER.length));
   if (!head?.[1]) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is malformed`);
+  const length = Number(head[1]);
+  if (length > MAX_ENVELOPE_BYTES) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is ${length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`);
   const jsonStart = documentEnd + MARKER.length + head[0].length;
-  const envelopeJson = pdf.subarray(jsonStart, jsonStart + Number(head[1]));
+  const envelopeJson = pdf.subarray(jsonStart, jsonStart + length);
   return { document: pdf.subarray(0, documentEnd), envelopeJson };
 }
 
+/** Whether JSON text nests arrays and objects deeper than `max` (a scan of the bytes, before anything is parsed). */
+function nestsDeeperThan(json: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * What the envelope's fields must look like: exactly what the service writes, so nothing an uploader chose —
+ * a megabyte "captureId" — is echoed back in the result (the id is the REST id, `cap_` and 32 hex).
+ */
+const ENVELOPE_FIELDS: ReadonlyArray<[path: string, test: (v: unknown) => boolean, shape: string]> = [
+  ['captureId', (v) => typeof v === 'string' && /^cap_[0-9a-f]{32}$/.test(v), 'cap_ and 32 hex digits'],
+  ['bundleHash', (v) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v), 'sha256: and 64 hex digits'],
+  ['certificateHash', (v) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v), 'sha256: and 64 hex digits'],
+  ['url', (v) => typeof v === 'string' && v.length <= MAX_URL_LENGTH, `a URL of at most ${MAX_URL_LENGTH} characters`],
+  ['bytes', (v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a byte count'],
+  ['signature.algorithm', (v) => typeof v === 'string' && v.length <= 32, 'a short string'],
+  ['signature.keyId', (v) => typeof v === 'string' && v.length <= 64, 'a key id'],
+  ['signature.publicKey', (v) => typeof v === 'string' && v.length <= 128, 'base64 of a key'],
+  ['signature.signature', (v) => typeof v === 'string' && v.length <= 256, 'base64 of a signature'],
+  ['signature.signedAt', (v) => typeof v === 'string' && v.length <= 64, 'a date-time'],
+];
+const TIMESTAMP_FIELDS: ReadonlyArray<[path: string, test: (v: unknown) => boolean, shape: string]> = [
+  ['timestamp.token', (v) => typeof v === 'string', 'base64 of a token'],
+  ['timestamp.genTime', (v) => typeof v === 'string' && v.length <= 64, 'a date-time'],
+  ['timestamp.tsa', (v) => typeof v === 'string' && v.length <= MAX_URL_LENGTH, `a URL of at most ${MAX_URL_LENGTH} characters`],
+];
+
+const at = (value: Record<string, unknown>, path: string): unknown =>
+  path.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
+
 function parseEnvelope(json: Uint8Array): CertificateEnvelope {
+  if (json.length > MAX_ENVELOPE_BYTES) throw new Error(`the envelope is ${json.length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`);
+  if (nestsDeeperThan(json, MAX_ENVELOPE_DEPTH)) throw new Error(`the envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels; a certificate's does not`);
   const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
   if (!isObject(value) || value['format'] !== CERTIFICATE_FORMAT) throw new Error(`the envelope is not ${CERTIFICATE_FORMAT}`);
-  for (const field of ['captureId', 'bundleHash', 'certificateHash']) {
-    if (typeof value[field] !== 'string') throw new Error(`the envelope has no ${field}`);
-  }
   if (!isObject(value['signature'])) throw new Error('the envelope has no signature');
+  if (value['timestamp'] !== null && !isObject(value['timestamp'])) throw new Error('the envelope\'s timestamp is neither null nor an object');
+  const fields = value['timestamp'] === null ? ENVELOPE_FIELDS : [...ENVELOPE_FIELDS, ...TIMESTAMP_FIELDS];
+  for (const [path, test, shape] of fields) {
+    if (!test(at(value, path))) throw new Error(`the envelope's ${path} is not ${shape}`);
+  }
   return value as unknown as CertificateEnvelope;
 }
 

@@ -13,6 +13,8 @@ export {
   verifyCertificate,
   CERTIFICATE_ATTACHMENT,
   CERTIFICATE_FORMAT,
+  MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_DEPTH,
   TRANSPARENCY_INFO_KEY,
   type CertificateCheck,
   type CertificateCheckName,

@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../../application/caller.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, tenantRateLimited } from '../../domain/errors.js';
 import { invalidRequestDetail, type TypedApp } from '../app.js';
 import type { Principal } from '../../application/caller.js';
 import type { Cors } from '../cors.js';
@@ -33,8 +33,21 @@ const SERVER_INFO = { name: 'capture-ledger', title: 'Capture Ledger', version: 
 const INSTRUCTIONS =
   'Capture public web pages as signed, time-stamped evidence. capture_url returns a capture id at once; call get_capture until its status is complete (or failed), then verify_capture. A refused call is an error result whose first text is the reason and whose second is the error body of the REST API (status, title, detail; limitType and quota on 429; retryAfter in seconds where REST sends Retry-After).';
 
-/** JSON-RPC error code of a request refused before MCP handles it (credential, origin, per-address limit); `data` is the spec 7.1 body. */
+/** JSON-RPC error code of a request refused before MCP handles it (credential, origin, per-address or tenant limit); `data` is the spec 7.1 body. */
 export const REFUSED_AT_DOOR = -32010;
+
+/**
+ * Most JSON-RPC messages one POST may carry. MCP 2025-06-18 dropped batches; older protocol versions allow them,
+ * and a client batches a response or a call or two, not a hundred. Every message costs a tenant token anyway; the
+ * cap bounds what one request makes the process do and answer at once (a tools/list answer is ~15 KB).
+ */
+export const MAX_BATCH_MESSAGES = 10;
+
+/**
+ * tools/call as the SDK's dispatcher parses it: only the method, so a call without a name reaches the Server's own
+ * check of its params and is answered InvalidParams (-32602), not a failed parse of the handler's schema (-32603).
+ */
+const toolsCallMethod = z.looseObject({ method: z.literal('tools/call') });
 
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
 
@@ -101,16 +114,18 @@ export function mcpRoutes(deps: McpRouteDeps) {
   function serverFor(principal: Principal, req: FastifyRequest): Server {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const tool = byName.get(request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'; tools/list names them.`);
-      return callTool(tool, request.params.arguments, principal, req);
+    server.setRequestHandler(toolsCallMethod, async (raw) => {
+      // The Server checked the params against CallToolRequestSchema before calling this.
+      const { params } = CallToolRequestSchema.parse(raw);
+      const tool = byName.get(params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${params.name}'; tools/list names them.`);
+      return callTool(tool, params.arguments, principal, req);
     });
     return server;
   }
 
   /** A refusal before MCP: the HTTP status of REST, a JSON-RPC error whose message is the detail and whose data is the error body. */
-  function refuse(reply: FastifyReply, req: FastifyRequest, p: { body: ProblemBody; headers: Record<string, string> }) {
+  function refuse(reply: FastifyReply, req: FastifyRequest, p: { body: ProblemBody; headers: Record<string, string> }, code = REFUSED_AT_DOOR) {
     const body = req.body as { id?: unknown } | undefined;
     const id = body && typeof body === 'object' && !Array.isArray(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
     for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
@@ -118,7 +133,28 @@ export function mcpRoutes(deps: McpRouteDeps) {
     return reply
       .code(p.body.status)
       .type('application/json; charset=utf-8')
-      .send({ jsonrpc: '2.0', id, error: { code: REFUSED_AT_DOOR, message: p.body.detail, data: p.body } });
+      .send({ jsonrpc: '2.0', id, error: { code, message: p.body.detail, data: p.body } });
+  }
+
+  /**
+   * What a POST may carry and what it costs (issue 28): at most MAX_BATCH_MESSAGES messages, and one tenant token
+   * per message — tools/list and ping as much as anything — except a tools/call of a tool, which takes its own token
+   * (or the per-address one of a public read) with its scope check. Throws the refusal.
+   */
+  const callsATool = (m: unknown): boolean => {
+    const { method, params } = (m && typeof m === 'object' ? m : {}) as { method?: unknown; params?: { name?: unknown } };
+    return method === 'tools/call' && typeof params?.name === 'string' && byName.has(params.name);
+  };
+
+  async function admit(body: unknown, principal: Principal): Promise<void> {
+    const messages = Array.isArray(body) ? body : [body];
+    if (messages.length > MAX_BATCH_MESSAGES) {
+      throw new HttpProblem(400, `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`, 'Bad Request');
+    }
+    const charged = messages.filter((m) => !callsATool(m)).length;
+    if (charged === 0) return;
+    const d = await deps.guard.takeTenantTokens(principal.tenantId, charged);
+    if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
   }
 
   return async (app: TypedApp) => {
@@ -130,10 +166,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
       let principal: Principal;
       try {
         principal = await deps.guard.authenticate(req);
+        await admit(req.body, principal);
       } catch (err) {
         const p = problemOf(err);
         if (!p) throw err;
-        return refuse(reply, req, p);
+        return refuse(reply, req, p, p.body.status === 400 ? ErrorCode.InvalidRequest : REFUSED_AT_DOOR);
       }
       const server = serverFor(principal, req);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

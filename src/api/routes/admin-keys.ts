@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import type { ApiKeys } from '../../application/api-keys.js';
-import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { checkAdmin } from '../auth.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { OperatorGuard } from '../operator-auth.js';
+import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
 import { SUBJECTS } from '../../infra/topology.js';
 
@@ -58,18 +56,10 @@ const KEY_ENDPOINT_ANSWERS = {
   429: 'More than 5 requests in 60 s from this address to the key endpoints (spec 4.11).',
 } as const;
 
-export function adminKeyRoutes(config: Config, limiter: RateLimiter, keys: ApiKeys) {
+export function adminKeyRoutes(operator: OperatorGuard, keys: ApiKeys) {
   return async (app: TypedApp) => {
     // spec 4.11: 5 requests per 60 s per IP, checked before the credential.
-    app.addHook('onRequest', async (req) => {
-      const d = await limiter.take(`admin-keys:${req.ip}`, 5, 60_000, 1, { failClosed: true });
-      if (!d.allowed) {
-        throw new HttpProblem(429, `Too many requests to the key endpoints from this address; retry in ${d.retryAfterSec} s.`, 'Too Many Requests', {}, {
-          'Retry-After': String(d.retryAfterSec),
-        });
-      }
-      checkAdmin(req, config.ADMIN_KEY);
-    });
+    app.addHook('onRequest', operator.keyEndpoints());
 
     app.post(
       '/v1/admin/keys',

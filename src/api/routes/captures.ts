@@ -11,7 +11,7 @@ import { parseByteRange } from '../byte-range.js';
 import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { binary, dateTime, documentedAs, targetUrl, uri } from '../schemas.js';
+import { binary, dateTime, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
@@ -40,7 +40,7 @@ export const batchBody = z.object(
   { error: 'must be a JSON object with a urls array' },
 );
 
-export const captureIdParams = z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') });
+export const captureIdParams = z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') });
 
 const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
 

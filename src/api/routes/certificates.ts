@@ -2,11 +2,15 @@ import { z } from 'zod';
 import type { CaptureCertificates } from '../../application/capture-certificates.js';
 import type { TypedApp } from '../app.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { binary } from '../schemas.js';
+import { binary, idParam } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
-/** Largest certificate POST /v1/verify/certificate reads (a certificate is tens of KiB). */
-const MAX_CERTIFICATE_BYTES = 5 * 1024 * 1024;
+/**
+ * Largest body POST /v1/verify/certificate reads. A certificate is 12 KB of PDF (19 KB with a 2048-character URL
+ * and 20 redirects) plus its attachment (about 6 KB, at most MAX_ENVELOPE_BYTES = 64 KiB): 256 KiB is three
+ * times the largest that can verify, and bounds what an anonymous upload costs (issue 28).
+ */
+export const MAX_CERTIFICATE_BYTES = 256 * 1024;
 
 const certificateVerificationSchema = z
   .object({
@@ -51,7 +55,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           security: [],
           description:
             'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle\'s leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then).',
-          params: z.object({ captureId: z.string().describe('cap_<id>; the access secret (spec 5.4).') }),
+          params: z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') }),
           response: {
             200: { description: 'The certificate, application/pdf.', content: { 'application/pdf': { schema: binary() } } },
             ...problemResponses({
@@ -71,6 +75,17 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           .header('Content-Disposition', `attachment; filename="${captureId}-certificate.pdf"`)
           .send(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
       },
+    );
+
+    // Preflight of a browser upload: application/pdf is not a CORS-safelisted type, so a page asks first.
+    app.options('/v1/verify/certificate', { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .code(204)
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+        .header('Access-Control-Allow-Headers', 'Content-Type')
+        .header('Access-Control-Max-Age', '600')
+        .send(),
     );
 
     app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES }, (_req, body, done) => done(null, body));
@@ -95,7 +110,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
               400: 'The body is empty.',
-              413: 'The body is larger than 5 MiB.',
+              413: `The body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`,
               415: 'Content-Type is not application/pdf.',
             }),
           },

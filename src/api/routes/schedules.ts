@@ -3,7 +3,7 @@ import type { Schedules } from '../../application/schedules.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { dateTime, nameSchema, targetUrl } from '../schemas.js';
+import { dateTime, idParam, nameSchema, targetUrl } from '../schemas.js';
 import { withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
@@ -50,7 +50,7 @@ export const scheduleSchema = z
   })
   .describe('Schedule record (spec 2.10).');
 
-export const scheduleIdParams = z.object({ scheduleId: z.string().describe('sch_<id>') });
+export const scheduleIdParams = z.object({ scheduleId: idParam('sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
 export const deletedScheduleSchema = z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).');

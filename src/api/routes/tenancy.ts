@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { AccountUsage } from '../../application/account-usage.js';
 import type { TenantAdministration } from '../../application/tenant-administration.js';
-import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { checkAdmin } from '../auth.js';
+import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
@@ -77,13 +76,14 @@ const configRecordSchema = z
   .describe('Tenant config record (spec 2.11).');
 
 /** Operator endpoints here: the per-IP limit, then the admin credential. */
-const OPERATOR_ANSWERS = { ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.internal } as const;
+const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
 
 
 
 export interface TenancyRouteDeps {
-  config: Config;
   guard: TenantGuard;
+  /** The admin credential of the operator routes. */
+  operator: OperatorGuard;
   /** The tenant's own usage (the MCP usage tool calls it too). */
   usage: AccountUsage;
   /** The operators' usage reads and config settings. */
@@ -91,7 +91,7 @@ export interface TenancyRouteDeps {
 }
 
 export function tenancyRoutes(deps: TenancyRouteDeps) {
-  const { config, guard, usage, tenants } = deps;
+  const { guard, operator, usage, tenants } = deps;
 
   return async (app: TypedApp) => {
     app.get(
@@ -111,7 +111,7 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
 
     app.register(async (admin: TypedApp) => {
       admin.addHook('onRequest', guard.perIp());
-      admin.addHook('onRequest', async (req) => checkAdmin(req, config.ADMIN_KEY));
+      admin.addHook('onRequest', operator.credential());
 
       admin.get(
         '/v1/admin/usage',

@@ -6,7 +6,7 @@ import type { TypedApp } from '../app.js';
 import { SPEC_CHECK_NAMES } from '../../application/verification-result.js';
 import { captureSettingsSchema } from '../capture-schemas.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
-import { dateTime, uri } from '../schemas.js';
+import { dateTime, idParam, uri } from '../schemas.js';
 import { iso } from '../../domain/clock.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
@@ -66,7 +66,7 @@ export const verificationSchema = z
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 
 /** Exported with verificationSchema: the MCP verify tool is described by the same schemas (src/api/mcp/). */
-export const verifyParams = z.object({ captureId: z.string().describe('cap_<id>') });
+export const verifyParams = z.object({ captureId: idParam('cap_<id>') });
 
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Webhooks } from '../../application/webhooks.js';
-import type { Config } from '../../config/config.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { checkAdmin } from '../auth.js';
+import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, nameSchema, uri } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
@@ -215,10 +214,10 @@ const deliveriesSchema = z
   .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
-export function adminWebhookRoutes(config: Config, guard: TenantGuard, webhooks: Webhooks) {
+export function adminWebhookRoutes(operator: OperatorGuard, guard: TenantGuard, webhooks: Webhooks) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-    app.addHook('onRequest', async (req) => checkAdmin(req, config.ADMIN_KEY));
+    app.addHook('onRequest', operator.credential());
 
     app.get(
       '/v1/admin/webhooks/:webhookId/deliveries',
@@ -232,7 +231,7 @@ export function adminWebhookRoutes(config: Config, guard: TenantGuard, webhooks:
           querystring: deliveriesQuery,
           response: {
             200: deliveriesSchema,
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.adminKey, ...ANSWERS.internal, 400: 'limit is not an integer of at least 1.', 404: 'No such webhook.' }),
+            ...problemResponses({ ...ANSWERS.operator, ...ANSWERS.internal, 400: 'limit is not an integer of at least 1.', 404: 'No such webhook.' }),
           },
         },
       },

@@ -1,0 +1,202 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { makeBundle } from '../../../src/archive/bundle.js';
+import { MAX_CERTIFICATE_BYTES } from '../../../src/api/routes/certificates.js';
+import { MAX_BATCH_MESSAGES } from '../../../src/api/mcp/mcp-routes.js';
+import { newId } from '../../../src/domain/ids.js';
+import { MAX_ENVELOPE_BYTES, splitCertificate } from '../../../packages/verifier/src/index.js';
+import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
+import { completeWithBundle } from '../../support/logged-capture.js';
+import { ADMIN_KEY, assertProblem, httpCall, startTestServer, type TestServer } from '../../support/test-server.js';
+
+/**
+ * Issue 28, findings 2–6: an outside probe of the newer surfaces, as an attacker with a tenant key (or none) would
+ * run it, against the real service (NATS, Postgres, a signer with the built-in TSA). 127.0.0.1 is allow-listed, as
+ * an operator's intranet range might cover the service's own address.
+ */
+
+const TENANT_LIMIT = 30;
+const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('outside probe of the newer surfaces (issue 28)', () => {
+  let s: TestServer;
+  let captureId: string;
+  let certificate: Buffer;
+  let nextAddress = 100;
+  const freshAddress = () => `127.0.0.${nextAddress++}`;
+  const mkKey = async (tenantId: string, scopes: string[]) => {
+    const r = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: freshAddress(), body: { tenantId, scopes, name: 'probe' } });
+    assert.equal(r.status, 201, r.text);
+    return r.body.key as string;
+  };
+  const rpc = (key: string, body: unknown, from = '127.0.0.1') => s.call('POST', '/mcp', { token: key, body, headers: MCP_HEADERS, from });
+  const upload = (pdf: Buffer) => httpCall(`${s.baseUrl}/v1/verify/certificate`, 'POST', { 'content-type': 'application/pdf' }, pdf);
+  const message = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params });
+
+  before(async () => {
+    s = await startTestServer({
+      ROLES: 'api,projector,signer',
+      SIGNING_KEY: randomBytes(32).toString('base64'),
+      TSA_URL: '',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      RATE_LIMIT_TENANT_PER_MIN: String(TENANT_LIMIT),
+    });
+    captureId = newId('cap');
+    await completeWithBundle(s.server, 'probe', captureId, (await makeBundle(sampleCapture({ captureId }), s.server.evidence.notary!))!);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const r = await s.call('GET', `/v1/captures/${captureId}/certificate`);
+      if (r.status === 200) {
+        certificate = r.raw;
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`no certificate: ${r.status} ${r.text}`);
+      await sleep(200);
+    }
+  });
+  after(async () => s?.stop());
+
+  describe('§2 POST /v1/verify/certificate', () => {
+    it('a real certificate is far below the body limit, and still verifies', async (t) => {
+      const envelope = splitCertificate(certificate).envelopeJson.length;
+      t.diagnostic(`certificate ${certificate.length} bytes, its attachment ${envelope} bytes; limits ${MAX_CERTIFICATE_BYTES} and ${MAX_ENVELOPE_BYTES}`);
+      assert.ok(certificate.length * 3 < MAX_CERTIFICATE_BYTES);
+      assert.ok(envelope * 3 < MAX_ENVELOPE_BYTES);
+      const r = await upload(certificate);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.verified, true, r.text);
+    });
+
+    it('refuses a body over the limit with 413 naming the limit, and an attachment of nested brackets as a failed envelope', async () => {
+      const big = Buffer.concat([certificate, Buffer.alloc(MAX_CERTIFICATE_BYTES, 0x5b)]);
+      const r = await upload(big);
+      assert.equal(r.status, 413);
+      assertProblem(r.body, 413);
+      assert.equal(r.body.detail, `The request body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`);
+      // The JSON endpoints keep their 1 MiB, and say so.
+      const json = await s.call('POST', '/v1/captures', { token: await mkKey('big-body', ['capture']), body: `{"url":"${'a'.repeat(1024 * 1024)}"}` });
+      assert.equal(json.status, 413);
+      assert.equal(json.body.detail, 'The request body is larger than 1 MiB.');
+
+      const { document } = splitCertificate(certificate);
+      const nested = Buffer.alloc(200 * 1024, 0x5b);
+      const update = Buffer.concat([
+        Buffer.from(`%capture-ledger certificate signature v1\n999 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${nested.length}\n>>\nstream\n`, 'latin1'),
+        nested,
+      ]);
+      const hostile = await upload(Buffer.concat([document, update]));
+      assert.equal(hostile.status, 200, hostile.text);
+      assert.equal(hostile.body.verified, false);
+      assert.match(hostile.body.checks[0].detail, /at most 65536/);
+    });
+
+    it('answers a browser preflight, so a page of any origin can upload a PDF', async () => {
+      const r = await s.call('OPTIONS', '/v1/verify/certificate', {
+        headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      assert.equal(r.status, 204);
+      assert.equal(r.headers.get('access-control-allow-origin'), '*');
+      assert.match(r.headers.get('access-control-allow-methods') ?? '', /POST/);
+      assert.match(r.headers.get('access-control-allow-headers') ?? '', /content-type/i);
+    });
+  });
+
+  describe('§3 MCP', () => {
+    it('charges every JSON-RPC message a tenant token: after REST is refused, tools/list and ping are refused too', async () => {
+      const key = await mkKey('mcp-spent', ['read']);
+      let rest = await s.call('GET', '/v1/captures', { token: key });
+      while (rest.status !== 429) rest = await s.call('GET', '/v1/captures', { token: key });
+      for (const method of ['tools/list', 'ping']) {
+        const r = await rpc(key, message(1, method));
+        assert.equal(r.status, 429, `${method}: ${r.text}`);
+        assert.equal(r.body.error.data.limitType, 'tenant');
+        assert.ok(Number(r.headers.get('retry-after')) >= 1);
+      }
+    });
+
+    it('a batch costs one token per message and carries at most MAX_BATCH_MESSAGES', async () => {
+      const key = await mkKey('mcp-batch', ['read']);
+      const batch = (n: number) => Array.from({ length: n }, (_, i) => message(i + 1, i % 2 ? 'ping' : 'tools/list'));
+      const tooMany = await rpc(key, batch(MAX_BATCH_MESSAGES + 1));
+      assert.equal(tooMany.status, 400, tooMany.text);
+      assert.equal(tooMany.body.error.code, -32600);
+      assertProblem(tooMany.body.error.data, 400);
+      for (let spent = 0; spent + MAX_BATCH_MESSAGES <= TENANT_LIMIT; spent += MAX_BATCH_MESSAGES) {
+        const r = await rpc(key, batch(MAX_BATCH_MESSAGES));
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.body.length, MAX_BATCH_MESSAGES);
+      }
+      assert.equal((await rpc(key, message(1, 'ping'))).status, 429);
+    });
+
+    it('tools/call without a name is InvalidParams (-32602), not an internal error', async () => {
+      const key = await mkKey('mcp-params', ['read']);
+      const r = await rpc(key, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: {} });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.id, 5);
+      assert.equal(r.body.error.code, -32602);
+    });
+  });
+
+  describe('§4 the admin credential', () => {
+    for (const [method, path, body] of [
+      ['GET', '/v1/admin/usage?tenant=probe', undefined],
+      ['PUT', '/v1/admin/tenants/probe/config', { quotas: {} }],
+      ['GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`, undefined],
+    ] as const) {
+      it(`${method} ${path.split('?')[0]}: 5 failed credentials per minute from an address, then 429 before the credential is compared`, async () => {
+        const from = freshAddress();
+        for (let i = 0; i < 5; i++) {
+          const r = await s.call(method, path, { token: `wrong-admin-key-${i}`, from, ...(body ? { body } : {}) });
+          assert.equal(r.status, 401, r.text);
+        }
+        const refused = await s.call(method, path, { token: ADMIN_KEY, from, ...(body ? { body } : {}) });
+        assert.equal(refused.status, 429, refused.text);
+        assertProblem(refused.body, 429);
+        assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+        // Another address with the right credential is not affected, however often it asks.
+        const other = freshAddress();
+        for (let i = 0; i < 7; i++) assert.notEqual((await s.call(method, path, { token: ADMIN_KEY, from: other, ...(body ? { body } : {}) })).status, 429);
+      });
+    }
+  });
+
+  describe('§5 no unbounded echo', () => {
+    it('MCP get_capture refuses an id no URL could carry with the 400 of the schema, not a 404 quoting it twice', async () => {
+      const key = await mkKey('mcp-echo', ['read']);
+      const id = `cap_${'a'.repeat(900 * 1024)}`;
+      const r = await rpc(key, message(1, 'tools/call', { name: 'get_capture', arguments: { captureId: id } }));
+      assert.equal(r.status, 200);
+      assert.ok(r.raw.length < 4096, `${r.raw.length} bytes answered`);
+      const body = JSON.parse(r.body.result.content[1].text);
+      assert.equal(body.status, 400);
+      assert.match(body.detail, /params\.captureId: must be at most 100 characters/);
+    });
+  });
+
+  describe('§6 smaller findings', () => {
+    it("refuses the service's own address as a capture target although the allow-list covers it", async () => {
+      const key = await mkKey('own-address', ['capture']);
+      const port = new URL(s.baseUrl).port;
+      const r = await s.call('POST', '/v1/captures', { token: key, body: { url: `http://127.0.0.1:${port}/metrics` } });
+      assert.equal(r.status, 422, r.text);
+      assert.match(r.body.detail, /this service's own address/);
+      const named = await s.call('POST', '/v1/captures', { token: key, body: { url: `http://localhost:${port}/metrics` } });
+      assert.equal(named.status, 422, named.text);
+    });
+
+    it('answers Vary: Accept where JSON or HTML is negotiated, and X-Frame-Options DENY beside frame-ancestors none', async () => {
+      for (const path of [`/v1/verify/${captureId}`, `/v1/captures/${captureId}/provenance`, `/v1/verify/cap_${'0'.repeat(32)}`]) {
+        const r = await s.call('GET', path);
+        assert.match(r.headers.get('vary') ?? '', /\bAccept\b/, path);
+      }
+      const page = await s.call('GET', `/v1/verify/${captureId}`, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(page.headers.get('x-frame-options'), 'DENY');
+      assert.equal((await s.call('GET', '/health')).headers.get('x-frame-options'), 'SAMEORIGIN');
+    });
+  });
+});
