@@ -1,7 +1,8 @@
 import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { EventRef, ExpectedRow, SettledCapture, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import type { TenantState } from '../../src/domain/tenant/index.js';
+import { type BatchHandoff, type EventHandoff, type EventRef, type ExpectedRow, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import type { CaptureStatusFields } from './capture-view.js';
 import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, type InsertChange, insertRows, tableSpec, type UpdateChange, updateRows } from './row-changes.js';
 
@@ -14,7 +15,7 @@ import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, ty
  * count those.
  */
 
-export const CAPTURES_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'capture.completed', 'capture.failed'];
+const CAPTURES_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'capture.completed', 'capture.failed'];
 
 export type CaptureStatus = 'pending' | 'complete' | 'failed';
 
@@ -209,7 +210,7 @@ const settledOf = (r: Pick<CaptureValues, 'capture_id' | 'tenant_id' | 'period' 
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
-export function createCapturesWriter(q: Sql) {
+function createCapturesWriter(q: Sql) {
   const inserts: Array<InsertChange<CaptureValues>> = [];
   const settles: Settle[] = [];
 
@@ -221,8 +222,8 @@ export function createCapturesWriter(q: Sql) {
       }
     },
 
-    /** Submissions first (an outcome in the same batch then finds its row), outcomes, then the counts. */
-    async flush(): Promise<SettledCapture[]> {
+    /** Submissions first (an outcome in the same batch then finds its row), outcomes, then the counts; hands on the settled. */
+    async flush(handoff: BatchHandoff): Promise<void> {
       const counts = new CounterDeltas(CAPTURE_COUNTS);
       const created = await insertRows<CaptureValues, Pick<CaptureValues, 'tenant_id'>>(q, CAPTURES, inserts.splice(0), ['tenant_id']);
       for (const r of created) for (const c of countChanges(r.tenant_id, null, 'pending')) counts.add(c);
@@ -231,37 +232,33 @@ export function createCapturesWriter(q: Sql) {
         'period',
         'schedule_id',
       ]);
-      const settled: SettledCapture[] = [];
       for (const { change, row } of applied) {
         const after = { ...row, ...(change.set as OutcomeColumns), capture_id: change.key.capture_id! };
         for (const c of countChanges(row.tenant_id, 'pending', after.status)) counts.add(c);
-        settled.push(settledOf(after, change.occurredAt));
+        handoff.settled.push(settledOf(after, change.occurredAt));
       }
       await addRows(q, CAPTURE_COUNTS, counts.take());
-      return settled;
     },
   };
 }
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export function createCapturesFold() {
+function createCapturesFold() {
   const captures: FoldedRows<CaptureValues> = new Map();
   /** capture_counts by status; each row's ref is the event that last changed its count. */
   const counts: FoldedRows<CaptureCountValues> = new Map();
   return {
     captures,
     counts,
-    /** Returns the outcome that settled a pending capture, if this event is one. */
-    apply(stored: StoredEvent, ref: EventRef): SettledCapture | null {
-      let settled: SettledCapture | null = null;
+    /** Hands on the outcome that settled a pending capture, if this event is one. */
+    apply(stored: StoredEvent, ref: EventRef, handoff: EventHandoff): void {
       for (const change of captureChanges(stored.event as TenantEnvelope)) {
         const row = foldChange(CAPTURES, captures, change, ref);
         if (!row) continue;
         for (const c of countChanges(row.tenant_id, change.op === 'insert' ? null : 'pending', row.status)) foldChange(CAPTURE_COUNTS, counts, c, ref);
-        if (change.op === 'update') settled = settledOf(row, change.occurredAt);
+        if (change.op === 'update') handoff.settled = settledOf(row, change.occurredAt);
       }
-      return settled;
     },
   };
 }
@@ -363,3 +360,36 @@ export function compareCaptureCounts(fold: CapturesFold, rows: Array<{ status: s
   // No row means zero, for a status the log has and for one it has not.
   return { table: 'capture_counts', expected, actual: new Map(rows.map((r) => [r.status, { n: r.n }])), absent: { n: 0 } };
 }
+
+/** The tenant's captures and their counts (null: a projection built before capture_counts). */
+export interface AuditCaptureRows {
+  captures: AuditCaptureRow[];
+  counts: Array<{ status: string; n: number }> | null;
+}
+
+/** captures, with pending exactly as the actor sees it, then capture_counts. */
+function compareCapturesAndCounts(fold: CapturesFold, rows: AuditCaptureRows, actor: TenantState): TableComparison[] {
+  const captures = compareCaptures(fold, rows.captures);
+  const byId = new Map(rows.captures.map((r) => [r.capture_id, r]));
+  captures.actorChecks = [];
+  for (const [id, c] of fold.captures) {
+    const row = byId.get(id);
+    if (row) captures.actorChecks.push({ ref: c.ref, key: id, field: 'pending', projection: row.status === 'pending' ? 'pending' : 'done', actor: actor.pending.has(id) ? 'pending' : 'done' });
+  }
+  return rows.counts ? [captures, compareCaptureCounts(fold, rows.counts)] : [captures];
+}
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const capturesReadModel = auditedReadModel({
+  name: 'captures',
+  tables: [CAPTURES.name, CAPTURE_COUNTS.name],
+  handles: CAPTURES_HANDLES,
+  changes: { event: captureChanges },
+  writer: createCapturesWriter,
+  fold: createCapturesFold,
+  audit: {
+    read: async (q, tenantId): Promise<AuditCaptureRows> => ({ captures: await readCapturesForAudit(q, tenantId), counts: await readCaptureCountsForAudit(q, tenantId) }),
+    compare: compareCapturesAndCounts,
+  },
+});

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '../../src/ledger/envelope.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { Sql } from './read-model.js';
+import { readModel, type Sql } from './read-model.js';
 
 /**
  * `signing_keys` and `tsa_certificates`: the identities verification needs, published on the log by the
@@ -8,7 +8,7 @@ import type { Sql } from './read-model.js';
  * in the tenant audit.
  */
 
-export const EVIDENCE_KEYS_HANDLES = ['signing.key_rotated', 'tsa.certificate_published'] as const;
+const EVIDENCE_KEYS_HANDLES = ['signing.key_rotated', 'tsa.certificate_published'] as const;
 
 export interface SigningKeyRow {
   key_id: string;
@@ -25,7 +25,7 @@ export interface TsaCertificateRow {
 
 // ---- batch writer (rare events: one statement each, in order) ------------------------------------------
 
-export function createEvidenceKeysWriter(q: Sql) {
+function createEvidenceKeysWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
       const e = stored.event as EventEnvelope;
@@ -58,3 +58,13 @@ export async function listSigningKeys(q: Sql): Promise<SigningKeyRow[]> {
 export async function listTsaCertificates(q: Sql): Promise<TsaCertificateRow[]> {
   return (await q.query<TsaCertificateRow>('SELECT fingerprint, ca_cert_pem, published_at FROM tsa_certificates ORDER BY published_at, fingerprint')).rows;
 }
+
+// ---- the read model (system events; not in the tenant audit) ----------------------------------------------
+
+export const evidenceKeysReadModel = readModel({
+  name: 'evidenceKeys',
+  tables: ['signing_keys', 'tsa_certificates'],
+  handles: EVIDENCE_KEYS_HANDLES,
+  system: true,
+  writer: createEvidenceKeysWriter,
+});

@@ -1,11 +1,11 @@
 import type { Scope } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { type EventRef, type ExpectedRow, instant, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import { type EventRef, type ExpectedRow, instant, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
 
 /** `api_keys`: tenant API keys by SHA-256 (never the key itself), with who created them and when revoked. */
 
-export const KEYS_HANDLES: readonly TenantEventType[] = ['key.created', 'key.revoked'];
+const KEYS_HANDLES: readonly TenantEventType[] = ['key.created', 'key.revoked'];
 
 export interface KeyRow {
   key_hash: string;
@@ -42,7 +42,7 @@ export function keyChange(e: TenantEnvelope): InsertChange<KeyValues> | UpdateCh
 
 // ---- batch writer (rare events: one statement each, in order) ------------------------------------------
 
-export function createKeysWriter(q: Sql) {
+function createKeysWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
       const change = keyChange(stored.event as TenantEnvelope);
@@ -53,7 +53,7 @@ export function createKeysWriter(q: Sql) {
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export function createKeysFold() {
+function createKeysFold() {
   const keys: FoldedRows<KeyValues> = new Map();
   return {
     keys,
@@ -109,3 +109,15 @@ export function compareKeys(fold: KeysFold, rows: AuditKeyRow[]): TableCompariso
     actual: new Map(rows.map((r) => [r.key_hash, comparableKey(r)])),
   };
 }
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const keysReadModel = auditedReadModel({
+  name: 'keys',
+  tables: [API_KEYS.name],
+  handles: KEYS_HANDLES,
+  changes: { event: keyChange },
+  writer: createKeysWriter,
+  fold: createKeysFold,
+  audit: { read: readKeysForAudit, compare: (fold, rows) => [compareKeys(fold, rows)] },
+});

@@ -1,6 +1,7 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { type EventRef, type ExpectedRow, type ReadRow, instant, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import type { TenantState } from '../../src/domain/tenant/index.js';
+import { type BatchHandoff, type EventHandoff, type EventRef, type ExpectedRow, type ReadRow, instant, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, updateRows, writeChange } from './row-changes.js';
 
 /**
@@ -11,7 +12,7 @@ import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateC
  * a later run or skip has moved last_capture_id on and the outcome's update then matches nothing.
  */
 
-export const SCHEDULES_HANDLES: readonly TenantEventType[] = ['schedule.created', 'schedule.deleted', 'schedule.skipped', 'capture.submitted'];
+const SCHEDULES_HANDLES: readonly TenantEventType[] = ['schedule.created', 'schedule.deleted', 'schedule.skipped', 'capture.submitted'];
 
 /** lastCaptureStatus values (docs/schedules.md). */
 export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
@@ -88,7 +89,7 @@ export const settledScheduleChange = (s: SettledCapture): UpdateChange<ScheduleV
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
-export function createSchedulesWriter(q: Sql) {
+function createSchedulesWriter(q: Sql) {
   return {
     /** Rare events (and scheduled submissions): one statement each, in order; nothing to await for others. */
     apply(stored: StoredEvent): Promise<void> | undefined {
@@ -97,7 +98,7 @@ export function createSchedulesWriter(q: Sql) {
     },
 
     /** The batch's settled runs, in one statement. */
-    async flush(settled: SettledCapture[]): Promise<void> {
+    async flush({ settled }: BatchHandoff): Promise<void> {
       await updateRows(
         q,
         SCHEDULES,
@@ -109,11 +110,11 @@ export function createSchedulesWriter(q: Sql) {
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export function createSchedulesFold() {
+function createSchedulesFold() {
   const schedules: FoldedRows<ScheduleValues> = new Map();
   return {
     schedules,
-    apply(stored: StoredEvent, ref: EventRef, settled: SettledCapture | null): void {
+    apply(stored: StoredEvent, ref: EventRef, { settled }: EventHandoff): void {
       const change = scheduleChange(stored.event as TenantEnvelope);
       if (change) foldChange(SCHEDULES, schedules, change, ref);
       const run = settled && settledScheduleChange(settled);
@@ -176,3 +177,27 @@ export function compareSchedules(fold: SchedulesFold, rows: AuditScheduleRow[]):
     actual: new Map(rows.map((r) => [r.schedule_id, comparableSchedule(r)])),
   };
 }
+
+/** schedules, and which are active as the actor sees it. */
+function compareSchedulesAndActive(fold: SchedulesFold, rows: AuditScheduleRow[], actor: TenantState): TableComparison[] {
+  const schedules = compareSchedules(fold, rows);
+  const byId = new Map(rows.map((r) => [r.schedule_id, r]));
+  schedules.actorChecks = [];
+  for (const [id, s] of fold.schedules) {
+    const row = byId.get(id);
+    if (row) schedules.actorChecks.push({ ref: s.ref, key: id, field: 'active (actor state)', projection: row.deleted_at === null, actor: actor.schedules.has(id) });
+  }
+  return [schedules];
+}
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const schedulesReadModel = auditedReadModel({
+  name: 'schedules',
+  tables: [SCHEDULES.name],
+  handles: SCHEDULES_HANDLES,
+  changes: { event: scheduleChange, settled: settledScheduleChange },
+  writer: createSchedulesWriter,
+  fold: createSchedulesFold,
+  audit: { read: readSchedulesForAudit, compare: compareSchedulesAndActive },
+});

@@ -2,14 +2,14 @@ import type { Tier } from '../../src/domain/events.js';
 import { DEFAULT_TIER } from '../../src/domain/tiers.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { SYSTEM_TENANT } from '../../src/ledger/streams.js';
-import type { EventRef, ExpectedRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import { type EventRef, type ExpectedRow, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 
 /**
  * `tenants`: one row per tenant that has an event — its head (last sequence and hash, so the audit knows how
  * far the projection got for that tenant), tier and quota overrides.
  */
 
-export const TENANTS_HANDLES: readonly TenantEventType[] = ['tenant.tier_set', 'tenant.quota_overrides_set'];
+const TENANTS_HANDLES: readonly TenantEventType[] = ['tenant.tier_set', 'tenant.quota_overrides_set'];
 
 export interface TenantRow {
   tenant_id: string;
@@ -25,7 +25,7 @@ export interface TenantRow {
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
-export function createTenantsWriter(q: Sql) {
+function createTenantsWriter(q: Sql) {
   return {
     /** Every tenant of the batch gets its row before any event: created at its first event, updated to its last. */
     async begin(events: StoredEvent[]): Promise<void> {
@@ -71,7 +71,7 @@ export interface TenantsFold {
   expected(): ExpectedRow | null;
 }
 
-export function createTenantsFold(): TenantsFold {
+function createTenantsFold(): TenantsFold {
   let head: (EventRef & { hash: string }) | null = null;
   let tier: { value: Tier; ref: EventRef | null } = { value: DEFAULT_TIER, ref: null };
   let overrides: { captures: number | null; storage: number | null; ref: EventRef | null } = { captures: null, storage: null, ref: null };
@@ -115,3 +115,14 @@ export function compareTenant(tenantId: string, fold: TenantsFold, row: AuditTen
     actual: new Map(row ? [[tenantId, { tier: row.tier, captures_override: row.captures_override, storage_override: row.storage_override, last_hash: row.last_hash }]] : []),
   };
 }
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const tenantsReadModel = auditedReadModel({
+  name: 'tenants',
+  tables: ['tenants'],
+  handles: TENANTS_HANDLES,
+  writer: createTenantsWriter,
+  fold: createTenantsFold,
+  audit: { read: readTenantForAudit, compare: (fold, row, actor) => [compareTenant(actor.tenantId, fold, row)] },
+});

@@ -1,6 +1,7 @@
 import type { Tier } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { dayOf, type EventRef, type ExpectedRow, type ReadRow, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import type { TenantState } from '../../src/domain/tenant/index.js';
+import { type BatchHandoff, dayOf, type EventHandoff, type EventRef, type ExpectedRow, type ReadRow, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, tableSpec } from './row-changes.js';
 
 /**
@@ -11,7 +12,7 @@ import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, ta
  * capture: the captures read model says which (SettledCapture).
  */
 
-export const USAGE_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'usage.api_calls_recorded'];
+const USAGE_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'usage.api_calls_recorded'];
 
 const COUNTERS = ['captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_call_count'] as const;
 type Counters = Pick<UsageMonthlyValues, (typeof COUNTERS)[number]>;
@@ -68,7 +69,7 @@ export const settledUsageChanges = (s: SettledCapture): UsageChanges =>
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
-export function createUsageWriter(q: Sql) {
+function createUsageWriter(q: Sql) {
   const monthly = new CounterDeltas(USAGE_MONTHLY);
   const daily = new CounterDeltas(USAGE_DAILY);
   const count = (c: UsageChanges | null) => {
@@ -82,7 +83,7 @@ export function createUsageWriter(q: Sql) {
       count(usageChanges(stored.event as TenantEnvelope));
     },
 
-    async flush(settled: SettledCapture[]): Promise<void> {
+    async flush({ settled }: BatchHandoff): Promise<void> {
       for (const s of settled) count(settledUsageChanges(s));
       await addRows(q, USAGE_MONTHLY, monthly.take());
       await addRows(q, USAGE_DAILY, daily.take());
@@ -92,7 +93,7 @@ export function createUsageWriter(q: Sql) {
 
 // ---- pure fold (usage_monthly is what the audit compares) -----------------------------------------------
 
-export function createUsageFold() {
+function createUsageFold() {
   /** usage_monthly by period. */
   const usage: FoldedRows<UsageMonthlyValues> = new Map();
   /** usage_daily by day. */
@@ -105,7 +106,7 @@ export function createUsageFold() {
   return {
     usage,
     daily,
-    apply(stored: StoredEvent, ref: EventRef, settled: SettledCapture | null): void {
+    apply(stored: StoredEvent, ref: EventRef, { settled }: EventHandoff): void {
       count(usageChanges(stored.event as TenantEnvelope), ref);
       if (settled) count(settledUsageChanges(settled), ref);
     },
@@ -165,3 +166,30 @@ export function compareUsage(fold: UsageFold, rows: AuditUsageRow[]): TableCompa
     actual: new Map(rows.map((r) => [r.period, counters(r)])),
   };
 }
+
+/** usage_monthly, and the actor's quota view (what admission decides on) for its period. */
+function compareUsageAndQuota(fold: UsageFold, rows: AuditUsageRow[], actor: TenantState): TableComparison[] {
+  const usage = compareUsage(fold, rows);
+  const quota = actor.usage;
+  const quotaRow = rows.find((r) => r.period === quota.period);
+  const ref = fold.usage.get(quota.period)?.ref ?? null;
+  if (quota.period && quotaRow) {
+    usage.actorChecks = [
+      { ref, key: quota.period, field: 'captures_submitted (actor quota)', projection: quotaRow.captures_submitted, actor: quota.captures },
+      { ref, key: quota.period, field: 'storage_bytes (actor quota)', projection: quotaRow.storage_bytes, actor: quota.storageBytes },
+    ];
+  }
+  return [usage];
+}
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const usageReadModel = auditedReadModel({
+  name: 'usage',
+  tables: [USAGE_MONTHLY.name, USAGE_DAILY.name],
+  handles: USAGE_HANDLES,
+  changes: { event: usageChanges, settled: settledUsageChanges },
+  writer: createUsageWriter,
+  fold: createUsageFold,
+  audit: { read: readUsageForAudit, compare: compareUsageAndQuota },
+});

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { Sql, TenantEnvelope, TenantEventType } from './read-model.js';
+import { readModel, type Sql, type TenantEnvelope, type TenantEventType } from './read-model.js';
 
 /**
  * `webhook_deliveries` (one row per attempt, kept once by its (deliveryId, attempt) key when a crash records
@@ -7,7 +7,7 @@ import type { Sql, TenantEnvelope, TenantEventType } from './read-model.js';
  * dispatcher did, not tenant state, and the analyst view v_webhook_delivery_outcomes reads them.
  */
 
-export const WEBHOOK_DELIVERIES_HANDLES: readonly TenantEventType[] = ['webhook.delivery_attempted', 'webhook.delivery_dead_lettered'];
+const WEBHOOK_DELIVERIES_HANDLES: readonly TenantEventType[] = ['webhook.delivery_attempted', 'webhook.delivery_dead_lettered'];
 
 export interface DeliveryAttemptRow {
   delivery_id: string;
@@ -37,7 +37,7 @@ export interface DeadLetterRow {
 
 // ---- batch writer (one statement each, in order) --------------------------------------------------------
 
-export function createWebhookDeliveriesWriter(q: Sql) {
+function createWebhookDeliveriesWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
       const t = stored.event as TenantEnvelope;
@@ -94,3 +94,12 @@ export async function listDeliveryAttempts(q: Sql, webhookId: string, limit: num
 export async function listDeadLetters(q: Sql, webhookId: string, limit: number): Promise<DeadLetterRow[]> {
   return (await q.query<DeadLetterRow>(`SELECT * FROM webhook_dead_letters WHERE webhook_id = $1 ORDER BY dead_lettered_at DESC, delivery_id LIMIT $2`, [webhookId, limit])).rows;
 }
+
+// ---- the read model (not audited: no fold) ----------------------------------------------------------------
+
+export const webhookDeliveriesReadModel = readModel({
+  name: 'webhookDeliveries',
+  tables: ['webhook_deliveries', 'webhook_dead_letters'],
+  handles: WEBHOOK_DELIVERIES_HANDLES,
+  writer: createWebhookDeliveriesWriter,
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { WebhookEventType } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { EventRef, ExpectedRow, ReadRow, Sql, TableComparison, TenantEnvelope, TenantEventType } from './read-model.js';
+import { type EventRef, type ExpectedRow, type ReadRow, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
 import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
 
 /**
@@ -10,7 +10,7 @@ import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateC
  * the clear for webhooks registered before sealing) and discarded on deletion (spec 3.3).
  */
 
-export const WEBHOOKS_HANDLES: readonly TenantEventType[] = ['webhook.registered', 'webhook.deleted'];
+const WEBHOOKS_HANDLES: readonly TenantEventType[] = ['webhook.registered', 'webhook.deleted'];
 
 /** A `webhooks` row as the events give it (timestamps as ISO text). */
 export type WebhookValues = {
@@ -80,7 +80,7 @@ export function webhookChange(stored: StoredEvent): InsertChange<WebhookValues> 
 
 // ---- batch writer (rare events: one statement each, in order) ------------------------------------------
 
-export function createWebhooksWriter(q: Sql) {
+function createWebhooksWriter(q: Sql) {
   return {
     async apply(stored: StoredEvent): Promise<void> {
       const change = webhookChange(stored);
@@ -91,7 +91,7 @@ export function createWebhooksWriter(q: Sql) {
 
 // ---- pure fold ------------------------------------------------------------------------------------------
 
-export function createWebhooksFold() {
+function createWebhooksFold() {
   const webhooks: FoldedRows<WebhookValues> = new Map();
   return {
     webhooks,
@@ -176,3 +176,15 @@ export function compareWebhooks(fold: WebhooksFold, rows: AuditWebhookRow[]): Ta
     actual: new Map(rows.map((r) => [r.webhook_id, comparableWebhook(r)])),
   };
 }
+
+// ---- the read model ---------------------------------------------------------------------------------------
+
+export const webhooksReadModel = auditedReadModel({
+  name: 'webhooks',
+  tables: [WEBHOOKS.name],
+  handles: WEBHOOKS_HANDLES,
+  changes: { event: webhookChange },
+  writer: createWebhooksWriter,
+  fold: createWebhooksFold,
+  audit: { read: readWebhooksForAudit, compare: (fold, rows) => [compareWebhooks(fold, rows)] },
+});

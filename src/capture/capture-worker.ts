@@ -102,10 +102,10 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   }
 
   /** Renders, stores and completes one capture; throws what went wrong. */
-  async function captureAndComplete(job: CaptureJob, attempt: number): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
+  async function captureAndComplete(job: CaptureJob, attempt: number, log: Logger): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
     const settings = resolveCaptureSettings(job.options);
     const startedAt = deps.clock.now();
-    const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings });
+    const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings, log });
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
     const files = artifactFiles(result);
@@ -188,7 +188,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
     const started = performance.now();
     try {
-      const done = await captureAndComplete(job, attempt);
+      const done = await captureAndComplete(job, attempt, log);
       msg.ack();
       await deps.attempts.clear(job.captureId).catch(() => {});
       captureDuration.observe({ outcome: done.renderQuality }, (performance.now() - started) / 1000);

@@ -210,6 +210,26 @@ function sendMessageDefinition(bindingName: string): string {
   return `window.autoconsentSendMessage = (m) => { ${bindingName}(JSON.stringify(m)); return Promise.resolve(); };`;
 }
 
+/** What one consent run's functions share: its page, its world and binding, the frames it runs in, the verdict. */
+interface ConsentRunState {
+  readonly page: Page;
+  readonly clock: PageClock;
+  readonly script: string;
+  readonly rulesFor: Assets['rulesFor'];
+  readonly worldName: string;
+  readonly bindingName: string;
+  /** The preloaded content script's binding, whose calls are this run's too. */
+  readonly preloadBindingName: string | undefined;
+  readonly agents: FrameAgent[];
+  /** Each session listened on, with its listener (one per session: binding calls arrive on the frame's process). */
+  readonly sessions: Map<CDPSession, (event: Protocol.Runtime.BindingCalledEvent) => void>;
+  /** undefined: still looking. */
+  banner: { cmp: string; agent: FrameAgent } | null | undefined;
+  bannerWaiter?: (cmp: string | null) => void;
+  /** Messages from the frame being opted out of; 'frameGone' when the page removed that frame. */
+  optOutWaiter?: (message: ContentScriptMessage | { type: 'frameGone' }) => void;
+}
+
 /**
  * Injects autoconsent into the current document of the main frame and of its child frames, and starts
  * detection in the page. Detection runs while the caller does other work; waitForBanner collects the outcome.
@@ -224,109 +244,19 @@ export async function startConsentRun(
    */
   options: { mainFrameId: string; clock?: PageClock; preload?: ConsentPreload | undefined },
 ): Promise<ConsentRun> {
-  const clock = options.clock ?? wallClock;
   const { script, rulesFor } = loadAssets();
   const run = ++runs;
-  const WORLD_NAME = `capture-ledger-consent-${run}`;
-  const BINDING_NAME = `__captureLedgerConsent${run}`;
-  const agents: FrameAgent[] = [];
-  const sessions = new Map<CDPSession, (event: Protocol.Runtime.BindingCalledEvent) => void>();
-  let banner: { cmp: string; agent: FrameAgent } | null | undefined; // undefined: still looking
-  let bannerWaiter: ((cmp: string | null) => void) | undefined;
-  /** Messages from the frame being opted out of; 'frameGone' when the page removed that frame. */
-  let optOutWaiter: ((message: ContentScriptMessage | { type: 'frameGone' }) => void) | undefined;
-
-  const settleBanner = (found: { cmp: string; agent: FrameAgent } | null) => {
-    if (banner !== undefined) return;
-    banner = found;
-    bannerWaiter?.(found?.cmp ?? null);
-  };
-  const checkAllDone = () => {
-    if (agents.every((a) => a.done)) settleBanner(null);
-  };
-
-  const handle = async (agent: FrameAgent, message: ContentScriptMessage) => {
-    switch (message.type) {
-      case 'init':
-        await agent.send({
-          type: 'initResp',
-          config: AUTOCONSENT_CONFIG,
-          rules: { autoconsent: [], compact: rulesFor(message.url, agent.mainFrame) },
-        });
-        break;
-      case 'eval':
-        await agent.send({ type: 'evalResp', id: message.id, result: await agent.evaluate(message.code) });
-        break;
-      case 'popupFound':
-        settleBanner({ cmp: message.cmp, agent });
-        break;
-      case 'report':
-        if (message.state.lifecycle === 'nothingDetected' && !agent.done) {
-          agent.done = true;
-          checkAllDone();
-        }
-        break;
-      case 'optOutResult':
-      case 'autoconsentDone':
-        if (banner?.agent === agent) optOutWaiter?.(message);
-        break;
-      default:
-        break;
-    }
-  };
-
-  /** Binding calls arrive on the session of the frame's process; one listener per session. */
-  const listen = async (target: CDPSession) => {
-    if (sessions.has(target)) return;
-    const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
-      if (event.name !== BINDING_NAME && event.name !== options.preload?.bindingName) return;
-      const agent = agents.find((a) => a.session === target && a.contextId === event.executionContextId);
-      if (!agent) return;
-      let message: ContentScriptMessage;
-      try {
-        message = JSON.parse(event.payload) as ContentScriptMessage;
-      } catch {
-        return;
-      }
-      void handle(agent, message).catch(() => {});
-    };
-    sessions.set(target, onBinding);
-    target.on('Runtime.bindingCalled', onBinding);
-    // Bindings and their calls need the Runtime domain on this session; sent together (the session keeps the order).
-    await Promise.all([target.send('Runtime.enable'), target.send('Runtime.addBinding', { name: BINDING_NAME, executionContextName: WORLD_NAME })]);
-  };
-
-  const agentIn = (target: CDPSession, frameId: string, executionContextId: number, mainFrame: boolean, evaluate: FrameAgent['evaluate']): FrameAgent => {
-    const agent: FrameAgent = {
-      session: target,
-      frameId,
-      contextId: executionContextId,
-      mainFrame,
-      done: false,
-      evaluate,
-      send: async (message) => {
-        await target
-          .send('Runtime.evaluate', {
-            contextId: executionContextId,
-            expression: `window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(${JSON.stringify(message)})`,
-          })
-          .catch(() => {});
-      },
-    };
-    agents.push(agent);
-    return agent;
-  };
-
-  const inject = async (target: CDPSession, frameId: string, mainFrame: boolean, evaluate: FrameAgent['evaluate']) => {
-    await listen(target);
-    const { executionContextId } = await target.send('Page.createIsolatedWorld', { frameId, worldName: WORLD_NAME });
-    const agent = agentIn(target, frameId, executionContextId, mainFrame, evaluate);
-    // One evaluation defines the message function and runs the content script.
-    const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: `${sendMessageDefinition(BINDING_NAME)}\n${script}` });
-    if (injected.exceptionDetails) {
-      agent.done = true;
-      throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
-    }
+  const s: ConsentRunState = {
+    page,
+    clock: options.clock ?? wallClock,
+    script,
+    rulesFor,
+    worldName: `capture-ledger-consent-${run}`,
+    bindingName: `__captureLedgerConsent${run}`,
+    preloadBindingName: options.preload?.bindingName,
+    agents: [],
+    sessions: new Map(),
+    banner: undefined,
   };
 
   const evaluateInMainWorld = async (code: string) => {
@@ -335,11 +265,11 @@ export async function startConsentRun(
   };
   const preloaded = options.preload?.take();
   if (preloaded) {
-    await listen(session);
-    const agent = agentIn(session, options.mainFrameId, preloaded.contextId, true, evaluateInMainWorld);
-    void handle(agent, preloaded.message).catch(() => {});
+    await listen(s, session);
+    const agent = addAgent(s, session, options.mainFrameId, preloaded.contextId, true, evaluateInMainWorld);
+    void handleMessage(s, agent, preloaded.message).catch(() => {});
   } else {
-    await inject(session, options.mainFrameId, true, evaluateInMainWorld);
+    await inject(s, session, options.mainFrameId, true, evaluateInMainWorld);
   }
 
   // Child frames: a frame that cannot be reached (detached meanwhile, not a web page) is simply skipped.
@@ -351,99 +281,214 @@ export async function startConsentRun(
     children.map(async (frame) => {
       const reach = frameInternals(frame);
       if (!reach) return;
-      const evaluateInFrame = async (code: string) =>
-        Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
-      await inject(reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
+      const evaluateInFrame = async (code: string) => Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
+      await inject(s, reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
     }),
   );
-  checkAllDone();
-  const onFrameDetached = (frame: Frame) => {
-    const reach = frameInternals(frame);
-    for (const agent of agents) {
-      if (!agent.mainFrame && agent.frameId === reach?.frameId && !agent.done) {
-        agent.done = true;
-        if (banner?.agent === agent) optOutWaiter?.({ type: 'frameGone' });
-      }
-    }
-    checkAllDone();
-  };
+  checkAllDone(s);
+  const onFrameDetached = (frame: Frame) => frameDetached(s, frame);
   page.on('framedetached', onFrameDetached);
 
   return {
-    waitForBanner(timeoutMs) {
-      if (banner !== undefined) return Promise.resolve(banner?.cmp ?? null);
-      return new Promise((resolve) => {
-        const cancel = pageTimer(timeoutMs, () => settleBanner(null), clock);
-        bannerWaiter = (cmp) => {
-          cancel();
-          resolve(cmp);
-        };
-      });
-    },
-    async bannerPainted(timeoutMs) {
-      if (!banner) return;
-      const { agent } = banner;
-      const painted = agent.session
-        .send('Runtime.evaluate', {
-          contextId: agent.contextId,
-          expression: 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))',
-          awaitPromise: true,
-        })
-        .then(
-          () => {},
-          () => {}, // the frame went away: the screenshot shows what there is
-        );
-      await new Promise<void>((resolve) => {
-        const cancel = pageTimer(timeoutMs, resolve, clock);
-        void painted.then(() => {
-          cancel();
-          resolve();
-        });
-      });
-    },
-    async optOut(timeoutMs) {
-      if (!banner) return 'not-found';
-      const { cmp, agent } = banner;
-      const outcome = await new Promise<ConsentResult>((resolve) => {
-        let succeeded = false;
-        let cancelDone = () => {};
-        const cancel = pageTimer(timeoutMs, () => finish(succeeded ? 'opted-out' : 'failed'), clock);
-        const finish = (result: ConsentResult) => {
-          cancel();
-          cancelDone();
-          optOutWaiter = undefined;
-          resolve(result);
-        };
-        optOutWaiter = (message) => {
-          if (message.type === 'optOutResult') {
-            if (!message.result) return finish('failed');
-            succeeded = true;
-            // 'autoconsentDone' follows for a final (non-intermediate) rule and says if it only hid the banner.
-            cancelDone = pageTimer(500, () => finish(isDismissal(cmp, false) ? 'dismissed' : 'opted-out'), clock);
-          } else if (message.type === 'autoconsentDone') {
-            finish(isDismissal(cmp, message.isCosmetic) ? 'dismissed' : 'opted-out');
-          } else if (message.type === 'frameGone') {
-            // The page removed the dialog's frame once we had clicked (Sourcepoint does). Without autoconsent's
-            // own report from that frame, all that is known is that the banner went away: 'dismissed'.
-            finish(succeeded && !isDismissal(cmp, false) ? 'opted-out' : 'dismissed');
-          }
-        };
-        void agent.send({ type: 'optOut' });
-      });
-      return outcome;
-    },
+    waitForBanner: (timeoutMs) => waitForBanner(s, timeoutMs),
+    bannerPainted: (timeoutMs) => bannerPainted(s, timeoutMs),
+    optOut: (timeoutMs) => optOut(s, timeoutMs),
     async dispose() {
       page.off('framedetached', onFrameDetached);
-      bannerWaiter = undefined;
-      optOutWaiter = undefined;
-      await Promise.all(
-        [...sessions].map(async ([target, onBinding]) => {
-          target.off('Runtime.bindingCalled', onBinding);
-          await target.send('Runtime.removeBinding', { name: BINDING_NAME }).catch(() => {});
-        }),
-      );
+      await dispose(s);
     },
   };
+}
+
+// ---- the run's messages and frames ---------------------------------------------------------------------------
+
+/** The verdict, once: a banner (and the frame that found it) or none. */
+function settleBanner(s: ConsentRunState, found: { cmp: string; agent: FrameAgent } | null): void {
+  if (s.banner !== undefined) return;
+  s.banner = found;
+  s.bannerWaiter?.(found?.cmp ?? null);
+}
+
+/** No banner once every frame said it found nothing. */
+function checkAllDone(s: ConsentRunState): void {
+  if (s.agents.every((a) => a.done)) settleBanner(s, null);
+}
+
+/** A message of autoconsent's content script in one frame. */
+async function handleMessage(s: ConsentRunState, agent: FrameAgent, message: ContentScriptMessage): Promise<void> {
+  switch (message.type) {
+    case 'init':
+      await agent.send({
+        type: 'initResp',
+        config: AUTOCONSENT_CONFIG,
+        rules: { autoconsent: [], compact: s.rulesFor(message.url, agent.mainFrame) },
+      });
+      break;
+    case 'eval':
+      await agent.send({ type: 'evalResp', id: message.id, result: await agent.evaluate(message.code) });
+      break;
+    case 'popupFound':
+      settleBanner(s, { cmp: message.cmp, agent });
+      break;
+    case 'report':
+      if (message.state.lifecycle === 'nothingDetected' && !agent.done) {
+        agent.done = true;
+        checkAllDone(s);
+      }
+      break;
+    case 'optOutResult':
+    case 'autoconsentDone':
+      if (s.banner?.agent === agent) s.optOutWaiter?.(message);
+      break;
+    default:
+      break;
+  }
+}
+
+/** Binding calls arrive on the session of the frame's process; one listener per session. */
+async function listen(s: ConsentRunState, target: CDPSession): Promise<void> {
+  if (s.sessions.has(target)) return;
+  const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
+    if (event.name !== s.bindingName && event.name !== s.preloadBindingName) return;
+    const agent = s.agents.find((a) => a.session === target && a.contextId === event.executionContextId);
+    if (!agent) return;
+    let message: ContentScriptMessage;
+    try {
+      message = JSON.parse(event.payload) as ContentScriptMessage;
+    } catch {
+      return;
+    }
+    void handleMessage(s, agent, message).catch(() => {});
+  };
+  s.sessions.set(target, onBinding);
+  target.on('Runtime.bindingCalled', onBinding);
+  // Bindings and their calls need the Runtime domain on this session; sent together (the session keeps the order).
+  await Promise.all([target.send('Runtime.enable'), target.send('Runtime.addBinding', { name: s.bindingName, executionContextName: s.worldName })]);
+}
+
+/** The run's end of the content script in one frame's world. */
+function addAgent(s: ConsentRunState, target: CDPSession, frameId: string, executionContextId: number, mainFrame: boolean, evaluate: FrameAgent['evaluate']): FrameAgent {
+  const agent: FrameAgent = {
+    session: target,
+    frameId,
+    contextId: executionContextId,
+    mainFrame,
+    done: false,
+    evaluate,
+    send: async (message) => {
+      await target
+        .send('Runtime.evaluate', {
+          contextId: executionContextId,
+          expression: `window.autoconsentReceiveMessage && window.autoconsentReceiveMessage(${JSON.stringify(message)})`,
+        })
+        .catch(() => {});
+    },
+  };
+  s.agents.push(agent);
+  return agent;
+}
+
+/** The content script in a new isolated world of the frame. */
+async function inject(s: ConsentRunState, target: CDPSession, frameId: string, mainFrame: boolean, evaluate: FrameAgent['evaluate']): Promise<void> {
+  await listen(s, target);
+  const { executionContextId } = await target.send('Page.createIsolatedWorld', { frameId, worldName: s.worldName });
+  const agent = addAgent(s, target, frameId, executionContextId, mainFrame, evaluate);
+  // One evaluation defines the message function and runs the content script.
+  const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: `${sendMessageDefinition(s.bindingName)}\n${s.script}` });
+  if (injected.exceptionDetails) {
+    agent.done = true;
+    throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
+  }
+}
+
+/** A child frame the page removed has nothing more to say; if it held the banner, the opt-out hears so. */
+function frameDetached(s: ConsentRunState, frame: Frame): void {
+  const reach = frameInternals(frame);
+  for (const agent of s.agents) {
+    if (!agent.mainFrame && agent.frameId === reach?.frameId && !agent.done) {
+      agent.done = true;
+      if (s.banner?.agent === agent) s.optOutWaiter?.({ type: 'frameGone' });
+    }
+  }
+  checkAllDone(s);
+}
+
+// ---- what the caller asks of the run (ConsentRun) ------------------------------------------------------------
+
+function waitForBanner(s: ConsentRunState, timeoutMs: number): Promise<string | null> {
+  if (s.banner !== undefined) return Promise.resolve(s.banner?.cmp ?? null);
+  return new Promise((resolve) => {
+    const cancel = pageTimer(timeoutMs, () => settleBanner(s, null), s.clock);
+    s.bannerWaiter = (cmp) => {
+      cancel();
+      resolve(cmp);
+    };
+  });
+}
+
+async function bannerPainted(s: ConsentRunState, timeoutMs: number): Promise<void> {
+  if (!s.banner) return;
+  const { agent } = s.banner;
+  const painted = agent.session
+    .send('Runtime.evaluate', {
+      contextId: agent.contextId,
+      expression: 'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))',
+      awaitPromise: true,
+    })
+    .then(
+      () => {},
+      () => {}, // the frame went away: the screenshot shows what there is
+    );
+  await new Promise<void>((resolve) => {
+    const cancel = pageTimer(timeoutMs, resolve, s.clock);
+    void painted.then(() => {
+      cancel();
+      resolve();
+    });
+  });
+}
+
+async function optOut(s: ConsentRunState, timeoutMs: number): Promise<ConsentResult> {
+  if (!s.banner) return 'not-found';
+  const { cmp, agent } = s.banner;
+  const { clock } = s;
+  return new Promise<ConsentResult>((resolve) => {
+    let succeeded = false;
+    let cancelDone = () => {};
+    const cancel = pageTimer(timeoutMs, () => finish(succeeded ? 'opted-out' : 'failed'), clock);
+    const finish = (result: ConsentResult) => {
+      cancel();
+      cancelDone();
+      s.optOutWaiter = undefined;
+      resolve(result);
+    };
+    s.optOutWaiter = (message) => {
+      if (message.type === 'optOutResult') {
+        if (!message.result) return finish('failed');
+        succeeded = true;
+        // 'autoconsentDone' follows for a final (non-intermediate) rule and says if it only hid the banner.
+        cancelDone = pageTimer(500, () => finish(isDismissal(cmp, false) ? 'dismissed' : 'opted-out'), clock);
+      } else if (message.type === 'autoconsentDone') {
+        finish(isDismissal(cmp, message.isCosmetic) ? 'dismissed' : 'opted-out');
+      } else if (message.type === 'frameGone') {
+        // The page removed the dialog's frame once we had clicked (Sourcepoint does). Without autoconsent's
+        // own report from that frame, all that is known is that the banner went away: 'dismissed'.
+        finish(succeeded && !isDismissal(cmp, false) ? 'opted-out' : 'dismissed');
+      }
+    };
+    void agent.send({ type: 'optOut' });
+  });
+}
+
+async function dispose(s: ConsentRunState): Promise<void> {
+  s.bannerWaiter = undefined;
+  s.optOutWaiter = undefined;
+  await Promise.all(
+    [...s.sessions].map(async ([target, onBinding]) => {
+      target.off('Runtime.bindingCalled', onBinding);
+      await target.send('Runtime.removeBinding', { name: s.bindingName }).catch(() => {});
+    }),
+  );
 }
 
 /**

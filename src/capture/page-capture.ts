@@ -5,6 +5,7 @@
  * full-page PNG, the rendered HTML, the main document's headers and every network exchange.
  * Spec 2.3 (renderQuality, render) and 2.4 (artifacts).
  */
+import type { Logger } from 'pino';
 import { TimeoutError, type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type ExplainNetworkError } from './capture-error.js';
 import { preloadConsent, startConsentRun, type ConsentInfo, type ConsentPreload, type ConsentRun } from './consent-handler.js';
@@ -12,7 +13,7 @@ import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-s
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
-import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type NetworkRecorder } from './network-recorder.js';
+import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type MainDocument, type NetworkRecorder } from './network-recorder.js';
 import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource, type NetworkActivity, type SettleResult } from './settle.js';
 import { watchPendingTimers, type PendingTimers } from './pending-timers.js';
 import { renderedHtml } from './rendered-html.js';
@@ -24,6 +25,7 @@ import { waitForSelectorStep, type SelectorWaitResult } from './selector-wait.js
 import { abortReason, withTimeout } from './step-timeout.js';
 import { type PageClock, wallClock } from './host-load.js';
 import { captureViewport } from './viewport-screenshot.js';
+import { runSteps, type Step, type StepTimings } from './capture-steps.js';
 import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
 
 export interface PageCaptureOptions {
@@ -55,6 +57,8 @@ export interface PageCaptureOptions {
   prepared?: Promise<PreparedContext>;
   /** The clock every bound of the capture is counted on (host-load.ts: the page clock); default the wall clock. */
   clock?: PageClock;
+  /** Each step of the capture, by name, with its time (debug level). */
+  log?: Pick<Logger, 'debug'>;
 }
 
 /**
@@ -213,8 +217,8 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
   );
   try {
     if (!browser.connected) onDisconnect();
-    const steps = stepBounds(signal, options.clock ?? wallClock);
-    return await captureInContext(await steps.service(opening), url, options, steps, signal, internal);
+    const bounds = stepBounds(signal, options.clock ?? wallClock);
+    return await captureInContext(await bounds.service(opening), url, options, bounds, signal, internal);
   } catch (error) {
     throw toCaptureError(error, { browser, external, internal: internal.signal });
   } finally {
@@ -227,270 +231,419 @@ export async function capturePage(browser: Browser, url: string, options: PageCa
   }
 }
 
+/** What the steps of one capture share: what it was given, then what each step found. */
+interface CaptureState {
+  readonly url: string;
+  readonly options: PageCaptureOptions;
+  readonly settings: CaptureSettings;
+  readonly prepared: PreparedContext;
+  readonly page: Page;
+  readonly session: CDPSession;
+  readonly mainFrameId: string;
+  readonly clock: PageClock;
+  readonly bounds: StepBounds;
+  readonly signal: AbortSignal;
+  readonly internal: AbortController;
+  readonly settleCapMs: number;
+  readonly quietWindowMs: number;
+  readonly recorder: NetworkRecorder;
+  /** Things an operator may want to know, added by any step. */
+  readonly notes: string[];
+  // prepare
+  /** What the settle phase waits for: the page's requests and its pending short timers (pending-timers.ts). */
+  pending: InflightSource;
+  activity?: NetworkActivity;
+  timers?: PendingTimers;
+  consentPreload?: ConsentPreload;
+  stopFollowingFrames?: () => void;
+  // navigate, wait-for-selector
+  navigationStart: number;
+  navigationMs: number;
+  /** Navigation timed out after DOMContentLoaded: a partial capture. */
+  timedOut: boolean;
+  /** From when the settle phase counts: the load event, or the end of the selector wait. */
+  settleFrom?: number;
+  selectorWait?: SelectorWaitResult;
+  // detect-consent, scroll, settle, after-scroll, answer-consent
+  consentStart: number;
+  /** consentStart on the page clock: detection's budget is page time. */
+  consentClockStart: number;
+  consentRun?: Promise<ConsentRun | null>;
+  scrolling?: Promise<{ scrollMs: number }>;
+  scrollMs: number;
+  settle?: SettleResult;
+  settledAt: number;
+  consent?: ConsentInfo;
+  screenshotBefore?: Buffer;
+  screenshotBeforeMs?: number;
+  // screenshot, pdf, html, network
+  /** When the (final) screenshot was taken: the end of render.durationMs. */
+  captureMoment: number;
+  screenshot?: Buffer;
+  pdf?: Buffer;
+  html: string;
+  /** The main document's HTML without its frames', when rendered-html.ts could read it. */
+  mainHtml?: string;
+  title: string;
+  finalUrl: string;
+  network?: { finalMain: MainDocument | undefined; mainDocumentUrls: string[]; browserVersion: string; exchanges: NetworkExchange[] };
+}
+
+/**
+ * One capture, in order. Navigation to `load` (or DOMContentLoaded for a partial capture); then, side by side
+ * from the load event: consent detection starts in the page, the page is scrolled for lazy content, and the
+ * settle phase waits for quiet; then the consent banner is answered and the evidence taken. Steps that start
+ * something beside the next ones (detect-consent, scroll) leave a promise in the state that a later step awaits.
+ */
+const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
+  { name: 'prepare', run: prepare },
+  { name: 'navigate', run: navigateToLoad },
+  { name: 'wait-for-selector', when: (s) => s.settings.waitForSelector !== null && !s.timedOut, run: waitForTenantSelector },
+  { name: 'detect-consent', when: (s) => s.options.handleConsent !== false, run: startConsentDetection },
+  { name: 'scroll', run: startLazyScroll },
+  { name: 'settle', run: settle },
+  { name: 'after-scroll', run: quietAfterScroll },
+  { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
+  { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
+  { name: 'screenshot', run: takeScreenshot },
+  { name: 'pdf', when: (s) => s.settings.pdf, run: printPdf },
+  { name: 'html', run: readRenderedHtml },
+  { name: 'challenge', run: refuseChallengePage },
+  { name: 'network', run: collectNetwork },
+  { name: 'release', alwaysRun: true, run: release },
+];
+
 async function captureInContext(
   prepared: PreparedContext,
   url: string,
   options: PageCaptureOptions,
-  steps: StepBounds,
+  bounds: StepBounds,
   signal: AbortSignal,
   internal: AbortController,
 ): Promise<PageCaptureResult> {
-  const bounded = steps.page;
   const clock = options.clock ?? wallClock;
-  let consentClockStart = clock.now();
-  const settleCapMs = options.settleCapMs ?? DEFAULT_SETTLE_CAP_MS;
-  const quietWindowMs = options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS;
-  const settings = options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT };
-  const notes: string[] = [];
-  const { page, session, mainFrameId, userAgent: sentUserAgent } = prepared;
+  const { page, session, mainFrameId } = prepared;
+  const recorder = createNetworkRecorder(session, { mainFrameId, maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES });
+  const state: CaptureState = {
+    url,
+    options,
+    settings: options.settings ?? { ...DEFAULT_CAPTURE_SETTINGS, viewport: options.viewport ?? DEFAULT_VIEWPORT },
+    prepared,
+    page,
+    session,
+    mainFrameId,
+    clock,
+    bounds,
+    signal,
+    internal,
+    settleCapMs: options.settleCapMs ?? DEFAULT_SETTLE_CAP_MS,
+    quietWindowMs: options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS,
+    recorder,
+    notes: [],
+    pending: recorder,
+    navigationStart: 0,
+    navigationMs: 0,
+    timedOut: false,
+    consentStart: 0,
+    consentClockStart: clock.now(),
+    scrollMs: 0,
+    settledAt: 0,
+    captureMoment: 0,
+    html: '',
+    title: '',
+    finalUrl: '',
+  };
+  const timings = await runSteps(CAPTURE_STEPS, state, options.log);
+  return captureResult(state, timings);
+}
 
-  page.on('error', () => internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
+// ---- the steps, in order ------------------------------------------------------------------------------------
+
+/**
+ * Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
+ * The recorder, the timer watch and autoconsent's preloaded content script start before the page loads.
+ */
+async function prepare(s: CaptureState): Promise<void> {
+  const { page, session, recorder, settings, bounds } = s;
+  page.on('error', () => s.internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
-  // Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
   const viewport = { ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor };
-  if (!sameViewport(viewport, prepared.viewport)) await steps.service(page.setViewport(viewport));
-  const recorder = createNetworkRecorder(session, {
-    mainFrameId,
-    maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
-  });
-  const shoot = () =>
-    settings.fullPage === false
-      ? captureViewport(session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor, clock: options.clock })
-      : captureFullPage(session, {
-          maxHeightPx: options.maxScreenshotHeightPx,
-          sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS,
-          signal,
-          scale: settings.deviceScaleFactor,
-          clock: options.clock,
-        });
+  if (!sameViewport(viewport, s.prepared.viewport)) await bounds.service(page.setViewport(viewport));
+  const watching = watchPendingTimers(session, { maxDelayMs: s.settleCapMs });
+  watching.then((watch) => void (s.timers = watch)).catch(() => {}); // released by `release` whichever way this goes
+  // autoconsent's content script starts while the page loads (consent-handler.ts, preloadConsent).
+  const preloading = s.options.handleConsent === false ? undefined : preloadConsent(session);
+  preloading?.then((preload) => void (s.consentPreload = preload)).catch(() => {});
+  const [, watch] = await bounds.service(Promise.all([recorder.start(), watching, preloading]));
+  s.stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
+  s.pending = combinedInflight(recorder, watch);
+  s.activity = watchNetworkActivity(s.pending);
+}
 
-  // What the settle phase waits for: the page's requests and its pending short timers (pending-timers.ts).
-  let pending: InflightSource = recorder;
-  let timers: PendingTimers | undefined;
-  let consentPreload: ConsentPreload | undefined;
-  let stopFollowingFrames: (() => void) | undefined;
-  try {
-    const watching = watchPendingTimers(session, { maxDelayMs: settleCapMs });
-    watching.then((watch) => void (timers = watch)).catch(() => {}); // disposed in finally whichever way this goes
-    // autoconsent's content script starts while the page loads (consent-handler.ts, preloadConsent).
-    const preloading = options.handleConsent === false ? undefined : preloadConsent(session);
-    preloading?.then((preload) => void (consentPreload = preload)).catch(() => {});
-    const [, watch] = await steps.service(Promise.all([recorder.start(), watching, preloading]));
-    stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
-    pending = combinedInflight(recorder, watch);
-    return await run();
-  } finally {
-    stopFollowingFrames?.();
-    recorder.dispose();
-    void timers?.dispose();
-    void consentPreload?.dispose();
+/** Spec 2.3: 'full' needs load; 'partial' needs at least DOMContentLoaded. An error status the egress proxy explains is its refusal. */
+async function navigateToLoad(s: CaptureState): Promise<void> {
+  const { page, recorder } = s;
+  let domContentLoaded = false;
+  let loadedAt: number | undefined;
+  page.on('domcontentloaded', () => (domContentLoaded = true));
+  page.on('load', () => (loadedAt = performance.now()));
+  s.navigationStart = performance.now();
+  s.timedOut = await navigate(page, s.url, s.options, recorder, s.bounds, s.signal, () => domContentLoaded);
+  s.navigationMs = Math.round((s.timedOut ? performance.now() : (loadedAt ?? performance.now())) - s.navigationStart);
+  s.settleFrom = loadedAt;
+
+  const main = recorder.mainDocument();
+  if (main && main.status >= 400) {
+    const blocked = blockedResponse(main.url, s.options.explainNetworkError);
+    if (blocked) throw blocked;
   }
+}
 
-  /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
-  function startConsent(): Promise<ConsentRun | null> {
-    return bounded(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS).catch((error: unknown) => {
-      if (signal.aborted) throw error;
-      return null;
+/**
+ * The tenant's selector, after load and before the settle phase (README, Capture options), within what
+ * navigation left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
+ */
+async function waitForTenantSelector(s: CaptureState): Promise<void> {
+  s.selectorWait = await waitForSelectorStep(s.page, s.settings.waitForSelector!, Math.max(1000, s.options.timeoutMs - s.navigationMs), s.signal);
+  if (s.selectorWait.reason) s.notes.push(s.selectorWait.reason);
+  s.settleFrom = performance.now();
+}
+
+/** Consent detection starts in the page from the load event; its verdict is awaited by answer-consent. */
+function startConsentDetection(s: CaptureState): void {
+  s.consentStart = performance.now();
+  s.consentClockStart = s.clock.now();
+  s.consentRun = startConsent(s);
+  s.consentRun.catch(() => {}); // awaited by answer-consent; a rejection here is the capture's abort
+}
+
+/** Scrolls for lazy content beside the settle phase, whose quiet window then covers what it loads (awaited by after-scroll). */
+function startLazyScroll(s: CaptureState): void {
+  s.scrolling = scrollForLazyContent(s);
+  s.scrolling.catch(() => {});
+}
+
+/** The adaptive settle phase, only after a real load: until no request or short timer has been pending for the quiet window. */
+async function settle(s: CaptureState): Promise<void> {
+  if (!s.timedOut) {
+    s.settle = await waitForNetworkQuiet(s.pending, {
+      quietWindowMs: s.quietWindowMs,
+      capMs: s.settleCapMs,
+      startedAt: s.settleFrom,
+      quietSince: s.activity!.quietSince(),
+      signal: s.signal,
     });
   }
+  s.settledAt = performance.now();
+}
 
-  /**
-   * Waits for autoconsent's verdict; with a banner: screenshot it, opt out, let the page react. Detection
-   * started at load; when nothing was found but the page was still loading after autoconsent's last look
-   * (a CMP script may have drawn its banner since), it is asked once more, now that the page has settled.
-   */
-  async function answerConsentBanner(
-    firstRun: Promise<ConsentRun | null>,
-    consentStart: number,
-    activity: NetworkActivity,
-  ): Promise<{ consent: ConsentInfo; screenshotBefore?: Buffer; screenshotBeforeMs?: number }> {
-    let consentRun = await firstRun;
-    if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
-    try {
-      // Detection's budget is page time: on a busy host autoconsent gets the same chance to look.
-      let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - consentClockStart)));
-      if (!cmp && activity.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
-        await consentRun.dispose();
-        const secondStart = clock.now();
-        consentRun = await startConsent();
-        if (consentRun === null) return { consent: { attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) } };
-        cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - secondStart)));
-      }
-      if (!cmp) return { consent: { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) } };
-      const beforeStart = performance.now();
-      await consentRun.bannerPainted(CONSENT_PAINT_MS);
-      const before = await shoot();
-      const screenshotBeforeMs = since(beforeStart);
-      const result = await consentRun.optOut(CONSENT_OPT_OUT_MS);
-      const consent: ConsentInfo = { attempted: true, cmp, result, durationMs: 0 };
-      if (result !== 'opted-out' && result !== 'dismissed') {
-        consent.durationMs = since(consentStart);
-        return { consent, screenshotBeforeMs }; // spec 2.4: screenshotBefore only when dismissed
-      }
-      // The banner may fade out, and the site may fetch or reload after the choice.
-      await waitForNetworkQuiet(recorder, { ...AFTER_CONSENT_QUIET, signal });
-      consent.durationMs = since(consentStart);
-      return { consent, screenshotBefore: before.png, screenshotBeforeMs };
-    } finally {
-      await consentRun?.dispose();
-    }
+/** What the scroll started after the settle phase ended (a long page) still gets its quiet window. */
+async function quietAfterScroll(s: CaptureState): Promise<void> {
+  ({ scrollMs: s.scrollMs } = await s.scrolling!);
+  if (s.activity!.lastActiveAt() > s.settledAt || s.pending.inflight() > 0) {
+    await waitForNetworkQuiet(s.pending, { ...AFTER_SCROLL_QUIET, quietSince: s.activity!.quietSince(), signal: s.signal });
   }
+}
 
-  /** Scrolls for lazy content; runs beside the settle phase, whose quiet window then covers what it loads. */
-  async function scrollForLazyContent(): Promise<{ scrollMs: number; steps: number }> {
-    const scrollStart = performance.now();
-    const scrolling = scrollWhileGrowing(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS, pending, signal });
-    const scrolled = await bounded(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000).catch(
+/** The tenant's extra wait (README, Capture options), after the page settled. */
+async function tenantDelay(s: CaptureState): Promise<void> {
+  await s.bounds.page(delay(s.settings.delayMs, s.signal), s.settings.delayMs + 1000);
+}
+
+/**
+ * Waits for autoconsent's verdict; with a banner: screenshot it, opt out, let the page react. Detection
+ * started at load; when nothing was found but the page was still loading after autoconsent's last look
+ * (a CMP script may have drawn its banner since), it is asked once more, now that the page has settled.
+ */
+async function answerConsentBanner(s: CaptureState): Promise<void> {
+  const { clock, consentStart } = s;
+  const failed = (): ConsentInfo => ({ attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) });
+  let consentRun = await s.consentRun!;
+  if (consentRun === null) {
+    s.consent = failed();
+    return;
+  }
+  try {
+    // Detection's budget is page time: on a busy host autoconsent gets the same chance to look.
+    let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - s.consentClockStart)));
+    if (!cmp && s.activity!.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
+      await consentRun.dispose();
+      const secondStart = clock.now();
+      consentRun = await startConsent(s);
+      if (consentRun === null) {
+        s.consent = failed();
+        return;
+      }
+      cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - secondStart)));
+    }
+    if (!cmp) {
+      s.consent = { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) };
+      return;
+    }
+    const beforeStart = performance.now();
+    await consentRun.bannerPainted(CONSENT_PAINT_MS);
+    const before = await shoot(s);
+    s.screenshotBeforeMs = since(beforeStart);
+    const result = await consentRun.optOut(CONSENT_OPT_OUT_MS);
+    s.consent = { attempted: true, cmp, result, durationMs: 0 };
+    if (result !== 'opted-out' && result !== 'dismissed') {
+      s.consent.durationMs = since(consentStart);
+      return; // spec 2.4: screenshotBefore only when dismissed
+    }
+    // The banner may fade out, and the site may fetch or reload after the choice.
+    await waitForNetworkQuiet(s.recorder, { ...AFTER_CONSENT_QUIET, signal: s.signal });
+    s.consent.durationMs = since(consentStart);
+    s.screenshotBefore = before.png;
+  } finally {
+    await consentRun?.dispose();
+  }
+}
+
+/** The evidence itself: the full-page (or viewport) PNG. */
+async function takeScreenshot(s: CaptureState): Promise<void> {
+  s.captureMoment = performance.now();
+  const shot = await shoot(s);
+  s.screenshot = shot.png;
+  if (shot.height < shot.pageHeight) {
+    const maxHeight = s.options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX;
+    s.notes.push(`screenshot cut at ${maxHeight} px of a ${shot.pageHeight} px page`);
+  }
+}
+
+/** The `pdf` artifact: Chromium's print of the page as it is now (print media, backgrounds kept). */
+async function printPdf(s: CaptureState): Promise<void> {
+  // Chromium's own print timeout is off: the page-clock bound decides.
+  const bytes = await s.bounds.page(s.page.pdf({ printBackground: true, timeout: 0 }), STEP_TIMEOUT_MS + 2000);
+  s.pdf = Buffer.from(bytes);
+}
+
+/** Open shadow roots and frame documents included (rendered-html.ts); page.content() if that fails. */
+async function readRenderedHtml(s: CaptureState): Promise<void> {
+  const { page, bounds, signal } = s;
+  const rendered = await bounds.page(renderedHtml(page)).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    return undefined;
+  });
+  s.html = rendered?.html ?? (await readHtml(page, bounds, signal));
+  if (rendered) s.notes.push(...rendered.notes);
+  // The main document only: a captcha or Turnstile widget in a frame of an ordinary page is not a challenge page.
+  s.mainHtml = rendered?.mainHtml;
+  s.title = await bounds.page(page.title()).catch(() => '');
+  s.finalUrl = page.url();
+}
+
+/** A bot-protection answer is reported, not archived as the page (challenge-page.ts). */
+function refuseChallengePage(s: CaptureState): void {
+  const answered = s.recorder.mainDocument();
+  const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title: s.title, html: s.mainHtml ?? s.html });
+  if (protection) throw new CaptureError('challenge', challengeMessage(protection, answered?.status ?? 0), true);
+}
+
+/** Every network exchange, with the bodies still loading given BODY_WAIT_MS; a PDF the viewer wrapped is loaded as itself. */
+async function collectNetwork(s: CaptureState): Promise<void> {
+  const { recorder, bounds, signal } = s;
+  const finalMain = recorder.mainDocument();
+  const mainDocumentUrls = recorder.mainDocumentUrls();
+  const browserVersion = await bounds.page(s.page.browser().version());
+  const network = await recorder.finish(BODY_WAIT_MS);
+  s.notes.push(...network.notes);
+  const wrappedPdf = viewerWrappedPdf(network.exchanges, s.finalUrl);
+  if (wrappedPdf) {
+    await bounds.page(loadDocumentBytes(s.session, s.mainFrameId, wrappedPdf.url)).then(
+      (bytes) => void (wrappedPdf.body = bytes),
       (error: unknown) => {
-        if (signal.aborted) throw error;
-        notes.push('scrolling for lazy content failed');
-        return undefined;
+        if (signal.aborted || isCaptureError(error)) throw error;
+        // Never archive the viewer's wrapper as if it were the document.
+        throw new CaptureError('capture_failed', 'The PDF document could not be archived', true, { cause: error });
       },
     );
-    if (scrolled && !scrolled.reachedBottom) notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
-    if (scrolled?.stillGrowing) notes.push(`the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`);
-    return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
   }
+  s.network = { finalMain, mainDocumentUrls, browserVersion, exchanges: network.exchanges };
+}
 
-  async function run(): Promise<PageCaptureResult> {
-    const activity = watchNetworkActivity(pending);
-    try {
-      return await phases(activity);
-    } finally {
-      activity.stop();
-    }
-  }
+/** Whatever happened: stop the watchers the capture started in the page (the context itself is closed by capturePage). */
+function release(s: CaptureState): void {
+  s.activity?.stop();
+  s.stopFollowingFrames?.();
+  s.recorder.dispose();
+  void s.timers?.dispose();
+  void s.consentPreload?.dispose();
+}
 
-  async function phases(activity: NetworkActivity): Promise<PageCaptureResult> {
-    // 1. Navigation (spec 2.3: 'full' needs load; 'partial' needs at least DOMContentLoaded).
-    let domContentLoaded = false;
-    let loadedAt: number | undefined;
-    page.on('domcontentloaded', () => (domContentLoaded = true));
-    page.on('load', () => (loadedAt = performance.now()));
-    const navigationStart = performance.now();
-    const timedOut = await navigate(page, url, options, recorder, steps, signal, () => domContentLoaded);
-    const navigationMs = Math.round((timedOut ? performance.now() : (loadedAt ?? performance.now())) - navigationStart);
+// ---- what the steps share -----------------------------------------------------------------------------------
 
-    const main = recorder.mainDocument();
-    if (main && main.status >= 400) {
-      const blocked = blockedResponse(main.url, options.explainNetworkError);
-      if (blocked) throw blocked;
-    }
+/** The PNG as the tenant asked for it: the full page (in slices past Chromium's limit) or the viewport. */
+function shoot(s: CaptureState) {
+  const { settings, options, signal } = s;
+  return settings.fullPage === false
+    ? captureViewport(s.session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor, clock: options.clock })
+    : captureFullPage(s.session, {
+        maxHeightPx: options.maxScreenshotHeightPx,
+        sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS,
+        signal,
+        scale: settings.deviceScaleFactor,
+        clock: options.clock,
+      });
+}
 
-    // 1b. The tenant's selector, after load and before the settle phase (README, Capture options), within what navigation
-    //     left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
-    let selectorWait: SelectorWaitResult | undefined;
-    let settleFrom = loadedAt;
-    if (settings.waitForSelector !== null && !timedOut) {
-      selectorWait = await waitForSelectorStep(page, settings.waitForSelector, Math.max(1000, options.timeoutMs - navigationMs), signal);
-      if (selectorWait.reason) notes.push(selectorWait.reason);
-      settleFrom = performance.now();
-    }
+/** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
+function startConsent(s: CaptureState): Promise<ConsentRun | null> {
+  const { page, session, mainFrameId, clock, consentPreload, signal } = s;
+  return s.bounds.page(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    return null;
+  });
+}
 
-    // 2. From the load event on, at the same time: consent detection starts in the page, the page is
-    //    scrolled for lazy content, and the adaptive settle phase (only after a real load) waits for quiet.
-    const consentStart = performance.now();
-    consentClockStart = clock.now();
-    const consentRun = options.handleConsent === false ? undefined : startConsent();
-    consentRun?.catch(() => {}); // awaited below; a rejection here is the capture's abort
-    const scrolling = scrollForLazyContent();
-    scrolling.catch(() => {});
-    let settle: SettleResult | undefined;
-    if (!timedOut) {
-      settle = await waitForNetworkQuiet(pending, { quietWindowMs, capMs: settleCapMs, startedAt: settleFrom, quietSince: activity.quietSince(), signal });
-    }
-    const settledAt = performance.now();
-    const { scrollMs } = await scrolling;
-    // What the scroll started after the settle phase ended (a long page) still gets its quiet window.
-    if (activity.lastActiveAt() > settledAt || pending.inflight() > 0) {
-      await waitForNetworkQuiet(pending, { ...AFTER_SCROLL_QUIET, quietSince: activity.quietSince(), signal });
-    }
-    // The tenant's extra wait (README, Capture options), after the page settled.
-    if (settings.delayMs > 0) await bounded(delay(settings.delayMs, signal), settings.delayMs + 1000);
+/** Scrolls for lazy content within its budget; how far it got goes to the notes. */
+async function scrollForLazyContent(s: CaptureState): Promise<{ scrollMs: number; steps: number }> {
+  const { session, mainFrameId, pending, signal, notes } = s;
+  const scrollStart = performance.now();
+  const scrolling = scrollWhileGrowing(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS, pending, signal });
+  const scrolled = await s.bounds.page(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    notes.push('scrolling for lazy content failed');
+    return undefined;
+  });
+  if (scrolled && !scrolled.reachedBottom) notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
+  if (scrolled?.stillGrowing) notes.push(`the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`);
+  return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
+}
 
-    const { consent, screenshotBefore, screenshotBeforeMs } =
-      consentRun === undefined ? {} : await answerConsentBanner(consentRun, consentStart, activity);
+/** The record of what the steps found; the stages that are one step each are that step's time. */
+function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult {
+  const network = s.network!;
+  const stages: RenderStages = { navigationMs: s.navigationMs, scrollMs: s.scrollMs, screenshotMs: timings.screenshot!, htmlMs: timings.html!, networkMs: timings.network! };
+  const { settle, consent } = s;
+  if (settle) stages.settleMs = settle.elapsedMs;
+  if (consent) stages.consentMs = consent.durationMs;
+  if (s.screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = s.screenshotBeforeMs;
+  const durationMs = Math.round(s.captureMoment - s.navigationStart);
+  const render: RenderInfo = settle
+    ? { waitUntilReached: 'load', timedOut: false, durationMs, settleMs: settle.elapsedMs, settleReason: settle.reason, stages }
+    : { waitUntilReached: 'domcontentloaded', timedOut: true, durationMs, stages };
 
-    // 3. The evidence itself.
-    const captureMoment = performance.now();
-    const shot = await shoot();
-    const screenshotMs = since(captureMoment);
-    if (shot.height < shot.pageHeight) {
-      const maxHeight = options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX;
-      notes.push(`screenshot cut at ${maxHeight} px of a ${shot.pageHeight} px page`);
-    }
-
-    const pdf = settings.pdf ? await printPdf(page, steps) : undefined;
-
-    const htmlStart = performance.now();
-    // Open shadow roots and frame documents included (rendered-html.ts); page.content() if that fails.
-    const rendered = await bounded(renderedHtml(page)).catch((error: unknown) => {
-      if (signal.aborted) throw error;
-      return undefined;
-    });
-    const html = rendered?.html ?? (await readHtml(page, steps, signal));
-    if (rendered) notes.push(...rendered.notes);
-    const title = await bounded(page.title()).catch(() => '');
-    const finalUrl = page.url();
-    const htmlMs = since(htmlStart);
-    // A bot-protection answer is reported, not archived as the page (challenge-page.ts).
-    const answered = recorder.mainDocument();
-    // The main document only: a captcha or Turnstile widget in a frame of an ordinary page is not a challenge page.
-    const mainHtml = rendered?.mainHtml ?? html;
-    const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title, html: mainHtml });
-    if (protection) throw new CaptureError('challenge', challengeMessage(protection, answered?.status ?? 0), true);
-
-    const networkStart = performance.now();
-    const finalMain = recorder.mainDocument();
-    const mainDocumentUrls = recorder.mainDocumentUrls();
-    const browser = page.browser();
-    const browserVersion = await bounded(browser.version());
-    const userAgent = sentUserAgent;
-    const network = await recorder.finish(BODY_WAIT_MS);
-    notes.push(...network.notes);
-    const wrappedPdf = viewerWrappedPdf(network.exchanges, finalUrl);
-    if (wrappedPdf) {
-      await bounded(loadDocumentBytes(session, mainFrameId, wrappedPdf.url)).then(
-        (bytes) => void (wrappedPdf.body = bytes),
-        (error: unknown) => {
-          if (signal.aborted || isCaptureError(error)) throw error;
-          // Never archive the viewer's wrapper as if it were the document.
-          throw new CaptureError('capture_failed', 'The PDF document could not be archived', true, { cause: error });
-        },
-      );
-    }
-    const networkMs = since(networkStart);
-
-    const stages: RenderStages = { navigationMs, scrollMs, screenshotMs, htmlMs, networkMs };
-    if (settle) stages.settleMs = settle.elapsedMs;
-    if (consent) stages.consentMs = consent.durationMs;
-    if (screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = screenshotBeforeMs;
-    const render: RenderInfo = settle
-      ? { waitUntilReached: 'load', timedOut: false, durationMs: Math.round(captureMoment - navigationStart), settleMs: settle.elapsedMs, settleReason: settle.reason, stages }
-      : { waitUntilReached: 'domcontentloaded', timedOut: true, durationMs: Math.round(captureMoment - navigationStart), stages };
-
-    const result: PageCaptureResult = {
-      renderQuality: timedOut || selectorWait?.found === false ? 'partial' : 'full',
-      render,
-      screenshot: shot.png,
-      html,
-      headers: finalMain ? headersArtifact(finalMain.headers) : null,
-      finalUrl,
-      mainStatus: finalMain?.status ?? 0,
-      title,
-      exchanges: network.exchanges,
-      settings,
-      mainDocumentUrls,
-      browser: { version: browserVersion, userAgent },
-      notes,
-    };
-    if (selectorWait) result.selectorWait = selectorWait;
-    if (pdf) result.pdf = pdf;
-    if (screenshotBefore) result.screenshotBefore = screenshotBefore;
-    if (consent) result.consent = consent;
-    return result;
-  }
+  const result: PageCaptureResult = {
+    renderQuality: s.timedOut || s.selectorWait?.found === false ? 'partial' : 'full',
+    render,
+    screenshot: s.screenshot!,
+    html: s.html,
+    headers: network.finalMain ? headersArtifact(network.finalMain.headers) : null,
+    finalUrl: s.finalUrl,
+    mainStatus: network.finalMain?.status ?? 0,
+    title: s.title,
+    exchanges: network.exchanges,
+    settings: s.settings,
+    mainDocumentUrls: network.mainDocumentUrls,
+    browser: { version: network.browserVersion, userAgent: s.prepared.userAgent },
+    notes: s.notes,
+  };
+  if (s.selectorWait) result.selectorWait = s.selectorWait;
+  if (s.pdf) result.pdf = s.pdf;
+  if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
+  if (consent) result.consent = consent;
+  return result;
 }
 
 /** Navigates to `url`; resolves true when it timed out after DOMContentLoaded (a partial capture). */
@@ -499,13 +652,13 @@ async function navigate(
   url: string,
   options: PageCaptureOptions,
   recorder: NetworkRecorder,
-  steps: StepBounds,
+  bounds: StepBounds,
   signal: AbortSignal,
   domContentLoaded: () => boolean,
 ): Promise<boolean> {
   try {
     // timeoutMs is the page's time to reach load, counted on the page clock (not puppeteer's wall clock).
-    await steps.page(page.goto(url, { waitUntil: 'load', timeout: 0 }), options.timeoutMs);
+    await bounds.page(page.goto(url, { waitUntil: 'load', timeout: 0 }), options.timeoutMs);
     return false;
   } catch (error) {
     if (signal.aborted) throw error;
@@ -527,13 +680,13 @@ async function navigate(
 }
 
 /** page.content(), tried once more if the page replaced its document (script redirect) meanwhile. */
-async function readHtml(page: Page, steps: StepBounds, signal: AbortSignal): Promise<string> {
+async function readHtml(page: Page, bounds: StepBounds, signal: AbortSignal): Promise<string> {
   try {
-    return await steps.page(page.content());
+    return await bounds.page(page.content());
   } catch (error) {
     if (signal.aborted || isCaptureError(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 250));
-    return steps.page(page.content());
+    return bounds.page(page.content());
   }
 }
 
@@ -558,13 +711,6 @@ function stepBounds(signal: AbortSignal, clock: PageClock): StepBounds {
         clock,
       ),
   };
-}
-
-/** The `pdf` artifact: Chromium's print of the page as it is now (print media, backgrounds kept). */
-async function printPdf(page: Page, steps: StepBounds): Promise<Buffer> {
-  // Chromium's own print timeout is off: the page-clock bound decides.
-  const bytes = await steps.page(page.pdf({ printBackground: true, timeout: 0 }), STEP_TIMEOUT_MS + 2000);
-  return Buffer.from(bytes);
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

@@ -2,13 +2,15 @@ import type { TenantEvent } from '../../domain/events.js';
 import { evolveTenant, initialTenantState, type TenantState } from '../../domain/tenant/index.js';
 import { checkEnvelope, type EventEnvelope } from '../../ledger/envelope.js';
 import type { StoredEvent } from '../../ledger/event-store.js';
-import { type EventRef, foldTenantReadModels, refOf, type TableComparison, type TenantReadModelFolds } from '../../../projections/read-models/index.js';
-import { type AuditCaptureRow, compareCaptureCounts, compareCaptures } from '../../../projections/read-models/captures.js';
-import { type AuditKeyRow, compareKeys } from '../../../projections/read-models/keys.js';
-import { type AuditScheduleRow, compareSchedules } from '../../../projections/read-models/schedules.js';
-import { type AuditTenantRow, compareTenant } from '../../../projections/read-models/tenants.js';
-import { type AuditUsageRow, compareUsage } from '../../../projections/read-models/usage.js';
-import { type AuditWebhookRow, compareWebhooks } from '../../../projections/read-models/webhooks.js';
+import {
+  compareTenantReadModels,
+  type EventRef,
+  foldTenantReadModels,
+  refOf,
+  type TableComparison,
+  type TenantReadModelFolds,
+  type TenantReadModelRows,
+} from '../../../projections/read-models/index.js';
 
 /**
  * The pure half of `audit --tenant T`: walk the tenant's events checking the hash chain, re-fold the actor's
@@ -99,16 +101,8 @@ export function foldExpected(tenantId: string, events: StoredEvent[]): Expected 
 
 // ---- projection rows (as the read models read them from Postgres) ---------------------------------------
 
-export interface ProjectionRows {
-  tenant: AuditTenantRow | null;
-  apiKeys: AuditKeyRow[];
-  captures: AuditCaptureRow[];
-  usage: AuditUsageRow[];
-  /** Per-status capture counts (capture_counts); null when this projection has no such table. */
-  captureCounts: Array<{ status: string; n: number }> | null;
-  webhooks: AuditWebhookRow[];
-  schedules: AuditScheduleRow[];
-}
+/** Each compared read model's rows, by its name (READ_MODELS, projections/read-models/index.ts). */
+export type ProjectionRows = TenantReadModelRows;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -134,44 +128,14 @@ export function compareTable(t: TableComparison): Divergence[] {
   return out;
 }
 
-/** Every difference between what the log implies and what the projection holds. */
+/** Every difference between what the log implies and what the projection holds: each read model's tables, then its actor checks. */
 export function compareProjection(x: Expected, rows: ProjectionRows): Divergence[] {
-  const { folds, state } = x;
   const out: Divergence[] = [];
-  const actor = (ref: EventRef | null, table: string, key: string, field: string, projection: unknown, log: unknown) => {
-    if (!same(projection, log)) out.push({ kind: 'actor-state', ref, detail: { table, key, field, projection, log } });
-  };
-
-  out.push(...compareTable(compareTenant(state.tenantId, folds.tenants, rows.tenant)));
-  out.push(...compareTable(compareKeys(folds.keys, rows.apiKeys)));
-
-  // captures, and pending exactly as the actor sees it
-  out.push(...compareTable(compareCaptures(folds.captures, rows.captures)));
-  const captureRows = new Map(rows.captures.map((r) => [r.capture_id, r]));
-  for (const [id, c] of folds.captures.captures) {
-    const row = captureRows.get(id);
-    if (row) actor(c.ref, 'captures', id, 'pending', row.status === 'pending' ? 'pending' : 'done', state.pending.has(id) ? 'pending' : 'done');
-  }
-  if (rows.captureCounts) out.push(...compareTable(compareCaptureCounts(folds.captures, rows.captureCounts)));
-
-  // usage_monthly counters, and the actor's quota view (what admission decides on) for its period
-  out.push(...compareTable(compareUsage(folds.usage, rows.usage)));
-  const quota = state.usage;
-  const quotaRow = rows.usage.find((r) => r.period === quota.period);
-  const quotaRef = folds.usage.usage.get(quota.period)?.ref ?? null;
-  if (quota.period && quotaRow) {
-    actor(quotaRef, 'usage_monthly', quota.period, 'captures_submitted (actor quota)', quotaRow.captures_submitted, quota.captures);
-    actor(quotaRef, 'usage_monthly', quota.period, 'storage_bytes (actor quota)', quotaRow.storage_bytes, quota.storageBytes);
-  }
-
-  out.push(...compareTable(compareWebhooks(folds.webhooks, rows.webhooks)));
-
-  // schedules, and which are active as the actor sees it
-  out.push(...compareTable(compareSchedules(folds.schedules, rows.schedules)));
-  const scheduleRows = new Map(rows.schedules.map((r) => [r.schedule_id, r]));
-  for (const [id, s] of folds.schedules.schedules) {
-    const row = scheduleRows.get(id);
-    if (row) actor(s.ref, 'schedules', id, 'active (actor state)', row.deleted_at === null, state.schedules.has(id));
+  for (const t of compareTenantReadModels(x.folds, rows, x.state)) {
+    out.push(...compareTable(t));
+    for (const { ref, key, field, projection, actor } of t.actorChecks ?? []) {
+      if (!same(projection, actor)) out.push({ kind: 'actor-state', ref, detail: { table: t.table, key, field, projection, log: actor } });
+    }
   }
   return out;
 }

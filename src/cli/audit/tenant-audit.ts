@@ -3,13 +3,8 @@ import type { SnapshotStore } from '../../actors/snapshot-store.js';
 import type { EventStore } from '../../ledger/event-store.js';
 import { readCheckpoint } from '../../projector/projector.js';
 import { auditSnapshot, type SnapshotAuditReport } from './snapshot-audit.js';
+import { readTenantReadModelRows } from '../../../projections/read-models/index.js';
 import { checkChain, compareProjection, type Divergence, type Expected, foldExpected, type ProjectionRows, sortDivergences } from './tenant-audit-model.js';
-import { readCaptureCountsForAudit, readCapturesForAudit } from '../../../projections/read-models/captures.js';
-import { readKeysForAudit } from '../../../projections/read-models/keys.js';
-import { readSchedulesForAudit } from '../../../projections/read-models/schedules.js';
-import { readTenantForAudit } from '../../../projections/read-models/tenants.js';
-import { readUsageForAudit } from '../../../projections/read-models/usage.js';
-import { readWebhooksForAudit } from '../../../projections/read-models/webhooks.js';
 
 /**
  * `audit --tenant T`: read the tenant's subject from a stream (LEDGER, or a copy of it: both injectable),
@@ -68,16 +63,8 @@ async function readProjection(pool: pg.Pool, tenantId: string): Promise<{ checkp
     // One snapshot: the checkpoint and the rows agree with each other even while the projector runs.
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const checkpoint = await readCheckpoint(client);
-    // Each read model's own audit query (projections/read-models).
-    const rows: ProjectionRows = {
-      tenant: await readTenantForAudit(client, tenantId),
-      apiKeys: await readKeysForAudit(client, tenantId),
-      captures: await readCapturesForAudit(client, tenantId),
-      usage: await readUsageForAudit(client, tenantId),
-      captureCounts: await readCaptureCountsForAudit(client, tenantId),
-      webhooks: await readWebhooksForAudit(client, tenantId),
-      schedules: await readSchedulesForAudit(client, tenantId),
-    };
+    // Each read model's own audit query (projections/read-models, READ_MODELS).
+    const rows: ProjectionRows = await readTenantReadModelRows(client, tenantId);
     await client.query('COMMIT');
     return { checkpoint, rows };
   } catch (err) {
@@ -96,7 +83,7 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
   // Compare the prefix the projection has applied: through the event the tenant row names as its head (the
   // per-tenant cut, valid for copies too); when the log has no such event (it was rewritten, or the row is
   // missing), through the checkpoint on the projected stream, else the whole copy.
-  const headAt = rows.tenant ? events.findIndex((e) => e.event.hash === rows.tenant!.last_hash) : -1;
+  const headAt = rows.tenants ? events.findIndex((e) => e.event.hash === rows.tenants!.last_hash) : -1;
   const cut: TenantAuditReport['cut'] = headAt >= 0 ? 'projection head' : opts.projectedStream ? 'checkpoint' : 'whole log';
   const compared = headAt >= 0 ? events.slice(0, headAt + 1) : opts.projectedStream ? events.filter((e) => e.seq <= checkpoint) : events;
   const expected: Expected = foldExpected(opts.tenantId, compared);

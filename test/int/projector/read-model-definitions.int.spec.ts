@@ -4,15 +4,9 @@ import type { TenantEvent } from '../../../src/domain/events.js';
 import { createPool } from '../../../src/infra/postgres.js';
 import { type EventEnvelope, seal } from '../../../src/ledger/envelope.js';
 import type { StoredEvent } from '../../../src/ledger/event-store.js';
-import { compareProjection, foldExpected, type ProjectionRows } from '../../../src/cli/audit/tenant-audit-model.js';
+import { compareProjection, foldExpected } from '../../../src/cli/audit/tenant-audit-model.js';
 import { migrate } from '../../../projections/migrate.js';
-import { readCaptureCountsForAudit, readCapturesForAudit } from '../../../projections/read-models/captures.js';
-import { applyEvents, type Sql } from '../../../projections/read-models/index.js';
-import { readKeysForAudit } from '../../../projections/read-models/keys.js';
-import { readSchedulesForAudit } from '../../../projections/read-models/schedules.js';
-import { readTenantForAudit } from '../../../projections/read-models/tenants.js';
-import { readUsageForAudit } from '../../../projections/read-models/usage.js';
-import { readWebhooksForAudit } from '../../../projections/read-models/webhooks.js';
+import { applyEvents, readTenantReadModelRows } from '../../../projections/read-models/index.js';
 import { type Infra, startInfra } from '../../support/harness.js';
 
 /**
@@ -66,16 +60,6 @@ function chain(events: TenantEvent[]): StoredEvent[] {
   });
 }
 
-const readRows = async (q: Sql, tenantId: string): Promise<ProjectionRows> => ({
-  tenant: await readTenantForAudit(q, tenantId),
-  apiKeys: await readKeysForAudit(q, tenantId),
-  captures: await readCapturesForAudit(q, tenantId),
-  usage: await readUsageForAudit(q, tenantId),
-  captureCounts: await readCaptureCountsForAudit(q, tenantId),
-  webhooks: await readWebhooksForAudit(q, tenantId),
-  schedules: await readSchedulesForAudit(q, tenantId),
-});
-
 const TABLES = ['tenants', 'api_keys', 'captures', 'capture_counts', 'usage_monthly', 'usage_daily', 'webhooks', 'schedules'];
 
 describe('read model definitions: the batched writer and the fold agree', () => {
@@ -108,7 +92,7 @@ describe('read model definitions: the batched writer and the fold agree', () => 
             client.release();
           }
         }
-        assert.deepEqual(compareProjection(foldExpected('acme', events), await readRows(pool, 'acme')), []);
+        assert.deepEqual(compareProjection(foldExpected('acme', events), await readTenantReadModelRows(pool, 'acme')), []);
 
         // The rules themselves, as the writer applied them.
         const cap = async (id: string) => (await pool.query('SELECT status, stored_bytes, final_url, error, failure_reason FROM captures WHERE capture_id = $1', [id])).rows[0];

@@ -32,18 +32,20 @@ const history: TenantEvent[] = [
 /** … the rows a correct projection holds. */
 function rowsFor(events: StoredEvent[]): ProjectionRows {
   return {
-    tenant: { tier: 'pro', captures_override: null, storage_override: null, last_hash: events.at(-1)!.event.hash, last_seq: events.at(-1)!.seq },
-    apiKeys: [{ key_hash: K, scopes: ['capture', 'read'], name: 'k', created_at: new Date('2025-03-01T10:00:00Z'), created_by: 'admin', revoked_at: null }],
-    captures: [
-      { capture_id: 'cap_1', url: 'https://a/', status: 'complete', period: '2025-03', stored_bytes: 100, error: null, retryable: null, failure_reason: null },
-      { capture_id: 'cap_2', url: 'https://b/', status: 'failed', period: '2025-03', stored_bytes: null, error: 'timeout', retryable: true, failure_reason: null },
-    ],
+    tenants: { tier: 'pro', captures_override: null, storage_override: null, last_hash: events.at(-1)!.event.hash, last_seq: events.at(-1)!.seq },
+    keys: [{ key_hash: K, scopes: ['capture', 'read'], name: 'k', created_at: new Date('2025-03-01T10:00:00Z'), created_by: 'admin', revoked_at: null }],
+    captures: {
+      captures: [
+        { capture_id: 'cap_1', url: 'https://a/', status: 'complete', period: '2025-03', stored_bytes: 100, error: null, retryable: null, failure_reason: null },
+        { capture_id: 'cap_2', url: 'https://b/', status: 'failed', period: '2025-03', stored_bytes: null, error: 'timeout', retryable: true, failure_reason: null },
+      ],
+      counts: [
+        { status: 'pending', n: 0 },
+        { status: 'complete', n: 1 },
+        { status: 'failed', n: 1 },
+      ],
+    },
     usage: [{ period: '2025-03', captures_submitted: 2, captures_completed: 1, captures_failed: 1, storage_bytes: 100, api_call_count: 5 }],
-    captureCounts: [
-      { status: 'pending', n: 0 },
-      { status: 'complete', n: 1 },
-      { status: 'failed', n: 1 },
-    ],
     webhooks: [],
     schedules: [],
   };
@@ -78,8 +80,8 @@ describe('tenant audit model', () => {
   it('a projection difference names the event that last shaped the value', () => {
     const events = chain('acme', history);
     const rows = rowsFor(events);
-    rows.captures[1]!.status = 'pending';
-    rows.captureCounts![0]!.n = 1;
+    rows.captures.captures[1]!.status = 'pending';
+    rows.captures.counts![0]!.n = 1;
     rows.usage[0]!.api_call_count = 4;
     const found = sortDivergences(compareProjection(foldExpected('acme', events), rows));
     assert.deepEqual(
@@ -97,7 +99,7 @@ describe('tenant audit model', () => {
   it('missing rows point at the creating event; extra rows at no event and sort last', () => {
     const events = chain('acme', history);
     const rows = rowsFor(events);
-    rows.apiKeys = [{ ...rows.apiKeys[0]!, key_hash: 'b'.repeat(64) }];
+    rows.keys = [{ ...rows.keys[0]!, key_hash: 'b'.repeat(64) }];
     const found = sortDivergences(compareProjection(foldExpected('acme', events), rows));
     assert.deepEqual(found.map((d) => [d.ref?.eventId ?? null, d.kind, d.detail.table, d.detail.field]), [
       [events[0]!.event.id, 'projection-missing-row', 'api_keys', '(row)'],
