@@ -49,7 +49,7 @@ import { localCaptureOutcomes, natsCaptureOutcomes, serveCaptureOutcomes } from 
 import { type Feeder, startJobFeeder } from './capture/job-feeder.js';
 import { type Config, rolesUsePostgres } from './config/config.js';
 import { type Clock, systemClock } from './domain/clock.js';
-import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from './infra/nats.js';
+import { connectNats } from './infra/nats.js';
 import { createPool, LIVE_SCHEMA } from './infra/postgres.js';
 import { createEventStore, type EventStore } from './ledger/event-store.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from './ledger/streams.js';
@@ -113,16 +113,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
     replicas,
     user: config.NATS_USER,
     pass: config.NATS_PASSWORD,
+    log,
   });
   stops.unshift(async () => void (await nc.drain().catch(() => undefined)));
-  const natsVersion = nc.info?.version ?? 'unknown';
-  log.info({ natsVersion, natsCluster: nc.info?.cluster ?? null, replicas }, 'connected to NATS');
-  if (replicas > 1 && hasClusteredOccBugs(natsVersion)) {
-    log.warn(
-      { natsVersion, minimum: MIN_CLUSTERED_NATS_VERSION },
-      `nats-server ${natsVersion} may accept concurrent publishes with the same expected sequence on replicated streams (nats-server #4320): the ledger and rate limits guard with one msgID per write slot, but use nats-server ${MIN_CLUSTERED_NATS_VERSION} or later for a replicated deployment`,
-    );
-  }
   const stopAll = async () => {
     for (const stop of stops) {
       try {
