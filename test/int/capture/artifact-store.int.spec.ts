@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jetstream } from '@nats-io/jetstream';
-import { Objm } from '@nats-io/obj';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type ObjectInfo, type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type ArtifactStore, openArtifactStore } from '../../../src/capture/artifact-store.js';
 import { startNatsOnly } from '../../support/harness.js';
@@ -13,6 +13,9 @@ describe('artifact store', () => {
   let store: ArtifactStore;
   let watch: Subscription;
   const forbidden: string[] = [];
+  let old: ObjectStore;
+  let oldInfo: ObjectInfo;
+  const oldBytes = new Uint8Array(400_000).map((_, k) => (k * 13) & 0xff);
   const bytesOf = (n: number, seed = 1) => new Uint8Array(n).map((_, k) => (k * 31 + seed) & 0xff);
 
   before(async () => {
@@ -26,6 +29,9 @@ describe('artifact store', () => {
       },
     });
     await observer.flush();
+    // As a deployment before issue 26 left it: the library's stream, an object the library wrote.
+    old = await new Objm(nc).create('artifacts');
+    oldInfo = await old.putBlob({ name: 'cap_old/wacz' }, oldBytes);
     store = await openArtifactStore(nc);
   });
   after(async () => {
@@ -56,10 +62,12 @@ describe('artifact store', () => {
     assert.deepEqual(Buffer.from((await store.get('cap_x/once'))!), Buffer.from(bytesOf(300_000)));
   });
 
-  it('reads objects the nats.js object store wrote (a deployment upgrading keeps its evidence)', async () => {
-    const old = await new Objm(nc).open('artifacts');
-    const bytes = bytesOf(400_000, 7);
-    const info = await old.putBlob({ name: 'cap_old/wacz' }, bytes);
+  it('reads objects the nats.js object store wrote (a deployment upgrading keeps its evidence), and then refuses purges', async () => {
+    const jsm = await jetstreamManager(nc);
+    const config = (await jsm.streams.info('OBJ_artifacts')).config;
+    assert.deepEqual([config.deny_purge, config.deny_delete], [true, true], 'opening the store made the stream refuse purges and deletes');
+    const bytes = oldBytes;
+    const info = oldInfo;
     assert.deepEqual(Buffer.from((await store.get('cap_old/wacz'))!), Buffer.from(bytes));
     assert.equal(await store.digest('cap_old/wacz'), info.digest);
     assert.equal((await store.check('cap_old/wacz')).status, 'ok');
@@ -84,6 +92,12 @@ describe('artifact store', () => {
 
   it('never asked the server to purge or delete a message', async () => {
     await nc.flush();
-    assert.deepEqual(forbidden.filter((s) => !s.includes('cut-short')), []);
+    assert.deepEqual(forbidden, []);
+  });
+
+  it('refuses the nats.js object store\'s put now (a rollup, then a purge): a regression to it fails loudly', async () => {
+    await assert.rejects(old.putBlob({ name: 'cap_old/again' }, bytesOf(5)), /roll-ups|purge/i);
+    assert.equal(await store.get('cap_old/again'), null);
+    assert.deepEqual(Buffer.from((await store.get('cap_old/wacz'))!), Buffer.from(oldBytes), 'nothing was purged');
   });
 });
