@@ -12,6 +12,7 @@ import { submissionsBench } from './submissions.bench.js';
 import { workerRssBench } from './worker-rss.bench.js';
 import { zipStreamingBench } from './zip-streaming.bench.js';
 import { transparencyBench } from './transparency.bench.js';
+import { natsChaosBench } from './nats-chaos.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -29,4 +30,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   overload: overloadBench,
   transparency: transparencyBench,
   fidelity: fidelityBench,
+  'nats-chaos': natsChaosBench,
 };

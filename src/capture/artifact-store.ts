@@ -1,25 +1,186 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import { createHash } from 'node:crypto';
+import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
 import { ARTIFACT_BUCKET } from '../ledger/streams.js';
 
-/** Artifacts live beside the log (DESIGN decision 5), behind this small interface. */
+/**
+ * Artifacts live beside the log (DESIGN decision 5), behind this small interface: write-once objects in the
+ * `OBJ_artifacts` stream, in the nats.js object store's layout (so objects written before by that library read
+ * the same), but written here with plain JetStream publishes.
+ *
+ * Why not the library's put: it purges with a subject filter — the old chunks when a name is written again,
+ * its own chunks when a put fails midway — and nats-server before 2.9.21 replays such a purge of a replicated
+ * stream as a full purge up to it when the stream recovers after a restart (nats-server #4196): the front of
+ * the stream, every older artifact, vanished (issue 26, test/e2e/nats-purge-replay.e2e.spec.ts). So here
+ * nothing is ever purged, deleted or rolled up:
+ * - a name is written once: the worker names each attempt's objects on its own (artifactObjectName), a put of
+ *   bytes already stored under the name is skipped, other bytes under a stored name are refused;
+ * - chunks go first, each with a `Nats-Msg-Id` so a retried publish is deduplicated, and the object's meta
+ *   entry last: a reader sees an object only once its meta is there, so a put cut short (a NATS node killed
+ *   under it) leaves orphan chunks that nothing names — harmless, and left for a later, safe clean-up;
+ * - reads come from the stream's leader (not a possibly lagging replica) and check the digest.
+ */
 export interface ArtifactStore {
+  /** Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name). */
   put(name: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes, or null when nothing complete is stored under `name`; ArtifactCorruptError when they do not match the digest. */
   get(name: string): Promise<Uint8Array | null>;
-  /** The object store's digest of what is stored under `name` now (changes with every put), or null. */
+  /** The digest of what is stored under `name` (`SHA-256=` + base64url), or null. */
   digest(name: string): Promise<string | null>;
+  /** Read the object in full and check it against its digest (`capture-ledger storage verify`). */
+  check(name: string): Promise<ArtifactCheck>;
 }
 
-export async function openArtifactStore(nc: NatsConnection, replicas = 1): Promise<ArtifactStore> {
-  const store = await openObjectBucket(nc, ARTIFACT_BUCKET, replicas);
+export type ArtifactCheck =
+  | { status: 'ok'; size: number; digest: string }
+  | { status: 'missing' }
+  | { status: 'corrupt'; detail: string };
+
+export class ArtifactConflictError extends Error {
+  override name = 'ArtifactConflictError';
+}
+
+export class ArtifactCorruptError extends Error {
+  override name = 'ArtifactCorruptError';
+}
+
+/** The object's entry as the nats.js object store writes it (wire names), so both read each other's objects. */
+interface ObjectMeta {
+  name: string;
+  bucket: string;
+  nuid: string;
+  size: number;
+  chunks: number;
+  digest: string;
+  mtime: string;
+  deleted?: boolean;
+  options?: { max_chunk_size?: number; link?: unknown };
+}
+
+const STREAM = `OBJ_${ARTIFACT_BUCKET}`;
+const CHUNK_BYTES = 128 * 1024; // the library's default chunk size
+const DIGEST_PREFIX = 'SHA-256=';
+const WRONG_LAST_SEQUENCE = 10071;
+const PUBLISH_TRIES = 5;
+
+const chunkSubject = (id: string) => `$O.${ARTIFACT_BUCKET}.C.${id}`;
+/** The library's meta subject: the name in padded base64url. */
+function metaSubject(name: string): string {
+  const b64 = Buffer.from(name, 'utf8').toString('base64url');
+  return `$O.${ARTIFACT_BUCKET}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
+}
+const digestOf = (bytes: Uint8Array) => DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url') + '=';
+const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
+
+/** No answer (a timeout, no responders while a node is killed, JetStream briefly unavailable): worth asking again. */
+function isUnanswered(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; code?: unknown } | null;
+  return /timeout|no responders|503|temporarily unavailable|disconnect|closed/i.test(`${e?.name ?? ''} ${e?.message ?? ''} ${String(e?.code ?? '')}`);
+}
+
+async function withRetries<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (attempt >= PUBLISH_TRIES || !isUnanswered(err)) throw err;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
+    }
+  }
+}
+
+export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): ArtifactStore {
+  async function metaOf(name: string): Promise<ObjectMeta | null> {
+    const m = await withRetries(() => jsm.streams.getMessage(STREAM, { last_by_subj: metaSubject(name) }));
+    if (!m) return null;
+    const meta = m.json<ObjectMeta>();
+    return meta.deleted ? null : meta;
+  }
+
+  /** The object's chunks in stream order, read from the leader; a chunk that is not there is reported, never waited for. */
+  async function read(meta: ObjectMeta): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    let seq = 1;
+    for (let i = 0; i < meta.chunks; i++) {
+      // STREAM.MSG.GET takes next_by_subj from nats-server 2.9 on; the client's type names only seq and last_by_subj.
+      const query = { seq, next_by_subj: chunkSubject(meta.nuid) } as unknown as { seq: number };
+      const m: StoredMsg | null = await withRetries(() => jsm.streams.getMessage(STREAM, query));
+      if (!m) throw new ArtifactCorruptError(`${meta.name}: chunk ${i + 1} of ${meta.chunks} is missing from storage`);
+      parts.push(m.data);
+      seq = m.seq + 1;
+    }
+    const bytes = Buffer.concat(parts);
+    if (bytes.byteLength !== meta.size) throw new ArtifactCorruptError(`${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`);
+    if (!sameDigest(digestOf(bytes), meta.digest)) throw new ArtifactCorruptError(`${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`);
+    return bytes;
+  }
+
+  async function publish(subject: string, data: Uint8Array | string, msgID: string, expectNew = false) {
+    return withRetries(() => js.publish(subject, data, { msgID, timeout: 10_000, ...(expectNew ? { expect: { lastSubjectSequence: 0 } } : {}) }));
+  }
+
+  /** Already stored under `name`: fine when it is these bytes (a retried write), refused otherwise (write-once). */
+  function alreadyStored(name: string, existing: ObjectMeta, digest: string, size: number): void {
+    if (sameDigest(existing.digest, digest) && existing.size === size) return;
+    throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
+  }
+
   return {
     async put(name, bytes) {
-      await store.putBlob({ name }, bytes);
+      const digest = digestOf(bytes);
+      const existing = await metaOf(name);
+      if (existing) return alreadyStored(name, existing, digest, bytes.byteLength);
+      const id = nuid.next();
+      let chunks = 0;
+      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
+        await publish(chunkSubject(id), bytes.subarray(offset, offset + CHUNK_BYTES), `${id}.${chunks}`);
+        chunks++;
+      }
+      const meta: ObjectMeta = {
+        name,
+        bucket: ARTIFACT_BUCKET,
+        nuid: id,
+        size: bytes.byteLength,
+        chunks,
+        digest,
+        mtime: new Date().toISOString(),
+        deleted: false,
+        options: { max_chunk_size: CHUNK_BYTES },
+      };
+      try {
+        // Expected last subject sequence 0: a second writer of the name is refused by the server too.
+        await publish(metaSubject(name), JSON.stringify(meta), `${id}.meta`, true);
+      } catch (err) {
+        if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
+        const winner = await metaOf(name);
+        if (!winner) throw err;
+        alreadyStored(name, winner, digest, bytes.byteLength);
+      }
     },
-    get: (name) => store.getBlob(name),
+    async get(name) {
+      const meta = await metaOf(name);
+      return meta ? read(meta) : null;
+    },
     async digest(name) {
-      const info = await store.info(name);
-      return info && !info.deleted ? info.digest : null;
+      return (await metaOf(name))?.digest ?? null;
+    },
+    async check(name) {
+      const meta = await metaOf(name);
+      if (!meta) return { status: 'missing' };
+      try {
+        await read(meta);
+        return { status: 'ok', size: meta.size, digest: meta.digest };
+      } catch (err) {
+        if (err instanceof ArtifactCorruptError) return { status: 'corrupt', detail: err.message };
+        throw err;
+      }
     },
   };
+}
+
+/** Opens (creates when absent, as provisioning does) the artifacts bucket with `replicas` replicas. */
+export async function openArtifactStore(nc: NatsConnection, replicas = 1): Promise<ArtifactStore> {
+  await openObjectBucket(nc, ARTIFACT_BUCKET, replicas);
+  return artifactStoreOver(jetstream(nc, { timeout: 10_000 }), await jetstreamManager(nc));
 }

@@ -22,6 +22,7 @@ import { provenanceJsonBytes } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
+import { newAttemptKey } from '../domain/ids.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -86,13 +87,13 @@ export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_00
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
   const policy: AttemptPolicy = deps.policy ?? { serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS, pageDelayMs: defaultPageDelayMs };
 
-  async function storeArtifacts(job: CaptureJob, files: Array<[ArtifactName, Uint8Array]>) {
+  async function storeArtifacts(job: CaptureJob, attemptKey: string, files: Array<[ArtifactName, Uint8Array]>) {
     const refs: Partial<ArtifactRefs> = {};
     let bytes = 0;
     // Independent objects: stored side by side, not one round trip after another.
     await Promise.all(
       files.map(async ([name, data]) => {
-        const objectName = artifactObjectName(job.captureId, name);
+        const objectName = artifactObjectName(job.captureId, attemptKey, name);
         await deps.artifacts.put(objectName, data);
         bytes += data.byteLength;
         (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
@@ -104,6 +105,8 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   /** Renders, stores and completes one capture; throws what went wrong. */
   async function captureAndComplete(job: CaptureJob, attempt: number, log: Logger): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
     const settings = resolveCaptureSettings(job.options);
+    // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
+    const attemptKey = newAttemptKey();
     const startedAt = deps.clock.now();
     const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings, log });
     const completedAt = deps.clock.now().toISOString();
@@ -122,7 +125,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
-    const storingPageArtifacts = storeArtifacts(job, files);
+    const storingPageArtifacts = storeArtifacts(job, attemptKey, files);
     storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
     const bundle =
       result.renderQuality === 'full' && deps.notary
@@ -133,7 +136,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     }
     const bundleFiles: Array<[ArtifactName, Uint8Array]> = [['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]];
     if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
-    const [pageStored, bundleStored] = await Promise.all([storingPageArtifacts, storeArtifacts(job, bundleFiles)]);
+    const [pageStored, bundleStored] = await Promise.all([storingPageArtifacts, storeArtifacts(job, attemptKey, bundleFiles)]);
     const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
     const outcome = await deps.outcomes.report(
       job.tenantId,
@@ -162,7 +165,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const job = decodeJob(msg.data);
     const log = deps.log.child({ captureId: job.captureId, tenantId: job.tenantId, delivery: msg.info.deliveryCount, correlationId: job.correlationId });
     // A redelivered job whose capture already has its outcome (the ack was lost): rendering it again would
-    // overwrite the artifacts and the WACZ the logged bundleHash names.
+    // only store another attempt's artifacts that no event names.
     if (!(await deps.outcomes.isPending(job.tenantId, job.captureId))) {
       log.info('capture no longer pending; job dropped');
       msg.ack();

@@ -6,13 +6,14 @@ import { eventsList, eventsTail } from './commands/events.js';
 import { keysCreate } from './commands/keys.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
 import { signingRotate } from './commands/signing.js';
+import { storageVerify } from './commands/storage.js';
 import { usageReport } from './commands/usage.js';
 import { verify } from './commands/verify.js';
 import { logAudit, logMonitor } from './commands/log.js';
 
 /** The operator CLI: finds the command named by the leading words, parses its options and runs it. */
 
-export const COMMANDS: CommandSpec[] = [eventsList, eventsTail, projectionsStatus, projectionsRebuild, usageReport, keysCreate, signingRotate, verify, logMonitor, logAudit, audit];
+export const COMMANDS: CommandSpec[] = [eventsList, eventsTail, projectionsStatus, projectionsRebuild, usageReport, keysCreate, signingRotate, verify, logMonitor, logAudit, audit, storageVerify];
 
 export function topLevelHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => commandName(c).length));

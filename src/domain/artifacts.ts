@@ -52,5 +52,9 @@ export const ARTIFACTS_BESIDE = (Object.keys(ARTIFACTS) as ArtifactName[]).filte
 
 export const isArtifactName = (name: string): name is ArtifactName => Object.hasOwn(ARTIFACTS, name);
 
-/** Object-store name of one artifact of one capture. */
-export const artifactObjectName = (captureId: string, artifact: ArtifactName): string => `${captureId}/${artifact}`;
+/**
+ * Object-store name of one artifact of one attempt at a capture: every attempt writes under names of its own
+ * (artifacts are write-once, src/capture/artifact-store.ts), and the completion event names the objects that
+ * hold the evidence. Objects written before attempts were named are `<captureId>/<artifact>`.
+ */
+export const artifactObjectName = (captureId: string, attemptKey: string, artifact: ArtifactName): string => `${captureId}/${attemptKey}/${artifact}`;

@@ -1,6 +1,5 @@
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, StorageType } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, StorageType } from '@nats-io/jetstream';
 import { type KV, type KvOptions, Kvm } from '@nats-io/kv';
-import { type ObjectStore, Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ensureStreamReplicas } from '../ledger/streams.js';
 
@@ -28,11 +27,38 @@ export async function openKvBucket(nc: NatsConnection, name: string, opts: Parti
   return kvm.create(name, { ...opts, replicas });
 }
 
-export async function openObjectBucket(nc: NatsConnection, name: string, replicas: number): Promise<ObjectStore> {
-  const objm = new Objm(nc);
-  if (await streamExists(nc, `OBJ_${name}`)) {
-    await ensureStreamReplicas(await jetstreamManager(nc), `OBJ_${name}`, replicas);
-    return objm.open(name);
+/**
+ * The object store's stream refuses purges, message deletes and so rollups (issue 26): its objects are write-once
+ * (src/capture/artifact-store.ts), and a filtered purge of a replicated stream could be replayed as a full one by
+ * nats-server before 2.9.21 (nats-server #4196). A regression that purges — the nats.js object store's own put
+ * rolls up its meta entry and purges old chunks — fails loudly instead of silently wiping evidence. Set at
+ * creation, and on an existing stream by whoever may update it (provisioning, the embedded single node); a role
+ * finds it set. Otherwise the stream is the nats.js object store's, so objects either wrote read the same.
+ */
+const WRITE_ONCE = { deny_delete: true, deny_purge: true, allow_rollup_hdrs: false } as const;
+const STREAM_NAME_IN_USE = 10058;
+
+export async function openObjectBucket(nc: NatsConnection, name: string, replicas: number): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const stream = `OBJ_${name}`;
+  if (!(await streamExists(nc, stream))) {
+    try {
+      await jsm.streams.add({
+        name: stream,
+        subjects: [`$O.${name}.C.>`, `$O.${name}.M.>`],
+        storage: StorageType.File,
+        discard: DiscardPolicy.New,
+        allow_direct: true,
+        num_replicas: replicas,
+        ...WRITE_ONCE,
+      });
+      return;
+    } catch (err) {
+      // another process created it between our check and add
+      if (!(err instanceof JetStreamApiError && err.code === STREAM_NAME_IN_USE)) throw err;
+    }
   }
-  return objm.create(name, { storage: StorageType.File, replicas });
+  await ensureStreamReplicas(jsm, stream, replicas);
+  const { config } = await jsm.streams.info(stream);
+  if (!config.deny_delete || !config.deny_purge || config.allow_rollup_hdrs) await jsm.streams.update(stream, { ...config, ...WRITE_ONCE });
 }

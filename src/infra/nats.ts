@@ -1,7 +1,9 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureStreams, ReplicasError } from '../ledger/streams.js';
+import type { Logger } from 'pino';
 import { natsInboxPrefix } from './nats-permissions.js';
+import { reportNatsServerVersion } from './nats-server-version.js';
 
 export interface NatsHandles {
   nc: NatsConnection;
@@ -15,6 +17,8 @@ export interface ConnectOptions {
   /** NATS_USER / NATS_PASSWORD. */
   user?: string | undefined;
   pass?: string | undefined;
+  /** Where the server's version, and a warning for each known data-loss bug it has, are logged (nats-server-version.ts). */
+  log?: Logger;
 }
 
 /** Connect, and make sure the streams exist with the configured replicas (idempotent). */
@@ -29,6 +33,7 @@ export async function connectNats(url: string, name: string, opts: ConnectOption
     if (replicas > 1 && !nc.info?.cluster) {
       throw new ReplicasError(`NATS_REPLICAS=${replicas} needs a NATS cluster, but ${nc.getServer()} runs alone; set NATS_REPLICAS=1 or point NATS_URL at a cluster.`);
     }
+    if (opts.log) reportNatsServerVersion(opts.log, nc.info, replicas);
     const jsm = await reachJetStream(nc);
     await ensureStreams(jsm, replicas);
     return { nc, js: jetstream(nc, { timeout: 10_000 }), jsm };
@@ -62,19 +67,4 @@ async function reachJetStream(nc: NatsConnection): Promise<JetStreamManager> {
 function isUnanswered(err: unknown): boolean {
   const text = `${(err as Error | null)?.name ?? ''} ${(err as Error | null)?.message ?? ''} ${String((err as { cause?: unknown } | null)?.cause ?? '')}`;
   return /timeout|no responders|503|temporarily unavailable/i.test(text);
-}
-
-/**
- * nats-server releases before 2.10.19 can accept two concurrent publishes that carry the same expected last
- * subject sequence on a replicated stream (nats-server #4320, and PR #5794 for sequence 0). The ledger does not
- * depend on that check alone (one msgID per append slot, src/ledger/event-store.ts), but KV compare-and-set
- * does, so such a server gets a warning when replicas > 1.
- */
-export const MIN_CLUSTERED_NATS_VERSION = '2.10.19';
-
-export function hasClusteredOccBugs(version: string): boolean {
-  const parse = (v: string) => v.replace(/^v/, '').split(/[.-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
-  const [a, b, c] = parse(version);
-  const [x, y, z] = parse(MIN_CLUSTERED_NATS_VERSION);
-  return a! !== x! ? a! < x! : b! !== y! ? b! < y! : c! < z!;
 }

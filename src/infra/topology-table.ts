@@ -29,7 +29,7 @@ export function topologyTable(): string {
     ...Object.values(STREAMS).map(streamRow),
     ...Object.values(BUCKETS).map((b) => {
       const options = [b.options.history ? `history ${b.options.history}` : '', b.options.ttl ? `TTL ${duration(b.options.ttl)}` : ''].filter(Boolean);
-      const kind = `${b.kind === 'kv' ? 'KV' : 'object store'} (\`${bucketStream(b)}\`)${options.length ? `, ${options.join(', ')}` : ''}`;
+      const kind = `${b.kind === 'kv' ? 'KV' : 'object store, deny delete, purge and rollups'} (\`${bucketStream(b)}\`)${options.length ? `, ${options.join(', ')}` : ''}`;
       return `| bucket \`${b.name}\` | | ${kind} | ${roles(b.write)} | ${roles(b.read)} | ${b.holds} |`;
     }),
     ...Object.values(SUBJECTS)

@@ -114,7 +114,7 @@ export const BUCKETS = {
   artifacts: bucket({
     kind: 'object',
     name: 'artifacts',
-    holds: 'screenshots, HTML, headers and bundles, `<captureId>/<artifact>`',
+    holds: 'screenshots, HTML, headers and bundles, `<captureId>/<attemptKey>/<artifact>`, write-once (issue 26)',
     options: {},
     read: ['api'],
     write: ['worker'],

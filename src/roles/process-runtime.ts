@@ -9,7 +9,7 @@ import { registerSigningKey } from '../archive/signing-key-registry.js';
 import { publishTsaCertificate } from '../archive/tsa-certificate-registry.js';
 import type { Config, Role } from '../config/config.js';
 import { type Clock, systemClock } from '../domain/clock.js';
-import { connectNats, hasClusteredOccBugs, MIN_CLUSTERED_NATS_VERSION } from '../infra/nats.js';
+import { connectNats } from '../infra/nats.js';
 import { createEventStore, type EventStore } from '../ledger/event-store.js';
 import { startTransparency } from '../transparency/log-runtime.js';
 import type { TransparencyService } from '../transparency/log-service.js';
@@ -55,9 +55,9 @@ export async function startProcessRuntime(config: Config, deps: ServerDeps, stop
     replicas,
     user: config.NATS_USER,
     pass: config.NATS_PASSWORD,
+    log,
   });
   stops.add(async () => void (await nats.nc.drain().catch(() => undefined)));
-  warnAboutNatsServer(nats.nc, replicas, log);
 
   const store = createEventStore(nats.js, nats.jsm);
   const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
@@ -81,15 +81,4 @@ export async function startProcessRuntime(config: Config, deps: ServerDeps, stop
     signerNotary,
     evidenceNotary: config.SIGNING_KEY === 'none' ? null : signerNotary,
   };
-}
-
-function warnAboutNatsServer(nc: NatsConnection, replicas: number, log: Logger): void {
-  const natsVersion = nc.info?.version ?? 'unknown';
-  log.info({ natsVersion, natsCluster: nc.info?.cluster ?? null, replicas }, 'connected to NATS');
-  if (replicas > 1 && hasClusteredOccBugs(natsVersion)) {
-    log.warn(
-      { natsVersion, minimum: MIN_CLUSTERED_NATS_VERSION },
-      `nats-server ${natsVersion} may accept concurrent publishes with the same expected sequence on replicated streams (nats-server #4320): the ledger and rate limits guard with one msgID per write slot, but use nats-server ${MIN_CLUSTERED_NATS_VERSION} or later for a replicated deployment`,
-    );
-  }
 }

@@ -7,9 +7,11 @@ import { BUCKETS } from '../infra/topology.js';
 /**
  * Webhook secrets never enter the ledger in the clear (docs/security.md, crypto-shredding): each secret is sealed
  * with AES-256-GCM under a key of its own, kept in a KV bucket under the webhook id, and the
- * `webhook.registered` event carries only the sealed form. Deleting the webhook purges its key, so the secret
+ * `webhook.registered` event carries only the sealed form. Deleting the webhook deletes its key, so the secret
  * is gone for good while the log stays complete and replayable; the sealed bytes left in the log open to
- * nothing.
+ * nothing. The bucket keeps one revision per key (history 1), so the delete marker itself drops the key's
+ * revision: no KV purge, which nats-server before 2.9.21 could replay as a purge of the whole bucket's
+ * front after a restart (nats-server #4196, src/infra/nats-server-version.ts).
  */
 export const WEBHOOK_KEY_BUCKET = BUCKETS.webhookKeys.name;
 
@@ -54,7 +56,7 @@ export function secretStoreOver(kv: KV): WebhookSecretStore {
       return openSecret(entry.value, sealed, webhookId);
     },
     async shred(webhookId) {
-      await kv.purge(webhookId);
+      await kv.delete(webhookId);
     },
   };
 }

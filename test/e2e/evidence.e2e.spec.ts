@@ -6,7 +6,7 @@ import nacl from 'tweetnacl';
 import { canonicalJsonBytes } from '../../src/domain/canonical-json.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
 import { openArtifactStore, type ArtifactStore } from '../../src/capture/artifact-store.js';
-import { artifactObjectName } from '../../src/domain/artifacts.js';
+import { storedArtifactName, tamperWithStoredObject } from '../support/stored-artifacts.js';
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { type Infra, startInfra } from '../support/harness.js';
@@ -90,9 +90,10 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     assert.equal(created.status, 201, created.text);
     token = created.body.key;
     const rec = await capture(s);
-    const objectName = artifactObjectName(rec.id, 'wacz');
+    const objectName = await storedArtifactName(s.server, rec.id, 'wacz');
+    assert.ok(objectName, 'the completion names the bundle\'s object');
     const original = await store.get(objectName);
-    assert.ok(original, 'the bundle is in the object store under <captureId>/wacz');
+    assert.ok(original, 'the bundle is in the object store under the name the completion gives');
     first = { id: rec.id, rec, objectName, original };
   });
 
@@ -205,7 +206,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
       const warc = Buffer.from(files['archive/data.warc.gz'] as Uint8Array);
       warc[100] = (warc[100] as number) ^ 0xff;
       files['archive/data.warc.gz'] = warc;
-      await store.put(first.objectName, rezip(files));
+      await tamperWithStoredObject(s.server.nats.nc, first.objectName, rezip(files));
       try {
         const bad = await showVerdict();
         assert.match(bad.verdict, /^Not verified/);
@@ -213,7 +214,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         assert.deepEqual(bad.rows[0]?.slice(0, 2), ['artifactHashes', 'fail']);
         assert.match(bad.rows[0]?.[2] ?? '', /archive\/data\.warc\.gz does not match its sha256/);
       } finally {
-        await store.put(first.objectName, first.original);
+        await tamperWithStoredObject(s.server.nats.nc, first.objectName, first.original);
       }
     } finally {
       await chromium.close();
@@ -274,7 +275,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
       for (const c of cases) {
         const files = unzip(original);
         c.alter(files);
-        await store.put(objectName, rezip(files));
+        await tamperWithStoredObject(s.server.nats.nc, objectName, rezip(files));
         const v = await verify(s, id);
         assert.equal(v.status, 200, `${c.name}: ${v.text}`);
         assert.equal(v.body.verified, false, c.name);
@@ -283,7 +284,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         assert.ok(v.body.signing, `${c.name}: signing is still reported`);
       }
     } finally {
-      await store.put(objectName, original);
+      await tamperWithStoredObject(s.server.nats.nc, objectName, original);
     }
     const restored = await verify(s, id);
     assert.equal(restored.body.verified, true, 'the original bundle verifies again');
@@ -291,7 +292,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
 
   it('keeps cookie and authorization values out of the signed WACZ, names and all else intact', async () => {
     const rec = await capture(s, '/credentials');
-    const bytes = await store.get(artifactObjectName(rec.id, 'wacz'));
+    const bytes = await store.get((await storedArtifactName(s.server, rec.id, 'wacz'))!);
     assert.ok(bytes);
     const warc = gunzipSync(Buffer.from(unzip(bytes)['archive/data.warc.gz'] as Uint8Array)).toString('latin1');
     assert.ok(site.requests.some((r) => r.method === 'POST' && r.path === '/echo'), 'the page sent its credentialed request');
@@ -350,7 +351,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     await restart({ SIGNING_KEY: seedB, TSA_URL: 'none' });
     const rec = await capture(s);
     assert.ok(rec.wacz && rec.verifyUrl);
-    const bytes = await store.get(artifactObjectName(rec.id, 'wacz'));
+    const bytes = await store.get((await storedArtifactName(s.server, rec.id, 'wacz'))!);
     assert.ok(bytes);
     const files = unzip(bytes);
     assert.equal(readJson(files, 'datapackage.json').captureLedger.bundleVersion, '0.1.0');
@@ -377,7 +378,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     const rec = await capture(s);
     assert.equal(rec.wacz, undefined);
     assert.equal(rec.verifyUrl, undefined);
-    assert.equal(await store.get(artifactObjectName(rec.id, 'wacz')), null, 'no bundle was stored');
+    assert.equal(await storedArtifactName(s.server, rec.id, 'wacz'), null, 'no bundle was stored');
     const v = await verify(s, rec.id);
     assert.equal(v.status, 404, v.text);
     assertProblem(v.body, 404);

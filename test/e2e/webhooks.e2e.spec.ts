@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import { eventRecord } from '../../src/cli/commands/events.js';
 import { newId } from '../../src/domain/ids.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
-import { openWebhookSecretStore } from '../../src/webhooks/webhook-secret-store.js';
+import { openWebhookSecretStore, WEBHOOK_KEY_BUCKET } from '../../src/webhooks/webhook-secret-store.js';
+import { Kvm } from '@nats-io/kv';
 import { type Infra, startInfra } from '../support/harness.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -299,6 +300,10 @@ describe('webhooks (spec 4.13, 6)', () => {
 
     assert.equal((await s.call('DELETE', `/v1/webhooks/${id}`, { token })).status, 200);
     assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), null, 'the key is gone: the sealed secret opens to nothing');
+    // Shredded without a KV purge (issue 26): with history 1 the delete marker is all the bucket keeps of the key.
+    const history = [];
+    for await (const e of await (await new Kvm(s.server.nats.nc).open(WEBHOOK_KEY_BUCKET)).history({ key: id })) history.push([e.operation, e.value.length]);
+    assert.deepEqual(history, [['DEL', 0]], 'no revision of the key is left');
     const replayed = await s.server.store!.readSubject(tenantSubject('wh-shred'));
     assert.equal(replayed.length, events.length + 1, 'the log keeps every event');
   });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/infra/free-port.js';
 import { encodeJob } from '../../src/capture/capture-job.js';
 import { openArtifactStore } from '../../src/capture/artifact-store.js';
-import { artifactObjectName } from '../../src/domain/artifacts.js';
+import { storedArtifactName } from '../support/stored-artifacts.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../../src/ledger/streams.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { startServiceProcess } from '../support/service-process.js';
@@ -95,7 +95,8 @@ describe('a job delivered again for a capture that already has its outcome', () 
       assert.equal(status, 'complete');
       const rendered = site.requests.filter((r) => r.path === '/simple').length;
       const artifacts = await openArtifactStore(s.server.nats.nc);
-      const wacz = await artifacts.digest(artifactObjectName(id, 'wacz'));
+      const waczName = (await storedArtifactName(s.server, id, 'wacz'))!;
+      const wacz = await artifacts.digest(waczName);
       assert.ok(wacz, 'the capture has a WACZ');
 
       // The job again, as after a worker that appended the outcome but died before its ack (a new msgID: the
@@ -108,7 +109,8 @@ describe('a job delivered again for a capture that already has its outcome', () 
         await new Promise((r) => setTimeout(r, 250));
       }
       assert.equal(site.requests.filter((r) => r.path === '/simple').length, rendered, 'not rendered again');
-      assert.equal(await artifacts.digest(artifactObjectName(id, 'wacz')), wacz, 'the WACZ is the one that was logged');
+      assert.equal(await storedArtifactName(s.server, id, 'wacz'), waczName, 'the logged names are unchanged');
+      assert.equal(await artifacts.digest(waczName), wacz, 'the WACZ is the one that was logged');
       assert.equal((await s.call('GET', `/v1/captures/${id}/status`, { token: key })).body.status, 'complete');
     } finally {
       await s.stop();

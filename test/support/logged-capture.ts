@@ -17,7 +17,8 @@ const byOperator = (correlationId: string) => ({ correlationId, causedBy: { kind
 /** Stores `bundle` as the capture's WACZ and has the tenant actor submit and complete the capture with it. */
 export async function completeWithBundle(server: ServerHandle, tenant: string, captureId: string, bundle: SignedBundle, correlationId = 'logged-capture'): Promise<void> {
   const store = await openArtifactStore(server.nats.nc);
-  await store.put(artifactObjectName(captureId, 'wacz'), bundle.bytes);
+  const wacz = artifactObjectName(captureId, 'logged', 'wacz');
+  await store.put(wacz, bundle.bytes);
   const tenants = server.ctx!.tenants;
   await tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' } }, byOperator(correlationId));
   await tenants.execute(
@@ -29,7 +30,7 @@ export async function completeWithBundle(server: ServerHandle, tenant: string, c
         completedAt: new Date().toISOString(),
         renderQuality: 'full',
         render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
-        artifacts: { screenshot: 's', html: 'h', wacz: artifactObjectName(captureId, 'wacz') },
+        artifacts: { screenshot: 's', html: 'h', wacz },
         bundle: bundle.ref,
         storedBytes: bundle.ref.size,
         attempts: 1,

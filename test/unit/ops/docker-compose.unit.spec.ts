@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { hasClusteredOccBugs } from '../../../src/infra/nats.js';
+import { replicatedStreamBugsOf } from '../../../src/infra/nats-server-version.js';
 import { COMPOSE_NATS_USERS, natsAuthorizationConfig } from '../../../src/infra/nats-permissions.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
 
@@ -51,7 +51,7 @@ describe('docker-compose.yml', () => {
     }
     const natsImages = Object.entries(services).filter(([n]) => n.startsWith('nats-')).map(([, s]) => s.image!);
     assert.equal(natsImages.length, 3);
-    for (const image of natsImages) assert.equal(hasClusteredOccBugs(image.split(':')[1]!.split('-')[0]!), false, image);
+    for (const image of natsImages) assert.deepEqual(replicatedStreamBugsOf(image.split(':')[1]!.split('-')[0]!), [], image);
   });
 
   it('gives every stream and bucket 3 replicas, and every service a healthcheck and a restart policy', () => {
