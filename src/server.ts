@@ -26,6 +26,7 @@ import { healthRoutes } from './api/routes/health.js';
 import { scheduleRoutes } from './api/routes/schedules.js';
 import { tenancyRoutes } from './api/routes/tenancy.js';
 import { verificationRoutes } from './api/routes/verification.js';
+import { startReplayServer } from './api/replay-server.js';
 import { createTenantGuard } from './api/tenant-auth.js';
 import { mcpRoutes } from './api/mcp/mcp-routes.js';
 import { accountUsage } from './application/account-usage.js';
@@ -317,6 +318,9 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         return row?.status === 'complete' && row.bundle ? row.bundle.bundleHash : null;
       },
     });
+    // Archived pages replay on an origin of their own, never the verifier's (issue 28 §1).
+    const replay = await startReplayServer({ config, verification, reads, guard, log });
+    stops.unshift(() => replay.close());
     app = await buildApp({
       log,
       publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -326,7 +330,7 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
         healthRoutes(ctx, createReadiness(nc, pool)),
         adminKeyRoutes(config, limiter, createApiKeys(ctx)),
         captureRoutes({ guard, admission, reads, cors }),
-        verificationRoutes(guard, verification, evidence),
+        verificationRoutes(guard, verification, evidence, replay.origin),
         certificateRoutes(guard, captureCertificates),
         ...(transparency.service ? [transparencyLogRoutes(transparency.service, guard)] : []),
         scheduleRoutes({ guard, schedules }),

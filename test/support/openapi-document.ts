@@ -38,7 +38,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       healthRoutes(ctx, stub()),
       adminKeyRoutes(config, stub(), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
-      verificationRoutes(guard, stub(), stub()),
+      verificationRoutes(guard, stub(), stub(), 'http://replay.test'),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
       tenancyRoutes({ config, guard, usage: stub(), tenants: stub() }),
