@@ -30,6 +30,7 @@ export function replayPage(input: ReplayPageInput, nonce: string): string {
   html, body { margin: 0; height: 100%; }
   replay-web-page { display: block; width: 100%; height: 100%; }
 </style>
+<script nonce="${nonce}" src="/ui.js"></script>
 </head>
 <body>
 <template id="viewer">${viewer}</template>
@@ -39,10 +40,6 @@ if (navigator.serviceWorker) {
   const registrations = await navigator.serviceWorker.getRegistrations();
   await Promise.all(registrations.filter((r) => r.scope !== own).map((r) => r.unregister()));
 }
-const ui = document.createElement('script');
-ui.src = '/ui.js';
-ui.nonce = ${JSON.stringify(nonce)};
-document.head.appendChild(ui);
 document.body.appendChild(document.getElementById('viewer').content.cloneNode(true));
 </script>
 </body>

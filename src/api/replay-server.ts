@@ -55,7 +55,7 @@ export function defaultReplayOrigin(publicBaseUrl: string, port: number): string
 const pageCsp = (nonce: string) =>
   `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'`;
 // Scripts and the bundle: nothing of theirs may load anything from elsewhere (the service worker obeys its script's CSP).
-const ASSET_CSP = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const ASSET_CSP = "default-src 'self'; base-uri 'none'; form-action 'none'";
 
 export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayServer> {
   const { config, verification, reads, guard } = deps;
@@ -64,7 +64,6 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   const trustProxy = config.TRUST_PROXY;
   const app = Fastify({
     loggerInstance: deps.log.child({ listener: 'replay' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
   });
 
