@@ -5,9 +5,13 @@
  *
  * Before the viewer starts, the page drops every service worker registration of this origin other than the
  * viewer's own (scope /replay/): an archived page can register one under /replay/w/ with options of its choosing,
- * and it would otherwise intercept every later replay in that browser (issue 28 §1).
+ * and it would otherwise intercept every later replay in that browser (issue 28 §1). Then it waits for the viewer's
+ * worker to be active, so the viewer's frame is served by it from its first load (issue 29 §7).
  */
 import { REPLAY_BASE } from './replay-assets.js';
+
+/** The worker script as ReplayWeb.page's embed registers it (ui.js: `sw.js?serveIndex=1` under replayBase). */
+const VIEWER_WORKER = 'sw.js?serveIndex=1';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -39,6 +43,15 @@ const own = new URL(${JSON.stringify(REPLAY_BASE)}, location.origin).href;
 if (navigator.serviceWorker) {
   const registrations = await navigator.serviceWorker.getRegistrations();
   await Promise.all(registrations.filter((r) => r.scope !== own).map((r) => r.unregister()));
+  // The viewer's worker is active before its frame loads: ReplayWeb.page reloads the frame only three times, 100 ms
+  // apart, for the worker to take control, and on a busy host installing takes longer — the frame then stays on
+  // a 404 for good (issue 29 §7). Same script URL and scope as ui.js registers, so it finds this registration.
+  const registration = await navigator.serviceWorker.register(${JSON.stringify(`${REPLAY_BASE}${VIEWER_WORKER}`)}, { scope: own });
+  await new Promise((resolve) => {
+    const worker = registration.installing ?? registration.waiting;
+    if (registration.active || !worker) return resolve();
+    worker.addEventListener('statechange', () => worker.state === 'activated' && resolve());
+  });
 }
 document.body.appendChild(document.getElementById('viewer').content.cloneNode(true));
 </script>

@@ -17,7 +17,7 @@ import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
 import { parseByteRange } from './byte-range.js';
 import { HttpProblem, sendProblem } from './problem.js';
-import { REPLAY_BASE, replayAssets } from './replay-assets.js';
+import { REPLAY_BASE, type ReplayAssets, replayAssets } from './replay-assets.js';
 import { replayPage } from './replay-page.js';
 import { HSTS } from './response-headers.js';
 import type { TenantGuard } from './tenant-auth.js';
@@ -35,6 +35,8 @@ export interface ReplayServerDeps {
   reads: Pick<CaptureReads, 'artifact'>;
   guard: Pick<TenantGuard, 'perIp'>;
   log: Logger;
+  /** The viewer's files; default: npm `replaywebpage`'s (tests wrap them, e.g. a worker that installs slowly). */
+  assets?: ReplayAssets;
 }
 
 /** The page the verification page frames for a capture. */
@@ -59,7 +61,7 @@ const ASSET_CSP = "default-src 'self'; base-uri 'none'; form-action 'none'";
 
 export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayServer> {
   const { config, verification, reads, guard } = deps;
-  const assets = replayAssets();
+  const assets = deps.assets ?? replayAssets();
   const httpsBase = config.PUBLIC_BASE_URL.startsWith('https:') || config.REPLAY_ORIGIN?.startsWith('https:');
   const trustProxy = config.TRUST_PROXY;
   const app = Fastify({
