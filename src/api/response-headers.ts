@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  *
  * - security headers on every response: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
  *   `X-Frame-Options: SAMEORIGIN` and a `frame-ancestors 'self'` CSP where a route set no CSP of its own
- *   (ReplayWeb.page frames its own /replay/ pages; nobody else may frame ours), and HSTS when the request
+ *   (archived pages replay on the replay origin, src/api/replay-server.ts; nobody else may frame ours), and HSTS when the request
  *   came over https (directly, or as a trusted proxy says with X-Forwarded-Proto) or PUBLIC_BASE_URL is https;
  * - `Access-Control-Allow-Origin: *` on the public, credential-free reads: anyone may verify from a browser,
  *   and these answers never depend on a cookie or a key. Authenticated routes keep CORS_ORIGINS (cors.ts);
