@@ -15,4 +15,6 @@ if [ -z "${ADMIN_KEY:-}" ] && [ -z "${CAPTURE_API_KEY:-}" ]; then
   export ADMIN_KEY
   export ADMIN_KEY_FILE="$(cd "$DATA_DIR" && pwd)/admin-key"
 fi
+# Archived pages replay on an origin of their own (src/api/replay-server.ts): by default the port after PORT.
+export REPLAY_PORT="${REPLAY_PORT:-$(( ${PORT:-8080} + 1 ))}"
 exec node dist/src/main.js

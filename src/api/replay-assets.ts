@@ -1,8 +1,8 @@
 /**
- * ReplayWeb.page's embeddable viewer (npm `replaywebpage`: ui.js and its service worker sw.js), served by the
- * service itself under /replay/ (docs/evidence.md, Bundles), so the verification page replays a bundle with no outside network.
- * The service worker's scope is the directory it is served from: /replay/ holds sw.js and nothing else of the
- * API, and the viewer's replay iframe lives under it.
+ * ReplayWeb.page's embeddable viewer (npm `replaywebpage`: ui.js and its service worker sw.js), served only by the
+ * replay origin (src/api/replay-server.ts), never by the API, so the verification page replays a bundle with no
+ * outside network and no archived script ever runs on the verifier's origin. The service worker's scope is the
+ * directory it is served from: /replay/ on the replay origin holds sw.js, and the viewer's replay iframe lives under it.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

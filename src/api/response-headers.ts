@@ -4,9 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * The headers every answer carries, set in one place (README, "Public endpoints"):
  *
  * - security headers on every response: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
- *   a `frame-ancestors 'self'` CSP where a route set no CSP of its own (ReplayWeb.page frames its own /replay/
- *   pages; nobody else may frame ours) with `X-Frame-Options: SAMEORIGIN` — `DENY` where the route's CSP says
- *   `frame-ancestors 'none'` —, `Vary: Accept` where the route negotiates JSON or HTML, and HSTS when the request
+ *   a `frame-ancestors 'self'` CSP where a route set no CSP of its own (archived pages replay on the replay
+ *   origin, src/api/replay-server.ts; nobody else may frame ours) with `X-Frame-Options: SAMEORIGIN` — `DENY`
+ *   where the route's CSP says `frame-ancestors 'none'` —, `Vary: Accept` where the route negotiates JSON or
+ *   HTML, and HSTS when the request
  *   came over https (directly, or as a trusted proxy says with X-Forwarded-Proto) or PUBLIC_BASE_URL is https;
  * - `Access-Control-Allow-Origin: *` on the public, credential-free reads: anyone may verify from a browser,
  *   and these answers never depend on a cookie or a key. Authenticated routes keep CORS_ORIGINS (cors.ts);

@@ -2,7 +2,8 @@
  * The human-readable verification page (spec 4.9): no external assets, strict CSP with a per-response nonce.
  * It shows the captured URL, fetches the JSON result from the same URL and shows each check as run on the
  * server; beside them, the archived page itself, replayed from the signed WACZ in the reader's browser by
- * ReplayWeb.page (served under /replay/; docs/evidence.md, Bundles).
+ * ReplayWeb.page in a sandboxed frame from the replay origin (src/api/replay-server.ts): archived scripts run on
+ * another origin than this page, so they can neither read nor rewrite it (issue 28 §1; docs/evidence.md).
  *
  * The reader need not trust the server's verdict: the same verifier (packages/verifier, served as one module at
  * /verifier/verifier.js) checks this capture's bundle — or any WACZ or certificate PDF dropped on the page — in
@@ -18,7 +19,8 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 export interface VerificationPageAssets {
   url: string;
   waczPath: string;
-  replayBase: string;
+  /** The replay origin's page for this capture (absolute: another origin than this page's). */
+  replayFrameUrl: string;
   verifierScript: string;
 }
 
@@ -51,9 +53,8 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
   #drop.over { background: #eef; }
   #drop input { max-width: 100%; }
   button { font: inherit; padding: .4rem .8rem; margin-top: .5rem; max-width: 100%; }
-  replay-web-page { display: block; width: 100%; height: 80vh; border: 1px solid #ccc; }
+  #replay { display: block; width: 100%; height: 80vh; border: 1px solid #ccc; }
 </style>
-<script nonce="${nonce}" src="${esc(assets.replayBase)}ui.js"></script>
 </head>
 <body>
 <div class="layout">
@@ -75,7 +76,7 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
 </main>
 <section id="archived" aria-label="The archived page, replayed from the signed bundle">
 <h2>The archived page</h2>
-<replay-web-page source="${esc(assets.waczPath)}" url="${esc(assets.url)}" replayBase="${esc(assets.replayBase)}" embed="replayonly"></replay-web-page>
+<iframe id="replay" title="The archived page" src="${esc(assets.replayFrameUrl)}" sandbox="allow-scripts allow-same-origin" referrerpolicy="no-referrer"></iframe>
 </section>
 </div>
 <script nonce="${nonce}">
@@ -91,7 +92,8 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
     });
     document.querySelector(table + ' tbody').appendChild(tr);
   }
-  fetch(window.location.pathname, { headers: { Accept: 'application/json' } })
+  // This capture's result, by its id: never by the address bar, which is not this page's to trust.
+  fetch(${JSON.stringify(`/v1/verify/${encodeURIComponent(captureId)}`).replace(/</g, '\\u003c')}, { headers: { Accept: 'application/json' } })
     .then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
     .then(function (res) {
       var b = res.body;

@@ -57,6 +57,12 @@ const isCidr = (value: string): boolean => {
   }
 };
 
+const isBareOrigin = (value: string): boolean => {
+  if (!URL.canParse(value)) return true; // reported by urlString
+  const u = new URL(value);
+  return (u.protocol === 'http:' || u.protocol === 'https:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username && !u.password;
+};
+
 const optionalString = z
   .string()
   .optional()
@@ -75,6 +81,16 @@ const envSchema = z.object({
   PORT: integer('PORT', 8080, 0, 65535),
   HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
   PUBLIC_BASE_URL: urlString('PUBLIC_BASE_URL'),
+  /**
+   * The replay origin (src/api/replay-server.ts): archived pages run there, never on the API's origin. REPLAY_PORT
+   * is where its listener binds (0: any free port; `make run` uses PORT+1); REPLAY_ORIGIN is its origin as browsers
+   * reach it (behind a proxy: its own host name), by default PUBLIC_BASE_URL's scheme with another host name for
+   * loopback (localhost ↔ 127.0.0.1) and the listener's port.
+   */
+  REPLAY_PORT: integer('REPLAY_PORT', 0, 0, 65535),
+  REPLAY_ORIGIN: urlString('REPLAY_ORIGIN').refine((v) => v === undefined || isBareOrigin(v), {
+    message: 'REPLAY_ORIGIN must be an origin (scheme://host[:port]), without a path, query or credentials',
+  }),
   DATA_DIR: optionalString.transform((v) => v ?? './data'),
   NATS_URL: optionalString,
   /** This process's NATS user and password, when the servers require them (make cluster, docker-compose). */
@@ -188,5 +204,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.ROLES.has('worker') && cfg.SIGNER === 'local') cfg.ROLES.add('signer');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   const base = new URL(publicBaseUrl);
-  return { ...cfg, PUBLIC_BASE_URL: publicBaseUrl, LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log` };
+  // Replayed pages on the verifier's origin could rewrite its verdict (issue 28 §1): the two must differ.
+  const replayOrigin = cfg.REPLAY_ORIGIN ? new URL(cfg.REPLAY_ORIGIN).origin : undefined;
+  if (replayOrigin === base.origin) throw new ConfigError(`invalid configuration:\n  REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL (${base.origin}): archived pages must not run on the verifier's origin`);
+  if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT) throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
+  return { ...cfg, REPLAY_ORIGIN: replayOrigin, PUBLIC_BASE_URL: publicBaseUrl, LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log` };
 }

@@ -14,6 +14,7 @@ import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
+import { startReplayServer } from '../api/replay-server.js';
 import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
 import { createTenantGuard } from '../api/tenant-auth.js';
 import { createUsageRecorder } from '../api/usage-recorder.js';
@@ -86,6 +87,9 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     },
   });
 
+  // Archived pages replay on an origin of their own, never the verifier's (issue 28 §1).
+  const replay = await startReplayServer({ config, verification, reads, guard, log });
+  data.ownListeners.add(config.HOST, replay.port);
   const app = await buildApp({
     log,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -95,7 +99,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
-      verificationRoutes(guard, verification, evidence),
+      verificationRoutes(guard, verification, evidence, replay.origin),
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),
@@ -124,6 +128,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       await app.close();
       revocations.unsubscribe();
       await usage.stop();
+      await replay.close();
       await outcomeService.stop();
     },
   };

@@ -198,11 +198,8 @@ describe('capture options, provenance, downloads and replay beside verification'
     try {
       const page = await chromium.browser.newPage();
       const origin = new URL(s.baseUrl).origin;
-      const elsewhere: string[] = [];
-      page.on('request', (r) => {
-        const url = r.url();
-        if (!url.startsWith(`${origin}/`) && !/^(blob|data):/.test(url)) elsewhere.push(url);
-      });
+      const requested: string[] = [];
+      page.on('request', (r) => void requested.push(r.url()));
       const problems: string[] = [];
       page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
       page.on('pageerror', (e) => problems.push(String(e)));
@@ -242,6 +239,10 @@ describe('capture options, provenance, downloads and replay beside verification'
         assert.fail(`replayed frame never showed the captured text (reloaded: ${reloaded}); frames: ${await frameTexts()}; page errors: ${JSON.stringify(problems)}`);
       }
       assert.match(text, /script ran/, 'the archived script ran in the replay');
+      // The service's two origins: the API's, and the replay origin its page frames the archived page from.
+      const replayOrigin = new URL(await page.evaluate(() => (document.getElementById('replay') as HTMLIFrameElement).src)).origin;
+      assert.notEqual(replayOrigin, origin);
+      const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`${replayOrigin}/`) && !/^(blob|data):/.test(url));
       assert.deepEqual(elsewhere, [], 'nothing outside the service was requested');
       assert.equal(site.requests.length, siteRequestsBefore, 'the replay came from the bundle, not the live site');
     } finally {

@@ -65,7 +65,7 @@ describe('verification page in Chromium', () => {
         assert.equal(PNG.sync.read(Buffer.from(shot)).width, width, 'the screenshot is as wide as the viewport: nothing scrolls sideways');
 
         const layout = await page.evaluate(() => {
-          const names = ['h1', '#captured', '#verdict', '#checks', '#facts', '#check-here', '#drop', 'replay-web-page'];
+          const names = ['h1', '#captured', '#verdict', '#checks', '#facts', '#check-here', '#drop', '#replay'];
           const boxes = names.map((name) => {
             const r = document.querySelector(name)!.getBoundingClientRect();
             return { name, x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
@@ -100,7 +100,7 @@ describe('verification page in Chromium', () => {
             assert.ok(overlapX <= 0.5 || overlapY <= 0.5, `${a.name} overlaps ${b.name} at ${width} px: ${JSON.stringify([a, b])}`);
           }
         }
-        const replay = boxes.find((b) => b.name === 'replay-web-page')!;
+        const replay = boxes.find((b) => b.name === '#replay')!;
         const checks = boxes.find((b) => b.name === '#checks')!;
         if (width >= 1000) assert.ok(replay.x >= checks.x + checks.width, 'two columns: the replay is beside the checks');
         else assert.ok(replay.y >= checks.y + checks.height, 'one column: the replay is below the checks');

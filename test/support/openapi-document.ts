@@ -39,7 +39,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       healthRoutes(ctx, stub()),
       adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
-      verificationRoutes(guard, stub(), stub()),
+      verificationRoutes(guard, stub(), stub(), 'http://replay.test'),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
       tenancyRoutes({ guard, operator: createOperatorGuard(config, stub()), usage: stub(), tenants: stub() }),

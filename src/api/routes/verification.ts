@@ -9,7 +9,7 @@ import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { dateTime, idParam, uri } from '../schemas.js';
 import { iso } from '../../domain/clock.js';
 import type { TenantGuard } from '../tenant-auth.js';
-import { REPLAY_BASE, replayAssets } from '../replay-assets.js';
+import { replayPagePath } from '../replay-server.js';
 import { verificationPage } from '../verification-page.js';
 import { VERIFIER_SCRIPT_PATH, verifierAssets } from '../verifier-assets.js';
 
@@ -71,10 +71,12 @@ export const verifyParams = z.object({ captureId: idParam('cap_<id>') });
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
 
-/** Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). */
-export function verificationRoutes(guard: TenantGuard, verification: CaptureVerification, evidence: Evidence) {
+/**
+ * Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). `replayOrigin`: where the verification
+ * page frames the archived page from (src/api/replay-server.ts), never this origin.
+ */
+export function verificationRoutes(guard: TenantGuard, verification: CaptureVerification, evidence: Evidence, replayOrigin: string) {
   const { publishedKeys, trustedTsaCertificates } = verification;
-  const replay = replayAssets();
   const verifier = verifierAssets();
 
   return async (app: TypedApp) => {
@@ -150,16 +152,6 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
       }),
     );
 
-    // ReplayWeb.page, served here so the verification page replays the bundle without outside network.
-    for (const name of ['ui.js', 'sw.js'] as const) {
-      app.get(`${REPLAY_BASE}${name}`, { schema: { hide: true } }, async (_req, reply) =>
-        reply
-          .type('application/javascript; charset=utf-8')
-          .header('Cache-Control', 'public, max-age=3600')
-          .send(await replay.get(name)),
-      );
-    }
-
     // The verifier package as one browser module: the page checks bundles in the visitor's browser with it.
     app.get(VERIFIER_SCRIPT_PATH, { schema: { hide: true } }, async (_req, reply) =>
       reply
@@ -201,12 +193,13 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
           return reply
             .header(
               'Content-Security-Policy',
-              // 'self' scripts, frames and workers: ReplayWeb.page's ui.js, its replay iframe and service worker (all under /replay/).
-              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+              // Scripts: this page's own and the verifier module. The archived page is framed from the replay origin only; no
+              // worker runs on this origin.
+              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
             )
             .header('Referrer-Policy', 'no-referrer')
             .type('text/html; charset=utf-8')
-            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayBase: REPLAY_BASE, verifierScript: VERIFIER_SCRIPT_PATH }));
+            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`, verifierScript: VERIFIER_SCRIPT_PATH }));
         }
         return verification.verify(row);
       },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { availableParallelism, totalmem } from 'node:os';
 import { ConfigError, defaultWorkerConcurrency, loadConfig } from '../../../src/config/config.js';
+import { defaultReplayOrigin } from '../../../src/api/replay-server.js';
 
 describe('configuration', () => {
   it('applies defaults', () => {
@@ -32,6 +33,18 @@ describe('configuration', () => {
     ] as const) {
       assert.throws(() => loadConfig(env as NodeJS.ProcessEnv), (e: Error) => e instanceof ConfigError && pattern.test(e.message));
     }
+  });
+
+  it('keeps the replay origin apart from the API origin (issue 28 §1)', () => {
+    assert.equal(loadConfig({}).REPLAY_PORT, 0);
+    assert.equal(loadConfig({}).REPLAY_ORIGIN, undefined);
+    assert.equal(loadConfig({ REPLAY_ORIGIN: 'https://replay.example/', PUBLIC_BASE_URL: 'https://x.example' }).REPLAY_ORIGIN, 'https://replay.example');
+    assert.throws(() => loadConfig({ REPLAY_ORIGIN: 'https://x.example', PUBLIC_BASE_URL: 'https://x.example/' }), /REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL/);
+    assert.throws(() => loadConfig({ REPLAY_ORIGIN: 'https://replay.example/path' }), /REPLAY_ORIGIN must be an origin/);
+    assert.throws(() => loadConfig({ PORT: '8080', REPLAY_PORT: '8080' }), /REPLAY_PORT must differ from PORT/);
+    assert.equal(defaultReplayOrigin('http://localhost:8080', 8081), 'http://127.0.0.1:8081');
+    assert.equal(defaultReplayOrigin('http://127.0.0.1:8080', 8081), 'http://localhost:8081');
+    assert.equal(defaultReplayOrigin('https://x.example', 8443), 'https://x.example:8443');
   });
 
   it('brings the signer into a worker process unless SIGNER=remote', () => {

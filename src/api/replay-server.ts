@@ -1,0 +1,141 @@
+/**
+ * The replay origin (issue 28 §1): a listener of its own on another origin than the API, serving only what
+ * ReplayWeb.page needs to replay a capture — its viewer (ui.js, the service worker sw.js), one page per capture
+ * that the verification page frames (sandboxed), and the capture's WACZ bytes. Archived pages run here, so their
+ * scripts can reach neither the verification page's DOM and address bar nor a service worker scope of the API
+ * origin: the browser's same-origin policy keeps them out, as webrecorder's and Perma.cc's separate replay hosts do.
+ *
+ * It sets no cookies, answers nothing of the API (verification, keys, the verifier module) and serves no script
+ * a service worker could be registered from except the viewer's own sw.js.
+ */
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { CaptureReads } from '../application/capture-reads.js';
+import type { CaptureVerification } from '../application/capture-verification.js';
+import type { Config } from '../config/config.js';
+import { DomainError } from '../domain/errors.js';
+import { parseByteRange } from './byte-range.js';
+import { HttpProblem, sendProblem } from './problem.js';
+import { REPLAY_BASE, type ReplayAssets, replayAssets } from './replay-assets.js';
+import { replayPage } from './replay-page.js';
+import { HSTS } from './response-headers.js';
+import type { TenantGuard } from './tenant-auth.js';
+
+export interface ReplayServer {
+  /** The replay origin as browsers reach it, e.g. http://127.0.0.1:8081 (no trailing slash). */
+  origin: string;
+  /** The port it listens on (this process's own address: never a capture target). */
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface ReplayServerDeps {
+  config: Pick<Config, 'HOST' | 'REPLAY_PORT' | 'REPLAY_ORIGIN' | 'PUBLIC_BASE_URL' | 'TRUST_PROXY'>;
+  /** Which captures have a bundle to replay (the same rule as verification: complete, signed, within VERIFY_MAX_BYTES). */
+  verification: Pick<CaptureVerification, 'verifiable'>;
+  reads: Pick<CaptureReads, 'artifact'>;
+  guard: Pick<TenantGuard, 'perIp'>;
+  log: Logger;
+  /** The viewer's files; default: npm `replaywebpage`'s (tests wrap them, e.g. a worker that installs slowly). */
+  assets?: ReplayAssets;
+}
+
+/** The page the verification page frames for a capture. */
+export const replayPagePath = (captureId: string) => `/captures/${encodeURIComponent(captureId)}`;
+const waczPath = (captureId: string) => `/bundles/${encodeURIComponent(captureId)}.wacz`;
+
+/**
+ * The default replay origin: PUBLIC_BASE_URL's scheme, another host name for loopback (localhost ↔ 127.0.0.1: another
+ * site, so not even cookies are shared), and the listener's port. Behind a proxy REPLAY_ORIGIN names it instead.
+ */
+export function defaultReplayOrigin(publicBaseUrl: string, port: number): string {
+  const base = new URL(publicBaseUrl);
+  const host = base.hostname === 'localhost' ? '127.0.0.1' : /^127\./.test(base.hostname) || base.hostname === '[::1]' ? 'localhost' : base.hostname;
+  return `${base.protocol}//${host}:${port}`;
+}
+
+// The replay page's own scripts and the viewer from this origin; the replay iframe and the service worker are this origin's.
+const pageCsp = (nonce: string) =>
+  `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; frame-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'`;
+// Scripts and the bundle: nothing of theirs may load anything from elsewhere (the service worker obeys its script's CSP).
+const ASSET_CSP = "default-src 'self'; base-uri 'none'; form-action 'none'";
+
+export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayServer> {
+  const { config, verification, reads, guard } = deps;
+  const assets = deps.assets ?? replayAssets();
+  const httpsBase = config.PUBLIC_BASE_URL.startsWith('https:') || config.REPLAY_ORIGIN?.startsWith('https:');
+  const trustProxy = config.TRUST_PROXY;
+  const app = Fastify({
+    loggerInstance: deps.log.child({ listener: 'replay' }) as FastifyBaseLogger,
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
+  });
+
+  app.addHook('onRequest', async (req) => {
+    // A service worker may be registered from the viewer's sw.js only (browsers send this header for its script).
+    if (req.headers['service-worker'] === 'script' && req.url.split('?')[0] !== `${REPLAY_BASE}sw.js`) {
+      throw new HttpProblem(404, 'No service worker script here.', 'Not Found');
+    }
+  });
+  app.addHook('onRequest', guard.perIp());
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'no-referrer');
+    // Only this origin's pages (the viewer, the replay iframe) read its bytes.
+    reply.header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (!reply.hasHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', ASSET_CSP);
+    if (httpsBase) reply.header('Strict-Transport-Security', HSTS);
+    reply.removeHeader('Set-Cookie');
+    return payload;
+  });
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof HttpProblem) return sendProblem(reply, err);
+    if (err instanceof DomainError) return sendProblem(reply, new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}));
+    req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'));
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, new HttpProblem(404, `No route for ${req.method} ${req.url.split('?')[0]}: this origin serves only replays of captures.`, 'Not Found')),
+  );
+
+  // ui.js loads in the replay page and again in the viewer's iframe (under /replay/).
+  for (const [path, name] of [['/ui.js', 'ui.js'], [`${REPLAY_BASE}ui.js`, 'ui.js'], [`${REPLAY_BASE}sw.js`, 'sw.js']] as const) {
+    app.get(path, async (_req, reply) =>
+      reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(await assets.get(name)),
+    );
+  }
+
+  app.get<{ Params: { captureId: string } }>('/captures/:captureId', async (req, reply) => {
+    const { captureId } = req.params;
+    const row = await verification.verifiable(captureId);
+    const nonce = randomBytes(16).toString('base64');
+    return reply
+      .header('Content-Security-Policy', pageCsp(nonce))
+      .header('Cache-Control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(replayPage({ captureId, url: row.url, waczPath: waczPath(captureId) }, nonce));
+  });
+
+  // ReplayWeb.page reads the bundle's members by byte range.
+  app.get<{ Params: { captureId: string } }>('/bundles/:captureId.wacz', async (req, reply) => {
+    const { captureId } = req.params;
+    await verification.verifiable(captureId);
+    const body = Buffer.from((await reads.artifact(captureId, 'wacz')).bytes);
+    reply.header('Accept-Ranges', 'bytes').type('application/wacz+zip').header('Cache-Control', 'private, max-age=3600');
+    const range = parseByteRange(req.headers.range, body.byteLength);
+    if (range.kind === 'unsatisfiable') return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
+    if (range.kind === 'partial') {
+      return reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`).send(body.subarray(range.start, range.end + 1));
+    }
+    return reply.send(body);
+  });
+
+  const address = await app.listen({ port: config.REPLAY_PORT, host: config.HOST });
+  const port = Number(new URL(address).port);
+  const origin = config.REPLAY_ORIGIN ?? defaultReplayOrigin(config.PUBLIC_BASE_URL, port);
+  if (!config.REPLAY_ORIGIN && !/^(localhost|127\.|\[::1\])/.test(new URL(config.PUBLIC_BASE_URL).hostname)) {
+    deps.log.warn({ replayOrigin: origin }, 'REPLAY_ORIGIN is not set: replays are framed from PUBLIC_BASE_URL\'s host on the replay port; behind a proxy, give the replay listener a host name of its own and set REPLAY_ORIGIN');
+  }
+  deps.log.info({ replayOrigin: origin, address }, 'replay origin listening');
+  return { origin, port, close: () => app.close() };
+}
