@@ -6,6 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import { freePort } from './free-port.js';
 import { stopStaleProcess } from './stale-process.js';
 import { stopChild } from './stop-child.js';
+import { OPERATOR_NEVER } from './nats-permissions.js';
 
 export interface EmbeddedNats {
   url: string;
@@ -42,7 +43,9 @@ export async function startEmbeddedNats(
     `listen: "127.0.0.1:${port}"`,
     `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
     `pid_file: ${JSON.stringify(pidFile)}`,
-    ...(opts.credentials ? [`authorization { user: ${JSON.stringify(opts.credentials.user)}, password: ${JSON.stringify(opts.credentials.pass)} }`] : []),
+    ...(opts.credentials
+      ? [`authorization { users: [ { user: ${JSON.stringify(opts.credentials.user)}, password: ${JSON.stringify(opts.credentials.pass)}, permissions: { publish: { deny: ${JSON.stringify(OPERATOR_NEVER)} } } } ] }`]
+      : []),
   ].join('\n');
   await rm(configFile, { force: true }); // so the mode below applies to a new file
   await writeFile(configFile, `${config}\n`, { mode: 0o600 });

@@ -23,7 +23,7 @@ export interface NatsUser {
   user: string;
   /** The password, or `{ env: NAME }` for a reference nats-server resolves from its environment (docker-compose). */
   password: string | { env: string };
-  /** A role's permissions, or 'operator' for everything (operator CLI, the launcher itself). */
+  /** A role's permissions, or 'operator' for everything but OPERATOR_NEVER (operator CLI, provisioning, the launcher). */
   role: NatsRole | 'operator';
 }
 
@@ -94,6 +94,14 @@ const NEVER = [
   '$JS.API.CONSUMER.DELETE.>',
 ];
 
+/**
+ * What even the operator (provisioning, the CLI, the launcher) may not do: purge a stream or delete a message.
+ * Nothing of ours needs either (artifacts are write-once, webhook keys are shredded by a delete marker), and a
+ * filtered purge of a replicated stream can be replayed as a full one by nats-server before 2.9.21 (#4196), so a
+ * regression fails loudly instead of silently wiping evidence (issue 26).
+ */
+export const OPERATOR_NEVER = ['$JS.API.STREAM.PURGE.>', '$JS.API.STREAM.MSG.DELETE.>'];
+
 const unique = (list: string[]) => [...new Set(list)];
 
 /** The subjects a role may publish to (JetStream API calls are publishes too). Pure; unit-tested. */
@@ -142,7 +150,7 @@ function permissions(user: string, role: NatsRole): string {
 /** The `authorization` block for nats-server's configuration file. */
 export function natsAuthorizationConfig(users: NatsUser[]): string {
   const lines = users.map((u) => {
-    const perms = u.role === 'operator' ? '' : `, permissions: ${permissions(u.user, u.role)}`;
+    const perms = `, permissions: ${u.role === 'operator' ? `{ publish: { deny: ${quote(OPERATOR_NEVER)} } }` : permissions(u.user, u.role)}`;
     const password = typeof u.password === 'string' ? JSON.stringify(u.password) : `$${u.password.env}`;
     return `    { user: ${JSON.stringify(u.user)}, password: ${password}${perms} }`;
   });

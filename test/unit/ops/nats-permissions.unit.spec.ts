@@ -54,6 +54,6 @@ describe('NATS permissions per role (allow lists, src/infra/nats-permissions.ts)
       assert.ok(!subscribe.some((s) => s.startsWith('_INBOX.') || s === '>'), role);
       assert.equal(line.includes('allow_responses: true'), ['api', 'signer', 'sequencer'].includes(role), role);
     }
-    assert.ok(!conf.includes('"operator"') || /"operator", password: "[^"]*" \}/.test(conf));
+    assert.ok(!conf.includes('"operator"') || /"operator", password: "[^"]*", permissions: \{ publish: \{ deny: \["\$JS\.API\.STREAM\.PURGE\.>", "\$JS\.API\.STREAM\.MSG\.DELETE\.>"\] \} \} \}/.test(conf));
   });
 });
