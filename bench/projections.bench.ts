@@ -81,7 +81,7 @@ export async function projectionsBench(): Promise<BenchLine[]> {
     const lastSeq = await store.lastSeq();
 
     // ---- rebuild throughput vs the raw read rate of the same log ----------------------------------------
-    let t0 = performance.now();
+    const t0 = performance.now();
     const read = await store.replay(1, () => undefined, lastSeq);
     const rawPerSec = read / ((performance.now() - t0) / 1000);
     const rebuilt = await rebuildProjection({ js: nats.js, store, databaseUrl, log });

@@ -139,7 +139,16 @@ function watchOutcomes(nc: NatsConnection, tenantId: string) {
     wait(id: string): Promise<void> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`capture ${id}: no outcome after 120 s`)), 120_000);
-        waiters.set(id, { resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) });
+        waiters.set(id, {
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (e) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        });
         settle(id);
       });
     },

@@ -102,6 +102,7 @@ export const applyEvent = (q: Sql, stored: StoredEvent): Promise<void> => applyE
 // ---- the audit's side: the read models it compares ---------------------------------------------------------
 
 // `any` only to pick the audited models out of the list; each keeps its own fold and rows types.
+// biome-ignore lint/suspicious/noExplicitAny: matches an audited model whatever its fold and rows types
 type Audited = Extract<(typeof READ_MODELS)[number], AuditedReadModel<string, any, any>>;
 const AUDITED = READ_MODELS.filter((m): m is Audited => 'audit' in m && m.audit !== undefined);
 

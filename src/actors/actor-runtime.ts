@@ -119,6 +119,7 @@ export interface ActorStats {
 const PASSIVATION_SNAPSHOT_MIN = 8;
 
 interface Outcome {
+  // biome-ignore lint/suspicious/noExplicitAny: one mailbox holds commands of every type
   item: Pending<any, any, any>;
   events: UnsealedEnvelope[];
   reply?: unknown;
@@ -296,7 +297,7 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
   }
 
   async function runBatch(key: string, cell: ActorCell<S, C, E>, batch: Pending<S, C, E>[]): Promise<void> {
-    let remaining = batch;
+    const remaining = batch;
     let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
       if (!caughtUp && (!cell.hydrated || remaining.some((i) => i.command === null))) {
@@ -402,6 +403,7 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
 
   return {
     execute(key, command, meta) {
+      // biome-ignore lint/suspicious/noExplicitAny: the reply type is the command's, which the mailbox does not know
       return enqueue(key, { meta, command }) as Promise<ExecuteResult<S, E, any>>;
     },
     async read(key) {

@@ -133,7 +133,7 @@ export async function createKvRateLimiter(
 
   async function get(key: string): Promise<Entry> {
     const e = await kv.get(key);
-    if (!e || e.operation !== 'PUT') return { text: '', revision: e?.revision ?? null };
+    if (e?.operation !== 'PUT') return { text: '', revision: e?.revision ?? null };
     return { text: decoder.decode(e.value), revision: e.revision };
   }
 
@@ -168,7 +168,7 @@ export async function createKvRateLimiter(
     } else if (known !== state) {
       remember(base, state);
     }
-    group.forEach((w, i) => w.resolve(decisions[i]!));
+    for (const [i, w] of group.entries()) w.resolve(decisions[i]!);
     return true;
   }
 

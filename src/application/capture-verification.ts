@@ -53,7 +53,7 @@ export function createCaptureVerification(ctx: ServiceContext, artifacts: Artifa
     /** 404 unless the capture has a signed bundle; 422 when the bundle is over VERIFY_MAX_BYTES (spec 4.9). */
     async verifiable(captureId: string): Promise<VerifiableCapture> {
       const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
-      if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
+      if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
         throw refusal(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`);
       }
       if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {

@@ -71,7 +71,7 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
     [NOTARY_SUBJECTS.describe]: answer(() => notary.describe()),
     [NOTARY_SUBJECTS.timestamp]: answer(async (body): Promise<WireTimestamp> => {
       const digest = fromBase64Strict(String((body as { digest?: unknown } | null)?.digest ?? ''));
-      if (!digest || digest.byteLength !== 32) throw new NotaryRefusal('bad-request', 'digest must be a base64 SHA-256 digest (32 bytes)');
+      if (digest?.byteLength !== 32) throw new NotaryRefusal('bad-request', 'digest must be a base64 SHA-256 digest (32 bytes)');
       const result = await notary.timestamp(digest);
       return { token: toBase64(result.token), genTime: result.genTime, tsa: result.tsa };
     }),

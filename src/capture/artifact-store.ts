@@ -70,7 +70,7 @@ function metaSubject(name: string): string {
   const b64 = Buffer.from(name, 'utf8').toString('base64url');
   return `$O.${ARTIFACT_BUCKET}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
 }
-const digestOf = (bytes: Uint8Array) => DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url') + '=';
+const digestOf = (bytes: Uint8Array) => `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
 const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
 
 /** No answer (a timeout, no responders while a node is killed, JetStream briefly unavailable): worth asking again. */

@@ -317,7 +317,7 @@ export function createNetworkRecorder(
     },
     mainDocumentFailure() {
       const record = mainRequestId ? records.get(mainRequestId) : undefined;
-      if (!record || record.state !== 'failed') return undefined;
+      if (record?.state !== 'failed') return undefined;
       return { url: record.hops.at(-1)?.url ?? '', errorText: record.errorText ?? '' };
     },
     mainDocumentUrls() {

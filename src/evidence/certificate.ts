@@ -91,7 +91,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
 
   async function make(captureId: string): Promise<Uint8Array | null> {
     const row = await findCapture(deps.pool, captureId);
-    if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
+    if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
     const existing = await stored(captureId);
     if (existing) return existing;
     const wacz = await deps.artifacts.get(row.artifacts.wacz);

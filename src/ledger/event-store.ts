@@ -189,6 +189,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
 
     async append(subject, events, opts) {
       if (events.length === 0) return [];
+      // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
       const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const data = encodeCommit(sealed);
       const msgID = commitSlotId(subject, opts.expectedLastSeq);
@@ -207,6 +208,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
             if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
             const stored = storedOf(ack.seq, subject, original.data);
             if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+            // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
             return stored as StoredEvent<any>[];
           }
           return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));

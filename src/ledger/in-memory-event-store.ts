@@ -29,6 +29,7 @@ export function createInMemoryEventStore(): EventStore {
   return {
     async append(subject, events, opts) {
       if (events.length === 0) return [];
+      // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
       const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const slot = commitSlotId(subject, opts.expectedLastSeq);
       const taken = slots.get(slot);
@@ -36,6 +37,7 @@ export function createInMemoryEventStore(): EventStore {
         // A retry of a commit that landed gets it back; a rival for the slot is a conflict.
         const stored = commitOf(taken);
         if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+        // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
         return stored as StoredEvent<any>[];
       }
       const seqs = seqsOf(subject);

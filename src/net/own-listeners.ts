@@ -3,7 +3,7 @@
 // in tests, an intranet range in a deployment) would otherwise let a tenant capture its /metrics, which answers
 // loopback clients without a token, or any other answer the service gives only to itself.
 import { networkInterfaces } from 'node:os';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 import { parseIp } from './address-policy.js';
 
 export interface OwnListeners {

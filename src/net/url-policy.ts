@@ -34,6 +34,7 @@ const DEFAULT_RESOLVE_TIMEOUT_MS = 2_000;
 const ENCODED_PERCENT_ESCAPE = /%25[0-9a-f]{2}/i;
 const PERCENT_ESCAPE = /%[0-9a-f]{2}/gi;
 // WHATWG URL silently drops tabs/newlines and trims C0 controls; refuse them so what we store is what was sent.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<UrlCheckResult> {

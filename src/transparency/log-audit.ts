@@ -92,7 +92,7 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
   for (const fact of facts) {
     const record = parse(fact.leaf)!;
     const same = leavesByData.get(fact.leaf) ?? [];
-    same.forEach((l) => explained.add(l.index));
+    for (const l of same) explained.add(l.index);
     if (same.length === 1) continue;
     const subject = fact.captureId !== null ? `capture ${fact.captureId} (${where(fact)})` : `${describeRecord(record)} (${where(fact)})`;
     if (same.length > 1) {
@@ -104,7 +104,7 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
     const unexplained = others.filter((l) => !(factsByCapture.get(l.record.captureIdHash) ?? []).some((f) => f.leaf === l.data));
     if (unexplained.length > 0) {
       const l = unexplained[0]!;
-      unexplained.forEach((u) => explained.add(u.index));
+      for (const u of unexplained) explained.add(u.index);
       const what =
         l.record.bundleHash !== (record as { bundleHash: string }).bundleHash
           ? `the log's leaf ${l.index} says bundle ${l.record.bundleHash}, the ledger signed ${(record as { bundleHash: string }).bundleHash}`

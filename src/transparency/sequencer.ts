@@ -154,7 +154,7 @@ export async function loadLogSigner(origin: string, seedBase64: string | undefin
     }
   }
   const seed = fromBase64Strict(text.trim());
-  if (!seed || seed.byteLength !== 32) throw new Error('LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed');
+  if (seed?.byteLength !== 32) throw new Error('LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed');
   return noteSignerFromSeed(origin, seed);
 }
 

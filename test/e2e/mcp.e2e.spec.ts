@@ -237,7 +237,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
 
   it('refuses a missing or unknown key before MCP, as a JSON-RPC error carrying the REST 401 body', async () => {
     await assert.rejects(connect(null), (err: Error) => /Missing Authorization header/.test(err.message));
-    await assert.rejects(connect('svc_live_' + '0'.repeat(64)), (err: Error) => /Invalid or revoked API key/.test(err.message));
+    await assert.rejects(connect(`svc_live_${'0'.repeat(64)}`), (err: Error) => /Invalid or revoked API key/.test(err.message));
     const init = { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
     const r = await s.call('POST', '/mcp', { body: init, headers: { accept: 'application/json, text/event-stream' } });
     assert.equal(r.status, 401);

@@ -31,6 +31,7 @@ export function deciderSpecification<S, C extends Command, E, Replies extends Re
       };
       return {
         /** The command appends exactly `events` (and answers `reply`, when given). Returns the decision. */
+        // biome-ignore lint/suspicious/noThenProperty: given / when / then reads as the specification it is; this object is never awaited
         then(events: E[], ...reply: [R] | []): Decision<E, R> {
           const decision = decide();
           assert.deepEqual(decision.events, events);

@@ -177,7 +177,9 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
     say(`API trees hold all ${expected.length} leaves after ${viewCatchUpMs.join(', ')} ms`);
 
     const logged: string[] = [];
-    await readAllBatches(js, jsm, (_seq, batch) => batch.leaves.forEach((l) => logged.push(l.data)));
+    await readAllBatches(js, jsm, (_seq, batch) => {
+      for (const l of batch.leaves) logged.push(l.data);
+    });
     const tree = new MerkleTree();
     for (const leaf of expected) tree.appendLeaf(new TextEncoder().encode(leaf));
 

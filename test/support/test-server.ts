@@ -50,7 +50,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
 }
 
 export const assertProblem = (body: any, status: number): void => {
-  if (!body || body.type !== 'about:blank' || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
+  if (body?.type !== 'about:blank' || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
     throw new Error(`expected a spec 7.1 error body with status ${status}, got ${JSON.stringify(body)}`);
   }
 };
@@ -72,7 +72,7 @@ export function httpCall(url: string, method: string, headers: Record<string, st
       res.on('end', () => {
         const raw = Buffer.concat(chunks);
         const text = raw.toString('utf8');
-        let parsed: unknown = undefined;
+        let parsed: unknown ;
         try {
           parsed = JSON.parse(text);
         } catch {

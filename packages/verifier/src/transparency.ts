@@ -71,7 +71,7 @@ export async function parseNoteKey(text: string): Promise<NoteKey> {
   if (!m) throw new Error('a log verifier key is <name>+<hex key hash>+<base64 key>');
   const [, name, hashHex, keyB64] = m as unknown as [string, string, string, string];
   const key = fromBase64Strict(keyB64);
-  if (!key || key.length !== 33 || key[0] !== ED25519_TYPE) throw new Error('the log verifier key is not an Ed25519 note key');
+  if (key?.length !== 33 || key[0] !== ED25519_TYPE) throw new Error('the log verifier key is not an Ed25519 note key');
   const publicKey = key.subarray(1);
   const keyHash = await noteKeyHash(name, publicKey);
   if (hex(keyHash) !== hashHex) throw new Error('the log verifier key hash does not match its name and key');
@@ -98,7 +98,7 @@ export function parseCheckpointNote(note: string): OpenedCheckpoint & { body: st
   if (lines.length < 3 || !origin || !sizeText || !rootText) throw new Error('the checkpoint has no origin, tree size and root hash');
   if (!/^(0|[1-9]\d*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) throw new Error(`the checkpoint's tree size ${JSON.stringify(sizeText)} is not a decimal number`);
   const rootHash = fromBase64Strict(rootText);
-  if (!rootHash || rootHash.length !== 32) throw new Error("the checkpoint's root hash is not base64 of 32 bytes");
+  if (rootHash?.length !== 32) throw new Error("the checkpoint's root hash is not base64 of 32 bytes");
   return { origin, size: Number(sizeText), rootHash, body, signatures: note.slice(split + 2, -1).split('\n') };
 }
 
@@ -111,7 +111,7 @@ export async function noteSignedBy(note: string, key: NoteKey): Promise<boolean>
     const [name, b64] = line.slice(SIG_PREFIX.length).split(' ');
     if (name !== key.name || !b64) continue;
     const raw = fromBase64Strict(b64);
-    if (!raw || raw.length !== 68 || !bytesEqual(raw.subarray(0, 4), key.keyHash)) continue;
+    if (raw?.length !== 68 || !bytesEqual(raw.subarray(0, 4), key.keyHash)) continue;
     if (await ed25519Verify(key.publicKey, raw.subarray(4), utf8(body))) return true;
   }
   return false;

@@ -31,6 +31,7 @@ export interface McpTool {
   scope: Exclude<Scope, 'admin'> | null;
   output?: z.ZodType;
   annotations: ToolAnnotations;
+  // biome-ignore lint/suspicious/noExplicitAny: each tool's args are its own schema's output, parsed before run
   run(args: any, caller: Caller): Promise<ToolOutput>;
 }
 

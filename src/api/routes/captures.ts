@@ -11,7 +11,7 @@ import { parseByteRange } from '../byte-range.js';
 import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { binary, dateTime, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
+import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 

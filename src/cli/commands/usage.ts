@@ -66,7 +66,7 @@ with camelCase fields.`,
       const pool = await session.pool();
       const found = await readUsageReport(pool, period, tenantId ?? null);
       if (tenantId !== undefined && found.length === 0) {
-        throw new CliError(`no tenant '${tenantId}' in the projection`, 'Check the tenant id (`capture-ledger usage report --period ' + period + '` lists every tenant).');
+        throw new CliError(`no tenant '${tenantId}' in the projection`, `Check the tenant id (\`capture-ledger usage report --period ${period}\` lists every tenant).`);
       }
       const rows: UsageReportRow[] = found.map((row) => {
         const tier = row.tier ?? DEFAULT_TIER;

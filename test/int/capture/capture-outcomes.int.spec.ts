@@ -31,7 +31,12 @@ describe('capture outcomes decided by the role with the tenant actors (real nats
     owner = await connectNats(env.nats.url, 'api');
     worker = await connectNats(env.nats.url, 'worker');
     tenants = createTenantActors(createEventStore(owner.js, owner.jsm));
-    const sink = new Writable({ write: (chunk, _enc, done) => void (logged.push(JSON.parse(String(chunk))), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        logged.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     service = serveCaptureOutcomes(owner.nc, tenants, pino({ level: 'info' }, sink));
   });
   after(async () => {

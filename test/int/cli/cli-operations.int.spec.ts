@@ -135,7 +135,7 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
       const all = await s.call('GET', '/.well-known/signing-keys');
       assert.deepEqual(all.body.keys.map((k: any) => k.keyId).sort(), [old.keyId, out.keyId].sort());
 
-      const envKey = await cli(['signing', 'rotate'], { ...env, DATA_DIR: dataDir, SIGNING_KEY: 'A'.repeat(43) + '=' });
+      const envKey = await cli(['signing', 'rotate'], { ...env, DATA_DIR: dataDir, SIGNING_KEY: `${'A'.repeat(43)}=` });
       assert.equal(envKey.code, 1);
       assert.match(envKey.stderr, /SIGNING_KEY is set/);
     } finally {

@@ -42,18 +42,18 @@ describe('capture-ledger storage verify', () => {
       return object;
     };
     // Whole.
-    const a = 'cap_' + '1'.repeat(32);
+    const a = `cap_${'1'.repeat(32)}`;
     await complete('sv', { screenshot: await put(a, 'screenshot', new Uint8Array(300_000).fill(1)), html: await put(a, 'html', Buffer.from('<p>a</p>')) });
     // One object missing from storage.
-    const b = 'cap_' + '2'.repeat(32);
+    const b = `cap_${'2'.repeat(32)}`;
     await complete('sv', { screenshot: await put(b, 'screenshot', new Uint8Array(10).fill(2)), html: artifactObjectName(b, 'a1', 'html') });
     // One object whose chunk is gone: its meta names two chunks, one is stored.
-    const c = artifactObjectName('cap_' + '3'.repeat(32), 'a1', 'screenshot');
+    const c = artifactObjectName(`cap_${'3'.repeat(32)}`, 'a1', 'screenshot');
     const js = jetstream(s.server.nats.nc);
     await js.publish('$O.artifacts.C.lost-chunk', new Uint8Array(128 * 1024));
     const meta = { name: c, bucket: 'artifacts', nuid: 'lost-chunk', size: 256 * 1024, chunks: 2, digest: 'SHA-256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', mtime: new Date().toISOString(), deleted: false };
     await js.publish(`$O.artifacts.M.${Buffer.from(c).toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}`, JSON.stringify(meta));
-    await complete('sv', { screenshot: c, html: await put('cap_' + '3'.repeat(32), 'html', Buffer.from('<p>c</p>')) });
+    await complete('sv', { screenshot: c, html: await put(`cap_${'3'.repeat(32)}`, 'html', Buffer.from('<p>c</p>')) });
   });
   after(async () => s?.stop());
 

@@ -3,7 +3,7 @@
 // and stands for both the service (a listener the tenant must not reach) and a page it may capture.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
 import { startEgressProxy, type EgressProxy } from '../../../src/net/egress-proxy.js';

@@ -184,7 +184,7 @@ describe('the certificate carries the transparency-log proof', () => {
     assert.match(unpinned.checks.at(-1).detail, /included in the tree .* no log key was given/);
 
     // Another log's key: the checkpoint is not its.
-    const other = 'other.example/v1/log+' + (await otherKey());
+    const other = `other.example/v1/log+${await otherKey()}`;
     const wrong = await cli(['verify', file, ...trust, '--log-key', other], {});
     assert.equal(wrong.code, 1, wrong.stdout);
     assert.match(JSON.parse(wrong.stdout).checks.at(-1).detail, /not signed by the log key given/);

@@ -157,7 +157,10 @@ describe('actor runtime: turns and group commit', () => {
       }),
     );
     let answered = false;
-    const done = actors.execute(T, apiCalls(1), meta).then((r) => ((answered = true), r));
+    const done = actors.execute(T, apiCalls(1), meta).then((r) => {
+      answered = true;
+      return r;
+    });
     await settle();
     assert.equal(held, 1, 'the turn is at its append');
     assert.equal(answered, false);
@@ -304,7 +307,13 @@ describe('actor runtime: a turn that appends nothing is checked against the newe
   it('trusts a no-op or refusal decided on a state that is the newest', async () => {
     const store = createInMemoryEventStore();
     let lastReads = 0;
-    const actors = runtimeOver({ ...store, last: (s) => (lastReads++, store.last(s)) });
+    const actors = runtimeOver({
+      ...store,
+      last: (s) => {
+        lastReads++;
+        return store.last(s);
+      },
+    });
     await actors.execute(T, quota(5), meta);
     const before = lastReads;
     assert.deepEqual((await actors.execute(T, fail('cap_unknown'), meta)).reply, { applied: false });

@@ -152,9 +152,9 @@ describe("contract: the OpenAPI document's enumerations are the spec's", () => {
       ['2.8 scopes', at(['paths', '/v1/admin/keys', 'post', 'requestBody', 'content', 'application/json', 'schema', '.scopes', 'items']).enum, ['capture', 'read', 'admin']],
       ['4.11 include', param('/v1/admin/keys', 'get', 'include').enum, ['revoked']],
       ['2.9 events', at(['paths', '/v1/webhooks', 'post', 'requestBody', 'content', 'application/json', 'schema', '.events', 'items']).enum, ['capture.complete', 'capture.failed']],
-      ['7.1 type', (doc.components?.schemas?.Problem as any).properties.type.const ?? (doc.components?.schemas?.Problem as any).properties.type.enum?.[0], 'about:blank'],
-      ['7.3 limitType', (doc.components?.schemas?.Problem as any).properties.limitType.enum, ['tenant', 'quota', 'schedules']],
-      ['7.3 quota.resource', (doc.components?.schemas?.Problem as any).properties.quota.properties.resource.enum, ['captures', 'storage']],
+      ['7.1 type', (doc.components!.schemas!.Problem as any).properties.type.const ?? (doc.components!.schemas!.Problem as any).properties.type.enum?.[0], 'about:blank'],
+      ['7.3 limitType', (doc.components!.schemas!.Problem as any).properties.limitType.enum, ['tenant', 'quota', 'schedules']],
+      ['7.3 quota.resource', (doc.components!.schemas!.Problem as any).properties.quota.properties.resource.enum, ['captures', 'storage']],
       ['6.1 event types', Object.keys((doc as any).webhooks ?? {}).sort(), ['capture.complete', 'capture.failed', 'ping']],
     ];
     for (const [what, actual, expected] of pinned) assert.deepEqual(actual, expected, `spec ${what}`);

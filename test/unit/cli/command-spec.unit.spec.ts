@@ -61,9 +61,9 @@ describe('command argument parsing', () => {
     assert.equal(usageLine(spec), 'usage: capture-ledger things do FILE --tenant T [--format FORMAT] [--ca PEM]... [--all] [--limit N]');
     const help = helpText(spec);
     assert.match(help, /^usage: capture-ledger things do FILE/);
-    assert.match(help, /  --format FORMAT  output \(one of: csv, json; default: csv\)\n/);
-    assert.match(help, /  --tenant T       the tenant \(required\)\n/);
-    assert.match(help, /  -h, --help       show this help\n/);
-    assert.match(help, /examples:\n  capture-ledger things do x --tenant a\n$/);
+    assert.match(help, / {2}--format FORMAT {2}output \(one of: csv, json; default: csv\)\n/);
+    assert.match(help, / {2}--tenant T {7}the tenant \(required\)\n/);
+    assert.match(help, / {2}-h, --help {7}show this help\n/);
+    assert.match(help, /examples:\n {2}capture-ledger things do x --tenant a\n$/);
   });
 });

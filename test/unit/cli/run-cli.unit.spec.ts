@@ -109,8 +109,8 @@ describe('command helpers', () => {
     };
     const text = formatAuditReport(report, false);
     assert.match(text, /^audit of tenant acme: DIVERGENCE\n/);
-    assert.match(text, /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n    captures cap_1: status is "pending" in the projection but "complete" from the log\n/);
+    assert.match(text, /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n {4}captures cap_1: status is "pending" in the projection but "complete" from the log\n/);
     assert.match(text, /1 more divergence; run with --all to list them\n$/);
-    assert.match(formatAuditReport(report, true), /divergence 2 in the projection, explained by no event\n    api_keys k: the projection has this row but no event of the tenant creates it\n$/);
+    assert.match(formatAuditReport(report, true), /divergence 2 in the projection, explained by no event\n {4}api_keys k: the projection has this row but no event of the tenant creates it\n$/);
   });
 });

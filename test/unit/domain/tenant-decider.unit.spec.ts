@@ -113,7 +113,7 @@ describe('tenant decider: SubmitCaptures (quota admission)', () => {
   it('checks a batch as a whole: refused with `requested` when it does not fit, admitted when it does', () => {
     const full = [overrides(10), submitted(8)] as const;
     const err = given(...full).when(batch(3)).thenThrows({ status: 429, detail: 'This batch needs 3 captures but only 2' });
-    assert.equal((err.extras.body?.quota as { requested: number }).requested, 3);
+    assert.equal((err.extras.body!.quota as { requested: number }).requested, 3);
     assert.deepEqual(given(...full).when(batch(2)).then([{ type: 'capture.submitted', data: { captures: caps(2), period: '2026-11', source: 'batch' } }]).reply, {
       limit: 10,
       used: 10,
@@ -125,7 +125,7 @@ describe('tenant decider: SubmitCaptures (quota admission)', () => {
     const err = given(overrides(null, 100), submitted(1, '2026-11', 'cap_s'), { type: 'capture.completed', data: completion('cap_s_0', 150) })
       .when(single())
       .thenThrows({ status: 429, detail: 'storage quota' });
-    assert.equal((err.extras.body?.quota as { resource: string }).resource, 'storage');
+    assert.equal((err.extras.body!.quota as { resource: string }).resource, 'storage');
   });
 
   it('starts a new month at zero', () => {
