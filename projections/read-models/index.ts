@@ -130,7 +130,13 @@ export async function readTenantReadModelRows(q: Sql, tenantId: string): Promise
 }
 
 /** Every table comparison the read models make, in list order: the fold's rows against the projection's, and the actor's view. */
-export function compareTenantReadModels(folds: TenantReadModelFolds, rows: TenantReadModelRows, actor: TenantState): TableComparison[] {
+export function compareTenantReadModels(
+  folds: TenantReadModelFolds,
+  rows: TenantReadModelRows,
+  actor: TenantState,
+): TableComparison[] {
   const byName = <T>(record: object, name: string) => (record as Record<string, T>)[name]!;
-  return AUDITED.flatMap((m) => (m.audit as ReadModelAudit<unknown, unknown>).compare(byName(folds, m.name), byName(rows, m.name), actor));
+  return AUDITED.flatMap((m) =>
+    (m.audit as ReadModelAudit<unknown, unknown>).compare(byName(folds, m.name), byName(rows, m.name), actor),
+  );
 }

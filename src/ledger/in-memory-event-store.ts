@@ -1,5 +1,12 @@
 import { type EventEnvelope, sealChain } from './envelope.js';
-import { commitSlotId, ConcurrencyConflictError, encodeCommit, type EventStore, type StoredEvent, storedOf } from './event-store.js';
+import {
+  commitSlotId,
+  ConcurrencyConflictError,
+  encodeCommit,
+  type EventStore,
+  type StoredEvent,
+  storedOf,
+} from './event-store.js';
 
 /**
  * The EventStore in memory, behind the same interface and contract as the JetStream one
@@ -41,7 +48,8 @@ export function createInMemoryEventStore(): EventStore {
         return stored as StoredEvent<any>[];
       }
       const seqs = seqsOf(subject);
-      if ((seqs.at(-1) ?? 0) !== opts.expectedLastSeq) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+      if ((seqs.at(-1) ?? 0) !== opts.expectedLastSeq)
+        throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
       commits.push({ subject, data: encodeCommit(sealed) });
       const seq = commits.length;
       bySubject.set(subject, [...seqs, seq]);
@@ -59,7 +67,8 @@ export function createInMemoryEventStore(): EventStore {
     },
 
     async commitAt(subject, seq) {
-      if (!Number.isSafeInteger(seq) || seq < 1 || seq > commits.length || commits[seq - 1]!.subject !== subject) return null;
+      if (!Number.isSafeInteger(seq) || seq < 1 || seq > commits.length || commits[seq - 1]!.subject !== subject)
+        return null;
       return commitOf(seq);
     },
 

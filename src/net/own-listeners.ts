@@ -20,7 +20,9 @@ function isLocal(addr: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   const range = addr.range();
   if (range === 'loopback' || range === 'unspecified') return true;
   const text = addr.toNormalizedString();
-  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((i) => parseIp(i.address)?.toNormalizedString() === text));
+  return Object.values(networkInterfaces()).some((list) =>
+    (list ?? []).some((i) => parseIp(i.address)?.toNormalizedString() === text),
+  );
 }
 
 export function createOwnListeners(): OwnListeners {

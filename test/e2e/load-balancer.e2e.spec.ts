@@ -49,7 +49,10 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
       TRUST_PROXY: '1',
     };
     const ports: [number, number] = [await freePort(), await freePort()];
-    apis = [await startServiceProcess({ ...env, ROLES: 'api,projector' }, ports[0]), await startServiceProcess({ ...env, ROLES: 'api' }, ports[1])];
+    apis = [
+      await startServiceProcess({ ...env, ROLES: 'api,projector' }, ports[0]),
+      await startServiceProcess({ ...env, ROLES: 'api' }, ports[1]),
+    ];
 
     const lbPort = await freePort();
     const dir = join(infra.dir, 'nginx');
@@ -71,20 +74,29 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
         'events { worker_connections 256; }',
         'http {',
         '  access_log off;',
-        ...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t === 'body' ? 'client_body' : t}_temp_path ${join(dir, t)};`),
+        ...['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+          (t) => `  ${t === 'body' ? 'client_body' : t}_temp_path ${join(dir, t)};`,
+        ),
         `  include ${join(dir, 'lb.conf')};`,
         '}',
       ].join('\n'),
     );
     // ops/install-deps.sh installs Debian's nginx for `make test`.
-    nginx = spawn(existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    nginx = spawn(
+      existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx',
+      ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     nginx.stdout!.on('data', (c) => (nginxLog += c));
     nginx.stderr!.on('data', (c) => (nginxLog += c));
     lb = `http://127.0.0.1:${lbPort}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (nginx.exitCode !== null) throw new Error(`nginx exited with ${nginx.exitCode}: ${nginxLog}`);
-      const ok = await fetch(`${lb}/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${lb}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`nginx never answered /health: ${nginxLog}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -103,11 +115,29 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
 
   it('counts a client by its real address whatever X-Forwarded-For it sends (operator key limit: 5 per 60 s)', async () => {
     const attempt = (i: number, from: string) =>
-      httpCall(`${lb}/v1/admin/keys`, 'POST', { authorization: 'Bearer not-the-admin-key-000000', 'content-type': 'application/json', 'x-forwarded-for': `203.0.113.${i}, 198.51.100.${i}` }, JSON.stringify({ tenantId: 'lb', scopes: ['read'], name: 'k' }), from);
+      httpCall(
+        `${lb}/v1/admin/keys`,
+        'POST',
+        {
+          authorization: 'Bearer not-the-admin-key-000000',
+          'content-type': 'application/json',
+          'x-forwarded-for': `203.0.113.${i}, 198.51.100.${i}`,
+        },
+        JSON.stringify({ tenantId: 'lb', scopes: ['read'], name: 'k' }),
+        from,
+      );
     const statuses: number[] = [];
     for (let i = 1; i <= 8; i++) statuses.push((await attempt(i, '127.0.0.1')).status);
-    assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401], `the first five are judged on their key: ${statuses}`);
-    assert.deepEqual(statuses.slice(5), [429, 429, 429], `every forged address after the fifth is the same client: ${statuses}`);
+    assert.deepEqual(
+      statuses.slice(0, 5),
+      [401, 401, 401, 401, 401],
+      `the first five are judged on their key: ${statuses}`,
+    );
+    assert.deepEqual(
+      statuses.slice(5),
+      [429, 429, 429],
+      `every forged address after the fifth is the same client: ${statuses}`,
+    );
     // Another real address is another client: the APIs do count what nginx saw, not nginx's own address.
     assert.equal((await attempt(9, '127.0.0.7')).status, 401);
   });
@@ -115,7 +145,17 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
   it('passes the real client address through to the API processes', async () => {
     // The per-IP limit of unauthenticated requests is keyed by the same address; a spoofed header from a
     // fresh real address starts a fresh count, which the first test could not show for its own address.
-    const r = await httpCall(`${lb}/v1/admin/keys`, 'POST', { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'x-forwarded-for': '127.0.0.1' }, JSON.stringify({ tenantId: 'lb', scopes: ['read'], name: 'k' }), '127.0.0.8');
-    assert.equal(r.status, 201, `a forged X-Forwarded-For naming the exhausted address does not borrow its count: ${r.text}`);
+    const r = await httpCall(
+      `${lb}/v1/admin/keys`,
+      'POST',
+      { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'x-forwarded-for': '127.0.0.1' },
+      JSON.stringify({ tenantId: 'lb', scopes: ['read'], name: 'k' }),
+      '127.0.0.8',
+    );
+    assert.equal(
+      r.status,
+      201,
+      `a forged X-Forwarded-For naming the exhausted address does not borrow its count: ${r.text}`,
+    );
   });
 });

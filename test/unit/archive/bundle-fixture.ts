@@ -37,7 +37,9 @@ export function sampleExchanges(): NetworkExchange[] {
         ['set-cookie', 'a=1'],
         ['set-cookie', 'b=2'],
       ],
-      body: Buffer.from('<html><head><title>Example</title><link rel=stylesheet href=/s.css></head><body>Hi</body></html>'),
+      body: Buffer.from(
+        '<html><head><title>Example</title><link rel=stylesheet href=/s.css></head><body>Hi</body></html>',
+      ),
       remoteAddress: '93.184.216.34',
       startedAt: '2024-05-01T10:00:00.500Z',
     },
@@ -48,7 +50,10 @@ export function sampleExchanges(): NetworkExchange[] {
       status: 200,
       statusText: '',
       httpVersion: 'HTTP/1.1',
-      responseHeaders: [['Content-Type', 'text/css'], ['Transfer-Encoding', 'chunked']],
+      responseHeaders: [
+        ['Content-Type', 'text/css'],
+        ['Transfer-Encoding', 'chunked'],
+      ],
       body: Buffer.from('body { color: red }'),
       startedAt: '2024-05-01T10:00:00.700Z',
     },
@@ -67,7 +72,9 @@ export function sampleExchanges(): NetworkExchange[] {
   ];
 }
 
-export function sampleCapture(overrides: Partial<Omit<FinishedCapture, 'page'>> & { page?: Partial<RecordedPage> } = {}): FinishedCapture {
+export function sampleCapture(
+  overrides: Partial<Omit<FinishedCapture, 'page'>> & { page?: Partial<RecordedPage> } = {},
+): FinishedCapture {
   const { page, ...capture } = overrides;
   return {
     captureId: 'cap_0123456789abcdef0123456789abcdef',
@@ -88,20 +95,27 @@ export function sampleCapture(overrides: Partial<Omit<FinishedCapture, 'page'>> 
 }
 
 /** makeBundle with a notary that holds its key here (localNotary), which always makes one. */
-export async function signedBundle(capture: FinishedCapture, notary: Notary, options?: MakeBundleOptions): Promise<SignedBundle> {
+export async function signedBundle(
+  capture: FinishedCapture,
+  notary: Notary,
+  options?: MakeBundleOptions,
+): Promise<SignedBundle> {
   const bundle = await makeBundle(capture, notary, options);
   if (!bundle) throw new Error('the notary made no bundle');
   return bundle;
 }
 
 /** RFC 8032 test vector 1 seed; any fixed seed would do. */
-export const TEST_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex').toString(
-  'base64',
-);
+export const TEST_SEED = Buffer.from(
+  '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+  'hex',
+).toString('base64');
 export const testKey = () => signingKeyFromSeed(TEST_SEED);
 export const publishedKeys = () => {
   const key = testKey();
-  return [{ keyId: key.keyId, algorithm: 'Ed25519', publicKey: key.publicKeyBase64, archivedAt: '2024-01-01T00:00:00Z' }];
+  return [
+    { keyId: key.keyId, algorithm: 'Ed25519', publicKey: key.publicKeyBase64, archivedAt: '2024-01-01T00:00:00Z' },
+  ];
 };
 
 export function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
@@ -121,7 +135,9 @@ export function writeJson(files: Record<string, Uint8Array>, path: string, value
 }
 
 /** Central-directory entries of a zip: name and compression method (0 = STORED). */
-export function zipEntries(bytes: Uint8Array): Array<{ name: string; method: number; compressedSize: number; size: number }> {
+export function zipEntries(
+  bytes: Uint8Array,
+): Array<{ name: string; method: number; compressedSize: number; size: number }> {
   const view = Buffer.from(bytes);
   let end = view.length - 22;
   while (end >= 0 && view.readUInt32LE(end) !== 0x06054b50) end--;

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/cli-io.js';
-import { type CommandSpec, helpText, intOpt, listOpt, parseCommandArgs, stringOpt, usageLine } from '../../../src/cli/command-spec.js';
+import {
+  type CommandSpec,
+  helpText,
+  intOpt,
+  listOpt,
+  parseCommandArgs,
+  stringOpt,
+  usageLine,
+} from '../../../src/cli/command-spec.js';
 
 const spec: CommandSpec = {
   path: ['things', 'do'],
@@ -47,7 +55,12 @@ describe('command argument parsing', () => {
       [['f', 'g', '--tenant', 'a'], /unexpected argument 'g'/],
       [['f', '--tenant', 'a', '--all=yes'], /does not take an argument/],
     ];
-    for (const [argv, message] of cases) assert.throws(() => parse(argv), (err: Error) => err instanceof UsageError && message.test(err.message), argv.join(' '));
+    for (const [argv, message] of cases)
+      assert.throws(
+        () => parse(argv),
+        (err: Error) => err instanceof UsageError && message.test(err.message),
+        argv.join(' '),
+      );
   });
 
   it('checks whole-number options', () => {
@@ -58,7 +71,10 @@ describe('command argument parsing', () => {
   });
 
   it('renders the usage line and help from the declaration', () => {
-    assert.equal(usageLine(spec), 'usage: capture-ledger things do FILE --tenant T [--format FORMAT] [--ca PEM]... [--all] [--limit N]');
+    assert.equal(
+      usageLine(spec),
+      'usage: capture-ledger things do FILE --tenant T [--format FORMAT] [--ca PEM]... [--all] [--limit N]',
+    );
     const help = helpText(spec);
     assert.match(help, /^usage: capture-ledger things do FILE/);
     assert.match(help, / {2}--format FORMAT {2}output \(one of: csv, json; default: csv\)\n/);
