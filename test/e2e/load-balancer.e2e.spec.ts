@@ -13,15 +13,25 @@ import { httpCall } from '../support/test-server.js';
 const ADMIN = 'lb-admin-key-0123456789';
 
 /** ops/nginx/lb.conf with its compose names and ports replaced by loopback ones; throws if the file changed shape. */
-async function templatedLbConf(lbPort: number, apiPorts: [number, number]): Promise<string> {
+interface LbPorts {
+  lb: number;
+  replay: number;
+  apis: [number, number];
+  replays: [number, number];
+}
+
+async function templatedLbConf(ports: LbPorts): Promise<string> {
   let conf = await readFile(join(projectRoot, 'ops', 'nginx', 'lb.conf'), 'utf8');
   const swap = (from: string, to: string) => {
     assert.ok(conf.includes(from), `ops/nginx/lb.conf no longer contains "${from}"; update this test's template`);
     conf = conf.replace(from, to);
   };
-  swap('server api-1:8080', `server 127.0.0.1:${apiPorts[0]}`);
-  swap('server api-2:8080', `server 127.0.0.1:${apiPorts[1]}`);
-  swap('listen 8080;', `listen 127.0.0.1:${lbPort};`);
+  swap('server api-1:8080', `server 127.0.0.1:${ports.apis[0]}`);
+  swap('server api-2:8080', `server 127.0.0.1:${ports.apis[1]}`);
+  swap('listen 8080;', `listen 127.0.0.1:${ports.lb};`);
+  swap('server api-1:8081', `server 127.0.0.1:${ports.replays[0]}`);
+  swap('server api-2:8081', `server 127.0.0.1:${ports.replays[1]}`);
+  swap('listen 8081;', `listen 127.0.0.1:${ports.replay};`);
   return conf;
 }
 
@@ -36,6 +46,7 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
   let nginx: ChildProcess | undefined;
   let nginxLog = '';
   let lb: string;
+  let replay: string;
 
   before(async () => {
     infra = await startInfra();
@@ -48,13 +59,29 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
       DATA_DIR: infra.dir,
       TRUST_PROXY: '1',
     };
-    const ports: [number, number] = [await freePort(), await freePort()];
+    const ports: LbPorts = {
+      lb: await freePort(),
+      replay: await freePort(),
+      apis: [await freePort(), await freePort()],
+      replays: [await freePort(), await freePort()],
+    };
+    // As docker-compose.yml: clients know the balancer's two origins; each API serves its replay listener too.
+    const origins = {
+      PUBLIC_BASE_URL: `http://localhost:${ports.lb}`,
+      REPLAY_ORIGIN: `http://127.0.0.1:${ports.replay}`,
+    };
     apis = [
-      await startServiceProcess({ ...env, ROLES: 'api,projector' }, ports[0]),
-      await startServiceProcess({ ...env, ROLES: 'api' }, ports[1]),
+      await startServiceProcess(
+        { ...env, ...origins, ROLES: 'api,projector', REPLAY_PORT: String(ports.replays[0]) },
+        ports.apis[0],
+      ),
+      await startServiceProcess(
+        { ...env, ...origins, ROLES: 'api', REPLAY_PORT: String(ports.replays[1]) },
+        ports.apis[1],
+      ),
     ];
+    replay = origins.REPLAY_ORIGIN;
 
-    const lbPort = await freePort();
     const dir = join(infra.dir, 'nginx');
     await mkdir(dir, { recursive: true });
     // nginx's workers may run as nobody: their temp directories must be theirs to write.
@@ -64,7 +91,7 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
     }
     await chmod(infra.dir, 0o755);
     await chmod(dir, 0o755);
-    await writeFile(join(dir, 'lb.conf'), await templatedLbConf(lbPort, ports));
+    await writeFile(join(dir, 'lb.conf'), await templatedLbConf(ports));
     await writeFile(
       join(dir, 'nginx.conf'),
       [
@@ -89,7 +116,7 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
     );
     nginx.stdout!.on('data', (c) => (nginxLog += c));
     nginx.stderr!.on('data', (c) => (nginxLog += c));
-    lb = `http://127.0.0.1:${lbPort}`;
+    lb = `http://127.0.0.1:${ports.lb}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (nginx.exitCode !== null) throw new Error(`nginx exited with ${nginx.exitCode}: ${nginxLog}`);
@@ -157,5 +184,13 @@ describe('nginx (ops/nginx/lb.conf) in front of two API processes', () => {
       201,
       `a forged X-Forwarded-For naming the exhausted address does not borrow its count: ${r.text}`,
     );
+  });
+
+  it('serves the replay origin on its own port: the viewer, and nothing of the API', async () => {
+    const viewer = await fetch(`${replay}/replay/ui.js`);
+    assert.equal(viewer.status, 200);
+    assert.match(viewer.headers.get('content-type') ?? '', /javascript/);
+    assert.equal((await fetch(`${replay}/v1/captures`)).status, 404, 'the replay origin answers no API route');
+    assert.equal((await fetch(`${lb}/replay/ui.js`)).status, 404, "the API's origin serves no replay");
   });
 });
