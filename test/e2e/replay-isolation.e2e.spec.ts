@@ -8,6 +8,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/capture/browser
 import { captureUntilComplete } from '../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
+import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
  * Issue 28 §1: an archived page's scripts must not run on the verifier's origin. A hostile page is captured through
@@ -219,14 +220,7 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     // The verifier in the page is the service's, not the archived page's: a tampered bundle is still refused.
     const files = unzip((await s.call('GET', `/v1/captures/${hostileId}/artifacts/wacz`)).raw);
     files['pages/pages.jsonl'] = Buffer.concat([Buffer.from(files['pages/pages.jsonl']!), Buffer.from('\n')]);
-    await page.evaluate((base64: string) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([bytes], 'tampered.wacz', { type: 'application/wacz+zip' }));
-      document
-        .getElementById('drop')!
-        .dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    }, rezip(files).toString('base64'));
+    await dropOnVerifyPage(page, 'tampered.wacz', 'application/wacz+zip', rezip(files));
     await page.waitForFunction(
       () => /in this browser:/.test(document.getElementById('local-verdict')?.textContent ?? ''),
       { timeout: 120_000 },

@@ -10,6 +10,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/capture/browser
 import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
+import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
  * The verification page in the real Chromium (README, "Verification page"): it names the captured URL; at 375,
@@ -177,15 +178,7 @@ describe('verification page in Chromium', () => {
 
       const files = unzip(wacz);
       files['pages/pages.jsonl'] = Buffer.concat([Buffer.from(files['pages/pages.jsonl']!), Buffer.from('\n')]);
-      // Dropped on the page as a visitor would: a drop event carrying the file.
-      await page.evaluate((base64: string) => {
-        const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-        const transfer = new DataTransfer();
-        transfer.items.add(new File([bytes], 'tampered.wacz', { type: 'application/wacz+zip' }));
-        document
-          .getElementById('drop')!
-          .dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-      }, rezip(files).toString('base64'));
+      await dropOnVerifyPage(page, 'tampered.wacz', 'application/wacz+zip', rezip(files));
       await page.waitForFunction(
         () =>
           /tampered\.wacz/.test(document.getElementById('local-verdict')?.textContent ?? '') &&

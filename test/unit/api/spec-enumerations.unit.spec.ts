@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SignedBundle } from '../../../src/archive/bundle.js';
-import { localNotary } from '../../../src/archive/notary.js';
-import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
-import { createTsaClient } from '../../../src/archive/tsa-client.js';
+import type { LocalTsa } from '../../../src/archive/local-tsa.js';
 import type { TypedApp } from '../../../src/api/app.js';
 import { verificationSchema } from '../../../src/api/routes/verification.js';
 import { SPEC_CHECK_NAMES, verificationResult } from '../../../src/application/verification-result.js';
@@ -16,12 +11,12 @@ import type { CaptureRow } from '../../../projections/read-models/captures.js';
 import { openApiApp } from '../../support/openapi-document.js';
 import type { OpenApiDoc } from '../../support/openapi-check.js';
 import {
-  publishedKeys,
+  bundlesOfBothVersions,
+  closeBundlesOfBothVersions,
+  type publishedKeys,
   readJson,
   rezip,
   sampleCapture,
-  signedBundle,
-  testKey,
   unzip,
   writeJson,
 } from '../archive/bundle-fixture.js';
@@ -77,19 +72,9 @@ describe('contract: the verification result of spec 2.6', () => {
   let options: { keys: ReturnType<typeof publishedKeys>; tsaCaCertsPem: string[] };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'spec-enumerations-'));
-    tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
-    options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    v1 = await signedBundle(sampleCapture(), localNotary(testKey()));
-    v2 = await signedBundle(
-      sampleCapture(),
-      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
-    );
+    ({ dir, tsa, v1, v2, options } = await bundlesOfBothVersions('spec-enumerations-'));
   });
-  after(async () => {
-    await tsa.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => closeBundlesOfBothVersions({ dir, tsa }));
 
   const names = (r: { checks: Array<{ name: string }> }) => r.checks.map((c) => c.name);
 

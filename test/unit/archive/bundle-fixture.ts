@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import type { NetworkExchange } from '../../../src/domain/network-exchange.js';
 import { makeBundle, type MakeBundleOptions, type SignedBundle } from '../../../src/archive/bundle.js';
 import type { FinishedCapture, RecordedPage } from '../../../src/archive/finished-capture.js';
-import type { Notary } from '../../../src/archive/notary.js';
+import { localNotary, type Notary } from '../../../src/archive/notary.js';
+import { type LocalTsa, startLocalTsa } from '../../../src/archive/local-tsa.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 
 /** Test data for the archive module: a small page as the browser saw it, and zip helpers. */
@@ -163,4 +168,30 @@ export function zipEntries(
 /** The WARC record text (headers + block) at a CDXJ offset/length inside data.warc.gz. */
 export function recordAt(warcGz: Uint8Array, offset: number, length: number): string {
   return gunzipSync(Buffer.from(warcGz.subarray(offset, offset + length))).toString('latin1');
+}
+
+/** The sample capture as a v0.1.0 bundle and as a v0.2.0 bundle time-stamped by a local TSA, with what verifies them. */
+export interface BothVersions {
+  dir: string;
+  tsa: LocalTsa;
+  v1: SignedBundle;
+  v2: SignedBundle;
+  options: { keys: ReturnType<typeof publishedKeys>; tsaCaCertsPem: string[] };
+}
+
+export async function bundlesOfBothVersions(prefix: string): Promise<BothVersions> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
+  return {
+    dir,
+    tsa,
+    options: { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] },
+    v1: await signedBundle(sampleCapture(), localNotary(testKey())),
+    v2: await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) })),
+  };
+}
+
+export async function closeBundlesOfBothVersions(f: Pick<BothVersions, 'dir' | 'tsa'>): Promise<void> {
+  await f.tsa.close();
+  await rm(f.dir, { recursive: true, force: true });
 }

@@ -6,18 +6,17 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nacl from 'tweetnacl';
 import type { SignedBundle } from '../../../src/archive/bundle.js';
-import { localNotary } from '../../../src/archive/notary.js';
 import { canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { verifyBundle, type VerificationResult } from '../../../packages/verifier/src/index.js';
 import {
-  publishedKeys,
+  bundlesOfBothVersions,
+  closeBundlesOfBothVersions,
+  type publishedKeys,
   readJson,
   rezip,
-  sampleCapture,
-  signedBundle,
   testKey,
   unzip,
   writeJson,
@@ -35,20 +34,9 @@ describe('signed bundle: build → verify', () => {
   let options: { keys: ReturnType<typeof publishedKeys>; tsaCaCertsPem: string[] };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bundle-verifier-'));
-    tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
-    options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    v1 = await signedBundle(sampleCapture(), localNotary(testKey()));
-    v2 = await signedBundle(
-      sampleCapture(),
-      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
-    );
+    ({ dir, tsa, v1, v2, options } = await bundlesOfBothVersions('bundle-verifier-'));
   });
-
-  after(async () => {
-    await tsa.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => closeBundlesOfBothVersions({ dir, tsa }));
 
   it('v0.1.0 (no timestamper) verifies with three passing checks', async () => {
     assert.equal(v1.ref.version, '0.1.0');
