@@ -174,12 +174,19 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         .map(([name, ...sources]) => [name!, sources]),
     );
     assert.deepEqual(directives.get('default-src'), ["'none'"], csp);
+    // Frames: only the replay origin, which is never this one (issue 28 §1: archived pages run there).
+    const frames = directives.get('frame-src') ?? [];
+    assert.equal(frames.length, 1, csp);
+    assert.notEqual(new URL(frames[0]!).origin, new URL(s.baseUrl).origin, 'the replay is framed from another origin');
+    directives.delete('frame-src');
     for (const [name, sources] of directives) {
       for (const source of sources) {
         assert.ok(/^'(none|self)'$|^'nonce-[A-Za-z0-9+/=]+'$/.test(source), `${name} allows ${source}: ${csp}`);
       }
     }
-    assert.ok(!/\b(src|href)=["']?(https?:)?\/\//i.test(raw.text), 'no absolute asset URLs in the page');
+    // Absolute URLs: only the replay frame's, on the replay origin the CSP names.
+    const html = raw.text.replace(`src="${frames[0]}/`, 'src="/');
+    assert.ok(!/\b(src|href)=["']?(https?:)?\/\//i.test(html), 'no absolute asset URLs in the page');
 
     const chromium: LaunchedChromium = await launchChromium();
     try {
@@ -228,7 +235,11 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         requests.some((r) => new URL(r.url).pathname === verifyPath && /application\/json/.test(r.accept)),
         JSON.stringify(requests),
       );
-      for (const r of requests) assert.equal(new URL(r.url).origin, origin, `the page requested ${r.url}`);
+      // Nothing from elsewhere: this origin, and the replay frame's own origin.
+      const replayOrigin = new URL(frames[0]!).origin;
+      for (const r of requests) {
+        assert.ok([origin, replayOrigin].includes(new URL(r.url).origin), `the page requested ${r.url}`);
+      }
 
       // The same page says so when the stored bundle was altered.
       const files = unzip(first.original);
