@@ -2,12 +2,12 @@
 SHELL := /bin/bash
 export DATA_DIR ?= ./data
 
-.PHONY: run cluster test test-unit test-int bench build deps clean
+.PHONY: run cluster test test-unit test-int lint format bench build deps clean
 
 # nginx is a test-only dependency (the load-balancer test): run, cluster and bench do not install it.
 INSTALL_DEPS ?= test
 run cluster bench build: INSTALL_DEPS := run
-test test-unit test-int: INSTALL_DEPS := test
+test test-unit test-int lint format: INSTALL_DEPS := test
 
 deps:
 	@INSTALL_DEPS=$(INSTALL_DEPS) bash ops/install-deps.sh
@@ -22,7 +22,9 @@ run: build
 cluster: build
 	@node dist/src/cluster-main.js
 
+# Formatting and lint first (biome.jsonc): an unformatted file or a lint error fails `make test`.
 test: deps
+	@npx biome ci .
 	@npx tsc -p tsconfig.test.json
 	@npm run --silent test:unit
 	@npm run --silent test:int
@@ -32,6 +34,13 @@ test-unit: deps
 
 test-int: deps
 	@npm run --silent test:int
+
+lint: deps
+	@npx biome ci .
+
+# Formats the tree and applies the linter's safe fixes.
+format: deps
+	@npx biome check --write .
 
 bench: build
 	@node --import tsx bench/run.ts

@@ -21,7 +21,11 @@ export async function admissionBench(): Promise<BenchLine[]> {
     const payload = new TextEncoder().encode(JSON.stringify({ type: 'capture.submitted', pad: 'x'.repeat(400) }));
     const actors = createTenantActors(createEventStore(nats.js, nats.jsm));
     for (let t = 0; t < tenants; t++) {
-      await actors.execute(`bench${t}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } }, ctx);
+      await actors.execute(
+        `bench${t}`,
+        { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } },
+        ctx,
+      );
     }
 
     // Baseline: raw publishes (await each ack), the same concurrency shape: one sequential stream per tenant.
@@ -35,7 +39,14 @@ export async function admissionBench(): Promise<BenchLine[]> {
     const viaActors = async () => {
       await Promise.all(
         Array.from({ length: tenants * perTenant }, (_, i) =>
-          actors.execute(`bench${i % tenants}`, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
+          actors.execute(
+            `bench${i % tenants}`,
+            {
+              type: 'SubmitCaptures',
+              data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+            },
+            ctx,
+          ),
         ),
       );
     };

@@ -42,7 +42,9 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
         captures: count,
         serviceNode: round(ours.root ?? 0),
         serviceChromium: round(chromium(ours)),
-        serviceOther: round(sum(ours, (kind) => kind !== 'root' && !kind.startsWith('chromium') && !kind.startsWith('thread:'))),
+        serviceOther: round(
+          sum(ours, (kind) => kind !== 'root' && !kind.startsWith('chromium') && !kind.startsWith('thread:')),
+        ),
         serviceTotal: round(sum(ours, (kind) => !kind.startsWith('thread:'))),
         bareChromium: round(chromium(theirs)),
         ratio: round(sum(ours, (kind) => !kind.startsWith('thread:')) / chromium(theirs), 2),
@@ -53,13 +55,24 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
     }
     if (process.env.BENCH_CPU_SERVICE_ONLY) return lines;
     const idle = service.idle!;
-    lines.push({ figure: 'CPU ms per second, idle', serviceNode: round(idle.root ?? 0, 1), serviceTotal: round(sum(idle, (kind) => !kind.startsWith('thread:')), 1), service: roundAll(idle) });
+    lines.push({
+      figure: 'CPU ms per second, idle',
+      serviceNode: round(idle.root ?? 0, 1),
+      serviceTotal: round(
+        sum(idle, (kind) => !kind.startsWith('thread:')),
+        1,
+      ),
+      service: roundAll(idle),
+    });
     const poll = service.poll!;
     lines.push({
       figure: 'CPU ms per status poll (one every 25 ms)',
       polls: POLLS,
       serviceNode: round(poll.root ?? 0, 2),
-      serviceTotal: round(sum(poll, (kind) => !kind.startsWith('thread:')), 2),
+      serviceTotal: round(
+        sum(poll, (kind) => !kind.startsWith('thread:')),
+        2,
+      ),
       service: roundAll(poll),
     });
     return lines;
@@ -68,7 +81,10 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
   }
 }
 
-async function serviceCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, count: number): Promise<Record<string, Record<string, number>>> {
+async function serviceCpu(
+  site: Awaited<ReturnType<typeof startFixtureSite>>,
+  count: number,
+): Promise<Record<string, Record<string, number>>> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   return withMakeRunService(
     'cpu',
@@ -97,7 +113,10 @@ async function serviceCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, co
   );
 }
 
-async function bareCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, count: number): Promise<Record<string, Record<string, number>>> {
+async function bareCpu(
+  site: Awaited<ReturnType<typeof startFixtureSite>>,
+  count: number,
+): Promise<Record<string, Record<string, number>>> {
   const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   try {
     const out: Record<string, Record<string, number>> = {};
@@ -114,7 +133,12 @@ async function bareCpu(site: Awaited<ReturnType<typeof startFixtureSite>>, count
 }
 
 /** CPU ms per capture of each kind of process in the tree under `root`, over `count` sequential captures. */
-async function perCapture(root: number, count: number, one: () => Promise<unknown>, rootKind = 'root'): Promise<Record<string, number>> {
+async function perCapture(
+  root: number,
+  count: number,
+  one: () => Promise<unknown>,
+  rootKind = 'root',
+): Promise<Record<string, number>> {
   const watch = await watchTreeCpu(root, { rootKind, threads: rootKind === 'root' });
   for (let i = 0; i < count; i++) await one();
   // The last capture's context closes after its outcome; let its processes finish.
@@ -128,5 +152,9 @@ function sum(figures: Record<string, number>, take: (kind: string) => boolean): 
 }
 
 function roundAll(figures: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(figures).filter(([, ms]) => ms >= 0.05).map(([kind, ms]) => [kind, round(ms)]));
+  return Object.fromEntries(
+    Object.entries(figures)
+      .filter(([, ms]) => ms >= 0.05)
+      .map(([kind, ms]) => [kind, round(ms)]),
+  );
 }

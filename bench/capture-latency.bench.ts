@@ -38,7 +38,8 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
     const service = await withMakeRunService('latency', async ({ baseUrl }, adminKey) => {
       const client = await captureClient(baseUrl, adminKey, 'bench-latency');
       const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
-      for (const path of PAGES) pages[path] = await measureService(baseUrl, client, site.url(path), sequential, concurrent);
+      for (const path of PAGES)
+        pages[path] = await measureService(baseUrl, client, site.url(path), sequential, concurrent);
       return { pages, workloads: await measureWorkloads(baseUrl, client, site), retried429: client.stats.retried429 };
     });
     for (const path of PAGES) {
@@ -84,9 +85,16 @@ async function concurrencyLimit(baseUrl: string): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
-const readRecord = async (baseUrl: string, id: string) => (await httpCall(`${baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
+const readRecord = async (baseUrl: string, id: string) =>
+  (await httpCall(`${baseUrl}/v1/captures/${id}`, 'GET', {}, undefined, '127.0.0.252')).body;
 
-async function measureService(baseUrl: string, client: CaptureClient, target: string, sequential: number, concurrent: number) {
+async function measureService(
+  baseUrl: string,
+  client: CaptureClient,
+  target: string,
+  sequential: number,
+  concurrent: number,
+) {
   const one = async () => {
     const id = await client.submit(target);
     await client.waitDone(id, { timeoutMs: 120_000 });
@@ -101,15 +109,30 @@ async function measureService(baseUrl: string, client: CaptureClient, target: st
   const renders = await Promise.all(ids.map(async (id) => (await readRecord(baseUrl, id)).render));
   const stages: Record<string, number> = {};
   if (renders.length > 0) {
-    stages.durationMs = round(percentile(renders.map((r) => r.durationMs), 50));
-    for (const name of Object.keys(renders[0].stages ?? {})) stages[name] = round(percentile(renders.map((r) => r.stages[name] ?? 0), 50));
+    stages.durationMs = round(
+      percentile(
+        renders.map((r) => r.durationMs),
+        50,
+      ),
+    );
+    for (const name of Object.keys(renders[0].stages ?? {}))
+      stages[name] = round(
+        percentile(
+          renders.map((r) => r.stages[name] ?? 0),
+          50,
+        ),
+      );
   }
   const ms = await timeMs(() => pool(concurrent, PARALLEL, async () => void (await one())));
   return { latencies, stages, perSec: concurrent / (ms / 1000), concurrencyLimit: await concurrencyLimit(baseUrl) };
 }
 
 /** One capture each of the pages where settle, scroll, consent and stitching have real work to do. */
-async function measureWorkloads(baseUrl: string, client: CaptureClient, site: Awaited<ReturnType<typeof startFixtureSite>>) {
+async function measureWorkloads(
+  baseUrl: string,
+  client: CaptureClient,
+  site: Awaited<ReturnType<typeof startFixtureSite>>,
+) {
   const pages = ['/consent', '/iframe-consent', '/lazy', '/beacons', '/tall?h=20000'];
   const out: BenchLine[] = [];
   for (const path of pages) {
@@ -124,7 +147,9 @@ async function measureWorkloads(baseUrl: string, client: CaptureClient, site: Aw
       latencyMs: round(ms),
       settleReason: record.render?.settleReason,
       settleMs: record.render?.settleMs,
-      consent: record.captureSettings?.consent ? `${record.captureSettings.consent.cmp}: ${record.captureSettings.consent.result}` : 'none',
+      consent: record.captureSettings?.consent
+        ? `${record.captureSettings.consent.cmp}: ${record.captureSettings.consent.result}`
+        : 'none',
       screenshotBefore: Boolean(record.artifacts?.screenshotBefore),
       stages: record.render?.stages,
     });

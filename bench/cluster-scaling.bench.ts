@@ -36,7 +36,8 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
     const throughput = async (label: string) => {
       const ids: string[] = [];
       const started = Date.now();
-      for (let i = 0; i < captures; i++) ids.push((await client.submit(captureKey, site.url(`/simple?${label}=${i}`), cluster.apiUrls[i % 2]!)).id!);
+      for (let i = 0; i < captures; i++)
+        ids.push((await client.submit(captureKey, site.url(`/simple?${label}=${i}`), cluster.apiUrls[i % 2]!)).id!);
       const done = await client.settle(captureKey, ids, 900_000);
       if (done.size < ids.length) throw new Error(`${label}: only ${done.size} of ${ids.length} captures finished`);
       return captures / ((Date.now() - started) / 1000);
@@ -45,7 +46,12 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
     const oneWorker = await throughput('w1');
     await cluster.start('worker-2');
     const twoWorkers = await throughput('w2');
-    lines.push({ metric: 'captures/s', oneWorker: round(oneWorker, 2), twoWorkers: round(twoWorkers, 2), ratio: round(twoWorkers / oneWorker, 2) });
+    lines.push({
+      metric: 'captures/s',
+      oneWorker: round(oneWorker, 2),
+      twoWorkers: round(twoWorkers, 2),
+      ratio: round(twoWorkers / oneWorker, 2),
+    });
 
     // --- submissions/s: 1 vs 2 API processes (targets fail fast: nothing listens on port 9; measured after the capture phase so their failing jobs do not queue ahead of it) ---
     // 3 tenants (the operator key endpoints allow 5 creations a minute), each served by one API process — as
@@ -60,7 +66,8 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
       await Promise.all(
         Array.from({ length: 32 }, async (_, loop) => {
           const tenant = loop % keys.length;
-          for (let i = next++; i < submissions; i = next++) await client.submit(keys[tenant]!, `http://127.0.0.1:9/s${i}`, bases[tenant % bases.length]!);
+          for (let i = next++; i < submissions; i = next++)
+            await client.submit(keys[tenant]!, `http://127.0.0.1:9/s${i}`, bases[tenant % bases.length]!);
         }),
       );
       return submissions / ((Date.now() - started) / 1000);
@@ -68,7 +75,12 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
     await rate(cluster.apiUrls); // warm-up
     const oneApi = await rate([cluster.apiUrls[0]!]);
     const twoApis = await rate(cluster.apiUrls);
-    lines.push({ metric: 'submissions/s', oneApi: round(oneApi), twoApis: round(twoApis), ratio: round(twoApis / oneApi, 2) });
+    lines.push({
+      metric: 'submissions/s',
+      oneApi: round(oneApi),
+      twoApis: round(twoApis),
+      ratio: round(twoApis / oneApi, 2),
+    });
 
     // --- failover gap over leader kills ---
     const failKey = await client.createTenantKey('bench-failover', 10_000_000);
@@ -89,7 +101,13 @@ export async function clusterScalingBench(): Promise<BenchLine[]> {
       await cluster.nats.start(leader);
       await sleep(5000); // let the restarted node catch up before the next kill
     }
-    lines.push({ metric: 'failover gap ms', kills: gaps.length, p50: percentile(gaps, 50), max: Math.max(...gaps), gaps });
+    lines.push({
+      metric: 'failover gap ms',
+      kills: gaps.length,
+      p50: percentile(gaps, 50),
+      max: Math.max(...gaps),
+      gaps,
+    });
     return lines;
   } finally {
     await cluster.stop();

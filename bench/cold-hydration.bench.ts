@@ -35,13 +35,25 @@ export async function coldHydrationBench(): Promise<BenchLine[]> {
     for (const size of sizes) {
       const started = performance.now();
       await writeHistory(nats, heads, `t${size}`, size);
-      process.stderr.write(`cold-hydration: ${size} events written in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `cold-hydration: ${size} events written in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+      );
     }
     // `writes`: false keeps a trial from writing the snapshot the next trial would start from.
     const firstRequest = async (tenantId: string, withSnapshots: boolean, writes = true) => {
-      const runtime = createTenantActors(store, withSnapshots ? { snapshots, snapshotEvery: writes ? snapshotEvery : Number.MAX_SAFE_INTEGER } : {});
+      const runtime = createTenantActors(
+        store,
+        withSnapshots ? { snapshots, snapshotEvery: writes ? snapshotEvery : Number.MAX_SAFE_INTEGER } : {},
+      );
       const t0 = performance.now();
-      await runtime.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx);
+      await runtime.execute(
+        tenantId,
+        {
+          type: 'SubmitCaptures',
+          data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+        },
+        ctx,
+      );
       const ms = performance.now() - t0;
       runtime.close();
       return { ms, stats: runtime.stats() };
@@ -115,21 +127,39 @@ async function waitForSnapshot(snapshots: Awaited<ReturnType<typeof openSnapshot
  * submissions and completions (with realistic payloads), sealed into the hash chain here and published
  * pipelined, in order, on one connection (the order of arrival is the order of the chain).
  */
-async function writeHistory(nats: NatsHandles, heads: Map<string, string | null>, tenantId: string, count: number, withQuota = true): Promise<void> {
+async function writeHistory(
+  nats: NatsHandles,
+  heads: Map<string, string | null>,
+  tenantId: string,
+  count: number,
+  withQuota = true,
+): Promise<void> {
   const subject = tenantSubject(tenantId);
   const period = periodOf(new Date());
   let prev = heads.get(tenantId) ?? null;
   const envelope = (e: TenantEvent): EventEnvelope => {
-    const unsealed = { ...e, id: newId('evt'), schemaVersion: 1, tenantId, occurredAt: new Date().toISOString(), causedBy: ctx.causedBy, correlationId: 'bench' } as UnsealedEnvelope;
+    const unsealed = {
+      ...e,
+      id: newId('evt'),
+      schemaVersion: 1,
+      tenantId,
+      occurredAt: new Date().toISOString(),
+      causedBy: ctx.causedBy,
+      correlationId: 'bench',
+    } as UnsealedEnvelope;
     const sealed = seal(unsealed, prev);
     prev = sealed.hash;
     return sealed;
   };
   const events: TenantEvent[] = [];
-  if (withQuota) events.push({ type: 'tenant.quota_overrides_set', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1e15 } });
+  if (withQuota)
+    events.push({ type: 'tenant.quota_overrides_set', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1e15 } });
   for (let i = 0; events.length < count; i++) {
     const captureId = newId('cap');
-    events.push({ type: 'capture.submitted', data: { captures: [{ captureId, url: `https://example.org/articles/${i}` }], period, source: 'single' } });
+    events.push({
+      type: 'capture.submitted',
+      data: { captures: [{ captureId, url: `https://example.org/articles/${i}` }], period, source: 'single' },
+    });
     if (events.length < count) {
       events.push({
         type: 'capture.completed',
@@ -137,9 +167,27 @@ async function writeHistory(nats: NatsHandles, heads: Map<string, string | null>
           captureId,
           completedAt: new Date().toISOString(),
           renderQuality: 'full',
-          render: { waitUntilReached: 'load', timedOut: false, durationMs: 952, finalUrl: `https://example.org/articles/${i}`, httpStatus: 200, title: 'An article', stages: { navigationMs: 812, screenshotMs: 140 } },
-          artifacts: { screenshot: `${captureId}/screenshot.png`, html: `${captureId}/page.html`, headers: `${captureId}/headers.json`, wacz: `${captureId}/bundle.wacz` },
-          bundle: { bundleHash: `sha256:${'ab'.repeat(32)}`, size: 123_456, version: '0.2.0', keyId: 'key_0123456789abcdef' },
+          render: {
+            waitUntilReached: 'load',
+            timedOut: false,
+            durationMs: 952,
+            finalUrl: `https://example.org/articles/${i}`,
+            httpStatus: 200,
+            title: 'An article',
+            stages: { navigationMs: 812, screenshotMs: 140 },
+          },
+          artifacts: {
+            screenshot: `${captureId}/screenshot.png`,
+            html: `${captureId}/page.html`,
+            headers: `${captureId}/headers.json`,
+            wacz: `${captureId}/bundle.wacz`,
+          },
+          bundle: {
+            bundleHash: `sha256:${'ab'.repeat(32)}`,
+            size: 123_456,
+            version: '0.2.0',
+            keyId: 'key_0123456789abcdef',
+          },
           storedBytes: 180_000,
           attempts: 1,
         },

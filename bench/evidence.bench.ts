@@ -39,7 +39,8 @@ export async function evidenceBench(): Promise<BenchLine[]> {
     const keys = [{ keyId: signingKey.keyId, publicKey: signingKey.publicKeyBase64, algorithm: 'Ed25519' }];
 
     const input = syntheticCapture(30, 1_600_000, 1_500_000);
-    const inputBytes = input.page.exchanges.reduce((n, e) => n + e.body.byteLength, 0) + input.page.screenshot.byteLength;
+    const inputBytes =
+      input.page.exchanges.reduce((n, e) => n + e.body.byteLength, 0) + input.page.screenshot.byteLength;
     const withTs = () => makeBundle(input, localNotary(signingKey, { timestamper }), { onTimestampFailure: 'throw' });
     const withoutTs = () => makeBundle(input, localNotary(signingKey));
     const sample = (await withTs())!; // warm-up of both paths (and the TSA's first key use)
@@ -51,9 +52,14 @@ export async function evidenceBench(): Promise<BenchLine[]> {
       plainMs.push(await timeMs(withoutTs));
     }
 
-    const big = (await makeBundle(syntheticCapture(60, 12_000_000, 1_500_000), localNotary(signingKey, { timestamper }), { onTimestampFailure: 'throw' }))!;
+    const big = (await makeBundle(
+      syntheticCapture(60, 12_000_000, 1_500_000),
+      localNotary(signingKey, { timestamper }),
+      { onTimestampFailure: 'throw' },
+    ))!;
     const check = await verifyBundle(big.bytes, { keys, tsaCaCertsPem: [tsa.caCertPem] });
-    if (!check.verified || check.version !== '0.2.0') throw new Error(`the 10 MB bundle did not verify: ${JSON.stringify(check.checks)}`);
+    if (!check.verified || check.version !== '0.2.0')
+      throw new Error(`the 10 MB bundle did not verify: ${JSON.stringify(check.checks)}`);
     const verifyMs: number[] = [];
     const shaMs: number[] = [];
     for (let i = 0; i < verifyRounds; i++) {
@@ -115,7 +121,10 @@ export async function evidenceBench(): Promise<BenchLine[]> {
   }
 }
 
-const WORDS = 'the of evidence page capture ledger tenant script style div class span href data value function return var const let window document'.split(' ');
+const WORDS =
+  'the of evidence page capture ledger tenant script style div class span href data value function return var const let window document'.split(
+    ' ',
+  );
 
 /** Text that compresses like real markup and code (≈4:1), not like zeros or noise. */
 function text(bytes: number): Buffer {
@@ -140,7 +149,11 @@ function syntheticCapture(count: number, bodyBytes: number, screenshotBytes: num
     return {
       url: i === 0 ? `${origin}/2024/05/article` : `${origin}/static/asset-${i}.${type.split('/')[1]!.split(';')[0]}`,
       method: 'GET',
-      requestHeaders: { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/124.0', Accept: '*/*', Referer: `${origin}/` },
+      requestHeaders: {
+        'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/124.0',
+        Accept: '*/*',
+        Referer: `${origin}/`,
+      },
       status: 200,
       statusText: 'OK',
       httpVersion: 'h2',

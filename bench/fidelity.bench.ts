@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { launchChromium } from '../src/capture/browser-launch.js';
-import { captureWithBarePuppeteer, captureWithService, checkCase, fidelityCases, type FidelityObservation } from '../test/support/fidelity-cases.js';
+import {
+  captureWithBarePuppeteer,
+  captureWithService,
+  checkCase,
+  fidelityCases,
+  type FidelityObservation,
+} from '../test/support/fidelity-cases.js';
 import { startFidelitySite } from '../test/support/fidelity-site.js';
 import { ADMIN_KEY, startTestServer } from '../test/support/test-server.js';
 import type { BenchLine } from './registry.js';
@@ -29,11 +35,16 @@ export async function fidelityBench(): Promise<BenchLine[]> {
       RATE_LIMIT_TENANT_PER_MIN: '10000000',
     });
     try {
-      const created = await server.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'fidelity', scopes: ['capture'], name: 'fidelity bench' } });
+      const created = await server.call('POST', '/v1/admin/keys', {
+        token: ADMIN_KEY,
+        body: { tenantId: 'fidelity', scopes: ['capture'], name: 'fidelity bench' },
+      });
       if (created.status !== 201) throw new Error(`key: ${created.status} ${created.text}`);
       for (const c of cases) {
         const started = performance.now();
-        const observed = await captureWithService(server, created.body.key, site.url(c.path)).catch((error: unknown): FidelityObservation => ({ failed: `harness: ${String(error)}`, responses: [] }));
+        const observed = await captureWithService(server, created.body.key, site.url(c.path)).catch(
+          (error: unknown): FidelityObservation => ({ failed: `harness: ${String(error)}`, responses: [] }),
+        );
         service.set(c.name, { problems: checkCase(site, c, observed), ms: Math.round(performance.now() - started) });
       }
     } finally {
@@ -67,7 +78,8 @@ export async function fidelityBench(): Promise<BenchLine[]> {
       ...(b.problems.length ? { bareMissed: b.problems } : {}),
     };
   });
-  const passed = (m: Map<string, { problems: string[] }>) => [...m.values()].filter((r) => r.problems.length === 0).length;
+  const passed = (m: Map<string, { problems: string[] }>) =>
+    [...m.values()].filter((r) => r.problems.length === 0).length;
   lines.push({
     figure: 'fidelity score',
     cases: cases.length,

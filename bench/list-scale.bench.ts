@@ -38,9 +38,15 @@ export async function listScaleBench(): Promise<BenchLine[]> {
       const countsOnly = shape.extra === '' || shape.status !== undefined;
       const t0 = performance.now();
       for (let i = 0; i < 5; i++) {
-        await pool.query(`SELECT * FROM captures WHERE tenant_id = $1 ${shape.extra} ORDER BY created_at DESC, capture_id DESC LIMIT 20 OFFSET ${offset}`, [tenant]);
+        await pool.query(
+          `SELECT * FROM captures WHERE tenant_id = $1 ${shape.extra} ORDER BY created_at DESC, capture_id DESC LIMIT 20 OFFSET ${offset}`,
+          [tenant],
+        );
         if (countsOnly) {
-          await pool.query('SELECT COALESCE(sum(n), 0) FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)', [tenant, shape.status ?? null]);
+          await pool.query(
+            'SELECT COALESCE(sum(n), 0) FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)',
+            [tenant, shape.status ?? null],
+          );
         } else {
           await pool.query(`SELECT count(*) FROM captures WHERE tenant_id = $1 ${shape.extra}`, [tenant]);
         }
@@ -51,7 +57,13 @@ export async function listScaleBench(): Promise<BenchLine[]> {
     for (const [shape, def] of Object.entries(shapes)) {
       const small = await time('small', def);
       const big = await time('big', def);
-      out.push({ shape, rows, pageMsAtScale: Number(big.toFixed(1)), pageMsAt1000: Number(small.toFixed(1)), ratio: Number((big / small).toFixed(1)) });
+      out.push({
+        shape,
+        rows,
+        pageMsAtScale: Number(big.toFixed(1)),
+        pageMsAt1000: Number(small.toFixed(1)),
+        ratio: Number((big / small).toFixed(1)),
+      });
     }
     return out;
   } finally {

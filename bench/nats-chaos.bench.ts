@@ -17,11 +17,22 @@ export async function natsChaosBench(): Promise<BenchLine[]> {
   const site = await startFixtureSite();
   const cluster = await startLocalCluster({
     dir,
-    env: { ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', RATE_LIMIT_IP_PER_MIN: '100000', RATE_LIMIT_TENANT_PER_MIN: '100000', CAPTURE_TIMEOUT_MS: '30000', WORKER_CONCURRENCY: '2' },
+    env: {
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      RATE_LIMIT_IP_PER_MIN: '100000',
+      RATE_LIMIT_TENANT_PER_MIN: '100000',
+      CAPTURE_TIMEOUT_MS: '30000',
+      WORKER_CONCURRENCY: '2',
+    },
   });
   try {
     const kills = Number(process.env['NATS_CHAOS_KILLS'] ?? 30);
-    const r = await runNatsChaos(cluster, clusterClient(cluster), site, { tenant: 'chaos', kills, capturesPerKill: 2, downMs: 2000 });
+    const r = await runNatsChaos(cluster, clusterClient(cluster), site, {
+      tenant: 'chaos',
+      kills,
+      capturesPerKill: 2,
+      downMs: 2000,
+    });
     return [
       {
         case: 'nats-chaos',

@@ -66,7 +66,12 @@ export async function overloadBench(): Promise<BenchLine[]> {
 
     const sustainable = unloaded.summary.capturesPerSec;
     const sustained = await client.runSustained(page, 3 * sustainable, sustainSec);
-    lines.push({ figure: 'sustained at 3x the unloaded rate, then drained', page: '/delay?ms=1000', sustainablePerSec: round(sustainable, 2), ...sustained.summary });
+    lines.push({
+      figure: 'sustained at 3x the unloaded rate, then drained',
+      page: '/delay?ms=1000',
+      sustainablePerSec: round(sustainable, 2),
+      ...sustained.summary,
+    });
     return lines;
   } finally {
     await server.stop();
@@ -83,9 +88,20 @@ interface Outcome {
 async function tenantClient(server: TestServer) {
   const tenantId = `bench-overload-${randomBytes(3).toString('hex')}`;
   const call = (method: string, path: string, body: unknown, token: string) =>
-    httpCall(server.baseUrl + path, method, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify(body));
-  await call('PUT', `/v1/admin/tenants/${tenantId}/config`, { quotas: { capturesPerMonth: 100_000_000, storageBytes: 1_000_000_000_000 } }, ADMIN_KEY);
-  const { key } = (await call('POST', '/v1/admin/keys', { tenantId, scopes: ['capture'], name: 'bench' }, ADMIN_KEY)).body;
+    httpCall(
+      server.baseUrl + path,
+      method,
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      JSON.stringify(body),
+    );
+  await call(
+    'PUT',
+    `/v1/admin/tenants/${tenantId}/config`,
+    { quotas: { capturesPerMonth: 100_000_000, storageBytes: 1_000_000_000_000 } },
+    ADMIN_KEY,
+  );
+  const { key } = (await call('POST', '/v1/admin/keys', { tenantId, scopes: ['capture'], name: 'bench' }, ADMIN_KEY))
+    .body;
   const limits: number[] = [];
   const sampleLimit = async () => {
     const metrics = await httpCall(`${server.baseUrl}/metrics`, 'GET', {});
@@ -108,7 +124,11 @@ async function tenantClient(server: TestServer) {
         if (done.has(id)) continue;
         const r = await httpCall(`${server.baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, '127.0.0.9');
         if (r.body?.status === 'complete' || r.body?.status === 'failed') {
-          done.set(id, { status: r.body.status, failureReason: r.body.failureReason, latencyMs: performance.now() - at });
+          done.set(id, {
+            status: r.body.status,
+            failureReason: r.body.failureReason,
+            latencyMs: performance.now() - at,
+          });
         }
       }
       await sampleLimit();
@@ -121,7 +141,9 @@ async function tenantClient(server: TestServer) {
     const list = [...done.values()];
     const latencies = list.filter((o) => o.status === 'complete').map((o) => o.latencyMs);
     const failuresByReason: Record<string, number> = {};
-    for (const o of list) if (o.status === 'failed') failuresByReason[o.failureReason ?? 'unknown'] = (failuresByReason[o.failureReason ?? 'unknown'] ?? 0) + 1;
+    for (const o of list)
+      if (o.status === 'failed')
+        failuresByReason[o.failureReason ?? 'unknown'] = (failuresByReason[o.failureReason ?? 'unknown'] ?? 0) + 1;
     const complete = latencies.length;
     return {
       acknowledged: submitted.size,
@@ -168,7 +190,12 @@ async function tenantClient(server: TestServer) {
         else refused++;
       }
       const done = await outcomes(submitted);
-      return { summary: { offeredPerSec: round(perSec, 2), ...summarize(submitted, done, performance.now() - started, refused) } };
+      return {
+        summary: {
+          offeredPerSec: round(perSec, 2),
+          ...summarize(submitted, done, performance.now() - started, refused),
+        },
+      };
     },
   };
 }

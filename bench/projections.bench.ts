@@ -35,25 +35,60 @@ function* generatedLog(total: number): Generator<{ subject: string; event: Event
     const at = new Date(start + i * 10).toISOString();
     const open = pending.get(tenantId) ?? [];
     let e: TenantEvent;
-    if (n === 0) e = { type: 'key.created', data: { keyHash: newId('evt').slice(4).padEnd(64, '0'), scopes: ['capture', 'read'], name: 'bench', createdAt: at } };
+    if (n === 0)
+      e = {
+        type: 'key.created',
+        data: {
+          keyHash: newId('evt').slice(4).padEnd(64, '0'),
+          scopes: ['capture', 'read'],
+          name: 'bench',
+          createdAt: at,
+        },
+      };
     else if (n % 10 === 0) e = { type: 'usage.api_calls_recorded', data: { period: '2030-01', count: 25 } };
     else if (open.length > 0 && n % 2 === 0) {
       const captureId = open.shift()!;
       e =
         n % 6 === 0
-          ? { type: 'capture.failed', data: { captureId, failedAt: at, error: 'navigation timeout', retryable: true, attempts: 3 } }
+          ? {
+              type: 'capture.failed',
+              data: { captureId, failedAt: at, error: 'navigation timeout', retryable: true, attempts: 3 },
+            }
           : {
               type: 'capture.completed',
-              data: { captureId, completedAt: at, renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1200 }, artifacts: { screenshot: `${captureId}/s.png`, html: `${captureId}/p.html` }, storedBytes: 250_000, attempts: 1 },
+              data: {
+                captureId,
+                completedAt: at,
+                renderQuality: 'full',
+                render: { waitUntilReached: 'load', timedOut: false, durationMs: 1200 },
+                artifacts: { screenshot: `${captureId}/s.png`, html: `${captureId}/p.html` },
+                storedBytes: 250_000,
+                attempts: 1,
+              },
             };
     } else {
       const captureId = newId('cap');
       open.push(captureId);
-      e = { type: 'capture.submitted', data: { captures: [{ captureId, url: `https://example.org/${tenantId}/${n}` }], period: '2030-01', source: 'single' } };
+      e = {
+        type: 'capture.submitted',
+        data: {
+          captures: [{ captureId, url: `https://example.org/${tenantId}/${n}` }],
+          period: '2030-01',
+          source: 'single',
+        },
+      };
     }
     pending.set(tenantId, open);
     const event = seal(
-      { ...e, id: newId('evt'), schemaVersion: 1, tenantId, occurredAt: at, causedBy: { kind: 'system', component: 'bench' }, correlationId: 'bench' } as never,
+      {
+        ...e,
+        id: newId('evt'),
+        schemaVersion: 1,
+        tenantId,
+        occurredAt: at,
+        causedBy: { kind: 'system', component: 'bench' },
+        correlationId: 'bench',
+      } as never,
       heads.get(tenantId) ?? null,
     ) as EventEnvelope;
     heads.set(tenantId, event.hash);
@@ -81,7 +116,7 @@ export async function projectionsBench(): Promise<BenchLine[]> {
     const lastSeq = await store.lastSeq();
 
     // ---- rebuild throughput vs the raw read rate of the same log ----------------------------------------
-    let t0 = performance.now();
+    const t0 = performance.now();
     const read = await store.replay(1, () => undefined, lastSeq);
     const rawPerSec = read / ((performance.now() - t0) / 1000);
     const rebuilt = await rebuildProjection({ js: nats.js, store, databaseUrl, log });
@@ -106,7 +141,11 @@ export async function projectionsBench(): Promise<BenchLine[]> {
     projector.events.on('checkpoint', (seq: number) => projected.push([performance.now(), seq]));
     // Baseline: the same messages delivered to a plain ordered consumer (no Postgres).
     const delivered = new Map<number, number>();
-    const raw = await nats.js.consumers.get(LEDGER_STREAM, { filter_subjects: 'ledger.>', deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastSeq + 1 });
+    const raw = await nats.js.consumers.get(LEDGER_STREAM, {
+      filter_subjects: 'ledger.>',
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: lastSeq + 1,
+    });
     const rawMessages = await raw.consume({ max_messages: 1000 });
     const rawLoop = (async () => {
       for await (const m of rawMessages) delivered.set(m.seq, performance.now());
@@ -116,7 +155,11 @@ export async function projectionsBench(): Promise<BenchLine[]> {
     const ctx = { correlationId: 'bench', causedBy: { kind: 'system' as const, component: 'bench' } };
     const loadTenants = 50;
     for (let t = 0; t < loadTenants; t++) {
-      await actors.execute(`load${t}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 100_000_000, storageBytes: null } }, ctx);
+      await actors.execute(
+        `load${t}`,
+        { type: 'SetQuotaOverrides', data: { capturesPerMonth: 100_000_000, storageBytes: null } },
+        ctx,
+      );
     }
     await sleep(500);
     const acked: Array<[number, number]> = []; // [time, seq]
@@ -134,7 +177,12 @@ export async function projectionsBench(): Promise<BenchLine[]> {
         actors
           .execute(
             `load${i % loadTenants}`,
-            i % 5 === 0 ? { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } } : { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } },
+            i % 5 === 0
+              ? { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } }
+              : {
+                  type: 'SubmitCaptures',
+                  data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+                },
             ctx,
           )
           .then((r) => {

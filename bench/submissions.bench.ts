@@ -27,7 +27,9 @@ const setupCtx = { correlationId: 'bench', causedBy: { kind: 'admin' as const } 
 export async function submissionsBench(): Promise<BenchLine[]> {
   const connections = envCount('BENCH_SUB_CONNECTIONS', 50);
   const requests = envCount('BENCH_SUB_REQUESTS', 1000);
-  const tenantSets = (process.env.BENCH_SUB_TENANTS ?? '1,100,10000').split(',').map((s) => envCountOf('BENCH_SUB_TENANTS', s));
+  const tenantSets = (process.env.BENCH_SUB_TENANTS ?? '1,100,10000')
+    .split(',')
+    .map((s) => envCountOf('BENCH_SUB_TENANTS', s));
   const infra = await startInfra();
   const databaseUrl = await infra.freshDatabase();
   const api = await startApiProcess({
@@ -50,7 +52,15 @@ export async function submissionsBench(): Promise<BenchLine[]> {
   try {
     const url = new URL(api.baseUrl);
     const health = await cannon({ url: `${api.baseUrl}/health`, connections, amount: Math.max(requests, 5000) });
-    lines.push({ figure: 'baseline GET /health', connections, requests: health.total, perSec: health.perSec, p50Ms: health.p50, p99Ms: health.p99, non2xx: health.non2xx });
+    lines.push({
+      figure: 'baseline GET /health',
+      connections,
+      requests: health.total,
+      perSec: health.perSec,
+      p50Ms: health.p50,
+      p99Ms: health.p99,
+      non2xx: health.non2xx,
+    });
 
     let expectedKeys = 0;
     const memBefore = await api.memory();
@@ -75,7 +85,10 @@ export async function submissionsBench(): Promise<BenchLine[]> {
             path: '/v1/captures',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ url: `http://${url.hostname}:9/bench` }),
-            setupRequest: (req: { headers: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${keys[i++ % keys.length]}` } }),
+            setupRequest: (req: { headers: Record<string, string> }) => ({
+              ...req,
+              headers: { ...req.headers, authorization: `Bearer ${keys[i++ % keys.length]}` },
+            }),
           },
         ],
       });
@@ -108,7 +121,12 @@ export async function submissionsBench(): Promise<BenchLine[]> {
       });
     }
     if (memAfter) {
-      const fig = (m: ApiMemory) => ({ rssMB: mb(m.rss), heapUsedMB: mb(m.heapUsed), heapUsedAfterGcMB: mb(m.heapUsedAfterGc), heapTotalMB: mb(m.heapTotal) });
+      const fig = (m: ApiMemory) => ({
+        rssMB: mb(m.rss),
+        heapUsedMB: mb(m.heapUsed),
+        heapUsedAfterGcMB: mb(m.heapUsedAfterGc),
+        heapTotalMB: mb(m.heapTotal),
+      });
       // The usage recorder flushes every 5 s per tenant: measure again once that has passed.
       await sleep(6000);
       const settled = await api.memory();
@@ -119,7 +137,10 @@ export async function submissionsBench(): Promise<BenchLine[]> {
         afterPlus6s: fig(settled),
         ratio: round(memAfter.heapUsedAfterGc / memBefore.heapUsedAfterGc, 2),
         ratioIs: 'retained heap after ÷ before the runs (after full GC)',
-        retainedPerTenantKB: round((settled.heapUsedAfterGc - memBefore.heapUsedAfterGc) / 1024 / tenantSets.reduce((a, b) => a + b, 0), 2),
+        retainedPerTenantKB: round(
+          (settled.heapUsedAfterGc - memBefore.heapUsedAfterGc) / 1024 / tenantSets.reduce((a, b) => a + b, 0),
+          2,
+        ),
         actors: settled.actors,
       });
     }
@@ -140,12 +161,24 @@ function envCountOf(name: string, raw: string): number {
 }
 
 /** `count` tenants `<prefix>-<i>`, each with a capture key and a quota no run can reach; returns the raw keys. */
-async function createTenants(actors: ReturnType<typeof createTenantActors>, prefix: string, count: number): Promise<string[]> {
+async function createTenants(
+  actors: ReturnType<typeof createTenantActors>,
+  prefix: string,
+  count: number,
+): Promise<string[]> {
   const keys = Array.from({ length: count }, () => `svc_live_${randomBytes(32).toString('hex')}`);
   await pool(count, 256, async (i) => {
     await Promise.all([
-      actors.execute(`${prefix}-${i}`, { type: 'CreateKey', data: { keyHash: keyHashOf(keys[i]!), scopes: ['capture'], name: 'bench' } }, setupCtx),
-      actors.execute(`${prefix}-${i}`, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1_000_000_000_000 } }, setupCtx),
+      actors.execute(
+        `${prefix}-${i}`,
+        { type: 'CreateKey', data: { keyHash: keyHashOf(keys[i]!), scopes: ['capture'], name: 'bench' } },
+        setupCtx,
+      ),
+      actors.execute(
+        `${prefix}-${i}`,
+        { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000_000, storageBytes: 1_000_000_000_000 } },
+        setupCtx,
+      ),
     ]);
   });
   return keys;

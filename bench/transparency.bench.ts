@@ -27,7 +27,8 @@ import type { BenchLine } from './registry.js';
  *    the served checkpoint grew again (it is signed every second, so ≈ 1 s is the floor); the baseline is the same
  *    median time between two growths with nothing killed (the writer's pace and the checkpoint cadence).
  */
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 async function sequencing(): Promise<BenchLine> {
   const nats = await startNatsOnly();
@@ -40,7 +41,8 @@ async function sequencing(): Promise<BenchLine> {
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: writers }, async (_, w) => {
-        for (let i = w; i < captures; i += writers) await appendCommit(store, `bench${w}`, [completed(`cap_${randomBytes(16).toString('hex')}`)]);
+        for (let i = w; i < captures; i += writers)
+          await appendCommit(store, `bench${w}`, [completed(`cap_${randomBytes(16).toString('hex')}`)]);
       }),
     );
     const ledgerSeconds = (performance.now() - t0) / 1000;
@@ -69,7 +71,14 @@ async function sequencing(): Promise<BenchLine> {
 function treeAtOneMillion(): BenchLine {
   const n = 1_000_000;
   const leaves = Array.from({ length: 1000 }, (_, i) =>
-    encodeLeaf(captureLeaf(`cap_${i.toString(16).padStart(32, '0')}`, `sha256:${'ab'.repeat(32)}`, '1a2b3c4d', '2026-11-24T23:51:02.123Z')),
+    encodeLeaf(
+      captureLeaf(
+        `cap_${i.toString(16).padStart(32, '0')}`,
+        `sha256:${'ab'.repeat(32)}`,
+        '1a2b3c4d',
+        '2026-11-24T23:51:02.123Z',
+      ),
+    ),
   );
   const tree = new MerkleTree();
   const t0 = performance.now();
@@ -84,7 +93,8 @@ function treeAtOneMillion(): BenchLine {
     const proof = tree.inclusionProof(index);
     times.push(performance.now() - t);
     size = proof.length * 32;
-    if (k < 10 && !verifyInclusion(index, n, leafHash(leaves[index % leaves.length]!), proof, root)) throw new Error('proof does not verify');
+    if (k < 10 && !verifyInclusion(index, n, leafHash(leaves[index % leaves.length]!), proof, root))
+      throw new Error('proof does not verify');
   }
   const vt = performance.now();
   const proof = tree.inclusionProof(123_456);
@@ -128,12 +138,17 @@ async function clusterFailover(): Promise<BenchLine> {
       baselineMsBetweenGrowthsNothingKilled: r.baselineGrowthMs,
       apiTreeCatchUpMsAfterFinalCheckpoint: Math.max(...r.viewCatchUpMs),
       finalLeaves: r.finalLeaves,
-      leavesLostOrDuplicated: r.logged.length === r.expected.length && r.logged.every((l, i) => l === r.expected[i]) ? 0 : Math.abs(r.logged.length - r.expected.length) || -1,
+      leavesLostOrDuplicated:
+        r.logged.length === r.expected.length && r.logged.every((l, i) => l === r.expected[i])
+          ? 0
+          : Math.abs(r.logged.length - r.expected.length) || -1,
       checkpointsSampled: r.samples.length,
       checkpointsWithAnotherRoot: badSamples.length,
       viewRootsCompared: r.viewRoots.length,
       viewRootsDiffering: badViews.length,
-      ...(badSamples.length + badViews.length > 0 ? { firstDifference: JSON.stringify(badSamples[0] ?? badViews[0]) } : {}),
+      ...(badSamples.length + badViews.length > 0
+        ? { firstDifference: JSON.stringify(badSamples[0] ?? badViews[0]) }
+        : {}),
       logAuditExit: r.audit.code,
       seconds: r.seconds,
     };

@@ -82,7 +82,13 @@ export async function workerRssBench(): Promise<BenchLine[]> {
     await sleep(500);
     const end = await measure();
     peak = Math.max(peak, end.totalRss);
-    const fig = (m: TreeMemory) => ({ totalRssMB: mb(m.totalRss), nodeRssMB: mb(m.rootRss), chromiumRssMB: mb(m.childRss), totalPssMB: mb(m.totalPss), chromiumProcs: m.children });
+    const fig = (m: TreeMemory) => ({
+      totalRssMB: mb(m.totalRss),
+      nodeRssMB: mb(m.rootRss),
+      chromiumRssMB: mb(m.childRss),
+      totalPssMB: mb(m.totalPss),
+      chromiumProcs: m.children,
+    });
     return [
       {
         figure: 'worker process + Chromium memory',
@@ -101,12 +107,15 @@ export async function workerRssBench(): Promise<BenchLine[]> {
       {
         // Taken mid-run (captures in flight, or Chromium being replaced after its 50th capture): the trend, not the figure.
         figure: 'samples during the run: total RSS MB / node RSS MB / Chromium processes',
-        samples: samples.map((s) => `${s.after}: ${mb(s.mem.totalRss)} / ${mb(s.mem.rootRss)} / ${s.mem.children}`).join(', '),
+        samples: samples
+          .map((s) => `${s.after}: ${mb(s.mem.totalRss)} / ${mb(s.mem.rootRss)} / ${s.mem.children}`)
+          .join(', '),
       },
     ];
   } finally {
     await nats?.nc.close();
-    if (service && (await service.kill('SIGTERM')) !== 0) process.stderr.write(`worker-rss: service exit output:\n${service.output().slice(-2000)}\n`);
+    if (service && (await service.kill('SIGTERM')) !== 0)
+      process.stderr.write(`worker-rss: service exit output:\n${service.output().slice(-2000)}\n`);
     await site.close();
     await infra.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -139,7 +148,16 @@ function watchOutcomes(nc: NatsConnection, tenantId: string) {
     wait(id: string): Promise<void> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`capture ${id}: no outcome after 120 s`)), 120_000);
-        waiters.set(id, { resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) });
+        waiters.set(id, {
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (e) => {
+            clearTimeout(timer);
+            reject(e);
+          },
+        });
         settle(id);
       });
     },

@@ -23,7 +23,11 @@ export async function zipStreamingBench(): Promise<BenchLine[]> {
     for (let i = 0; i < sizeMb; i++) await file.write(randomBytes(1024 * 1024)); // incompressible, like gzip
     await file.close();
     const one = async (mode: string) => {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/support/zip-mode.ts', mode, warc, join(dir, `${mode}.wacz`)], { maxBuffer: 1024 * 1024 });
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'bench/support/zip-mode.ts', mode, warc, join(dir, `${mode}.wacz`)],
+        { maxBuffer: 1024 * 1024 },
+      );
       return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; maxRssMb: number; members: number };
     };
     const whole = await one('whole');

@@ -11,8 +11,19 @@ async function rewrite(file: string, block: RegExp, content: string): Promise<vo
   const path = join(projectRoot, file);
   const text = await readFile(path, 'utf8');
   if (!block.test(text)) throw new Error(`${path} has no block to rewrite (${block})`);
-  await writeFile(path, text.replace(block, (_m, begin: string, end: string) => `${begin}${content}${end}`));
+  await writeFile(
+    path,
+    text.replace(block, (_m, begin: string, end: string) => `${begin}${content}${end}`),
+  );
 }
 
-await rewrite('docs/architecture.md', /(<!-- topology:begin[^>]*-->\n)[\s\S]*?(\n<!-- topology:end -->)/, topologyTable());
-await rewrite('ops/nats/cluster.conf', /()authorization \{\n[\s\S]*?\n\}(\n)/, natsAuthorizationConfig(COMPOSE_NATS_USERS));
+await rewrite(
+  'docs/architecture.md',
+  /(<!-- topology:begin[^>]*-->\n)[\s\S]*?(\n<!-- topology:end -->)/,
+  topologyTable(),
+);
+await rewrite(
+  'ops/nats/cluster.conf',
+  /()authorization \{\n[\s\S]*?\n\}(\n)/,
+  natsAuthorizationConfig(COMPOSE_NATS_USERS),
+);

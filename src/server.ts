@@ -60,7 +60,11 @@ export async function startServer(config: Config, deps: ServerDeps): Promise<Ser
   }
 }
 
-async function startRoles(config: Config, deps: ServerDeps, stops: ReturnType<typeof createStops>): Promise<ServerHandle> {
+async function startRoles(
+  config: Config,
+  deps: ServerDeps,
+  stops: ReturnType<typeof createStops>,
+): Promise<ServerHandle> {
   const runtime = await startProcessRuntime(config, deps, stops);
   const { roles, nats } = runtime;
   if (roles.has('signer')) stops.add(startSignerRole(runtime));
@@ -68,7 +72,13 @@ async function startRoles(config: Config, deps: ServerDeps, stops: ReturnType<ty
 
   if (!rolesUsePostgres(roles)) {
     // A signer or sequencer alone needs no database: it is not given DATABASE_URL (docs/security.md).
-    const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nats.nc, null), metricsToken: config.METRICS_TOKEN });
+    const http = await startRoleHttp({
+      port: config.PORT,
+      host: config.HOST,
+      roles: [...roles],
+      ready: createReadiness(nats.nc, null),
+      metricsToken: config.METRICS_TOKEN,
+    });
     stops.add(() => http.close());
     return { ...handle, url: http.url, app: null, ctx: null, store: null, projector: null };
   }
@@ -79,7 +89,13 @@ async function startRoles(config: Config, deps: ServerDeps, stops: ReturnType<ty
   const base = { ...handle, ctx: data.ctx, store: runtime.store, projector: data.projector };
   if (!roles.has('api')) {
     // Every role answers /health and /metrics, so a scaled deployment can be probed and scraped.
-    const http = await startRoleHttp({ port: config.PORT, host: config.HOST, roles: [...roles], ready: createReadiness(nats.nc, data.ctx.pool), metricsToken: config.METRICS_TOKEN });
+    const http = await startRoleHttp({
+      port: config.PORT,
+      host: config.HOST,
+      roles: [...roles],
+      ready: createReadiness(nats.nc, data.ctx.pool),
+      metricsToken: config.METRICS_TOKEN,
+    });
     data.ownListeners.add(config.HOST, Number(new URL(http.url).port));
     stops.add(() => http.close());
     return { ...base, url: http.url, app: null };

@@ -31,17 +31,22 @@ export interface ApiProcess {
 type Reply = { type: 'ready'; url: string } | { type: 'memory'; memory: ApiMemory } | { type: 'error'; error: string };
 
 export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)], {
-    cwd: projectRoot,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const next = () =>
     new Promise<Reply>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`api process exited with ${code}:\n${out.slice(-4000)}`));
+      const onExit = (code: number | null) =>
+        reject(new Error(`api process exited with ${code}:\n${out.slice(-4000)}`));
       child.once('exit', onExit);
       child.once('message', (m) => {
         child.off('exit', onExit);
@@ -81,7 +86,11 @@ async function childMain(): Promise<void> {
   const send = (m: Reply) => process.send!(m);
   try {
     const config = loadConfig(process.env);
-    const server = await startServer(config, { natsUrl: process.env.NATS_URL!, databaseUrl: process.env.DATABASE_URL!, log: pino({ level: 'silent' }) });
+    const server = await startServer(config, {
+      natsUrl: process.env.NATS_URL!,
+      databaseUrl: process.env.DATABASE_URL!,
+      log: pino({ level: 'silent' }),
+    });
     process.on('message', async (msg: { type: string }) => {
       if (msg.type === 'memory') {
         const before = process.memoryUsage();

@@ -50,7 +50,12 @@ export interface CaptureClient {
 
 export async function captureClient(baseUrl: string, adminKey: string, tenantId: string): Promise<CaptureClient> {
   const call = async (method: string, path: string, body: unknown, token: string): Promise<any> => {
-    const res = await httpCall(baseUrl + path, method, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+    const res = await httpCall(
+      baseUrl + path,
+      method,
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body === undefined ? undefined : JSON.stringify(body),
+    );
     if (res.status === 429) {
       // A real client honours Retry-After; counted, so a run that needed it says so.
       stats.retried429++;

@@ -9,7 +9,11 @@ import { type ServiceProcess, startServiceProcess } from '../../test/support/ser
  * DATA_DIR, embedded NATS and Postgres, every role, defaults — with the fixture site's loopback origins
  * allowed (127.0.0.3 for the cross-origin frames) and rate limits a bench cannot reach. Runs `use` and stops it.
  */
-export async function withMakeRunService<T>(name: string, use: (service: ServiceProcess, adminKey: string) => Promise<T>, nodeArgs: string[] = []): Promise<T> {
+export async function withMakeRunService<T>(
+  name: string,
+  use: (service: ServiceProcess, adminKey: string) => Promise<T>,
+  nodeArgs: string[] = [],
+): Promise<T> {
   const dataDir = await mkdtemp(join(tmpdir(), `cl-bench-${name}-`));
   const adminKey = `bench-${name}-admin-${process.pid}-0123456789`;
   const env: Record<string, string> = {
@@ -20,7 +24,16 @@ export async function withMakeRunService<T>(name: string, use: (service: Service
     RATE_LIMIT_TENANT_PER_MIN: '10000000',
   };
   // Whatever the shell running the bench points at (NATS_URL, DATABASE_URL, …) is not `make run`'s default.
-  for (const variable of ['NATS_URL', 'DATABASE_URL', 'ROLES', 'WORKER_CONCURRENCY', 'TSA_URL', 'SIGNING_KEY', 'CAPTURE_TIMEOUT_MS']) delete process.env[variable];
+  for (const variable of [
+    'NATS_URL',
+    'DATABASE_URL',
+    'ROLES',
+    'WORKER_CONCURRENCY',
+    'TSA_URL',
+    'SIGNING_KEY',
+    'CAPTURE_TIMEOUT_MS',
+  ])
+    delete process.env[variable];
   const service = await startServiceProcess(env, await freePort(), nodeArgs);
   try {
     return await use(service, adminKey);

@@ -41,7 +41,10 @@ export interface TreeCpu {
 }
 
 /** Samples `root` and its descendants every `intervalMs` until stopped. */
-export async function watchTreeCpu(root: number, options: { intervalMs?: number; rootKind?: string; threads?: boolean } = {}): Promise<TreeCpu> {
+export async function watchTreeCpu(
+  root: number,
+  options: { intervalMs?: number; rootKind?: string; threads?: boolean } = {},
+): Promise<TreeCpu> {
   const intervalMs = options.intervalMs ?? 100;
   /** pid → kind, CPU ms at the start (0 for processes born later), last CPU ms seen. */
   const seen = new Map<number, { kind: string; first: number; last: number }>();
@@ -83,7 +86,12 @@ export async function watchTreeCpu(root: number, options: { intervalMs?: number;
   await Promise.all([sample(), options.threads ? sampleThreads() : undefined]);
   let sampling = Promise.resolve();
   const timer = setInterval(() => {
-    sampling = sampling.then(() => Promise.all([sample(), options.threads ? sampleThreads() : undefined])).then(() => {}, () => {});
+    sampling = sampling
+      .then(() => Promise.all([sample(), options.threads ? sampleThreads() : undefined]))
+      .then(
+        () => {},
+        () => {},
+      );
   }, intervalMs);
   return {
     async stop() {

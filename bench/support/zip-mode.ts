@@ -80,4 +80,6 @@ async function streaming(): Promise<number> {
 const t0 = performance.now();
 const members = mode === 'whole' ? await whole() : await streaming();
 const ms = performance.now() - t0;
-process.stdout.write(JSON.stringify({ mode, members, ms: Math.round(ms), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
+process.stdout.write(
+  `${JSON.stringify({ mode, members, ms: Math.round(ms), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+);

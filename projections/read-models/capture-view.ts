@@ -11,7 +11,10 @@ export type { CaptureRow } from './captures.js';
 const iso = (d: Date | string | null | undefined): string | undefined => instant(d) ?? undefined;
 
 /** What the record of a complete capture (spec 2.3) is built from: a row, or a capture.completed event. */
-export type CompleteCaptureFields = Pick<CaptureRow, 'capture_id' | 'url' | 'created_at' | 'completed_at' | 'render_quality' | 'artifacts' | 'bundle'> &
+export type CompleteCaptureFields = Pick<
+  CaptureRow,
+  'capture_id' | 'url' | 'created_at' | 'completed_at' | 'render_quality' | 'artifacts' | 'bundle'
+> &
   Partial<Pick<CaptureRow, 'final_url' | 'render' | 'capture_settings'>>;
 
 /** What the status of a capture (spec 2.2) is built from: the row's few status columns. */
@@ -33,8 +36,17 @@ export function captureViews(baseUrl: string) {
         status: r.status,
         url: r.url,
         createdAt: iso(r.created_at)!,
-        ...(r.status === 'complete' ? { completedAt: iso(r.completed_at)!, renderQuality: r.render_quality ?? 'full' } : {}),
-        ...(r.status === 'failed' ? { failedAt: iso(r.failed_at)!, error: r.error ?? 'capture failed', retryable: r.retryable ?? true, ...failureReasonOf(r) } : {}),
+        ...(r.status === 'complete'
+          ? { completedAt: iso(r.completed_at)!, renderQuality: r.render_quality ?? 'full' }
+          : {}),
+        ...(r.status === 'failed'
+          ? {
+              failedAt: iso(r.failed_at)!,
+              error: r.error ?? 'capture failed',
+              retryable: r.retryable ?? true,
+              ...failureReasonOf(r),
+            }
+          : {}),
       };
     },
 
@@ -44,7 +56,9 @@ export function captureViews(baseUrl: string) {
         id: r.capture_id,
         status: r.status,
         ...(r.status === 'complete' ? { captureUrl: captureUrl(r.capture_id) } : {}),
-        ...(r.status === 'failed' ? { error: r.error ?? 'capture failed', retryable: r.retryable ?? true, ...failureReasonOf(r) } : {}),
+        ...(r.status === 'failed'
+          ? { error: r.error ?? 'capture failed', retryable: r.retryable ?? true, ...failureReasonOf(r) }
+          : {}),
       };
     },
 
@@ -87,4 +101,5 @@ export function captureViews(baseUrl: string) {
 }
 
 /** README, Failure reasons: present on failures recorded since reasons were. */
-const failureReasonOf = (r: Pick<CaptureRow, 'failure_reason'>) => (r.failure_reason ? { failureReason: r.failure_reason } : {});
+const failureReasonOf = (r: Pick<CaptureRow, 'failure_reason'>) =>
+  r.failure_reason ? { failureReason: r.failure_reason } : {};

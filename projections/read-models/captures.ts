@@ -2,9 +2,31 @@ import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { ArtifactRefs, BundleRef, CaptureRender, CaptureSettings } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { TenantState } from '../../src/domain/tenant/index.js';
-import { type BatchHandoff, type EventHandoff, type EventRef, type ExpectedRow, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import {
+  type BatchHandoff,
+  type EventHandoff,
+  type EventRef,
+  type ExpectedRow,
+  auditedReadModel,
+  type SettledCapture,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
 import type { CaptureStatusFields } from './capture-view.js';
-import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, type InsertChange, insertRows, tableSpec, type UpdateChange, updateRows } from './row-changes.js';
+import {
+  type AddChange,
+  addRows,
+  CounterDeltas,
+  type FoldedRows,
+  foldChange,
+  type InsertChange,
+  insertRows,
+  tableSpec,
+  type UpdateChange,
+  updateRows,
+} from './row-changes.js';
 
 /**
  * `captures` (one row per capture: pending, then complete or failed by its first outcome) and `capture_counts`
@@ -96,7 +118,12 @@ export const CAPTURES = tableSpec<CaptureValues>({
 });
 
 export type CaptureCountValues = { tenant_id: string; status: CaptureStatus; n: number };
-export const CAPTURE_COUNTS = tableSpec<CaptureCountValues>({ name: 'capture_counts', key: ['tenant_id', 'status'], columns: { tenant_id: 'text', status: 'text', n: 'bigint' }, counters: ['n'] });
+export const CAPTURE_COUNTS = tableSpec<CaptureCountValues>({
+  name: 'capture_counts',
+  key: ['tenant_id', 'status'],
+  columns: { tenant_id: 'text', status: 'text', n: 'bigint' },
+  counters: ['n'],
+});
 
 // ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
 
@@ -139,7 +166,16 @@ export function captureChanges(e: TenantEnvelope): CaptureChange[] {
     case 'capture.submitted':
       return e.data.captures.map((c) => ({
         op: 'insert',
-        row: { capture_id: c.captureId, tenant_id: e.tenantId, url: c.url, status: 'pending', period: e.data.period, created_at: e.occurredAt, schedule_id: e.data.scheduleId ?? null, source: e.data.source },
+        row: {
+          capture_id: c.captureId,
+          tenant_id: e.tenantId,
+          url: c.url,
+          status: 'pending',
+          period: e.data.period,
+          created_at: e.occurredAt,
+          schedule_id: e.data.scheduleId ?? null,
+          source: e.data.source,
+        },
       }));
     // Both outcomes spelled out in full (no spread of a template): this runs for every outcome of the hot path.
     case 'capture.completed': {
@@ -188,16 +224,32 @@ export function captureChanges(e: TenantEnvelope): CaptureChange[] {
   return [];
 }
 
-const settle = (captureId: string, occurredAt: string, set: OutcomeColumns): Settle => ({ op: 'update', key: { capture_id: captureId }, when: { status: 'pending' }, set, occurredAt });
+const settle = (captureId: string, occurredAt: string, set: OutcomeColumns): Settle => ({
+  op: 'update',
+  key: { capture_id: captureId },
+  when: { status: 'pending' },
+  set,
+  occurredAt,
+});
 
 /** What a capture row moving from one status (null: none yet) to another does to the tenant's counts. */
-const countChanges = (tenantId: string, from: CaptureStatus | null, to: CaptureStatus): Array<AddChange<CaptureCountValues>> => [
+const countChanges = (
+  tenantId: string,
+  from: CaptureStatus | null,
+  to: CaptureStatus,
+): Array<AddChange<CaptureCountValues>> => [
   ...(from ? [{ op: 'add' as const, key: { tenant_id: tenantId, status: from }, add: { n: -1 } }] : []),
   { op: 'add', key: { tenant_id: tenantId, status: to }, add: { n: 1 } },
 ];
 
 /** A settled capture (its row after the outcome) as usage and schedules count it. */
-const settledOf = (r: Pick<CaptureValues, 'capture_id' | 'tenant_id' | 'period' | 'schedule_id' | 'status' | 'completed_at' | 'failed_at' | 'stored_bytes'>, occurredAt: string): SettledCapture => ({
+const settledOf = (
+  r: Pick<
+    CaptureValues,
+    'capture_id' | 'tenant_id' | 'period' | 'schedule_id' | 'status' | 'completed_at' | 'failed_at' | 'stored_bytes'
+  >,
+  occurredAt: string,
+): SettledCapture => ({
   captureId: r.capture_id,
   tenantId: r.tenant_id,
   period: r.period,
@@ -225,13 +277,18 @@ function createCapturesWriter(q: Sql) {
     /** Submissions first (an outcome in the same batch then finds its row), outcomes, then the counts; hands on the settled. */
     async flush(handoff: BatchHandoff): Promise<void> {
       const counts = new CounterDeltas(CAPTURE_COUNTS);
-      const created = await insertRows<CaptureValues, Pick<CaptureValues, 'tenant_id'>>(q, CAPTURES, inserts.splice(0), ['tenant_id']);
+      const created = await insertRows<CaptureValues, Pick<CaptureValues, 'tenant_id'>>(
+        q,
+        CAPTURES,
+        inserts.splice(0),
+        ['tenant_id'],
+      );
       for (const r of created) for (const c of countChanges(r.tenant_id, null, 'pending')) counts.add(c);
-      const applied = await updateRows<CaptureValues, Settle, Pick<CaptureValues, 'tenant_id' | 'period' | 'schedule_id'>>(q, CAPTURES, settles.splice(0), [
-        'tenant_id',
-        'period',
-        'schedule_id',
-      ]);
+      const applied = await updateRows<
+        CaptureValues,
+        Settle,
+        Pick<CaptureValues, 'tenant_id' | 'period' | 'schedule_id'>
+      >(q, CAPTURES, settles.splice(0), ['tenant_id', 'period', 'schedule_id']);
       for (const { change, row } of applied) {
         const after = { ...row, ...(change.set as OutcomeColumns), capture_id: change.key.capture_id! };
         for (const c of countChanges(row.tenant_id, 'pending', after.status)) counts.add(c);
@@ -256,7 +313,8 @@ function createCapturesFold() {
       for (const change of captureChanges(stored.event as TenantEnvelope)) {
         const row = foldChange(CAPTURES, captures, change, ref);
         if (!row) continue;
-        for (const c of countChanges(row.tenant_id, change.op === 'insert' ? null : 'pending', row.status)) foldChange(CAPTURE_COUNTS, counts, c, ref);
+        for (const c of countChanges(row.tenant_id, change.op === 'insert' ? null : 'pending', row.status))
+          foldChange(CAPTURE_COUNTS, counts, c, ref);
         if (change.op === 'update') handoff.settled = settledOf(row, change.occurredAt);
       }
     },
@@ -276,13 +334,28 @@ export async function findCapture(q: Sql, captureId: string): Promise<CaptureRow
  */
 export async function findCaptureStatusFields(q: Sql, captureId: string): Promise<CaptureStatusFields | null> {
   return (
-    (await q.query<CaptureStatusFields>('SELECT capture_id, status, error, retryable, failure_reason FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null
+    (
+      await q.query<CaptureStatusFields>(
+        'SELECT capture_id, status, error, retryable, failure_reason FROM captures WHERE capture_id = $1',
+        [captureId],
+      )
+    ).rows[0] ?? null
   );
 }
 
 /** What a webhook event needs of the submitted capture. */
-export async function findSubmittedCapture(q: Sql, captureId: string): Promise<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'> | null> {
-  return (await q.query<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'>>('SELECT capture_id, url, created_at FROM captures WHERE capture_id = $1', [captureId])).rows[0] ?? null;
+export async function findSubmittedCapture(
+  q: Sql,
+  captureId: string,
+): Promise<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'> | null> {
+  return (
+    (
+      await q.query<Pick<CaptureRow, 'capture_id' | 'url' | 'created_at'>>(
+        'SELECT capture_id, url, created_at FROM captures WHERE capture_id = $1',
+        [captureId],
+      )
+    ).rows[0] ?? null
+  );
 }
 
 export interface CaptureListFilter {
@@ -298,7 +371,11 @@ export interface CaptureListFilter {
 }
 
 /** One page of a tenant's captures (spec 4.2) and the total matching the filter. */
-export async function listCaptures(q: Sql, tenantId: string, f: CaptureListFilter): Promise<{ rows: CaptureRow[]; total: number }> {
+export async function listCaptures(
+  q: Sql,
+  tenantId: string,
+  f: CaptureListFilter,
+): Promise<{ rows: CaptureRow[]; total: number }> {
   const where: string[] = ['tenant_id = $1'];
   const args: unknown[] = [tenantId];
   const add = (sql: string, v: unknown) => {
@@ -315,26 +392,54 @@ export async function listCaptures(q: Sql, tenantId: string, f: CaptureListFilte
   // The common shapes (no filter, or status only) read the maintained per-status counts.
   const countsOnly = !f.url && !f.createdAfter && !f.createdBefore && !f.scheduleId;
   const totalQuery = countsOnly
-    ? q.query<{ n: number }>(`SELECT COALESCE(sum(n), 0)::bigint AS n FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)`, [tenantId, f.status ?? null])
+    ? q.query<{ n: number }>(
+        `SELECT COALESCE(sum(n), 0)::bigint AS n FROM capture_counts WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)`,
+        [tenantId, f.status ?? null],
+      )
     : q.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM captures WHERE ${filter}`, args);
-  const [rows, total] = await Promise.all([q.query<CaptureRow>(`SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT $${args.length + 1} OFFSET $${args.length + 2}`, [...args, f.limit, f.offset]), totalQuery]);
+  const [rows, total] = await Promise.all([
+    q.query<CaptureRow>(
+      `SELECT * FROM captures WHERE ${filter} ORDER BY ${order} LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
+      [...args, f.limit, f.offset],
+    ),
+    totalQuery,
+  ]);
   return { rows: rows.rows, total: total.rows[0]!.n };
 }
 
-export type AuditCaptureRow = Pick<CaptureRow, 'capture_id' | 'url' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'> & { status: string; period: string };
+export type AuditCaptureRow = Pick<
+  CaptureRow,
+  'capture_id' | 'url' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'
+> & { status: string; period: string };
 
 export async function readCapturesForAudit(q: Sql, tenantId: string): Promise<AuditCaptureRow[]> {
-  return (await q.query<AuditCaptureRow>('SELECT capture_id, url, status, period, stored_bytes, error, retryable, failure_reason FROM captures WHERE tenant_id = $1', [tenantId])).rows;
+  return (
+    await q.query<AuditCaptureRow>(
+      'SELECT capture_id, url, status, period, stored_bytes, error, retryable, failure_reason FROM captures WHERE tenant_id = $1',
+      [tenantId],
+    )
+  ).rows;
 }
 
 /** Per-status counts of a tenant; null when this projection has no capture_counts table (built before it). */
-export async function readCaptureCountsForAudit(q: Sql, tenantId: string): Promise<Array<{ status: string; n: number }> | null> {
+export async function readCaptureCountsForAudit(
+  q: Sql,
+  tenantId: string,
+): Promise<Array<{ status: string; n: number }> | null> {
   const exists = (await q.query<{ t: string | null }>("SELECT to_regclass('capture_counts')::text AS t")).rows[0]!.t;
-  return exists ? (await q.query<{ status: string; n: number }>('SELECT status, n FROM capture_counts WHERE tenant_id = $1', [tenantId])).rows : null;
+  return exists
+    ? (
+        await q.query<{ status: string; n: number }>('SELECT status, n FROM capture_counts WHERE tenant_id = $1', [
+          tenantId,
+        ])
+      ).rows
+    : null;
 }
 
 /** The columns compared depend on the status: an outcome's fields only once there is one. */
-const comparableCapture = (v: Pick<CaptureValues, 'status' | 'url' | 'period' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'>) => ({
+const comparableCapture = (
+  v: Pick<CaptureValues, 'status' | 'url' | 'period' | 'stored_bytes' | 'error' | 'retryable' | 'failure_reason'>,
+) => ({
   status: v.status,
   url: v.url,
   period: v.period,
@@ -345,9 +450,24 @@ const comparableCapture = (v: Pick<CaptureValues, 'status' | 'url' | 'period' | 
 export function compareCaptures(fold: CapturesFold, rows: AuditCaptureRow[]): TableComparison {
   return {
     table: 'captures',
-    expected: new Map([...fold.captures].map(([id, c]): [string, ExpectedRow] => [id, { row: comparableCapture(c.value), ref: c.ref }])),
+    expected: new Map(
+      [...fold.captures].map(([id, c]): [string, ExpectedRow] => [id, { row: comparableCapture(c.value), ref: c.ref }]),
+    ),
     // Every column; the comparison reads those the expected row has.
-    actual: new Map(rows.map((r) => [r.capture_id, { status: r.status, url: r.url, period: r.period, stored_bytes: r.stored_bytes, error: r.error, retryable: r.retryable, failure_reason: r.failure_reason }])),
+    actual: new Map(
+      rows.map((r) => [
+        r.capture_id,
+        {
+          status: r.status,
+          url: r.url,
+          period: r.period,
+          stored_bytes: r.stored_bytes,
+          error: r.error,
+          retryable: r.retryable,
+          failure_reason: r.failure_reason,
+        },
+      ]),
+    ),
   };
 }
 
@@ -358,7 +478,12 @@ export function compareCaptureCounts(fold: CapturesFold, rows: Array<{ status: s
     expected.set(status, { row: { n: c?.value.n ?? 0 }, ref: c?.ref ?? null });
   }
   // No row means zero, for a status the log has and for one it has not.
-  return { table: 'capture_counts', expected, actual: new Map(rows.map((r) => [r.status, { n: r.n }])), absent: { n: 0 } };
+  return {
+    table: 'capture_counts',
+    expected,
+    actual: new Map(rows.map((r) => [r.status, { n: r.n }])),
+    absent: { n: 0 },
+  };
 }
 
 /** The tenant's captures and their counts (null: a projection built before capture_counts). */
@@ -374,7 +499,14 @@ function compareCapturesAndCounts(fold: CapturesFold, rows: AuditCaptureRows, ac
   captures.actorChecks = [];
   for (const [id, c] of fold.captures) {
     const row = byId.get(id);
-    if (row) captures.actorChecks.push({ ref: c.ref, key: id, field: 'pending', projection: row.status === 'pending' ? 'pending' : 'done', actor: actor.pending.has(id) ? 'pending' : 'done' });
+    if (row)
+      captures.actorChecks.push({
+        ref: c.ref,
+        key: id,
+        field: 'pending',
+        projection: row.status === 'pending' ? 'pending' : 'done',
+        actor: actor.pending.has(id) ? 'pending' : 'done',
+      });
   }
   return rows.counts ? [captures, compareCaptureCounts(fold, rows.counts)] : [captures];
 }
@@ -389,7 +521,10 @@ export const capturesReadModel = auditedReadModel({
   writer: createCapturesWriter,
   fold: createCapturesFold,
   audit: {
-    read: async (q, tenantId): Promise<AuditCaptureRows> => ({ captures: await readCapturesForAudit(q, tenantId), counts: await readCaptureCountsForAudit(q, tenantId) }),
+    read: async (q, tenantId): Promise<AuditCaptureRows> => ({
+      captures: await readCapturesForAudit(q, tenantId),
+      counts: await readCaptureCountsForAudit(q, tenantId),
+    }),
     compare: compareCapturesAndCounts,
   },
 });

@@ -30,11 +30,10 @@ function createEvidenceKeysWriter(q: Sql) {
     async apply(stored: StoredEvent): Promise<void> {
       const e = stored.event as EventEnvelope;
       if (e.type === 'tsa.certificate_published') {
-        await q.query('INSERT INTO tsa_certificates (fingerprint, ca_cert_pem, published_at) VALUES ($1, $2, $3) ON CONFLICT (fingerprint) DO NOTHING', [
-          e.data.fingerprint,
-          e.data.caCertPem,
-          e.data.publishedAt,
-        ]);
+        await q.query(
+          'INSERT INTO tsa_certificates (fingerprint, ca_cert_pem, published_at) VALUES ($1, $2, $3) ON CONFLICT (fingerprint) DO NOTHING',
+          [e.data.fingerprint, e.data.caCertPem, e.data.publishedAt],
+        );
       } else if (e.type === 'signing.key_rotated') {
         await q.query('UPDATE signing_keys SET is_current = false WHERE is_current');
         await q.query(
@@ -51,12 +50,20 @@ function createEvidenceKeysWriter(q: Sql) {
 
 /** Every signing key ever used, oldest first (spec 4.10). */
 export async function listSigningKeys(q: Sql): Promise<SigningKeyRow[]> {
-  return (await q.query<SigningKeyRow>('SELECT key_id, public_key, archived_at, is_current FROM signing_keys ORDER BY archived_at, key_id')).rows;
+  return (
+    await q.query<SigningKeyRow>(
+      'SELECT key_id, public_key, archived_at, is_current FROM signing_keys ORDER BY archived_at, key_id',
+    )
+  ).rows;
 }
 
 /** CA certificates of the built-in TSAs, oldest first. */
 export async function listTsaCertificates(q: Sql): Promise<TsaCertificateRow[]> {
-  return (await q.query<TsaCertificateRow>('SELECT fingerprint, ca_cert_pem, published_at FROM tsa_certificates ORDER BY published_at, fingerprint')).rows;
+  return (
+    await q.query<TsaCertificateRow>(
+      'SELECT fingerprint, ca_cert_pem, published_at FROM tsa_certificates ORDER BY published_at, fingerprint',
+    )
+  ).rows;
 }
 
 // ---- the read model (system events; not in the tenant audit) ----------------------------------------------

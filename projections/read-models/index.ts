@@ -102,6 +102,7 @@ export const applyEvent = (q: Sql, stored: StoredEvent): Promise<void> => applyE
 // ---- the audit's side: the read models it compares ---------------------------------------------------------
 
 // `any` only to pick the audited models out of the list; each keeps its own fold and rows types.
+// biome-ignore lint/suspicious/noExplicitAny: matches an audited model whatever its fold and rows types
 type Audited = Extract<(typeof READ_MODELS)[number], AuditedReadModel<string, any, any>>;
 const AUDITED = READ_MODELS.filter((m): m is Audited => 'audit' in m && m.audit !== undefined);
 
@@ -129,7 +130,13 @@ export async function readTenantReadModelRows(q: Sql, tenantId: string): Promise
 }
 
 /** Every table comparison the read models make, in list order: the fold's rows against the projection's, and the actor's view. */
-export function compareTenantReadModels(folds: TenantReadModelFolds, rows: TenantReadModelRows, actor: TenantState): TableComparison[] {
+export function compareTenantReadModels(
+  folds: TenantReadModelFolds,
+  rows: TenantReadModelRows,
+  actor: TenantState,
+): TableComparison[] {
   const byName = <T>(record: object, name: string) => (record as Record<string, T>)[name]!;
-  return AUDITED.flatMap((m) => (m.audit as ReadModelAudit<unknown, unknown>).compare(byName(folds, m.name), byName(rows, m.name), actor));
+  return AUDITED.flatMap((m) =>
+    (m.audit as ReadModelAudit<unknown, unknown>).compare(byName(folds, m.name), byName(rows, m.name), actor),
+  );
 }

@@ -1,7 +1,23 @@
 import type { Scope } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { type EventRef, type ExpectedRow, instant, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
-import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
+import {
+  type EventRef,
+  type ExpectedRow,
+  instant,
+  auditedReadModel,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
+import {
+  type FoldedRows,
+  foldChange,
+  type InsertChange,
+  tableSpec,
+  type UpdateChange,
+  writeChange,
+} from './row-changes.js';
 
 /** `api_keys`: tenant API keys by SHA-256 (never the key itself), with who created them and when revoked. */
 
@@ -18,12 +34,28 @@ export interface KeyRow {
 }
 
 /** An `api_keys` row as the events give it (timestamps as ISO text). */
-export type KeyValues = { key_hash: string; tenant_id: string; scopes: Scope[]; name: string; created_at: string; created_by: string; revoked_at: string | null };
+export type KeyValues = {
+  key_hash: string;
+  tenant_id: string;
+  scopes: Scope[];
+  name: string;
+  created_at: string;
+  created_by: string;
+  revoked_at: string | null;
+};
 
 export const API_KEYS = tableSpec<KeyValues>({
   name: 'api_keys',
   key: ['key_hash'],
-  columns: { key_hash: 'text', tenant_id: 'text', scopes: 'text[]', name: 'text', created_at: 'timestamptz', created_by: 'text', revoked_at: 'timestamptz' },
+  columns: {
+    key_hash: 'text',
+    tenant_id: 'text',
+    scopes: 'text[]',
+    name: 'text',
+    created_at: 'timestamptz',
+    created_by: 'text',
+    revoked_at: 'timestamptz',
+  },
 });
 
 // ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
@@ -33,10 +65,23 @@ export function keyChange(e: TenantEnvelope): InsertChange<KeyValues> | UpdateCh
   if (e.type === 'key.created') {
     return {
       op: 'insert',
-      row: { key_hash: e.data.keyHash, tenant_id: e.tenantId, scopes: [...e.data.scopes], name: e.data.name, created_at: e.data.createdAt, created_by: e.causedBy.kind },
+      row: {
+        key_hash: e.data.keyHash,
+        tenant_id: e.tenantId,
+        scopes: [...e.data.scopes],
+        name: e.data.name,
+        created_at: e.data.createdAt,
+        created_by: e.causedBy.kind,
+      },
     };
   }
-  if (e.type === 'key.revoked') return { op: 'update', key: { key_hash: e.data.keyHash }, set: { revoked_at: e.data.revokedAt }, when: { revoked_at: null } };
+  if (e.type === 'key.revoked')
+    return {
+      op: 'update',
+      key: { key_hash: e.data.keyHash },
+      set: { revoked_at: e.data.revokedAt },
+      when: { revoked_at: null },
+    };
   return null;
 }
 
@@ -68,8 +113,14 @@ export type KeysFold = ReturnType<typeof createKeysFold>;
 // ---- queries --------------------------------------------------------------------------------------------
 
 /** What request authentication needs of a key. */
-export async function findKeyForAuth(q: Sql, keyHash: string): Promise<Pick<KeyRow, 'tenant_id' | 'scopes' | 'revoked_at'> | null> {
-  const r = await q.query<Pick<KeyRow, 'tenant_id' | 'scopes' | 'revoked_at'>>('SELECT tenant_id, scopes, revoked_at FROM api_keys WHERE key_hash = $1', [keyHash]);
+export async function findKeyForAuth(
+  q: Sql,
+  keyHash: string,
+): Promise<Pick<KeyRow, 'tenant_id' | 'scopes' | 'revoked_at'> | null> {
+  const r = await q.query<Pick<KeyRow, 'tenant_id' | 'scopes' | 'revoked_at'>>(
+    'SELECT tenant_id, scopes, revoked_at FROM api_keys WHERE key_hash = $1',
+    [keyHash],
+  );
   return r.rows[0] ?? null;
 }
 
@@ -87,10 +138,18 @@ export async function listKeys(q: Sql, f: { tenantId: string | null; includeRevo
   return r.rows;
 }
 
-export type AuditKeyRow = Pick<KeyRow, 'key_hash' | 'scopes' | 'name' | 'created_by'> & { created_at: Date | string; revoked_at: Date | string | null };
+export type AuditKeyRow = Pick<KeyRow, 'key_hash' | 'scopes' | 'name' | 'created_by'> & {
+  created_at: Date | string;
+  revoked_at: Date | string | null;
+};
 
 export async function readKeysForAudit(q: Sql, tenantId: string): Promise<AuditKeyRow[]> {
-  return (await q.query<AuditKeyRow>('SELECT key_hash, scopes, name, created_at, created_by, revoked_at FROM api_keys WHERE tenant_id = $1', [tenantId])).rows;
+  return (
+    await q.query<AuditKeyRow>(
+      'SELECT key_hash, scopes, name, created_at, created_by, revoked_at FROM api_keys WHERE tenant_id = $1',
+      [tenantId],
+    )
+  ).rows;
 }
 
 /** The same columns of a folded row and of a row read back. */
@@ -105,7 +164,9 @@ const comparableKey = (r: Pick<AuditKeyRow, 'scopes' | 'name' | 'created_at' | '
 export function compareKeys(fold: KeysFold, rows: AuditKeyRow[]): TableComparison {
   return {
     table: 'api_keys',
-    expected: new Map([...fold.keys].map(([k, v]): [string, ExpectedRow] => [k, { row: comparableKey(v.value), ref: v.ref }])),
+    expected: new Map(
+      [...fold.keys].map(([k, v]): [string, ExpectedRow] => [k, { row: comparableKey(v.value), ref: v.ref }]),
+    ),
     actual: new Map(rows.map((r) => [r.key_hash, comparableKey(r)])),
   };
 }

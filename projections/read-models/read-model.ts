@@ -48,7 +48,13 @@ export interface EventRef {
   occurredAt: string;
 }
 
-export const refOf = (e: StoredEvent): EventRef => ({ seq: e.seq, index: e.index, eventId: e.event.id, type: e.event.type, occurredAt: e.event.occurredAt });
+export const refOf = (e: StoredEvent): EventRef => ({
+  seq: e.seq,
+  index: e.index,
+  eventId: e.event.id,
+  type: e.event.type,
+  occurredAt: e.event.occurredAt,
+});
 
 /** A table row in the form the audit compares: column (or derived check) → JSON-comparable value. */
 export type ComparableRow = Record<string, unknown>;
@@ -101,10 +107,13 @@ export interface SettledCapture {
 export const dayOf = (iso: string): string => iso.slice(0, 10);
 
 /** An instant as ISO text (null stays null): timestamps compare equal whether read as Date or written as text. */
-export const instant = (v: Date | string | null | undefined): string | null => (v === null || v === undefined ? null : new Date(v).toISOString());
+export const instant = (v: Date | string | null | undefined): string | null =>
+  v === null || v === undefined ? null : new Date(v).toISOString();
 
 /** A row as pg reads it: the row's values as the events give them, with the named timestamp columns as Date. */
-export type ReadRow<V, Timestamps extends keyof V> = Omit<V, Timestamps> & { [K in Timestamps]: V[K] extends string ? Date : Date | null };
+export type ReadRow<V, Timestamps extends keyof V> = Omit<V, Timestamps> & {
+  [K in Timestamps]: V[K] extends string ? Date : Date | null;
+};
 
 // ---- the one value a read model exports -----------------------------------------------------------------
 
@@ -164,4 +173,6 @@ export interface AuditedReadModel<N extends string, F extends ReadModelFold, R> 
   fold(): F;
   audit: ReadModelAudit<F, R>;
 }
-export const auditedReadModel = <const N extends string, F extends ReadModelFold, R>(m: AuditedReadModel<N, F, R>): AuditedReadModel<N, F, R> => m;
+export const auditedReadModel = <const N extends string, F extends ReadModelFold, R>(
+  m: AuditedReadModel<N, F, R>,
+): AuditedReadModel<N, F, R> => m;

@@ -56,9 +56,11 @@ function keyOf(spec: TableSpec<Values>, v: Values): string {
   for (let i = 1; i < spec.key.length; i++) key += `|${String(v[spec.key[i]!])}`;
   return key;
 }
-const matches = (row: Values, when: Values | undefined): boolean => !when || Object.entries(when).every(([c, v]) => (row[c] ?? null) === (v ?? null));
+const matches = (row: Values, when: Values | undefined): boolean =>
+  !when || Object.entries(when).every(([c, v]) => (row[c] ?? null) === (v ?? null));
 /** Whether the update leaves its own guard holding (settling a pending row does not: it applies once). */
-const keepsGuard = (u: UpdateChange<Values>): boolean => Object.entries(u.when ?? {}).every(([c, v]) => !(c in u.set) || (u.set[c] ?? null) === (v ?? null));
+const keepsGuard = (u: UpdateChange<Values>): boolean =>
+  Object.entries(u.when ?? {}).every(([c, v]) => !(c in u.set) || (u.set[c] ?? null) === (v ?? null));
 
 // ---- in memory: the fold ------------------------------------------------------------------------------------
 
@@ -75,7 +77,12 @@ const foldIdOf = (spec: TableSpec<Values>, v: Values): string =>
     .join('|');
 
 /** Apply a change to the folded rows; the row it changed, or null when it changed nothing. */
-export function foldChange<Row extends Values>(spec: TableSpec<Row>, rows: FoldedRows<Row>, change: RowChange<Row>, ref: EventRef): Row | null {
+export function foldChange<Row extends Values>(
+  spec: TableSpec<Row>,
+  rows: FoldedRows<Row>,
+  change: RowChange<Row>,
+  ref: EventRef,
+): Row | null {
   const s = spec as unknown as TableSpec<Values>;
   if (change.op === 'insert') {
     const id = foldIdOf(s, change.row);
@@ -92,13 +99,16 @@ export function foldChange<Row extends Values>(spec: TableSpec<Row>, rows: Folde
   } else {
     if (!r) {
       const counters: readonly string[] = spec.counters ?? [];
-      const zero = Object.fromEntries(Object.keys(spec.columns).map((c) => [c, counters.includes(c) || c in change.add ? 0 : null]));
+      const zero = Object.fromEntries(
+        Object.keys(spec.columns).map((c) => [c, counters.includes(c) || c in change.add ? 0 : null]),
+      );
       r = { value: { ...zero, ...change.key } as Row, ref };
       rows.set(id, r);
     }
     const v = r.value as Values;
     for (const [c, n] of Object.entries(change.add)) v[c] = ((v[c] as number | null) ?? 0) + (n as number);
-    for (const [c, m] of Object.entries(change.max ?? {})) if (v[c] === null || v[c] === undefined || (m as string) > (v[c] as string)) v[c] = m;
+    for (const [c, m] of Object.entries(change.max ?? {}))
+      if (v[c] === null || v[c] === undefined || (m as string) > (v[c] as string)) v[c] = m;
   }
   r.ref = ref;
   return r.value;
@@ -106,9 +116,11 @@ export function foldChange<Row extends Values>(spec: TableSpec<Row>, rows: Folde
 
 // ---- in Postgres: set-based statements per batch ------------------------------------------------------------
 
-const sqlValue = (type: ColumnType, v: unknown): unknown => (v === undefined || v === null ? null : type === 'jsonb' ? JSON.stringify(v) : v);
+const sqlValue = (type: ColumnType, v: unknown): unknown =>
+  v === undefined || v === null ? null : type === 'jsonb' ? JSON.stringify(v) : v;
 const arrayType = (type: ColumnType): string => {
-  if (type === 'text[]') throw new Error('an array column cannot travel in unnest: write its changes one statement each (writeChange)');
+  if (type === 'text[]')
+    throw new Error('an array column cannot travel in unnest: write its changes one statement each (writeChange)');
   return type === 'jsonb' ? 'text[]' : `${type}[]`;
 };
 const cast = (type: ColumnType): string => (type === 'jsonb' ? '::jsonb' : '');
@@ -119,7 +131,11 @@ interface UnnestColumn<T> {
   column: string;
   of: (item: T) => unknown;
 }
-const own = <T>(column: string, of: (item: T) => Values): UnnestColumn<T> => ({ alias: column, column, of: (item) => of(item)[column] });
+const own = <T>(column: string, of: (item: T) => Values): UnnestColumn<T> => ({
+  alias: column,
+  column,
+  of: (item) => of(item)[column],
+});
 
 /** `unnest($1::text[], …) AS u(a, …)` over the columns, with one parameter array each (`ordinal`: and u.i, from 1). */
 function unnestOf<T>(spec: TableSpec<Values>, cols: Array<UnnestColumn<T>>, items: T[], ordinal = false) {
@@ -202,7 +218,8 @@ export async function updateRows<Row extends Values, C extends UpdateChange<Row>
     const at = `${keyOf(s, c.key)}\u0000${guardOf(c.when)}`;
     const before = collapsed.get(at);
     if (!before) collapsed.set(at, c);
-    else if (keepsGuard(before as unknown as UpdateChange<Values>)) collapsed.set(at, { ...before, set: { ...before.set, ...c.set } });
+    else if (keepsGuard(before as unknown as UpdateChange<Values>))
+      collapsed.set(at, { ...before, set: { ...before.set, ...c.set } });
   }
   const shapes = new Map<string, C[]>();
   for (const c of collapsed.values()) {
@@ -238,7 +255,10 @@ export async function updateRows<Row extends Values, C extends UpdateChange<Row>
     });
     const where = [...s.key.map((k) => `t.${k} = u.k_${k}`), ...guardSql].join(' AND ');
     const ret = ['u.i AS change_ordinal', ...returning.map((c) => `t.${c}`)].join(', ');
-    const r = await q.query<Values>(`UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`, params);
+    const r = await q.query<Values>(
+      `UPDATE ${s.name} t SET ${setCols.map((c) => `${c} = u.${c}${cast(s.columns[c]!)}`).join(', ')} FROM ${u.sql} WHERE ${where} RETURNING ${ret}`,
+      params,
+    );
     for (const { change_ordinal: i, ...row } of r.rows) applied.push({ change: group[Number(i) - 1]!, row: row as R });
   }
   return applied;
@@ -257,13 +277,19 @@ export class CounterDeltas<Row extends Values> {
     const sum = this.#rows.get(at);
     if (!sum) {
       // Copies: the sums are added to in place.
-      this.#rows.set(at, change.max ? { op: 'add', key: change.key, add: { ...change.add }, max: { ...change.max } } : { op: 'add', key: change.key, add: { ...change.add } });
+      this.#rows.set(
+        at,
+        change.max
+          ? { op: 'add', key: change.key, add: { ...change.add }, max: { ...change.max } }
+          : { op: 'add', key: change.key, add: { ...change.add } },
+      );
       return;
     }
     const add = sum.add as Record<string, number>;
     for (const c in change.add) add[c] = (add[c] ?? 0) + (change.add[c] as number);
     const max = (sum.max ?? {}) as Values;
-    for (const c in change.max) if (max[c] === undefined || (change.max[c] as string) > (max[c] as string)) max[c] = change.max[c];
+    for (const c in change.max)
+      if (max[c] === undefined || (change.max[c] as string) > (max[c] as string)) max[c] = change.max[c];
   }
 
   /** The summed rows, emptied; a row that nets to zero everywhere (and keeps no maximum) is left out. */
@@ -275,7 +301,11 @@ export class CounterDeltas<Row extends Values> {
 }
 
 /** One upsert adding each row's counters (and keeping the greatest of its `max` columns). */
-export async function addRows<Row extends Values>(q: Sql, spec: TableSpec<Row>, changes: Array<AddChange<Row>>): Promise<void> {
+export async function addRows<Row extends Values>(
+  q: Sql,
+  spec: TableSpec<Row>,
+  changes: Array<AddChange<Row>>,
+): Promise<void> {
   if (changes.length === 0) return;
   const s = spec as unknown as TableSpec<Values>;
   const addCols = columnsOf(changes.map((c) => c.add));
@@ -285,19 +315,33 @@ export async function addRows<Row extends Values>(q: Sql, spec: TableSpec<Row>, 
     s,
     [
       ...s.key.map((k) => own(k, (c: AddChange<Row>) => c.key)),
-      ...addCols.map((a) => ({ alias: a, column: a, of: (c: AddChange<Row>) => (c.add as Record<string, number>)[a] ?? 0 })),
+      ...addCols.map((a) => ({
+        alias: a,
+        column: a,
+        of: (c: AddChange<Row>) => (c.add as Record<string, number>)[a] ?? 0,
+      })),
       ...maxCols.map((m) => own(m, (c: AddChange<Row>) => c.max ?? {})),
     ],
     changes,
   );
-  const updates = [...addCols.map((c) => `${c} = ${s.name}.${c} + EXCLUDED.${c}`), ...maxCols.map((c) => `${c} = GREATEST(${s.name}.${c}, EXCLUDED.${c})`)];
-  await q.query(`INSERT INTO ${s.name} (${cols.join(', ')}) SELECT * FROM ${u.sql} ON CONFLICT (${s.key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`, u.params);
+  const updates = [
+    ...addCols.map((c) => `${c} = ${s.name}.${c} + EXCLUDED.${c}`),
+    ...maxCols.map((c) => `${c} = GREATEST(${s.name}.${c}, EXCLUDED.${c})`),
+  ];
+  await q.query(
+    `INSERT INTO ${s.name} (${cols.join(', ')}) SELECT * FROM ${u.sql} ON CONFLICT (${s.key.join(', ')}) DO UPDATE SET ${updates.join(', ')}`,
+    u.params,
+  );
 }
 
 // ---- in Postgres: one statement per event (rare events) -----------------------------------------------------
 
 /** One change as one statement, in order with the batch's other events. */
-export async function writeChange<Row extends Values>(q: Sql, spec: TableSpec<Row>, change: InsertChange<Row> | UpdateChange<Row>): Promise<void> {
+export async function writeChange<Row extends Values>(
+  q: Sql,
+  spec: TableSpec<Row>,
+  change: InsertChange<Row> | UpdateChange<Row>,
+): Promise<void> {
   const s = spec as unknown as TableSpec<Values>;
   const params: unknown[] = [];
   const p = (column: string, v: unknown) => {
@@ -308,10 +352,18 @@ export async function writeChange<Row extends Values>(q: Sql, spec: TableSpec<Ro
   if (change.op === 'insert') {
     const cols = Object.keys(change.row);
     const values = cols.map((c) => p(c, change.row[c]));
-    await q.query(`INSERT INTO ${s.name} (${cols.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT (${s.key.join(', ')}) DO NOTHING`, params);
+    await q.query(
+      `INSERT INTO ${s.name} (${cols.join(', ')}) VALUES (${values.join(', ')}) ON CONFLICT (${s.key.join(', ')}) DO NOTHING`,
+      params,
+    );
     return;
   }
   const set = Object.entries(change.set).map(([c, v]) => `${c} = ${p(c, v)}`);
-  const where = [...s.key.map((k) => `${k} = ${p(k, change.key[k])}`), ...Object.entries(change.when ?? {}).map(([c, v]) => (v === null || v === undefined ? `${c} IS NULL` : `${c} = ${p(c, v)}`))];
+  const where = [
+    ...s.key.map((k) => `${k} = ${p(k, change.key[k])}`),
+    ...Object.entries(change.when ?? {}).map(([c, v]) =>
+      v === null || v === undefined ? `${c} IS NULL` : `${c} = ${p(c, v)}`,
+    ),
+  ];
   await q.query(`UPDATE ${s.name} SET ${set.join(', ')} WHERE ${where.join(' AND ')}`, params);
 }

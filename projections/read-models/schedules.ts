@@ -1,8 +1,29 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { TenantState } from '../../src/domain/tenant/index.js';
-import { type BatchHandoff, type EventHandoff, type EventRef, type ExpectedRow, type ReadRow, instant, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
-import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, updateRows, writeChange } from './row-changes.js';
+import {
+  type BatchHandoff,
+  type EventHandoff,
+  type EventRef,
+  type ExpectedRow,
+  type ReadRow,
+  instant,
+  auditedReadModel,
+  type SettledCapture,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
+import {
+  type FoldedRows,
+  foldChange,
+  type InsertChange,
+  tableSpec,
+  type UpdateChange,
+  updateRows,
+  writeChange,
+} from './row-changes.js';
 
 /**
  * `schedules`: every created schedule with its last run (fire time, capture, and that capture's status, or
@@ -12,7 +33,12 @@ import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateC
  * a later run or skip has moved last_capture_id on and the outcome's update then matches nothing.
  */
 
-const SCHEDULES_HANDLES: readonly TenantEventType[] = ['schedule.created', 'schedule.deleted', 'schedule.skipped', 'capture.submitted'];
+const SCHEDULES_HANDLES: readonly TenantEventType[] = [
+  'schedule.created',
+  'schedule.deleted',
+  'schedule.skipped',
+  'capture.submitted',
+];
 
 /** lastCaptureStatus values (docs/schedules.md). */
 export type LastCaptureStatus = 'pending' | 'complete' | 'failed' | 'skipped_quota';
@@ -57,7 +83,11 @@ export const SCHEDULES = tableSpec<ScheduleValues>({
 
 type ScheduleChange = InsertChange<ScheduleValues> | UpdateChange<ScheduleValues>;
 
-const touch = (scheduleId: string, set: Partial<ScheduleValues>, when?: Partial<ScheduleValues>): UpdateChange<ScheduleValues> => ({
+const touch = (
+  scheduleId: string,
+  set: Partial<ScheduleValues>,
+  when?: Partial<ScheduleValues>,
+): UpdateChange<ScheduleValues> => ({
   op: 'update',
   key: { schedule_id: scheduleId },
   set,
@@ -70,22 +100,40 @@ export function scheduleChange(e: TenantEnvelope): ScheduleChange | null {
     case 'schedule.created':
       return {
         op: 'insert',
-        row: { schedule_id: e.data.scheduleId, tenant_id: e.tenantId, url: e.data.url, name: e.data.name, cron: e.data.cron, options: e.data.options ?? null, created_at: e.data.createdAt },
+        row: {
+          schedule_id: e.data.scheduleId,
+          tenant_id: e.tenantId,
+          url: e.data.url,
+          name: e.data.name,
+          cron: e.data.cron,
+          options: e.data.options ?? null,
+          created_at: e.data.createdAt,
+        },
       };
     case 'schedule.deleted':
       return touch(e.data.scheduleId, { deleted_at: e.data.deletedAt });
     case 'schedule.skipped':
-      return touch(e.data.scheduleId, { last_run_at: e.data.fireTime, last_capture_id: null, last_capture_status: 'skipped_quota' });
+      return touch(e.data.scheduleId, {
+        last_run_at: e.data.fireTime,
+        last_capture_id: null,
+        last_capture_status: 'skipped_quota',
+      });
     case 'capture.submitted':
       if (!e.data.scheduleId) return null;
-      return touch(e.data.scheduleId, { last_run_at: e.data.fireTime ?? e.occurredAt, last_capture_id: e.data.captures[0]?.captureId ?? null, last_capture_status: 'pending' });
+      return touch(e.data.scheduleId, {
+        last_run_at: e.data.fireTime ?? e.occurredAt,
+        last_capture_id: e.data.captures[0]?.captureId ?? null,
+        last_capture_status: 'pending',
+      });
   }
   return null;
 }
 
 /** A run's outcome (one that settled its capture) is the schedule's status only while that run is its last. */
 export const settledScheduleChange = (s: SettledCapture): UpdateChange<ScheduleValues> | null =>
-  s.scheduleId === null ? null : touch(s.scheduleId, { last_capture_status: s.status }, { last_capture_id: s.captureId });
+  s.scheduleId === null
+    ? null
+    : touch(s.scheduleId, { last_capture_status: s.status }, { last_capture_id: s.captureId });
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
@@ -128,11 +176,23 @@ export type SchedulesFold = ReturnType<typeof createSchedulesFold>;
 
 /** The tenant's schedule unless deleted. */
 export async function findActiveSchedule(q: Sql, tenantId: string, scheduleId: string): Promise<ScheduleRow | null> {
-  return (await q.query<ScheduleRow>('SELECT * FROM schedules WHERE schedule_id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [scheduleId, tenantId])).rows[0] ?? null;
+  return (
+    (
+      await q.query<ScheduleRow>(
+        'SELECT * FROM schedules WHERE schedule_id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
+        [scheduleId, tenantId],
+      )
+    ).rows[0] ?? null
+  );
 }
 
 export async function listActiveSchedules(q: Sql, tenantId: string): Promise<ScheduleRow[]> {
-  return (await q.query<ScheduleRow>('SELECT * FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, schedule_id', [tenantId])).rows;
+  return (
+    await q.query<ScheduleRow>(
+      'SELECT * FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, schedule_id',
+      [tenantId],
+    )
+  ).rows;
 }
 
 export type ScheduleTimingRow = Pick<ScheduleRow, 'schedule_id' | 'tenant_id' | 'cron' | 'created_at' | 'last_run_at'>;
@@ -140,7 +200,9 @@ export type ScheduleTimingRow = Pick<ScheduleRow, 'schedule_id' | 'tenant_id' | 
 /** Every tenant's active schedules with what deciding a fire time needs (the scheduler's tick). */
 export async function listAllActiveScheduleTimings(q: Sql): Promise<ScheduleTimingRow[]> {
   return (
-    await q.query<ScheduleTimingRow>('SELECT schedule_id, tenant_id, cron, created_at, last_run_at FROM schedules WHERE deleted_at IS NULL ORDER BY created_at, schedule_id')
+    await q.query<ScheduleTimingRow>(
+      'SELECT schedule_id, tenant_id, cron, created_at, last_run_at FROM schedules WHERE deleted_at IS NULL ORDER BY created_at, schedule_id',
+    )
   ).rows;
 }
 
@@ -160,7 +222,12 @@ export async function readSchedulesForAudit(q: Sql, tenantId: string): Promise<A
 }
 
 /** The same columns of a folded row and of a row read back. */
-const comparableSchedule = (r: Pick<AuditScheduleRow, 'url' | 'name' | 'cron' | 'deleted_at' | 'last_run_at' | 'last_capture_id' | 'last_capture_status'>) => ({
+const comparableSchedule = (
+  r: Pick<
+    AuditScheduleRow,
+    'url' | 'name' | 'cron' | 'deleted_at' | 'last_run_at' | 'last_capture_id' | 'last_capture_status'
+  >,
+) => ({
   url: r.url,
   name: r.name,
   cron: r.cron,
@@ -173,19 +240,35 @@ const comparableSchedule = (r: Pick<AuditScheduleRow, 'url' | 'name' | 'cron' | 
 export function compareSchedules(fold: SchedulesFold, rows: AuditScheduleRow[]): TableComparison {
   return {
     table: 'schedules',
-    expected: new Map([...fold.schedules].map(([id, s]): [string, ExpectedRow] => [id, { row: comparableSchedule(s.value), ref: s.ref }])),
+    expected: new Map(
+      [...fold.schedules].map(([id, s]): [string, ExpectedRow] => [
+        id,
+        { row: comparableSchedule(s.value), ref: s.ref },
+      ]),
+    ),
     actual: new Map(rows.map((r) => [r.schedule_id, comparableSchedule(r)])),
   };
 }
 
 /** schedules, and which are active as the actor sees it. */
-function compareSchedulesAndActive(fold: SchedulesFold, rows: AuditScheduleRow[], actor: TenantState): TableComparison[] {
+function compareSchedulesAndActive(
+  fold: SchedulesFold,
+  rows: AuditScheduleRow[],
+  actor: TenantState,
+): TableComparison[] {
   const schedules = compareSchedules(fold, rows);
   const byId = new Map(rows.map((r) => [r.schedule_id, r]));
   schedules.actorChecks = [];
   for (const [id, s] of fold.schedules) {
     const row = byId.get(id);
-    if (row) schedules.actorChecks.push({ ref: s.ref, key: id, field: 'active (actor state)', projection: row.deleted_at === null, actor: actor.schedules.has(id) });
+    if (row)
+      schedules.actorChecks.push({
+        ref: s.ref,
+        key: id,
+        field: 'active (actor state)',
+        projection: row.deleted_at === null,
+        actor: actor.schedules.has(id),
+      });
   }
   return [schedules];
 }

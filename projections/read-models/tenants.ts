@@ -2,7 +2,15 @@ import type { Tier } from '../../src/domain/events.js';
 import { DEFAULT_TIER } from '../../src/domain/tiers.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { SYSTEM_TENANT } from '../../src/ledger/streams.js';
-import { type EventRef, type ExpectedRow, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import {
+  type EventRef,
+  type ExpectedRow,
+  auditedReadModel,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
 
 /**
  * `tenants`: one row per tenant that has an event — its head (last sequence and hash, so the audit knows how
@@ -42,21 +50,29 @@ function createTenantsWriter(q: Sql) {
         `INSERT INTO tenants (tenant_id, created_at, updated_at, last_seq, last_hash)
          SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::bigint[], $5::text[])
          ON CONFLICT (tenant_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq, last_hash = EXCLUDED.last_hash`,
-        [rows.map(([id]) => id), rows.map(([, t]) => t.first), rows.map(([, t]) => t.last), rows.map(([, t]) => t.seq), rows.map(([, t]) => t.hash)],
+        [
+          rows.map(([id]) => id),
+          rows.map(([, t]) => t.first),
+          rows.map(([, t]) => t.last),
+          rows.map(([, t]) => t.seq),
+          rows.map(([, t]) => t.hash),
+        ],
       );
     },
 
     async apply(stored: StoredEvent): Promise<void> {
       const t = stored.event as TenantEnvelope;
       if (t.type === 'tenant.tier_set') {
-        await q.query('UPDATE tenants SET tier = $2, config_updated_at = $3 WHERE tenant_id = $1', [t.tenantId, t.data.tier, t.occurredAt]);
-      } else if (t.type === 'tenant.quota_overrides_set') {
-        await q.query('UPDATE tenants SET captures_override = $2, storage_override = $3, config_updated_at = $4 WHERE tenant_id = $1', [
+        await q.query('UPDATE tenants SET tier = $2, config_updated_at = $3 WHERE tenant_id = $1', [
           t.tenantId,
-          t.data.capturesPerMonth,
-          t.data.storageBytes,
+          t.data.tier,
           t.occurredAt,
         ]);
+      } else if (t.type === 'tenant.quota_overrides_set') {
+        await q.query(
+          'UPDATE tenants SET captures_override = $2, storage_override = $3, config_updated_at = $4 WHERE tenant_id = $1',
+          [t.tenantId, t.data.capturesPerMonth, t.data.storageBytes, t.occurredAt],
+        );
       }
     },
   };
@@ -74,21 +90,35 @@ export interface TenantsFold {
 function createTenantsFold(): TenantsFold {
   let head: (EventRef & { hash: string }) | null = null;
   let tier: { value: Tier; ref: EventRef | null } = { value: DEFAULT_TIER, ref: null };
-  let overrides: { captures: number | null; storage: number | null; ref: EventRef | null } = { captures: null, storage: null, ref: null };
+  let overrides: { captures: number | null; storage: number | null; ref: EventRef | null } = {
+    captures: null,
+    storage: null,
+    ref: null,
+  };
   return {
     apply(stored, ref) {
       const e = stored.event as TenantEnvelope;
       head = { ...ref, hash: e.hash };
       if (e.type === 'tenant.tier_set') tier = { value: e.data.tier, ref };
-      else if (e.type === 'tenant.quota_overrides_set') overrides = { captures: e.data.capturesPerMonth, storage: e.data.storageBytes, ref };
+      else if (e.type === 'tenant.quota_overrides_set')
+        overrides = { captures: e.data.capturesPerMonth, storage: e.data.storageBytes, ref };
     },
     head: () => head,
     expected() {
       if (!head) return null;
       return {
-        row: { tier: tier.value, captures_override: overrides.captures, storage_override: overrides.storage, last_hash: head.hash },
+        row: {
+          tier: tier.value,
+          captures_override: overrides.captures,
+          storage_override: overrides.storage,
+          last_hash: head.hash,
+        },
         ref: head,
-        fieldRefs: { tier: tier.ref ?? head, captures_override: overrides.ref ?? head, storage_override: overrides.ref ?? head },
+        fieldRefs: {
+          tier: tier.ref ?? head,
+          captures_override: overrides.ref ?? head,
+          storage_override: overrides.ref ?? head,
+        },
       };
     },
   };
@@ -100,10 +130,16 @@ export async function findTenant(q: Sql, tenantId: string): Promise<TenantRow | 
   return (await q.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId])).rows[0] ?? null;
 }
 
-export type AuditTenantRow = Pick<TenantRow, 'tier' | 'captures_override' | 'storage_override' | 'last_hash' | 'last_seq'>;
+export type AuditTenantRow = Pick<
+  TenantRow,
+  'tier' | 'captures_override' | 'storage_override' | 'last_hash' | 'last_seq'
+>;
 
 export async function readTenantForAudit(q: Sql, tenantId: string): Promise<AuditTenantRow | null> {
-  const r = await q.query<AuditTenantRow>('SELECT tier, captures_override, storage_override, last_hash, last_seq FROM tenants WHERE tenant_id = $1', [tenantId]);
+  const r = await q.query<AuditTenantRow>(
+    'SELECT tier, captures_override, storage_override, last_hash, last_seq FROM tenants WHERE tenant_id = $1',
+    [tenantId],
+  );
   return r.rows[0] ?? null;
 }
 
@@ -112,7 +148,21 @@ export function compareTenant(tenantId: string, fold: TenantsFold, row: AuditTen
   return {
     table: 'tenants',
     expected: new Map(expected ? [[tenantId, expected]] : []),
-    actual: new Map(row ? [[tenantId, { tier: row.tier, captures_override: row.captures_override, storage_override: row.storage_override, last_hash: row.last_hash }]] : []),
+    actual: new Map(
+      row
+        ? [
+            [
+              tenantId,
+              {
+                tier: row.tier,
+                captures_override: row.captures_override,
+                storage_override: row.storage_override,
+                last_hash: row.last_hash,
+              },
+            ],
+          ]
+        : [],
+    ),
   };
 }
 

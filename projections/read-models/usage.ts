@@ -1,7 +1,20 @@
 import type { Tier } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { TenantState } from '../../src/domain/tenant/index.js';
-import { type BatchHandoff, dayOf, type EventHandoff, type EventRef, type ExpectedRow, type ReadRow, auditedReadModel, type SettledCapture, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
+import {
+  type BatchHandoff,
+  dayOf,
+  type EventHandoff,
+  type EventRef,
+  type ExpectedRow,
+  type ReadRow,
+  auditedReadModel,
+  type SettledCapture,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
 import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, tableSpec } from './row-changes.js';
 
 /**
@@ -14,7 +27,13 @@ import { type AddChange, addRows, CounterDeltas, type FoldedRows, foldChange, ta
 
 const USAGE_HANDLES: readonly TenantEventType[] = ['capture.submitted', 'usage.api_calls_recorded'];
 
-const COUNTERS = ['captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_call_count'] as const;
+const COUNTERS = [
+  'captures_submitted',
+  'captures_completed',
+  'captures_failed',
+  'storage_bytes',
+  'api_call_count',
+] as const;
 type Counters = Pick<UsageMonthlyValues, (typeof COUNTERS)[number]>;
 
 /** A `usage_monthly` row as the events give it. */
@@ -34,14 +53,25 @@ export type UsageRow = ReadRow<UsageMonthlyValues, 'updated_at'>;
 
 export type UsageDailyValues = Omit<UsageMonthlyValues, 'period' | 'updated_at'> & { day: string };
 
-const counterColumns = { captures_submitted: 'bigint', captures_completed: 'bigint', captures_failed: 'bigint', storage_bytes: 'bigint', api_call_count: 'bigint' } as const;
+const counterColumns = {
+  captures_submitted: 'bigint',
+  captures_completed: 'bigint',
+  captures_failed: 'bigint',
+  storage_bytes: 'bigint',
+  api_call_count: 'bigint',
+} as const;
 export const USAGE_MONTHLY = tableSpec<UsageMonthlyValues>({
   name: 'usage_monthly',
   key: ['tenant_id', 'period'],
   columns: { tenant_id: 'text', period: 'text', ...counterColumns, updated_at: 'timestamptz' },
   counters: COUNTERS,
 });
-export const USAGE_DAILY = tableSpec<UsageDailyValues>({ name: 'usage_daily', key: ['tenant_id', 'day'], columns: { tenant_id: 'text', day: 'date', ...counterColumns }, counters: COUNTERS });
+export const USAGE_DAILY = tableSpec<UsageDailyValues>({
+  name: 'usage_daily',
+  key: ['tenant_id', 'day'],
+  columns: { tenant_id: 'text', day: 'date', ...counterColumns },
+  counters: COUNTERS,
+});
 
 // ---- what an event does to the rows (the one definition the writer and the fold carry out) -------------
 
@@ -58,14 +88,24 @@ const counted = (tenantId: string, period: string, day: string, at: string, add:
 
 /** What an event counts itself (outcomes count through `settledUsageChanges`). */
 export function usageChanges(e: TenantEnvelope): UsageChanges | null {
-  if (e.type === 'capture.submitted') return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, { captures_submitted: e.data.captures.length });
-  if (e.type === 'usage.api_calls_recorded') return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, { api_call_count: e.data.count });
+  if (e.type === 'capture.submitted')
+    return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, {
+      captures_submitted: e.data.captures.length,
+    });
+  if (e.type === 'usage.api_calls_recorded')
+    return counted(e.tenantId, e.data.period, dayOf(e.occurredAt), e.occurredAt, { api_call_count: e.data.count });
   return null;
 }
 
 /** An outcome that settled a pending capture counts in the month the capture was submitted in, on the day it finished. */
 export const settledUsageChanges = (s: SettledCapture): UsageChanges =>
-  counted(s.tenantId, s.period, dayOf(s.at), s.occurredAt, s.status === 'complete' ? { captures_completed: 1, storage_bytes: s.storedBytes } : { captures_failed: 1 });
+  counted(
+    s.tenantId,
+    s.period,
+    dayOf(s.at),
+    s.occurredAt,
+    s.status === 'complete' ? { captures_completed: 1, storage_bytes: s.storedBytes } : { captures_failed: 1 },
+  );
 
 // ---- batch writer ---------------------------------------------------------------------------------------
 
@@ -117,7 +157,10 @@ export type UsageFold = ReturnType<typeof createUsageFold>;
 // ---- queries --------------------------------------------------------------------------------------------
 
 export async function findMonthlyUsage(q: Sql, tenantId: string, period: string): Promise<UsageRow | null> {
-  return (await q.query<UsageRow>('SELECT * FROM usage_monthly WHERE tenant_id = $1 AND period = $2', [tenantId, period])).rows[0] ?? null;
+  return (
+    (await q.query<UsageRow>('SELECT * FROM usage_monthly WHERE tenant_id = $1 AND period = $2', [tenantId, period]))
+      .rows[0] ?? null
+  );
 }
 
 export interface TenantUsageRow {
@@ -147,7 +190,10 @@ export async function readUsageReport(q: Sql, period: string, tenantId: string |
   return r.rows;
 }
 
-export type AuditUsageRow = Pick<UsageRow, 'period' | 'captures_submitted' | 'captures_completed' | 'captures_failed' | 'storage_bytes' | 'api_call_count'>;
+export type AuditUsageRow = Pick<
+  UsageRow,
+  'period' | 'captures_submitted' | 'captures_completed' | 'captures_failed' | 'storage_bytes' | 'api_call_count'
+>;
 
 export async function readUsageForAudit(q: Sql, tenantId: string): Promise<AuditUsageRow[]> {
   return (
@@ -162,7 +208,9 @@ export function compareUsage(fold: UsageFold, rows: AuditUsageRow[]): TableCompa
   const counters = (r: Counters): Counters => Object.fromEntries(COUNTERS.map((c) => [c, r[c]])) as Counters;
   return {
     table: 'usage_monthly',
-    expected: new Map([...fold.usage].map(([period, u]): [string, ExpectedRow] => [period, { row: counters(u.value), ref: u.ref }])),
+    expected: new Map(
+      [...fold.usage].map(([period, u]): [string, ExpectedRow] => [period, { row: counters(u.value), ref: u.ref }]),
+    ),
     actual: new Map(rows.map((r) => [r.period, counters(r)])),
   };
 }
@@ -175,8 +223,20 @@ function compareUsageAndQuota(fold: UsageFold, rows: AuditUsageRow[], actor: Ten
   const ref = fold.usage.get(quota.period)?.ref ?? null;
   if (quota.period && quotaRow) {
     usage.actorChecks = [
-      { ref, key: quota.period, field: 'captures_submitted (actor quota)', projection: quotaRow.captures_submitted, actor: quota.captures },
-      { ref, key: quota.period, field: 'storage_bytes (actor quota)', projection: quotaRow.storage_bytes, actor: quota.storageBytes },
+      {
+        ref,
+        key: quota.period,
+        field: 'captures_submitted (actor quota)',
+        projection: quotaRow.captures_submitted,
+        actor: quota.captures,
+      },
+      {
+        ref,
+        key: quota.period,
+        field: 'storage_bytes (actor quota)',
+        projection: quotaRow.storage_bytes,
+        actor: quota.storageBytes,
+      },
     ];
   }
   return [usage];

@@ -7,7 +7,10 @@ import { readModel, type Sql, type TenantEnvelope, type TenantEventType } from '
  * dispatcher did, not tenant state, and the analyst view v_webhook_delivery_outcomes reads them.
  */
 
-const WEBHOOK_DELIVERIES_HANDLES: readonly TenantEventType[] = ['webhook.delivery_attempted', 'webhook.delivery_dead_lettered'];
+const WEBHOOK_DELIVERIES_HANDLES: readonly TenantEventType[] = [
+  'webhook.delivery_attempted',
+  'webhook.delivery_dead_lettered',
+];
 
 export interface DeliveryAttemptRow {
   delivery_id: string;
@@ -64,7 +67,16 @@ function createWebhookDeliveriesWriter(q: Sql) {
         await q.query(
           `INSERT INTO webhook_dead_letters (delivery_id, tenant_id, webhook_id, event_id, event_type, attempts, reason, dead_lettered_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-          [t.data.deliveryId, t.tenantId, t.data.webhookId, t.data.eventId, t.data.eventType, t.data.attempts, t.data.reason, t.occurredAt],
+          [
+            t.data.deliveryId,
+            t.tenantId,
+            t.data.webhookId,
+            t.data.eventId,
+            t.data.eventType,
+            t.data.attempts,
+            t.data.reason,
+            t.occurredAt,
+          ],
         );
       }
     },
@@ -86,13 +98,21 @@ export async function isDeliveryFinished(q: Sql, deliveryId: string): Promise<bo
 /** A webhook's latest attempts, newest first. */
 export async function listDeliveryAttempts(q: Sql, webhookId: string, limit: number): Promise<DeliveryAttemptRow[]> {
   return (
-    await q.query<DeliveryAttemptRow>(`SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, attempt DESC, delivery_id LIMIT $2`, [webhookId, limit])
+    await q.query<DeliveryAttemptRow>(
+      `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, attempt DESC, delivery_id LIMIT $2`,
+      [webhookId, limit],
+    )
   ).rows;
 }
 
 /** A webhook's latest dead letters, newest first. */
 export async function listDeadLetters(q: Sql, webhookId: string, limit: number): Promise<DeadLetterRow[]> {
-  return (await q.query<DeadLetterRow>(`SELECT * FROM webhook_dead_letters WHERE webhook_id = $1 ORDER BY dead_lettered_at DESC, delivery_id LIMIT $2`, [webhookId, limit])).rows;
+  return (
+    await q.query<DeadLetterRow>(
+      `SELECT * FROM webhook_dead_letters WHERE webhook_id = $1 ORDER BY dead_lettered_at DESC, delivery_id LIMIT $2`,
+      [webhookId, limit],
+    )
+  ).rows;
 }
 
 // ---- the read model (not audited: no fold) ----------------------------------------------------------------

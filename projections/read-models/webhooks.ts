@@ -1,8 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { WebhookEventType } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import { type EventRef, type ExpectedRow, type ReadRow, auditedReadModel, type Sql, type TableComparison, type TenantEnvelope, type TenantEventType } from './read-model.js';
-import { type FoldedRows, foldChange, type InsertChange, tableSpec, type UpdateChange, writeChange } from './row-changes.js';
+import {
+  type EventRef,
+  type ExpectedRow,
+  type ReadRow,
+  auditedReadModel,
+  type Sql,
+  type TableComparison,
+  type TenantEnvelope,
+  type TenantEventType,
+} from './read-model.js';
+import {
+  type FoldedRows,
+  foldChange,
+  type InsertChange,
+  tableSpec,
+  type UpdateChange,
+  writeChange,
+} from './row-changes.js';
 
 /**
  * `webhooks`: every registered webhook, deleted ones included (with their ledger positions, so the webhook
@@ -73,7 +89,12 @@ export function webhookChange(stored: StoredEvent): InsertChange<WebhookValues> 
     };
   }
   if (e.type === 'webhook.deleted') {
-    return { op: 'update', key: { webhook_id: e.data.webhookId }, set: { deleted_at: e.data.deletedAt, secret: null, sealed_secret: null, deleted_seq: stored.seq }, when: { deleted_at: null } };
+    return {
+      op: 'update',
+      key: { webhook_id: e.data.webhookId },
+      set: { deleted_at: e.data.deletedAt, secret: null, sealed_secret: null, deleted_seq: stored.seq },
+      when: { deleted_at: null },
+    };
   }
   return null;
 }
@@ -108,7 +129,10 @@ export type WebhooksFold = ReturnType<typeof createWebhooksFold>;
 export type WebhookSecretRow = Pick<WebhookRow, 'webhook_id' | 'url' | 'secret' | 'sealed_secret'>;
 
 /** A tenant's webhooks not deleted, oldest first (spec 2.9: never the secret). */
-export async function listActiveWebhooks(q: Sql, tenantId: string): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'created_at'>>> {
+export async function listActiveWebhooks(
+  q: Sql,
+  tenantId: string,
+): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'created_at'>>> {
   const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'created_at'>>(
     `SELECT webhook_id, url, events, name, created_at FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL
      ORDER BY created_at, webhook_id`,
@@ -118,27 +142,53 @@ export async function listActiveWebhooks(q: Sql, tenantId: string): Promise<Arra
 }
 
 /** The tenant's webhook with what signing needs; null when unknown, another tenant's or deleted. */
-export async function findActiveWebhookOfTenant(q: Sql, tenantId: string, webhookId: string): Promise<WebhookSecretRow | null> {
-  const r = await q.query<WebhookSecretRow>('SELECT webhook_id, url, secret, sealed_secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL', [
-    webhookId,
-    tenantId,
-  ]);
+export async function findActiveWebhookOfTenant(
+  q: Sql,
+  tenantId: string,
+  webhookId: string,
+): Promise<WebhookSecretRow | null> {
+  const r = await q.query<WebhookSecretRow>(
+    'SELECT webhook_id, url, secret, sealed_secret FROM webhooks WHERE webhook_id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
+    [webhookId, tenantId],
+  );
   return r.rows[0] ?? null;
 }
 
 /** What signing a delivery needs (the secrets are null once the webhook is deleted). */
-export async function findWebhookSecrets(q: Sql, webhookId: string): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'> | null> {
-  const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'>>('SELECT webhook_id, secret, sealed_secret FROM webhooks WHERE webhook_id = $1', [webhookId]);
+export async function findWebhookSecrets(
+  q: Sql,
+  webhookId: string,
+): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'> | null> {
+  const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'secret' | 'sealed_secret'>>(
+    'SELECT webhook_id, secret, sealed_secret FROM webhooks WHERE webhook_id = $1',
+    [webhookId],
+  );
   return r.rows[0] ?? null;
 }
 
 /** Whose webhook it is and whether it was deleted (operators' delivery listing). */
-export async function findWebhookOwner(q: Sql, webhookId: string): Promise<Pick<WebhookRow, 'tenant_id' | 'deleted_at'> | null> {
-  return (await q.query<Pick<WebhookRow, 'tenant_id' | 'deleted_at'>>('SELECT tenant_id, deleted_at FROM webhooks WHERE webhook_id = $1', [webhookId])).rows[0] ?? null;
+export async function findWebhookOwner(
+  q: Sql,
+  webhookId: string,
+): Promise<Pick<WebhookRow, 'tenant_id' | 'deleted_at'> | null> {
+  return (
+    (
+      await q.query<Pick<WebhookRow, 'tenant_id' | 'deleted_at'>>(
+        'SELECT tenant_id, deleted_at FROM webhooks WHERE webhook_id = $1',
+        [webhookId],
+      )
+    ).rows[0] ?? null
+  );
 }
 
 /** Webhooks of the tenant subscribed to `type`, registered before commit `seq` and not deleted before it. */
-export async function webhooksSubscribedAsOf(q: Sql, tenantId: string, type: string, seq: number, at: string): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url'>>> {
+export async function webhooksSubscribedAsOf(
+  q: Sql,
+  tenantId: string,
+  type: string,
+  seq: number,
+  at: string,
+): Promise<Array<Pick<WebhookRow, 'webhook_id' | 'url'>>> {
   // Rows projected before migration 002 have no positions; their timestamps stand in.
   const r = await q.query<Pick<WebhookRow, 'webhook_id' | 'url'>>(
     `SELECT webhook_id, url FROM webhooks
@@ -151,16 +201,27 @@ export async function webhooksSubscribedAsOf(q: Sql, tenantId: string, type: str
   return r.rows;
 }
 
-export type AuditWebhookRow = Pick<WebhookRow, 'webhook_id' | 'url' | 'events' | 'name' | 'secret' | 'sealed_secret'> & { deleted_at: Date | string | null };
+export type AuditWebhookRow = Pick<
+  WebhookRow,
+  'webhook_id' | 'url' | 'events' | 'name' | 'secret' | 'sealed_secret'
+> & { deleted_at: Date | string | null };
 
 export async function readWebhooksForAudit(q: Sql, tenantId: string): Promise<AuditWebhookRow[]> {
-  return (await q.query<AuditWebhookRow>('SELECT webhook_id, url, events, name, secret, sealed_secret, deleted_at FROM webhooks WHERE tenant_id = $1', [tenantId])).rows;
+  return (
+    await q.query<AuditWebhookRow>(
+      'SELECT webhook_id, url, events, name, secret, sealed_secret, deleted_at FROM webhooks WHERE tenant_id = $1',
+      [tenantId],
+    )
+  ).rows;
 }
 
-const digestOf = (value: string | null): string | null => (value === null ? null : createHash('sha256').update(value).digest('hex'));
+const digestOf = (value: string | null): string | null =>
+  value === null ? null : createHash('sha256').update(value).digest('hex');
 
 /** The same columns of a folded row and of a row read back; a secret in the clear by digest, so no report ever shows it. */
-const comparableWebhook = (r: Pick<AuditWebhookRow, 'url' | 'events' | 'name' | 'deleted_at' | 'sealed_secret' | 'secret'>) => ({
+const comparableWebhook = (
+  r: Pick<AuditWebhookRow, 'url' | 'events' | 'name' | 'deleted_at' | 'sealed_secret' | 'secret'>,
+) => ({
   url: r.url,
   events: r.events,
   name: r.name,
@@ -172,7 +233,9 @@ const comparableWebhook = (r: Pick<AuditWebhookRow, 'url' | 'events' | 'name' | 
 export function compareWebhooks(fold: WebhooksFold, rows: AuditWebhookRow[]): TableComparison {
   return {
     table: 'webhooks',
-    expected: new Map([...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [id, { row: comparableWebhook(w.value), ref: w.ref }])),
+    expected: new Map(
+      [...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [id, { row: comparableWebhook(w.value), ref: w.ref }]),
+    ),
     actual: new Map(rows.map((r) => [r.webhook_id, comparableWebhook(r)])),
   };
 }

@@ -119,6 +119,7 @@ export interface ActorStats {
 const PASSIVATION_SNAPSHOT_MIN = 8;
 
 interface Outcome {
+  // biome-ignore lint/suspicious/noExplicitAny: one mailbox holds commands of every type
   item: Pending<any, any, any>;
   events: UnsealedEnvelope[];
   reply?: unknown;
@@ -141,10 +142,21 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
       ? {
           store: opts.snapshots,
           codec: def.snapshot,
-          writer: createSnapshotWriter(opts.snapshots, { onError: (key, error) => opts.onSnapshotProblem?.(key, { error }) }),
+          writer: createSnapshotWriter(opts.snapshots, {
+            onError: (key, error) => opts.onSnapshotProblem?.(key, { error }),
+          }),
         }
       : null;
-  const counters: ActorStats = { conflicts: 0, hydrations: 0, passivations: 0, commits: 0, snapshotHits: 0, snapshotRejects: 0, snapshotWrites: 0, hydratedEvents: 0 };
+  const counters: ActorStats = {
+    conflicts: 0,
+    hydrations: 0,
+    passivations: 0,
+    commits: 0,
+    snapshotHits: 0,
+    snapshotRejects: 0,
+    snapshotWrites: 0,
+    hydratedEvents: 0,
+  };
 
   const sweeper = setInterval(() => passivateIdle(), Math.max(1000, Math.min(idleMs, 30_000)));
   sweeper.unref();
@@ -197,7 +209,12 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
     if (!parsed.ok) return reject(parsed.reason);
     const s = parsed.snapshot;
     // The head often is the snapshot's own commit (snapshot on passivation): no second read needed.
-    const commit = head && head.seq === s.lastSeq ? [head] : head && s.lastSeq < head.seq ? await store.commitAt(subject, s.lastSeq) : null;
+    const commit =
+      head && head.seq === s.lastSeq
+        ? [head]
+        : head && s.lastSeq < head.seq
+          ? await store.commitAt(subject, s.lastSeq)
+          : null;
     const problem = checkSnapshotAgainstLog(s, head, commit);
     if (problem) return reject(problem);
     try {
@@ -249,13 +266,27 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
    * cell.lastSeq.
    */
   function maybeSnapshot(key: string, cell: ActorCell<S, C, E>, atLeast: number = snapshotEvery): void {
-    if (!snapshots || !cell.hydrated || cell.lastSeq === 0 || cell.lastHash === null || cell.lastSeq === cell.snapshotSeq) return;
+    if (
+      !snapshots ||
+      !cell.hydrated ||
+      cell.lastSeq === 0 ||
+      cell.lastHash === null ||
+      cell.lastSeq === cell.snapshotSeq
+    )
+      return;
     if (cell.sinceSnapshot < atLeast) return;
     let bytes: Uint8Array;
     try {
       // Encoded now: the state keeps changing after this turn.
       bytes = encodeSnapshot(
-        sealSnapshot({ key, stateVersion: snapshots.codec.version, lastSeq: cell.lastSeq, lastHash: cell.lastHash, takenAt: new Date().toISOString(), state: snapshots.codec.encode(cell.state) }),
+        sealSnapshot({
+          key,
+          stateVersion: snapshots.codec.version,
+          lastSeq: cell.lastSeq,
+          lastHash: cell.lastHash,
+          takenAt: new Date().toISOString(),
+          state: snapshots.codec.encode(cell.state),
+        }),
       );
     } catch (error) {
       opts.onSnapshotProblem?.(key, { error });
@@ -286,7 +317,13 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
         continue;
       }
       const events = decision.events.map((e) =>
-        stampEnvelope(e as unknown as DomainEvent, { id: opts.newEventId(), tenantId: key, occurredAt: at, causedBy: item.meta.causedBy, correlationId: item.meta.correlationId }),
+        stampEnvelope(e as unknown as DomainEvent, {
+          id: opts.newEventId(),
+          tenantId: key,
+          occurredAt: at,
+          causedBy: item.meta.causedBy,
+          correlationId: item.meta.correlationId,
+        }),
       );
       for (const e of events) cell.state = def.evolve(cell.state, e as unknown as EventEnvelope<E>);
       group.outcomes.push({ item, events, reply: decision.reply });
@@ -296,7 +333,7 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
   }
 
   async function runBatch(key: string, cell: ActorCell<S, C, E>, batch: Pending<S, C, E>[]): Promise<void> {
-    let remaining = batch;
+    const remaining = batch;
     let caughtUp = false;
     for (let attempt = 1; ; attempt++) {
       if (!caughtUp && (!cell.hydrated || remaining.some((i) => i.command === null))) {
@@ -375,7 +412,10 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
     }
   }
 
-  function enqueue(key: string, item: Omit<Pending<S, C, E>, 'resolve' | 'reject'>): Promise<ExecuteResult<S, E, unknown>> {
+  function enqueue(
+    key: string,
+    item: Omit<Pending<S, C, E>, 'resolve' | 'reject'>,
+  ): Promise<ExecuteResult<S, E, unknown>> {
     const cell = cellFor(key);
     cell.lastUsed = Date.now();
     return new Promise((resolve, reject) => {
@@ -402,10 +442,14 @@ export function createActorRuntime<S, C extends Command, E extends DomainEvent, 
 
   return {
     execute(key, command, meta) {
+      // biome-ignore lint/suspicious/noExplicitAny: the reply type is the command's, which the mailbox does not know
       return enqueue(key, { meta, command }) as Promise<ExecuteResult<S, E, any>>;
     },
     async read(key) {
-      const r = await enqueue(key, { meta: { correlationId: 'read', causedBy: { kind: 'system', component: 'read' } }, command: null });
+      const r = await enqueue(key, {
+        meta: { correlationId: 'read', causedBy: { kind: 'system', component: 'read' } },
+        command: null,
+      });
       return r.state;
     },
     size: () => cells.size,

@@ -29,7 +29,8 @@ export interface ActorSnapshot {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const digestOf = (fields: Omit<ActorSnapshot, 'digest'>): string => createHash('sha256').update(canonicalJson(fields)).digest('hex');
+const digestOf = (fields: Omit<ActorSnapshot, 'digest'>): string =>
+  createHash('sha256').update(canonicalJson(fields)).digest('hex');
 
 export function sealSnapshot(fields: Omit<ActorSnapshot, 'format' | 'digest'>): ActorSnapshot {
   const body = { format: SNAPSHOT_FORMAT, ...fields } as const;
@@ -41,7 +42,9 @@ export const encodeSnapshot = (s: ActorSnapshot): Uint8Array => encoder.encode(J
 /** Why stored bytes are not a usable snapshot: `stale` (another state version) is normal after an upgrade; the rest is damage. */
 export type SnapshotProblem = 'unreadable' | 'altered' | 'other-key' | 'stale';
 
-export type SnapshotCheck = { ok: true; snapshot: ActorSnapshot } | { ok: false; kind: SnapshotProblem; reason: string };
+export type SnapshotCheck =
+  | { ok: true; snapshot: ActorSnapshot }
+  | { ok: false; kind: SnapshotProblem; reason: string };
 
 /** Parse stored bytes and check what can be checked without the log: format, digest, key and state version. */
 export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVersion: number }): SnapshotCheck {
@@ -51,8 +54,18 @@ export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVer
   } catch {
     return { ok: false, kind: 'unreadable', reason: 'not JSON' };
   }
-  if (typeof s !== 'object' || s === null || s.format !== SNAPSHOT_FORMAT) return { ok: false, kind: 'unreadable', reason: `unknown snapshot format ${String((s as { format?: unknown })?.format)}` };
-  if (!Number.isSafeInteger(s.lastSeq) || s.lastSeq < 1 || typeof s.lastHash !== 'string' || typeof s.digest !== 'string') {
+  if (typeof s !== 'object' || s === null || s.format !== SNAPSHOT_FORMAT)
+    return {
+      ok: false,
+      kind: 'unreadable',
+      reason: `unknown snapshot format ${String((s as { format?: unknown })?.format)}`,
+    };
+  if (
+    !Number.isSafeInteger(s.lastSeq) ||
+    s.lastSeq < 1 ||
+    typeof s.lastHash !== 'string' ||
+    typeof s.digest !== 'string'
+  ) {
     return { ok: false, kind: 'unreadable', reason: 'lastSeq, lastHash or digest missing' };
   }
   const { digest, ...body } = s;
@@ -62,9 +75,19 @@ export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVer
   } catch {
     return { ok: false, kind: 'unreadable', reason: 'cannot be canonicalised' };
   }
-  if (actual !== digest) return { ok: false, kind: 'altered', reason: `digest ${digest} does not match the recomputed ${actual} (the snapshot was altered)` };
+  if (actual !== digest)
+    return {
+      ok: false,
+      kind: 'altered',
+      reason: `digest ${digest} does not match the recomputed ${actual} (the snapshot was altered)`,
+    };
   if (s.key !== expect.key) return { ok: false, kind: 'other-key', reason: `snapshot of ${s.key}, not ${expect.key}` };
-  if (s.stateVersion !== expect.stateVersion) return { ok: false, kind: 'stale', reason: `state version ${s.stateVersion} is not the current ${expect.stateVersion} (stale)` };
+  if (s.stateVersion !== expect.stateVersion)
+    return {
+      ok: false,
+      kind: 'stale',
+      reason: `state version ${s.stateVersion} is not the current ${expect.stateVersion} (stale)`,
+    };
   return { ok: true, snapshot: s };
 }
 
@@ -72,9 +95,14 @@ export function parseSnapshot(bytes: Uint8Array, expect: { key: string; stateVer
  * Is the snapshot's position in the log? `head` is the subject's last event now; `commit` is the commit stored
  * at `snapshot.lastSeq` (null when that sequence is absent or on another subject). Null when trusted, else why not.
  */
-export function checkSnapshotAgainstLog(snapshot: ActorSnapshot, head: StoredEvent | null, commit: StoredEvent[] | null): string | null {
+export function checkSnapshotAgainstLog(
+  snapshot: ActorSnapshot,
+  head: StoredEvent | null,
+  commit: StoredEvent[] | null,
+): string | null {
   if (!head) return `the subject has no events but the snapshot is at sequence ${snapshot.lastSeq}`;
-  if (snapshot.lastSeq > head.seq) return `sequence ${snapshot.lastSeq} is past the subject's last sequence ${head.seq} (the log does not have it)`;
+  if (snapshot.lastSeq > head.seq)
+    return `sequence ${snapshot.lastSeq} is past the subject's last sequence ${head.seq} (the log does not have it)`;
   if (!commit || commit.length === 0) return `sequence ${snapshot.lastSeq} is not a commit of this subject`;
   const last = commit.at(-1)!;
   if (last.seq !== snapshot.lastSeq) return `sequence ${snapshot.lastSeq} is not a commit of this subject`;

@@ -33,13 +33,19 @@ function storeOver(kv: KV): SnapshotStore {
 }
 
 /** Open the bucket, creating it when absent (every process may call this at start). */
-export async function openSnapshotStore(nc: NatsConnection, opts: { replicas?: number; bucket?: string } = {}): Promise<SnapshotStore> {
+export async function openSnapshotStore(
+  nc: NatsConnection,
+  opts: { replicas?: number; bucket?: string } = {},
+): Promise<SnapshotStore> {
   const kv = await openKvBucket(nc, opts.bucket ?? SNAPSHOT_BUCKET, { history: 1 }, opts.replicas ?? 1);
   return storeOver(kv);
 }
 
 /** Open the bucket only if it exists (operator tools never create it); null when absent. */
-export async function openExistingSnapshotStore(nc: NatsConnection, bucket: string = SNAPSHOT_BUCKET): Promise<SnapshotStore | null> {
+export async function openExistingSnapshotStore(
+  nc: NatsConnection,
+  bucket: string = SNAPSHOT_BUCKET,
+): Promise<SnapshotStore | null> {
   try {
     const kv = await new Kvm(nc).open(bucket);
     await kv.status(); // open() does not look; status() reads the bucket's stream and fails when it is absent

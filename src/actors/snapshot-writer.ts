@@ -12,7 +12,10 @@ export interface SnapshotWriter {
   idle(): Promise<void>;
 }
 
-export function createSnapshotWriter(store: SnapshotStore, opts: { concurrency?: number; onError?: (key: string, error: unknown) => void } = {}): SnapshotWriter {
+export function createSnapshotWriter(
+  store: SnapshotStore,
+  opts: { concurrency?: number; onError?: (key: string, error: unknown) => void } = {},
+): SnapshotWriter {
   const concurrency = opts.concurrency ?? 4;
   const waiting = new Map<string, Uint8Array>();
   const inFlight = new Set<string>();

@@ -11,7 +11,12 @@ import {
 } from '../domain/tenant/index.js';
 import type { EventStore, StoredEvent } from '../ledger/event-store.js';
 import { tenantSubject } from '../ledger/streams.js';
-import { type ActorDefinition, type ActorRuntime, type ActorRuntimeOptions, createActorRuntime } from './actor-runtime.js';
+import {
+  type ActorDefinition,
+  type ActorRuntime,
+  type ActorRuntimeOptions,
+  createActorRuntime,
+} from './actor-runtime.js';
 
 export const tenantActorDefinition: ActorDefinition<TenantState, TenantCommand, TenantEvent, TenantReplies> = {
   ...tenantDecider,
@@ -25,7 +30,9 @@ export type TenantActors = ActorRuntime<TenantState, TenantCommand, TenantEvent,
 /** The per-tenant actors: state folded from `ledger.tenant.<id>` (from a snapshot and the tail when `snapshots` is given). */
 export function createTenantActors(
   store: EventStore,
-  opts: Pick<ActorRuntimeOptions, 'idleMs' | 'now' | 'snapshots' | 'snapshotEvery' | 'onSnapshotProblem'> & { onAppended?: (e: StoredEvent[]) => void } = {},
+  opts: Pick<ActorRuntimeOptions, 'idleMs' | 'now' | 'snapshots' | 'snapshotEvery' | 'onSnapshotProblem'> & {
+    onAppended?: (e: StoredEvent[]) => void;
+  } = {},
 ): TenantActors {
   return createActorRuntime(store, tenantActorDefinition, { ...opts, newEventId: () => newId('evt') });
 }

@@ -3,7 +3,14 @@ import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
   serializerCompiler,
@@ -14,14 +21,27 @@ import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { httpDuration, httpRequests, scrape } from '../observability/metrics.js';
 import { METRICS_REFUSAL, metricsAllowed } from '../observability/metrics-access.js';
-import { OPENAPI_TAGS, OPENAPI_VERSION, OPENAPI_WEBHOOKS, openApiTransform, openApiTransformObject, ROOT_SECURITY } from './openapi-document.js';
+import {
+  OPENAPI_TAGS,
+  OPENAPI_VERSION,
+  OPENAPI_WEBHOOKS,
+  openApiTransform,
+  openApiTransformObject,
+  ROOT_SECURITY,
+} from './openapi-document.js';
 import { HttpProblem, problem, sendProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
 import { MAX_PATH_SEGMENT } from './schemas.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
-export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 /** An area of the API: routes + schemas + hooks, registered in its own encapsulated scope. */
 export type ApiPlugin = (app: TypedApp) => Promise<void> | void;
@@ -43,15 +63,21 @@ const describeIssue = (v: { instancePath?: string; message?: string }, context: 
 };
 
 /** The 400 detail of a schema violation, e.g. `Invalid request: body.options.delayMs: …`; MCP tools answer the same words. */
-export const invalidRequestDetail = (issues: Array<{ instancePath?: string; message?: string }>, context: string): string =>
-  `Invalid request: ${issues.map((v) => describeIssue(v, context)).join('; ')}`;
+export const invalidRequestDetail = (
+  issues: Array<{ instancePath?: string; message?: string }>,
+  context: string,
+): string => `Invalid request: ${issues.map((v) => describeIssue(v, context)).join('; ')}`;
 
 /** Largest request body of a route that sets none of its own (ANSWERS.jsonBody's 413). */
 export const BODY_LIMIT = 1024 * 1024;
 
 /** A body limit as the 413 names it: "1 MiB", "256 KiB". */
 const sizeText = (bytes: number): string =>
-  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+  bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes} bytes`;
 
 /** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
 export async function buildApp(opts: AppOptions): Promise<TypedApp> {
@@ -60,18 +86,25 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     loggerInstance: opts.log,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req_${randomBytes(8).toString('hex')}`;
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming)
+        ? incoming
+        : `req_${randomBytes(8).toString('hex')}`;
     },
     bodyLimit: BODY_LIMIT,
     // A hop count is "trust the nearest N proxies".
-    trustProxy: typeof opts.trustProxy === 'number' ? ((_address: string, hop: number) => hop < (opts.trustProxy as number)) : (opts.trustProxy ?? false),
+    trustProxy:
+      typeof opts.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (opts.trustProxy as number)
+        : (opts.trustProxy ?? false),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT },
     // Errors raised before a route runs (a path segment over 100 characters: 414, a malformed URL: 400) get
     // the spec's error body like every other answer (spec 7.1).
     frameworkErrors: (err, _req, reply) => {
       const status = err.statusCode ?? 400;
       const detail =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `A path segment is longer than ${MAX_PATH_SEGMENT} characters; no resource has such a name.` : 'The request URL is malformed.';
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A path segment is longer than ${MAX_PATH_SEGMENT} characters; no resource has such a name.`
+          : 'The request URL is malformed.';
       return sendProblem(reply as FastifyReply, new HttpProblem(status, detail));
     },
     // Requests Node rejects before Fastify sees them (headers or URL over 16 KiB: 431; unparseable: 400).
@@ -79,7 +112,12 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       if (!socket.writable) return socket.destroy();
       const code = (err as NodeJS.ErrnoException).code;
       const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'HPE_URI_TOO_LONG' ? 414 : 400;
-      const detail = status === 431 ? 'The request line and headers are larger than 16 KiB.' : status === 414 ? 'The request URL is too long.' : 'The request is not valid HTTP.';
+      const detail =
+        status === 431
+          ? 'The request line and headers are larger than 16 KiB.'
+          : status === 414
+            ? 'The request URL is too long.'
+            : 'The request is not valid HTTP.';
       const body = JSON.stringify(problem(status, detail));
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -91,7 +129,10 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   app.setSerializerCompiler(serializerCompiler);
 
   const notFound = (req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(404).type('application/json; charset=utf-8').send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found'));
+    reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found'));
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -123,7 +164,10 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   app.setErrorHandler((err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);
     if (err instanceof DomainError) {
-      return sendProblem(reply, new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}));
+      return sendProblem(
+        reply,
+        new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
+      );
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const context = (err as FastifyError).validationContext ?? 'request';
@@ -132,24 +176,46 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     const fe = err as FastifyError;
     switch (fe.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(reply, new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type'));
+        return sendProblem(
+          reply,
+          new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type'),
+        );
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(reply, new HttpProblem(400, 'The request body is empty; send a JSON object.', 'Bad Request'));
+        return sendProblem(
+          reply,
+          new HttpProblem(400, 'The request body is empty; send a JSON object.', 'Bad Request'),
+        );
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
+        return sendProblem(
+          reply,
+          new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'),
+        );
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, new HttpProblem(413, `The request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}.`, 'Payload Too Large'));
+        return sendProblem(
+          reply,
+          new HttpProblem(
+            413,
+            `The request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}.`,
+            'Payload Too Large',
+          ),
+        );
       default:
         break;
     }
     if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
-      return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
+      return sendProblem(
+        reply,
+        new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'),
+      );
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
     }
     req.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'));
+    return sendProblem(
+      reply,
+      new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'),
+    );
   });
 
   app.setNotFoundHandler((req, reply) => notFound(req, reply));
@@ -157,7 +223,11 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   await app.register(swagger, {
     openapi: {
       openapi: OPENAPI_VERSION,
-      info: { title: 'Capture Ledger API', version: '0.6.0', description: 'Signed, timestamped captures of public web pages.' },
+      info: {
+        title: 'Capture Ledger API',
+        version: '0.6.0',
+        description: 'Signed, timestamped captures of public web pages.',
+      },
       servers: [{ url: opts.publicBaseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       tags: OPENAPI_TAGS,
@@ -178,5 +248,6 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
 /** preValidation hook for POST endpoints that take a body (spec 7.2: 415). */
 export async function requireJsonBody(req: FastifyRequest): Promise<void> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type');
+  if (type !== 'application/json')
+    throw new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type');
 }

@@ -25,12 +25,15 @@ export function secretEquals(a: string, b: string): boolean {
 /** Operator endpoints (spec 5.2): 503 when ADMIN_KEY is not configured, 401 unless it matches. */
 export function checkAdmin(req: FastifyRequest, adminKey: string | undefined): void {
   if (!adminKey) {
-    throw new HttpProblem(503, 'The admin API is not configured: set ADMIN_KEY to enable operator endpoints.', 'Service Unavailable');
+    throw new HttpProblem(
+      503,
+      'The admin API is not configured: set ADMIN_KEY to enable operator endpoints.',
+      'Service Unavailable',
+    );
   }
   const token = bearerToken(req);
   if (!secretEquals(token, adminKey)) throw unauthorized('Invalid admin credential.');
 }
-
 
 export interface KeyResolver {
   resolve(token: string): Promise<Principal | null>;
@@ -42,7 +45,10 @@ export interface KeyResolver {
  * Tenant keys by SHA-256, cached for `ttlMs`. Revocation reaches every process through `evict` (pushed over
  * NATS); the TTL bounds how long a missed push can keep a revoked key alive (spec 5.8: 60 s).
  */
-export function createKeyResolver(pool: pg.Pool, opts: { ttlMs?: number; unknownTtlMs?: number; now?: () => number } = {}): KeyResolver {
+export function createKeyResolver(
+  pool: pg.Pool,
+  opts: { ttlMs?: number; unknownTtlMs?: number; now?: () => number } = {},
+): KeyResolver {
   const ttlMs = opts.ttlMs ?? 30_000;
   const unknownTtlMs = opts.unknownTtlMs ?? 2_000;
   const now = opts.now ?? Date.now;

@@ -3,7 +3,10 @@
  * its URL and read only the parts they need. Multi-range requests are answered with the whole body (allowed
  * by RFC 9110 14.2: a server may ignore Range).
  */
-export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
+export type RangeAnswer =
+  | { kind: 'whole' }
+  | { kind: 'partial'; start: number; end: number }
+  | { kind: 'unsatisfiable' };
 
 export function parseByteRange(header: string | undefined, size: number): RangeAnswer {
   if (!header) return { kind: 'whole' };

@@ -15,15 +15,28 @@ export const captureOptionsSchema = z
       })
       .optional()
       .describe('Browser window size; default 1280×800.'),
-    deviceScaleFactor: z.number().min(L.deviceScaleFactor.min).max(L.deviceScaleFactor.max).optional().describe('Default 1.'),
+    deviceScaleFactor: z
+      .number()
+      .min(L.deviceScaleFactor.min)
+      .max(L.deviceScaleFactor.max)
+      .optional()
+      .describe('Default 1.'),
     fullPage: z.boolean().optional().describe('Default true; false: the screenshot shows the viewport only.'),
     waitForSelector: z
       .string()
       .min(1)
       .max(L.waitForSelectorLength)
       .optional()
-      .describe('CSS selector waited for after load (within what is left of CAPTURE_TIMEOUT_MS), before the settle phase; not found → renderQuality partial, reason in captureSettings.'),
-    delayMs: z.number().int().min(L.delayMs.min).max(L.delayMs.max).optional().describe('Extra wait after the settle phase; default 0.'),
+      .describe(
+        'CSS selector waited for after load (within what is left of CAPTURE_TIMEOUT_MS), before the settle phase; not found → renderQuality partial, reason in captureSettings.',
+      ),
+    delayMs: z
+      .number()
+      .int()
+      .min(L.delayMs.min)
+      .max(L.delayMs.max)
+      .optional()
+      .describe('Extra wait after the settle phase; default 0.'),
     pdf: z.boolean().optional().describe('Also print the page to PDF: artifact `pdf`, hashed into the bundle.'),
   })
   .optional()

@@ -13,7 +13,9 @@ const renderQuality = z.enum(['full', 'partial']);
 const failureReason = z
   .enum(FAILURE_REASONS)
   .optional()
-  .describe("Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.");
+  .describe(
+    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.",
+  );
 
 /** spec 2.1 */
 export const captureSummarySchema = z.object({
@@ -72,7 +74,9 @@ export const captureRecordSchema = z
     renderQuality: renderQuality,
     finalUrl: uri()
       .optional()
-      .describe('Extension: where the page was when it was captured, after redirects and client-side route changes; absent on older captures.'),
+      .describe(
+        'Extension: where the page was when it was captured, after redirects and client-side route changes; absent on older captures.',
+      ),
     render: renderSchema.optional(),
     artifacts: z.object({
       screenshot: uri(),
@@ -90,7 +94,10 @@ export const captureRecordSchema = z
     transparency: z
       .object({
         leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),
-        checkpoint: z.string().nullable().describe('The latest signed checkpoint covering it; null until one is published.'),
+        checkpoint: z
+          .string()
+          .nullable()
+          .describe('The latest signed checkpoint covering it; null until one is published.'),
       })
       .optional()
       .describe('Present once the bundle is in the transparency log.'),
@@ -107,7 +114,9 @@ export const provenanceSchema = z
     captureId: z.string(),
     requestedUrl: z.string(),
     finalUrl: z.string(),
-    redirectChain: z.array(z.object({ url: z.string(), status: z.number().int().nullable(), location: z.string().optional() })),
+    redirectChain: z.array(
+      z.object({ url: z.string(), status: z.number().int().nullable(), location: z.string().optional() }),
+    ),
     mainDocumentStatus: z.number().int(),
     renderQuality: z.enum(['full', 'partial']),
     submittedAt: dateTime(),
@@ -124,12 +133,24 @@ export const provenanceSchema = z
           address: z.string().describe('The address connected to, after the address policy checked it.'),
           via: z.enum(['tunnel', 'http']),
           connectedAt: dateTime(),
-          tls: z.unknown().optional().describe('TLS protocol and certificate chain as seen at connect time; null when the server did not speak TLS.'),
+          tls: z
+            .unknown()
+            .optional()
+            .describe(
+              'TLS protocol and certificate chain as seen at connect time; null when the server did not speak TLS.',
+            ),
           tlsError: z.string().optional(),
         }),
       )
       .describe('Every connection the egress proxy made for hosts this page used.'),
-    artifacts: z.array(z.object({ name: z.string(), mediaType: z.string(), hash: z.string().describe('sha256:<hex>'), bytes: z.number().int() })),
+    artifacts: z.array(
+      z.object({
+        name: z.string(),
+        mediaType: z.string(),
+        hash: z.string().describe('sha256:<hex>'),
+        bytes: z.number().int(),
+      }),
+    ),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
     notes: z.array(z.string()),
     signature: z
@@ -148,7 +169,9 @@ export const provenanceSchema = z
  * The documented schema and the record's type (src/archive/provenance-record.ts) name the same members, at the
  * top and in each connection: a member added to one and not the other fails the typecheck here.
  */
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { onlyIn: [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] };
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never]
+  ? true
+  : { onlyIn: [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] };
 type Documented = z.infer<typeof provenanceSchema>;
 const provenanceMembersMatch: [
   SameKeys<Documented, ProvenanceRecord & { signature?: ProvenanceSignature }>,

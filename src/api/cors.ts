@@ -14,20 +14,28 @@ export interface Cors {
 
 export function createCors(allowed: readonly string[]): Cors {
   const origins = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
-  const allows = (origin: string | undefined): origin is string => origin !== undefined && (origins.has(origin) || origins.has('*'));
+  const allows = (origin: string | undefined): origin is string =>
+    origin !== undefined && (origins.has(origin) || origins.has('*'));
   return {
     allows,
     preflight(req, reply) {
       const origin = req.headers.origin;
       if (!allows(origin)) {
-        throw new HttpProblem(403, `Origin ${origin ?? '(none)'} is not allowed to call this API from a browser.`, 'Forbidden');
+        throw new HttpProblem(
+          403,
+          `Origin ${origin ?? '(none)'} is not allowed to call this API from a browser.`,
+          'Forbidden',
+        );
       }
       reply
         .header('Access-Control-Allow-Origin', origin)
         .header('Vary', 'Origin')
         .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
         .header('Access-Control-Allow-Headers', 'Authorization, Content-Type')
-        .header('Access-Control-Expose-Headers', 'X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, Retry-After, X-Request-Id')
+        .header(
+          'Access-Control-Expose-Headers',
+          'X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, Retry-After, X-Request-Id',
+        )
         .header('Access-Control-Max-Age', '600');
     },
     actual(req, reply) {
@@ -36,7 +44,10 @@ export function createCors(allowed: readonly string[]): Cors {
       reply
         .header('Access-Control-Allow-Origin', origin)
         .header('Vary', 'Origin')
-        .header('Access-Control-Expose-Headers', 'X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, Retry-After, X-Request-Id');
+        .header(
+          'Access-Control-Expose-Headers',
+          'X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, Retry-After, X-Request-Id',
+        );
     },
   };
 }

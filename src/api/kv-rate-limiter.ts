@@ -70,7 +70,11 @@ interface KeyState {
 interface Counting {
   kvKey(base: string, t: number, windowMs: number): string;
   load(base: string, t: number, windowMs: number, get: (key: string) => Promise<Entry>): Promise<KeyState>;
-  decide(state: KeyState, t: number, group: Waiting[]): { decisions: RateDecision[]; next: KeyState; value: string | null };
+  decide(
+    state: KeyState,
+    t: number,
+    group: Waiting[],
+  ): { decisions: RateDecision[]; next: KeyState; value: string | null };
 }
 
 const exactLog: Counting = {
@@ -81,7 +85,13 @@ const exactLog: Counting = {
   },
   decide(state, t, group) {
     const { limit, windowMs } = group[0]!;
-    const { stamps, decisions, took } = takeFromLog(state.log ?? [], t, limit, windowMs, group.map((w) => w.tokens));
+    const { stamps, decisions, took } = takeFromLog(
+      state.log ?? [],
+      t,
+      limit,
+      windowMs,
+      group.map((w) => w.tokens),
+    );
     return { decisions, next: { ...state, log: stamps }, value: took > 0 ? encodeLog(stamps) : null };
   },
 };
@@ -104,17 +114,26 @@ const slidingCounter: Counting = {
       const estimate = weightedPrev + cur + accepted;
       const asked = Math.max(1, w.tokens); // a take of 0 asks whether one more would pass, taking nothing
       if (estimate + asked > limit) {
-        return { allowed: false, retryAfterSec: retryAfter(limit, asked, prev, cur + accepted, elapsed, windowMs), remaining: Math.max(0, Math.floor(limit - estimate)) };
+        return {
+          allowed: false,
+          retryAfterSec: retryAfter(limit, asked, prev, cur + accepted, elapsed, windowMs),
+          remaining: Math.max(0, Math.floor(limit - estimate)),
+        };
       }
       accepted += w.tokens;
       return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
     });
-    return { decisions, next: { ...state, counts: { cur: cur + accepted, prev } }, value: accepted > 0 ? String(cur + accepted) : null };
+    return {
+      decisions,
+      next: { ...state, counts: { cur: cur + accepted, prev } },
+      value: accepted > 0 ? String(cur + accepted) : null,
+    };
   },
 };
 
 /** The counting a limit uses (exported for tests and docs). */
-export const countingFor = (limit: number): 'exact-log' | 'sliding-counter' => (limit <= EXACT_LOG_MAX ? 'exact-log' : 'sliding-counter');
+export const countingFor = (limit: number): 'exact-log' | 'sliding-counter' =>
+  limit <= EXACT_LOG_MAX ? 'exact-log' : 'sliding-counter';
 
 export async function createKvRateLimiter(
   nc: NatsConnection,
@@ -133,7 +152,7 @@ export async function createKvRateLimiter(
 
   async function get(key: string): Promise<Entry> {
     const e = await kv.get(key);
-    if (!e || e.operation !== 'PUT') return { text: '', revision: e?.revision ?? null };
+    if (e?.operation !== 'PUT') return { text: '', revision: e?.revision ?? null };
     return { text: decoder.decode(e.value), revision: e.revision };
   }
 
@@ -146,13 +165,17 @@ export async function createKvRateLimiter(
     const counting = countingFor(limit) === 'exact-log' ? exactLog : slidingCounter;
     const t = now();
     const known = remembered.get(base);
-    const state = known?.kvKey === counting.kvKey(base, t, windowMs) ? known : await counting.load(base, t, windowMs, get);
+    const state =
+      known?.kvKey === counting.kvKey(base, t, windowMs) ? known : await counting.load(base, t, windowMs, get);
     const { decisions, next, value } = counting.decide(state, t, group);
     if (value !== null) {
       try {
         const subject = `$KV.${RATE_LIMIT_BUCKET}.${state.kvKey}`;
         const expected = state.revision ?? 0;
-        const ack = await js.publish(subject, encoder.encode(value), { msgID: commitSlotId(subject, expected), expect: { lastSubjectSequence: expected } });
+        const ack = await js.publish(subject, encoder.encode(value), {
+          msgID: commitSlotId(subject, expected),
+          expect: { lastSubjectSequence: expected },
+        });
         if (ack.duplicate) {
           remembered.delete(base);
           return false;
@@ -168,7 +191,7 @@ export async function createKvRateLimiter(
     } else if (known !== state) {
       remember(base, state);
     }
-    group.forEach((w, i) => w.resolve(decisions[i]!));
+    for (const [i, w] of group.entries()) w.resolve(decisions[i]!);
     return true;
   }
 
@@ -185,7 +208,12 @@ export async function createKvRateLimiter(
         if (!done) throw new Error(`rate-limit counter ${base} kept changing`);
       } catch (err) {
         opts.onError?.(err);
-        for (const w of group) w.resolve(w.failClosed ? { allowed: false, retryAfterSec: 5, remaining: 0 } : { allowed: true, retryAfterSec: 0, remaining: w.limit });
+        for (const w of group)
+          w.resolve(
+            w.failClosed
+              ? { allowed: false, retryAfterSec: 5, remaining: 0 }
+              : { allowed: true, retryAfterSec: 0, remaining: w.limit },
+          );
       }
     }
     queues.delete(base);
@@ -209,7 +237,14 @@ export async function createKvRateLimiter(
 }
 
 /** Seconds until `tokens` more fit under `limit` as the previous window's weight decays. */
-export function retryAfter(limit: number, tokens: number, prev: number, cur: number, elapsed: number, windowMs: number): number {
+export function retryAfter(
+  limit: number,
+  tokens: number,
+  prev: number,
+  cur: number,
+  elapsed: number,
+  windowMs: number,
+): number {
   let waitFraction: number;
   if (cur + tokens <= limit && prev > 0) {
     // Still in this window: wait until prev·(1−f) ≤ limit − cur − tokens.

@@ -12,17 +12,25 @@ import { dateTime, uri } from './schemas.js';
  */
 export const OPENAPI_VERSION = '3.1.0';
 
-type PathItem = NonNullable<Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']>[string];
+type PathItem = NonNullable<
+  Extract<NonNullable<FastifyDynamicSwaggerOptions['openapi']>, { webhooks?: unknown }>['webhooks']
+>[string];
 
 export const OPENAPI_TAGS = [
   { name: 'health', description: 'Liveness and readiness of the service (spec 4.1).' },
   { name: 'captures', description: 'Submit, poll and retrieve captures and their artifacts (spec 4.2–4.8).' },
-  { name: 'verification', description: 'Bundle verification and the published signing keys and TSA certificates (spec 4.9, 4.10).' },
+  {
+    name: 'verification',
+    description: 'Bundle verification and the published signing keys and TSA certificates (spec 4.9, 4.10).',
+  },
   { name: 'schedules', description: 'Recurring captures (spec 4.12).' },
   { name: 'webhooks', description: 'Receivers of capture outcome events, and the events themselves (spec 4.13, 6).' },
   { name: 'usage', description: "The authenticated tenant's usage (spec 4.14)." },
   { name: 'admin', description: 'Operator endpoints: keys, tenant configuration, usage, deliveries (spec 4.11, 5.2).' },
-  { name: 'transparency', description: 'The public transparency log: signed checkpoints, tiles and proofs (docs/transparency.md).' },
+  {
+    name: 'transparency',
+    description: 'The public transparency log: signed checkpoints, tiles and proofs (docs/transparency.md).',
+  },
 ];
 
 /** Every operation needs a tenant key or the admin key unless it says `security: []` (public reads, spec 5.4). */
@@ -31,7 +39,10 @@ export const ROOT_SECURITY = [{ bearer: [] }];
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D, description: string) =>
   z
     .object({
-      id: z.string().regex(/^evt_[0-9a-f]{32}$/).describe('Event id; the same on every delivery attempt: deduplicate on it (spec 6.6).'),
+      id: z
+        .string()
+        .regex(/^evt_[0-9a-f]{32}$/)
+        .describe('Event id; the same on every delivery attempt: deduplicate on it (spec 6.6).'),
       type: z.literal(type),
       createdAt: dateTime(),
       data,
@@ -47,22 +58,46 @@ const captureComplete = envelope(
     createdAt: dateTime(),
     completedAt: dateTime(),
     renderQuality: z.enum(['full', 'partial']),
-    artifacts: z.object({ screenshot: uri(), html: uri(), headers: uri().optional().describe('Present when headers were captured.') }),
+    artifacts: z.object({
+      screenshot: uri(),
+      html: uri(),
+      headers: uri().optional().describe('Present when headers were captured.'),
+    }),
     verifyUrl: uri().optional().describe('Present when the capture has a signed bundle.'),
   }),
   'A capture completed (spec 6.2).',
 );
 const captureFailed = envelope(
   'capture.failed',
-  z.object({ id: z.string(), status: z.literal('failed'), url: uri(), createdAt: dateTime(), failedAt: dateTime(), error: z.string(), retryable: z.boolean() }),
+  z.object({
+    id: z.string(),
+    status: z.literal('failed'),
+    url: uri(),
+    createdAt: dateTime(),
+    failedAt: dateTime(),
+    error: z.string(),
+    retryable: z.boolean(),
+  }),
   'A capture failed (spec 6.3).',
 );
-const ping = envelope('ping', z.object({ webhookId: z.string(), message: z.string() }), 'A test event sent by POST /v1/webhooks/{webhookId}/ping (spec 6.4).');
+const ping = envelope(
+  'ping',
+  z.object({ webhookId: z.string(), message: z.string() }),
+  'A test event sent by POST /v1/webhooks/{webhookId}/ping (spec 6.4).',
+);
 
 const deliveryHeaders = [
   { name: 'X-SVC-Event-Id', description: "The envelope's id.", schema: { type: 'string' as const } },
-  { name: 'X-SVC-Timestamp', description: 'Unix seconds when this attempt was sent.', schema: { type: 'string' as const, pattern: '^[0-9]+$' } },
-  { name: 'X-SVC-Signature-256', description: 't=<timestamp>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> (docs/webhooks.md).', schema: { type: 'string' as const } },
+  {
+    name: 'X-SVC-Timestamp',
+    description: 'Unix seconds when this attempt was sent.',
+    schema: { type: 'string' as const, pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'X-SVC-Signature-256',
+    description: 't=<timestamp>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> (docs/webhooks.md).',
+    schema: { type: 'string' as const },
+  },
 ].map((h) => ({ in: 'header' as const, required: true, ...h }));
 
 function delivery(operationId: string, summary: string, schema: z.ZodType): PathItem {
@@ -72,14 +107,18 @@ function delivery(operationId: string, summary: string, schema: z.ZodType): Path
     post: {
       operationId,
       summary,
-      description: 'What the service POSTs to a registered webhook URL; answer 2xx to acknowledge. Retries and dead letters: docs/webhooks.md.',
+      description:
+        'What the service POSTs to a registered webhook URL; answer 2xx to acknowledge. Retries and dead letters: docs/webhooks.md.',
       tags: ['webhooks'],
       security: [],
       parameters: deliveryHeaders,
       requestBody: { required: true, content: { 'application/json': { schema: body } } },
       responses: {
         '200': { description: 'Delivered (any 2xx).' },
-        '410': { description: 'Any 4xx other than 408 and 429 ends the delivery (dead-lettered); 408, 429, 5xx and no answer are retried.' },
+        '410': {
+          description:
+            'Any 4xx other than 408 and 429 ends the delivery (dead-lettered); 408, 429, 5xx and no answer are retried.',
+        },
       },
     },
   };
@@ -95,7 +134,10 @@ export const OPENAPI_WEBHOOKS: Record<string, PathItem> = {
 /** The zod schema transform, keeping the response headers routes declare (src/api/openapi-headers.ts). */
 export const openApiTransform: typeof jsonSchemaTransform = (doc) => {
   const out = jsonSchemaTransform(doc);
-  keepResponseHeaders(doc.schema as { response?: Record<string, unknown> }, out.schema as { response?: Record<string, unknown> });
+  keepResponseHeaders(
+    doc.schema as { response?: Record<string, unknown> },
+    out.schema as { response?: Record<string, unknown> },
+  );
   return nameTrailingWildcard(out);
 };
 

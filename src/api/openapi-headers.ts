@@ -15,9 +15,17 @@ export interface HeaderDoc {
 
 export const HEADERS = {
   'X-Quota-Limit': { type: 'integer', minimum: 0, description: "The tenant's monthly capture quota (spec 8.2)." },
-  'X-Quota-Used': { type: 'integer', minimum: 0, description: 'Captures counted this month, this submission included (spec 8.2).' },
+  'X-Quota-Used': {
+    type: 'integer',
+    minimum: 0,
+    description: 'Captures counted this month, this submission included (spec 8.2).',
+  },
   'X-Quota-Remaining': { type: 'integer', minimum: 0, description: 'Captures left this month (spec 8.2).' },
-  'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2).' },
+  'Retry-After': {
+    type: 'integer',
+    minimum: 0,
+    description: 'Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2).',
+  },
   Location: { type: 'string', format: 'uri', description: 'Absolute URL of the resource this answer is about.' },
 } as const satisfies Record<string, HeaderDoc>;
 
@@ -32,7 +40,11 @@ export interface DocumentedResponse<S> {
 }
 
 /** A JSON success response with its documented headers. */
-export function withHeaders<S extends z.ZodType>(schema: S, description: string, names: HeaderName[]): DocumentedResponse<S> {
+export function withHeaders<S extends z.ZodType>(
+  schema: S,
+  description: string,
+  names: HeaderName[],
+): DocumentedResponse<S> {
   return { description, content: { 'application/json': { schema } }, headers: pickHeaders(names) };
 }
 
@@ -44,7 +56,10 @@ export function pickHeaders(names: HeaderName[]): Partial<Record<HeaderName, Hea
  * `transform` step for @fastify/swagger after the zod one: put back the `headers` of content-form responses
  * that the zod transform dropped (`original` is the route's schema, `transformed` what the zod step made).
  */
-export function keepResponseHeaders(original: { response?: Record<string, unknown> } | undefined, transformed: { response?: Record<string, unknown> }): void {
+export function keepResponseHeaders(
+  original: { response?: Record<string, unknown> } | undefined,
+  transformed: { response?: Record<string, unknown> },
+): void {
   if (!original?.response || !transformed.response) return;
   for (const [status, response] of Object.entries(original.response)) {
     const headers = (response as { headers?: unknown } | null)?.headers;

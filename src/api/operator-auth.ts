@@ -22,10 +22,17 @@ export const OPERATOR_LIMIT = 5;
 const OPERATOR_WINDOW_MS = 60_000;
 
 const tooMany = (what: string, retryAfterSec: number) =>
-  new HttpProblem(429, `Too many ${what} from this address; retry in ${retryAfterSec} s.`, 'Too Many Requests', {}, { 'Retry-After': String(retryAfterSec) });
+  new HttpProblem(
+    429,
+    `Too many ${what} from this address; retry in ${retryAfterSec} s.`,
+    'Too Many Requests',
+    {},
+    { 'Retry-After': String(retryAfterSec) },
+  );
 
 export function createOperatorGuard(config: Config, limiter: RateLimiter): OperatorGuard {
-  const take = (key: string, tokens: number) => limiter.take(key, OPERATOR_LIMIT, OPERATOR_WINDOW_MS, tokens, { failClosed: true });
+  const take = (key: string, tokens: number) =>
+    limiter.take(key, OPERATOR_LIMIT, OPERATOR_WINDOW_MS, tokens, { failClosed: true });
   return {
     keyEndpoints() {
       return async (req) => {

@@ -66,9 +66,12 @@ const problemResponse = (status: number, description: string) => ({
  * A route's documented error answers: status → why it happens, each with the one error body. Used in
  * `schema.response` next to the success schemas, so the OpenAPI document names every status a route gives.
  */
-export function problemResponses<S extends number>(answers: Record<S, string>): Record<S, ReturnType<typeof problemResponse>> {
+export function problemResponses<S extends number>(
+  answers: Record<S, string>,
+): Record<S, ReturnType<typeof problemResponse>> {
   const out = {} as Record<S, ReturnType<typeof problemResponse>>;
-  for (const [status, description] of Object.entries(answers) as Array<[string, string]>) out[Number(status) as S] = problemResponse(Number(status), description);
+  for (const [status, description] of Object.entries(answers) as Array<[string, string]>)
+    out[Number(status) as S] = problemResponse(Number(status), description);
   return out;
 }
 

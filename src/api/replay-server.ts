@@ -51,7 +51,12 @@ const waczPath = (captureId: string) => `/bundles/${encodeURIComponent(captureId
  */
 export function defaultReplayOrigin(publicBaseUrl: string, port: number): string {
   const base = new URL(publicBaseUrl);
-  const host = base.hostname === 'localhost' ? '127.0.0.1' : /^127\./.test(base.hostname) || base.hostname === '[::1]' ? 'localhost' : base.hostname;
+  const host =
+    base.hostname === 'localhost'
+      ? '127.0.0.1'
+      : /^127\./.test(base.hostname) || base.hostname === '[::1]'
+        ? 'localhost'
+        : base.hostname;
   return `${base.protocol}//${host}:${port}`;
 }
 
@@ -90,18 +95,39 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   });
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);
-    if (err instanceof DomainError) return sendProblem(reply, new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}));
+    if (err instanceof DomainError)
+      return sendProblem(
+        reply,
+        new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
+      );
     req.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'));
+    return sendProblem(
+      reply,
+      new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'),
+    );
   });
   app.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, new HttpProblem(404, `No route for ${req.method} ${req.url.split('?')[0]}: this origin serves only replays of captures.`, 'Not Found')),
+    sendProblem(
+      reply,
+      new HttpProblem(
+        404,
+        `No route for ${req.method} ${req.url.split('?')[0]}: this origin serves only replays of captures.`,
+        'Not Found',
+      ),
+    ),
   );
 
   // ui.js loads in the replay page and again in the viewer's iframe (under /replay/).
-  for (const [path, name] of [['/ui.js', 'ui.js'], [`${REPLAY_BASE}ui.js`, 'ui.js'], [`${REPLAY_BASE}sw.js`, 'sw.js']] as const) {
+  for (const [path, name] of [
+    ['/ui.js', 'ui.js'],
+    [`${REPLAY_BASE}ui.js`, 'ui.js'],
+    [`${REPLAY_BASE}sw.js`, 'sw.js'],
+  ] as const) {
     app.get(path, async (_req, reply) =>
-      reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(await assets.get(name)),
+      reply
+        .type('application/javascript; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(await assets.get(name)),
     );
   }
 
@@ -121,11 +147,18 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
     const { captureId } = req.params;
     await verification.verifiable(captureId);
     const body = Buffer.from((await reads.artifact(captureId, 'wacz')).bytes);
-    reply.header('Accept-Ranges', 'bytes').type('application/wacz+zip').header('Cache-Control', 'private, max-age=3600');
+    reply
+      .header('Accept-Ranges', 'bytes')
+      .type('application/wacz+zip')
+      .header('Cache-Control', 'private, max-age=3600');
     const range = parseByteRange(req.headers.range, body.byteLength);
-    if (range.kind === 'unsatisfiable') return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
+    if (range.kind === 'unsatisfiable')
+      return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
     if (range.kind === 'partial') {
-      return reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`).send(body.subarray(range.start, range.end + 1));
+      return reply
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
+        .send(body.subarray(range.start, range.end + 1));
     }
     return reply.send(body);
   });
@@ -134,7 +167,10 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   const port = Number(new URL(address).port);
   const origin = config.REPLAY_ORIGIN ?? defaultReplayOrigin(config.PUBLIC_BASE_URL, port);
   if (!config.REPLAY_ORIGIN && !/^(localhost|127\.|\[::1\])/.test(new URL(config.PUBLIC_BASE_URL).hostname)) {
-    deps.log.warn({ replayOrigin: origin }, 'REPLAY_ORIGIN is not set: replays are framed from PUBLIC_BASE_URL\'s host on the replay port; behind a proxy, give the replay listener a host name of its own and set REPLAY_ORIGIN');
+    deps.log.warn(
+      { replayOrigin: origin },
+      "REPLAY_ORIGIN is not set: replays are framed from PUBLIC_BASE_URL's host on the replay port; behind a proxy, give the replay listener a host name of its own and set REPLAY_ORIGIN",
+    );
   }
   deps.log.info({ replayOrigin: origin, address }, 'replay origin listening');
   return { origin, port, close: () => app.close() };

@@ -14,7 +14,11 @@ export const DRAIN_IDLE_MS = 10_000;
 
 export type DrainEnd = 'complete' | 'limit' | 'idle' | 'closed';
 
-export function drainRequest(req: IncomingMessage, maxBytes = DRAIN_MAX_BYTES, idleMs = DRAIN_IDLE_MS): Promise<DrainEnd> {
+export function drainRequest(
+  req: IncomingMessage,
+  maxBytes = DRAIN_MAX_BYTES,
+  idleMs = DRAIN_IDLE_MS,
+): Promise<DrainEnd> {
   if (req.complete || req.readableEnded) return Promise.resolve('complete');
   if (req.destroyed) return Promise.resolve('closed');
   return new Promise((resolve) => {

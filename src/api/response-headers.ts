@@ -36,7 +36,10 @@ export const PUBLIC_READ_ROUTES: ReadonlySet<string> = new Set([
 ]);
 
 /** Routes that answer JSON or an HTML page by the request's Accept: a cache must key on it (RFC 9110 12.5.5). */
-export const NEGOTIATED_ROUTES: ReadonlySet<string> = new Set(['/v1/verify/:captureId', '/v1/captures/:captureId/provenance']);
+export const NEGOTIATED_ROUTES: ReadonlySet<string> = new Set([
+  '/v1/verify/:captureId',
+  '/v1/captures/:captureId/provenance',
+]);
 
 /** Seconds a key document may be cached: short, so a rotation reaches verifiers within minutes. */
 export const KEY_DOCUMENT_MAX_AGE = 300;
@@ -56,7 +59,10 @@ export function responseHeadersHook(opts: { publicBaseUrl: string }) {
     if (!reply.hasHeader('Referrer-Policy')) reply.header('Referrer-Policy', 'no-referrer');
     if (!reply.hasHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', "frame-ancestors 'self'");
     // The legacy header says what the CSP says: a page nobody may frame is DENY, not SAMEORIGIN.
-    reply.header('X-Frame-Options', /frame-ancestors 'none'/.test(String(reply.getHeader('Content-Security-Policy'))) ? 'DENY' : 'SAMEORIGIN');
+    reply.header(
+      'X-Frame-Options',
+      /frame-ancestors 'none'/.test(String(reply.getHeader('Content-Security-Policy'))) ? 'DENY' : 'SAMEORIGIN',
+    );
     if (httpsBase || req.protocol === 'https') reply.header('Strict-Transport-Security', HSTS);
 
     const route = req.routeOptions.url ?? '';
@@ -64,7 +70,8 @@ export function responseHeadersHook(opts: { publicBaseUrl: string }) {
       const vary = reply.getHeader('Vary');
       reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
     }
-    const read = req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && route === '/v1/verify/certificate');
+    const read =
+      req.method === 'GET' || req.method === 'HEAD' || (req.method === 'POST' && route === '/v1/verify/certificate');
     if (read && PUBLIC_READ_ROUTES.has(route)) {
       reply.header('Access-Control-Allow-Origin', '*');
       if (!reply.hasHeader('Access-Control-Expose-Headers')) {

@@ -22,7 +22,11 @@ export function takeFromLog(
       // The earliest moment at which `asked` slots are free again.
       const needed = live.length + asked - limit;
       const freeAt = asked > limit ? now + windowMs : (live[needed - 1] ?? now) + windowMs;
-      return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((freeAt - now) / 1000)), remaining: Math.max(0, limit - live.length) };
+      return {
+        allowed: false,
+        retryAfterSec: Math.max(1, Math.ceil((freeAt - now) / 1000)),
+        remaining: Math.max(0, limit - live.length),
+      };
     }
     for (let i = 0; i < tokens; i++) insertSorted(live, now);
     took += tokens;

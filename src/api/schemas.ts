@@ -30,7 +30,6 @@ export const MAX_PATH_SEGMENT = 100;
 export const idParam = (description: string) =>
   z.string().max(MAX_PATH_SEGMENT, `must be at most ${MAX_PATH_SEGMENT} characters`).describe(description);
 
-
 /**
  * Strings the OpenAPI document gives a format (spec: "date-time", "uri"). Formats are documented, not enforced
  * on the way out: a value the service already stores is answered as it is, never turned into a 500.

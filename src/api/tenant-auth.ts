@@ -37,7 +37,11 @@ export interface TenantGuard {
 }
 
 /** The caller of an application service, from a request that passed `require` (DESIGN decision 15). */
-export const callerOf = (req: FastifyRequest): Caller => ({ principal: req.principal!, correlationId: req.id, log: req.log });
+export const callerOf = (req: FastifyRequest): Caller => ({
+  principal: req.principal!,
+  correlationId: req.id,
+  log: req.log,
+});
 
 export const grants = (scopes: Scope[], needed: Exclude<Scope, 'admin'> | 'any'): boolean =>
   needed === 'any'
@@ -45,9 +49,15 @@ export const grants = (scopes: Scope[], needed: Exclude<Scope, 'admin'> | 'any')
     : scopes.includes(needed) || (needed === 'read' && scopes.includes('capture'));
 
 const tooManyFromAddress = (retryAfterSec: number) =>
-  new HttpProblem(429, `Too many requests from this address; retry in ${retryAfterSec} s.`, 'Too Many Requests', {}, {
-    'Retry-After': String(retryAfterSec),
-  });
+  new HttpProblem(
+    429,
+    `Too many requests from this address; retry in ${retryAfterSec} s.`,
+    'Too Many Requests',
+    {},
+    {
+      'Retry-After': String(retryAfterSec),
+    },
+  );
 
 export function createTenantGuard(
   config: Config,
@@ -59,7 +69,10 @@ export function createTenantGuard(
     const token = bearerToken(req);
     if (config.CAPTURE_API_KEY && secretEquals(token, config.CAPTURE_API_KEY)) {
       // spec 5.10: the legacy single key works only while per-tenant key management is off.
-      if (config.ADMIN_KEY) throw unauthorized('The legacy API key is disabled because per-tenant keys are enabled; use a key created by your operator.');
+      if (config.ADMIN_KEY)
+        throw unauthorized(
+          'The legacy API key is disabled because per-tenant keys are enabled; use a key created by your operator.',
+        );
       return { tenantId: LEGACY_TENANT, scopes: ['capture', 'read'], keyHash: null };
     }
     if (!token.startsWith('svc_live_')) throw unauthorized('Invalid API key.');
@@ -79,14 +92,19 @@ export function createTenantGuard(
     try {
       return await authenticate(req);
     } catch (err) {
-      if (err instanceof HttpProblem && err.status === 401) await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
+      if (err instanceof HttpProblem && err.status === 401)
+        await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
       throw err;
     }
   }
 
   async function authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void> {
     if (!grants(principal.scopes, scope)) {
-      throw new HttpProblem(403, `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`, 'Forbidden');
+      throw new HttpProblem(
+        403,
+        `This API key lacks the '${scope === 'any' ? 'read' : scope}' scope needed here (it has: ${principal.scopes.join(', ')}).`,
+        'Forbidden',
+      );
     }
     onAuthenticated(principal);
     const d = await limiter.take(`tenant:${principal.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
@@ -109,6 +127,7 @@ export function createTenantGuard(
         if (!d.allowed) throw tooManyFromAddress(d.retryAfterSec);
       };
     },
-    takeTenantTokens: (tenantId, tokens) => limiter.take(`tenant:${tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS, tokens),
+    takeTenantTokens: (tenantId, tokens) =>
+      limiter.take(`tenant:${tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS, tokens),
   };
 }

@@ -35,8 +35,16 @@ export async function accountUsage(ctx: ServiceContext, tenantId: string) {
     tenantId,
     period,
     tierDisplay: TIER_DISPLAY[limits.tier],
-    captures: { used: used.captures, limit: limits.capturesPerMonth, remaining: Math.max(0, limits.capturesPerMonth - used.captures) },
-    storageBytes: { used: used.storage, limit: limits.storageBytes, remaining: Math.max(0, limits.storageBytes - used.storage) },
+    captures: {
+      used: used.captures,
+      limit: limits.capturesPerMonth,
+      remaining: Math.max(0, limits.capturesPerMonth - used.captures),
+    },
+    storageBytes: {
+      used: used.storage,
+      limit: limits.storageBytes,
+      remaining: Math.max(0, limits.storageBytes - used.storage),
+    },
     resetsAt: periodEnd(period).toISOString(),
   };
 }

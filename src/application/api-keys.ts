@@ -31,14 +31,29 @@ export function createApiKeys(ctx: ServiceContext) {
     async create(correlationId: string, body: { tenantId: string; scopes: Scope[]; name: string }) {
       const scopes = [...new Set(body.scopes)];
       const { key, keyHash } = generateTenantKey();
-      const result = await ctx.tenants.execute(body.tenantId, { type: 'CreateKey', data: { keyHash, scopes, name: body.name } }, causedByAdmin(correlationId));
+      const result = await ctx.tenants.execute(
+        body.tenantId,
+        { type: 'CreateKey', data: { keyHash, scopes, name: body.name } },
+        causedByAdmin(correlationId),
+      );
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-      return { key, keyHash, tenantId: body.tenantId, scopes, name: body.name, createdAt: result.reply.createdAt, warning: KEY_WARNING };
+      return {
+        key,
+        keyHash,
+        tenantId: body.tenantId,
+        scopes,
+        name: body.name,
+        createdAt: result.reply.createdAt,
+        warning: KEY_WARNING,
+      };
     },
 
     /** All tenants' keys, or one tenant's; revoked ones only when asked for. */
     async list(filter: { tenantId?: string; includeRevoked: boolean }) {
-      const rows = await listKeys(ctx.pool, { tenantId: filter.tenantId ?? null, includeRevoked: filter.includeRevoked });
+      const rows = await listKeys(ctx.pool, {
+        tenantId: filter.tenantId ?? null,
+        includeRevoked: filter.includeRevoked,
+      });
       return { data: rows.map(keyRecord) };
     },
 
@@ -47,12 +62,20 @@ export function createApiKeys(ctx: ServiceContext) {
       const unknownKey = () => refusal(404, `No API key with keyHash ${keyHash}.`);
       const row = KEY_HASH_PATTERN.test(keyHash) ? await findKey(ctx.pool, keyHash) : null;
       if (!row) throw unknownKey();
-      const result = await ctx.tenants.execute(row.tenant_id, { type: 'RevokeKey', data: { keyHash } }, causedByAdmin(correlationId));
+      const result = await ctx.tenants.execute(
+        row.tenant_id,
+        { type: 'RevokeKey', data: { keyHash } },
+        causedByAdmin(correlationId),
+      );
       // Push the revocation to every API process at once; their caches' TTL is the fallback bound.
       ctx.announceRevocation(keyHash);
       const last = result.appended.at(-1);
       if (last) await ctx.waiter.waitFor(last.seq);
-      return { ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }), revoked: true as const, revokedAt: result.reply.revokedAt };
+      return {
+        ...keyRecord({ ...row, revoked_at: new Date(result.reply.revokedAt) }),
+        revoked: true as const,
+        revokedAt: result.reply.revokedAt,
+      };
     },
   };
 }

@@ -24,5 +24,7 @@ export const causedByAdmin = (correlationId: string) => ({ correlationId, caused
 /** The `causedBy` and correlation id of the events a caller's command appends (docs/architecture.md, The ledger). */
 export const causedBy = (caller: Caller) => ({
   correlationId: caller.correlationId,
-  causedBy: caller.principal.keyHash ? { kind: 'key' as const, keyHash: caller.principal.keyHash } : { kind: 'legacy-key' as const },
+  causedBy: caller.principal.keyHash
+    ? { kind: 'key' as const, keyHash: caller.principal.keyHash }
+    : { kind: 'legacy-key' as const },
 });

@@ -23,7 +23,8 @@ export interface CaptureAdmissionDeps {
   takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
 }
 
-export const ACCEPTED_NOTE = 'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
+export const ACCEPTED_NOTE =
+  'Capture accepted. Poll statusUrl (or subscribe a webhook) until status is complete or failed.';
 
 export interface AcceptedCapture {
   id: string;
@@ -33,7 +34,9 @@ export interface AcceptedCapture {
   admission: Admission;
 }
 
-export type BatchItem = { status: 202; url: string; id: string; statusUrl: string } | { status: number; url: string; error: ProblemBody };
+export type BatchItem =
+  | { status: 202; url: string; id: string; statusUrl: string }
+  | { status: number; url: string; error: ProblemBody };
 
 export interface BatchOutcome {
   items: BatchItem[];
@@ -55,7 +58,11 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
   }
 
   async function admit(caller: Caller, captures: SubmittedCapture[], source: 'single' | 'batch'): Promise<Admission> {
-    const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'SubmitCaptures', data: { captures, source } }, causedBy(caller));
+    const result = await ctx.tenants.execute(
+      caller.principal.tenantId,
+      { type: 'SubmitCaptures', data: { captures, source } },
+      causedBy(caller),
+    );
     // Status and list must see the capture as soon as we answer (docs/architecture.md, Projections and read models).
     await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
     return result.reply;
@@ -72,7 +79,11 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
       if (!options.ok) throw refusal(400, options.detail);
       await ensureCapacity();
       const id = newId('cap');
-      const admission = await admit(caller, [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }], 'single');
+      const admission = await admit(
+        caller,
+        [{ captureId: id, url: checked.url, ...(options.options ? { options: options.options } : {}) }],
+        'single',
+      );
       return { id, statusUrl: views.statusUrl(id), note: ACCEPTED_NOTE, admission };
     },
 
@@ -92,10 +103,15 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
       // no cheap way to probe names.
       let tokensOwed = -1;
       for (const [index, raw] of urls.entries()) {
-        const rawUrl = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { url?: unknown }).url : undefined;
+        const rawUrl =
+          raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as { url?: unknown }).url : undefined;
         const shown = typeof rawUrl === 'string' ? rawUrl : '';
         if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-          items.push({ url: shown, status: 400, error: problem(400, `urls[${index}] must be an object with a url field.`) });
+          items.push({
+            url: shown,
+            status: 400,
+            error: problem(400, `urls[${index}] must be an object with a url field.`),
+          });
           continue;
         }
         tokensOwed++;
@@ -117,20 +133,30 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
           items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
           continue;
         }
-        const capture: SubmittedCapture = { captureId: newId('cap'), url: checked.url, ...(options.options ? { options: options.options } : {}) };
+        const capture: SubmittedCapture = {
+          captureId: newId('cap'),
+          url: checked.url,
+          ...(options.options ? { options: options.options } : {}),
+        };
         accepted.push({ index: items.length, capture });
         items.push({ url: checked.url, status: 202, id: capture.captureId });
       }
       let admission: Admission;
       if (accepted.length > 0) {
         // spec 8.2: a batch over the remaining quota is refused whole (the actor's 429 propagates).
-        admission = await admit(caller, accepted.map((a) => a.capture), 'batch');
+        admission = await admit(
+          caller,
+          accepted.map((a) => a.capture),
+          'batch',
+        );
       } else {
         admission = admissionOf(quotaView(await ctx.tenants.read(tenantId), ctx.clock.now()));
       }
       return {
         items: items.map((it) =>
-          it.status === 202 ? { status: 202 as const, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) } : { status: it.status, url: it.url, error: it.error! },
+          it.status === 202
+            ? { status: 202 as const, url: it.url, id: it.id!, statusUrl: views.statusUrl(it.id!) }
+            : { status: it.status, url: it.url, error: it.error! },
         ),
         summary: { total: items.length, accepted: accepted.length, failed: items.length - accepted.length },
         admission,

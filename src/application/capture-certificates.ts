@@ -20,7 +20,11 @@ export interface CertificateLookup {
 /** Uploaded certificates checked at once; more wait (as GET /v1/verify/{id} does, verification-cache.ts). */
 const CERTIFICATE_VERIFICATIONS_AT_ONCE = 2;
 
-export function createCaptureCertificates(certificates: Certificates, trust: DeploymentTrust, lookup: CertificateLookup) {
+export function createCaptureCertificates(
+  certificates: Certificates,
+  trust: DeploymentTrust,
+  lookup: CertificateLookup,
+) {
   const slot = createConcurrencyLimit(CERTIFICATE_VERIFICATIONS_AT_ONCE);
   return {
     /**
@@ -38,13 +42,20 @@ export function createCaptureCertificates(certificates: Certificates, trust: Dep
           }
           if (err instanceof CertificateRefused) {
             log?.warn({ err, captureId }, 'certificate refused');
-            throw refusal(500, `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`);
+            throw refusal(
+              500,
+              `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`,
+            );
           }
           log?.warn({ err, captureId }, 'certificate could not be made');
           throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
         }
       }
-      if (!pdf) throw refusal(404, `Capture ${captureId} has no certificate (unknown, not complete, or without a signed bundle).`);
+      if (!pdf)
+        throw refusal(
+          404,
+          `Capture ${captureId} has no certificate (unknown, not complete, or without a signed bundle).`,
+        );
       return pdf;
     },
 
@@ -56,10 +67,22 @@ export function createCaptureCertificates(certificates: Certificates, trust: Dep
       const capture = !named
         ? { name: 'capture', status: 'skip' as const, detail: 'skipped: envelope check failed' }
         : recorded === null
-          ? { name: 'capture', status: 'fail' as const, detail: `capture ${named.captureId} is not a complete capture of this service` }
+          ? {
+              name: 'capture',
+              status: 'fail' as const,
+              detail: `capture ${named.captureId} is not a complete capture of this service`,
+            }
           : recorded !== named.bundleHash
-            ? { name: 'capture', status: 'fail' as const, detail: `this service records bundle ${recorded} for the capture; the certificate names ${named.bundleHash}` }
-            : { name: 'capture', status: 'pass' as const, detail: `capture ${named.captureId} and its bundle hash are this service's record` };
+            ? {
+                name: 'capture',
+                status: 'fail' as const,
+                detail: `this service records bundle ${recorded} for the capture; the certificate names ${named.bundleHash}`,
+              }
+            : {
+                name: 'capture',
+                status: 'pass' as const,
+                detail: `capture ${named.captureId} and its bundle hash are this service's record`,
+              };
       return { ...result, checks: [...result.checks, capture], verified: result.verified && capture.status !== 'fail' };
     },
   };

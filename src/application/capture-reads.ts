@@ -8,7 +8,12 @@ import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
 import type { Caller } from './caller.js';
 import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
-import { type CaptureListFilter, findCapture, findCaptureStatusFields, listCaptures } from '../../projections/read-models/captures.js';
+import {
+  type CaptureListFilter,
+  findCapture,
+  findCaptureStatusFields,
+  listCaptures,
+} from '../../projections/read-models/captures.js';
 
 /**
  * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
@@ -63,12 +68,18 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     async record(id: string) {
       const row = await loadKnown(id);
       if (row.status !== 'complete') {
-        throw refusal(404, `Capture ${id} is ${row.status}; the record exists only once it is complete (poll its status).`);
+        throw refusal(
+          404,
+          `Capture ${id} is ${row.status}; the record exists only once it is complete (poll its status).`,
+        );
       }
       const leafIndex = transparency?.view.leafIndexOfCapture(id);
       if (leafIndex === undefined) return views.record(row);
       const cp = await transparency!.checkpoint();
-      return { ...views.record(row), transparency: { leafIndex, checkpoint: cp && cp.size > leafIndex ? cp.note : null } };
+      return {
+        ...views.record(row),
+        transparency: { leafIndex, checkpoint: cp && cp.size > leafIndex ? cp.note : null },
+      };
     },
 
     /** spec 4.2: one page of the tenant's captures; 500 when the database read fails (spec 7.2). */
@@ -90,7 +101,11 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     async artifact(id: string, name: string, where: 'artifacts' | 'beside' = 'artifacts'): Promise<ArtifactDownload> {
       const kind = isArtifactName(name) ? ARTIFACTS[name].download : null;
       const download = kind && Boolean((kind as { beside?: true }).beside) === (where === 'beside') ? kind : null;
-      if (!download) throw refusal(404, `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`);
+      if (!download)
+        throw refusal(
+          404,
+          `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`,
+        );
       const bytes = await artifactOf(await loadKnown(id), name as keyof typeof ARTIFACTS);
       if (!bytes) throw refusal(404, `Capture ${id} has no ${name} artifact.`);
       return { bytes, type: download.type, fileName: `${id}-${download.name}` };
@@ -103,7 +118,11 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     async provenance(id: string): Promise<{ record: ProvenanceRecord; signature: ProvenanceSignature | null }> {
       const row = await loadKnown(id);
       const bytes = await artifactOf(row, 'provenance');
-      if (!bytes) throw refusal(404, `Capture ${id} has no provenance record (not complete, or completed before records were kept).`);
+      if (!bytes)
+        throw refusal(
+          404,
+          `Capture ${id} has no provenance record (not complete, or completed before records were kept).`,
+        );
       const wacz = await artifactOf(row, 'wacz');
       return { record: parseProvenance(bytes), signature: wacz ? provenanceSignature(wacz) : null };
     },

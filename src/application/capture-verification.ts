@@ -24,21 +24,40 @@ export type VerifiableCapture = CaptureRow & { artifacts: { wacz: string }; bund
 
 /** The result for a bundle whose stored bytes are damaged: the first check fails and names why, the rest are skipped. */
 function damagedInStorage(detail: string): VerificationResult {
-  const skipped = (name: 'bundleHash' | 'signature') => ({ name, status: 'skip' as const, detail: 'artifactHashes failed' });
+  const skipped = (name: 'bundleHash' | 'signature') => ({
+    name,
+    status: 'skip' as const,
+    detail: 'artifactHashes failed',
+  });
   return {
     verified: false,
     version: null,
     signing: null,
-    checks: [{ name: 'artifactHashes', status: 'fail', detail: `the bundle in storage is damaged: ${detail}` }, skipped('bundleHash'), skipped('signature')],
+    checks: [
+      { name: 'artifactHashes', status: 'fail', detail: `the bundle in storage is damaged: ${detail}` },
+      skipped('bundleHash'),
+      skipped('signature'),
+    ],
   };
 }
 
 /** `log`: the public transparency log, when this process follows it (docs/transparency.md): its result stands beside the checks. */
-export function createCaptureVerification(ctx: ServiceContext, artifacts: ArtifactStore, evidence: Evidence, log?: TransparencyService) {
+export function createCaptureVerification(
+  ctx: ServiceContext,
+  artifacts: ArtifactStore,
+  evidence: Evidence,
+  log?: TransparencyService,
+) {
   const verifications = createVerificationCache();
 
   async function publishedKeys() {
-    return (await listSigningKeys(ctx.pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
+    return (await listSigningKeys(ctx.pool)).map((k) => ({
+      keyId: k.key_id,
+      algorithm: 'Ed25519' as const,
+      publicKey: k.public_key,
+      archivedAt: iso(k.archived_at)!,
+      current: k.is_current,
+    }));
   }
 
   /** Timestamps are trusted when they chain to a configured CA or to a built-in TSA published on the log. */
@@ -53,11 +72,17 @@ export function createCaptureVerification(ctx: ServiceContext, artifacts: Artifa
     /** 404 unless the capture has a signed bundle; 422 when the bundle is over VERIFY_MAX_BYTES (spec 4.9). */
     async verifiable(captureId: string): Promise<VerifiableCapture> {
       const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
-      if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
-        throw refusal(404, `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`);
+      if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
+        throw refusal(
+          404,
+          `Capture ${captureId} has no signed bundle to verify (unknown, not complete, partial, or made without a signing key).`,
+        );
       }
       if (row.bundle.size > ctx.config.VERIFY_MAX_BYTES) {
-        throw refusal(422, `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`);
+        throw refusal(
+          422,
+          `The bundle is ${row.bundle.size} bytes; this service verifies bundles up to ${ctx.config.VERIFY_MAX_BYTES} bytes. Download it and use the offline verifier.`,
+        );
       }
       return row as VerifiableCapture;
     },

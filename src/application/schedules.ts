@@ -26,7 +26,8 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
     ...(r.options ? { options: r.options } : {}),
     paused: false,
-    nextRunAt: iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
+    nextRunAt:
+      iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
     lastRunAt: iso(r.last_run_at) ?? null,
     lastCaptureId: r.last_capture_id,
     lastCaptureStatus: r.last_capture_status,
@@ -46,7 +47,10 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
       const parsed = parseSchedule(cron);
       if (!parsed.ok) throw refusal(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`);
       // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
-      const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => caller.log.info({ why }, 'target refused') });
+      const checked = await checkTargetUrl(body.url, {
+        policy,
+        onRefusedAddress: (why) => caller.log.info({ why }, 'target refused'),
+      });
       if (!checked.ok) throw refusal(urlRejectionStatus(checked.reason), checked.detail);
 
       const options = parseCaptureOptions(body.options);
@@ -54,7 +58,13 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');
-      const cmd = { scheduleId, url: checked.url, name: body.name, cron, ...(options.options ? { options: options.options } : {}) };
+      const cmd = {
+        scheduleId,
+        url: checked.url,
+        name: body.name,
+        cron,
+        ...(options.options ? { options: options.options } : {}),
+      };
       const result = await ctx.tenants.execute(tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(caller));
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
       return record({
@@ -78,7 +88,9 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
 
     /** 404 for an unknown schedule or another tenant's. */
     async get(caller: Caller, scheduleId: string) {
-      const row = isId('sch', scheduleId) ? await findActiveSchedule(ctx.pool, caller.principal.tenantId, scheduleId) : null;
+      const row = isId('sch', scheduleId)
+        ? await findActiveSchedule(ctx.pool, caller.principal.tenantId, scheduleId)
+        : null;
       if (!row) throw unknownSchedule(scheduleId);
       return record(row);
     },
@@ -87,7 +99,11 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     async delete(caller: Caller, scheduleId: string) {
       if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
       // The actor decides: another tenant's schedule is simply not in this tenant's state (404).
-      const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'DeleteSchedule', data: { scheduleId } }, causedBy(caller));
+      const result = await ctx.tenants.execute(
+        caller.principal.tenantId,
+        { type: 'DeleteSchedule', data: { scheduleId } },
+        causedBy(caller),
+      );
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
       return { id: scheduleId, deleted: true as const };
     },

@@ -64,7 +64,10 @@ export function createTenantAdministration(ctx: ServiceContext) {
 
     /** Sets the tier (when given), then the quota overrides, attributed to the operator (spec 4.11). */
     async setConfig(correlationId: string, tenantId: string, change: TenantConfigChange) {
-      const overrides = { capturesPerMonth: change.quotas?.capturesPerMonth ?? null, storageBytes: change.quotas?.storageBytes ?? null };
+      const overrides = {
+        capturesPerMonth: change.quotas?.capturesPerMonth ?? null,
+        storageBytes: change.quotas?.storageBytes ?? null,
+      };
       const by = causedByAdmin(correlationId);
       let lastSeq = 0;
       if (change.tier) {

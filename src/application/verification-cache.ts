@@ -11,7 +11,9 @@ export interface VerificationCache {
   get(key: string, verify: () => Promise<VerificationResult | null>): Promise<VerificationResult | null>;
 }
 
-export function createVerificationCache(opts: { maxEntries?: number; concurrency?: number; failureTtlMs?: number; now?: () => number } = {}): VerificationCache {
+export function createVerificationCache(
+  opts: { maxEntries?: number; concurrency?: number; failureTtlMs?: number; now?: () => number } = {},
+): VerificationCache {
   const maxEntries = opts.maxEntries ?? 1000;
   const concurrency = opts.concurrency ?? 2;
   const failureTtlMs = opts.failureTtlMs ?? 60_000;

@@ -18,7 +18,11 @@ const MISSING_BUNDLE: BundleCheck[] = [
  * is missing from storage). `checks` and `verified` are exactly the spec's; the transparency log's result, an
  * extension, stands beside them in `transparency` (README) and does not change `verified`. Pure.
  */
-export function verificationResult(row: CaptureRow, bundle: VerificationResult | null, transparency: TransparencyResult | null) {
+export function verificationResult(
+  row: CaptureRow,
+  bundle: VerificationResult | null,
+  transparency: TransparencyResult | null,
+) {
   const checks: BundleCheck[] = bundle?.checks ?? MISSING_BUNDLE;
   return {
     verified: verdict(checks),

@@ -11,7 +11,11 @@ import { envelopeBody, pingEnvelope } from '../webhooks/webhook-events.js';
 import { sendWebhook } from '../webhooks/webhook-sender.js';
 import { secretOfWebhook, type WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
 import { listDeadLetters, listDeliveryAttempts } from '../../projections/read-models/webhook-deliveries.js';
-import { findActiveWebhookOfTenant, findWebhookOwner, listActiveWebhooks } from '../../projections/read-models/webhooks.js';
+import {
+  findActiveWebhookOfTenant,
+  findWebhookOwner,
+  listActiveWebhooks,
+} from '../../projections/read-models/webhooks.js';
 
 /**
  * A tenant's webhooks (spec 2.9, 3.3, 4.13): register, list, delete, ping; and the operators' view of one
@@ -41,7 +45,10 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
     async register(caller: Caller, body: { url: string; events: WebhookEventType[]; name: string }) {
       // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
       // that does not resolve now is accepted: the dispatcher checks every address again at send time.
-      const checked = await checkTargetUrl(body.url, { policy, onRefusedAddress: (why) => caller.log.info({ why }, 'target refused') });
+      const checked = await checkTargetUrl(body.url, {
+        policy,
+        onRefusedAddress: (why) => caller.log.info({ why }, 'target refused'),
+      });
       if (!checked.ok) throw refusal(400, `Invalid request: body.url: ${checked.detail}`);
       const events = [...new Set(body.events)];
       const webhookId = newId('whk');
@@ -54,14 +61,29 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
         causedBy(caller),
       );
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-      return { id: webhookId, url: checked.url, events, name: body.name, secret, createdAt: result.reply.createdAt, warning: WARNING };
+      return {
+        id: webhookId,
+        url: checked.url,
+        events,
+        name: body.name,
+        secret,
+        createdAt: result.reply.createdAt,
+        warning: WARNING,
+      };
     },
 
     async list(caller: Caller) {
       const rows = await listActiveWebhooks(ctx.pool, caller.principal.tenantId);
       // spec 2.9: never the secret; `active` is always true (there is no pause).
       return {
-        data: rows.map((w) => ({ id: w.webhook_id, url: w.url, events: w.events, name: w.name, createdAt: iso(w.created_at)!, active: true as const })),
+        data: rows.map((w) => ({
+          id: w.webhook_id,
+          url: w.url,
+          events: w.events,
+          name: w.name,
+          createdAt: iso(w.created_at)!,
+          active: true as const,
+        })),
       };
     },
 
@@ -69,7 +91,11 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
     async delete(caller: Caller, webhookId: string) {
       if (!isId('whk', webhookId)) throw unknownWebhook(webhookId);
       // Another tenant's webhook is not in this tenant's state: 404 as for an unknown one.
-      const result = await ctx.tenants.execute(caller.principal.tenantId, { type: 'DeleteWebhook', data: { webhookId } }, causedBy(caller));
+      const result = await ctx.tenants.execute(
+        caller.principal.tenantId,
+        { type: 'DeleteWebhook', data: { webhookId } },
+        causedBy(caller),
+      );
       // Spec 3.3: the secret is discarded. Its key is destroyed now (the webhook feeder does it again from the log).
       await secrets.shred(webhookId);
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
@@ -84,7 +110,10 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
       if (!hook || !secret) throw unknownWebhook(webhookId);
       const envelope = pingEnvelope(newId('evt'), ctx.clock.now(), webhookId);
       // A ping is not recorded and never changes the webhook (spec 4.13).
-      const sent = await sendWebhook({ policy, clock: ctx.clock, ca: deps.ca }, { url: hook.url, secret, eventId: envelope.id, body: envelopeBody(envelope) });
+      const sent = await sendWebhook(
+        { policy, clock: ctx.clock, ca: deps.ca },
+        { url: hook.url, secret, eventId: envelope.id, body: envelopeBody(envelope) },
+      );
       const success = sent.result.kind === 'response' && isSuccess(sent.result.status);
       return {
         success,
@@ -99,7 +128,10 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
     async deliveries(webhookId: string, limit: number) {
       const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
       if (!row) throw unknownWebhook(webhookId);
-      const [attempts, dead] = await Promise.all([listDeliveryAttempts(ctx.pool, webhookId, limit), listDeadLetters(ctx.pool, webhookId, limit)]);
+      const [attempts, dead] = await Promise.all([
+        listDeliveryAttempts(ctx.pool, webhookId, limit),
+        listDeadLetters(ctx.pool, webhookId, limit),
+      ]);
       return {
         webhookId,
         tenantId: row.tenant_id,

@@ -1,5 +1,10 @@
 import type { BundleRef } from '../domain/events.js';
-import { BUNDLE_VERSION_SIGNED, BUNDLE_VERSION_TIMESTAMPED, type BundleVersion, type TimestampInfo } from './bundle-format.js';
+import {
+  BUNDLE_VERSION_SIGNED,
+  BUNDLE_VERSION_TIMESTAMPED,
+  type BundleVersion,
+  type TimestampInfo,
+} from './bundle-format.js';
 import { digestDocument, digestDocumentBytes } from './bundle-signer.js';
 import { digestBytesOf, toBase64 } from './digests.js';
 import type { FinishedCapture } from './finished-capture.js';
@@ -38,7 +43,11 @@ export interface MakeBundleOptions {
 }
 
 /** The capture's bundle; null when the notary makes no bundles (SIGNING_KEY=none at the signer). */
-export async function makeBundle(capture: FinishedCapture, notary: Notary, options: MakeBundleOptions = {}): Promise<SignedBundle | null> {
+export async function makeBundle(
+  capture: FinishedCapture,
+  notary: Notary,
+  options: MakeBundleOptions = {},
+): Promise<SignedBundle | null> {
   // Signers in one queue group may hold different keys for the moment of a rolling key change: the one that
   // signs can refuse the key another described. Describe and build again.
   for (let attempt = 1; ; attempt++) {
@@ -52,12 +61,22 @@ export async function makeBundle(capture: FinishedCapture, notary: Notary, optio
 
 const KEY_CHANGE_ATTEMPTS = 3;
 
-async function makeWith(notary: Notary, capture: FinishedCapture, onTimestampFailure: 'downgrade' | 'throw'): Promise<SignedBundle | null> {
+async function makeWith(
+  notary: Notary,
+  capture: FinishedCapture,
+  onTimestampFailure: 'downgrade' | 'throw',
+): Promise<SignedBundle | null> {
   const described = await notary.describe();
   if (!described) return null;
   const { keyId } = described;
   if (capture.provenance) {
-    capture = { ...capture, provenance: { ...capture.provenance, signing: { algorithm: 'Ed25519', keyId, signatureIn: 'datapackage-digest.json' } } };
+    capture = {
+      ...capture,
+      provenance: {
+        ...capture.provenance,
+        signing: { algorithm: 'Ed25519', keyId, signatureIn: 'datapackage-digest.json' },
+      },
+    };
   }
   const members = await buildWaczMembers(capture);
 
@@ -79,13 +98,25 @@ async function makeWith(notary: Notary, capture: FinishedCapture, onTimestampFai
     }
   }
 
-  const signedData = await notary.sign({ captureId: capture.captureId, bundleHash: manifest.bundleHash, keyId, version, ...(timestamp ? { timestamp } : {}) });
+  const signedData = await notary.sign({
+    captureId: capture.captureId,
+    bundleHash: manifest.bundleHash,
+    keyId,
+    version,
+    ...(timestamp ? { timestamp } : {}),
+  });
   const digestBytes = digestDocumentBytes(digestDocument(manifest.bundleHash, signedData));
   const bytes = Buffer.from(zipWacz(members, manifest.datapackageBytes, digestBytes, new Date(capture.completedAt)));
 
   return {
     bytes,
-    ref: { bundleHash: manifest.bundleHash, size: bytes.byteLength, version, keyId, ...(timestamp ? { genTime: timestamp.genTime } : {}) },
+    ref: {
+      bundleHash: manifest.bundleHash,
+      size: bytes.byteLength,
+      version,
+      keyId,
+      ...(timestamp ? { genTime: timestamp.genTime } : {}),
+    },
     ...(members.has(PROVENANCE_JSON_PATH) ? { provenanceJson: members.get(PROVENANCE_JSON_PATH)! } : {}),
     signedAt: signedData.created,
     ...(timestamp ? { timestamp: { genTime: timestamp.genTime, tsa: timestamp.tsa } } : {}),

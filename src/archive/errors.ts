@@ -1,11 +1,7 @@
 /**
  * Errors raised by the archive module. Callers recognise them by `code`, never by message text.
  */
-export type ArchiveErrorCode =
-  | 'SIGNING_KEY_INVALID'
-  | 'TSA_UNAVAILABLE'
-  | 'TSA_BAD_RESPONSE'
-  | 'BUNDLE_INPUT_INVALID';
+export type ArchiveErrorCode = 'SIGNING_KEY_INVALID' | 'TSA_UNAVAILABLE' | 'TSA_BAD_RESPONSE' | 'BUNDLE_INPUT_INVALID';
 
 export class ArchiveError extends Error {
   override readonly name: string = 'ArchiveError';

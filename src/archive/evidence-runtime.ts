@@ -35,7 +35,12 @@ export interface Evidence {
  * and TSA CAs from the log.
  */
 export async function startEvidence(config: Config, dataDir: string, opts: { signs: boolean }): Promise<Evidence> {
-  const signingKey = !opts.signs || config.SIGNING_KEY === 'none' ? null : config.SIGNING_KEY ? signingKeyFromSeed(config.SIGNING_KEY) : await loadOrCreateSigningKey(dataDir);
+  const signingKey =
+    !opts.signs || config.SIGNING_KEY === 'none'
+      ? null
+      : config.SIGNING_KEY
+        ? signingKeyFromSeed(config.SIGNING_KEY)
+        : await loadOrCreateSigningKey(dataDir);
 
   let localTsa: LocalTsa | null = null;
   let timestamper: Timestamper | null = null;

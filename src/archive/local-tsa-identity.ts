@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { readSecretFile, writeOnce } from '../infra/write-once.js';
-import { OID, certificateDer, certificatesFromPem, pemBlocks, toArrayBuffer } from '../../packages/verifier/src/index.js';
+import {
+  OID,
+  certificateDer,
+  certificatesFromPem,
+  pemBlocks,
+  toArrayBuffer,
+} from '../../packages/verifier/src/index.js';
 import { toPem } from './pki.js';
 
 /**
@@ -74,12 +80,15 @@ export async function loadOrCreateIdentity(dir: string): Promise<TsaIdentity> {
   const [tsaCert] = certificatesFromPem([stored.tsaCertPem]);
   const [keyDer] = pemBlocks(stored.tsaKeyPem, 'PRIVATE KEY');
   if (!tsaCert || !keyDer) throw new Error(`${path} is missing the TSA certificate or key`);
-  const privateKey = await webcrypto.subtle.importKey('pkcs8', keyDer, { name: RSA_SHA256.name, hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
+  const privateKey = await webcrypto.subtle.importKey(
+    'pkcs8',
+    keyDer,
+    { name: RSA_SHA256.name, hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   return { caCertPem: stored.caCertPem, tsaCertPem: stored.tsaCertPem, tsaCert, privateKey };
 }
-
 
 async function createIdentity(): Promise<StoredIdentity> {
   const caKeys = await webcrypto.subtle.generateKey(RSA_SHA256, true, ['sign', 'verify']);
@@ -115,7 +124,11 @@ async function createIdentity(): Promise<StoredIdentity> {
       extension(OID.basicConstraints, true, new pkijs.BasicConstraints({ cA: false }).toSchema()),
       extension(OID.keyUsage, true, keyUsage(0xc0, 6)), // digitalSignature, nonRepudiation
       extension(OID.extKeyUsage, true, new pkijs.ExtKeyUsage({ keyPurposes: [OID.timeStamping] }).toSchema()),
-      extension(OID.subjectKeyIdentifier, false, new asn1js.OctetString({ valueHex: await keyIdentifier(tsaKeys.publicKey) })),
+      extension(
+        OID.subjectKeyIdentifier,
+        false,
+        new asn1js.OctetString({ valueHex: await keyIdentifier(tsaKeys.publicKey) }),
+      ),
       extension(
         OID.authorityKeyIdentifier,
         false,
@@ -160,7 +173,10 @@ async function issue(params: IssueParams): Promise<pkijs.Certificate> {
 function distinguishedName(commonName: string): pkijs.RelativeDistinguishedNames {
   return new pkijs.RelativeDistinguishedNames({
     typesAndValues: [
-      new pkijs.AttributeTypeAndValue({ type: OID.organizationName, value: new asn1js.Utf8String({ value: 'Capture Ledger' }) }),
+      new pkijs.AttributeTypeAndValue({
+        type: OID.organizationName,
+        value: new asn1js.Utf8String({ value: 'Capture Ledger' }),
+      }),
       new pkijs.AttributeTypeAndValue({ type: OID.commonName, value: new asn1js.Utf8String({ value: commonName }) }),
     ],
   });

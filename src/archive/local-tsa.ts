@@ -171,7 +171,7 @@ const FAILURE = { badAlg: 0, badRequest: 2, badDataFormat: 5, unacceptedPolicy: 
 
 function rejection(text: string, failureBit: number): Buffer {
   const bits = new Uint8Array(Math.floor(failureBit / 8) + 1);
-  bits[Math.floor(failureBit / 8)] = 0x80 >> failureBit % 8;
+  bits[Math.floor(failureBit / 8)] = 0x80 >> (failureBit % 8);
   const response = new pkijs.TimeStampResp({
     status: new pkijs.PKIStatusInfo({
       status: pkijs.PKIStatus.rejection,

@@ -2,7 +2,14 @@ import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscri
 import type { Logger } from 'pino';
 import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
 import { fromBase64Strict, toBase64 } from './digests.js';
-import { NotaryRefusal, type CertificateAttestation, type CertifyRequest, type Notary, type NotaryDescription, type SignRequest } from './notary.js';
+import {
+  NotaryRefusal,
+  type CertificateAttestation,
+  type CertifyRequest,
+  type Notary,
+  type NotaryDescription,
+  type SignRequest,
+} from './notary.js';
 import type { TimestampResult } from './tsa-client.js';
 import { SUBJECTS } from '../infra/topology.js';
 
@@ -32,29 +39,56 @@ const isString = (v: unknown): v is string => typeof v === 'string' && v.length 
 
 function parseSignRequest(body: unknown): SignRequest {
   const r = body as Partial<Record<keyof SignRequest, unknown>> | null;
-  if (!r || !isString(r.captureId) || !isString(r.keyId) || !isString(r.bundleHash) || !/^sha256:[0-9a-f]{64}$/.test(r.bundleHash)) {
-    throw new NotaryRefusal('bad-request', 'a sign request needs captureId, keyId and a bundleHash of the form sha256:<64 hex>');
+  if (
+    !r ||
+    !isString(r.captureId) ||
+    !isString(r.keyId) ||
+    !isString(r.bundleHash) ||
+    !/^sha256:[0-9a-f]{64}$/.test(r.bundleHash)
+  ) {
+    throw new NotaryRefusal(
+      'bad-request',
+      'a sign request needs captureId, keyId and a bundleHash of the form sha256:<64 hex>',
+    );
   }
-  if (!VERSIONS.includes(r.version as BundleVersion)) throw new NotaryRefusal('bad-request', `version must be one of ${VERSIONS.join(', ')}`);
+  if (!VERSIONS.includes(r.version as BundleVersion))
+    throw new NotaryRefusal('bad-request', `version must be one of ${VERSIONS.join(', ')}`);
   const t = r.timestamp as Partial<TimestampInfo> | undefined;
   if (t !== undefined && (!isString(t.token) || !isString(t.genTime) || !isString(t.tsa))) {
     throw new NotaryRefusal('bad-request', 'timestamp needs token, genTime and tsa');
   }
-  return { captureId: r.captureId, bundleHash: r.bundleHash, keyId: r.keyId, version: r.version as BundleVersion, ...(t ? { timestamp: t as TimestampInfo } : {}) };
+  return {
+    captureId: r.captureId,
+    bundleHash: r.bundleHash,
+    keyId: r.keyId,
+    version: r.version as BundleVersion,
+    ...(t ? { timestamp: t as TimestampInfo } : {}),
+  };
 }
 
 const PREFIXED = /^sha256:[0-9a-f]{64}$/;
 function parseCertifyRequest(body: unknown): CertifyRequest {
   const r = body as Partial<Record<keyof CertifyRequest, unknown>> | null;
-  if (!r || !isString(r.captureId) || !isString(r.bundleHash) || !PREFIXED.test(r.bundleHash) || !isString(r.certificateHash) || !PREFIXED.test(r.certificateHash)) {
-    throw new NotaryRefusal('bad-request', 'a certify request needs captureId, and bundleHash and certificateHash of the form sha256:<64 hex>');
+  if (
+    !r ||
+    !isString(r.captureId) ||
+    !isString(r.bundleHash) ||
+    !PREFIXED.test(r.bundleHash) ||
+    !isString(r.certificateHash) ||
+    !PREFIXED.test(r.certificateHash)
+  ) {
+    throw new NotaryRefusal(
+      'bad-request',
+      'a certify request needs captureId, and bundleHash and certificateHash of the form sha256:<64 hex>',
+    );
   }
   return { captureId: r.captureId, bundleHash: r.bundleHash, certificateHash: r.certificateHash };
 }
 
 /** Answers notary requests from `notary` (a local one: this process holds the key) until stopped. */
 export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { stop(): Promise<void> } {
-  const answer = <T>(handle: (body: unknown) => Promise<T>) =>
+  const answer =
+    <T>(handle: (body: unknown) => Promise<T>) =>
     async (msg: Msg): Promise<void> => {
       let reply: Reply<T>;
       try {
@@ -71,7 +105,8 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
     [NOTARY_SUBJECTS.describe]: answer(() => notary.describe()),
     [NOTARY_SUBJECTS.timestamp]: answer(async (body): Promise<WireTimestamp> => {
       const digest = fromBase64Strict(String((body as { digest?: unknown } | null)?.digest ?? ''));
-      if (!digest || digest.byteLength !== 32) throw new NotaryRefusal('bad-request', 'digest must be a base64 SHA-256 digest (32 bytes)');
+      if (digest?.byteLength !== 32)
+        throw new NotaryRefusal('bad-request', 'digest must be a base64 SHA-256 digest (32 bytes)');
       const result = await notary.timestamp(digest);
       return { token: toBase64(result.token), genTime: result.genTime, tsa: result.tsa };
     }),
@@ -85,12 +120,18 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
     [NOTARY_SUBJECTS.certify]: answer(async (body) => {
       const request = parseCertifyRequest(body);
       const attested = await notary.certify(request);
-      log.info({ captureId: request.captureId, certificateHash: request.certificateHash, keyId: attested.signature.keyId }, 'certificate signed');
+      log.info(
+        { captureId: request.captureId, certificateHash: request.certificateHash, keyId: attested.signature.keyId },
+        'certificate signed',
+      );
       return attested;
     }),
   };
   const subscriptions: Subscription[] = Object.entries(handlers).map(([subject, handle]) =>
-    nc.subscribe(subject, { queue: QUEUE, callback: (err, msg) => (err ? log.warn({ err, subject }, 'notary subscription failed') : void handle(msg)) }),
+    nc.subscribe(subject, {
+      queue: QUEUE,
+      callback: (err, msg) => (err ? log.warn({ err, subject }, 'notary subscription failed') : void handle(msg)),
+    }),
   );
   return {
     async stop() {
@@ -110,10 +151,15 @@ export function remoteNotary(nc: NatsConnection): Notary {
       msg = await nc.request(NOTARY_SUBJECTS[kind], JSON.stringify(body ?? null), { timeout: TIMEOUT_MS[kind] });
     } catch (err) {
       if (err instanceof RequestError && err.isNoResponders()) {
-        throw new Error('no signer is running: start a process with the signer role (ROLES=signer), which holds SIGNING_KEY', { cause: err });
+        throw new Error(
+          'no signer is running: start a process with the signer role (ROLES=signer), which holds SIGNING_KEY',
+          { cause: err },
+        );
       }
       if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
-        throw new Error(`the signer did not answer ${NOTARY_SUBJECTS[kind]} within ${TIMEOUT_MS[kind]} ms`, { cause: err });
+        throw new Error(`the signer did not answer ${NOTARY_SUBJECTS[kind]} within ${TIMEOUT_MS[kind]} ms`, {
+          cause: err,
+        });
       }
       throw err;
     }

@@ -2,7 +2,12 @@ import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.j
 import { signBundleHash } from './bundle-signer.js';
 import type { SigningKey } from './signing-key.js';
 import type { Timestamper, TimestampResult } from './tsa-client.js';
-import { certificateMessage, digestBytesOf, toBase64, type CertificateEnvelope } from '../../packages/verifier/src/index.js';
+import {
+  certificateMessage,
+  digestBytesOf,
+  toBase64,
+  type CertificateEnvelope,
+} from '../../packages/verifier/src/index.js';
 
 /**
  * What a bundle needs from whoever holds the signing key: the key id and whether bundles are time-stamped
@@ -60,17 +65,24 @@ export class NotaryRefusal extends Error {
 }
 
 /** The notary of a process that holds the key: the signer role, and tools and tests that sign directly. */
-export function localNotary(signingKey: SigningKey, opts: { timestamper?: Timestamper | undefined; now?: () => Date } = {}): Notary {
+export function localNotary(
+  signingKey: SigningKey,
+  opts: { timestamper?: Timestamper | undefined; now?: () => Date } = {},
+): Notary {
   const now = opts.now ?? (() => new Date());
   return {
     describe: async () => ({ keyId: signingKey.keyId, timestamps: Boolean(opts.timestamper) }),
     timestamp(digest) {
-      if (!opts.timestamper) return Promise.reject(new NotaryRefusal('bad-request', 'this notary does not time-stamp bundles'));
+      if (!opts.timestamper)
+        return Promise.reject(new NotaryRefusal('bad-request', 'this notary does not time-stamp bundles'));
       return opts.timestamper.timestamp(digest);
     },
     async sign({ bundleHash, keyId, version, timestamp }) {
       if (keyId !== signingKey.keyId) {
-        throw new NotaryRefusal('key-changed', `the bundle names key ${keyId}, but the signing key is now ${signingKey.keyId}; build it again`);
+        throw new NotaryRefusal(
+          'key-changed',
+          `the bundle names key ${keyId}, but the signing key is now ${signingKey.keyId}; build it again`,
+        );
       }
       return signBundleHash(bundleHash, signingKey, { signedAt: now(), version, ...(timestamp ? { timestamp } : {}) });
     },
@@ -80,7 +92,13 @@ export function localNotary(signingKey: SigningKey, opts: { timestamper?: Timest
       const signature = toBase64(signingKey.sign(certificateMessage(captureId, bundleHash, certificateHash)));
       const stamped = opts.timestamper ? await opts.timestamper.timestamp(digest) : null;
       return {
-        signature: { algorithm: 'Ed25519', keyId: signingKey.keyId, publicKey: signingKey.publicKeyBase64, signature, signedAt: now().toISOString() },
+        signature: {
+          algorithm: 'Ed25519',
+          keyId: signingKey.keyId,
+          publicKey: signingKey.publicKeyBase64,
+          signature,
+          signedAt: now().toISOString(),
+        },
         timestamp: stamped ? { token: toBase64(stamped.token), genTime: stamped.genTime, tsa: stamped.tsa } : null,
       };
     },

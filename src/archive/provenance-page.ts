@@ -9,7 +9,10 @@ const esc = (value: unknown): string => String(value ?? '').replace(/[&<>"']/g, 
 export function provenancePage(record: ProvenanceRecord, signature?: ProvenanceSignature): string {
   const row = (label: string, value: unknown) => `<tr><th>${esc(label)}</th><td>${esc(value)}</td></tr>`;
   const hops = record.redirectChain
-    .map((h) => `<li><code>${esc(h.url)}</code> → ${esc(h.status ?? '?')}${h.location ? ` (Location: <code>${esc(h.location)}</code>)` : ''}</li>`)
+    .map(
+      (h) =>
+        `<li><code>${esc(h.url)}</code> → ${esc(h.status ?? '?')}${h.location ? ` (Location: <code>${esc(h.location)}</code>)` : ''}</li>`,
+    )
     .join('');
   const connections = record.connections
     .map((c) => {
@@ -21,7 +24,12 @@ export function provenancePage(record: ProvenanceRecord, signature?: ProvenanceS
       return `<tr><td>${esc(c.host)}:${esc(c.port)}</td><td>${esc(c.address)}</td><td>${esc(c.connectedAt)}</td><td>${tls}</td></tr>`;
     })
     .join('');
-  const artifacts = record.artifacts.map((a) => `<tr><td>${esc(a.name)}</td><td>${esc(a.mediaType)}</td><td>${esc(a.bytes)}</td><td><code>${esc(a.hash)}</code></td></tr>`).join('');
+  const artifacts = record.artifacts
+    .map(
+      (a) =>
+        `<tr><td>${esc(a.name)}</td><td>${esc(a.mediaType)}</td><td>${esc(a.bytes)}</td><td><code>${esc(a.hash)}</code></td></tr>`,
+    )
+    .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Provenance of capture ${esc(record.captureId)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem}th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;width:100%}code,pre{font-size:.8rem;word-break:break-all;white-space:pre-wrap}</style>

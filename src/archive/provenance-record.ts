@@ -57,4 +57,5 @@ export interface ProvenanceSignature {
   timestamp: { genTime: string; tsa: string } | null;
 }
 
-export const provenanceJsonBytes = (record: ProvenanceRecord): Uint8Array => new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`);
+export const provenanceJsonBytes = (record: ProvenanceRecord): Uint8Array =>
+  new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`);

@@ -22,7 +22,8 @@ export function provenanceSignature(wacz: Uint8Array): ProvenanceSignature | nul
       bundleHash: doc.hash,
       keyId: sd.keyId,
       signedAt: sd.created,
-      timestamp: sd.timestamp?.genTime && sd.timestamp.tsa ? { genTime: sd.timestamp.genTime, tsa: sd.timestamp.tsa } : null,
+      timestamp:
+        sd.timestamp?.genTime && sd.timestamp.tsa ? { genTime: sd.timestamp.genTime, tsa: sd.timestamp.tsa } : null,
     };
   } catch {
     return null;

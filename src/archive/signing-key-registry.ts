@@ -7,7 +7,12 @@ import { appendSystemEvent } from './system-log.js';
  * whose configured key is not the current one records the change as a rotation, so old keys stay published
  * (old bundles keep verifying) and the new one becomes current.
  */
-export async function registerSigningKey(store: EventStore, key: SigningKey, now: () => Date, reason = 'configured key'): Promise<boolean> {
+export async function registerSigningKey(
+  store: EventStore,
+  key: SigningKey,
+  now: () => Date,
+  reason = 'configured key',
+): Promise<boolean> {
   return appendSystemEvent(
     store,
     (events) => {
@@ -16,7 +21,12 @@ export async function registerSigningKey(store: EventStore, key: SigningKey, now
       if (currentKeyId === key.keyId) return null;
       return {
         type: 'signing.key_rotated',
-        data: { keyId: key.keyId, publicKey: key.publicKeyBase64, previousKeyId: currentKeyId, rotatedAt: now().toISOString() },
+        data: {
+          keyId: key.keyId,
+          publicKey: key.publicKeyBase64,
+          previousKeyId: currentKeyId,
+          rotatedAt: now().toISOString(),
+        },
       };
     },
     { now, causedBy: { kind: 'system', component: reason }, correlationId: `signing:${key.keyId}` },

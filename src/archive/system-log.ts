@@ -23,7 +23,15 @@ export async function appendSystemEvent(
     try {
       await store.append<SystemEvent>(
         SYSTEM_SUBJECT,
-        [stampEnvelope(next, { id: newId('evt'), tenantId: SYSTEM_TENANT, occurredAt: meta.now(), causedBy: meta.causedBy, correlationId: meta.correlationId })],
+        [
+          stampEnvelope(next, {
+            id: newId('evt'),
+            tenantId: SYSTEM_TENANT,
+            occurredAt: meta.now(),
+            causedBy: meta.causedBy,
+            correlationId: meta.correlationId,
+          }),
+        ],
         { expectedLastSeq: last?.seq ?? 0, prevHash: last?.event.hash ?? null },
       );
       return true;

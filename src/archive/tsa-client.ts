@@ -53,7 +53,10 @@ export function createTsaClient(options: TsaClientOptions): Timestamper {
         const request = new pkijs.TimeStampReq({
           version: 1,
           messageImprint: new pkijs.MessageImprint({
-            hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256, algorithmParams: new asn1js.Null() }),
+            hashAlgorithm: new pkijs.AlgorithmIdentifier({
+              algorithmId: OID.sha256,
+              algorithmParams: new asn1js.Null(),
+            }),
             hashedMessage: new asn1js.OctetString({ valueHex: toArrayBuffer(digest) }),
           }),
           nonce: new asn1js.Integer({ valueHex: toArrayBuffer(nonceBytes) }),

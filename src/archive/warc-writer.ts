@@ -21,7 +21,10 @@ export function artifactUri(captureId: string, name: string): string {
 }
 
 export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
-  for (const [field, value] of [['createdAt', input.createdAt], ['completedAt', input.completedAt]] as const) {
+  for (const [field, value] of [
+    ['createdAt', input.createdAt],
+    ['completedAt', input.completedAt],
+  ] as const) {
     if (Number.isNaN(Date.parse(value))) {
       throw new ArchiveError('BUNDLE_INPUT_INVALID', `${field} is not an ISO 8601 date: ${value}`);
     }
@@ -47,7 +50,9 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
   for (const recorded of input.page.exchanges) {
     // Only HTTP(S) exchanges are WARC request/response pairs (data:, blob: URLs have no wire form).
     if (!/^https?:$/.test(safeUrl(recorded.url)?.protocol ?? '')) continue;
-    const exchange = Number.isNaN(Date.parse(recorded.startedAt)) ? { ...recorded, startedAt: input.createdAt } : recorded;
+    const exchange = Number.isNaN(Date.parse(recorded.startedAt))
+      ? { ...recorded, startedAt: input.createdAt }
+      : recorded;
     const response = responseRecord(exchange);
     records.push(response);
     const responseId = response.warcHeaders.headers.get('WARC-Record-ID');
@@ -58,7 +63,8 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
   records.push(artifactRecord(input, 'screenshot', page.screenshot));
   if (page.screenshotBefore) records.push(artifactRecord(input, 'screenshot-before', page.screenshotBefore));
   records.push(artifactRecord(input, 'html', Buffer.from(page.html, 'utf8')));
-  if (page.headers !== null) records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(page.headers), 'utf8')));
+  if (page.headers !== null)
+    records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(page.headers), 'utf8')));
 
   const chunks: Uint8Array[] = [];
   for (const record of records) {

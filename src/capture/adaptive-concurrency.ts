@@ -60,7 +60,8 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions) {
     update(sample: CapacitySample, at: number): LimitChange {
       const L = ADAPTIVE_LIMITS;
       const memoryShort = sample.availableMemoryBytes < L.memoryPerCaptureBytes;
-      const overloaded = sample.starvation > L.overloadedStarvation || sample.eventLoopDelayMs > L.overloadedEventLoopMs || memoryShort;
+      const overloaded =
+        sample.starvation > L.overloadedStarvation || sample.eventLoopDelayMs > L.overloadedEventLoopMs || memoryShort;
       const cooldown = lastChange === 'decrease' ? L.decreaseCooldownMs : L.increaseCooldownMs;
       if (at - lastChangeAt < cooldown) return 'hold';
       const floor = memoryShort ? 1 : min;

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { jetstream, jetstreamManager, JetStreamApiError, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
 import { ARTIFACT_BUCKET } from '../ledger/streams.js';
@@ -70,13 +77,15 @@ function metaSubject(name: string): string {
   const b64 = Buffer.from(name, 'utf8').toString('base64url');
   return `$O.${ARTIFACT_BUCKET}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
 }
-const digestOf = (bytes: Uint8Array) => DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url') + '=';
+const digestOf = (bytes: Uint8Array) => `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
 const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
 
 /** No answer (a timeout, no responders while a node is killed, JetStream briefly unavailable): worth asking again. */
 function isUnanswered(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: unknown } | null;
-  return /timeout|no responders|503|temporarily unavailable|disconnect|closed/i.test(`${e?.name ?? ''} ${e?.message ?? ''} ${String(e?.code ?? '')}`);
+  return /timeout|no responders|503|temporarily unavailable|disconnect|closed/i.test(
+    `${e?.name ?? ''} ${e?.message ?? ''} ${String(e?.code ?? '')}`,
+  );
 }
 
 async function withRetries<T>(op: () => Promise<T>): Promise<T> {
@@ -111,13 +120,21 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
       seq = m.seq + 1;
     }
     const bytes = Buffer.concat(parts);
-    if (bytes.byteLength !== meta.size) throw new ArtifactCorruptError(`${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`);
-    if (!sameDigest(digestOf(bytes), meta.digest)) throw new ArtifactCorruptError(`${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`);
+    if (bytes.byteLength !== meta.size)
+      throw new ArtifactCorruptError(`${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`);
+    if (!sameDigest(digestOf(bytes), meta.digest))
+      throw new ArtifactCorruptError(`${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`);
     return bytes;
   }
 
   async function publish(subject: string, data: Uint8Array | string, msgID: string, expectNew = false) {
-    return withRetries(() => js.publish(subject, data, { msgID, timeout: 10_000, ...(expectNew ? { expect: { lastSubjectSequence: 0 } } : {}) }));
+    return withRetries(() =>
+      js.publish(subject, data, {
+        msgID,
+        timeout: 10_000,
+        ...(expectNew ? { expect: { lastSubjectSequence: 0 } } : {}),
+      }),
+    );
   }
 
   /** Already stored under `name`: fine when it is these bytes (a retried write), refused otherwise (write-once). */

@@ -48,7 +48,12 @@ export function countAbandoned(counts: AttemptCounts): AttemptCounts {
   return {
     ...counts,
     service: counts.service + abandoned,
-    last: { owner: 'service', failureReason: 'browser_crashed', error: 'The capture worker stopped while rendering the page', retryable: true },
+    last: {
+      owner: 'service',
+      failureReason: 'browser_crashed',
+      error: 'The capture worker stopped while rendering the page',
+      retryable: true,
+    },
   };
 }
 
@@ -75,14 +80,16 @@ export function beforeAttempt(counts: AttemptCounts, policy: AttemptPolicy, wait
 export function afterFailure(counts: AttemptCounts, policy: AttemptPolicy): Verdict {
   const verdict = exhausted(counts, policy);
   if (verdict) return verdict;
-  if (counts.last?.owner === 'service') return { kind: 'wait', delayMs: policy.serviceDelaysMs[counts.service - 1] ?? 0 };
+  if (counts.last?.owner === 'service')
+    return { kind: 'wait', delayMs: policy.serviceDelaysMs[counts.service - 1] ?? 0 };
   return { kind: 'wait', delayMs: policy.pageDelayMs(counts.page) };
 }
 
 function exhausted(counts: AttemptCounts, policy: AttemptPolicy): Verdict | null {
   const last = counts.last;
   const attempts = counts.page + counts.service;
-  if (last && !last.retryable) return { kind: 'fail', error: last.error, retryable: false, failureReason: last.failureReason, attempts };
+  if (last && !last.retryable)
+    return { kind: 'fail', error: last.error, retryable: false, failureReason: last.failureReason, attempts };
   if (counts.page >= MAX_PAGE_ATTEMPTS) {
     const why = last?.owner === 'page' ? last : undefined;
     return {

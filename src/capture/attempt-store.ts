@@ -21,18 +21,28 @@ export interface AttemptStore {
    * Counts an abandoned earlier attempt, asks `decide` what to do with the counts, and records the start of
    * an attempt only when the answer is to run one.
    */
-  begin(captureId: string, decide: (counts: AttemptCounts) => Verdict): Promise<{ counts: AttemptCounts; verdict: Verdict }>;
+  begin(
+    captureId: string,
+    decide: (counts: AttemptCounts) => Verdict,
+  ): Promise<{ counts: AttemptCounts; verdict: Verdict }>;
   /** Records the failure of the attempt begun last; answers the counts with it. */
   fail(captureId: string, failure: Failure): Promise<AttemptCounts>;
   /** The capture completed or failed for good: its counts are no longer needed. */
   clear(captureId: string): Promise<void>;
 }
 
-export async function openAttemptStore(nc: NatsConnection, replicas: number, now: () => number = Date.now): Promise<AttemptStore> {
+export async function openAttemptStore(
+  nc: NatsConnection,
+  replicas: number,
+  now: () => number = Date.now,
+): Promise<AttemptStore> {
   const kv: KV = await openKvBucket(nc, ATTEMPTS_BUCKET, ATTEMPTS_KV_OPTIONS, replicas);
 
   /** Compare-and-set: `next` answers the new value (null: leave the entry as it is) and what to tell the caller. */
-  async function change<R>(captureId: string, next: (counts: AttemptCounts) => { value: AttemptCounts | null; result: R }): Promise<R> {
+  async function change<R>(
+    captureId: string,
+    next: (counts: AttemptCounts) => { value: AttemptCounts | null; result: R },
+  ): Promise<R> {
     for (let round = 0; round < MAX_CAS_ROUNDS; round++) {
       const entry = await kv.get(captureId);
       const live = entry !== null && entry.operation === 'PUT' && entry.value.length > 0;
@@ -56,7 +66,11 @@ export async function openAttemptStore(nc: NatsConnection, replicas: number, now
       change<{ counts: AttemptCounts; verdict: Verdict }>(captureId, (stored) => {
         const counts = countAbandoned(stored);
         const verdict = decide(counts);
-        if (verdict.kind === 'run') return { value: { ...counts, started: counts.page + counts.service + 1, lastAt: now() }, result: { counts, verdict } };
+        if (verdict.kind === 'run')
+          return {
+            value: { ...counts, started: counts.page + counts.service + 1, lastAt: now() },
+            result: { counts, verdict },
+          };
         return { value: counts === stored ? null : counts, result: { counts, verdict } };
       }),
     fail: (captureId, failure) =>

@@ -100,7 +100,9 @@ async function prepareBrowserHome(chromium: string): Promise<BrowserHome> {
   const wrapperDir = await mkdtemp(join(tmpdir(), 'capture-ledger-launch-'));
   const executable = join(wrapperDir, 'chromium');
   const stderrLog = join(wrapperDir, 'stderr.log');
-  const dropPrivileges = asRoot ? `${SETPRIV} --reuid=${BROWSER_UID} --regid=${BROWSER_UID} --clear-groups --inh-caps=-all -- ` : '';
+  const dropPrivileges = asRoot
+    ? `${SETPRIV} --reuid=${BROWSER_UID} --regid=${BROWSER_UID} --clear-groups --inh-caps=-all -- `
+    : '';
   await writeFile(executable, `#!/bin/sh\nexec ${dropPrivileges}${chromium} "$@" 2>>${stderrLog}\n`, { mode: 0o755 });
   return {
     executable,

@@ -10,7 +10,13 @@ import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
 import { type HostLoad, startHostLoad } from './host-load.js';
 import { type ProxySink, startProxySink } from './proxy-sink.js';
-import { capturePage, openCaptureContext, type PageCaptureOptions, type PageCaptureResult, type PreparedContext } from './page-capture.js';
+import {
+  capturePage,
+  openCaptureContext,
+  type PageCaptureOptions,
+  type PageCaptureResult,
+  type PreparedContext,
+} from './page-capture.js';
 import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
@@ -80,7 +86,8 @@ interface Instance {
 }
 
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+    throw new RangeError('concurrency must be a positive integer');
   // Fail at start-up, not at the first capture, when the binary is missing.
   const chromiumPath = resolveChromiumPath({ explicitPath: options.chromiumPath });
   const maxCaptures = options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER;
@@ -106,7 +113,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   };
   const releaseSlot = () => {
     const next = running <= limit ? queue.shift() : undefined;
-    if (next) next(); // the slot passes straight to the next capture
+    if (next)
+      next(); // the slot passes straight to the next capture
     else running--;
   };
 
@@ -118,7 +126,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   let sink: Promise<ProxySink> | undefined;
   async function launch(): Promise<Instance> {
     sink ??= startProxySink();
-    const launched = await launchChromium({ chromiumPath, proxyServer: options.proxyServer ? (await sink).url : undefined });
+    const launched = await launchChromium({
+      chromiumPath,
+      proxyServer: options.proxyServer ? (await sink).url : undefined,
+    });
     counters.launches++;
     const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
     const unwatch = launched.pid !== null ? hostLoad.watch(launched.pid) : () => {};
@@ -173,7 +184,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     return prepared;
   }
 
-  async function runCapture(instance: Instance, url: string, captureOptions: PageCaptureOptions): Promise<PageCaptureResult> {
+  async function runCapture(
+    instance: Instance,
+    url: string,
+    captureOptions: PageCaptureOptions,
+  ): Promise<PageCaptureResult> {
     const controller = new AbortController();
     activeCaptures.add(controller);
     const callerSignal = captureOptions.signal;
@@ -195,7 +210,13 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     withTimeout(
       new Promise<never>(() => {}),
       limitMs,
-      overran(new CaptureError('timeout', `The page did not finish rendering within ${Math.round(limitMs / 1000)} s and was stopped`, true)),
+      overran(
+        new CaptureError(
+          'timeout',
+          `The page did not finish rendering within ${Math.round(limitMs / 1000)} s and was stopped`,
+          true,
+        ),
+      ),
       finished.signal,
       clock,
     ).catch(() => {});
@@ -224,7 +245,10 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     try {
       const prepared = takeContext(instance);
       prepared.catch(() => {}); // capturePage reports it
-      return await Promise.race([capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal, clock }), unwound]);
+      return await Promise.race([
+        capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal, clock }),
+        unwound,
+      ]);
     } catch (error) {
       if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
       throw error;
@@ -298,5 +322,9 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
 }
 
 function poolClosed(): CaptureError {
-  return new CaptureError('service_busy', 'The capture service is shutting down; the capture will be tried again', true);
+  return new CaptureError(
+    'service_busy',
+    'The capture service is shutting down; the capture will be tried again',
+    true,
+  );
 }

@@ -47,7 +47,10 @@ export function startCapacityGovernor(deps: {
     if (change === 'hold') return;
     deps.apply(adaptive.limit());
     workerConcurrencyLimit.set(adaptive.limit());
-    deps.log.info({ limit: adaptive.limit(), change, ...sample, starvation: Number(sample.starvation.toFixed(3)) }, 'capture concurrency adapted');
+    deps.log.info(
+      { limit: adaptive.limit(), change, ...sample, starvation: Number(sample.starvation.toFixed(3)) },
+      'capture concurrency adapted',
+    );
   }, deps.sampleMs ?? SAMPLE_MS);
   timer.unref();
 

@@ -82,14 +82,26 @@ const PROXY_ERROR = /^ERR_(TUNNEL_CONNECTION_FAILED|PROXY_|HTTPS_PROXY_|MANDATOR
 const NET_ERROR_RULES: NetErrorRule[] = [
   rule(['ERR_CONNECTION_REFUSED'], 'navigation_failed', true, 'The site refused the connection'),
   rule(
-    ['ERR_CONNECTION_RESET', 'ERR_CONNECTION_CLOSED', 'ERR_CONNECTION_ABORTED', 'ERR_EMPTY_RESPONSE', 'ERR_CONNECTION_FAILED'],
+    [
+      'ERR_CONNECTION_RESET',
+      'ERR_CONNECTION_CLOSED',
+      'ERR_CONNECTION_ABORTED',
+      'ERR_EMPTY_RESPONSE',
+      'ERR_CONNECTION_FAILED',
+    ],
     'navigation_failed',
     true,
     'The connection to the site was closed unexpectedly',
   ),
   rule(['ERR_CONNECTION_TIMED_OUT', 'ERR_TIMED_OUT'], 'timeout', true, 'The site did not answer in time'),
   rule(
-    ['ERR_ADDRESS_UNREACHABLE', 'ERR_NETWORK_CHANGED', 'ERR_INTERNET_DISCONNECTED', 'ERR_NAME_RESOLUTION_FAILED', 'ERR_NETWORK_IO_SUSPENDED'],
+    [
+      'ERR_ADDRESS_UNREACHABLE',
+      'ERR_NETWORK_CHANGED',
+      'ERR_INTERNET_DISCONNECTED',
+      'ERR_NAME_RESOLUTION_FAILED',
+      'ERR_NETWORK_IO_SUSPENDED',
+    ],
     'navigation_failed',
     true,
     'The site could not be reached',
@@ -101,16 +113,45 @@ const NET_ERROR_RULES: NetErrorRule[] = [
     retryable: false,
     message: "The site's TLS certificate or connection was rejected",
   },
-  rule(['ERR_TOO_MANY_REDIRECTS', 'ERR_INVALID_REDIRECT', 'ERR_UNSAFE_REDIRECT'], 'invalid_response', false, 'The site redirects in a way that cannot be followed'),
+  rule(
+    ['ERR_TOO_MANY_REDIRECTS', 'ERR_INVALID_REDIRECT', 'ERR_UNSAFE_REDIRECT'],
+    'invalid_response',
+    false,
+    'The site redirects in a way that cannot be followed',
+  ),
   {
-    match: (n) => /^ERR_(INVALID_RESPONSE|INVALID_HTTP_RESPONSE|RESPONSE_HEADERS_|CONTENT_DECODING_FAILED|INVALID_CHUNKED_ENCODING|ENCODING_CONVERSION_FAILED)/.test(n),
+    match: (n) =>
+      /^ERR_(INVALID_RESPONSE|INVALID_HTTP_RESPONSE|RESPONSE_HEADERS_|CONTENT_DECODING_FAILED|INVALID_CHUNKED_ENCODING|ENCODING_CONVERSION_FAILED)/.test(
+        n,
+      ),
     code: 'invalid_response',
     retryable: false,
     message: 'The site sent a response that cannot be rendered',
   },
-  rule(['ERR_ABORTED'], 'invalid_response', false, 'The address did not produce a page to render (it may be a file download)'),
-  rule(['ERR_UNSAFE_PORT', 'ERR_BLOCKED_BY_CLIENT', 'ERR_BLOCKED_BY_ADMINISTRATOR', 'ERR_BLOCKED_BY_RESPONSE', 'ERR_ACCESS_DENIED'], 'blocked', false, 'The connection to this address is not allowed'),
-  rule(['ERR_DISALLOWED_URL_SCHEME', 'ERR_UNKNOWN_URL_SCHEME', 'ERR_INVALID_URL'], 'invalid_response', false, 'The address cannot be opened by the browser'),
+  rule(
+    ['ERR_ABORTED'],
+    'invalid_response',
+    false,
+    'The address did not produce a page to render (it may be a file download)',
+  ),
+  rule(
+    [
+      'ERR_UNSAFE_PORT',
+      'ERR_BLOCKED_BY_CLIENT',
+      'ERR_BLOCKED_BY_ADMINISTRATOR',
+      'ERR_BLOCKED_BY_RESPONSE',
+      'ERR_ACCESS_DENIED',
+    ],
+    'blocked',
+    false,
+    'The connection to this address is not allowed',
+  ),
+  rule(
+    ['ERR_DISALLOWED_URL_SCHEME', 'ERR_UNKNOWN_URL_SCHEME', 'ERR_INVALID_URL'],
+    'invalid_response',
+    false,
+    'The address cannot be opened by the browser',
+  ),
   {
     match: (n) => PROXY_ERROR.test(n),
     code: 'navigation_failed',
@@ -138,7 +179,12 @@ export function navigationFailure(input: {
   const name = netErrorName(errorText);
   const explained = safeExplain(explain, url);
   if (explained) {
-    return new CaptureError(explained.retryable ? 'navigation_failed' : 'blocked', explained.reason, explained.retryable, { cause });
+    return new CaptureError(
+      explained.retryable ? 'navigation_failed' : 'blocked',
+      explained.reason,
+      explained.retryable,
+      { cause },
+    );
   }
   const matched = name ? NET_ERROR_RULES.find((r) => r.match(name)) : undefined;
   if (matched) return new CaptureError(matched.code, `${matched.message} (net::${name})`, matched.retryable, { cause });
@@ -153,7 +199,10 @@ export function blockedResponse(url: string, explain: ExplainNetworkError | unde
   return new CaptureError(explained.retryable ? 'navigation_failed' : 'blocked', explained.reason, explained.retryable);
 }
 
-function safeExplain(explain: ExplainNetworkError | undefined, url: string): { reason: string; retryable: boolean } | undefined {
+function safeExplain(
+  explain: ExplainNetworkError | undefined,
+  url: string,
+): { reason: string; retryable: boolean } | undefined {
   if (!explain) return undefined;
   try {
     return explain(url);

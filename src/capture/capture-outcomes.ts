@@ -69,7 +69,9 @@ export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
       return { reply: { applied: answer.applied } };
     },
     async isPending(tenantId, captureId) {
-      const msg = await nc.request(CAPTURE_PENDING_SUBJECT, JSON.stringify({ tenantId, captureId }), { timeout: REQUEST_TIMEOUT_MS });
+      const msg = await nc.request(CAPTURE_PENDING_SUBJECT, JSON.stringify({ tenantId, captureId }), {
+        timeout: REQUEST_TIMEOUT_MS,
+      });
       const answer = msg.json<PendingAnswer>();
       if (!answer.ok) throw new Error(`capture pending question refused (${answer.status}): ${answer.detail}`);
       return answer.pending;
@@ -83,19 +85,43 @@ export function natsCaptureOutcomes(nc: NatsConnection): CaptureOutcomes {
  * a repeated or late report a no-op (`applied: false`). Who caused the event is set here, not by the worker.
  * It also answers whether a capture is pending, from the same state.
  */
-export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, log: Logger): { stop(): Promise<void> } {
-  const outcomes = answerRequests(nc, log, CAPTURE_OUTCOME_SUBJECT, request, 'a capture outcome', async ({ tenantId, command, correlationId }) => {
-    const result = await tenants.execute(tenantId, command as OutcomeCommand, { correlationId, causedBy: { kind: 'system', component: 'capture-worker' } });
-    // A repeat of an applied outcome (a reply lost, a redelivery) lands here too; anything else is a worker
-    // reporting on a capture it was not given — another tenant's id, a made-up one.
-    if (!result.reply.applied) {
-      log.warn({ tenantId, captureId: command.data.captureId, command: command.type, correlationId }, 'capture outcome not applied: the tenant has no such pending capture (a repeat, or a capture the worker was not given)');
-    }
-    return { applied: result.reply.applied };
-  });
-  const pending = answerRequests(nc, log, CAPTURE_PENDING_SUBJECT, pendingRequest, 'a capture pending question', async ({ tenantId, captureId }) => ({
-    pending: (await tenants.read(tenantId)).pending.has(captureId),
-  }));
+export function serveCaptureOutcomes(
+  nc: NatsConnection,
+  tenants: TenantActors,
+  log: Logger,
+): { stop(): Promise<void> } {
+  const outcomes = answerRequests(
+    nc,
+    log,
+    CAPTURE_OUTCOME_SUBJECT,
+    request,
+    'a capture outcome',
+    async ({ tenantId, command, correlationId }) => {
+      const result = await tenants.execute(tenantId, command as OutcomeCommand, {
+        correlationId,
+        causedBy: { kind: 'system', component: 'capture-worker' },
+      });
+      // A repeat of an applied outcome (a reply lost, a redelivery) lands here too; anything else is a worker
+      // reporting on a capture it was not given — another tenant's id, a made-up one.
+      if (!result.reply.applied) {
+        log.warn(
+          { tenantId, captureId: command.data.captureId, command: command.type, correlationId },
+          'capture outcome not applied: the tenant has no such pending capture (a repeat, or a capture the worker was not given)',
+        );
+      }
+      return { applied: result.reply.applied };
+    },
+  );
+  const pending = answerRequests(
+    nc,
+    log,
+    CAPTURE_PENDING_SUBJECT,
+    pendingRequest,
+    'a capture pending question',
+    async ({ tenantId, captureId }) => ({
+      pending: (await tenants.read(tenantId)).pending.has(captureId),
+    }),
+  );
   return {
     stop: async () => {
       outcomes.unsubscribe();
@@ -108,7 +134,14 @@ export function serveCaptureOutcomes(nc: NatsConnection, tenants: TenantActors, 
  * One subject of the owning side: each request parsed by `schema` (400 when it is not one), answered by
  * `answer` as `{ ok: true, … }`, or `{ ok: false, status, detail }` when that throws (a refusal keeps its status).
  */
-function answerRequests<T, A extends object>(nc: NatsConnection, log: Logger, subject: string, schema: z.ZodType<T>, what: string, answer: (request: T) => Promise<A>) {
+function answerRequests<T, A extends object>(
+  nc: NatsConnection,
+  log: Logger,
+  subject: string,
+  schema: z.ZodType<T>,
+  what: string,
+  answer: (request: T) => Promise<A>,
+) {
   return nc.subscribe(subject, {
     queue: QUEUE,
     callback: (err, msg) => {
@@ -117,7 +150,9 @@ function answerRequests<T, A extends object>(nc: NatsConnection, log: Logger, su
         let reply: ({ ok: true } & A) | Refusal;
         try {
           const parsed = schema.safeParse(msg.json());
-          reply = parsed.success ? { ok: true, ...(await answer(parsed.data)) } : { ok: false, status: 400, detail: `not ${what}: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+          reply = parsed.success
+            ? { ok: true, ...(await answer(parsed.data)) }
+            : { ok: false, status: 400, detail: `not ${what}: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
         } catch (e) {
           log.warn({ err: e, subject }, `${what} not answered`);
           reply = { ok: false, status: (e as { status?: number }).status ?? 500, detail: (e as Error).message };

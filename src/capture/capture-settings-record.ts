@@ -5,7 +5,9 @@ import type { CaptureSettings } from '../domain/events.js';
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs and pdf.
  */
-export function captureSettingsRecord(result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait'>): CaptureSettings {
+export function captureSettingsRecord(
+  result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait'>,
+): CaptureSettings {
   const { settings } = result;
   return {
     version: 1,

@@ -20,7 +20,11 @@ export type StepTimings = Record<string, number>;
  * Runs the steps in order. After a failure only `alwaysRun` steps run, then the first failure is thrown.
  * A synchronous step is not awaited: the loop adds no turn of the event loop to the capture's path.
  */
-export async function runSteps<S>(steps: ReadonlyArray<Step<S>>, state: S, log?: Pick<Logger, 'debug'>): Promise<StepTimings> {
+export async function runSteps<S>(
+  steps: ReadonlyArray<Step<S>>,
+  state: S,
+  log?: Pick<Logger, 'debug'>,
+): Promise<StepTimings> {
   const timings: StepTimings = {};
   let failure: { error: unknown } | undefined;
   for (const step of steps) {

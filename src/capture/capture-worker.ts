@@ -9,7 +9,14 @@ import type { ArtifactStore } from './artifact-store.js';
 import type { CaptureOutcomes } from './capture-outcomes.js';
 import { ARTIFACTS, artifactObjectName, type ArtifactName } from '../domain/artifacts.js';
 import type { BrowserPool } from './browser-pool.js';
-import { type AttemptPolicy, afterFailure, beforeAttempt, defaultPageDelayMs, type Failure, type Verdict } from './attempt-policy.js';
+import {
+  type AttemptPolicy,
+  afterFailure,
+  beforeAttempt,
+  defaultPageDelayMs,
+  type Failure,
+  type Verdict,
+} from './attempt-policy.js';
 import type { AttemptStore } from './attempt-store.js';
 import { CaptureError, type ExplainNetworkError, FAILURE_CLASSES } from './capture-error.js';
 import { type CaptureJob, decodeJob } from './capture-job.js';
@@ -80,12 +87,18 @@ function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Arr
   return files;
 }
 
-const system = (job: CaptureJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'capture-worker' } });
+const system = (job: CaptureJob) => ({
+  correlationId: job.correlationId,
+  causedBy: { kind: 'system' as const, component: 'capture-worker' },
+});
 
 export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
-  const policy: AttemptPolicy = deps.policy ?? { serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS, pageDelayMs: defaultPageDelayMs };
+  const policy: AttemptPolicy = deps.policy ?? {
+    serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS,
+    pageDelayMs: defaultPageDelayMs,
+  };
 
   async function storeArtifacts(job: CaptureJob, attemptKey: string, files: Array<[ArtifactName, Uint8Array]>) {
     const refs: Partial<ArtifactRefs> = {};
@@ -103,12 +116,21 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   }
 
   /** Renders, stores and completes one capture; throws what went wrong. */
-  async function captureAndComplete(job: CaptureJob, attempt: number, log: Logger): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
+  async function captureAndComplete(
+    job: CaptureJob,
+    attempt: number,
+    log: Logger,
+  ): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
     const settings = resolveCaptureSettings(job.options);
     // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
     const attemptKey = newAttemptKey();
     const startedAt = deps.clock.now();
-    const result = await deps.browsers.capture(job.url, { timeoutMs: deps.timeoutMs, explainNetworkError: deps.explainNetworkError, settings, log });
+    const result = await deps.browsers.capture(job.url, {
+      timeoutMs: deps.timeoutMs,
+      explainNetworkError: deps.explainNetworkError,
+      settings,
+      log,
+    });
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
     const files = artifactFiles(result);
@@ -121,7 +143,9 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       result,
       captureSettings,
       // Wall clock on both sides: the proxy stamps connections with Date.now().
-      connections: deps.observedConnections ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000) : [],
+      connections: deps.observedConnections
+        ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+        : [],
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
@@ -129,14 +153,33 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
     const bundle =
       result.renderQuality === 'full' && deps.notary
-        ? await makeBundle({ captureId: job.captureId, url: job.url, createdAt: job.createdAt, completedAt, page: result, captureSettings, provenance }, deps.notary)
+        ? await makeBundle(
+            {
+              captureId: job.captureId,
+              url: job.url,
+              createdAt: job.createdAt,
+              completedAt,
+              page: result,
+              captureSettings,
+              provenance,
+            },
+            deps.notary,
+          )
         : null;
     if (bundle?.timestampError) {
-      deps.log.warn({ captureId: job.captureId, err: bundle.timestampError }, 'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp');
+      deps.log.warn(
+        { captureId: job.captureId, err: bundle.timestampError },
+        'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp',
+      );
     }
-    const bundleFiles: Array<[ArtifactName, Uint8Array]> = [['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)]];
+    const bundleFiles: Array<[ArtifactName, Uint8Array]> = [
+      ['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)],
+    ];
     if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
-    const [pageStored, bundleStored] = await Promise.all([storingPageArtifacts, storeArtifacts(job, attemptKey, bundleFiles)]);
+    const [pageStored, bundleStored] = await Promise.all([
+      storingPageArtifacts,
+      storeArtifacts(job, attemptKey, bundleFiles),
+    ]);
     const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
     const outcome = await deps.outcomes.report(
       job.tenantId,
@@ -158,12 +201,21 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       },
       system(job),
     );
-    return { renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied };
+    return {
+      renderQuality: result.renderQuality,
+      durationMs: result.render.durationMs,
+      applied: outcome.reply.applied,
+    };
   }
 
   async function handle(msg: JsMsg): Promise<void> {
     const job = decodeJob(msg.data);
-    const log = deps.log.child({ captureId: job.captureId, tenantId: job.tenantId, delivery: msg.info.deliveryCount, correlationId: job.correlationId });
+    const log = deps.log.child({
+      captureId: job.captureId,
+      tenantId: job.tenantId,
+      delivery: msg.info.deliveryCount,
+      correlationId: job.correlationId,
+    });
     // A redelivered job whose capture already has its outcome (the ack was lost): rendering it again would
     // only store another attempt's artifacts that no event names.
     if (!(await deps.outcomes.isPending(job.tenantId, job.captureId))) {
@@ -173,17 +225,26 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     }
     const failForGood = async (verdict: Extract<Verdict, { kind: 'fail' }>) => {
       const { error, retryable, failureReason, attempts } = verdict;
-      await deps.outcomes.report(job.tenantId, { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } }, system(job));
+      await deps.outcomes.report(
+        job.tenantId,
+        { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } },
+        system(job),
+      );
       await deps.attempts.clear(job.captureId).catch(() => {}); // the entry expires anyway
       msg.ack();
       log.info({ error, retryable, failureReason, attempts }, 'capture failed');
     };
 
-    const { counts, verdict } = await deps.attempts.begin(job.captureId, (c) => beforeAttempt(c, policy, Date.now() - (c.lastAt ?? 0)));
+    const { counts, verdict } = await deps.attempts.begin(job.captureId, (c) =>
+      beforeAttempt(c, policy, Date.now() - (c.lastAt ?? 0)),
+    );
     if (verdict.kind === 'fail') return failForGood(verdict);
     if (verdict.kind === 'wait') {
       // An attempt abandoned by a stopped worker: the service's backoff, counted from that attempt's start.
-      log.warn({ delayMs: verdict.delayMs, service: counts.service }, 'earlier attempt was abandoned; waiting before the next');
+      log.warn(
+        { delayMs: verdict.delayMs, service: counts.service },
+        'earlier attempt was abandoned; waiting before the next',
+      );
       msg.nak(verdict.delayMs);
       return;
     }
@@ -200,7 +261,10 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       const failure = classify(err);
       const after = await deps.attempts.fail(job.captureId, failure);
       const next = afterFailure(after, policy);
-      captureDuration.observe({ outcome: next.kind === 'fail' ? 'failed' : 'retry' }, (performance.now() - started) / 1000);
+      captureDuration.observe(
+        { outcome: next.kind === 'fail' ? 'failed' : 'retry' },
+        (performance.now() - started) / 1000,
+      );
       // The cause carries what the browser itself said (e.g. Chromium's "FATAL: Socket path too long").
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
       if (next.kind === 'fail') {
@@ -209,7 +273,17 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
         return;
       }
       captureRetries.inc({ owner: failure.owner });
-      log.warn({ attempt, failure, cause, retryInMs: next.kind === 'wait' ? next.delayMs : 0, page: after.page, service: after.service }, 'capture attempt failed; will retry');
+      log.warn(
+        {
+          attempt,
+          failure,
+          cause,
+          retryInMs: next.kind === 'wait' ? next.delayMs : 0,
+          page: after.page,
+          service: after.service,
+        },
+        'capture attempt failed; will retry',
+      );
       msg.nak(next.kind === 'wait' ? next.delayMs : 0);
     } finally {
       clearInterval(heartbeat);
@@ -225,7 +299,8 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     ackWaitMs: ACK_WAIT_MS,
     // Twice as many jobs in hand as browser slots: while one capture's bundle is built, signed, timestamped
     // and stored, the next one already renders (the pool's slots still bound the browser work).
-    concurrency: () => (typeof deps.concurrency === 'number' ? deps.concurrency : deps.concurrency()) * JOBS_IN_HAND_PER_BROWSER_SLOT,
+    concurrency: () =>
+      (typeof deps.concurrency === 'number' ? deps.concurrency : deps.concurrency()) * JOBS_IN_HAND_PER_BROWSER_SLOT,
     spanName: 'capture.job',
     log: deps.log,
     handle,
@@ -246,5 +321,10 @@ export function classify(err: unknown): Failure {
   }
   // Storing, signing or appending failed: the service's own trouble (NATS, the signer, the object store).
   const message = err instanceof Error ? err.message : String(err);
-  return { owner: 'service', failureReason: 'service_overloaded', error: `The capture could not be stored: ${message}`, retryable: true };
+  return {
+    owner: 'service',
+    failureReason: 'service_overloaded',
+    error: `The capture could not be stored: ${message}`,
+    retryable: true,
+  };
 }

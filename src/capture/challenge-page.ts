@@ -40,10 +40,13 @@ const PROTECTIONS: Protection[] = [
     name: 'Cloudflare',
     certain: (e) =>
       /^challenge$/i.test(e.header('cf-mitigated') ?? '') ||
-      /window\._cf_chl_opt|id="challenge-(form|running|stage)"|\/cdn-cgi\/challenge-platform\/h\/[bg]\/orchestrate\/chl_page/i.test(e.html) ||
+      /window\._cf_chl_opt|id="challenge-(form|running|stage)"|\/cdn-cgi\/challenge-platform\/h\/[bg]\/orchestrate\/chl_page/i.test(
+        e.html,
+      ) ||
       (/^just a moment\.\.\.$/i.test(e.title) && /cloudflare|cf-chl|cdn-cgi/i.test(e.html)),
     withErrorStatus: (e) =>
-      /^(just a moment|attention required|access denied)\b/i.test(e.title) && (/cloudflare/i.test(e.header('server') ?? '') || /cloudflare|cf-ray|cdn-cgi/i.test(e.html)),
+      /^(just a moment|attention required|access denied)\b/i.test(e.title) &&
+      (/cloudflare/i.test(e.header('server') ?? '') || /cloudflare|cf-ray|cdn-cgi/i.test(e.html)),
   },
   {
     name: 'DataDome',
@@ -52,7 +55,10 @@ const PROTECTIONS: Protection[] = [
   },
   {
     name: 'PerimeterX (HUMAN)',
-    certain: (e) => /id="px-captcha"|captcha\.px-cdn\.net|window\._pxAppId[\s\S]{0,2000}(px-captcha|_pxBlockedUrl)|_pxBlockedUrl/i.test(e.html),
+    certain: (e) =>
+      /id="px-captcha"|captcha\.px-cdn\.net|window\._pxAppId[\s\S]{0,2000}(px-captcha|_pxBlockedUrl)|_pxBlockedUrl/i.test(
+        e.html,
+      ),
     withErrorStatus: (e) => /window\._pxAppId|perimeterx|px-cloud\.net/i.test(e.html),
   },
   {
@@ -68,7 +74,9 @@ const PROTECTIONS: Protection[] = [
   },
   {
     name: 'AWS WAF',
-    certain: (e) => /^(challenge|captcha)$/i.test(e.header('x-amzn-waf-action') ?? '') || /window\.gokuProps\s*=|awsWafCookieDomainList/i.test(e.html),
+    certain: (e) =>
+      /^(challenge|captcha)$/i.test(e.header('x-amzn-waf-action') ?? '') ||
+      /window\.gokuProps\s*=|awsWafCookieDomainList/i.test(e.html),
   },
   {
     name: 'Kasada',
@@ -82,14 +90,18 @@ const PROTECTIONS: Protection[] = [
   },
   {
     name: 'reCAPTCHA',
-    certain: (e) => interstitialTitle(e.title) && /google\.com\/recaptcha\/|recaptcha\.net\/recaptcha\/|class="g-recaptcha"/i.test(e.html),
+    certain: (e) =>
+      interstitialTitle(e.title) &&
+      /google\.com\/recaptcha\/|recaptcha\.net\/recaptcha\/|class="g-recaptcha"/i.test(e.html),
     withErrorStatus: (e) => /google\.com\/recaptcha\/|recaptcha\.net\/recaptcha\/|class="g-recaptcha"/i.test(e.html),
   },
 ];
 
 /** Titles of pages that are nothing but a human check. */
 function interstitialTitle(title: string): boolean {
-  return /verify(ing)? (that )?you are (a )?human|are you a (robot|human)|security check|bot (check|protection)|human verification|captcha/i.test(title);
+  return /verify(ing)? (that )?you are (a )?human|are you a (robot|human)|security check|bot (check|protection)|human verification|captcha/i.test(
+    title,
+  );
 }
 
 /** Statuses challenge and block pages come with. */
@@ -104,7 +116,11 @@ export function detectChallenge(evidence: ChallengeEvidence): string | undefined
     const key = name.toLowerCase();
     headers.set(key, headers.has(key) ? `${headers.get(key)}, ${value}` : value);
   }
-  const e: Normalised = { header: (name) => headers.get(name), title: evidence.title.trim(), html: evidence.html.slice(0, 256 * 1024) };
+  const e: Normalised = {
+    header: (name) => headers.get(name),
+    title: evidence.title.trim(),
+    html: evidence.html.slice(0, 256 * 1024),
+  };
   const failing = errorStatus(evidence.status);
   for (const protection of PROTECTIONS) {
     if (protection.certain(e) || (failing && protection.withErrorStatus?.(e))) return protection.name;

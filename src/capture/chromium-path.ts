@@ -7,7 +7,8 @@ import { accessSync, constants, statSync } from 'node:fs';
 /** Debian's real binary first: /usr/bin/chromium is a wrapper script that adds flags of its own. */
 export const DEFAULT_CHROMIUM_CANDIDATES = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'] as const;
 
-const INSTALL_HINT = 'Install Chromium (Debian/Ubuntu: `apt-get install -y chromium`) or set CHROMIUM_PATH to its binary.';
+const INSTALL_HINT =
+  'Install Chromium (Debian/Ubuntu: `apt-get install -y chromium`) or set CHROMIUM_PATH to its binary.';
 
 export class ChromiumNotFoundError extends Error {
   override readonly name = 'ChromiumNotFoundError';

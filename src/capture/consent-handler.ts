@@ -79,7 +79,15 @@ const AUTOCONSENT_CONFIG: Config = {
   enableHeuristicDetection: true,
   enablePopupMutationObserver: false,
   visualTest: false,
-  logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
+  logs: {
+    lifecycle: false,
+    rulesteps: false,
+    detectionsteps: false,
+    evals: false,
+    errors: false,
+    messages: false,
+    waits: false,
+  },
   performanceLoggingEnabled: false,
   heuristicPopupSearchTimeout: 100,
   heuristicMode: 'tier1',
@@ -97,8 +105,13 @@ function loadAssets(): Assets {
   if (!assets) {
     const require = createRequire(import.meta.url);
     const dist = dirname(require.resolve('@duckduckgo/autoconsent'));
-    const rules = JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')) as IndexedCMPRuleset;
-    assets = { script: readFileSync(join(dist, 'autoconsent.playwright.js'), 'utf8'), rulesFor: compactRulesFilter(rules) };
+    const rules = JSON.parse(
+      readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
+    ) as IndexedCMPRuleset;
+    assets = {
+      script: readFileSync(join(dist, 'autoconsent.playwright.js'), 'utf8'),
+      rulesFor: compactRulesFilter(rules),
+    };
   }
   return assets;
 }
@@ -120,9 +133,14 @@ export function compactRulesFilter(rules: IndexedCMPRuleset): (url: string, main
   return (url, mainFrame) => {
     // Frames get the frame rules (a range of their own, crossing into the specific ones): few, left as they are.
     if (!mainFrame) return filterCompactRules(rules, { url, mainFrame });
-    const matching = specific.filter(({ pattern }) => pattern === undefined || pattern.test(url)).map(({ rule }) => rule);
+    const matching = specific
+      .filter(({ pattern }) => pattern === undefined || pattern.test(url))
+      .map(({ rule }) => rule);
     const r = [...head, ...matching];
-    return filterCompactRules({ ...rules, r, index: { ...rules.index, specificRuleRange: [specificStart, specificStart + matching.length] } }, { url, mainFrame });
+    return filterCompactRules(
+      { ...rules, r, index: { ...rules.index, specificRuleRange: [specificStart, specificStart + matching.length] } },
+      { url, mainFrame },
+    );
   };
 }
 
@@ -260,7 +278,9 @@ export async function startConsentRun(
   };
 
   const evaluateInMainWorld = async (code: string) => {
-    const evaluated = await session.send('Runtime.evaluate', { expression: code, returnByValue: true, timeout: 1000 }).catch(() => undefined);
+    const evaluated = await session
+      .send('Runtime.evaluate', { expression: code, returnByValue: true, timeout: 1000 })
+      .catch(() => undefined);
     return evaluated && !evaluated.exceptionDetails ? Boolean(evaluated.result.value) : false;
   };
   const preloaded = options.preload?.take();
@@ -281,7 +301,8 @@ export async function startConsentRun(
     children.map(async (frame) => {
       const reach = frameInternals(frame);
       if (!reach) return;
-      const evaluateInFrame = async (code: string) => Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
+      const evaluateInFrame = async (code: string) =>
+        Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
       await inject(s, reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
     }),
   );
@@ -363,11 +384,21 @@ async function listen(s: ConsentRunState, target: CDPSession): Promise<void> {
   s.sessions.set(target, onBinding);
   target.on('Runtime.bindingCalled', onBinding);
   // Bindings and their calls need the Runtime domain on this session; sent together (the session keeps the order).
-  await Promise.all([target.send('Runtime.enable'), target.send('Runtime.addBinding', { name: s.bindingName, executionContextName: s.worldName })]);
+  await Promise.all([
+    target.send('Runtime.enable'),
+    target.send('Runtime.addBinding', { name: s.bindingName, executionContextName: s.worldName }),
+  ]);
 }
 
 /** The run's end of the content script in one frame's world. */
-function addAgent(s: ConsentRunState, target: CDPSession, frameId: string, executionContextId: number, mainFrame: boolean, evaluate: FrameAgent['evaluate']): FrameAgent {
+function addAgent(
+  s: ConsentRunState,
+  target: CDPSession,
+  frameId: string,
+  executionContextId: number,
+  mainFrame: boolean,
+  evaluate: FrameAgent['evaluate'],
+): FrameAgent {
   const agent: FrameAgent = {
     session: target,
     frameId,
@@ -389,15 +420,26 @@ function addAgent(s: ConsentRunState, target: CDPSession, frameId: string, execu
 }
 
 /** The content script in a new isolated world of the frame. */
-async function inject(s: ConsentRunState, target: CDPSession, frameId: string, mainFrame: boolean, evaluate: FrameAgent['evaluate']): Promise<void> {
+async function inject(
+  s: ConsentRunState,
+  target: CDPSession,
+  frameId: string,
+  mainFrame: boolean,
+  evaluate: FrameAgent['evaluate'],
+): Promise<void> {
   await listen(s, target);
   const { executionContextId } = await target.send('Page.createIsolatedWorld', { frameId, worldName: s.worldName });
   const agent = addAgent(s, target, frameId, executionContextId, mainFrame, evaluate);
   // One evaluation defines the message function and runs the content script.
-  const injected = await target.send('Runtime.evaluate', { contextId: executionContextId, expression: `${sendMessageDefinition(s.bindingName)}\n${s.script}` });
+  const injected = await target.send('Runtime.evaluate', {
+    contextId: executionContextId,
+    expression: `${sendMessageDefinition(s.bindingName)}\n${s.script}`,
+  });
   if (injected.exceptionDetails) {
     agent.done = true;
-    throw new Error(`autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`);
+    throw new Error(
+      `autoconsent did not start: ${injected.exceptionDetails.exception?.description ?? injected.exceptionDetails.text}`,
+    );
   }
 }
 
@@ -497,7 +539,9 @@ async function dispose(s: ConsentRunState): Promise<void> {
  */
 function frameInternals(frame: Frame): { session: CDPSession; frameId: string } | undefined {
   const internals = frame as unknown as { client?: CDPSession; _id?: string };
-  return internals.client && typeof internals._id === 'string' ? { session: internals.client, frameId: internals._id } : undefined;
+  return internals.client && typeof internals._id === 'string'
+    ? { session: internals.client, frameId: internals._id }
+    : undefined;
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

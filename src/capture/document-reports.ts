@@ -21,12 +21,16 @@ export interface DocumentReportOptions {
   onContextGone(contextId: number | null): void;
 }
 
-export async function reportFromEveryDocument(session: CDPSession, options: DocumentReportOptions): Promise<DocumentReports> {
+export async function reportFromEveryDocument(
+  session: CDPSession,
+  options: DocumentReportOptions,
+): Promise<DocumentReports> {
   const { bindingName, worldName } = options;
   const onBinding = (event: Protocol.Runtime.BindingCalledEvent) => {
     if (event.name === bindingName) options.onReport(event.executionContextId, event.payload);
   };
-  const onDestroyed = (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => options.onContextGone(event.executionContextId);
+  const onDestroyed = (event: Protocol.Runtime.ExecutionContextDestroyedEvent) =>
+    options.onContextGone(event.executionContextId);
   const onCleared = () => options.onContextGone(null);
   session.on('Runtime.bindingCalled', onBinding);
   session.on('Runtime.executionContextDestroyed', onDestroyed);
@@ -34,8 +38,14 @@ export async function reportFromEveryDocument(session: CDPSession, options: Docu
   // Sent together (the session keeps their order): one after another, three round trips delay every capture.
   const [, , { identifier }] = await Promise.all([
     session.send('Runtime.enable'),
-    session.send('Runtime.addBinding', worldName ? { name: bindingName, executionContextName: worldName } : { name: bindingName }),
-    session.send('Page.addScriptToEvaluateOnNewDocument', worldName ? { source: options.source, worldName } : { source: options.source }),
+    session.send(
+      'Runtime.addBinding',
+      worldName ? { name: bindingName, executionContextName: worldName } : { name: bindingName },
+    ),
+    session.send(
+      'Page.addScriptToEvaluateOnNewDocument',
+      worldName ? { source: options.source, worldName } : { source: options.source },
+    ),
   ]);
   let disposed = false;
   return {

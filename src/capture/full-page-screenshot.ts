@@ -26,14 +26,26 @@ export interface FullPageScreenshot {
 export async function captureFullPage(
   session: CDPSession,
   /** scale: device pixels per CSS pixel of the image (the capture's deviceScaleFactor; default 1). */
-  options: { maxHeightPx?: number; sliceTimeoutMs: number; signal?: AbortSignal | undefined; scale?: number; clock?: PageClock | undefined },
+  options: {
+    maxHeightPx?: number;
+    sliceTimeoutMs: number;
+    signal?: AbortSignal | undefined;
+    scale?: number;
+    clock?: PageClock | undefined;
+  },
 ): Promise<FullPageScreenshot> {
   const maxHeight = options.maxHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX;
   const scale = options.scale ?? 1;
   // The texture limit is in device pixels; slices are measured in CSS pixels.
   const slicePx = Math.floor(SLICE_PX / scale);
   const bounded = <T>(work: Promise<T>) =>
-    withTimeout(work, options.sliceTimeoutMs, () => new CaptureError('timeout', 'The page did not render a screenshot in time', true), options.signal, options.clock);
+    withTimeout(
+      work,
+      options.sliceTimeoutMs,
+      () => new CaptureError('timeout', 'The page did not render a screenshot in time', true),
+      options.signal,
+      options.clock,
+    );
 
   const metrics = await bounded(session.send('Page.getLayoutMetrics'));
   const content = metrics.cssContentSize;

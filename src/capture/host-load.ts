@@ -30,7 +30,12 @@ export interface HostLoad {
 export const wallClock: PageClock = { now: () => performance.now() };
 
 /** A host treated as idle: bounds on the wall clock (tests that need a bound at an exact time, tools). */
-export const wallClockHostLoad: HostLoad = { clock: wallClock, starvation: () => 0, watch: () => () => {}, stop: () => {} };
+export const wallClockHostLoad: HostLoad = {
+  clock: wallClock,
+  starvation: () => 0,
+  watch: () => () => {},
+  stop: () => {},
+};
 
 const SAMPLE_MS = 250;
 const EWMA_WINDOW_MS = 10_000;
@@ -96,7 +101,9 @@ export function createStarvationMeter(startAt: number) {
   };
 }
 
-export function startHostLoad(options: { readRunDelay?: RunDelayReader; readChildren?: ChildrenReader; sampleMs?: number } = {}): HostLoad {
+export function startHostLoad(
+  options: { readRunDelay?: RunDelayReader; readChildren?: ChildrenReader; sampleMs?: number } = {},
+): HostLoad {
   const readDelay = options.readRunDelay ?? readRunDelayNs;
   const children = options.readChildren ?? readChildren;
   const roots = new Map<number, number>(); // pid → how many watchers

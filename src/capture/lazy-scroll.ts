@@ -50,14 +50,21 @@ const SCROLL_THROUGH = `(async (budgetMs, maxFrameWaitMs, maxSteps, fromY, backT
 })`;
 
 /** How far down the page can be scrolled now (CSS px). */
-const BOTTOM = '(() => { const s = document.scrollingElement || document.documentElement; return Math.max(0, s.scrollHeight - window.innerHeight); })()';
+const BOTTOM =
+  '(() => { const s = document.scrollingElement || document.documentElement; return Math.max(0, s.scrollHeight - window.innerHeight); })()';
 
 export async function scrollThroughPage(
   session: CDPSession,
   options: { mainFrameId: string; budgetMs: number; maxFrameWaitMs?: number; fromY?: number; backToTop?: boolean },
 ): Promise<ScrollOutcome> {
   const contextId = await scrollWorld(session, options.mainFrameId);
-  const args = [options.budgetMs, options.maxFrameWaitMs ?? 100, MAX_STEPS, options.fromY ?? 0, options.backToTop ?? true];
+  const args = [
+    options.budgetMs,
+    options.maxFrameWaitMs ?? 100,
+    MAX_STEPS,
+    options.fromY ?? 0,
+    options.backToTop ?? true,
+  ];
   return (await evaluate(session, contextId, `${SCROLL_THROUGH}(${args.join(', ')})`)) as ScrollOutcome;
 }
 
@@ -85,7 +92,11 @@ export async function scrollWhileGrowing(
 ): Promise<GrowingScrollOutcome> {
   const contextId = await scrollWorld(session, options.mainFrameId);
   const pass = async (budgetMs: number, fromY: number) =>
-    (await evaluate(session, contextId, `${SCROLL_THROUGH}(${budgetMs}, 100, ${MAX_STEPS}, ${fromY}, false)`)) as ScrollOutcome;
+    (await evaluate(
+      session,
+      contextId,
+      `${SCROLL_THROUGH}(${budgetMs}, 100, ${MAX_STEPS}, ${fromY}, false)`,
+    )) as ScrollOutcome;
   const bottom = async () => Number(await evaluate(session, contextId, BOTTOM));
   let outcome = await pass(options.budgetMs, 0);
   let steps = outcome.steps;
@@ -96,7 +107,11 @@ export async function scrollWhileGrowing(
     if (outcome.steps === 0) return { ...outcome, growthRounds, stillGrowing };
     while (outcome.reachedBottom && !options.signal?.aborted) {
       const left = SCROLL_GROWTH_BUDGET_MS - (performance.now() - growthStart);
-      await waitForNetworkQuiet(options.pending, { quietWindowMs: AT_BOTTOM_QUIET.quietWindowMs, capMs: Math.max(AT_BOTTOM_QUIET.quietWindowMs, Math.min(AT_BOTTOM_QUIET.capMs, left)), signal: options.signal });
+      await waitForNetworkQuiet(options.pending, {
+        quietWindowMs: AT_BOTTOM_QUIET.quietWindowMs,
+        capMs: Math.max(AT_BOTTOM_QUIET.quietWindowMs, Math.min(AT_BOTTOM_QUIET.capMs, left)),
+        signal: options.signal,
+      });
       // Grown: the page now reaches below where the pass stopped at its bottom.
       if ((await bottom()) <= outcome.reachedY) break;
       const remaining = SCROLL_GROWTH_BUDGET_MS - (performance.now() - growthStart);
@@ -115,12 +130,20 @@ export async function scrollWhileGrowing(
 }
 
 async function scrollWorld(session: CDPSession, frameId: string): Promise<number> {
-  const { executionContextId } = await session.send('Page.createIsolatedWorld', { frameId, worldName: 'capture-ledger-scroll' });
+  const { executionContextId } = await session.send('Page.createIsolatedWorld', {
+    frameId,
+    worldName: 'capture-ledger-scroll',
+  });
   return executionContextId;
 }
 
 async function evaluate(session: CDPSession, contextId: number, expression: string): Promise<unknown> {
-  const { result, exceptionDetails } = await session.send('Runtime.evaluate', { contextId, expression, awaitPromise: true, returnByValue: true });
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+    contextId,
+    expression,
+    awaitPromise: true,
+    returnByValue: true,
+  });
   if (exceptionDetails) throw new Error(`scrolling failed: ${exceptionDetails.text}`);
   return result.value;
 }

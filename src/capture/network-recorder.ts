@@ -195,7 +195,9 @@ export function createNetworkRecorder(
       [...records.entries()].map(async ([key, record]) => {
         if (!record.movedAway || record.body || record.state !== 'loading' || !record.hops.at(-1)?.response) return;
         for (const target of frameSessions) {
-          const fetched = await target.send('Network.getResponseBody', { requestId: record.requestId }).catch(() => undefined);
+          const fetched = await target
+            .send('Network.getResponseBody', { requestId: record.requestId })
+            .catch(() => undefined);
           if (!fetched) continue;
           record.session = target;
           record.state = 'finished';
@@ -228,7 +230,9 @@ export function createNetworkRecorder(
       return;
     }
     try {
-      const { body, base64Encoded } = await record.session.send('Network.getResponseBody', { requestId: record.requestId });
+      const { body, base64Encoded } = await record.session.send('Network.getResponseBody', {
+        requestId: record.requestId,
+      });
       const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
       if (isMainDocument && bytes.length <= maxBodyBytes) {
         while (recordedBodyBytes + bytes.length > maxBodyBytes) {
@@ -307,7 +311,8 @@ export function createNetworkRecorder(
       const hop = record?.hops.at(-1);
       if (!record || !hop?.response) return undefined;
       const extra = responseExtraFor(record, record.hops.length - 1);
-      const rawPairs = parseHeadersText(extra?.headersText) ?? (extra ? pairsFromHeaderObject(extra.headers) : undefined);
+      const rawPairs =
+        parseHeadersText(extra?.headersText) ?? (extra ? pairsFromHeaderObject(extra.headers) : undefined);
       return {
         url: hop.url,
         status: extra?.statusCode ?? hop.response.status,
@@ -317,7 +322,7 @@ export function createNetworkRecorder(
     },
     mainDocumentFailure() {
       const record = mainRequestId ? records.get(mainRequestId) : undefined;
-      if (!record || record.state !== 'failed') return undefined;
+      if (record?.state !== 'failed') return undefined;
       return { url: record.hops.at(-1)?.url ?? '', errorText: record.errorText ?? '' };
     },
     mainDocumentUrls() {
@@ -351,7 +356,8 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   for (const record of records) {
     const last = record.hops.at(-1);
     // Failed before any response (aborted, refused, blocked): there is nothing to archive, so say so.
-    if (last && !last.response && record.state !== 'loading') noResponse.push(`${last.url} (${record.errorText || 'no response'})`);
+    if (last && !last.response && record.state !== 'loading')
+      noResponse.push(`${last.url} (${record.errorText || 'no response'})`);
     for (const [index, hop] of record.hops.entries()) {
       if (!hop.response) continue;
       let body: Buffer;
@@ -383,12 +389,21 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
   }
   exchanges.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const notes: string[] = [];
-  if (overBudget > 0) notes.push(`${overBudget} response(s) recorded without their body (WARC-Truncated: length): recorded body budget exhausted`);
-  if (unfinished > 0) notes.push(`${unfinished} response(s) recorded without their body (WARC-Truncated: time): still loading at capture time`);
-  if (unavailable > 0) notes.push(`${unavailable} response(s) recorded without their body: body not available from the browser`);
+  if (overBudget > 0)
+    notes.push(
+      `${overBudget} response(s) recorded without their body (WARC-Truncated: length): recorded body budget exhausted`,
+    );
+  if (unfinished > 0)
+    notes.push(
+      `${unfinished} response(s) recorded without their body (WARC-Truncated: time): still loading at capture time`,
+    );
+  if (unavailable > 0)
+    notes.push(`${unavailable} response(s) recorded without their body: body not available from the browser`);
   if (noResponse.length > 0) {
     const shown = noResponse.slice(0, 5).join(', ');
-    notes.push(`${noResponse.length} request(s) got no response to record: ${shown}${noResponse.length > 5 ? ', …' : ''}`);
+    notes.push(
+      `${noResponse.length} request(s) got no response to record: ${shown}${noResponse.length > 5 ? ', …' : ''}`,
+    );
   }
   return { exchanges, notes };
 }
@@ -427,7 +442,10 @@ function toExchange(record: RequestRecord, index: number, hop: Hop, body: Buffer
  * ResponseReceivedExtraInfo, in order, but a cached hop gets none, so pair by order among those with the
  * same status code.
  */
-function responseExtraFor(record: RequestRecord, index: number): Protocol.Network.ResponseReceivedExtraInfoEvent | undefined {
+function responseExtraFor(
+  record: RequestRecord,
+  index: number,
+): Protocol.Network.ResponseReceivedExtraInfoEvent | undefined {
   if (record.responseExtra.length === record.hops.length) return record.responseExtra[index];
   const status = record.hops[index]?.response?.status;
   const sameStatusBefore = record.hops.slice(0, index).filter((h) => h.response?.status === status).length;

@@ -7,14 +7,38 @@
  */
 import type { Logger } from 'pino';
 import { TimeoutError, type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
-import { blockedResponse, CaptureError, isCaptureError, navigationFailure, type ExplainNetworkError } from './capture-error.js';
-import { preloadConsent, startConsentRun, type ConsentInfo, type ConsentPreload, type ConsentRun } from './consent-handler.js';
+import {
+  blockedResponse,
+  CaptureError,
+  isCaptureError,
+  navigationFailure,
+  type ExplainNetworkError,
+} from './capture-error.js';
+import {
+  preloadConsent,
+  startConsentRun,
+  type ConsentInfo,
+  type ConsentPreload,
+  type ConsentRun,
+} from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
-import { createNetworkRecorder, DEFAULT_MAX_RECORDED_BODY_BYTES, type MainDocument, type NetworkRecorder } from './network-recorder.js';
-import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource, type NetworkActivity, type SettleResult } from './settle.js';
+import {
+  createNetworkRecorder,
+  DEFAULT_MAX_RECORDED_BODY_BYTES,
+  type MainDocument,
+  type NetworkRecorder,
+} from './network-recorder.js';
+import {
+  combinedInflight,
+  waitForNetworkQuiet,
+  watchNetworkActivity,
+  type InflightSource,
+  type NetworkActivity,
+  type SettleResult,
+} from './settle.js';
 import { watchPendingTimers, type PendingTimers } from './pending-timers.js';
 import { renderedHtml } from './rendered-html.js';
 import { challengeMessage, detectChallenge } from './challenge-page.js';
@@ -77,7 +101,10 @@ export interface PreparedContext {
   viewport: { width: number; height: number; deviceScaleFactor: number };
 }
 
-const PREPARED_VIEWPORT = { ...DEFAULT_CAPTURE_SETTINGS.viewport, deviceScaleFactor: DEFAULT_CAPTURE_SETTINGS.deviceScaleFactor };
+const PREPARED_VIEWPORT = {
+  ...DEFAULT_CAPTURE_SETTINGS.viewport,
+  deviceScaleFactor: DEFAULT_CAPTURE_SETTINGS.deviceScaleFactor,
+};
 
 /**
  * Opens the context a capture runs in. Opening and setting up a page is slow, more so on a busy host
@@ -187,24 +214,34 @@ const SCREENSHOT_SLICE_TIMEOUT_MS = 15_000;
 const BODY_WAIT_MS = 5000;
 const CONTEXT_CLOSE_TIMEOUT_MS = 5000;
 
-export async function capturePage(browser: Browser, url: string, options: PageCaptureOptions): Promise<PageCaptureResult> {
+export async function capturePage(
+  browser: Browser,
+  url: string,
+  options: PageCaptureOptions,
+): Promise<PageCaptureResult> {
   const external = options.signal;
   if (external?.aborted) {
     const unused = options.prepared?.then((prepared) => prepared.context.close());
-    if (unused) await withTimeout(unused, CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context close timed out')).catch(() => {});
+    if (unused)
+      await withTimeout(unused, CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context close timed out')).catch(() => {});
     throw stoppedError(external);
   }
   // Aborted by the caller, by a renderer crash, or by the browser going away: every step stops at once.
   const internal = new AbortController();
   const signal = external ? AbortSignal.any([external, internal.signal]) : internal.signal;
-  const onDisconnect = () => internal.abort(new CaptureError('browser_crashed', 'The browser stopped during the capture', true));
+  const onDisconnect = () =>
+    internal.abort(new CaptureError('browser_crashed', 'The browser stopped during the capture', true));
   browser.on('disconnected', onDisconnect);
 
   let context: BrowserContext | undefined;
   let closing: Promise<void> | undefined;
   const closeContext = (): Promise<void> => {
     if (!context) return Promise.resolve();
-    closing ??= withTimeout(context.close(), CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context close timed out')).catch(() => {});
+    closing ??= withTimeout(
+      context.close(),
+      CONTEXT_CLOSE_TIMEOUT_MS,
+      () => new Error('context close timed out'),
+    ).catch(() => {});
     return closing;
   };
   const onExternalAbort = () => void closeContext();
@@ -286,7 +323,12 @@ interface CaptureState {
   mainHtml?: string;
   title: string;
   finalUrl: string;
-  network?: { finalMain: MainDocument | undefined; mainDocumentUrls: string[]; browserVersion: string; exchanges: NetworkExchange[] };
+  network?: {
+    finalMain: MainDocument | undefined;
+    mainDocumentUrls: string[];
+    browserVersion: string;
+    exchanges: NetworkExchange[];
+  };
 }
 
 /**
@@ -298,7 +340,11 @@ interface CaptureState {
 const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'prepare', run: prepare },
   { name: 'navigate', run: navigateToLoad },
-  { name: 'wait-for-selector', when: (s) => s.settings.waitForSelector !== null && !s.timedOut, run: waitForTenantSelector },
+  {
+    name: 'wait-for-selector',
+    when: (s) => s.settings.waitForSelector !== null && !s.timedOut,
+    run: waitForTenantSelector,
+  },
   { name: 'detect-consent', when: (s) => s.options.handleConsent !== false, run: startConsentDetection },
   { name: 'scroll', run: startLazyScroll },
   { name: 'settle', run: settle },
@@ -323,7 +369,10 @@ async function captureInContext(
 ): Promise<PageCaptureResult> {
   const clock = options.clock ?? wallClock;
   const { page, session, mainFrameId } = prepared;
-  const recorder = createNetworkRecorder(session, { mainFrameId, maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES });
+  const recorder = createNetworkRecorder(session, {
+    mainFrameId,
+    maxBodyBytes: options.maxRecordedBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES,
+  });
   const state: CaptureState = {
     url,
     options,
@@ -365,7 +414,9 @@ async function captureInContext(
  */
 async function prepare(s: CaptureState): Promise<void> {
   const { page, session, recorder, settings, bounds } = s;
-  page.on('error', () => s.internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)));
+  page.on('error', () =>
+    s.internal.abort(new CaptureError('page_crashed', 'The page crashed the browser tab while rendering', true)),
+  );
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
   const viewport = { ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor };
@@ -405,7 +456,12 @@ async function navigateToLoad(s: CaptureState): Promise<void> {
  * navigation left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
  */
 async function waitForTenantSelector(s: CaptureState): Promise<void> {
-  s.selectorWait = await waitForSelectorStep(s.page, s.settings.waitForSelector!, Math.max(1000, s.options.timeoutMs - s.navigationMs), s.signal);
+  s.selectorWait = await waitForSelectorStep(
+    s.page,
+    s.settings.waitForSelector!,
+    Math.max(1000, s.options.timeoutMs - s.navigationMs),
+    s.signal,
+  );
   if (s.selectorWait.reason) s.notes.push(s.selectorWait.reason);
   s.settleFrom = performance.now();
 }
@@ -442,7 +498,11 @@ async function settle(s: CaptureState): Promise<void> {
 async function quietAfterScroll(s: CaptureState): Promise<void> {
   ({ scrollMs: s.scrollMs } = await s.scrolling!);
   if (s.activity!.lastActiveAt() > s.settledAt || s.pending.inflight() > 0) {
-    await waitForNetworkQuiet(s.pending, { ...AFTER_SCROLL_QUIET, quietSince: s.activity!.quietSince(), signal: s.signal });
+    await waitForNetworkQuiet(s.pending, {
+      ...AFTER_SCROLL_QUIET,
+      quietSince: s.activity!.quietSince(),
+      signal: s.signal,
+    });
   }
 }
 
@@ -536,7 +596,12 @@ async function readRenderedHtml(s: CaptureState): Promise<void> {
 /** A bot-protection answer is reported, not archived as the page (challenge-page.ts). */
 function refuseChallengePage(s: CaptureState): void {
   const answered = s.recorder.mainDocument();
-  const protection = detectChallenge({ status: answered?.status ?? 0, headers: answered?.headers ?? [], title: s.title, html: s.mainHtml ?? s.html });
+  const protection = detectChallenge({
+    status: answered?.status ?? 0,
+    headers: answered?.headers ?? [],
+    title: s.title,
+    html: s.mainHtml ?? s.html,
+  });
   if (protection) throw new CaptureError('challenge', challengeMessage(protection, answered?.status ?? 0), true);
 }
 
@@ -577,7 +642,12 @@ function release(s: CaptureState): void {
 function shoot(s: CaptureState) {
   const { settings, options, signal } = s;
   return settings.fullPage === false
-    ? captureViewport(s.session, { timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS, signal, scale: settings.deviceScaleFactor, clock: options.clock })
+    ? captureViewport(s.session, {
+        timeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS,
+        signal,
+        scale: settings.deviceScaleFactor,
+        clock: options.clock,
+      })
     : captureFullPage(s.session, {
         maxHeightPx: options.maxScreenshotHeightPx,
         sliceTimeoutMs: SCREENSHOT_SLICE_TIMEOUT_MS,
@@ -590,10 +660,12 @@ function shoot(s: CaptureState) {
 /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */
 function startConsent(s: CaptureState): Promise<ConsentRun | null> {
   const { page, session, mainFrameId, clock, consentPreload, signal } = s;
-  return s.bounds.page(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS).catch((error: unknown) => {
-    if (signal.aborted) throw error;
-    return null;
-  });
+  return s.bounds
+    .page(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS)
+    .catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return null;
+    });
 }
 
 /** Scrolls for lazy content within its budget; how far it got goes to the notes. */
@@ -601,27 +673,46 @@ async function scrollForLazyContent(s: CaptureState): Promise<{ scrollMs: number
   const { session, mainFrameId, pending, signal, notes } = s;
   const scrollStart = performance.now();
   const scrolling = scrollWhileGrowing(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS, pending, signal });
-  const scrolled = await s.bounds.page(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000).catch((error: unknown) => {
-    if (signal.aborted) throw error;
-    notes.push('scrolling for lazy content failed');
-    return undefined;
-  });
-  if (scrolled && !scrolled.reachedBottom) notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
-  if (scrolled?.stillGrowing) notes.push(`the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`);
+  const scrolled = await s.bounds
+    .page(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000)
+    .catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      notes.push('scrolling for lazy content failed');
+      return undefined;
+    });
+  if (scrolled && !scrolled.reachedBottom)
+    notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
+  if (scrolled?.stillGrowing)
+    notes.push(
+      `the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`,
+    );
   return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
 }
 
 /** The record of what the steps found; the stages that are one step each are that step's time. */
 function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult {
   const network = s.network!;
-  const stages: RenderStages = { navigationMs: s.navigationMs, scrollMs: s.scrollMs, screenshotMs: timings.screenshot!, htmlMs: timings.html!, networkMs: timings.network! };
+  const stages: RenderStages = {
+    navigationMs: s.navigationMs,
+    scrollMs: s.scrollMs,
+    screenshotMs: timings.screenshot!,
+    htmlMs: timings.html!,
+    networkMs: timings.network!,
+  };
   const { settle, consent } = s;
   if (settle) stages.settleMs = settle.elapsedMs;
   if (consent) stages.consentMs = consent.durationMs;
   if (s.screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = s.screenshotBeforeMs;
   const durationMs = Math.round(s.captureMoment - s.navigationStart);
   const render: RenderInfo = settle
-    ? { waitUntilReached: 'load', timedOut: false, durationMs, settleMs: settle.elapsedMs, settleReason: settle.reason, stages }
+    ? {
+        waitUntilReached: 'load',
+        timedOut: false,
+        durationMs,
+        settleMs: settle.elapsedMs,
+        settleReason: settle.reason,
+        stages,
+      }
     : { waitUntilReached: 'domcontentloaded', timedOut: true, durationMs, stages };
 
   const result: PageCaptureResult = {
@@ -668,7 +759,12 @@ async function navigate(
       if (domContentLoaded()) return true;
       const explained = blockedResponse(failedUrl, options.explainNetworkError);
       if (explained) throw explained;
-      throw new CaptureError('timeout', `The page did not load within ${Math.round(options.timeoutMs / 1000)} s`, true, { cause: error });
+      throw new CaptureError(
+        'timeout',
+        `The page did not load within ${Math.round(options.timeoutMs / 1000)} s`,
+        true,
+        { cause: error },
+      );
     }
     throw navigationFailure({
       errorText: failure?.errorText || (error instanceof Error ? error.message : String(error)),
@@ -701,12 +797,23 @@ interface StepBounds {
 function stepBounds(signal: AbortSignal, clock: PageClock): StepBounds {
   return {
     page: (work, ms = STEP_TIMEOUT_MS) =>
-      withTimeout(work, ms, () => new CaptureError('timeout', 'The page stopped responding while it was being captured', true), signal, clock),
+      withTimeout(
+        work,
+        ms,
+        () => new CaptureError('timeout', 'The page stopped responding while it was being captured', true),
+        signal,
+        clock,
+      ),
     service: (work) =>
       withTimeout(
         work,
         SERVICE_STEP_TIMEOUT_MS,
-        () => new CaptureError('service_busy', 'The capture service could not open a browser page in time; it will try again', true),
+        () =>
+          new CaptureError(
+            'service_busy',
+            'The capture service could not open a browser page in time; it will try again',
+            true,
+          ),
         signal,
         clock,
       ),
@@ -731,7 +838,9 @@ function since(start: number): number {
 
 function stoppedError(signal: AbortSignal): CaptureError {
   const reason: unknown = signal.reason;
-  return isCaptureError(reason) ? reason : new CaptureError('timeout', 'The capture took too long and was stopped', true);
+  return isCaptureError(reason)
+    ? reason
+    : new CaptureError('timeout', 'The capture took too long and was stopped', true);
 }
 
 function toCaptureError(
@@ -740,7 +849,8 @@ function toCaptureError(
 ): CaptureError {
   if (ctx.external?.aborted) return stoppedError(ctx.external);
   if (ctx.internal.aborted) return abortReason(ctx.internal) as CaptureError;
-  if (!ctx.browser.connected) return new CaptureError('browser_crashed', 'The browser stopped during the capture', true, { cause: error });
+  if (!ctx.browser.connected)
+    return new CaptureError('browser_crashed', 'The browser stopped during the capture', true, { cause: error });
   if (isCaptureError(error)) return error;
   return new CaptureError('capture_failed', 'The page could not be captured', true, { cause: error });
 }

@@ -26,7 +26,10 @@ function stitchThread(): Worker {
   if (thread) return thread;
   const worker =
     EXTENSION === '.ts'
-      ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, { eval: true })
+      ? new Worker(
+          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
+          { eval: true },
+        )
       : new Worker(WORKER_URL);
   worker.on('message', (reply: StitchReply) => {
     const waiter = waiting.get(reply.id);

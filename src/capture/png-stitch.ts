@@ -38,7 +38,9 @@ export async function stitchPngsVertically(slices: Buffer[]): Promise<Buffer> {
   if (parts.some((p) => p.width !== first.width)) throw new Error('slices differ in width');
   const height = parts.reduce((sum, p) => sum + p.height, 0);
 
-  const sameFormat = parts.every((p) => p.bitDepth === first.bitDepth && p.colorType === first.colorType && p.interlace === first.interlace);
+  const sameFormat = parts.every(
+    (p) => p.bitDepth === first.bitDepth && p.colorType === first.colorType && p.interlace === first.interlace,
+  );
   const channels = CHANNELS[first.colorType];
   if (sameFormat && first.bitDepth === 8 && first.interlace === 0 && channels !== undefined) {
     return encode(first.width, height, first.colorType, parts, (part) => {
@@ -57,7 +59,13 @@ export async function stitchPngsVertically(slices: Buffer[]): Promise<Buffer> {
   });
 }
 
-async function encode<T>(width: number, height: number, colorType: number, inputs: T[], scanlines: (input: T) => Buffer): Promise<Buffer> {
+async function encode<T>(
+  width: number,
+  height: number,
+  colorType: number,
+  inputs: T[],
+  scanlines: (input: T) => Buffer,
+): Promise<Buffer> {
   const deflate = createDeflate({ level: 6 });
   const compressed: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => compressed.push(chunk));

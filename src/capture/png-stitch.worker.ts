@@ -15,6 +15,9 @@ parentPort!.on('message', async ({ id, slices }: StitchRequest) => {
     const out = new Uint8Array(png);
     parentPort!.postMessage({ id, png: out } satisfies StitchReply, [out.buffer]);
   } catch (error) {
-    parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies StitchReply);
+    parentPort!.postMessage({
+      id,
+      error: error instanceof Error ? error.message : String(error),
+    } satisfies StitchReply);
   }
 });

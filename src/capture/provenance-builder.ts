@@ -34,7 +34,12 @@ export function buildProvenanceRecord(input: {
     captureSettings: input.captureSettings,
     connections: input.connections,
     artifacts: input.artifacts.map(
-      (a): ProvenanceArtifact => ({ name: a.name, mediaType: a.mediaType, hash: sha256Prefixed(a.bytes), bytes: a.bytes.byteLength }),
+      (a): ProvenanceArtifact => ({
+        name: a.name,
+        mediaType: a.mediaType,
+        hash: sha256Prefixed(a.bytes),
+        bytes: a.bytes.byteLength,
+      }),
     ),
     notes: result.notes,
   };

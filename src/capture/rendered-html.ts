@@ -59,7 +59,10 @@ export async function renderedHtml(page: Page): Promise<RenderedHtml> {
   const notes: string[] = [];
   const children = page.frames().filter((frame) => frame !== main && !frame.detached);
   const inlined = children.slice(0, MAX_INLINED_FRAMES);
-  if (children.length > inlined.length) notes.push(`${children.length - inlined.length} frame document(s) not inlined in the html artifact (more than ${MAX_INLINED_FRAMES} frames)`);
+  if (children.length > inlined.length)
+    notes.push(
+      `${children.length - inlined.length} frame document(s) not inlined in the html artifact (more than ${MAX_INLINED_FRAMES} frames)`,
+    );
 
   // 1. Mark each frame's owner element in its parent document.
   const marked = new Map<Frame, number>();
@@ -95,7 +98,9 @@ export async function renderedHtml(page: Page): Promise<RenderedHtml> {
   } finally {
     await Promise.all(
       [main, ...inlined].map((frame) =>
-        step(frame.evaluate(`document.querySelectorAll('[${MARKER}]').forEach((el) => el.removeAttribute('${MARKER}'))`)).catch(() => {}),
+        step(
+          frame.evaluate(`document.querySelectorAll('[${MARKER}]').forEach((el) => el.removeAttribute('${MARKER}'))`),
+        ).catch(() => {}),
       ),
     );
   }

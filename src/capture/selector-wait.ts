@@ -12,7 +12,12 @@ export interface SelectorWaitResult {
   reason?: string;
 }
 
-export async function waitForSelectorStep(page: Page, selector: string, timeoutMs: number, signal: AbortSignal): Promise<SelectorWaitResult> {
+export async function waitForSelectorStep(
+  page: Page,
+  selector: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<SelectorWaitResult> {
   const start = performance.now();
   const waitedMs = () => Math.round(performance.now() - start);
   try {

@@ -42,7 +42,14 @@ export interface StoredEvidenceCheckOptions {
 type Completed = { captureId: string; artifacts: ArtifactRefs; bundle?: BundleRef };
 
 export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Promise<StoredEvidenceTally> {
-  const tally: StoredEvidenceTally = { captures: 0, artifacts: 0, ok: 0, missing: 0, corrupt: 0, lastSeq: opts.fromSeq - 1 };
+  const tally: StoredEvidenceTally = {
+    captures: 0,
+    artifacts: 0,
+    ok: 0,
+    missing: 0,
+    corrupt: 0,
+    lastSeq: opts.fromSeq - 1,
+  };
   const stopped = new Error('stopped');
   try {
     await opts.events.replay(
@@ -55,9 +62,13 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
         if (e.event.type !== 'capture.completed') return;
         const data = e.event.data as Completed;
         tally.captures++;
-        const named = Object.entries(data.artifacts ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+        const named = Object.entries(data.artifacts ?? {}).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        );
         // A capture's objects are independent: checked side by side.
-        const checks = await Promise.all(named.map(async ([artifact, object]) => ({ artifact, object, check: await opts.artifacts.check(object) })));
+        const checks = await Promise.all(
+          named.map(async ([artifact, object]) => ({ artifact, object, check: await opts.artifacts.check(object) })),
+        );
         for (const { artifact, object, check } of checks) {
           tally.artifacts++;
           let problem: StoredArtifactProblem | null = null;
@@ -65,7 +76,11 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
           if (check.status === 'missing') problem = { ...at, status: 'missing' };
           else if (check.status === 'corrupt') problem = { ...at, status: 'corrupt', detail: check.detail };
           else if (artifact === 'wacz' && data.bundle && check.size !== data.bundle.size) {
-            problem = { ...at, status: 'corrupt', detail: `${check.size} bytes stored, the bundle the ledger names has ${data.bundle.size}` };
+            problem = {
+              ...at,
+              status: 'corrupt',
+              detail: `${check.size} bytes stored, the bundle the ledger names has ${data.bundle.size}`,
+            };
           }
           if (!problem) tally.ok++;
           else {

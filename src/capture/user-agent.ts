@@ -23,7 +23,10 @@ export async function presentAsChrome(page: Page, browserUserAgent: string): Pro
     userAgent,
     userAgentMetadata: {
       brands,
-      fullVersionList: brands.map((b) => ({ brand: b.brand, version: b.brand === 'Chromium' ? fullVersion : `${b.version}.0.0.0` })),
+      fullVersionList: brands.map((b) => ({
+        brand: b.brand,
+        version: b.brand === 'Chromium' ? fullVersion : `${b.version}.0.0.0`,
+      })),
       fullVersion,
       platform: 'Linux',
       platformVersion: '',

@@ -29,7 +29,10 @@ export class UsageError extends Error {
 /** The command could not do its job: exit 1. `hint` says what to do about it. */
 export class CliError extends Error {
   override name = 'CliError';
-  constructor(message: string, public readonly hint?: string) {
+  constructor(
+    message: string,
+    public readonly hint?: string,
+  ) {
     super(message);
   }
 }

@@ -52,7 +52,10 @@ export function openSession(io: CliIo): CliSession {
     try {
       run = await readRunFile(dataDir);
     } catch (err) {
-      throw new CliError(`${name} is not set and ${path} cannot be read: ${(err as Error).message}`, `Set ${name}, or restart the service so it rewrites ${path}.`);
+      throw new CliError(
+        `${name} is not set and ${path} cannot be read: ${(err as Error).message}`,
+        `Set ${name}, or restart the service so it rewrites ${path}.`,
+      );
     }
     if (!run) {
       throw new CliError(
@@ -68,7 +71,10 @@ export function openSession(io: CliIo): CliSession {
     }
     if (name === 'NATS_URL') return run.natsUrl;
     if (run.databaseUrl === null) {
-      throw new CliError(`DATABASE_URL is not set and the service in ${dataDir} runs without a database (ROLES has no role that uses one)`, 'Set DATABASE_URL to the deployment\'s database.');
+      throw new CliError(
+        `DATABASE_URL is not set and the service in ${dataDir} runs without a database (ROLES has no role that uses one)`,
+        "Set DATABASE_URL to the deployment's database.",
+      );
     }
     return run.databaseUrl;
   }
@@ -85,10 +91,22 @@ export function openSession(io: CliIo): CliSession {
     const url = await endpoint('NATS_URL');
     let nc: NatsConnection;
     try {
-      const credentials = config.NATS_USER ? { user: config.NATS_USER, pass: config.NATS_PASSWORD ?? '' } : await runFileCredentials();
-      nc = await connect({ servers: url, name: 'capture-ledger-cli', timeout: 5000, maxReconnectAttempts: 5, reconnectTimeWait: 500, ...credentials });
+      const credentials = config.NATS_USER
+        ? { user: config.NATS_USER, pass: config.NATS_PASSWORD ?? '' }
+        : await runFileCredentials();
+      nc = await connect({
+        servers: url,
+        name: 'capture-ledger-cli',
+        timeout: 5000,
+        maxReconnectAttempts: 5,
+        reconnectTimeWait: 500,
+        ...credentials,
+      });
     } catch (err) {
-      throw new CliError(`cannot connect to NATS at ${url}: ${(err as Error).message}`, 'Check NATS_URL and that the nats-server is running.');
+      throw new CliError(
+        `cannot connect to NATS at ${url}: ${(err as Error).message}`,
+        'Check NATS_URL and that the nats-server is running.',
+      );
     }
     nats = { nc, js: jetstream(nc, { timeout: 10_000 }), jsm: await jetstreamManager(nc) };
     return nats;
@@ -128,10 +146,15 @@ export function openSession(io: CliIo): CliSession {
       p.on('error', () => undefined); // an idle client dropped by the server; the next query reports it
       let found: string | null;
       try {
-        found = (await p.query<{ t: string | null }>(`SELECT to_regclass('${LIVE_SCHEMA}.projector_checkpoint')::text AS t`)).rows[0]!.t;
+        found = (
+          await p.query<{ t: string | null }>(`SELECT to_regclass('${LIVE_SCHEMA}.projector_checkpoint')::text AS t`)
+        ).rows[0]!.t;
       } catch (err) {
         await p.end().catch(() => undefined);
-        throw new CliError(`cannot query Postgres at ${redactUrl(url)}: ${(err as Error).message}`, 'Check DATABASE_URL and that Postgres is running.');
+        throw new CliError(
+          `cannot query Postgres at ${redactUrl(url)}: ${(err as Error).message}`,
+          'Check DATABASE_URL and that Postgres is running.',
+        );
       }
       if (!found) {
         await p.end().catch(() => undefined);

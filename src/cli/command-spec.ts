@@ -60,7 +60,11 @@ export function helpText(spec: CommandSpec): string {
   for (const p of spec.positionals ?? []) rows.push([p.name, p.help]);
   for (const [name, o] of Object.entries(spec.options)) {
     const flag = o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`;
-    const extra = [o.choices ? `one of: ${o.choices.join(', ')}` : '', o.default !== undefined ? `default: ${o.default}` : '', o.required ? 'required' : '']
+    const extra = [
+      o.choices ? `one of: ${o.choices.join(', ')}` : '',
+      o.default !== undefined ? `default: ${o.default}` : '',
+      o.required ? 'required' : '',
+    ]
       .filter(Boolean)
       .join('; ');
     rows.push([flag, extra ? `${o.help} (${extra})` : o.help]);
@@ -77,12 +81,14 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
     help: { type: 'boolean', short: 'h' },
   };
-  for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type, ...(o.multiple ? { multiple: true } : {}) };
+  for (const [name, o] of Object.entries(spec.options))
+    options[name] = { type: o.type, ...(o.multiple ? { multiple: true } : {}) };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
-    if (String((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
+    if (String((err as { code?: string }).code ?? '').startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError((err as Error).message);
     throw err;
   }
   const values = parsed.values as ParsedArgs['values'];
@@ -93,7 +99,8 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     if (values[name] === undefined && o.required) throw new UsageError(`--${name} is required: ${o.help}`);
     if (o.choices && values[name] !== undefined) {
       for (const item of [values[name]].flat() as string[]) {
-        if (!o.choices.includes(item)) throw new UsageError(`--${name} must be one of ${o.choices.join(', ')}; got '${item}'`);
+        if (!o.choices.includes(item))
+          throw new UsageError(`--${name} must be one of ${o.choices.join(', ')}; got '${item}'`);
       }
     }
     if (o.type === 'string' && typeof values[name] === 'string' && (values[name] as string).trim() === '') {
@@ -103,7 +110,13 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
   const declared = spec.positionals ?? [];
   const required = declared.filter((p) => p.required).length;
   if (parsed.positionals.length < required) {
-    throw new UsageError(`missing ${declared.slice(parsed.positionals.length).filter((p) => p.required).map((p) => p.name).join(', ')}`);
+    throw new UsageError(
+      `missing ${declared
+        .slice(parsed.positionals.length)
+        .filter((p) => p.required)
+        .map((p) => p.name)
+        .join(', ')}`,
+    );
   }
   if (parsed.positionals.length > declared.length) {
     throw new UsageError(`unexpected argument '${parsed.positionals[declared.length]}'`);

@@ -4,7 +4,8 @@ import { UsageError } from './cli-io.js';
 
 export type Cell = string | number | boolean | Date | null | undefined;
 
-const cellText = (v: Cell): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v));
+const cellText = (v: Cell): string =>
+  v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
 
 /** One CSV field: quoted when it holds a comma, a quote, a line break or edge spaces; quotes doubled. */
 export function csvField(v: Cell): string {
@@ -22,7 +23,9 @@ export function csv(header: string[], rows: Cell[][]): string {
 export function table(header: string[], rows: Cell[][]): string {
   const text = rows.map((r) => r.map((c) => cellText(c).replace(/[\r\n\t]+/g, ' ')));
   const widths = header.map((h, i) => Math.max(h.length, ...text.map((r) => (r[i] ?? '').length)));
-  const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] === null || r[i] === undefined));
+  const numeric = header.map(
+    (_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] === null || r[i] === undefined),
+  );
   const line = (cells: string[]) =>
     cells
       .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
@@ -45,7 +48,10 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 
 /** An ISO 8601 date or date-time; a date alone or a time without offset means UTC. */
 export function parseInstant(value: string, option: string): Date {
-  if (!ISO_INSTANT.test(value)) throw new UsageError(`${option} must be an ISO 8601 date or date-time (e.g. 2025-03-01 or 2025-03-01T12:00:00Z); got '${value}'`);
+  if (!ISO_INSTANT.test(value))
+    throw new UsageError(
+      `${option} must be an ISO 8601 date or date-time (e.g. 2025-03-01 or 2025-03-01T12:00:00Z); got '${value}'`,
+    );
   const withZone = /T/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
   const d = new Date(withZone);
   if (Number.isNaN(d.getTime())) throw new UsageError(`${option} is not a valid date: '${value}'`);

@@ -30,13 +30,23 @@ export interface Progress {
   finish(): void;
 }
 
-export function createProgress(io: CliIo, opts: { label: string; unit: string; from: number; total: number; now?: () => number }): Progress {
+export function createProgress(
+  io: CliIo,
+  opts: { label: string; unit: string; from: number; total: number; now?: () => number },
+): Progress {
   const now = opts.now ?? Date.now;
   const started = now();
   let last = started; // first drawn after one interval: a short run prints only its final line
   let done = opts.from;
   const draw = (final: boolean) => {
-    const text = renderProgress({ label: opts.label, unit: opts.unit, done, total: opts.total, from: opts.from, elapsedMs: now() - started });
+    const text = renderProgress({
+      label: opts.label,
+      unit: opts.unit,
+      done,
+      total: opts.total,
+      from: opts.from,
+      elapsedMs: now() - started,
+    });
     if (io.stderrIsTTY) io.stderr(`\r${text}\x1b[K${final ? '\n' : ''}`);
     else io.stderr(`${text}\n`);
   };

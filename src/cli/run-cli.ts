@@ -13,7 +13,20 @@ import { logAudit, logMonitor } from './commands/log.js';
 
 /** The operator CLI: finds the command named by the leading words, parses its options and runs it. */
 
-export const COMMANDS: CommandSpec[] = [eventsList, eventsTail, projectionsStatus, projectionsRebuild, usageReport, keysCreate, signingRotate, verify, logMonitor, logAudit, audit, storageVerify];
+export const COMMANDS: CommandSpec[] = [
+  eventsList,
+  eventsTail,
+  projectionsStatus,
+  projectionsRebuild,
+  usageReport,
+  keysCreate,
+  signingRotate,
+  verify,
+  logMonitor,
+  logAudit,
+  audit,
+  storageVerify,
+];
 
 export function topLevelHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => commandName(c).length));
@@ -69,7 +82,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT_OK;
     }
     const what = group ? `${argv[0]} ${argv[1]}` : argv[0];
-    io.stderr(`${PROGRAM}: unknown command '${what}'\n${group ? groupHelp(argv[0]!) : `Run \`${PROGRAM} --help\` to list the commands.\n`}`);
+    io.stderr(
+      `${PROGRAM}: unknown command '${what}'\n${group ? groupHelp(argv[0]!) : `Run \`${PROGRAM} --help\` to list the commands.\n`}`,
+    );
     return EXIT_USAGE;
   }
   const name = commandName(spec);
@@ -82,18 +97,24 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await spec.run(args, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`${PROGRAM} ${name}: ${err.message}\n${usageLine(spec)}\nRun \`${PROGRAM} ${name} --help\` for details.\n`);
+      io.stderr(
+        `${PROGRAM} ${name}: ${err.message}\n${usageLine(spec)}\nRun \`${PROGRAM} ${name} --help\` for details.\n`,
+      );
       return EXIT_USAGE;
     }
     if (err instanceof ConfigError) {
-      io.stderr(`${PROGRAM} ${name}: ${err.message}\nFix the environment variable named above (the CLI reads the same ones as the service).\n`);
+      io.stderr(
+        `${PROGRAM} ${name}: ${err.message}\nFix the environment variable named above (the CLI reads the same ones as the service).\n`,
+      );
       return EXIT_USAGE;
     }
     if (err instanceof CliError) {
       io.stderr(`${PROGRAM} ${name}: ${err.message}\n${err.hint ? `  ${err.hint}\n` : ''}`);
       return EXIT_FAILURE;
     }
-    io.stderr(`${PROGRAM} ${name}: ${(err as Error)?.message ?? String(err)}\n${io.env.CLI_DEBUG ? `${(err as Error)?.stack}\n` : ''}`);
+    io.stderr(
+      `${PROGRAM} ${name}: ${(err as Error)?.message ?? String(err)}\n${io.env.CLI_DEBUG ? `${(err as Error)?.stack}\n` : ''}`,
+    );
     return EXIT_FAILURE;
   }
 }

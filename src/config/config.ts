@@ -5,7 +5,10 @@ import { z } from 'zod';
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
 const csv = (value: string | undefined): string[] =>
-  (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 
 /**
  * Default WORKER_CONCURRENCY: captures running at once in one worker. A capture mostly waits (for the
@@ -60,7 +63,14 @@ const isCidr = (value: string): boolean => {
 const isBareOrigin = (value: string): boolean => {
   if (!URL.canParse(value)) return true; // reported by urlString
   const u = new URL(value);
-  return (u.protocol === 'http:' || u.protocol === 'https:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username && !u.password;
+  return (
+    (u.protocol === 'http:' || u.protocol === 'https:') &&
+    (u.pathname === '/' || u.pathname === '') &&
+    !u.search &&
+    !u.hash &&
+    !u.username &&
+    !u.password
+  );
 };
 
 const optionalString = z
@@ -75,7 +85,8 @@ const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'sched
 export type Role = (typeof ROLE_NAMES)[number];
 
 /** Every role but the signer and the transparency-log sequencer reads or writes the projections. */
-export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean => [...roles].some((r) => r !== 'signer' && r !== 'sequencer');
+export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean =>
+  [...roles].some((r) => r !== 'signer' && r !== 'sequencer');
 
 const envSchema = z.object({
   PORT: integer('PORT', 8080, 0, 65535),
@@ -106,12 +117,13 @@ const envSchema = z.object({
     message: 'CAPTURE_API_KEY must be at least 16 characters',
   }),
   /** Bearer token for GET /metrics; unset: only clients on this machine may scrape. */
-  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, { message: 'METRICS_TOKEN must be at least 16 characters' }),
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'METRICS_TOKEN must be at least 16 characters',
+  }),
   CORS_ORIGINS: optionalString.transform((v) => csv(v)),
-  SIGNING_KEY: optionalString.refine(
-    (v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32,
-    { message: "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed" },
-  ),
+  SIGNING_KEY: optionalString.refine((v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32, {
+    message: "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed",
+  }),
   TSA_URL: optionalString.refine((v) => v === undefined || v === 'none' || URL.canParse(v), {
     message: "TSA_URL must be 'none' or an absolute URL",
   }),
@@ -133,7 +145,12 @@ const envSchema = z.object({
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
   CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
   VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
-  WORKER_CONCURRENCY: integer('WORKER_CONCURRENCY', defaultWorkerConcurrency(availableParallelism(), totalmem()), 1, 64),
+  WORKER_CONCURRENCY: integer(
+    'WORKER_CONCURRENCY',
+    defaultWorkerConcurrency(availableParallelism(), totalmem()),
+    1,
+    64,
+  ),
   /** Replicas of every stream, KV and object-store bucket (DESIGN decision 10); more than the cluster has stops the process. */
   NATS_REPLICAS: integer('NATS_REPLICAS', 1, 1, 5),
   /** Tenant actors idle this long are dropped from memory (after a snapshot); the next command re-hydrates. */
@@ -161,7 +178,10 @@ const envSchema = z.object({
     const parts = csv(v);
     const bad = parts.filter((p) => !ipaddr.isValid(p) && !isCidr(p));
     if (bad.length > 0 || parts.length === 0) {
-      ctx.addIssue({ code: 'custom', message: `TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs; not understood: ${bad.join(',') || v}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs; not understood: ${bad.join(',') || v}`,
+      });
       return z.NEVER;
     }
     return parts.join(',');
@@ -171,14 +191,18 @@ const envSchema = z.object({
    * process, as one process of `make run` must; `remote` — it asks the signer processes over NATS and never
    * holds the key (make cluster, docker-compose; docs/security.md).
    */
-  SIGNER: optionalString.pipe(z.enum(['local', 'remote'], { error: 'SIGNER must be local or remote' }).optional()).transform((v) => v ?? 'local'),
+  SIGNER: optionalString
+    .pipe(z.enum(['local', 'remote'], { error: 'SIGNER must be local or remote' }).optional())
+    .transform((v) => v ?? 'local'),
   LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
   /** The transparency log's checkpoint (note) key, separate from SIGNING_KEY: base64 32-byte seed; unset → generated once into DATA_DIR by the sequencer. */
   LOG_SIGNING_KEY: optionalString.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
     message: 'LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
   }),
   /** The log's origin line and key name (docs/transparency.md); default: PUBLIC_BASE_URL's host and path + /v1/log. */
-  LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), { message: 'LOG_ORIGIN must not contain spaces or +' }),
+  LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
+    message: 'LOG_ORIGIN must not contain spaces or +',
+  }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
 });
@@ -206,7 +230,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const base = new URL(publicBaseUrl);
   // Replayed pages on the verifier's origin could rewrite its verdict (issue 28 §1): the two must differ.
   const replayOrigin = cfg.REPLAY_ORIGIN ? new URL(cfg.REPLAY_ORIGIN).origin : undefined;
-  if (replayOrigin === base.origin) throw new ConfigError(`invalid configuration:\n  REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL (${base.origin}): archived pages must not run on the verifier's origin`);
-  if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT) throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
-  return { ...cfg, REPLAY_ORIGIN: replayOrigin, PUBLIC_BASE_URL: publicBaseUrl, LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log` };
+  if (replayOrigin === base.origin)
+    throw new ConfigError(
+      `invalid configuration:\n  REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL (${base.origin}): archived pages must not run on the verifier's origin`,
+    );
+  if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT)
+    throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
+  return {
+    ...cfg,
+    REPLAY_ORIGIN: replayOrigin,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log`,
+  };
 }

@@ -20,7 +20,12 @@ export interface ArtifactKind {
 }
 
 export const ARTIFACTS = {
-  screenshot: { refKey: 'screenshot', mediaType: 'image/png', download: { type: 'image/png', name: 'screenshot.png' }, warcName: 'screenshot.png' },
+  screenshot: {
+    refKey: 'screenshot',
+    mediaType: 'image/png',
+    download: { type: 'image/png', name: 'screenshot.png' },
+    warcName: 'screenshot.png',
+  },
   'screenshot-before': {
     refKey: 'screenshotBefore',
     mediaType: 'image/png',
@@ -28,16 +33,31 @@ export const ARTIFACTS = {
     warcName: 'screenshot-before.png',
   },
   // Served as text so a browser never renders the captured page on the service's origin.
-  html: { refKey: 'html', mediaType: 'text/html; charset=utf-8', download: { type: 'text/plain; charset=utf-8', name: 'page.html.txt' }, warcName: 'page.html' },
+  html: {
+    refKey: 'html',
+    mediaType: 'text/html; charset=utf-8',
+    download: { type: 'text/plain; charset=utf-8', name: 'page.html.txt' },
+    warcName: 'page.html',
+  },
   headers: {
     refKey: 'headers',
     mediaType: 'application/json',
     download: { type: 'application/json; charset=utf-8', name: 'headers.json' },
     warcName: 'headers.json',
   },
-  pdf: { refKey: 'pdf', mediaType: 'application/pdf', download: { type: 'application/pdf', name: 'page.pdf', beside: true }, warcName: null },
+  pdf: {
+    refKey: 'pdf',
+    mediaType: 'application/pdf',
+    download: { type: 'application/pdf', name: 'page.pdf', beside: true },
+    warcName: null,
+  },
   provenance: { refKey: 'provenance', mediaType: 'application/json', download: null, warcName: null },
-  wacz: { refKey: 'wacz', mediaType: 'application/wacz+zip', download: { type: 'application/wacz+zip', name: 'capture.wacz' }, warcName: null },
+  wacz: {
+    refKey: 'wacz',
+    mediaType: 'application/wacz+zip',
+    download: { type: 'application/wacz+zip', name: 'capture.wacz' },
+    warcName: null,
+  },
 } as const satisfies Record<string, ArtifactKind>;
 
 export type ArtifactName = keyof typeof ARTIFACTS;
@@ -45,10 +65,14 @@ export type ArtifactName = keyof typeof ARTIFACTS;
 const downloadOf = (name: ArtifactName): ArtifactKind['download'] => ARTIFACTS[name].download;
 
 /** The artifacts GET /v1/captures/{id}/artifacts/{name} serves — exactly spec 4.8's names —, in the order an error message lists them. */
-export const DOWNLOADABLE_ARTIFACTS = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => downloadOf(name) !== null && !downloadOf(name)!.beside);
+export const DOWNLOADABLE_ARTIFACTS = (Object.keys(ARTIFACTS) as ArtifactName[]).filter(
+  (name) => downloadOf(name) !== null && !downloadOf(name)!.beside,
+);
 
 /** The extensions served beside them, each at GET /v1/captures/{id}/{name}. */
-export const ARTIFACTS_BESIDE = (Object.keys(ARTIFACTS) as ArtifactName[]).filter((name) => downloadOf(name)?.beside === true);
+export const ARTIFACTS_BESIDE = (Object.keys(ARTIFACTS) as ArtifactName[]).filter(
+  (name) => downloadOf(name)?.beside === true,
+);
 
 export const isArtifactName = (name: string): name is ArtifactName => Object.hasOwn(ARTIFACTS, name);
 
@@ -57,4 +81,5 @@ export const isArtifactName = (name: string): name is ArtifactName => Object.has
  * (artifacts are write-once, src/capture/artifact-store.ts), and the completion event names the objects that
  * hold the evidence. Objects written before attempts were named are `<captureId>/<artifact>`.
  */
-export const artifactObjectName = (captureId: string, attemptKey: string, artifact: ArtifactName): string => `${captureId}/${attemptKey}/${artifact}`;
+export const artifactObjectName = (captureId: string, attemptKey: string, artifact: ArtifactName): string =>
+  `${captureId}/${attemptKey}/${artifact}`;

@@ -54,23 +54,30 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
   if (typeof raw !== 'object' || Array.isArray(raw)) return fail(`${field} must be an object.`);
   const input = raw as Record<string, unknown>;
   const unknown = Object.keys(input).filter((k) => !KNOWN.has(k));
-  if (unknown.length > 0) return fail(`${field}.${unknown[0]} is not a capture option (known: ${[...KNOWN].join(', ')}).`);
+  if (unknown.length > 0)
+    return fail(`${field}.${unknown[0]} is not a capture option (known: ${[...KNOWN].join(', ')}).`);
   const out: CaptureOptions = {};
   const L = CAPTURE_OPTION_LIMITS;
 
   if (input['viewport'] !== undefined) {
     const v = input['viewport'];
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return fail(`${field}.viewport must be an object {width, height}.`);
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      return fail(`${field}.viewport must be an object {width, height}.`);
     const { width, height, ...rest } = v as Record<string, unknown>;
-    if (Object.keys(rest).length > 0) return fail(`${field}.viewport.${Object.keys(rest)[0]} is not allowed; give width and height.`);
-    if (!isIntIn(width, L.width.min, L.width.max)) return fail(`${field}.viewport.width must be an integer from ${L.width.min} to ${L.width.max} (CSS pixels).`);
-    if (!isIntIn(height, L.height.min, L.height.max)) return fail(`${field}.viewport.height must be an integer from ${L.height.min} to ${L.height.max} (CSS pixels).`);
+    if (Object.keys(rest).length > 0)
+      return fail(`${field}.viewport.${Object.keys(rest)[0]} is not allowed; give width and height.`);
+    if (!isIntIn(width, L.width.min, L.width.max))
+      return fail(`${field}.viewport.width must be an integer from ${L.width.min} to ${L.width.max} (CSS pixels).`);
+    if (!isIntIn(height, L.height.min, L.height.max))
+      return fail(`${field}.viewport.height must be an integer from ${L.height.min} to ${L.height.max} (CSS pixels).`);
     out.viewport = { width: width as number, height: height as number };
   }
   if (input['deviceScaleFactor'] !== undefined) {
     const d = input['deviceScaleFactor'];
     if (typeof d !== 'number' || !Number.isFinite(d) || d < L.deviceScaleFactor.min || d > L.deviceScaleFactor.max) {
-      return fail(`${field}.deviceScaleFactor must be a number from ${L.deviceScaleFactor.min} to ${L.deviceScaleFactor.max}.`);
+      return fail(
+        `${field}.deviceScaleFactor must be a number from ${L.deviceScaleFactor.min} to ${L.deviceScaleFactor.max}.`,
+      );
     }
     out.deviceScaleFactor = d;
   }
@@ -81,12 +88,15 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
   if (input['waitForSelector'] !== undefined) {
     const s = input['waitForSelector'];
     if (typeof s !== 'string' || s.trim() === '' || s.length > L.waitForSelectorLength) {
-      return fail(`${field}.waitForSelector must be a non-empty CSS selector of at most ${L.waitForSelectorLength} characters.`);
+      return fail(
+        `${field}.waitForSelector must be a non-empty CSS selector of at most ${L.waitForSelectorLength} characters.`,
+      );
     }
     out.waitForSelector = s;
   }
   if (input['delayMs'] !== undefined) {
-    if (!isIntIn(input['delayMs'], L.delayMs.min, L.delayMs.max)) return fail(`${field}.delayMs must be an integer from ${L.delayMs.min} to ${L.delayMs.max}.`);
+    if (!isIntIn(input['delayMs'], L.delayMs.min, L.delayMs.max))
+      return fail(`${field}.delayMs must be an integer from ${L.delayMs.min} to ${L.delayMs.max}.`);
     out.delayMs = input['delayMs'] as number;
   }
   if (input['pdf'] !== undefined) {
@@ -109,4 +119,5 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
 }
 
 const fail = (detail: string): OptionsCheck => ({ ok: false, detail });
-const isIntIn = (v: unknown, min: number, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const isIntIn = (v: unknown, min: number, max: number): boolean =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;

@@ -26,17 +26,24 @@ export class DomainError extends Error {
 }
 
 /** A refusal with the status's standard title (400, 404, 422, 500, 503 …). */
-export const refusal = (status: number, detail: string, extras: DomainError['extras'] = {}) => new DomainError(status, STATUS_CODES[status] ?? 'Error', detail, extras);
+export const refusal = (status: number, detail: string, extras: DomainError['extras'] = {}) =>
+  new DomainError(status, STATUS_CODES[status] ?? 'Error', detail, extras);
 
 /** A 503 that says when to come back (spec 7.2). */
-export const unavailable = (detail: string, retryAfterSec: number) => refusal(503, detail, { headers: { 'Retry-After': String(retryAfterSec) } });
+export const unavailable = (detail: string, retryAfterSec: number) =>
+  refusal(503, detail, { headers: { 'Retry-After': String(retryAfterSec) } });
 
 /** The tenant's request rate is used up (spec 7.3, 8.1: limitType 'tenant'). */
 export const tenantRateLimited = (retryAfterSec: number, detail?: string) =>
-  new DomainError(429, 'Too Many Requests', detail ?? `Rate limit of this tenant exceeded; retry in ${retryAfterSec} s.`, {
-    body: { limitType: 'tenant' },
-    headers: { 'Retry-After': String(retryAfterSec) },
-  });
+  new DomainError(
+    429,
+    'Too Many Requests',
+    detail ?? `Rate limit of this tenant exceeded; retry in ${retryAfterSec} s.`,
+    {
+      body: { limitType: 'tenant' },
+      headers: { 'Retry-After': String(retryAfterSec) },
+    },
+  );
 
 export const notFound = (detail: string) => new DomainError(404, 'Not Found', detail);
 export const badRequest = (detail: string) => new DomainError(400, 'Bad Request', detail);

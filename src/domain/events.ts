@@ -104,12 +104,27 @@ export type TenantEvent =
   | {
       type: 'capture.failed';
       /** `failureReason`: absent on events written before reasons were recorded. */
-      data: { captureId: string; failedAt: string; error: string; retryable: boolean; attempts: number; failureReason?: FailureReason };
+      data: {
+        captureId: string;
+        failedAt: string;
+        error: string;
+        retryable: boolean;
+        attempts: number;
+        failureReason?: FailureReason;
+      };
     }
   | {
       type: 'webhook.registered';
       /** `sealedSecret`: the secret sealed under the webhook's own key (crypto-shredding); `secret`: in the clear, events before. */
-      data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; sealedSecret?: string; secret?: string; createdAt: string };
+      data: {
+        webhookId: string;
+        url: string;
+        events: WebhookEventType[];
+        name: string;
+        sealedSecret?: string;
+        secret?: string;
+        createdAt: string;
+      };
     }
   | { type: 'webhook.deleted'; data: { webhookId: string; deletedAt: string } }
   | {
@@ -129,9 +144,26 @@ export type TenantEvent =
     }
   | {
       type: 'webhook.delivery_dead_lettered';
-      data: { deliveryId: string; webhookId: string; eventId: string; eventType: string; attempts: number; reason: string };
+      data: {
+        deliveryId: string;
+        webhookId: string;
+        eventId: string;
+        eventType: string;
+        attempts: number;
+        reason: string;
+      };
     }
-  | { type: 'schedule.created'; data: { scheduleId: string; url: string; name: string; cron: string; createdAt: string; options?: CaptureOptions } }
+  | {
+      type: 'schedule.created';
+      data: {
+        scheduleId: string;
+        url: string;
+        name: string;
+        cron: string;
+        createdAt: string;
+        options?: CaptureOptions;
+      };
+    }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
   | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } };

@@ -9,4 +9,5 @@ export const REDACTED = '[redacted]';
 const CREDENTIAL_HEADERS = new Set(['set-cookie', 'set-cookie2', 'cookie', 'authorization', 'proxy-authorization']);
 
 /** The value to keep for a header: credentials are replaced by "[redacted]", the name stays. */
-export const redactedValue = (name: string, value: string): string => (CREDENTIAL_HEADERS.has(name.toLowerCase()) ? REDACTED : value);
+export const redactedValue = (name: string, value: string): string =>
+  CREDENTIAL_HEADERS.has(name.toLowerCase()) ? REDACTED : value;

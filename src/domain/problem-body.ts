@@ -12,7 +12,12 @@ export interface ProblemBody {
   [extra: string]: unknown;
 }
 
-export const problem = (status: number, detail: string, title?: string, extras: Record<string, unknown> = {}): ProblemBody => ({
+export const problem = (
+  status: number,
+  detail: string,
+  title?: string,
+  extras: Record<string, unknown> = {},
+): ProblemBody => ({
   type: 'about:blank',
   status,
   title: title ?? STATUS_CODES[status] ?? 'Error',

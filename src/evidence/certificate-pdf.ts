@@ -66,7 +66,12 @@ function heading(doc: PDFKit.PDFDocument, title: string): void {
   if (doc.y > doc.page.height - MARGIN - 120) doc.addPage();
   doc.moveDown(0.8).font('Helvetica-Bold').fontSize(12).fillColor(INK).text(`${number}. ${title}`, MARGIN);
   const y = doc.y + 2;
-  doc.moveTo(MARGIN, y).lineTo(doc.page.width - MARGIN, y).lineWidth(0.5).strokeColor('#999999').stroke();
+  doc
+    .moveTo(MARGIN, y)
+    .lineTo(doc.page.width - MARGIN, y)
+    .lineWidth(0.5)
+    .strokeColor('#999999')
+    .stroke();
   doc.moveDown(0.4);
 }
 
@@ -74,12 +79,20 @@ function heading(doc: PDFKit.PDFDocument, title: string): void {
 function field(doc: PDFKit.PDFDocument, label: string, value: string, mono = false): void {
   const width = doc.page.width - 2 * MARGIN;
   doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text(pdfText(label), MARGIN, doc.y, { width });
-  doc.font(mono ? 'Courier' : 'Helvetica').fontSize(mono ? 8 : 9.5).fillColor(INK).text(pdfText(value), MARGIN, doc.y, { width });
+  doc
+    .font(mono ? 'Courier' : 'Helvetica')
+    .fontSize(mono ? 8 : 9.5)
+    .fillColor(INK)
+    .text(pdfText(value), MARGIN, doc.y, { width });
   doc.moveDown(0.25);
 }
 
 function paragraph(doc: PDFKit.PDFDocument, text: string, size = 9.5): void {
-  doc.font('Helvetica').fontSize(size).fillColor(INK).text(pdfText(text), MARGIN, doc.y, { width: doc.page.width - 2 * MARGIN, align: 'left' });
+  doc
+    .font('Helvetica')
+    .fontSize(size)
+    .fillColor(INK)
+    .text(pdfText(text), MARGIN, doc.y, { width: doc.page.width - 2 * MARGIN, align: 'left' });
   doc.moveDown(0.4);
 }
 
@@ -90,8 +103,18 @@ const captured: CertificateSection = (doc, f) => {
   if (f.redirectChain.length > 1) {
     field(doc, 'Redirect chain', f.redirectChain.map((hop) => `${hop.status ?? '-'} ${hop.url}`).join('\n'), true);
   }
-  field(doc, 'Main document HTTP status', f.mainDocumentStatus === null ? 'not recorded' : String(f.mainDocumentStatus));
-  field(doc, 'Render quality', f.renderQuality === 'full' ? 'full (the page reached its load event, then settled)' : 'partial (captured after a navigation timeout)');
+  field(
+    doc,
+    'Main document HTTP status',
+    f.mainDocumentStatus === null ? 'not recorded' : String(f.mainDocumentStatus),
+  );
+  field(
+    doc,
+    'Render quality',
+    f.renderQuality === 'full'
+      ? 'full (the page reached its load event, then settled)'
+      : 'partial (captured after a navigation timeout)',
+  );
   field(doc, 'Submitted', f.submittedAt);
   if (f.startedAt) field(doc, 'Browser started', f.startedAt);
   field(doc, 'Completed', f.completedAt);
@@ -113,7 +136,12 @@ const how: CertificateSection = (doc, f) => {
     field(doc, 'Browser', `Chromium ${f.browser.version}`);
     field(doc, 'User agent', f.browser.userAgent, true);
   }
-  if (f.viewport) field(doc, 'Viewport', `${f.viewport.width} x ${f.viewport.height} CSS px at device scale ${f.viewport.deviceScaleFactor}`);
+  if (f.viewport)
+    field(
+      doc,
+      'Viewport',
+      `${f.viewport.width} x ${f.viewport.height} CSS px at device scale ${f.viewport.deviceScaleFactor}`,
+    );
   if (f.settings.length > 0) field(doc, 'Capture settings', f.settings.join('\n'));
   field(doc, 'Egress policy', f.egressPolicy);
 };
@@ -121,7 +149,12 @@ const how: CertificateSection = (doc, f) => {
 const artifacts: CertificateSection = (doc, f) => {
   heading(doc, 'Artifacts and their SHA-256');
   for (const a of f.artifacts) field(doc, `${a.name} (${a.mediaType}, ${a.bytes} bytes)`, a.hash, true);
-  field(doc, `Signed WACZ bundle (application/wacz+zip, ${f.bundle.bytes} bytes), SHA-256 of the file`, f.bundle.fileSha256, true);
+  field(
+    doc,
+    `Signed WACZ bundle (application/wacz+zip, ${f.bundle.bytes} bytes), SHA-256 of the file`,
+    f.bundle.fileSha256,
+    true,
+  );
   field(doc, 'Bundle hash (SHA-256 of datapackage.json, the signed manifest)', f.bundle.hash, true);
 };
 
@@ -152,7 +185,12 @@ function monoLines(doc: PDFKit.PDFDocument, label: string, lines: string[]): voi
   const width = doc.page.width - 2 * MARGIN;
   doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text(pdfText(label), MARGIN, doc.y, { width });
   // The note's signature line starts with an em dash (U+2014), which the standard fonts' WinAnsi encoding holds.
-  for (const line of lines) doc.font('Courier').fontSize(6.5).fillColor(INK).text(line.replace(/[^\x20-\x7e\xa0-\xff\u2014]/g, '?') || ' ', MARGIN, doc.y, { width, lineBreak: true });
+  for (const line of lines)
+    doc
+      .font('Courier')
+      .fontSize(6.5)
+      .fillColor(INK)
+      .text(line.replace(/[^\x20-\x7e\xa0-\xff\u2014]/g, '?') || ' ', MARGIN, doc.y, { width, lineBreak: true });
   doc.moveDown(0.25);
 }
 
@@ -167,7 +205,7 @@ const transparency: CertificateSection = (doc, f) => {
     `The signed bundle is leaf ${block.leafIndex} of this service's public, append-only transparency log (RFC 9162 Merkle tree). Below are the ` +
       `leaf as logged, the signed checkpoint (C2SP tlog-checkpoint) of the first published tree that contains it (${size} leaves), and the ` +
       "inclusion proof from the leaf to that checkpoint's root hash. To check inclusion with this certificate alone: hash the leaf as " +
-      "SHA-256(0x00 || leaf bytes), combine it with the proof hashes in order as RFC 9162 section 2.1.3.2 describes (nodes are " +
+      'SHA-256(0x00 || leaf bytes), combine it with the proof hashes in order as RFC 9162 section 2.1.3.2 describes (nodes are ' +
       "SHA-256(0x01 || left || right)), compare the result with the checkpoint's root hash (third line, base64), and check the checkpoint's " +
       `Ed25519 signature with the log's key (${t.logKeyUrl}). The same data is in the attachment certificate-signature.json ("transparency").`,
     9,
@@ -178,7 +216,11 @@ const transparency: CertificateSection = (doc, f) => {
     'Leaf data (RFC 8785 JSON, one line without spaces, broken here every 100 characters; captureIdHash is the SHA-256 of the capture ID)',
     block.leaf.match(/.{1,100}/g) ?? [],
   );
-  monoLines(doc, 'Signed checkpoint (C2SP signed note; the signature line starts with an em dash)', block.checkpoint.replace(/\n$/, '').split('\n'));
+  monoLines(
+    doc,
+    'Signed checkpoint (C2SP signed note; the signature line starts with an em dash)',
+    block.checkpoint.replace(/\n$/, '').split('\n'),
+  );
   field(
     doc,
     'Checkpoint timestamp',
@@ -186,7 +228,11 @@ const transparency: CertificateSection = (doc, f) => {
       ? `RFC 3161 genTime ${block.checkpointTimestamp.genTime} from ${block.checkpointTimestamp.tsa} (over SHA-256 of the checkpoint note)`
       : 'none (the checkpoint was published without an RFC 3161 timestamp)',
   );
-  monoLines(doc, `Inclusion proof (${block.inclusionProof.length} SHA-256 hashes, hex, from the leaf up)`, block.inclusionProof.length > 0 ? block.inclusionProof : ['(empty: the leaf is the whole tree)']);
+  monoLines(
+    doc,
+    `Inclusion proof (${block.inclusionProof.length} SHA-256 hashes, hex, from the leaf up)`,
+    block.inclusionProof.length > 0 ? block.inclusionProof : ['(empty: the leaf is the whole tree)'],
+  );
   monoLines(doc, "Log verifier key (as published; check it against the operator's publication)", [block.logKey]);
 };
 
@@ -199,8 +245,17 @@ const verification: CertificateSection = (doc, f) => {
   doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text('Verification URL', MARGIN, top, { width });
   doc.font('Courier').fontSize(8).fillColor(INK).text(pdfText(f.verifyUrl), MARGIN, doc.y, { width });
   doc.moveDown(0.3);
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text('Checks when this certificate was issued', MARGIN, doc.y, { width });
-  for (const c of f.checks) doc.font('Helvetica').fontSize(9).fillColor(INK).text(pdfText(`${c.name}: ${c.status}`), MARGIN, doc.y, { width });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(8.5)
+    .fillColor(MUTED)
+    .text('Checks when this certificate was issued', MARGIN, doc.y, { width });
+  for (const c of f.checks)
+    doc
+      .font('Helvetica')
+      .fontSize(9)
+      .fillColor(INK)
+      .text(pdfText(`${c.name}: ${c.status}`), MARGIN, doc.y, { width });
   doc.moveDown(0.3);
   doc
     .font('Helvetica')
@@ -234,13 +289,26 @@ const declaration: CertificateSection = (doc, f) => {
     if (doc.y > doc.page.height - MARGIN - 40) doc.addPage();
     doc.moveDown(1.1);
     const y = doc.y + 10;
-    doc.moveTo(MARGIN + 110, y).lineTo(MARGIN + width, y).lineWidth(0.5).strokeColor('#777777').stroke();
+    doc
+      .moveTo(MARGIN + 110, y)
+      .lineTo(MARGIN + width, y)
+      .lineWidth(0.5)
+      .strokeColor('#777777')
+      .stroke();
     doc.font('Helvetica').fontSize(9).fillColor(INK).text(`${label}:`, MARGIN, doc.y);
   }
 };
 
 /** The body, in order; each section starts with its heading. */
-export const SECTIONS: readonly CertificateSection[] = [captured, how, artifacts, signature, transparency, verification, declaration];
+export const SECTIONS: readonly CertificateSection[] = [
+  captured,
+  how,
+  artifacts,
+  signature,
+  transparency,
+  verification,
+  declaration,
+];
 
 function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, size: number): void {
   const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
@@ -256,7 +324,10 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
   doc.fill().restore();
 }
 
-export async function renderCertificatePdf(facts: CertificateFacts, sections: readonly CertificateSection[] = SECTIONS): Promise<Uint8Array> {
+export async function renderCertificatePdf(
+  facts: CertificateFacts,
+  sections: readonly CertificateSection[] = SECTIONS,
+): Promise<Uint8Array> {
   const fixed = new Date(facts.completedAt);
   const doc = new PDFDocument({
     size: 'A4',
@@ -280,7 +351,11 @@ export async function renderCertificatePdf(facts: CertificateFacts, sections: re
   });
 
   doc.font('Helvetica-Bold').fontSize(17).fillColor(INK).text('Certificate of a Web Capture', MARGIN);
-  doc.font('Helvetica').fontSize(10).fillColor(MUTED).text(pdfText(`Capture ${facts.captureId} - issued by ${facts.issuer}`));
+  doc
+    .font('Helvetica')
+    .fontSize(10)
+    .fillColor(MUTED)
+    .text(pdfText(`Capture ${facts.captureId} - issued by ${facts.issuer}`));
   doc.moveDown(0.3);
   paragraph(
     doc,

@@ -91,7 +91,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
 
   async function make(captureId: string): Promise<Uint8Array | null> {
     const row = await findCapture(deps.pool, captureId);
-    if (!row || row.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
+    if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
     const existing = await stored(captureId);
     if (existing) return existing;
     const wacz = await deps.artifacts.get(row.artifacts.wacz);
@@ -143,27 +143,46 @@ export function createCertificates(deps: CertificateDeps): Certificates {
  * The transparency section of a capture's certificate: null where there is no log; the block once the leaf is in
  * a published checkpoint — after checking that the logged leaf is the one this bundle makes.
  */
-async function loggedFacts(captureId: string, facts: CertificateFacts, log: CertificateLog | undefined, publicBaseUrl: string): Promise<CertificateFacts['transparency']> {
+async function loggedFacts(
+  captureId: string,
+  facts: CertificateFacts,
+  log: CertificateLog | undefined,
+  publicBaseUrl: string,
+): Promise<CertificateFacts['transparency']> {
   if (!log) return null;
   const evidence = await log.certificateEvidence(captureId);
   if ('unavailable' in evidence) {
     if (evidence.noLog) return null;
-    throw new CertificateNotReady(`The certificate is issued once the capture is in a published transparency-log checkpoint: ${evidence.unavailable}. Retry shortly.`);
+    throw new CertificateNotReady(
+      `The certificate is issued once the capture is in a published transparency-log checkpoint: ${evidence.unavailable}. Retry shortly.`,
+    );
   }
-  const expected = new TextDecoder().decode(encodeLeaf(captureLeaf(captureId, facts.bundle.hash, facts.signing.keyId, facts.timestamp?.genTime ?? null)));
+  const expected = new TextDecoder().decode(
+    encodeLeaf(captureLeaf(captureId, facts.bundle.hash, facts.signing.keyId, facts.timestamp?.genTime ?? null)),
+  );
   if (evidence.leaf !== expected) {
-    throw new CertificateRefused(`the transparency log's leaf ${evidence.leafIndex} for capture ${captureId} is not the leaf of its bundle (log: ${evidence.leaf}; bundle: ${expected})`);
+    throw new CertificateRefused(
+      `the transparency log's leaf ${evidence.leafIndex} for capture ${captureId} is not the leaf of its bundle (log: ${evidence.leaf}; bundle: ${expected})`,
+    );
   }
   return { block: evidence, digest: await transparencyDigest(evidence), logKeyUrl: `${publicBaseUrl}/v1/log/key` };
 }
 
 /** Everything the certificate states, from the stored record, its provenance record and the bundle. */
-async function certificateFacts(row: CaptureRow, wacz: Uint8Array, deps: CertificateDeps): Promise<CertificateFacts | null> {
+async function certificateFacts(
+  row: CaptureRow,
+  wacz: Uint8Array,
+  deps: CertificateDeps,
+): Promise<CertificateFacts | null> {
   const result = await verifyBundle(wacz, await deps.trust.anchors());
   if (!result.signing) return null;
   const members = unzipSync(wacz, { filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH });
-  const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as { signedData?: { timestamp?: { token?: string } } };
-  const datapackage = JSON.parse(new TextDecoder().decode(members[DATAPACKAGE_PATH])) as { resources?: Array<{ path: string; hash: string; bytes: number }> };
+  const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as {
+    signedData?: { timestamp?: { token?: string } };
+  };
+  const datapackage = JSON.parse(new TextDecoder().decode(members[DATAPACKAGE_PATH])) as {
+    resources?: Array<{ path: string; hash: string; bytes: number }>;
+  };
   const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
   const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
 
@@ -184,8 +203,18 @@ async function certificateFacts(row: CaptureRow, wacz: Uint8Array, deps: Certifi
     });
 
   const artifacts = [
-    ...(provenance?.artifacts ?? []).map((a) => ({ name: `artifact ${a.name}`, mediaType: a.mediaType, bytes: a.bytes, hash: a.hash })),
-    ...(datapackage.resources ?? []).map((r) => ({ name: `bundle file ${r.path}`, mediaType: 'in the WACZ', bytes: r.bytes, hash: r.hash })),
+    ...(provenance?.artifacts ?? []).map((a) => ({
+      name: `artifact ${a.name}`,
+      mediaType: a.mediaType,
+      bytes: a.bytes,
+      hash: a.hash,
+    })),
+    ...(datapackage.resources ?? []).map((r) => ({
+      name: `bundle file ${r.path}`,
+      mediaType: 'in the WACZ',
+      bytes: r.bytes,
+      hash: r.hash,
+    })),
   ];
   const signing = result.signing;
   return {
@@ -204,11 +233,25 @@ async function certificateFacts(row: CaptureRow, wacz: Uint8Array, deps: Certifi
     egressPolicy:
       'Only public unicast internet addresses: every address the browser connected to was resolved and checked by the egress proxy at connect time ' +
       '(private, loopback, link-local and reserved ranges refused)' +
-      (deps.allowPrivateTargets.length > 0 ? `; this deployment also allows ${deps.allowPrivateTargets.join(', ')}.` : '.'),
+      (deps.allowPrivateTargets.length > 0
+        ? `; this deployment also allows ${deps.allowPrivateTargets.join(', ')}.`
+        : '.'),
     artifacts,
     bundle: { hash: signing.bundleHash, fileSha256: await sha256Prefixed(wacz), bytes: wacz.length },
-    signing: { keyId: signing.keyId, publicKey: signing.publicKey, signature: signing.signature, signedAt: signing.signedAt },
-    timestamp: signing.timestamp ? { tsa: signing.timestamp.tsa, genTime: signing.timestamp.genTime, serial: serial ?? 'unknown', builtIn: signing.timestamp.selfIssued === true } : null,
+    signing: {
+      keyId: signing.keyId,
+      publicKey: signing.publicKey,
+      signature: signing.signature,
+      signedAt: signing.signedAt,
+    },
+    timestamp: signing.timestamp
+      ? {
+          tsa: signing.timestamp.tsa,
+          genTime: signing.timestamp.genTime,
+          serial: serial ?? 'unknown',
+          builtIn: signing.timestamp.selfIssued === true,
+        }
+      : null,
     checks: result.checks,
     verifyUrl: `${base}/v1/verify/${row.capture_id}`,
     keysUrl: `${base}/.well-known/signing-keys`,

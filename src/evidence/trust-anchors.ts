@@ -12,7 +12,9 @@ import { iso } from '../domain/clock.js';
  */
 export interface DeploymentTrust {
   /** Published keys, newest state of the log's projection; `current` marks the key signing now. */
-  keys(): Promise<Array<{ keyId: string; algorithm: 'Ed25519'; publicKey: string; archivedAt: string; current: boolean }>>;
+  keys(): Promise<
+    Array<{ keyId: string; algorithm: 'Ed25519'; publicKey: string; archivedAt: string; current: boolean }>
+  >;
   anchors(): Promise<TrustAnchors>;
 }
 
@@ -22,7 +24,13 @@ export function deploymentTrust(
   logKey: () => Promise<string | null> = async () => null,
 ): DeploymentTrust {
   async function keys() {
-    return (await listSigningKeys(pool)).map((k) => ({ keyId: k.key_id, algorithm: 'Ed25519' as const, publicKey: k.public_key, archivedAt: iso(k.archived_at)!, current: k.is_current }));
+    return (await listSigningKeys(pool)).map((k) => ({
+      keyId: k.key_id,
+      algorithm: 'Ed25519' as const,
+      publicKey: k.public_key,
+      archivedAt: iso(k.archived_at)!,
+      current: k.is_current,
+    }));
   }
   return {
     keys,

@@ -21,7 +21,8 @@ const NATS_CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/
 
 export function natsServerBinary(): string {
   const found = NATS_CANDIDATES.find((p) => existsSync(p));
-  if (!found) throw new Error('nats-server not found: install it with `apt-get install -y nats-server` (make run does this)');
+  if (!found)
+    throw new Error('nats-server not found: install it with `apt-get install -y nats-server` (make run does this)');
   return found;
 }
 
@@ -44,7 +45,9 @@ export async function startEmbeddedNats(
     `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))} }`,
     `pid_file: ${JSON.stringify(pidFile)}`,
     ...(opts.credentials
-      ? [`authorization { users: [ { user: ${JSON.stringify(opts.credentials.user)}, password: ${JSON.stringify(opts.credentials.pass)}, permissions: { publish: { deny: ${JSON.stringify(OPERATOR_NEVER)} } } } ] }`]
+      ? [
+          `authorization { users: [ { user: ${JSON.stringify(opts.credentials.user)}, password: ${JSON.stringify(opts.credentials.pass)}, permissions: { publish: { deny: ${JSON.stringify(OPERATOR_NEVER)} } } } ] }`,
+        ]
       : []),
   ].join('\n');
   await rm(configFile, { force: true }); // so the mode below applies to a new file

@@ -22,7 +22,10 @@ const PASSWORD = 'capture_ledger';
  * system user when we are root (created if missing). A postgres left running by a SIGKILLed parent is
  * stopped first; data is kept across starts.
  */
-export async function startEmbeddedPostgres(dir: string, opts: { port?: number; log?: (line: string) => void } = {}): Promise<EmbeddedPg> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  opts: { port?: number; log?: (line: string) => void } = {},
+): Promise<EmbeddedPg> {
   const dataDir = resolve(dir);
   await mkdir(dirname(dataDir), { recursive: true });
   // The postgres user must be able to reach its data directory.

@@ -70,7 +70,9 @@ export interface LocalClusterOptions {
 /** How to run src/main.ts: compiled from dist/, or through tsx when this module itself runs from source. */
 function mainCommand(): string[] {
   const here = fileURLToPath(import.meta.url);
-  return here.endsWith('.ts') ? ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')] : [join(projectRoot, 'dist', 'src', 'main.js')];
+  return here.endsWith('.ts')
+    ? ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')]
+    : [join(projectRoot, 'dist', 'src', 'main.js')];
 }
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
@@ -81,16 +83,27 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const secret = () => randomBytes(18).toString('base64url');
   const operator = { user: 'operator', pass: secret() };
   const roleUsers = new Map<RoleName, NatsUser & { password: string }>(
-    (['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const).map((role) => [role, { user: role, password: secret(), role }]),
+    (['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const).map((role) => [
+      role,
+      { user: role, password: secret(), role },
+    ]),
   );
   const nats = await startNatsCluster({
     dir: join(opts.dir, 'nats'),
-    extraConfig: natsAuthorizationConfig([{ user: operator.user, password: operator.pass, role: 'operator' }, ...roleUsers.values()]),
+    extraConfig: natsAuthorizationConfig([
+      { user: operator.user, password: operator.pass, role: 'operator' },
+      ...roleUsers.values(),
+    ]),
     credentials: operator,
   });
   log(`nats cluster: ${nats.url}`);
   // Streams and buckets are made once, as the operator; no role's user may create or reconfigure them.
-  const provisioner = await connect({ servers: nats.url.split(','), name: 'provision', user: operator.user, pass: operator.pass });
+  const provisioner = await connect({
+    servers: nats.url.split(','),
+    name: 'provision',
+    user: operator.user,
+    pass: operator.pass,
+  });
   try {
     await provisionNats(provisioner, replicas);
   } finally {
@@ -172,10 +185,28 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     await mkdir(p.dataDir, { recursive: true });
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(
-        ([k]) => !['ADMIN_KEY', 'SIGNING_KEY', 'LOG_SIGNING_KEY', 'CAPTURE_API_KEY', 'ROLES', 'DATA_DIR', 'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'DATABASE_URL', 'PORT', 'NATS_REPLICAS'].includes(k),
+        ([k]) =>
+          ![
+            'ADMIN_KEY',
+            'SIGNING_KEY',
+            'LOG_SIGNING_KEY',
+            'CAPTURE_API_KEY',
+            'ROLES',
+            'DATA_DIR',
+            'NATS_URL',
+            'NATS_USER',
+            'NATS_PASSWORD',
+            'DATABASE_URL',
+            'PORT',
+            'NATS_REPLICAS',
+          ].includes(k),
       ),
     ) as Record<string, string>;
-    const child = spawn(process.execPath, mainCommand(), { cwd: projectRoot, env: { ...inherited, ...envOf(p) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, mainCommand(), {
+      cwd: projectRoot,
+      env: { ...inherited, ...envOf(p) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines = outputs.get(p.name)!;
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
@@ -189,9 +220,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     const deadline = Date.now() + STARTUP_LIMIT_MS;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${p.name} exited with ${child.exitCode}:\n${p.output()}`);
-      const ok = await fetch(`${p.url}/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`${p.url}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return;
-      if (Date.now() > deadline) throw new Error(`${p.name} did not become healthy in ${STARTUP_LIMIT_MS / 1000} s:\n${p.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${p.name} did not become healthy in ${STARTUP_LIMIT_MS / 1000} s:\n${p.output()}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }

@@ -1,4 +1,11 @@
-import { DiscardPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, StorageType } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  StorageType,
+} from '@nats-io/jetstream';
 import { type KV, type KvOptions, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ensureStreamReplicas } from '../ledger/streams.js';
@@ -18,7 +25,13 @@ async function streamExists(nc: NatsConnection, stream: string): Promise<boolean
 }
 
 /** `timeoutMs`: how long one read or write of the bucket may wait (default: the client's). */
-export async function openKvBucket(nc: NatsConnection, name: string, opts: Partial<KvOptions>, replicas: number, timeoutMs?: number): Promise<KV> {
+export async function openKvBucket(
+  nc: NatsConnection,
+  name: string,
+  opts: Partial<KvOptions>,
+  replicas: number,
+  timeoutMs?: number,
+): Promise<KV> {
   const kvm = new Kvm(timeoutMs === undefined ? nc : jetstream(nc, { timeout: timeoutMs }));
   if (await streamExists(nc, `KV_${name}`)) {
     await ensureStreamReplicas(await jetstreamManager(nc), `KV_${name}`, replicas);
@@ -60,5 +73,6 @@ export async function openObjectBucket(nc: NatsConnection, name: string, replica
   }
   await ensureStreamReplicas(jsm, stream, replicas);
   const { config } = await jsm.streams.info(stream);
-  if (!config.deny_delete || !config.deny_purge || config.allow_rollup_hdrs) await jsm.streams.update(stream, { ...config, ...WRITE_ONCE });
+  if (!config.deny_delete || !config.deny_purge || config.allow_rollup_hdrs)
+    await jsm.streams.update(stream, { ...config, ...WRITE_ONCE });
 }

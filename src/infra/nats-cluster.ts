@@ -88,20 +88,28 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     const node = byName(name);
     const pidFile = join(node.dir, 'nats-server.pid');
     await stopStaleProcess(pidFile, 'nats-server');
-    const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) if (line) opts.log?.(node.name, line);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     node.process = child;
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
-      const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(() => null);
-      if (!nc) return false;
-      await nc.close();
-      return true;
-    }, 30_000, `${node.name} to accept connections`);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
+        const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(
+          () => null,
+        );
+        if (!nc) return false;
+        await nc.close();
+        return true;
+      },
+      30_000,
+      `${node.name} to accept connections`,
+    );
   }
 
   async function kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
@@ -114,7 +122,9 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
   async function streamLeader(stream: string): Promise<string | null> {
     for (const node of nodes) {
       if (!node.process) continue;
-      const nc = await connect({ servers: node.url, reconnect: false, timeout: 2000, ...opts.credentials }).catch(() => null);
+      const nc = await connect({ servers: node.url, reconnect: false, timeout: 2000, ...opts.credentials }).catch(
+        () => null,
+      );
       if (!nc) continue;
       try {
         const jsm = await jetstreamManager(nc, { timeout: 3000 });
@@ -131,19 +141,28 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
 
   await Promise.all(nodes.map((n) => start(n.name)));
   // JetStream needs a meta leader before streams can be created.
-  await waitFor(async () => {
-    const nc = await connect({ servers: nodes.map((n) => n.url), reconnect: false, timeout: 2000, ...opts.credentials }).catch(() => null);
-    if (!nc) return false;
-    try {
-      const jsm = await jetstreamManager(nc, { timeout: 3000 });
-      await jsm.getAccountInfo();
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await nc.close().catch(() => undefined);
-    }
-  }, 60_000, 'the JetStream meta leader');
+  await waitFor(
+    async () => {
+      const nc = await connect({
+        servers: nodes.map((n) => n.url),
+        reconnect: false,
+        timeout: 2000,
+        ...opts.credentials,
+      }).catch(() => null);
+      if (!nc) return false;
+      try {
+        const jsm = await jetstreamManager(nc, { timeout: 3000 });
+        await jsm.getAccountInfo();
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await nc.close().catch(() => undefined);
+      }
+    },
+    60_000,
+    'the JetStream meta leader',
+  );
 
   return {
     nodes,

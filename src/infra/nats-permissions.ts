@@ -65,13 +65,19 @@ function grantsOf(role: NatsRole): RoleGrants {
     buckets.filter((b) => b.kind === kind && has(pick(b), role)).map((b) => b.name);
   const objWrite = bucketsWhere('object', (b) => b.write);
   return {
-    streamInfo: [...streams.filter((s) => has(s.info, role)).map((s) => s.name), ...buckets.filter((b) => has(b.info, role)).map(bucketStream)],
+    streamInfo: [
+      ...streams.filter((s) => has(s.info, role)).map((s) => s.name),
+      ...buckets.filter((b) => has(b.info, role)).map(bucketStream),
+    ],
     durables: Object.values(DURABLES)
       .filter((d) => d.owner === role)
       .map(({ stream, name }) => ({ stream, name })),
     ordered: streams.filter((s) => has(s.ordered, role)).map((s) => s.name),
     // An object put looks up the object's current entry first (a message read).
-    messages: [...streams.filter((s) => has(s.messages, role)).map((s) => s.name), ...objWrite.map((name) => bucketStream({ kind: 'object', name }))],
+    messages: [
+      ...streams.filter((s) => has(s.messages, role)).map((s) => s.name),
+      ...objWrite.map((name) => bucketStream({ kind: 'object', name })),
+    ],
     kvRead: bucketsWhere('kv', (b) => b.read),
     kvWrite: bucketsWhere('kv', (b) => b.write),
     objRead: bucketsWhere('object', (b) => b.read),
@@ -82,7 +88,10 @@ function grantsOf(role: NatsRole): RoleGrants {
   };
 }
 
-export const ROLE_GRANTS = Object.fromEntries(NATS_ROLES.map((role) => [role, grantsOf(role)])) as Record<NatsRole, RoleGrants>;
+export const ROLE_GRANTS = Object.fromEntries(NATS_ROLES.map((role) => [role, grantsOf(role)])) as Record<
+  NatsRole,
+  RoleGrants
+>;
 
 // Belt and braces: refused even if an allow entry above were ever widened by mistake.
 const NEVER = [
@@ -131,7 +140,11 @@ export function publishAllow(g: RoleGrants): string[] {
       `$JS.API.CONSUMER.MSG.NEXT.${s}.*`,
       `$JS.FC.${s}.>`,
     ]),
-    ...unique(messages).flatMap((s) => [`$JS.API.STREAM.MSG.GET.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`]),
+    ...unique(messages).flatMap((s) => [
+      `$JS.API.STREAM.MSG.GET.${s}`,
+      `$JS.API.DIRECT.GET.${s}`,
+      `$JS.API.DIRECT.GET.${s}.>`,
+    ]),
     ...g.kvWrite.map((b) => `$KV.${b}.>`),
     ...g.objWrite.map((b) => `$O.${b}.>`),
     ...g.publish,
@@ -158,7 +171,9 @@ export function natsAuthorizationConfig(users: NatsUser[]): string {
 }
 
 /** The users of docker-compose.yml: passwords come from the servers' environment (NATS_<ROLE>_PASSWORD). */
-export const COMPOSE_NATS_USERS: NatsUser[] = (['operator', 'api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const).map((role) => ({
+export const COMPOSE_NATS_USERS: NatsUser[] = (
+  ['operator', 'api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const
+).map((role) => ({
   user: role,
   password: { env: `NATS_${role.toUpperCase()}_PASSWORD` },
   role,

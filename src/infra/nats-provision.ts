@@ -10,7 +10,11 @@ import { BUCKETS } from './topology.js';
  * and docker-compose run it as the operator before the roles start, so a role's NATS user — the worker's
  * above all — never needs them; `make run` has one process and one user, which does it at start.
  */
-export async function provisionNats(nc: NatsConnection, replicas: number, opts: { waitMs?: number } = {}): Promise<void> {
+export async function provisionNats(
+  nc: NatsConnection,
+  replicas: number,
+  opts: { waitMs?: number } = {},
+): Promise<void> {
   // A cluster that has just started may not have all its JetStream peers yet ("no suitable peers for
   // placement"): wait for them rather than fail, up to `waitMs`.
   const deadline = Date.now() + (opts.waitMs ?? 120_000);

@@ -33,7 +33,12 @@ export const REPLICATED_STREAM_BUGS: readonly ServerBug[] = [
 /** The release from which no bug above applies: the minimum for a production cluster (docs/scaling.md). */
 export const MIN_CLUSTERED_NATS_VERSION = '2.10.19';
 
-const parse = (v: string): number[] => v.replace(/^v/, '').split(/[.-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
+const parse = (v: string): number[] =>
+  v
+    .replace(/^v/, '')
+    .split(/[.-]/)
+    .slice(0, 3)
+    .map((p) => Number.parseInt(p, 10) || 0);
 
 /** Whether `version` is older than `than` (major.minor.patch; a suffix such as -beta is ignored). */
 export function isOlder(version: string, than: string): boolean {
@@ -44,13 +49,18 @@ export function isOlder(version: string, than: string): boolean {
 }
 
 /** The known bugs a server of `version` still has (replicated streams only). */
-export const replicatedStreamBugsOf = (version: string): ServerBug[] => REPLICATED_STREAM_BUGS.filter((bug) => isOlder(version, bug.fixedIn));
+export const replicatedStreamBugsOf = (version: string): ServerBug[] =>
+  REPLICATED_STREAM_BUGS.filter((bug) => isOlder(version, bug.fixedIn));
 
 /**
  * Log the server's version, and a warning naming each known data-loss bug it has when the streams are
  * replicated. A single node with R1 streams does not replay purges through raft (test/e2e/nats-purge-replay.e2e.spec.ts).
  */
-export function reportNatsServerVersion(log: Logger, info: { version?: string; cluster?: string } | undefined, replicas: number): void {
+export function reportNatsServerVersion(
+  log: Logger,
+  info: { version?: string; cluster?: string } | undefined,
+  replicas: number,
+): void {
   const natsVersion = info?.version ?? 'unknown';
   log.info({ natsVersion, natsCluster: info?.cluster ?? null, replicas }, 'connected to NATS');
   if (replicas <= 1 || natsVersion === 'unknown') return;

@@ -25,13 +25,24 @@ export interface ConnectOptions {
 export async function connectNats(url: string, name: string, opts: ConnectOptions = {}): Promise<NatsHandles> {
   const replicas = opts.replicas ?? 1;
   // A user's replies come to its own inbox prefix, the only inboxes its permissions let it subscribe to.
-  const credentials = opts.user ? { user: opts.user, pass: opts.pass ?? '', inboxPrefix: natsInboxPrefix(opts.user) } : {};
+  const credentials = opts.user
+    ? { user: opts.user, pass: opts.pass ?? '', inboxPrefix: natsInboxPrefix(opts.user) }
+    : {};
   // noAsyncTraces: nats.js otherwise builds an Error (a stack trace) for every request in case it fails; every
   // status poll makes one (its rate-limit take), and the errors we log name the subject anyway.
-  const nc = await connect({ servers: url.split(',').map((s) => s.trim()), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true, ...credentials });
+  const nc = await connect({
+    servers: url.split(',').map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    noAsyncTraces: true,
+    ...credentials,
+  });
   try {
     if (replicas > 1 && !nc.info?.cluster) {
-      throw new ReplicasError(`NATS_REPLICAS=${replicas} needs a NATS cluster, but ${nc.getServer()} runs alone; set NATS_REPLICAS=1 or point NATS_URL at a cluster.`);
+      throw new ReplicasError(
+        `NATS_REPLICAS=${replicas} needs a NATS cluster, but ${nc.getServer()} runs alone; set NATS_REPLICAS=1 or point NATS_URL at a cluster.`,
+      );
     }
     if (opts.log) reportNatsServerVersion(opts.log, nc.info, replicas);
     const jsm = await reachJetStream(nc);

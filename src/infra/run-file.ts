@@ -44,7 +44,11 @@ export async function readRunFile(dataDir: string): Promise<RunInfo | null> {
     throw err;
   }
   const info = JSON.parse(text) as Partial<RunInfo>;
-  if (typeof info.natsUrl !== 'string' || (typeof info.databaseUrl !== 'string' && info.databaseUrl !== null) || typeof info.pid !== 'number') {
+  if (
+    typeof info.natsUrl !== 'string' ||
+    (typeof info.databaseUrl !== 'string' && info.databaseUrl !== null) ||
+    typeof info.pid !== 'number'
+  ) {
     throw new Error(`${join(dataDir, RUN_FILE_NAME)} lacks natsUrl, databaseUrl or pid`);
   }
   return info as RunInfo;

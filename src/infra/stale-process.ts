@@ -4,7 +4,11 @@ import { readFile } from 'node:fs/promises';
  * A SIGKILLed parent leaves its nats-server / postgres children running on our data directory. Before
  * starting a new child we stop the one named in the pid file, but only if it really is that program.
  */
-export async function stopStaleProcess(pidFile: string, programName: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<boolean> {
+export async function stopStaleProcess(
+  pidFile: string,
+  programName: string,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<boolean> {
   let pid: number;
   try {
     pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]!.trim());

@@ -1,4 +1,12 @@
-import { BUCKETS, bucketStream, DURABLES, type NatsRole, STREAMS, type StreamDeclaration, SUBJECTS } from './topology.js';
+import {
+  BUCKETS,
+  bucketStream,
+  DURABLES,
+  type NatsRole,
+  STREAMS,
+  type StreamDeclaration,
+  SUBJECTS,
+} from './topology.js';
 
 /**
  * The topology as the Markdown table of docs/architecture.md ("The parts"), so the docs are
@@ -10,7 +18,9 @@ const code = (list: readonly string[]) => list.map((s) => `\`${s}\``).join(', ')
 
 /** A subject pattern of the stream's that a declared subject falls under (`ledger.>` holds `ledger.tenant.>`). */
 const streamHolds = (stream: StreamDeclaration, subject: string) =>
-  stream.config.subjects.some((pattern) => pattern === subject || (pattern.endsWith('.>') && subject.startsWith(pattern.slice(0, -1))));
+  stream.config.subjects.some(
+    (pattern) => pattern === subject || (pattern.endsWith('.>') && subject.startsWith(pattern.slice(0, -1))),
+  );
 
 function streamRow(stream: StreamDeclaration): string {
   const subjects = Object.values(SUBJECTS).filter((s) => streamHolds(stream, s.subject));
@@ -28,13 +38,19 @@ export function topologyTable(): string {
     '|---|---|---|---|---|---|',
     ...Object.values(STREAMS).map(streamRow),
     ...Object.values(BUCKETS).map((b) => {
-      const options = [b.options.history ? `history ${b.options.history}` : '', b.options.ttl ? `TTL ${duration(b.options.ttl)}` : ''].filter(Boolean);
+      const options = [
+        b.options.history ? `history ${b.options.history}` : '',
+        b.options.ttl ? `TTL ${duration(b.options.ttl)}` : '',
+      ].filter(Boolean);
       const kind = `${b.kind === 'kv' ? 'KV' : 'object store, deny delete, purge and rollups'} (\`${bucketStream(b)}\`)${options.length ? `, ${options.join(', ')}` : ''}`;
       return `| bucket \`${b.name}\` | | ${kind} | ${roles(b.write)} | ${roles(b.read)} | ${b.holds} |`;
     }),
     ...Object.values(SUBJECTS)
       .filter((s) => s.kind !== 'event')
-      .map((s) => `| core \`${s.subject}\` | | ${s.kind === 'request' ? 'request/reply' : 'fire and forget'} | ${roles(s.publish)} | ${roles(s.subscribe)} | ${s.holds} |`),
+      .map(
+        (s) =>
+          `| core \`${s.subject}\` | | ${s.kind === 'request' ? 'request/reply' : 'fire and forget'} | ${roles(s.publish)} | ${roles(s.subscribe)} | ${s.holds} |`,
+      ),
   ];
   return rows.join('\n');
 }

@@ -11,7 +11,15 @@ import { nanos } from '@nats-io/transport-node';
  */
 export type NatsRole = 'api' | 'worker' | 'signer' | 'projector' | 'dispatcher' | 'scheduler' | 'sequencer';
 
-export const NATS_ROLES: readonly NatsRole[] = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'];
+export const NATS_ROLES: readonly NatsRole[] = [
+  'api',
+  'worker',
+  'signer',
+  'projector',
+  'dispatcher',
+  'scheduler',
+  'sequencer',
+];
 /** Roles that run tenant commands through the tenant actors (they append tenant facts and keep snapshots). */
 const TENANT_ACTOR_ROLES: NatsRole[] = ['api', 'dispatcher', 'scheduler'];
 /** Roles with a database: each opens the actor snapshots and the artifacts at start (src/roles/database-runtime.ts). */
@@ -73,7 +81,11 @@ const IMMUTABLE = {
   allow_direct: true,
   duplicate_window: nanos(2 * 60_000),
 } as const;
-const WORK_QUEUE = { retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: nanos(10 * 60_000) } as const;
+const WORK_QUEUE = {
+  retention: RetentionPolicy.Workqueue,
+  storage: StorageType.File,
+  duplicate_window: nanos(10 * 60_000),
+} as const;
 
 export const STREAMS = {
   ledger: stream({
@@ -120,7 +132,15 @@ export const BUCKETS = {
     write: ['worker'],
     info: DATABASE_ROLES,
   }),
-  rateLimits: bucket({ kind: 'kv', name: 'ratelimits', holds: 'rate limits: `<limiter key>.log` (the exact rolling log), `<limiter key>.<window>` (a counter above 2000 per window)', options: { history: 1, ttl: 5 * 60_000 }, read: ['api'], write: ['api'] }),
+  rateLimits: bucket({
+    kind: 'kv',
+    name: 'ratelimits',
+    holds:
+      'rate limits: `<limiter key>.log` (the exact rolling log), `<limiter key>.<window>` (a counter above 2000 per window)',
+    options: { history: 1, ttl: 5 * 60_000 },
+    read: ['api'],
+    write: ['api'],
+  }),
   snapshots: bucket({
     kind: 'kv',
     name: 'actor-snapshots',
@@ -130,7 +150,14 @@ export const BUCKETS = {
     write: TENANT_ACTOR_ROLES,
     info: DATABASE_ROLES,
   }),
-  webhookKeys: bucket({ kind: 'kv', name: 'webhook-keys', holds: 'per-webhook keys that seal webhook secrets (crypto-shredding)', options: { history: 1 }, read: ['api', 'dispatcher'], write: ['api', 'dispatcher'] }),
+  webhookKeys: bucket({
+    kind: 'kv',
+    name: 'webhook-keys',
+    holds: 'per-webhook keys that seal webhook secrets (crypto-shredding)',
+    options: { history: 1 },
+    read: ['api', 'dispatcher'],
+    write: ['api', 'dispatcher'],
+  }),
   attempts: bucket({
     kind: 'kv',
     name: 'capture-attempts',
@@ -139,7 +166,14 @@ export const BUCKETS = {
     read: ['worker'],
     write: ['worker'],
   }),
-  certificates: bucket({ kind: 'kv', name: 'certificates', holds: 'signed capture certificates, `<captureId>`, written once', options: { history: 1 }, read: ['api'], write: ['api'] }),
+  certificates: bucket({
+    kind: 'kv',
+    name: 'certificates',
+    holds: 'signed capture certificates, `<captureId>`, written once',
+    options: { history: 1 },
+    read: ['api'],
+    write: ['api'],
+  }),
 } as const;
 
 export const DURABLES = {
@@ -150,22 +184,113 @@ export const DURABLES = {
 } as const satisfies Record<string, DurableDeclaration>;
 
 export const SUBJECTS = {
-  tenantEvents: subject({ subject: 'ledger.tenant.>', kind: 'event', holds: 'tenant commits, one per actor turn', publish: TENANT_ACTOR_ROLES, subscribe: [] }),
-  systemEvents: subject({ subject: 'ledger.system', kind: 'event', holds: 'system facts: signing keys, TSA certificates', publish: ['signer'], subscribe: [] }),
-  captureJobs: subject({ subject: 'jobs.capture', kind: 'event', holds: 'capture jobs fed from capture.submitted events', publish: ['worker'], subscribe: [] }),
-  webhookJobs: subject({ subject: 'jobs.webhook', kind: 'event', holds: 'webhook deliveries fed from capture outcomes', publish: ['dispatcher'], subscribe: [] }),
-  logLeaves: subject({ subject: 'tlog.leaves', kind: 'event', holds: 'transparency-log leaf batches', publish: ['sequencer'], subscribe: [] }),
-  logCheckpoints: subject({ subject: 'tlog.checkpoints', kind: 'event', holds: 'signed checkpoints', publish: ['sequencer'], subscribe: [] }),
-  logKey: subject({ subject: 'tlog.key', kind: 'event', holds: "the log's verifier key", publish: ['sequencer'], subscribe: [] }),
-  keyRevoked: subject({ subject: 'auth.key-revoked', kind: 'notice', holds: "a revoked key's hash: every API process evicts it from its cache", publish: ['api'], subscribe: ['api'] }),
-  captureOutcome: subject({ subject: 'capture.outcome', kind: 'request', holds: "a worker's CompleteCapture / FailCapture, decided by an api process's tenant actor", publish: ['worker'], subscribe: ['api'] }),
-  capturePending: subject({ subject: 'capture.pending', kind: 'request', holds: 'a worker asks whether a capture is still pending before rendering it', publish: ['worker'], subscribe: ['api'] }),
-  notaryDescribe: subject({ subject: 'notary.describe', kind: 'request', holds: "the signer's key and TSA", publish: ['worker', 'sequencer'], subscribe: ['signer'] }),
-  notaryTimestamp: subject({ subject: 'notary.timestamp', kind: 'request', holds: 'an RFC 3161 timestamp of a digest', publish: ['worker', 'sequencer'], subscribe: ['signer'] }),
-  notarySign: subject({ subject: 'notary.sign', kind: 'request', holds: "a bundle hash signed with the deployment's key", publish: ['worker'], subscribe: ['signer'] }),
-  notaryCertify: subject({ subject: 'notary.certify', kind: 'request', holds: "a certificate's hash signed", publish: ['api'], subscribe: ['signer'] }),
-  checkpointRequest: subject({ subject: 'tlog.checkpoint.request', kind: 'request', holds: 'ask a sequencer for a checkpoint now (verify, on demand)', publish: ['api'], subscribe: ['sequencer'] }),
+  tenantEvents: subject({
+    subject: 'ledger.tenant.>',
+    kind: 'event',
+    holds: 'tenant commits, one per actor turn',
+    publish: TENANT_ACTOR_ROLES,
+    subscribe: [],
+  }),
+  systemEvents: subject({
+    subject: 'ledger.system',
+    kind: 'event',
+    holds: 'system facts: signing keys, TSA certificates',
+    publish: ['signer'],
+    subscribe: [],
+  }),
+  captureJobs: subject({
+    subject: 'jobs.capture',
+    kind: 'event',
+    holds: 'capture jobs fed from capture.submitted events',
+    publish: ['worker'],
+    subscribe: [],
+  }),
+  webhookJobs: subject({
+    subject: 'jobs.webhook',
+    kind: 'event',
+    holds: 'webhook deliveries fed from capture outcomes',
+    publish: ['dispatcher'],
+    subscribe: [],
+  }),
+  logLeaves: subject({
+    subject: 'tlog.leaves',
+    kind: 'event',
+    holds: 'transparency-log leaf batches',
+    publish: ['sequencer'],
+    subscribe: [],
+  }),
+  logCheckpoints: subject({
+    subject: 'tlog.checkpoints',
+    kind: 'event',
+    holds: 'signed checkpoints',
+    publish: ['sequencer'],
+    subscribe: [],
+  }),
+  logKey: subject({
+    subject: 'tlog.key',
+    kind: 'event',
+    holds: "the log's verifier key",
+    publish: ['sequencer'],
+    subscribe: [],
+  }),
+  keyRevoked: subject({
+    subject: 'auth.key-revoked',
+    kind: 'notice',
+    holds: "a revoked key's hash: every API process evicts it from its cache",
+    publish: ['api'],
+    subscribe: ['api'],
+  }),
+  captureOutcome: subject({
+    subject: 'capture.outcome',
+    kind: 'request',
+    holds: "a worker's CompleteCapture / FailCapture, decided by an api process's tenant actor",
+    publish: ['worker'],
+    subscribe: ['api'],
+  }),
+  capturePending: subject({
+    subject: 'capture.pending',
+    kind: 'request',
+    holds: 'a worker asks whether a capture is still pending before rendering it',
+    publish: ['worker'],
+    subscribe: ['api'],
+  }),
+  notaryDescribe: subject({
+    subject: 'notary.describe',
+    kind: 'request',
+    holds: "the signer's key and TSA",
+    publish: ['worker', 'sequencer'],
+    subscribe: ['signer'],
+  }),
+  notaryTimestamp: subject({
+    subject: 'notary.timestamp',
+    kind: 'request',
+    holds: 'an RFC 3161 timestamp of a digest',
+    publish: ['worker', 'sequencer'],
+    subscribe: ['signer'],
+  }),
+  notarySign: subject({
+    subject: 'notary.sign',
+    kind: 'request',
+    holds: "a bundle hash signed with the deployment's key",
+    publish: ['worker'],
+    subscribe: ['signer'],
+  }),
+  notaryCertify: subject({
+    subject: 'notary.certify',
+    kind: 'request',
+    holds: "a certificate's hash signed",
+    publish: ['api'],
+    subscribe: ['signer'],
+  }),
+  checkpointRequest: subject({
+    subject: 'tlog.checkpoint.request',
+    kind: 'request',
+    holds: 'ask a sequencer for a checkpoint now (verify, on demand)',
+    publish: ['api'],
+    subscribe: ['sequencer'],
+  }),
 } as const;
 
 /** The stream behind a bucket, as JetStream names it. */
-export const bucketStream = (b: Pick<BucketDeclaration, 'kind' | 'name'>): string => (b.kind === 'kv' ? `KV_${b.name}` : `OBJ_${b.name}`);
+export const bucketStream = (b: Pick<BucketDeclaration, 'kind' | 'name'>): string =>
+  b.kind === 'kv' ? `KV_${b.name}` : `OBJ_${b.name}`;

@@ -32,7 +32,9 @@ export async function readSecretFile(path: string): Promise<string> {
   try {
     const { mode } = await handle.stat();
     if ((mode & 0o077) !== 0) {
-      throw new Error(`${path} holds a secret but is open to other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${path}\``);
+      throw new Error(
+        `${path} holds a secret but is open to other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${path}\``,
+      );
     }
     return await handle.readFile('utf8');
   } finally {

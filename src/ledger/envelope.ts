@@ -31,19 +31,30 @@ export interface EnvelopeStamp {
 
 /** The one place an event gets its envelope fields, at the current SCHEMA_VERSION. */
 export const stampEnvelope = <E extends DomainEvent>(event: E, stamp: EnvelopeStamp): UnsealedEnvelope<E> =>
-  ({ ...event, ...stamp, schemaVersion: SCHEMA_VERSION, occurredAt: stamp.occurredAt.toISOString() }) as UnsealedEnvelope<E>;
+  ({
+    ...event,
+    ...stamp,
+    schemaVersion: SCHEMA_VERSION,
+    occurredAt: stamp.occurredAt.toISOString(),
+  }) as UnsealedEnvelope<E>;
 
 export const envelopeHash = (envelope: Omit<EventEnvelope, 'hash'>): string =>
   createHash('sha256').update(canonicalJson(envelope)).digest('hex');
 
 /** Link an envelope into the tenant's chain. */
-export const seal = <E extends DomainEvent>(unsealed: UnsealedEnvelope<E>, prevHash: string | null): EventEnvelope<E> => {
+export const seal = <E extends DomainEvent>(
+  unsealed: UnsealedEnvelope<E>,
+  prevHash: string | null,
+): EventEnvelope<E> => {
   const linked = { ...unsealed, prevHash } as Omit<EventEnvelope<E>, 'hash'>;
   return { ...linked, hash: envelopeHash(linked as Omit<EventEnvelope, 'hash'>) } as EventEnvelope<E>;
 };
 
 /** Link a commit's events into the chain, each to the one before it, the first to `prevHash`. */
-export const sealChain = <E extends DomainEvent>(events: readonly UnsealedEnvelope<E>[], prevHash: string | null): EventEnvelope<E>[] => {
+export const sealChain = <E extends DomainEvent>(
+  events: readonly UnsealedEnvelope<E>[],
+  prevHash: string | null,
+): EventEnvelope<E>[] => {
   const sealed: EventEnvelope<E>[] = [];
   for (const unsealed of events) {
     const event = seal(unsealed, sealed.at(-1)?.hash ?? prevHash);
@@ -64,7 +75,10 @@ export interface EnvelopeProblem {
 /** Recompute an envelope's hash and check its link: null when both hold. */
 export const checkEnvelope = (envelope: EventEnvelope, expectedPrevHash: string | null): EnvelopeProblem | null => {
   if (envelope.prevHash !== expectedPrevHash) {
-    return { kind: 'prev-hash', detail: `prevHash ${envelope.prevHash} does not match the previous event's hash ${expectedPrevHash}` };
+    return {
+      kind: 'prev-hash',
+      detail: `prevHash ${envelope.prevHash} does not match the previous event's hash ${expectedPrevHash}`,
+    };
   }
   const { hash, ...rest } = envelope;
   const actual = envelopeHash(rest);

@@ -22,7 +22,10 @@ export interface StoredEvent<E extends DomainEvent = DomainEvent> {
 /** JetStream said the subject moved on since we read it (error 10071). */
 export class ConcurrencyConflictError extends Error {
   override name = 'ConcurrencyConflictError';
-  constructor(public readonly subject: string, public readonly expectedSeq: number) {
+  constructor(
+    public readonly subject: string,
+    public readonly expectedSeq: number,
+  ) {
     super(`ledger subject ${subject} moved past sequence ${expectedSeq}`);
   }
 }
@@ -81,7 +84,11 @@ export const commitSlotId = (subject: string, expectedLastSeq: number): string =
 
 export interface EventStore {
   /** Append the events as one commit, chained from opts.prevHash, if the subject is still at expectedLastSeq. */
-  append<E extends DomainEvent>(subject: string, events: UnsealedEnvelope<E>[], opts: AppendOptions): Promise<StoredEvent<E>[]>;
+  append<E extends DomainEvent>(
+    subject: string,
+    events: UnsealedEnvelope<E>[],
+    opts: AppendOptions,
+  ): Promise<StoredEvent<E>[]>;
   /** Events of one subject with sequence ≥ fromSeq, in order, up to the subject's last event now. */
   readSubject(subject: string, fromSeq?: number): Promise<StoredEvent[]>;
   last(subject: string): Promise<StoredEvent | null>;
@@ -104,7 +111,11 @@ export const storedOf = (seq: number, subject: string, data: Uint8Array): Stored
   decodeCommit(data).map((event, index) => ({ seq, index, subject, event }));
 
 /** `stream` is LEDGER except for operator tools reading a copy of it (the audit's tamper test); `replay` reads subjects `ledger.>`. */
-export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, stream: string = LEDGER_STREAM): EventStore {
+export function createEventStore(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  stream: string = LEDGER_STREAM,
+): EventStore {
   async function last(subject: string): Promise<StoredEvent | null> {
     try {
       const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject });
@@ -116,7 +127,12 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
     }
   }
 
-  async function readRange(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => Promise<void> | void) {
+  async function readRange(
+    filter: string,
+    fromSeq: number,
+    untilSeq: number,
+    onEvent: (e: StoredEvent) => Promise<void> | void,
+  ) {
     if (untilSeq < fromSeq) return 0;
     const consumer = await withDeadline(
       js.consumers.get(stream, {
@@ -189,6 +205,7 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
 
     async append(subject, events, opts) {
       if (events.length === 0) return [];
+      // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
       const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const data = encodeCommit(sealed);
       const msgID = commitSlotId(subject, opts.expectedLastSeq);
@@ -206,7 +223,9 @@ export function createEventStore(js: JetStreamClient, jsm: JetStreamManager, str
             const original = await jsm.streams.getMessage(stream, { seq: ack.seq });
             if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
             const stored = storedOf(ack.seq, subject, original.data);
-            if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+            if (stored[0]?.event.id !== sealed[0]!.id)
+              throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+            // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
             return stored as StoredEvent<any>[];
           }
           return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));

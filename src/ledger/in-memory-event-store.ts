@@ -1,5 +1,12 @@
 import { type EventEnvelope, sealChain } from './envelope.js';
-import { commitSlotId, ConcurrencyConflictError, encodeCommit, type EventStore, type StoredEvent, storedOf } from './event-store.js';
+import {
+  commitSlotId,
+  ConcurrencyConflictError,
+  encodeCommit,
+  type EventStore,
+  type StoredEvent,
+  storedOf,
+} from './event-store.js';
 
 /**
  * The EventStore in memory, behind the same interface and contract as the JetStream one
@@ -29,6 +36,7 @@ export function createInMemoryEventStore(): EventStore {
   return {
     async append(subject, events, opts) {
       if (events.length === 0) return [];
+      // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
       const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
       const slot = commitSlotId(subject, opts.expectedLastSeq);
       const taken = slots.get(slot);
@@ -36,10 +44,12 @@ export function createInMemoryEventStore(): EventStore {
         // A retry of a commit that landed gets it back; a rival for the slot is a conflict.
         const stored = commitOf(taken);
         if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+        // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
         return stored as StoredEvent<any>[];
       }
       const seqs = seqsOf(subject);
-      if ((seqs.at(-1) ?? 0) !== opts.expectedLastSeq) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+      if ((seqs.at(-1) ?? 0) !== opts.expectedLastSeq)
+        throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
       commits.push({ subject, data: encodeCommit(sealed) });
       const seq = commits.length;
       bySubject.set(subject, [...seqs, seq]);
@@ -57,7 +67,8 @@ export function createInMemoryEventStore(): EventStore {
     },
 
     async commitAt(subject, seq) {
-      if (!Number.isSafeInteger(seq) || seq < 1 || seq > commits.length || commits[seq - 1]!.subject !== subject) return null;
+      if (!Number.isSafeInteger(seq) || seq < 1 || seq > commits.length || commits[seq - 1]!.subject !== subject)
+        return null;
       return commitOf(seq);
     },
 

@@ -7,7 +7,10 @@ import { JOBS_STREAM } from './streams.js';
  * 250 ms (a stream leader being elected after a node was lost) does not hold the request: the last known
  * depth answers, and the refresh lands for the next one.
  */
-export function jobBacklog(jsm: JetStreamManager, opts: { maxAgeMs?: number; waitMs?: number } = {}): () => Promise<number> {
+export function jobBacklog(
+  jsm: JetStreamManager,
+  opts: { maxAgeMs?: number; waitMs?: number } = {},
+): () => Promise<number> {
   const maxAgeMs = opts.maxAgeMs ?? 1000;
   const waitMs = opts.waitMs ?? 250;
   let known = { at: 0, value: 0 };
@@ -20,7 +23,8 @@ export function jobBacklog(jsm: JetStreamManager, opts: { maxAgeMs?: number; wai
       .finally(() => void (refreshing = null)));
   return async () => {
     if (known.at === 0) await refresh();
-    else if (Date.now() - known.at > maxAgeMs) await Promise.race([refresh(), new Promise((r) => setTimeout(r, waitMs))]);
+    else if (Date.now() - known.at > maxAgeMs)
+      await Promise.race([refresh(), new Promise((r) => setTimeout(r, waitMs))]);
     return known.value;
   };
 }

@@ -1,4 +1,11 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { traceCarrier } from '../observability/nats-trace.js';
 import type { EventEnvelope } from './envelope.js';
@@ -10,7 +17,13 @@ import { LEDGER_STREAM, PULL_EXPIRES_MS } from './streams.js';
 /** The server's codes for "a consumer of that name exists" (another process created it first). */
 const CONSUMER_EXISTS = new Set([10013, 10105, 10148]);
 
-export async function ensureDurable(jsm: JetStreamManager, stream: string, name: string, filter: string, extra: Record<string, unknown> = {}) {
+export async function ensureDurable(
+  jsm: JetStreamManager,
+  stream: string,
+  name: string,
+  filter: string,
+  extra: Record<string, unknown> = {},
+) {
   try {
     await jsm.consumers.info(stream, name);
   } catch (err) {
@@ -73,4 +86,3 @@ export async function runLedgerConsumer(
     },
   };
 }
-

@@ -58,7 +58,9 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
         const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
         for await (const msg of batch) {
           inflight++;
-          const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () => opts.handle(msg))
+          const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () =>
+            opts.handle(msg),
+          )
             .catch((err) => {
               opts.log.error({ err }, `${opts.durable}: handling failed; the message will be redelivered`);
               msg.nak(2000);

@@ -40,7 +40,10 @@ const RANGE_WORDING: Record<string, string> = {
   rfc6145: 'an IPv4-translated IPv6 address',
 };
 
-export function createAddressPolicy(options: { allowCidrs: readonly string[]; ownListeners?: OwnListeners }): AddressPolicy {
+export function createAddressPolicy(options: {
+  allowCidrs: readonly string[];
+  ownListeners?: OwnListeners;
+}): AddressPolicy {
   const allowed = options.allowCidrs.map(parseAllowEntry);
   const allowCidrs = Object.freeze([...options.allowCidrs]);
 

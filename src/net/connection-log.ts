@@ -72,7 +72,10 @@ export function createConnectionLog(options: ConnectionLogOptions = {}): Connect
   return {
     record({ host, port, address, via }) {
       const now = Date.now();
-      const entry: Entry = { at: now, connection: { host, port, address, via, connectedAt: new Date(now).toISOString() } };
+      const entry: Entry = {
+        at: now,
+        connection: { host, port, address, via, connectedAt: new Date(now).toISOString() },
+      };
       if (via === 'tunnel' && options.probeTls !== false) {
         entry.probing = probeOnce(host, address, port).then(
           (tls) => void (entry.connection.tls = tls),

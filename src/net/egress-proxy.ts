@@ -147,7 +147,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       const socket = net.connect({ host: address, port });
       upstreamSockets.add(socket);
       socket.once('close', () => upstreamSockets.delete(socket));
-      const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const timer = setTimeout(
+        () => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
       const onError = (err: Error): void => {
         clearTimeout(timer);
         socket.destroy();
@@ -246,7 +249,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       // No agent: the pinned socket is used once and closed, http never opens (or resolves) one itself.
       createConnection: () => socket,
     });
-    upstreamReq.setTimeout(idleTimeoutMs, () => upstreamReq.destroy(new Error(`upstream idle for ${idleTimeoutMs} ms`)));
+    upstreamReq.setTimeout(idleTimeoutMs, () =>
+      upstreamReq.destroy(new Error(`upstream idle for ${idleTimeoutMs} ms`)),
+    );
     upstreamReq.on('response', (upstreamRes) => {
       upstreamRes.on('error', () => res.destroy());
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, forwardHeaders(upstreamRes.rawHeaders));

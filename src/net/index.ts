@@ -1,4 +1,10 @@
-export { createAddressPolicy, parseAllowCidrs, parseIp, type AddressPolicy, type AddressVerdict } from './address-policy.js';
+export {
+  createAddressPolicy,
+  parseAllowCidrs,
+  parseIp,
+  type AddressPolicy,
+  type AddressVerdict,
+} from './address-policy.js';
 export { createOwnListeners, type OwnListeners } from './own-listeners.js';
 export {
   checkTargetUrl,

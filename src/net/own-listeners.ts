@@ -3,7 +3,7 @@
 // in tests, an intranet range in a deployment) would otherwise let a tenant capture its /metrics, which answers
 // loopback clients without a token, or any other answer the service gives only to itself.
 import { networkInterfaces } from 'node:os';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 import { parseIp } from './address-policy.js';
 
 export interface OwnListeners {
@@ -20,7 +20,9 @@ function isLocal(addr: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   const range = addr.range();
   if (range === 'loopback' || range === 'unspecified') return true;
   const text = addr.toNormalizedString();
-  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((i) => parseIp(i.address)?.toNormalizedString() === text));
+  return Object.values(networkInterfaces()).some((list) =>
+    (list ?? []).some((i) => parseIp(i.address)?.toNormalizedString() === text),
+  );
 }
 
 export function createOwnListeners(): OwnListeners {

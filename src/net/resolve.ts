@@ -20,7 +20,9 @@ export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
  * and crypto operation of the process — and at most `concurrency` names at once, so a flood of names to check
  * queues here instead of piling up on the DNS server. /etc/hosts is not consulted (localhost is handled apart).
  */
-export function createDnsResolver(opts: { timeoutMs?: number; tries?: number; concurrency?: number; servers?: string[] } = {}): Resolver {
+export function createDnsResolver(
+  opts: { timeoutMs?: number; tries?: number; concurrency?: number; servers?: string[] } = {},
+): Resolver {
   const resolver = new dns.Resolver({ timeout: opts.timeoutMs ?? 1_500, tries: opts.tries ?? 2 });
   if (opts.servers) resolver.setServers(opts.servers);
   const concurrency = opts.concurrency ?? 16;
@@ -31,7 +33,10 @@ export function createDnsResolver(opts: { timeoutMs?: number; tries?: number; co
     active++;
     try {
       const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-      const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
+      const addresses = [
+        ...(v4.status === 'fulfilled' ? v4.value : []),
+        ...(v6.status === 'fulfilled' ? v6.value : []),
+      ];
       if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
       return addresses;
     } finally {
@@ -100,7 +105,11 @@ export async function resolveAndCheck(
     return { kind: 'allowed', addresses: allowed };
   } else {
     try {
-      addresses = await withTimeout(resolve(normaliseHost(host)), timeoutMs, `resolving ${host} timed out after ${timeoutMs} ms`);
+      addresses = await withTimeout(
+        resolve(normaliseHost(host)),
+        timeoutMs,
+        `resolving ${host} timed out after ${timeoutMs} ms`,
+      );
     } catch (err) {
       return { kind: 'unresolved', detail: describeError(err) };
     }

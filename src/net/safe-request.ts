@@ -54,11 +54,13 @@ export async function safeRequest(rawUrl: string, options: SafeRequestOptions): 
       abortedPromise(deadline.signal),
     ]);
     if (check.kind === 'blocked') throw new EgressBlockedError(host, check.address, check.reason);
-    if (check.kind === 'unresolved') throw new NetworkRequestError(`cannot resolve ${host}: ${check.detail}`, 'ENOTFOUND');
+    if (check.kind === 'unresolved')
+      throw new NetworkRequestError(`cannot resolve ${host}: ${check.detail}`, 'ENOTFOUND');
     const response = await send(url, check.addresses, options, deadline.signal);
     return { ...response, latencyMs: Math.round(performance.now() - started) };
   } catch (err) {
-    if (deadline.signal.aborted && !(err instanceof EgressBlockedError)) throw new RequestTimeoutError(options.timeoutMs);
+    if (deadline.signal.aborted && !(err instanceof EgressBlockedError))
+      throw new RequestTimeoutError(options.timeoutMs);
     throw err;
   } finally {
     clearTimeout(timer);
@@ -88,7 +90,12 @@ function send(
     else callback(null, first.address, first.family);
   };
 
-  const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body, 'utf8');
+  const body =
+    options.body === undefined
+      ? undefined
+      : Buffer.isBuffer(options.body)
+        ? options.body
+        : Buffer.from(options.body, 'utf8');
   const headers: Record<string, string> = { ...options.headers };
   if (body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')) {
     headers['content-length'] = String(body.length);
@@ -129,7 +136,12 @@ function send(
       res.on('end', finish);
       res.on('error', (err) => (done ? undefined : reject(toNetworkError(err))));
       res.on('close', () => {
-        if (!done) reject(signal.aborted ? new RequestTimeoutError(options.timeoutMs) : new NetworkRequestError('connection closed before the response body ended', 'ECONNRESET'));
+        if (!done)
+          reject(
+            signal.aborted
+              ? new RequestTimeoutError(options.timeoutMs)
+              : new NetworkRequestError('connection closed before the response body ended', 'ECONNRESET'),
+          );
       });
     };
     const req =

@@ -27,7 +27,12 @@ export interface TlsObservation {
   fingerprint256: string;
 }
 
-export async function probeTls(address: string, port: number, serverName: string, timeoutMs = 5000): Promise<TlsObservation> {
+export async function probeTls(
+  address: string,
+  port: number,
+  serverName: string,
+  timeoutMs = 5000,
+): Promise<TlsObservation> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({
       host: address,
@@ -80,7 +85,10 @@ function chainPem(leaf: tls.DetailedPeerCertificate): string[] {
 }
 
 function toPem(der: Buffer): string {
-  const body = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const body = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
 }
 

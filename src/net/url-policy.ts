@@ -15,9 +15,7 @@ export type UrlRejectionReason =
   | 'private_address'
   | 'too_long';
 
-export type UrlCheckResult =
-  | { ok: true; url: string }
-  | { ok: false; reason: UrlRejectionReason; detail: string };
+export type UrlCheckResult = { ok: true; url: string } | { ok: false; reason: UrlRejectionReason; detail: string };
 
 export interface UrlCheckDeps {
   policy: AddressPolicy;
@@ -34,6 +32,7 @@ const DEFAULT_RESOLVE_TIMEOUT_MS = 2_000;
 const ENCODED_PERCENT_ESCAPE = /%25[0-9a-f]{2}/i;
 const PERCENT_ESCAPE = /%[0-9a-f]{2}/gi;
 // WHATWG URL silently drops tabs/newlines and trims C0 controls; refuse them so what we store is what was sent.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<UrlCheckResult> {
@@ -48,7 +47,10 @@ export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<
     return reject('too_long', `url is ${text.length} characters long; the maximum is ${MAX_URL_LENGTH}`);
   }
   if (CONTROL_CHARS.test(text)) {
-    return reject('malformed', 'url contains control characters (tab, newline or similar); percent-encode them or remove them');
+    return reject(
+      'malformed',
+      'url contains control characters (tab, newline or similar); percent-encode them or remove them',
+    );
   }
 
   let url: URL;
@@ -62,17 +64,20 @@ export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<
     return reject('scheme', `url scheme "${url.protocol.slice(0, -1)}" is not supported; use http or https`);
   }
   if (url.username !== '' || url.password !== '') {
-    return reject('credentials', 'url must not contain a user name or password (user:pass@host); remove the credentials');
+    return reject(
+      'credentials',
+      'url must not contain a user name or password (user:pass@host); remove the credentials',
+    );
   }
   const doubled = findDoubleEncoding(text);
   if (doubled !== undefined) {
-    return reject(
-      'double_encoded',
-      `url is percent-encoded twice (${doubled}); send it percent-encoded once`,
-    );
+    return reject('double_encoded', `url is percent-encoded twice (${doubled}); send it percent-encoded once`);
   }
   if (url.href.length > MAX_URL_LENGTH) {
-    return reject('too_long', `url is ${url.href.length} characters long once normalised; the maximum is ${MAX_URL_LENGTH}`);
+    return reject(
+      'too_long',
+      `url is ${url.href.length} characters long once normalised; the maximum is ${MAX_URL_LENGTH}`,
+    );
   }
 
   // url.hostname is already normalised: IPv4 in any numeric form becomes dotted decimal, IPv6 is bracketed,
@@ -106,7 +111,10 @@ export async function checkTargetUrl(raw: unknown, deps: UrlCheckDeps): Promise<
  * HTTP status for a rejection (spec 7.2). Single submissions: missing, malformed and a bad scheme are 400.
  * Batch items: 400 only for a missing or unparseable URL; an unsupported scheme of a parseable URL is 422.
  */
-export function urlRejectionStatus(reason: UrlRejectionReason, options: { batchItem: boolean } = { batchItem: false }): 400 | 422 {
+export function urlRejectionStatus(
+  reason: UrlRejectionReason,
+  options: { batchItem: boolean } = { batchItem: false },
+): 400 | 422 {
   switch (reason) {
     case 'missing':
     case 'malformed':

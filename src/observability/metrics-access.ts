@@ -6,7 +6,11 @@ import ipaddr from 'ipaddr.js';
  * with METRICS_TOKEN, a request bearing it; without, only clients on this machine (a loopback peer address —
  * the socket's own, not a forwarded one). docs/security.md.
  */
-export function metricsAllowed(authorization: string | undefined, peerAddress: string | undefined, token: string | undefined): boolean {
+export function metricsAllowed(
+  authorization: string | undefined,
+  peerAddress: string | undefined,
+  token: string | undefined,
+): boolean {
   if (token) {
     const given = Buffer.from(/^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '');
     const wanted = Buffer.from(token);

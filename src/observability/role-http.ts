@@ -31,12 +31,22 @@ export async function startRoleHttp(opts: {
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return send(405, JSON_TYPE, JSON.stringify(problem(405, 'This process answers GET /health and GET /metrics only.')));
+      return send(
+        405,
+        JSON_TYPE,
+        JSON.stringify(problem(405, 'This process answers GET /health and GET /metrics only.')),
+      );
     }
     if (path === '/health') {
-      void opts.ready().then((r) =>
-        send(r.ok ? 200 : 503, JSON_TYPE, JSON.stringify({ status: r.ok ? 'ok' : 'degraded', roles: opts.roles, checks: r.checks })),
-      );
+      void opts
+        .ready()
+        .then((r) =>
+          send(
+            r.ok ? 200 : 503,
+            JSON_TYPE,
+            JSON.stringify({ status: r.ok ? 'ok' : 'degraded', roles: opts.roles, checks: r.checks }),
+          ),
+        );
       return;
     }
     if (path === '/metrics') {
@@ -46,7 +56,13 @@ export async function startRoleHttp(opts: {
       void scrape().then((text) => send(200, 'text/plain; version=0.0.4; charset=utf-8', text));
       return;
     }
-    send(404, JSON_TYPE, JSON.stringify(problem(404, `This process runs ${opts.roles.join(', ')}; the API is served by processes with the api role.`)));
+    send(
+      404,
+      JSON_TYPE,
+      JSON.stringify(
+        problem(404, `This process runs ${opts.roles.join(', ')}; the API is served by processes with the api role.`),
+      ),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

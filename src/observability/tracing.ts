@@ -43,12 +43,19 @@ export function currentTraceHeaders(): Record<string, string> {
 export function contextFromHeaders(headers: { get(k: string): string } | Record<string, string> | undefined): Context {
   if (!headers) return context.active();
   const getter = (h: typeof headers, key: string) =>
-    typeof (h as { get?: unknown }).get === 'function' ? (h as { get(k: string): string }).get(key) || undefined : (h as Record<string, string>)[key];
+    typeof (h as { get?: unknown }).get === 'function'
+      ? (h as { get(k: string): string }).get(key) || undefined
+      : (h as Record<string, string>)[key];
   return propagation.extract(context.active(), headers, { get: getter, keys: () => ['traceparent', 'tracestate'] });
 }
 
 /** Run `fn` in a span that is a child of `parent` (a context from headers, or the active one). */
-export async function inSpan<T>(name: string, parent: Context, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  parent: Context,
+  attributes: Record<string, string | number>,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   const span = tracer().startSpan(name, { attributes }, parent);
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));

@@ -91,7 +91,13 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
 
     const target = await opts.store.lastSeq();
     let replayedEvents = 0;
-    const replayer = createProjector({ js: opts.js, pool, log: opts.log, batchSize: opts.batchSize ?? 1000, beforeCommit: async (b) => void (replayedEvents += b.length) });
+    const replayer = createProjector({
+      js: opts.js,
+      pool,
+      log: opts.log,
+      batchSize: opts.batchSize ?? 1000,
+      beforeCommit: async (b) => void (replayedEvents += b.length),
+    });
     replayer.events.on('checkpoint', (seq: number) => progress({ phase: 'replay', seq, target }));
     await replayer.catchUp(target);
     const replayMs = Date.now() - started;
@@ -125,7 +131,12 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
     }
 
     await opts.beforeSwitch?.();
-    const liveAtSwitch = await switchSchemas(admin, opts.store, { live, built, old, lockTimeoutMs: opts.lockTimeoutMs ?? 60_000 });
+    const liveAtSwitch = await switchSchemas(admin, opts.store, {
+      live,
+      built,
+      old,
+      lockTimeoutMs: opts.lockTimeoutMs ?? 60_000,
+    });
     keepBuilt = true;
     progress({ phase: 'switch', seq: liveAtSwitch.liveCheckpoint ?? 0, target });
 
@@ -167,7 +178,10 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
 }
 
 async function checkpointOf(q: Pick<pg.Pool, 'query'>, schema: string): Promise<number> {
-  const r = await q.query<{ seq: string }>(`SELECT seq FROM ${quoteIdent(schema)}.projector_checkpoint WHERE name = $1`, [PROJECTOR_NAME]);
+  const r = await q.query<{ seq: string }>(
+    `SELECT seq FROM ${quoteIdent(schema)}.projector_checkpoint WHERE name = $1`,
+    [PROJECTOR_NAME],
+  );
   return Number(r.rows[0]?.seq ?? 0);
 }
 
@@ -181,7 +195,11 @@ async function switchSchemas(
   try {
     await client.query('BEGIN');
     await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(s.lockTimeoutMs))}`);
-    const hasLive = (await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`${quoteIdent(s.live)}.projector_checkpoint`])).rows[0]!.t;
+    const hasLive = (
+      await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+        `${quoteIdent(s.live)}.projector_checkpoint`,
+      ])
+    ).rows[0]!.t;
     let liveCheckpoint: number | null = null;
     let applied = 0;
     if (hasLive) {

@@ -53,8 +53,12 @@ export function createProjector(opts: ProjectorOptions): Projector {
     const client = await opts.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('INSERT INTO projector_checkpoint (name, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [PROJECTOR_NAME]);
-      const r = await client.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1 FOR UPDATE', [PROJECTOR_NAME]);
+      await client.query('INSERT INTO projector_checkpoint (name, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [
+        PROJECTOR_NAME,
+      ]);
+      const r = await client.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1 FOR UPDATE', [
+        PROJECTOR_NAME,
+      ]);
       const at = r.rows[0]!.seq;
       const fresh = batch.filter((e) => e.seq > at);
       await applyEvents(client, fresh);
@@ -119,7 +123,8 @@ export function createProjector(opts: ProjectorOptions): Projector {
           continue;
         }
         const batch: StoredEvent[] = [];
-        while (buffer.length > 0 && (batch.length === 0 || batch.length + buffer[0]!.length <= batchSize)) batch.push(...buffer.shift()!);
+        while (buffer.length > 0 && (batch.length === 0 || batch.length + buffer[0]!.length <= batchSize))
+          batch.push(...buffer.shift()!);
         buffered -= batch.length;
         signal(wakeReader);
         await applyBatch(batch);

@@ -61,7 +61,12 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
   const operator = createOperatorGuard(config, limiter);
 
-  const admission = createCaptureAdmission({ ctx, policy, backlog: jobBacklog(nats.jsm), takeTenantTokens: guard.takeTenantTokens });
+  const admission = createCaptureAdmission({
+    ctx,
+    policy,
+    backlog: jobBacklog(nats.jsm),
+    takeTenantTokens: guard.takeTenantTokens,
+  });
   const reads = createCaptureReads(ctx, artifacts, transparency);
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);

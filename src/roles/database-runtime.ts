@@ -34,7 +34,12 @@ export interface DatabaseRuntime {
   webhookCa(): Promise<string[]>;
 }
 
-export async function startDatabaseRuntime(runtime: ProcessRuntime, databaseUrl: string, schema: string | undefined, stops: Stops): Promise<DatabaseRuntime> {
+export async function startDatabaseRuntime(
+  runtime: ProcessRuntime,
+  databaseUrl: string,
+  schema: string | undefined,
+  stops: Stops,
+): Promise<DatabaseRuntime> {
   const { config, log, clock, nats } = runtime;
   const replicas = config.NATS_REPLICAS;
   const pool = createPool(databaseUrl, schema ?? LIVE_SCHEMA);
@@ -48,7 +53,9 @@ export async function startDatabaseRuntime(runtime: ProcessRuntime, databaseUrl:
     idleMs: config.ACTOR_IDLE_MS,
     snapshots,
     onSnapshotProblem: (tenantId, p) =>
-      p.error ? log.warn({ err: p.error, tenantId }, 'actor snapshot unavailable') : log.info({ tenantId, reason: p.reason }, 'actor snapshot ignored; folding the log'),
+      p.error
+        ? log.warn({ err: p.error, tenantId }, 'actor snapshot unavailable')
+        : log.info({ tenantId, reason: p.reason }, 'actor snapshot ignored; folding the log'),
   });
   stops.add(() => tenants.close());
   const artifacts = await openArtifactStore(nats.nc, replicas);
@@ -58,13 +65,23 @@ export async function startDatabaseRuntime(runtime: ProcessRuntime, databaseUrl:
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   // The projector role starts here: the projection waiter of every read follows it when it is in this process.
-  const projector = runtime.roles.has('projector') ? createProjector({ js: nats.js, pool, log: log.child({ role: 'projector' }) }) : null;
+  const projector = runtime.roles.has('projector')
+    ? createProjector({ js: nats.js, pool, log: log.child({ role: 'projector' }) })
+    : null;
   if (projector) {
     await projector.start();
     stops.add(() => projector.stop());
   }
   const waiter = createProjectionWaiter(pool, projector ?? undefined);
-  const ctx: ServiceContext = { config, log, clock, tenants, pool, waiter, announceRevocation: (keyHash) => nats.nc.publish(REVOCATION_SUBJECT, keyHash) };
+  const ctx: ServiceContext = {
+    config,
+    log,
+    clock,
+    tenants,
+    pool,
+    waiter,
+    announceRevocation: (keyHash) => nats.nc.publish(REVOCATION_SUBJECT, keyHash),
+  };
   addScrapeProbe(async () => {
     const [jobs, deliveries, ledger, checkpoint] = await Promise.all([
       nats.jsm.streams.info(JOBS_STREAM),

@@ -4,7 +4,10 @@ import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
 /** The dispatcher role: the feeder enqueues webhook deliveries from the log, the dispatcher sends and records them. */
-export async function startDispatcherRole(runtime: ProcessRuntime, data: DatabaseRuntime): Promise<() => Promise<void>> {
+export async function startDispatcherRole(
+  runtime: ProcessRuntime,
+  data: DatabaseRuntime,
+): Promise<() => Promise<void>> {
   const { config, nats, clock, log } = runtime;
   const { ctx } = data;
   const secrets = await data.webhookSecrets();

@@ -22,11 +22,20 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
   const log = runtime.log.child({ role: 'worker' });
   const feeder = await startJobFeeder(nats.js, nats.jsm, runtime.log.child({ role: 'job-feeder' }));
   const connections = createConnectionLog(); // what the proxy connected to, for provenance records
-  const proxy = await startEgressProxy({ policy: data.policy, connections, log: runtime.log.child({ role: 'egress-proxy' }) });
+  const proxy = await startEgressProxy({
+    policy: data.policy,
+    connections,
+    log: runtime.log.child({ role: 'egress-proxy' }),
+  });
   data.ownListeners.add('127.0.0.1', proxy.port); // a page must not make the proxy tunnel to itself
   // Overload is slowness (DESIGN decision 13): bounds count page time, concurrency follows the host's capacity.
   const hostLoad = startHostLoad();
-  const browsers = createBrowserPool({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url, concurrency: config.WORKER_CONCURRENCY, hostLoad });
+  const browsers = createBrowserPool({
+    chromiumPath: config.CHROMIUM_PATH,
+    proxyServer: proxy.url,
+    concurrency: config.WORKER_CONCURRENCY,
+    hostLoad,
+  });
   const governor = startCapacityGovernor({
     hostLoad,
     max: config.WORKER_CONCURRENCY,

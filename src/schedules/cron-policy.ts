@@ -102,7 +102,9 @@ export function parseSchedule(expr: string): ScheduleParseResult {
     lastRunAtOrBefore(at: Date): Date | null {
       // cron-parser's prev() is strictly before its current date; one millisecond later makes it "at or before".
       try {
-        return iterator(new Date(at.getTime() + 1)).prev().toDate();
+        return iterator(new Date(at.getTime() + 1))
+          .prev()
+          .toDate();
       } catch {
         return null;
       }

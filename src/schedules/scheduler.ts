@@ -74,7 +74,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     }
     if (hit === null && !warned.has(row.schedule_id)) {
       warned.add(row.schedule_id);
-      log.warn({ scheduleId: row.schedule_id, tenantId: row.tenant_id, cron: row.cron }, 'schedule has a cron expression this version cannot parse; it never fires');
+      log.warn(
+        { scheduleId: row.schedule_id, tenantId: row.tenant_id, cron: row.cron },
+        'schedule has a cron expression this version cannot parse; it never fires',
+      );
     }
     return hit;
   }
@@ -85,11 +88,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const result = await tenants.execute(
         row.tenant_id,
         { type: 'FireSchedule', data: { scheduleId: row.schedule_id, fireTime, captureId: newId('cap') } },
-        { correlationId: `schedule:${row.schedule_id}:${fireTime}`, causedBy: { kind: 'schedule', scheduleId: row.schedule_id } },
+        {
+          correlationId: `schedule:${row.schedule_id}:${fireTime}`,
+          causedBy: { kind: 'schedule', scheduleId: row.schedule_id },
+        },
       );
       const outcome = result.reply;
       if (outcome.kind === 'fired') log.info({ ...base, captureId: outcome.captureId }, 'schedule fired');
-      else if (outcome.kind === 'skipped') log.info({ ...base, detail: outcome.detail }, 'schedule run skipped: monthly quota used up');
+      else if (outcome.kind === 'skipped')
+        log.info({ ...base, detail: outcome.detail }, 'schedule run skipped: monthly quota used up');
       return { ...base, outcome };
     } catch (err) {
       // Left unhandled, so the next tick tries the same fire time again.

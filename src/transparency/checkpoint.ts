@@ -44,12 +44,21 @@ export class CheckpointError extends Error {
 const validName = (name: string) => name.length > 0 && !/[\s+]/u.test(name);
 
 export function noteKeyHash(name: string, publicKey: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(name).update('\n').update(Uint8Array.of(ED25519_TYPE)).update(publicKey).digest().subarray(0, 4));
+  return new Uint8Array(
+    createHash('sha256')
+      .update(name)
+      .update('\n')
+      .update(Uint8Array.of(ED25519_TYPE))
+      .update(publicKey)
+      .digest()
+      .subarray(0, 4),
+  );
 }
 
 /** A note signer from a 32-byte Ed25519 seed; `name` is the log's origin. */
 export function noteSignerFromSeed(name: string, seed: Uint8Array): NoteSigner {
-  if (!validName(name)) throw new CheckpointError(`note key name ${JSON.stringify(name)} must be non-empty without spaces or '+'`);
+  if (!validName(name))
+    throw new CheckpointError(`note key name ${JSON.stringify(name)} must be non-empty without spaces or '+'`);
   const pair = nacl.sign.keyPair.fromSeed(seed);
   return {
     name,
@@ -75,7 +84,8 @@ export function parseVerifierKey(text: string): NoteVerifier {
   }
   const publicKey = new Uint8Array(key.subarray(1));
   const keyHash = noteKeyHash(name, publicKey);
-  if (Buffer.from(keyHash).toString('hex') !== hashHex) throw new CheckpointError('the verifier key hash does not match its name and key');
+  if (Buffer.from(keyHash).toString('hex') !== hashHex)
+    throw new CheckpointError('the verifier key hash does not match its name and key');
   return { name, keyHash, publicKey };
 }
 
@@ -99,9 +109,11 @@ export function parseCheckpointBody(body: string): Checkpoint {
   if (lines.length < 3) throw new CheckpointError('a checkpoint has an origin, a tree size and a root hash');
   const [origin, sizeText, rootText, ...extensions] = lines as [string, string, string, ...string[]];
   if (origin === '') throw new CheckpointError('empty origin line');
-  if (!/^(0|[1-9]\d*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) throw new CheckpointError(`tree size ${JSON.stringify(sizeText)} is not a decimal number`);
+  if (!/^(0|[1-9]\d*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)))
+    throw new CheckpointError(`tree size ${JSON.stringify(sizeText)} is not a decimal number`);
   const root = Buffer.from(rootText, 'base64');
-  if (root.length !== HASH_SIZE || root.toString('base64') !== rootText) throw new CheckpointError('root hash is not base64 of 32 bytes');
+  if (root.length !== HASH_SIZE || root.toString('base64') !== rootText)
+    throw new CheckpointError('root hash is not base64 of 32 bytes');
   if (extensions.some((l) => l === '')) throw new CheckpointError('empty line inside the checkpoint');
   return { origin, size: Number(sizeText), rootHash: new Uint8Array(root), extensions };
 }
@@ -112,14 +124,16 @@ export function parseCheckpointBody(body: string): Checkpoint {
  */
 export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint & { body: string } {
   const split = note.lastIndexOf('\n\n');
-  if (split < 0 || !note.endsWith('\n')) throw new CheckpointError('not a signed note: no blank line before the signatures');
+  if (split < 0 || !note.endsWith('\n'))
+    throw new CheckpointError('not a signed note: no blank line before the signatures');
   const body = note.slice(0, split + 1);
   const sigLines = note.slice(split + 2, -1).split('\n');
   let found = false;
   for (const line of sigLines) {
     if (!line.startsWith(SIG_PREFIX)) throw new CheckpointError(`malformed signature line ${JSON.stringify(line)}`);
     const [name, b64, extra] = line.slice(SIG_PREFIX.length).split(' ');
-    if (!name || !b64 || extra !== undefined) throw new CheckpointError(`malformed signature line ${JSON.stringify(line)}`);
+    if (!name || !b64 || extra !== undefined)
+      throw new CheckpointError(`malformed signature line ${JSON.stringify(line)}`);
     if (name !== verifier.name) continue;
     const raw = Buffer.from(b64, 'base64');
     if (raw.length < 4 || !raw.subarray(0, 4).equals(Buffer.from(verifier.keyHash))) continue;
@@ -129,8 +143,12 @@ export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint
     }
     found = true;
   }
-  if (!found) throw new CheckpointError(`the checkpoint carries no signature of key ${verifier.name}+${Buffer.from(verifier.keyHash).toString('hex')}`);
+  if (!found)
+    throw new CheckpointError(
+      `the checkpoint carries no signature of key ${verifier.name}+${Buffer.from(verifier.keyHash).toString('hex')}`,
+    );
   const cp = parseCheckpointBody(body);
-  if (cp.origin !== verifier.name) throw new CheckpointError(`checkpoint origin ${cp.origin} is not the log's ${verifier.name}`);
+  if (cp.origin !== verifier.name)
+    throw new CheckpointError(`checkpoint origin ${cp.origin} is not the log's ${verifier.name}`);
   return { ...cp, body };
 }

@@ -35,7 +35,8 @@ export function checkInclusion(facts: BundleFacts, evidence: TransparencyEvidenc
     throw err;
   }
   const proof = evidence.inclusionProof.map((h) => Buffer.from(h, 'base64'));
-  if (proof.some((h) => h.length !== 32)) return { status: 'fail', detail: 'the inclusion proof holds a hash that is not 32 bytes' };
+  if (proof.some((h) => h.length !== 32))
+    return { status: 'fail', detail: 'the inclusion proof holds a hash that is not 32 bytes' };
   const leaf = leafHash(encodeLeaf(captureLeaf(facts.captureId, facts.bundleHash, facts.keyId, facts.genTime)));
   if (!verifyInclusion(evidence.leafIndex, cp.size, leaf, proof, cp.rootHash)) {
     return {
@@ -43,5 +44,8 @@ export function checkInclusion(facts: BundleFacts, evidence: TransparencyEvidenc
       detail: `the bundle's leaf is not at index ${evidence.leafIndex} of the checkpoint's tree of ${cp.size} (the log holds another leaf there, or the proof is wrong)`,
     };
   }
-  return { status: 'pass', detail: `leaf ${evidence.leafIndex} of ${cp.origin}, included in its signed checkpoint of ${cp.size} leaves` };
+  return {
+    status: 'pass',
+    detail: `leaf ${evidence.leafIndex} of ${cp.origin}, included in its signed checkpoint of ${cp.size} leaves`,
+  };
 }

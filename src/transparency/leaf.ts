@@ -19,13 +19,15 @@ export type LeafRecord =
   | { v: 1; kind: 'signing-key'; keyId: string; publicKey: string; rotatedAt: string }
   | { v: 1; kind: 'tsa-certificate'; fingerprint: string; publishedAt: string };
 
-export const captureIdHash = (captureId: string): string => createHash('sha256').update(captureId, 'utf8').digest('hex');
+export const captureIdHash = (captureId: string): string =>
+  createHash('sha256').update(captureId, 'utf8').digest('hex');
 
 export const encodeLeaf = (leaf: LeafRecord): Uint8Array => new TextEncoder().encode(canonicalJson(leaf));
 
 export function decodeLeaf(data: Uint8Array): LeafRecord {
   const value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data)) as LeafRecord;
-  if (value?.v !== 1 || !['capture', 'signing-key', 'tsa-certificate'].includes(value.kind)) throw new Error('not a capture-ledger log leaf');
+  if (value?.v !== 1 || !['capture', 'signing-key', 'tsa-certificate'].includes(value.kind))
+    throw new Error('not a capture-ledger log leaf');
   return value;
 }
 
@@ -43,7 +45,13 @@ export function leafOfEvent(event: { type: string; data: unknown }): LeafRecord 
       return b ? captureLeaf(e.data.captureId, b.bundleHash, b.keyId, b.genTime ?? null) : null;
     }
     case 'signing.key_rotated':
-      return { v: 1, kind: 'signing-key', keyId: e.data.keyId, publicKey: e.data.publicKey, rotatedAt: e.data.rotatedAt };
+      return {
+        v: 1,
+        kind: 'signing-key',
+        keyId: e.data.keyId,
+        publicKey: e.data.publicKey,
+        rotatedAt: e.data.rotatedAt,
+      };
     case 'tsa.certificate_published':
       return { v: 1, kind: 'tsa-certificate', fingerprint: e.data.fingerprint, publishedAt: e.data.publishedAt };
     default:

@@ -27,7 +27,15 @@ export interface LoggedLeaf {
   data: string;
 }
 
-export type AuditFindingKind = 'MISSING' | 'UNKNOWN' | 'MISMATCH' | 'DUPLICATE' | 'SECOND BUNDLE' | 'ORDER' | 'NOT A RECORD' | 'NOT APPEND-ONLY';
+export type AuditFindingKind =
+  | 'MISSING'
+  | 'UNKNOWN'
+  | 'MISMATCH'
+  | 'DUPLICATE'
+  | 'SECOND BUNDLE'
+  | 'ORDER'
+  | 'NOT A RECORD'
+  | 'NOT APPEND-ONLY';
 
 export interface AuditFinding {
   kind: AuditFindingKind;
@@ -45,11 +53,21 @@ export interface LogAuditReport {
 }
 
 /** The facts of one ledger event (null when it is not logged). */
-export function ledgerFactOf(stored: { seq: number; index: number; event: { type: string; tenantId: string; data: unknown } }): LedgerFact | null {
+export function ledgerFactOf(stored: {
+  seq: number;
+  index: number;
+  event: { type: string; tenantId: string; data: unknown };
+}): LedgerFact | null {
   const record = leafOfEvent(stored.event);
   if (!record) return null;
   const captureId = record.kind === 'capture' ? (stored.event.data as { captureId: string }).captureId : null;
-  return { seq: stored.seq, index: stored.index, tenantId: stored.event.tenantId, captureId, leaf: new TextDecoder().decode(encodeLeaf(record)) };
+  return {
+    seq: stored.seq,
+    index: stored.index,
+    tenantId: stored.event.tenantId,
+    captureId,
+    leaf: new TextDecoder().decode(encodeLeaf(record)),
+  };
 }
 
 const parse = (data: string): LeafRecord | null => {
@@ -61,9 +79,14 @@ const parse = (data: string): LeafRecord | null => {
 };
 
 const describeRecord = (r: LeafRecord): string =>
-  r.kind === 'capture' ? `bundle ${r.bundleHash}` : r.kind === 'signing-key' ? `signing key ${r.keyId}` : `TSA certificate ${r.fingerprint}`;
+  r.kind === 'capture'
+    ? `bundle ${r.bundleHash}`
+    : r.kind === 'signing-key'
+      ? `signing key ${r.keyId}`
+      : `TSA certificate ${r.fingerprint}`;
 
-const where = (f: LedgerFact) => `tenant ${f.tenantId}, LEDGER sequence ${f.seq}${f.index > 0 ? ` event ${f.index + 1}` : ''}`;
+const where = (f: LedgerFact) =>
+  `tenant ${f.tenantId}, LEDGER sequence ${f.seq}${f.index > 0 ? ` event ${f.index + 1}` : ''}`;
 
 export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLeaf[]): LogAuditReport {
   const findings: AuditFinding[] = [];
@@ -72,11 +95,19 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
   for (const leaf of leaves) {
     const record = parse(leaf.data);
     if (!record) {
-      findings.push({ kind: 'NOT A RECORD', leafIndex: leaf.index, message: `leaf ${leaf.index} is not a capture-ledger log record: ${leaf.data.slice(0, 120)}` });
+      findings.push({
+        kind: 'NOT A RECORD',
+        leafIndex: leaf.index,
+        message: `leaf ${leaf.index} is not a capture-ledger log record: ${leaf.data.slice(0, 120)}`,
+      });
       continue;
     }
     leavesByData.set(leaf.data, [...(leavesByData.get(leaf.data) ?? []), leaf]);
-    if (record.kind === 'capture') leavesByCapture.set(record.captureIdHash, [...(leavesByCapture.get(record.captureIdHash) ?? []), { ...leaf, record }]);
+    if (record.kind === 'capture')
+      leavesByCapture.set(record.captureIdHash, [
+        ...(leavesByCapture.get(record.captureIdHash) ?? []),
+        { ...leaf, record },
+      ]);
   }
 
   const factsByCapture = new Map<string, LedgerFact[]>();
@@ -92,26 +123,48 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
   for (const fact of facts) {
     const record = parse(fact.leaf)!;
     const same = leavesByData.get(fact.leaf) ?? [];
-    same.forEach((l) => explained.add(l.index));
+    for (const l of same) explained.add(l.index);
     if (same.length === 1) continue;
-    const subject = fact.captureId !== null ? `capture ${fact.captureId} (${where(fact)})` : `${describeRecord(record)} (${where(fact)})`;
+    const subject =
+      fact.captureId !== null
+        ? `capture ${fact.captureId} (${where(fact)})`
+        : `${describeRecord(record)} (${where(fact)})`;
     if (same.length > 1) {
-      findings.push({ kind: 'DUPLICATE', ...(fact.captureId ? { captureId: fact.captureId } : {}), leafIndex: same[1]!.index, message: `${subject}: ${describeRecord(record)} has ${same.length} leaves in the log (${same.map((l) => l.index).join(', ')}); it must have one` });
+      findings.push({
+        kind: 'DUPLICATE',
+        ...(fact.captureId ? { captureId: fact.captureId } : {}),
+        leafIndex: same[1]!.index,
+        message: `${subject}: ${describeRecord(record)} has ${same.length} leaves in the log (${same.map((l) => l.index).join(', ')}); it must have one`,
+      });
       continue;
     }
     // No leaf with these bytes: a leaf of the same capture saying something else is a mismatch, none at all is missing.
-    const others = fact.captureId !== null ? (leavesByCapture.get(captureIdHash(fact.captureId)) ?? []).filter((l) => l.data !== fact.leaf) : [];
-    const unexplained = others.filter((l) => !(factsByCapture.get(l.record.captureIdHash) ?? []).some((f) => f.leaf === l.data));
+    const others =
+      fact.captureId !== null
+        ? (leavesByCapture.get(captureIdHash(fact.captureId)) ?? []).filter((l) => l.data !== fact.leaf)
+        : [];
+    const unexplained = others.filter(
+      (l) => !(factsByCapture.get(l.record.captureIdHash) ?? []).some((f) => f.leaf === l.data),
+    );
     if (unexplained.length > 0) {
       const l = unexplained[0]!;
-      unexplained.forEach((u) => explained.add(u.index));
+      for (const u of unexplained) explained.add(u.index);
       const what =
         l.record.bundleHash !== (record as { bundleHash: string }).bundleHash
           ? `the log's leaf ${l.index} says bundle ${l.record.bundleHash}, the ledger signed ${(record as { bundleHash: string }).bundleHash}`
           : `the log's leaf ${l.index} is ${l.data}, the ledger's event makes ${fact.leaf}`;
-      findings.push({ kind: 'MISMATCH', captureId: fact.captureId!, leafIndex: l.index, message: `${subject}: ${what}` });
+      findings.push({
+        kind: 'MISMATCH',
+        captureId: fact.captureId!,
+        leafIndex: l.index,
+        message: `${subject}: ${what}`,
+      });
     } else {
-      findings.push({ kind: 'MISSING', ...(fact.captureId ? { captureId: fact.captureId } : {}), message: `${subject}: ${describeRecord(record)} has no leaf in the log` });
+      findings.push({
+        kind: 'MISSING',
+        ...(fact.captureId ? { captureId: fact.captureId } : {}),
+        message: `${subject}: ${describeRecord(record)} has no leaf in the log`,
+      });
     }
   }
 
@@ -124,7 +177,12 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
       const known = factsByCapture.get(record.captureIdHash);
       findings.push(
         known
-          ? { kind: 'MISMATCH', captureId: known[0]!.captureId!, leafIndex: leaf.index, message: `capture ${known[0]!.captureId} (${where(known[0]!)}): the log's leaf ${leaf.index} says ${describeRecord(record)}, which the ledger never signed for it` }
+          ? {
+              kind: 'MISMATCH',
+              captureId: known[0]!.captureId!,
+              leafIndex: leaf.index,
+              message: `capture ${known[0]!.captureId} (${where(known[0]!)}): the log's leaf ${leaf.index} says ${describeRecord(record)}, which the ledger never signed for it`,
+            }
           : {
               kind: 'UNKNOWN',
               leafIndex: leaf.index,
@@ -132,7 +190,11 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
             },
       );
     } else {
-      findings.push({ kind: 'UNKNOWN', leafIndex: leaf.index, message: `leaf ${leaf.index} is ${describeRecord(record)}, which no ledger event publishes` });
+      findings.push({
+        kind: 'UNKNOWN',
+        leafIndex: leaf.index,
+        message: `leaf ${leaf.index} is ${describeRecord(record)}, which no ledger event publishes`,
+      });
     }
   }
 
@@ -163,5 +225,11 @@ export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLe
     }
   }
 
-  return { ok: findings.length === 0, leaves: leaves.length, facts: facts.length, captures: factsByCapture.size, findings };
+  return {
+    ok: findings.length === 0,
+    leaves: leaves.length,
+    facts: facts.length,
+    captures: factsByCapture.size,
+    findings,
+  };
 }

@@ -39,17 +39,28 @@ export function createLogClient(base: string, doFetch: typeof globalThis.fetch =
     key: async () => (await (await ok('key', 'text/plain')).text()).trim(),
     checkpoint: async () => (await ok('checkpoint', 'text/plain')).text(),
     async inclusionByCapture(captureId, treeSize) {
-      const r = await get(`proof/inclusion?captureId=${encodeURIComponent(captureId)}&treeSize=${treeSize}`, 'application/json');
+      const r = await get(
+        `proof/inclusion?captureId=${encodeURIComponent(captureId)}&treeSize=${treeSize}`,
+        'application/json',
+      );
       if (r.status === 404) return null;
-      if (!r.ok) throw new LogFetchError(`${root}/proof/inclusion answered HTTP ${r.status}: ${(await r.text()).slice(0, 300)}`);
+      if (!r.ok)
+        throw new LogFetchError(`${root}/proof/inclusion answered HTTP ${r.status}: ${(await r.text()).slice(0, 300)}`);
       const body = (await r.json()) as { leafIndex: number; hashes: string[] };
       return { leafIndex: body.leafIndex, hashes: body.hashes };
     },
     async consistency(first, second) {
-      const body = (await (await ok(`proof/consistency?first=${first}&second=${second}`, 'application/json')).json()) as { hashes: string[] };
+      const body = (await (
+        await ok(`proof/consistency?first=${first}&second=${second}`, 'application/json')
+      ).json()) as { hashes: string[] };
       return body.hashes;
     },
     tile: async (ref) => new Uint8Array(await (await ok(tilePath(ref), 'application/octet-stream')).arrayBuffer()),
-    entries: async (index, width) => decodeEntryBundle(new Uint8Array(await (await ok(tilePath({ level: 'entries', index, width }), 'application/octet-stream')).arrayBuffer())),
+    entries: async (index, width) =>
+      decodeEntryBundle(
+        new Uint8Array(
+          await (await ok(tilePath({ level: 'entries', index, width }), 'application/octet-stream')).arrayBuffer(),
+        ),
+      ),
   };
 }

@@ -35,13 +35,26 @@ export async function startTransparency(opts: {
   if (roles.has('sequencer')) {
     const signer = await loadLogSigner(config.LOG_ORIGIN, config.LOG_SIGNING_KEY, opts.dataDir);
     const sequencer = await startSequencer(js, jsm, log);
-    const checkpointer = await startCheckpointer({ nc, js, jsm, view, signer, notary: opts.notary, intervalMs: config.LOG_CHECKPOINT_INTERVAL_MS, log });
-    stops.unshift(() => sequencer.stop(), () => checkpointer.stop());
+    const checkpointer = await startCheckpointer({
+      nc,
+      js,
+      jsm,
+      view,
+      signer,
+      notary: opts.notary,
+      intervalMs: config.LOG_CHECKPOINT_INTERVAL_MS,
+      log,
+    });
+    stops.unshift(
+      () => sequencer.stop(),
+      () => checkpointer.stop(),
+    );
   }
   return {
     service: createTransparencyService(nc, jsm, view, log),
     async stop() {
-      for (const stop of stops) await stop().catch((err) => log.warn({ err }, 'transparency log: error while stopping'));
+      for (const stop of stops)
+        await stop().catch((err) => log.warn({ err }, 'transparency log: error while stopping'));
     },
   };
 }

@@ -3,7 +3,14 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { openCheckpoint, parseVerifierKey } from './checkpoint.js';
 import type { TransparencyEvidence } from './inclusion-check.js';
-import { firstCheckpointCovering, latestCheckpoint, lastOnSubject, LOG_KEY_SUBJECT, LOG_STREAM, type StoredCheckpoint } from './log-stream.js';
+import {
+  firstCheckpointCovering,
+  latestCheckpoint,
+  lastOnSubject,
+  LOG_KEY_SUBJECT,
+  LOG_STREAM,
+  type StoredCheckpoint,
+} from './log-stream.js';
 import type { LogView } from './log-view.js';
 import { requestCheckpoint } from './sequencer.js';
 import type { CertificateTransparency } from '../../packages/verifier/src/index.js';
@@ -20,7 +27,10 @@ export interface TransparencyService {
    * Proof for a capture against the latest checkpoint; with `onDemand`, asks a sequencer for a new checkpoint
    * when the latest does not cover the leaf yet. `unavailable` says why there is no proof.
    */
-  evidenceFor(captureId: string, opts?: { onDemand?: boolean }): Promise<TransparencyEvidence | { unavailable: string; noLog?: true }>;
+  evidenceFor(
+    captureId: string,
+    opts?: { onDemand?: boolean },
+  ): Promise<TransparencyEvidence | { unavailable: string; noLog?: true }>;
   /**
    * What a certificate embeds (packages/verifier/src/transparency.ts): the capture's leaf as logged, the FIRST
    * published checkpoint holding it (asked for on demand when none does yet) and the proof against it — fixed
@@ -34,7 +44,13 @@ const ON_DEMAND_MS = 15_000;
 /** How long a certificate request waits for a just-completed capture's leaf before answering 503. */
 const LEAF_WAIT_MS = 15_000;
 
-export function createTransparencyService(nc: NatsConnection, jsm: JetStreamManager, view: LogView, log: Logger, stream = LOG_STREAM): TransparencyService {
+export function createTransparencyService(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  view: LogView,
+  log: Logger,
+  stream = LOG_STREAM,
+): TransparencyService {
   /** The checkpoint `find` gives; when none, a sequencer is asked for a new one and `find` asked again. */
   async function coveringOnDemand(find: () => Promise<StoredCheckpoint | null>): Promise<StoredCheckpoint | null> {
     const found = await find();
@@ -69,9 +85,17 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
     checkpoint,
     async evidenceFor(captureId, opts = {}) {
       const key = await logKey();
-      if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
+      if (!key)
+        return {
+          unavailable: 'this deployment runs no transparency log sequencer (no log key is published)',
+          noLog: true,
+        };
       const index = view.leafIndexOfCapture(captureId);
-      if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
+      if (index === undefined)
+        return {
+          unavailable:
+            'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)',
+        };
       const covering = async () => {
         const latest = await checkpoint();
         return latest && latest.size > index ? latest : null;
@@ -90,10 +114,18 @@ export function createTransparencyService(nc: NatsConnection, jsm: JetStreamMana
     },
     async certificateEvidence(captureId) {
       const key = await logKey();
-      if (!key) return { unavailable: 'this deployment runs no transparency log sequencer (no log key is published)', noLog: true };
+      if (!key)
+        return {
+          unavailable: 'this deployment runs no transparency log sequencer (no log key is published)',
+          noLog: true,
+        };
       // A certificate asked for right after completion: the sequencer appends the leaf within moments.
       const index = view.leafIndexOfCapture(captureId) ?? (await view.waitForCapture(captureId, LEAF_WAIT_MS));
-      if (index === undefined) return { unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)' };
+      if (index === undefined)
+        return {
+          unavailable:
+            'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)',
+        };
       const cp = await coveringOnDemand(() => firstCheckpointCovering(jsm, index, stream));
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));

@@ -40,10 +40,15 @@ export const encodeJson = (v: unknown): Uint8Array => encoder.encode(JSON.string
 export const decodeJson = <T>(data: Uint8Array): T => JSON.parse(decoder.decode(data)) as T;
 
 /** Create TLOG when absent (immutable: no delete, no purge) and bring it to `replicas`. Safe from every process. */
-export const ensureLogStream = (jsm: JetStreamManager, replicas = 1): Promise<void> => ensureStream(jsm, STREAMS.tlog, replicas);
+export const ensureLogStream = (jsm: JetStreamManager, replicas = 1): Promise<void> =>
+  ensureStream(jsm, STREAMS.tlog, replicas);
 
 /** The last message on `subject`, or null. */
-export async function lastOnSubject(jsm: JetStreamManager, subject: string, stream = LOG_STREAM): Promise<StoredMsg | null> {
+export async function lastOnSubject(
+  jsm: JetStreamManager,
+  subject: string,
+  stream = LOG_STREAM,
+): Promise<StoredMsg | null> {
   try {
     return (await jsm.streams.getMessage(stream, { last_by_subj: subject })) ?? null;
   } catch (err) {
@@ -68,17 +73,27 @@ export async function readTail(jsm: JetStreamManager, stream = LOG_STREAM): Prom
   return { size: batch.first + batch.leaves.length, through: batch.through, seq: msg.seq };
 }
 
-export async function latestCheckpoint(jsm: JetStreamManager, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number }) | null> {
+export async function latestCheckpoint(
+  jsm: JetStreamManager,
+  stream = LOG_STREAM,
+): Promise<(StoredCheckpoint & { seq: number }) | null> {
   const msg = await lastOnSubject(jsm, CHECKPOINTS_SUBJECT, stream);
   return msg ? { ...decodeJson<StoredCheckpoint>(msg.data), seq: msg.seq } : null;
 }
 
 /** The first checkpoint message at or after stream sequence `seq`, or null. */
-async function checkpointFrom(jsm: JetStreamManager, seq: number, stream: string): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+async function checkpointFrom(
+  jsm: JetStreamManager,
+  seq: number,
+  stream: string,
+): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
   let msg: StoredMsg | null;
   try {
     // STREAM.MSG.GET takes next_by_subj (nats-server ≥ 2.9); the client's type names only its direct-get twin.
-    msg = (await jsm.streams.getMessage(stream, { seq, next_by_subj: CHECKPOINTS_SUBJECT } as unknown as { seq: number })) ?? null;
+    msg =
+      (await jsm.streams.getMessage(stream, { seq, next_by_subj: CHECKPOINTS_SUBJECT } as unknown as {
+        seq: number;
+      })) ?? null;
   } catch (err) {
     if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
     throw err;
@@ -93,7 +108,11 @@ async function checkpointFrom(jsm: JetStreamManager, seq: number, stream: string
  * Checkpoints only grow along the stream, so a binary search over stream sequences finds it in O(log n) reads —
  * a fixed fact once published, which is what a certificate embeds (the same capture gives the same bytes).
  */
-export async function firstCheckpointCovering(jsm: JetStreamManager, index: number, stream = LOG_STREAM): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
+export async function firstCheckpointCovering(
+  jsm: JetStreamManager,
+  index: number,
+  stream = LOG_STREAM,
+): Promise<(StoredCheckpoint & { seq: number; size: number }) | null> {
   const latest = await latestCheckpoint(jsm, stream);
   if (!latest || Number(latest.note.split('\n')[1]) <= index) return null;
   let lo = 1;
@@ -112,10 +131,19 @@ export async function firstCheckpointCovering(jsm: JetStreamManager, index: numb
  * Every stored leaf batch, in stream order, up to the last one now (an auditor's full read; a serving process
  * follows the stream in log-view.ts instead). `onBatch` sees each batch with its stream sequence.
  */
-export async function readAllBatches(js: JetStreamClient, jsm: JetStreamManager, onBatch: (seq: number, batch: LeafBatch) => void, stream = LOG_STREAM): Promise<LogTail> {
+export async function readAllBatches(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  onBatch: (seq: number, batch: LeafBatch) => void,
+  stream = LOG_STREAM,
+): Promise<LogTail> {
   const tail = await readTail(jsm, stream);
   if (tail.seq === 0) return tail;
-  const consumer = await js.consumers.get(stream, { filter_subjects: LEAVES_SUBJECT, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: 1 });
+  const consumer = await js.consumers.get(stream, {
+    filter_subjects: LEAVES_SUBJECT,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: 1,
+  });
   const messages = await consumer.consume({ max_messages: 500, expires: PULL_EXPIRES_MS });
   try {
     for await (const m of messages) {

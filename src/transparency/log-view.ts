@@ -30,7 +30,12 @@ export interface LogView {
 
 const STALL_MS = 3_000;
 
-export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, log: Logger, stream = LOG_STREAM): Promise<LogView> {
+export async function startLogView(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  log: Logger,
+  stream = LOG_STREAM,
+): Promise<LogView> {
   const tree = new MerkleTree();
   const captures = new Map<string, number>();
   // first leaf index and stream sequence of every batch, for entries tiles
@@ -92,7 +97,10 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
           lastProgress = Date.now(); // caught up: silence is fine
           return;
         }
-        log.warn({ nextSeq, last: last.seq }, 'transparency log view: no batch for a while although TLOG holds more; re-subscribing');
+        log.warn(
+          { nextSeq, last: last.seq },
+          'transparency log view: no batch for a while although TLOG holds more; re-subscribing',
+        );
         lastProgress = Date.now();
         await closeMessages?.();
       })
@@ -103,7 +111,11 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
   const loop = (async () => {
     while (running) {
       try {
-        const consumer = await js.consumers.get(stream, { filter_subjects: LEAVES_SUBJECT, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: nextSeq });
+        const consumer = await js.consumers.get(stream, {
+          filter_subjects: LEAVES_SUBJECT,
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: nextSeq,
+        });
         const messages = await consumer.consume({ max_messages: 500, expires: PULL_EXPIRES_MS });
         closeMessages = async () => void (await messages.close().catch(() => undefined));
         lastProgress = Date.now();
@@ -127,7 +139,8 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
     problem: () => problem,
     async leafData(from, to) {
       const out: Uint8Array[] = [];
-      if (to > tree.size || from > to) throw new RangeError(`leaves [${from}, ${to}) are not in the log of ${tree.size}`);
+      if (to > tree.size || from > to)
+        throw new RangeError(`leaves [${from}, ${to}) are not in the log of ${tree.size}`);
       // the batch holding `from`: the last whose first ≤ from
       let lo = 0;
       let hi = batchFirst.length - 1;
@@ -149,7 +162,8 @@ export async function startLogView(js: JetStreamClient, jsm: JetStreamManager, l
     },
     async waitForSize(size, timeoutMs) {
       const reached = await until(() => (tree.size >= size ? true : undefined), timeoutMs);
-      if (!reached) throw new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${tree.size})`);
+      if (!reached)
+        throw new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${tree.size})`);
     },
     waitForCapture(captureId, timeoutMs) {
       const hash = captureIdHash(captureId);

@@ -128,7 +128,8 @@ export class MerkleTree {
   /** RFC 9162 2.1.3.1 PATH(m, D[0:size]). */
   inclusionProof(index: number, size: number = this.size): Hash[] {
     this.checkSize(size);
-    if (!Number.isInteger(index) || index < 0 || index >= size) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+    if (!Number.isInteger(index) || index < 0 || index >= size)
+      throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
     const path = (m: number, start: number, end: number): Hash[] => {
       const n = end - start;
       if (n === 1) return [];
@@ -143,7 +144,8 @@ export class MerkleTree {
   /** RFC 9162 2.1.4.1 PROOF(m, D[0:n]). */
   consistencyProof(first: number, second: number = this.size): Hash[] {
     this.checkSize(second);
-    if (!Number.isInteger(first) || first < 0 || first > second) throw new RangeError(`no consistency proof from ${first} to ${second}`);
+    if (!Number.isInteger(first) || first < 0 || first > second)
+      throw new RangeError(`no consistency proof from ${first} to ${second}`);
     if (first === 0 || first === second) return [];
     const sub = (m: number, start: number, end: number, whole: boolean): Hash[] => {
       const n = end - start;
@@ -162,7 +164,8 @@ export class MerkleTree {
   }
 
   private checkSize(size: number): void {
-    if (!Number.isInteger(size) || size < 0 || size > this.size) throw new RangeError(`tree size ${size} is beyond the log's ${this.size}`);
+    if (!Number.isInteger(size) || size < 0 || size > this.size)
+      throw new RangeError(`tree size ${size} is beyond the log's ${this.size}`);
   }
 }
 
@@ -194,7 +197,13 @@ export function verifyInclusion(index: number, size: number, leaf: Hash, proof: 
 }
 
 /** RFC 9162 2.1.4.2: is the tree (`second`, `secondRoot`) an append-only extension of (`first`, `firstRoot`)? */
-export function verifyConsistency(first: number, second: number, firstRoot: Hash, secondRoot: Hash, proof: readonly Hash[]): boolean {
+export function verifyConsistency(
+  first: number,
+  second: number,
+  firstRoot: Hash,
+  secondRoot: Hash,
+  proof: readonly Hash[],
+): boolean {
   if (!Number.isInteger(first) || !Number.isInteger(second) || first < 0 || first > second) return false;
   if (first === second) return proof.length === 0 && equal(firstRoot, secondRoot);
   if (first === 0) return proof.length === 0; // every tree extends the empty one

@@ -14,7 +14,15 @@ import { TILE_WIDTH, tilesForSize } from './tiles.js';
  *   - optionally, every given capture ID has its leaf in the tree (a dropped capture is found).
  * Each problem is a finding with a kind and a sentence; the caller exits non-zero when there is any.
  */
-export type FindingKind = 'signature' | 'fork' | 'rollback' | 'inconsistent' | 'tiles' | 'missing-capture' | 'duplicate-capture' | 'unreachable';
+export type FindingKind =
+  | 'signature'
+  | 'fork'
+  | 'rollback'
+  | 'inconsistent'
+  | 'tiles'
+  | 'missing-capture'
+  | 'duplicate-capture'
+  | 'unreachable';
 
 export interface Finding {
   kind: FindingKind;
@@ -55,19 +63,30 @@ export async function monitorOnce(
     cp = openCheckpoint(note, verifier);
   } catch (err) {
     const kind: FindingKind = err instanceof CheckpointError ? 'signature' : 'unreachable';
-    return { checkpoint: null, findings: [{ kind, message: `the latest checkpoint cannot be trusted: ${(err as Error).message}` }], state };
+    return {
+      checkpoint: null,
+      findings: [{ kind, message: `the latest checkpoint cannot be trusted: ${(err as Error).message}` }],
+      state,
+    };
   }
   const seen: SeenCheckpoint = { size: cp.size, rootHash: b64(cp.rootHash), note };
 
   for (const old of state.checkpoints) {
     if (old.size === cp.size && old.rootHash !== seen.rootHash) {
-      findings.push({ kind: 'fork', message: `FORK: two signed checkpoints of tree size ${cp.size} have different roots (${old.rootHash} before, ${seen.rootHash} now)` });
+      findings.push({
+        kind: 'fork',
+        message: `FORK: two signed checkpoints of tree size ${cp.size} have different roots (${old.rootHash} before, ${seen.rootHash} now)`,
+      });
     }
   }
   const largest = state.checkpoints.reduce<SeenCheckpoint | null>((a, c) => (!a || c.size > a.size ? c : a), null);
   if (largest && findings.length === 0) {
     const [first, second] = cp.size >= largest.size ? [largest, seen] : [seen, largest];
-    if (cp.size < largest.size) findings.push({ kind: 'rollback', message: `the log went back: its checkpoint is of ${cp.size} leaves, but one of ${largest.size} was seen before` });
+    if (cp.size < largest.size)
+      findings.push({
+        kind: 'rollback',
+        message: `the log went back: its checkpoint is of ${cp.size} leaves, but one of ${largest.size} was seen before`,
+      });
     if (first.size !== second.size) {
       try {
         const proof = (await client.consistency(first.size, second.size)).map(fromB64);
@@ -78,7 +97,10 @@ export async function monitorOnce(
           });
         }
       } catch (err) {
-        findings.push({ kind: 'inconsistent', message: `INCONSISTENT: the log gives no consistency proof from ${first.size} to ${second.size}: ${(err as Error).message}` });
+        findings.push({
+          kind: 'inconsistent',
+          message: `INCONSISTENT: the log gives no consistency proof from ${first.size} to ${second.size}: ${(err as Error).message}`,
+        });
       }
     }
   }
@@ -95,7 +117,10 @@ export async function monitorOnce(
       entries = derived.entries;
       if (derived.problem) findings.push({ kind: 'tiles', message: derived.problem });
       else if (b64(derived.root) !== seen.rootHash) {
-        findings.push({ kind: 'tiles', message: `the tiles do not re-derive the checkpoint: their root of ${cp.size} leaves is ${b64(derived.root)}, the checkpoint's ${seen.rootHash}` });
+        findings.push({
+          kind: 'tiles',
+          message: `the tiles do not re-derive the checkpoint: their root of ${cp.size} leaves is ${b64(derived.root)}, the checkpoint's ${seen.rootHash}`,
+        });
       }
       // One capture, one leaf: a second capture leaf for the same ID is a second bundle signed for it.
       const firstOf = new Map<string, number>();
@@ -109,33 +134,48 @@ export async function monitorOnce(
         if (leaf.kind !== 'capture') return;
         const first = firstOf.get(leaf.captureIdHash);
         if (first === undefined) firstOf.set(leaf.captureIdHash, i);
-        else findings.push({ kind: 'duplicate-capture', message: `SECOND BUNDLE: leaves ${first} and ${i} are two different bundles of one capture (captureIdHash ${leaf.captureIdHash})` });
+        else
+          findings.push({
+            kind: 'duplicate-capture',
+            message: `SECOND BUNDLE: leaves ${first} and ${i} are two different bundles of one capture (captureIdHash ${leaf.captureIdHash})`,
+          });
       });
     }
   }
 
   for (const captureId of opts.captureIds ?? []) {
-    const problem = await checkCapture(client, cp, captureId, entries).catch((err: Error) => `cannot be checked: ${err.message}`);
+    const problem = await checkCapture(client, cp, captureId, entries).catch(
+      (err: Error) => `cannot be checked: ${err.message}`,
+    );
     if (problem) findings.push({ kind: 'missing-capture', message: `MISSING: capture ${captureId} ${problem}` });
   }
 
-  const nextState = findings.length === 0 && !state.checkpoints.some((c) => c.size === seen.size) ? { checkpoints: [...state.checkpoints, seen] } : state;
+  const nextState =
+    findings.length === 0 && !state.checkpoints.some((c) => c.size === seen.size)
+      ? { checkpoints: [...state.checkpoints, seen] }
+      : state;
   return { checkpoint: seen, findings, state: nextState };
 }
 
 /** The tree rebuilt from the level-0 tiles, each tile checked against the hashes of its entries bundle. */
-async function rederive(client: LogClient, size: number): Promise<{ root: Uint8Array; entries: Uint8Array[]; problem: string | null }> {
+async function rederive(
+  client: LogClient,
+  size: number,
+): Promise<{ root: Uint8Array; entries: Uint8Array[]; problem: string | null }> {
   const tree = new MerkleTree();
   const entries: Uint8Array[] = [];
   let problem: string | null = null;
   for (const ref of tilesForSize(0, size)) {
     const tile = await client.tile(ref);
-    if (tile.byteLength !== ref.width * HASH_SIZE) throw new Error(`tile 0/${ref.index} has ${tile.byteLength} bytes, not ${ref.width * HASH_SIZE}`);
+    if (tile.byteLength !== ref.width * HASH_SIZE)
+      throw new Error(`tile 0/${ref.index} has ${tile.byteLength} bytes, not ${ref.width * HASH_SIZE}`);
     const bundle = await client.entries(ref.index, ref.width);
-    if (bundle.length !== ref.width) throw new Error(`entries bundle ${ref.index} holds ${bundle.length} entries, not ${ref.width}`);
+    if (bundle.length !== ref.width)
+      throw new Error(`entries bundle ${ref.index} holds ${bundle.length} entries, not ${ref.width}`);
     for (let i = 0; i < ref.width; i++) {
       const h = tile.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE);
-      if (!problem && !Buffer.from(leafHash(bundle[i]!)).equals(h)) problem = `leaf ${ref.index * TILE_WIDTH + i}: the entries bundle and the hash tile disagree`;
+      if (!problem && !Buffer.from(leafHash(bundle[i]!)).equals(h))
+        problem = `leaf ${ref.index * TILE_WIDTH + i}: the entries bundle and the hash tile disagree`;
       tree.appendLeafHash(h);
       entries.push(bundle[i]!);
     }
@@ -144,14 +184,28 @@ async function rederive(client: LogClient, size: number): Promise<{ root: Uint8A
 }
 
 /** null when the capture's leaf is in the checkpoint's tree; otherwise what is wrong. */
-async function checkCapture(client: LogClient, cp: Checkpoint, captureId: string, entries: Uint8Array[] | null): Promise<string | null> {
+async function checkCapture(
+  client: LogClient,
+  cp: Checkpoint,
+  captureId: string,
+  entries: Uint8Array[] | null,
+): Promise<string | null> {
   const proof = await client.inclusionByCapture(captureId, cp.size);
   if (!proof) return `has no leaf in the log of ${cp.size} leaves`;
   const index = proof.leafIndex;
-  const data = entries ? entries[index] : (await client.entries(Math.floor(index / TILE_WIDTH), Math.min(TILE_WIDTH, cp.size - Math.floor(index / TILE_WIDTH) * TILE_WIDTH)))[index % TILE_WIDTH];
+  const data = entries
+    ? entries[index]
+    : (
+        await client.entries(
+          Math.floor(index / TILE_WIDTH),
+          Math.min(TILE_WIDTH, cp.size - Math.floor(index / TILE_WIDTH) * TILE_WIDTH),
+        )
+      )[index % TILE_WIDTH];
   if (!data) return `is said to be leaf ${index}, which the log does not serve`;
   const leaf = decodeLeaf(data);
-  if (leaf.kind !== 'capture' || leaf.captureIdHash !== captureIdHash(captureId)) return `is said to be leaf ${index}, which is another record`;
-  if (!verifyInclusion(index, cp.size, leafHash(data), proof.hashes.map(fromB64), cp.rootHash)) return `has no valid inclusion proof for leaf ${index}`;
+  if (leaf.kind !== 'capture' || leaf.captureIdHash !== captureIdHash(captureId))
+    return `is said to be leaf ${index}, which is another record`;
+  if (!verifyInclusion(index, cp.size, leafHash(data), proof.hashes.map(fromB64), cp.rootHash))
+    return `has no valid inclusion proof for leaf ${index}`;
   return null;
 }

@@ -12,7 +12,9 @@ import { verifyConsistency } from './merkle.js';
 export function captureIdOfBundle(bytes: Uint8Array): string | null {
   try {
     const files = unzipSync(bytes, { filter: (f) => f.name === 'datapackage.json' });
-    const dp = JSON.parse(new TextDecoder().decode(files['datapackage.json'])) as { captureLedger?: { captureId?: unknown } };
+    const dp = JSON.parse(new TextDecoder().decode(files['datapackage.json'])) as {
+      captureLedger?: { captureId?: unknown };
+    };
     return typeof dp.captureLedger?.captureId === 'string' ? dp.captureLedger.captureId : null;
   } catch {
     return null;
@@ -31,11 +33,19 @@ export async function fetchEvidence(
   if (trustedCheckpoint !== undefined) {
     const trusted = openCheckpoint(trustedCheckpoint, verifier);
     const [first, second] = trusted.size <= cp.size ? [trusted, cp] : [cp, trusted];
-    const proof = first.size === second.size ? [] : (await client.consistency(first.size, second.size)).map((h) => Buffer.from(h, 'base64'));
+    const proof =
+      first.size === second.size
+        ? []
+        : (await client.consistency(first.size, second.size)).map((h) => Buffer.from(h, 'base64'));
     if (!verifyConsistency(first.size, second.size, first.rootHash, second.rootHash, proof)) {
-      return { inconsistent: `the log's checkpoint of ${cp.size} leaves is not consistent with the trusted checkpoint of ${trusted.size}: the log was rewritten or forked` };
+      return {
+        inconsistent: `the log's checkpoint of ${cp.size} leaves is not consistent with the trusted checkpoint of ${trusted.size}: the log was rewritten or forked`,
+      };
     }
-    if (trusted.size > cp.size) return { inconsistent: `the log went back: the trusted checkpoint has ${trusted.size} leaves, today's ${cp.size}` };
+    if (trusted.size > cp.size)
+      return {
+        inconsistent: `the log went back: the trusted checkpoint has ${trusted.size} leaves, today's ${cp.size}`,
+      };
   }
   const proof = await client.inclusionByCapture(captureId, cp.size);
   if (!proof) return { unavailable: `the log of ${cp.size} leaves has no leaf for capture ${captureId}` };

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Notary } from '../archive/notary.js';
@@ -97,7 +103,11 @@ export async function startSequencer(js: JetStreamClient, jsm: JetStreamManager,
   async function appendBatch(batch: LeafBatch, expected: number): Promise<number> {
     const data = encodeJson(batch);
     try {
-      const ack = await js.publish(LEAVES_SUBJECT, data, { msgID: leafSlotId(expected), expect: { lastSubjectSequence: expected }, timeout: PUBLISH_TIMEOUT_MS });
+      const ack = await js.publish(LEAVES_SUBJECT, data, {
+        msgID: leafSlotId(expected),
+        expect: { lastSubjectSequence: expected },
+        timeout: PUBLISH_TIMEOUT_MS,
+      });
       if (ack.duplicate) {
         // The slot is taken: by this batch (an earlier try that landed) or by a rival sequencer's.
         const original = await jsm.streams.getMessage(LOG_STREAM, { seq: ack.seq });
@@ -116,7 +126,8 @@ export async function startSequencer(js: JetStreamClient, jsm: JetStreamManager,
         await runOnce();
       } catch (err) {
         if (!running) break;
-        if (err instanceof SlotTaken) log.info('transparency log: another sequencer appended first; re-reading the tail');
+        if (err instanceof SlotTaken)
+          log.info('transparency log: another sequencer appended first; re-reading the tail');
         else log.warn({ err }, 'transparency log: sequencer restarting from the stored tail');
       }
       if (running) await new Promise((r) => setTimeout(r, 200));
@@ -140,7 +151,11 @@ class SlotTaken extends Error {
 // Checkpoints
 
 /** LOG_SIGNING_KEY (base64 seed) or, unset, a seed generated once into DATA_DIR/log-key.seed. */
-export async function loadLogSigner(origin: string, seedBase64: string | undefined, dataDir: string): Promise<NoteSigner> {
+export async function loadLogSigner(
+  origin: string,
+  seedBase64: string | undefined,
+  dataDir: string,
+): Promise<NoteSigner> {
   let text = seedBase64;
   if (!text) {
     await mkdir(dataDir, { recursive: true });
@@ -154,7 +169,7 @@ export async function loadLogSigner(origin: string, seedBase64: string | undefin
     }
   }
   const seed = fromBase64Strict(text.trim());
-  if (!seed || seed.byteLength !== 32) throw new Error('LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed');
+  if (seed?.byteLength !== 32) throw new Error('LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed');
   return noteSignerFromSeed(origin, seed);
 }
 
@@ -208,11 +223,17 @@ export async function startCheckpointer(opts: {
       if (view.problem()) throw new Error(view.problem()!);
       if (latest && checkpointSize(latest.note) >= size) return latest;
       if (size === 0) return latest;
-      const note = signCheckpoint({ origin: signer.name, size, rootHash: view.tree.root(size), extensions: [] }, signer);
+      const note = signCheckpoint(
+        { origin: signer.name, size, rootHash: view.tree.root(size), extensions: [] },
+        signer,
+      );
       const cp: StoredCheckpoint = { note, timestamp: await timestampNote(note) };
       const expected = latest?.seq ?? 0;
       try {
-        const ack = await js.publish(CHECKPOINTS_SUBJECT, encodeJson(cp), { msgID: `${CHECKPOINTS_SUBJECT}@${expected}`, expect: { lastSubjectSequence: expected } });
+        const ack = await js.publish(CHECKPOINTS_SUBJECT, encodeJson(cp), {
+          msgID: `${CHECKPOINTS_SUBJECT}@${expected}`,
+          expect: { lastSubjectSequence: expected },
+        });
         if (!ack.duplicate) {
           log.info({ size }, 'transparency log: checkpoint published');
           return cp;
@@ -226,7 +247,10 @@ export async function startCheckpointer(opts: {
 
   const checkpointNow = () => (inFlight ??= publish().finally(() => (inFlight = null)));
 
-  const timer = setInterval(() => void checkpointNow().catch((err) => log.warn({ err }, 'transparency log: checkpoint failed')), opts.intervalMs);
+  const timer = setInterval(
+    () => void checkpointNow().catch((err) => log.warn({ err }, 'transparency log: checkpoint failed')),
+    opts.intervalMs,
+  );
   const sub: Subscription = nc.subscribe(CHECKPOINT_REQUEST_SUBJECT, {
     queue: 'sequencers',
     callback: (_err, msg) => {

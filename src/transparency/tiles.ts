@@ -22,7 +22,8 @@ export interface TileRef {
 export function encodeTileIndex(n: number): string {
   const digits = String(n);
   const groups: string[] = [];
-  for (let end = digits.length; end > 0; end -= 3) groups.unshift(digits.slice(Math.max(0, end - 3), end).padStart(3, '0'));
+  for (let end = digits.length; end > 0; end -= 3)
+    groups.unshift(digits.slice(Math.max(0, end - 3), end).padStart(3, '0'));
   return groups.map((g, i) => (i < groups.length - 1 ? `x${g}` : g)).join('/');
 }
 
@@ -70,7 +71,8 @@ export function encodeEntryBundle(entries: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const e of entries) {
-    if (e.byteLength > MAX_ENTRY_BYTES) throw new RangeError(`log entry of ${e.byteLength} bytes exceeds ${MAX_ENTRY_BYTES}`);
+    if (e.byteLength > MAX_ENTRY_BYTES)
+      throw new RangeError(`log entry of ${e.byteLength} bytes exceeds ${MAX_ENTRY_BYTES}`);
     out[at] = e.byteLength >> 8;
     out[at + 1] = e.byteLength & 0xff;
     out.set(e, at + 2);
@@ -96,6 +98,7 @@ export function decodeEntryBundle(bytes: Uint8Array): Uint8Array[] {
 export function tilesForSize(level: number, size: number): TileRef[] {
   const hashes = Math.floor(size / TILE_WIDTH ** level); // hashes at tree level 8·level
   const out: TileRef[] = [];
-  for (let n = 0; n * TILE_WIDTH < hashes; n++) out.push({ level, index: n, width: Math.min(TILE_WIDTH, hashes - n * TILE_WIDTH) });
+  for (let n = 0; n * TILE_WIDTH < hashes; n++)
+    out.push({ level, index: n, width: Math.min(TILE_WIDTH, hashes - n * TILE_WIDTH) });
   return out;
 }

@@ -30,11 +30,17 @@ export function bundleTransparency(result: VerificationResult, evidence: Transpa
   if (!captureId || !signing?.keyId || !signing.bundleHash) {
     return { status: 'fail', detail: 'datapackage.json does not name the captureId and keyId its log leaf is made of' };
   }
-  return inclusionResult({ captureId, bundleHash: signing.bundleHash, keyId: signing.keyId, genTime: signing.timestamp?.genTime ?? null }, evidence);
+  return inclusionResult(
+    { captureId, bundleHash: signing.bundleHash, keyId: signing.keyId, genTime: signing.timestamp?.genTime ?? null },
+    evidence,
+  );
 }
 
 /** `result` with the transparency extension beside it; `checks` and `verified` stay the spec's. */
-export function withTransparency<R extends VerificationResult>(result: R, evidence: TransparencyInput): R & { transparency: TransparencyResult } {
+export function withTransparency<R extends VerificationResult>(
+  result: R,
+  evidence: TransparencyInput,
+): R & { transparency: TransparencyResult } {
   return { ...result, transparency: bundleTransparency(result, evidence) };
 }
 
@@ -54,7 +60,11 @@ export async function verifyBundleWithLog(
  * states (bundleHash, keyId, genTime) and the capture ID it was fetched under.
  * null: no sequencer has ever published a log key here, so there is no log to check against.
  */
-export async function captureTransparency(log: TransparencyService, captureId: string, result: VerificationResult | null): Promise<TransparencyResult | null> {
+export async function captureTransparency(
+  log: TransparencyService,
+  captureId: string,
+  result: VerificationResult | null,
+): Promise<TransparencyResult | null> {
   // A deployment that never ran a sequencer has no log: no transparency field at all, as before the log existed.
   if (!(await log.logKey())) return null;
   const hashOk = result?.checks.find((c) => c.name === 'bundleHash')?.status === 'pass';
@@ -62,10 +72,23 @@ export async function captureTransparency(log: TransparencyService, captureId: s
   const evidence = await log.evidenceFor(captureId, { onDemand: true });
   if ('unavailable' in evidence) return { status: 'skip', detail: evidence.unavailable };
   const { signing } = result;
-  return inclusionResult({ captureId, bundleHash: signing.bundleHash, keyId: signing.keyId, genTime: signing.timestamp?.genTime ?? null }, evidence);
+  return inclusionResult(
+    { captureId, bundleHash: signing.bundleHash, keyId: signing.keyId, genTime: signing.timestamp?.genTime ?? null },
+    evidence,
+  );
 }
 
-function inclusionResult(facts: Parameters<typeof checkInclusion>[0], evidence: TransparencyEvidence): TransparencyResult {
+function inclusionResult(
+  facts: Parameters<typeof checkInclusion>[0],
+  evidence: TransparencyEvidence,
+): TransparencyResult {
   const outcome = checkInclusion(facts, evidence);
-  return { status: outcome.status, detail: outcome.detail, leafIndex: evidence.leafIndex, checkpoint: evidence.checkpoint, inclusionProof: evidence.inclusionProof, logKey: evidence.logKey };
+  return {
+    status: outcome.status,
+    detail: outcome.detail,
+    leafIndex: evidence.leafIndex,
+    checkpoint: evidence.checkpoint,
+    inclusionProof: evidence.inclusionProof,
+    logKey: evidence.logKey,
+  };
 }

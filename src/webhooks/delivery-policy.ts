@@ -20,20 +20,34 @@ export const maxAttempts = (retryDelaysSec: readonly number[]): number => retryD
 export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 /** spec 6.6 item 2: a 4xx other than 408 and 429 will not get better by retrying. */
-export const isPermanentStatus = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
+export const isPermanentStatus = (status: number): boolean =>
+  status >= 400 && status < 500 && status !== 408 && status !== 429;
 
 /** `attempt` counts from 1. */
-export function decideAfterAttempt(attempt: number, result: AttemptResult, retryDelaysSec: readonly number[]): DeliveryDecision {
+export function decideAfterAttempt(
+  attempt: number,
+  result: AttemptResult,
+  retryDelaysSec: readonly number[],
+): DeliveryDecision {
   if (result.kind === 'response' && isSuccess(result.status)) return { kind: 'delivered' };
   const max = maxAttempts(retryDelaysSec);
   if (result.kind === 'response' && isPermanentStatus(result.status)) {
-    return { kind: 'dead_letter', reason: `the receiver answered HTTP ${result.status}, a permanent failure (no retry for 4xx other than 408 and 429)` };
+    return {
+      kind: 'dead_letter',
+      reason: `the receiver answered HTTP ${result.status}, a permanent failure (no retry for 4xx other than 408 and 429)`,
+    };
   }
   if (result.kind === 'blocked') {
-    return { kind: 'dead_letter', reason: `the webhook URL points to an address that is not allowed: ${result.detail}` };
+    return {
+      kind: 'dead_letter',
+      reason: `the webhook URL points to an address that is not allowed: ${result.detail}`,
+    };
   }
   if (attempt >= max) {
-    return { kind: 'dead_letter', reason: `no successful delivery after ${max} attempts; last: ${describeResult(result)}` };
+    return {
+      kind: 'dead_letter',
+      reason: `no successful delivery after ${max} attempts; last: ${describeResult(result)}`,
+    };
   }
   return { kind: 'retry', delayMs: Math.round(retryDelaysSec[attempt - 1]! * 1000) };
 }

@@ -25,7 +25,11 @@ export function generateWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('hex');
 }
 
-export function signWebhookPayload(secret: string, timestampSeconds: number, rawBody: string | Buffer): WebhookSignature {
+export function signWebhookPayload(
+  secret: string,
+  timestampSeconds: number,
+  rawBody: string | Buffer,
+): WebhookSignature {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError(`timestamp must be whole Unix seconds, got ${timestampSeconds}`);
   }
@@ -50,7 +54,8 @@ export function verifyWebhookSignature(
   const expected = Buffer.from(hmacHex(secretKey(secret), parsed.timestamp, rawBody), 'hex');
   for (const candidate of parsed.signatures) {
     const given = Buffer.from(candidate, 'hex');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, timestamp: parsed.timestamp };
+    if (given.length === expected.length && timingSafeEqual(given, expected))
+      return { ok: true, timestamp: parsed.timestamp };
   }
   return { ok: false, reason: 'mismatch' };
 }

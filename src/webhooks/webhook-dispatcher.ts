@@ -49,7 +49,10 @@ export interface WebhookDispatcher {
   inFlight(): number;
 }
 
-const system = (job: DeliveryJob) => ({ correlationId: job.correlationId, causedBy: { kind: 'system' as const, component: 'webhook-dispatcher' } });
+const system = (job: DeliveryJob) => ({
+  correlationId: job.correlationId,
+  causedBy: { kind: 'system' as const, component: 'webhook-dispatcher' },
+});
 
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<WebhookDispatcher> {
   const concurrency = deps.concurrency ?? 16;
@@ -64,7 +67,17 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   async function deadLetter(job: DeliveryJob, attempts: number, reason: string): Promise<void> {
     await deps.tenants.execute(
       job.tenantId,
-      { type: 'DeadLetterDelivery', data: { deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, eventType: job.eventType, attempts, reason } },
+      {
+        type: 'DeadLetterDelivery',
+        data: {
+          deliveryId: job.deliveryId,
+          webhookId: job.webhookId,
+          eventId: job.eventId,
+          eventType: job.eventType,
+          attempts,
+          reason,
+        },
+      },
       system(job),
     );
   }
@@ -72,14 +85,24 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   async function handle(msg: JsMsg): Promise<void> {
     const job = decodeDeliveryJob(msg.data);
     const attempt = msg.info.deliveryCount;
-    const log = deps.log.child({ deliveryId: job.deliveryId, webhookId: job.webhookId, eventId: job.eventId, attempt, correlationId: job.correlationId });
+    const log = deps.log.child({
+      deliveryId: job.deliveryId,
+      webhookId: job.webhookId,
+      eventId: job.eventId,
+      attempt,
+      correlationId: job.correlationId,
+    });
     if (await finished(job.deliveryId)) {
       msg.ack();
       return;
     }
     if (attempt > max) {
       // Its attempts were used up, the last by a dispatcher that stopped mid-delivery.
-      await deadLetter(job, max, `no successful delivery after ${max} attempts (the dispatcher stopped during the last one)`);
+      await deadLetter(
+        job,
+        max,
+        `no successful delivery after ${max} attempts (the dispatcher stopped during the last one)`,
+      );
       msg.ack();
       return;
     }
@@ -87,16 +110,24 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
     const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
     if (!secret) {
       // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
-      await deadLetter(job, attempt - 1, 'the webhook was deleted and its secret discarded before the event could be delivered');
+      await deadLetter(
+        job,
+        attempt - 1,
+        'the webhook was deleted and its secret discarded before the event could be delivered',
+      );
       msg.ack();
       log.info('delivery dead-lettered: webhook deleted');
       return;
     }
     const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
     try {
-      const sent = await sendWebhook({ policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs }, { url: job.url, secret, eventId: job.eventId, body: job.body });
+      const sent = await sendWebhook(
+        { policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs },
+        { url: job.url, secret, eventId: job.eventId, body: job.body },
+      );
       const decision = decideAfterAttempt(attempt, sent.result, deps.retryDelaysSec);
-      const nextAttemptAt = decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
+      const nextAttemptAt =
+        decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
       await deps.tenants.execute(
         job.tenantId,
         {

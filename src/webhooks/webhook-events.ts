@@ -28,7 +28,8 @@ export const webhookEventId = (ledgerEventId: string, type: WebhookEventType): s
   `evt_${sha256Hex(`${ledgerEventId}:${type}`).slice(0, 32)}`;
 
 /** One delivery = one event to one webhook; its id is derived too, so re-enqueueing finds the same one. */
-export const deliveryIdOf = (eventId: string, webhookId: string): string => `dlv_${sha256Hex(`${eventId}:${webhookId}`).slice(0, 32)}`;
+export const deliveryIdOf = (eventId: string, webhookId: string): string =>
+  `dlv_${sha256Hex(`${eventId}:${webhookId}`).slice(0, 32)}`;
 
 /** The webhook event type a ledger event fires, if any (spec 3.1: complete → capture.complete, failed → capture.failed). */
 export function webhookTypeOf(ledgerType: string): WebhookEventType | null {
@@ -108,7 +109,12 @@ export function captureOutcomeEnvelope(
 
 /** spec 6.4: a synthetic event; its payload names the webhook it tests. */
 export function pingEnvelope(eventId: string, now: Date, webhookId: string): WebhookEnvelope {
-  return { id: eventId, type: 'ping', createdAt: now.toISOString(), data: { webhookId, message: 'Ping from Capture Ledger.' } };
+  return {
+    id: eventId,
+    type: 'ping',
+    createdAt: now.toISOString(),
+    data: { webhookId, message: 'Ping from Capture Ledger.' },
+  };
 }
 
 /** The exact bytes sent (and signed). Serialised once; never re-serialised after (spec 6.5). */

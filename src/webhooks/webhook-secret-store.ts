@@ -52,7 +52,7 @@ export function secretStoreOver(kv: KV): WebhookSecretStore {
     },
     async open(webhookId, sealed) {
       const entry = await kv.get(webhookId);
-      if (!entry || entry.operation !== 'PUT' || entry.value.length !== 32) return null;
+      if (entry?.operation !== 'PUT' || entry.value.length !== 32) return null;
       return openSecret(entry.value, sealed, webhookId);
     },
     async shred(webhookId) {

@@ -3,7 +3,13 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.js';
-import { type AddressPolicy, EgressBlockedError, NetworkRequestError, RequestTimeoutError, safeRequest } from '../net/index.js';
+import {
+  type AddressPolicy,
+  EgressBlockedError,
+  NetworkRequestError,
+  RequestTimeoutError,
+  safeRequest,
+} from '../net/index.js';
 import { type AttemptResult, describeResult, isSuccess } from './delivery-policy.js';
 import { SIGNATURE_HEADER, signWebhookPayload, TIMESTAMP_HEADER } from './signature.js';
 
@@ -70,7 +76,10 @@ export async function sendWebhook(
           : err instanceof NetworkRequestError
             ? { kind: 'network', detail: err.message }
             : { kind: 'network', detail: (err as Error).message ?? String(err) };
-    const detail = result.kind === 'timeout' ? `no response within ${deps.timeoutMs ?? DELIVERY_TIMEOUT_MS} ms` : describeResult(result);
+    const detail =
+      result.kind === 'timeout'
+        ? `no response within ${deps.timeoutMs ?? DELIVERY_TIMEOUT_MS} ms`
+        : describeResult(result);
     return { result, httpStatus: null, latencyMs: elapsed(), detail };
   }
 }

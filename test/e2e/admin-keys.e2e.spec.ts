@@ -15,7 +15,11 @@ describe('operator key endpoints (spec 4.11, 3.2, 5)', () => {
 
   it('creates a key shown once, lists it without the raw key, and revokes it idempotently', async () => {
     const h = from();
-    const created = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: h, body: { tenantId: 'acme', scopes: ['capture', 'read'], name: 'CI key: main-1' } });
+    const created = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: h,
+      body: { tenantId: 'acme', scopes: ['capture', 'read'], name: 'CI key: main-1' },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.key, /^svc_live_[0-9a-f]{64}$/);
     assert.match(created.body.keyHash, /^[0-9a-f]{64}$/);
@@ -44,13 +48,26 @@ describe('operator key endpoints (spec 4.11, 3.2, 5)', () => {
 
   it('refuses bad input with the spec error body naming the field', async () => {
     const h = from();
-    const bad = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: h, body: { tenantId: 'Bad Tenant', scopes: ['capture'], name: 'x' } });
+    const bad = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: h,
+      body: { tenantId: 'Bad Tenant', scopes: ['capture'], name: 'x' },
+    });
     assert.equal(bad.status, 400);
     assertProblem(bad.body, 400);
     assert.match(bad.body.detail, /tenantId/);
-    const noScopes = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: h, body: { tenantId: 'acme', scopes: [], name: 'x' } });
+    const noScopes = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: h,
+      body: { tenantId: 'acme', scopes: [], name: 'x' },
+    });
     assert.match(noScopes.body.detail, /scopes/);
-    const wrongType = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: h, body: 'tenantId=acme', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: h,
+      body: 'tenantId=acme',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(wrongType.status, 415);
     assertProblem(wrongType.body, 415);
     const malformed = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: from(), body: '{"tenantId":' });
@@ -62,12 +79,16 @@ describe('operator key endpoints (spec 4.11, 3.2, 5)', () => {
     const h = from();
     assertProblem((await s.call('GET', '/v1/admin/keys', { from: h })).body, 401);
     assertProblem((await s.call('GET', '/v1/admin/keys', { token: 'nope', from: h })).body, 401);
-    assertProblem((await s.call('DELETE', `/v1/admin/keys/${'0'.repeat(64)}`, { token: ADMIN_KEY, from: h })).body, 404);
+    assertProblem(
+      (await s.call('DELETE', `/v1/admin/keys/${'0'.repeat(64)}`, { token: ADMIN_KEY, from: h })).body,
+      404,
+    );
   });
 
   it('limits the key endpoints to 5 per minute per IP before checking the credential', async () => {
     const h = from();
-    for (let i = 0; i < 5; i++) assert.equal((await s.call('GET', '/v1/admin/keys', { token: 'wrong', from: h })).status, 401);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await s.call('GET', '/v1/admin/keys', { token: 'wrong', from: h })).status, 401);
     const limited = await s.call('GET', '/v1/admin/keys', { token: ADMIN_KEY, from: h });
     assert.equal(limited.status, 429);
     assertProblem(limited.body, 429);

@@ -46,12 +46,21 @@ describe('capture options, provenance, downloads and replay beside verification'
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: '',
     });
-    const created = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'options', scopes: ['capture'], name: 'options e2e' } });
+    const created = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'options', scopes: ['capture'], name: 'options e2e' },
+    });
     assert.equal(created.status, 201, created.text);
     token = created.body.key;
     rec = await captureRecord({
       url: site.url('/simple'),
-      options: { viewport: { width: 1024, height: 700 }, fullPage: false, waitForSelector: 'h1', delayMs: 100, pdf: true },
+      options: {
+        viewport: { width: 1024, height: 700 },
+        fullPage: false,
+        waitForSelector: 'h1',
+        delayMs: 100,
+        pdf: true,
+      },
     });
   });
 
@@ -61,11 +70,17 @@ describe('capture options, provenance, downloads and replay beside verification'
   });
 
   it('refuses a bad option with 400 naming the field — single, batch item and schedule — and admits nothing', async () => {
-    const single = await s.call('POST', '/v1/captures', { token, body: { url: site.url('/simple'), options: { viewport: { width: 100, height: 700 } } } });
+    const single = await s.call('POST', '/v1/captures', {
+      token,
+      body: { url: site.url('/simple'), options: { viewport: { width: 100, height: 700 } } },
+    });
     assert.equal(single.status, 400);
     assertProblem(single.body, 400);
     assert.match(single.body.detail, /options\.viewport\.width/);
-    const unknown = await s.call('POST', '/v1/captures', { token, body: { url: site.url('/simple'), options: { fullpage: true } } });
+    const unknown = await s.call('POST', '/v1/captures', {
+      token,
+      body: { url: site.url('/simple'), options: { fullpage: true } },
+    });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.detail, /fullpage/);
     const batch = await s.call('POST', '/v1/captures/batch', {
@@ -76,19 +91,33 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.equal(batch.body.items[0].status, 400);
     assert.match(batch.body.items[0].error.detail, /urls\[0\]\.options\.delayMs/);
     assert.equal(batch.body.summary.accepted, 0);
-    const schedule = await s.call('POST', '/v1/schedules', { token, body: { url: site.url('/simple'), name: 'bad', cron: '0 6 * * 1', options: { deviceScaleFactor: 5 } } });
+    const schedule = await s.call('POST', '/v1/schedules', {
+      token,
+      body: { url: site.url('/simple'), name: 'bad', cron: '0 6 * * 1', options: { deviceScaleFactor: 5 } },
+    });
     assert.equal(schedule.status, 400);
     assert.match(schedule.body.detail, /options\.deviceScaleFactor/);
     // The OpenAPI document describes them.
     const doc = await s.call('GET', '/openapi.json');
-    const options = doc.body.paths['/v1/captures'].post.requestBody.content['application/json'].schema.properties.options;
-    assert.deepEqual(Object.keys(options.properties).sort(), ['delayMs', 'deviceScaleFactor', 'fullPage', 'pdf', 'viewport', 'waitForSelector']);
+    const options =
+      doc.body.paths['/v1/captures'].post.requestBody.content['application/json'].schema.properties.options;
+    assert.deepEqual(Object.keys(options.properties).sort(), [
+      'delayMs',
+      'deviceScaleFactor',
+      'fullPage',
+      'pdf',
+      'viewport',
+      'waitForSelector',
+    ]);
     assert.equal(options.properties.viewport.properties.width.maximum, 3840);
     assert.ok(doc.body.paths['/v1/captures/{captureId}/provenance'], 'the provenance path is documented');
     assert.ok(doc.body.paths['/v1/schedules'].post.requestBody.content['application/json'].schema.properties.options);
     // A good one is kept with the schedule and shown on its record (created, read back, listed).
     const scheduled = { viewport: { width: 800, height: 600 }, fullPage: false };
-    const created = await s.call('POST', '/v1/schedules', { token, body: { url: site.url('/simple'), name: 'with options', cron: '0 6 * * 1', options: scheduled } });
+    const created = await s.call('POST', '/v1/schedules', {
+      token,
+      body: { url: site.url('/simple'), name: 'with options', cron: '0 6 * * 1', options: scheduled },
+    });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(created.body.options, scheduled);
     assert.deepEqual((await s.call('GET', `/v1/schedules/${created.body.id}`, { token })).body.options, scheduled);
@@ -100,7 +129,17 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.equal(rec.render.mainDocumentStatus, 200);
     assert.deepEqual(
       { ...rec.captureSettings, selectorWait: undefined },
-      { version: 1, viewport: { width: 1024, height: 700 }, deviceScaleFactor: 1, fullPage: false, waitForSelector: 'h1', selectorWait: undefined, delayMs: 100, pdf: true, consent: rec.captureSettings.consent },
+      {
+        version: 1,
+        viewport: { width: 1024, height: 700 },
+        deviceScaleFactor: 1,
+        fullPage: false,
+        waitForSelector: 'h1',
+        selectorWait: undefined,
+        delayMs: 100,
+        pdf: true,
+        consent: rec.captureSettings.consent,
+      },
     );
     assert.equal(rec.captureSettings.selectorWait.found, true);
     const shot = await s.call('GET', new URL(rec.artifacts.screenshot).pathname);
@@ -145,7 +184,9 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.ok(p.body.signature.timestamp.genTime);
 
     const wacz = await s.call('GET', new URL(rec.wacz.url).pathname);
-    const inBundle = JSON.parse(new TextDecoder().decode(unzipSync(new Uint8Array(wacz.raw))['provenance/provenance.json']!));
+    const inBundle = JSON.parse(
+      new TextDecoder().decode(unzipSync(new Uint8Array(wacz.raw))['provenance/provenance.json']!),
+    );
     const { signature: _signature, ...served } = p.body;
     assert.deepEqual(served, inBundle);
 
@@ -174,7 +215,13 @@ describe('capture options, provenance, downloads and replay beside verification'
     const beyond = await s.call('GET', path, { headers: { range: `bytes=${rec.wacz.size}-` } });
     assert.equal(beyond.status, 416);
     assert.equal(beyond.headers.get('content-range'), `bytes */${rec.wacz.size}`);
-    const preflight = await s.call('OPTIONS', path, { headers: { origin: 'http://viewer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range' } });
+    const preflight = await s.call('OPTIONS', path, {
+      headers: {
+        origin: 'http://viewer.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'range',
+      },
+    });
     assert.equal(preflight.status, 204);
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Range/i);
   });
@@ -193,7 +240,9 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.equal(p.body.mainDocumentStatus, 404);
   });
 
-  it('the verification page replays the archived page from the signed WACZ beside the passing checks (headless Chromium)', { timeout: 240_000 }, async () => {
+  it('the verification page replays the archived page from the signed WACZ beside the passing checks (headless Chromium)', {
+    timeout: 240_000,
+  }, async () => {
     const chromium: LaunchedChromium = await launchChromium();
     try {
       const page = await chromium.browser.newPage();
@@ -206,12 +255,21 @@ describe('capture options, provenance, downloads and replay beside verification'
       const siteRequestsBefore = site.requests.length;
       await page.goto(`${origin}/v1/verify/${rec.id}`, { waitUntil: 'load' });
       await page
-        .waitForFunction(() => /^(Verified|Not verified)/.test(document.getElementById('verdict')?.textContent ?? ''), { timeout: 20_000 })
+        .waitForFunction(() => /^(Verified|Not verified)/.test(document.getElementById('verdict')?.textContent ?? ''), {
+          timeout: 20_000,
+        })
         .catch((error: Error) => assert.fail(`${error.message}; page errors: ${JSON.stringify(problems)}`));
       const checks = await page.evaluate(() =>
-        [...document.querySelectorAll('#checks tbody tr')].map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)),
+        [...document.querySelectorAll('#checks tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent),
+        ),
       );
-      assert.deepEqual(checks, [['artifactHashes', 'pass'], ['bundleHash', 'pass'], ['signature', 'pass'], ['timestamp', 'pass']]);
+      assert.deepEqual(checks, [
+        ['artifactHashes', 'pass'],
+        ['bundleHash', 'pass'],
+        ['signature', 'pass'],
+        ['timestamp', 'pass'],
+      ]);
 
       // The replayed page lives in a nested iframe served by the service worker: /replay/w/<coll>/<ts>mp_/<url>.
       // Installing the service worker and indexing the WACZ can take long on a busy machine: a generous limit.
@@ -234,15 +292,30 @@ describe('capture options, provenance, downloads and replay beside verification'
         await sleep(250);
       }
       const frameTexts = async () =>
-        JSON.stringify(await Promise.all(page.frames().map(async (f) => [f.url(), (await f.evaluate(() => document.body?.innerText ?? '').catch(() => '?')).slice(0, 300)])));
+        JSON.stringify(
+          await Promise.all(
+            page
+              .frames()
+              .map(async (f) => [
+                f.url(),
+                (await f.evaluate(() => document.body?.innerText ?? '').catch(() => '?')).slice(0, 300),
+              ]),
+          ),
+        );
       if (!/Hello from the fixture/.test(text)) {
-        assert.fail(`replayed frame never showed the captured text (reloaded: ${reloaded}); frames: ${await frameTexts()}; page errors: ${JSON.stringify(problems)}`);
+        assert.fail(
+          `replayed frame never showed the captured text (reloaded: ${reloaded}); frames: ${await frameTexts()}; page errors: ${JSON.stringify(problems)}`,
+        );
       }
       assert.match(text, /script ran/, 'the archived script ran in the replay');
       // The service's two origins: the API's, and the replay origin its page frames the archived page from.
-      const replayOrigin = new URL(await page.evaluate(() => (document.getElementById('replay') as HTMLIFrameElement).src)).origin;
+      const replayOrigin = new URL(
+        await page.evaluate(() => (document.getElementById('replay') as HTMLIFrameElement).src),
+      ).origin;
       assert.notEqual(replayOrigin, origin);
-      const elsewhere = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith(`${replayOrigin}/`) && !/^(blob|data):/.test(url));
+      const elsewhere = requested.filter(
+        (url) => !url.startsWith(`${origin}/`) && !url.startsWith(`${replayOrigin}/`) && !/^(blob|data):/.test(url),
+      );
       assert.deepEqual(elsewhere, [], 'nothing outside the service was requested');
       assert.equal(site.requests.length, siteRequestsBefore, 'the replay came from the bundle, not the live site');
     } finally {

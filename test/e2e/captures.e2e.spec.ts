@@ -40,7 +40,9 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     });
     tripwire.on('connection', () => tripwireHits++);
     const tripPort = await listen(tripwire, '127.0.0.2');
-    redirector = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.2:${tripPort}/secret` }).end());
+    redirector = createServer((_req, res) =>
+      res.writeHead(302, { location: `http://127.0.0.2:${tripPort}/secret` }).end(),
+    );
     redirectUrl = `http://127.0.0.1:${await listen(redirector, '127.0.0.1')}/go`;
     s = await startTestServer({
       ROLES: 'api,projector,worker',
@@ -53,7 +55,13 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
       BATCH_MAX: '5',
     });
     const mk = async (scopes: string[]) =>
-      (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: '127.0.0.50', body: { tenantId: 'acme', scopes, name: scopes.join(' ') } })).body.key;
+      (
+        await s.call('POST', '/v1/admin/keys', {
+          token: ADMIN_KEY,
+          from: '127.0.0.50',
+          body: { tenantId: 'acme', scopes, name: scopes.join(' ') },
+        })
+      ).body.key;
     key = await mk(['capture']);
     readKey = await mk(['read']);
   });
@@ -70,7 +78,8 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.match(r.body.id, /^cap_[0-9a-f]{32}$/);
     assert.equal(r.body.statusUrl, `${s.server.ctx.config.PUBLIC_BASE_URL}/v1/captures/${r.body.id}/status`);
     assert.equal(typeof r.body.note, 'string');
-    for (const h of ['x-quota-limit', 'x-quota-used', 'x-quota-remaining']) assert.match(r.headers.get(h) ?? '', /^\d+$/);
+    for (const h of ['x-quota-limit', 'x-quota-used', 'x-quota-remaining'])
+      assert.match(r.headers.get(h) ?? '', /^\d+$/);
     // visible at once in status and list
     const now = await s.call('GET', `/v1/captures/${r.body.id}/status`);
     assert.equal(now.status, 200);
@@ -88,7 +97,10 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.equal(rec.render.timedOut, false);
     assert.ok(Number.isInteger(rec.render.durationMs));
     assert.ok(['idle', 'cap'].includes(rec.render.settleReason));
-    assert.ok(rec.render.settleReason === 'idle' || rec.render.settleMs >= 2990, `settle ${rec.render.settleMs} ms (${rec.render.settleReason})`);
+    assert.ok(
+      rec.render.settleReason === 'idle' || rec.render.settleMs >= 2990,
+      `settle ${rec.render.settleMs} ms (${rec.render.settleReason})`,
+    );
     assert.match(rec.wacz.bundleHash, /^sha256:[0-9a-f]{64}$/);
     assert.ok(rec.wacz.size > 0);
     assert.match(rec.verifyUrl, /\/v1\/verify\/cap_/);
@@ -112,7 +124,10 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     const v = await s.call('GET', `/v1/verify/${r.body.id}`);
     assert.equal(v.status, 200);
     assert.equal(v.body.verified, true, JSON.stringify(v.body.checks));
-    assert.deepEqual(v.body.checks.map((c: { name: string }) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+    assert.deepEqual(
+      v.body.checks.map((c: { name: string }) => c.name),
+      ['artifactHashes', 'bundleHash', 'signature', 'timestamp'],
+    );
     assert.equal(v.body.signing.bundleHash, rec.wacz.bundleHash);
     const page = await s.call('GET', `/v1/verify/${r.body.id}`, { headers: { accept: 'text/html' } });
     assert.match(page.headers.get('content-type')!, /^text\/html/);
@@ -142,7 +157,10 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
       return [png.data[i], png.data[i + 1], png.data[i + 2]];
     };
 
-    for (const [path, cmp] of [['/consent', 'Onetrust'], ['/iframe-consent', 'Sourcepoint-frame']] as const) {
+    for (const [path, cmp] of [
+      ['/consent', 'Onetrust'],
+      ['/iframe-consent', 'Sourcepoint-frame'],
+    ] as const) {
       const rec = records[path];
       assert.equal(rec.captureSettings?.consent?.cmp, cmp, path);
       assert.equal(rec.captureSettings?.consent?.result, 'opted-out', path);
@@ -155,7 +173,8 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
 
     const lazy = await image(records['/lazy'].artifacts.screenshot);
     let blue = 0;
-    for (let i = 0; i < lazy.data.length; i += 4) if (lazy.data[i] === 30 && lazy.data[i + 1] === 144 && lazy.data[i + 2] === 255) blue++;
+    for (let i = 0; i < lazy.data.length; i += 4)
+      if (lazy.data[i] === 30 && lazy.data[i + 1] === 144 && lazy.data[i + 2] === 255) blue++;
     assert.ok(blue >= 3 * 100 * 100 * 0.95, `the three lazy images are in the screenshot (${blue} blue pixels)`);
 
     const beacons = records['/beacons'].render;
@@ -204,7 +223,11 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.equal(done.status, 'failed');
     assert.equal(done.retryable, true);
     assert.equal(done.failureReason, 'target_unreachable');
-    const list = await s.call('GET', `/v1/captures?status=failed&url=${encodeURIComponent(`http://127.0.0.1:${port}`)}`, { token: key });
+    const list = await s.call(
+      'GET',
+      `/v1/captures?status=failed&url=${encodeURIComponent(`http://127.0.0.1:${port}`)}`,
+      { token: key },
+    );
     assert.equal(list.body.data[0].failedAt !== undefined, true);
     assert.equal(list.body.data[0].failureReason, 'target_unreachable');
   });
@@ -228,9 +251,16 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
       assert.equal(r.status, 422, `${url}: ${r.text}`);
       assertProblem(r.body, 422);
     }
-    assert.equal((await s.call('POST', '/v1/captures', { token: key, body: 'url=x', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal(
+      (await s.call('POST', '/v1/captures', { token: key, body: 'url=x', headers: { 'content-type': 'text/plain' } }))
+        .status,
+      415,
+    );
     assertProblem((await s.call('POST', '/v1/captures', { body: { url: site.url('/simple') } })).body, 401);
-    assertProblem((await s.call('POST', '/v1/captures', { token: 'svc_live_nope', body: { url: site.url('/simple') } })).body, 401);
+    assertProblem(
+      (await s.call('POST', '/v1/captures', { token: 'svc_live_nope', body: { url: site.url('/simple') } })).body,
+      401,
+    );
     assertProblem((await submit(site.url('/simple'), readKey)).body, 403);
   });
 
@@ -238,17 +268,31 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     const r = await s.call('POST', '/v1/captures/batch', {
       token: key,
       headers: { origin: 'https://app.example' },
-      body: { urls: [{ url: site.url('/simple') }, { url: 'http://127.0.0.2/' }, { nope: 1 }, { url: site.url('/simple') }, { url: 'gopher://x/' }] },
+      body: {
+        urls: [
+          { url: site.url('/simple') },
+          { url: 'http://127.0.0.2/' },
+          { nope: 1 },
+          { url: site.url('/simple') },
+          { url: 'gopher://x/' },
+        ],
+      },
     });
     assert.equal(r.status, 207, r.text);
-    assert.deepEqual(r.body.items.map((i: { status: number }) => i.status), [202, 422, 400, 202, 422]);
+    assert.deepEqual(
+      r.body.items.map((i: { status: number }) => i.status),
+      [202, 422, 400, 202, 422],
+    );
     assert.notEqual(r.body.items[0].id, r.body.items[3].id);
     assert.match(r.body.items[0].statusUrl, /\/status$/);
     assertProblem(r.body.items[1].error, 422);
     assert.deepEqual(r.body.summary, { total: 5, accepted: 2, failed: 3 });
     assert.match(r.headers.get('x-quota-used')!, /^\d+$/);
     assert.equal(r.headers.get('access-control-allow-origin'), null);
-    const tooBig = await s.call('POST', '/v1/captures/batch', { token: key, body: { urls: Array.from({ length: 6 }, () => ({ url: site.url('/simple') })) } });
+    const tooBig = await s.call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: Array.from({ length: 6 }, () => ({ url: site.url('/simple') })) },
+    });
     assert.equal(tooBig.status, 400);
     assertProblem((await s.call('POST', '/v1/captures/batch', { token: key, body: { urls: [] } })).body, 400);
     assertProblem((await s.call('POST', '/v1/captures/batch', { token: key, body: { list: [] } })).body, 400);
@@ -265,11 +309,26 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
     assert.equal(oldest.id, all.data.at(-1).id);
     const clamp = (await s.call('GET', '/v1/captures?limit=500', { token: readKey })).body;
     assert.equal(clamp.pagination.limit, 100);
-    const prefix = (await s.call('GET', `/v1/captures?url=${encodeURIComponent(site.url('/simple'))}`, { token: readKey })).body;
-    assert.ok(prefix.data.length >= 3 && prefix.data.every((c: { url: string }) => c.url.startsWith(site.url('/simple'))));
+    const prefix = (
+      await s.call('GET', `/v1/captures?url=${encodeURIComponent(site.url('/simple'))}`, { token: readKey })
+    ).body;
+    assert.ok(
+      prefix.data.length >= 3 && prefix.data.every((c: { url: string }) => c.url.startsWith(site.url('/simple'))),
+    );
     const future = (await s.call('GET', '/v1/captures?created_after=2999-01-01T00:00:00Z', { token: readKey })).body;
     assert.deepEqual(future.data, []);
-    for (const q of ['limit=0', 'limit=abc', 'limit=1.5', 'status=done', 'url=abc', 'url=http%25', 'url=http_x', 'sort=name', 'created_after=yesterday', 'created_after=2026-02-01T00:00:00Z&created_before=2026-01-01T00:00:00Z']) {
+    for (const q of [
+      'limit=0',
+      'limit=abc',
+      'limit=1.5',
+      'status=done',
+      'url=abc',
+      'url=http%25',
+      'url=http_x',
+      'sort=name',
+      'created_after=yesterday',
+      'created_after=2026-02-01T00:00:00Z&created_before=2026-01-01T00:00:00Z',
+    ]) {
       const r = await s.call('GET', `/v1/captures?${q}`, { token: readKey });
       assert.equal(r.status, 400, q);
       assertProblem(r.body, 400);
@@ -279,8 +338,14 @@ describe('captures end to end with a real Chromium (spec 4.2–4.9)', () => {
   it('answers 404 for unknown captures and artifacts', async () => {
     assertProblem((await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/status')).body, 404);
     assertProblem((await s.call('GET', '/v1/captures/nonsense')).body, 404);
-    assertProblem((await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/artifacts/screenshot')).body, 404);
-    assertProblem((await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/artifacts/passwords')).body, 404);
+    assertProblem(
+      (await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/artifacts/screenshot')).body,
+      404,
+    );
+    assertProblem(
+      (await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/artifacts/passwords')).body,
+      404,
+    );
     assertProblem((await s.call('GET', '/v1/verify/cap_00000000000000000000000000000000')).body, 404);
   });
 });

@@ -21,8 +21,16 @@ import { assertProblem, httpCall, startTestServer, type TestServer } from '../su
 
 const run = (file: string, args: string[], opts: { cwd?: string; encoding?: 'buffer' } = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { cwd: opts.cwd ?? projectRoot, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+    execFile(
+      file,
+      args,
+      { cwd: opts.cwd ?? projectRoot, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? ((err as { code?: number }).code ?? 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
     );
   });
 
@@ -39,8 +47,18 @@ describe('capture certificate (PDF)', () => {
     site = await startFixtureSite();
     dir = await mkdtemp(join(tmpdir(), 'cl-certificate-'));
     // The built-in TSA (TSA_URL empty), a worker with the signer role (SIGNER=local).
-    s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: seed, TSA_URL: '', CAPTURE_TIMEOUT_MS: '20000', WORKER_CONCURRENCY: '1' });
-    const admin = await s.call('POST', '/v1/admin/keys', { token: 'test-admin-key-0123456789', body: { tenantId: 'cert', scopes: ['capture'], name: 'cert' } });
+    s = await startTestServer({
+      ROLES: 'api,projector,worker,signer',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      SIGNING_KEY: seed,
+      TSA_URL: '',
+      CAPTURE_TIMEOUT_MS: '20000',
+      WORKER_CONCURRENCY: '1',
+    });
+    const admin = await s.call('POST', '/v1/admin/keys', {
+      token: 'test-admin-key-0123456789',
+      body: { tenantId: 'cert', scopes: ['capture'], name: 'cert' },
+    });
     assert.equal(admin.status, 201, admin.text);
     captureId = await captureUntilComplete(s.call, admin.body.key, site.url('/simple'));
     record = (await s.call('GET', `/v1/captures/${captureId}`)).body;
@@ -53,12 +71,17 @@ describe('capture certificate (PDF)', () => {
   });
 
   it('GET …/certificate answers a PDF, the same bytes every time, readable by any origin', async () => {
-    const first = await s.call('GET', `/v1/captures/${captureId}/certificate`, { headers: { origin: 'https://court.example' } });
+    const first = await s.call('GET', `/v1/captures/${captureId}/certificate`, {
+      headers: { origin: 'https://court.example' },
+    });
     assert.equal(first.status, 200, first.text);
     assert.equal(first.headers.get('content-type'), 'application/pdf');
     assert.equal(first.headers.get('access-control-allow-origin'), '*');
     assert.match(first.headers.get('cache-control') ?? '', /immutable/);
-    assert.match(first.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="${captureId}-certificate.pdf"`));
+    assert.match(
+      first.headers.get('content-disposition') ?? '',
+      new RegExp(`attachment; filename="${captureId}-certificate.pdf"`),
+    );
     pdf = first.raw;
     assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
     const again = await s.call('GET', `/v1/captures/${captureId}/certificate`);
@@ -118,25 +141,39 @@ describe('capture certificate (PDF)', () => {
 
   it('the operator CLI verifies the certificate with the published keys and TSA certificates', async () => {
     const args = [
-      '--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'verify', join(dir, 'certificate.pdf'),
-      '--keys-url', `${s.baseUrl}/.well-known/signing-keys`, '--tsa-ca-url', `${s.baseUrl}/.well-known/tsa-certificates`,
+      '--import',
+      'tsx',
+      join(projectRoot, 'src', 'cli', 'main.ts'),
+      'verify',
+      join(dir, 'certificate.pdf'),
+      '--keys-url',
+      `${s.baseUrl}/.well-known/signing-keys`,
+      '--tsa-ca-url',
+      `${s.baseUrl}/.well-known/tsa-certificates`,
     ];
     const r = await run(process.execPath, args);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.kind, 'certificate');
     assert.equal(result.verified, true);
-    assert.deepEqual(result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`), ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass']);
+    assert.deepEqual(
+      result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`),
+      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass'],
+    );
     assert.equal(result.certificate.captureId, captureId);
     assert.equal(result.signing.timestamp.selfIssued, true);
   });
 
   it('POST /v1/verify/certificate passes the certificate and fails it once altered or appended to', async () => {
-    const post = (body: Buffer, type = 'application/pdf') => httpCall(`${s.baseUrl}/v1/verify/certificate`, 'POST', { 'content-type': type }, body);
+    const post = (body: Buffer, type = 'application/pdf') =>
+      httpCall(`${s.baseUrl}/v1/verify/certificate`, 'POST', { 'content-type': type }, body);
     const ok = await post(pdf);
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.body.verified, true, JSON.stringify(ok.body.checks));
-    assert.deepEqual(ok.body.checks.map((c: { name: string }) => c.name), ['envelope', 'certificateHash', 'signature', 'timestamp', 'capture']);
+    assert.deepEqual(
+      ok.body.checks.map((c: { name: string }) => c.name),
+      ['envelope', 'certificateHash', 'signature', 'timestamp', 'capture'],
+    );
 
     // One character of the rendered text changed: the document no longer has the signed hash.
     const altered = Buffer.from(pdf);

@@ -11,7 +11,10 @@ import { projectRoot } from '../../src/infra/project-root.js';
 import { startServiceProcess } from '../support/service-process.js';
 
 /** The CLI as an operator runs it: its own process, the embedded stack found through DATA_DIR/run.json. */
-function capture(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function capture(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -35,7 +38,12 @@ describe('capture-ledger against `make run` (src/main.ts)', () => {
 
   it('finds the running stack through run.json, which a clean stop removes', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'cl-cli-e2e-'));
-    const env = { DATA_DIR: dataDir, ADMIN_KEY: 'cli-e2e-admin-key-0123456789', SIGNING_KEY: 'none', ROLES: 'api,projector' };
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_KEY: 'cli-e2e-admin-key-0123456789',
+      SIGNING_KEY: 'none',
+      ROLES: 'api,projector',
+    };
     try {
       const service = await startServiceProcess(env, await freePort());
       const run = JSON.parse(await readFile(join(dataDir, 'run.json'), 'utf8'));
@@ -45,13 +53,29 @@ describe('capture-ledger against `make run` (src/main.ts)', () => {
       // The embedded nats-server takes no anonymous client: the password is in run.json, readable by its owner only.
       assert.equal((await stat(join(dataDir, 'run.json'))).mode & 0o077, 0);
       assert.equal((await stat(join(dataDir, 'nats', 'nats-server.conf'))).mode & 0o077, 0);
-      await assert.rejects(connect({ servers: run.natsUrl, reconnect: false, timeout: 5000 }), /Authorization Violation/i);
-      const asService = await connect({ servers: run.natsUrl, reconnect: false, timeout: 5000, user: run.natsUser, pass: run.natsPassword });
+      await assert.rejects(
+        connect({ servers: run.natsUrl, reconnect: false, timeout: 5000 }),
+        /Authorization Violation/i,
+      );
+      const asService = await connect({
+        servers: run.natsUrl,
+        reconnect: false,
+        timeout: 5000,
+        user: run.natsUser,
+        pass: run.natsPassword,
+      });
       await asService.close();
       const natsPid = (await readFile(join(dataDir, 'nats', 'nats-server.pid'), 'utf8')).trim();
-      assert.doesNotMatch(await readFile(`/proc/${natsPid}/cmdline`, 'utf8'), new RegExp(run.natsPassword), 'the password is not on the command line');
+      assert.doesNotMatch(
+        await readFile(`/proc/${natsPid}/cmdline`, 'utf8'),
+        new RegExp(run.natsPassword),
+        'the password is not on the command line',
+      );
 
-      const created = await capture(['keys', 'create', '--tenant', 'ops', '--scopes', 'read', '--name', 'from the cli'], { DATA_DIR: dataDir });
+      const created = await capture(
+        ['keys', 'create', '--tenant', 'ops', '--scopes', 'read', '--name', 'from the cli'],
+        { DATA_DIR: dataDir },
+      );
       assert.equal(created.code, 0, created.stderr);
       const { key } = JSON.parse(created.stdout);
       const listed = await fetch(`${service.baseUrl}/v1/captures`, { headers: { authorization: `Bearer ${key}` } });

@@ -30,7 +30,14 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
   /** A client with a role's NATS user, as that role's processes connect (src/infra/nats.ts). */
   const connectAs = (role: Exclude<RoleName, 'operator'>) => {
     const { user, pass } = cluster.natsUserOf(role);
-    return connect({ servers: cluster.nats.url.split(','), user, pass, inboxPrefix: natsInboxPrefix(user), reconnect: false, timeout: 5000 });
+    return connect({
+      servers: cluster.nats.url.split(','),
+      user,
+      pass,
+      inboxPrefix: natsInboxPrefix(user),
+      reconnect: false,
+      timeout: 5000,
+    });
   };
   const refused = (c: NatsConnection, subject: string, body: string, role: string) =>
     assert.rejects(c.request(subject, body, { timeout: 10_000 }), /permission/i, `${role}: ${subject} is refused`);
@@ -61,7 +68,15 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
 
   it('keeps every stream, KV and object-store bucket on 3 replicas, and every role answers /health and /metrics', async () => {
     const jsm = await jetstreamManager(nc);
-    for (const name of ['LEDGER', 'JOBS', 'DELIVERIES', 'KV_ratelimits', 'KV_actor-snapshots', 'KV_webhook-keys', 'OBJ_artifacts']) {
+    for (const name of [
+      'LEDGER',
+      'JOBS',
+      'DELIVERIES',
+      'KV_ratelimits',
+      'KV_actor-snapshots',
+      'KV_webhook-keys',
+      'OBJ_artifacts',
+    ]) {
       const info = await jsm.streams.info(name);
       assert.equal(info.config.num_replicas, 3, name);
       assert.equal((info.cluster?.replicas?.length ?? 0) + 1, 3, `${name} has a leader and two replicas`);
@@ -77,7 +92,10 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
   });
 
   it('admits no anonymous client, and gives each role only the JetStream API and subjects it uses (each refusal and each need tried as that role)', async () => {
-    await assert.rejects(connect({ servers: cluster.nats.url.split(','), reconnect: false, timeout: 5000 }), /Authorization Violation/i);
+    await assert.rejects(
+      connect({ servers: cluster.nats.url.split(','), reconnect: false, timeout: 5000 }),
+      /Authorization Violation/i,
+    );
     const ledgerConfig = JSON.stringify((await (await jetstreamManager(nc)).streams.info('LEDGER')).config);
     const tenant = 'perm-probe'; // the reads below need not find anything: a refusal is a permissions error, not a 404
     const ledgerSeqBefore = (await (await jetstreamManager(nc)).streams.info('LEDGER')).state.last_seq;
@@ -91,12 +109,28 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       ['$JS.API.CONSUMER.DELETE.LEDGER.job-feeder', ''],
       ['$JS.API.STREAM.LIST', ''],
     ];
-    const snapshotGet = ['$JS.API.STREAM.MSG.GET.KV_actor-snapshots', JSON.stringify({ last_by_subj: `$KV.actor-snapshots.${tenant}` })] as const;
-    const webhookKeyGet = ['$JS.API.STREAM.MSG.GET.KV_webhook-keys', JSON.stringify({ last_by_subj: '$KV.webhook-keys.whk_x' })] as const;
+    const snapshotGet = [
+      '$JS.API.STREAM.MSG.GET.KV_actor-snapshots',
+      JSON.stringify({ last_by_subj: `$KV.actor-snapshots.${tenant}` }),
+    ] as const;
+    const webhookKeyGet = [
+      '$JS.API.STREAM.MSG.GET.KV_webhook-keys',
+      JSON.stringify({ last_by_subj: '$KV.webhook-keys.whk_x' }),
+    ] as const;
     const rateGet = ['$JS.API.DIRECT.GET.KV_ratelimits', JSON.stringify({ last_by_subj: '$KV.ratelimits.x' })] as const;
-    const consumerOn = (stream: string) => [`$JS.API.CONSUMER.CREATE.${stream}`, JSON.stringify({ stream_name: stream, config: { ack_policy: 'explicit' } })] as const;
-    const ledgerGet = ['$JS.API.STREAM.MSG.GET.LEDGER', JSON.stringify({ last_by_subj: tenantSubject(tenant) })] as const;
-    const plan: Record<Exclude<RoleName, 'operator'>, { refused: Array<readonly [string, string]>; allowed: Array<readonly [string, string]>; noSubscribe: string[] }> = {
+    const consumerOn = (stream: string) =>
+      [
+        `$JS.API.CONSUMER.CREATE.${stream}`,
+        JSON.stringify({ stream_name: stream, config: { ack_policy: 'explicit' } }),
+      ] as const;
+    const ledgerGet = [
+      '$JS.API.STREAM.MSG.GET.LEDGER',
+      JSON.stringify({ last_by_subj: tenantSubject(tenant) }),
+    ] as const;
+    const plan: Record<
+      Exclude<RoleName, 'operator'>,
+      { refused: Array<readonly [string, string]>; allowed: Array<readonly [string, string]>; noSubscribe: string[] }
+    > = {
       worker: {
         refused: [
           ['ledger.tenant.acme', '{}'],
@@ -121,27 +155,56 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
         allowed: [
           ['$JS.API.CONSUMER.INFO.JOBS.capture-workers', ''],
           ['$JS.API.CONSUMER.INFO.LEDGER.job-feeder', ''],
-          ['$JS.API.STREAM.MSG.GET.KV_capture-attempts', JSON.stringify({ last_by_subj: '$KV.capture-attempts.cap_x' })],
+          [
+            '$JS.API.STREAM.MSG.GET.KV_capture-attempts',
+            JSON.stringify({ last_by_subj: '$KV.capture-attempts.cap_x' }),
+          ],
         ],
         noSubscribe: ['notary.sign', 'capture.outcome', 'ledger.>', '$KV.>'],
       },
       api: {
-        refused: [['ledger.system', '{}'], ['jobs.capture', '{}'], ['$O.artifacts.M.x', '{}'], consumerOn('JOBS'), ['$JS.API.CONSUMER.MSG.NEXT.JOBS.capture-workers', '{"batch":1}'], ['$KV.capture-attempts.x', '1'], ['tlog.leaves', '{}']],
+        refused: [
+          ['ledger.system', '{}'],
+          ['jobs.capture', '{}'],
+          ['$O.artifacts.M.x', '{}'],
+          consumerOn('JOBS'),
+          ['$JS.API.CONSUMER.MSG.NEXT.JOBS.capture-workers', '{"batch":1}'],
+          ['$KV.capture-attempts.x', '1'],
+          ['tlog.leaves', '{}'],
+        ],
         allowed: [ledgerGet, snapshotGet, webhookKeyGet, ['$JS.API.STREAM.MSG.GET.TLOG', JSON.stringify({ seq: 1 })]],
         noSubscribe: ['notary.sign', 'jobs.capture'],
       },
       projector: {
-        refused: [['ledger.tenant.acme', '[]'], snapshotGet, webhookKeyGet, consumerOn('JOBS'), ['$KV.actor-snapshots.acme', '{}']],
+        refused: [
+          ['ledger.tenant.acme', '[]'],
+          snapshotGet,
+          webhookKeyGet,
+          consumerOn('JOBS'),
+          ['$KV.actor-snapshots.acme', '{}'],
+        ],
         allowed: [consumerOn('LEDGER')],
         noSubscribe: ['capture.outcome'],
       },
       signer: {
-        refused: [['ledger.tenant.acme', '{}'], webhookKeyGet, snapshotGet, consumerOn('DELIVERIES'), ['$O.artifacts.M.x', '{}']],
+        refused: [
+          ['ledger.tenant.acme', '{}'],
+          webhookKeyGet,
+          snapshotGet,
+          consumerOn('DELIVERIES'),
+          ['$O.artifacts.M.x', '{}'],
+        ],
         allowed: [ledgerGet],
         noSubscribe: ['capture.outcome', 'tlog.checkpoint.request'],
       },
       dispatcher: {
-        refused: [['ledger.system', '{}'], ['jobs.capture', '{}'], rateGet, consumerOn('JOBS'), ['$O.artifacts.M.x', '{}']],
+        refused: [
+          ['ledger.system', '{}'],
+          ['jobs.capture', '{}'],
+          rateGet,
+          consumerOn('JOBS'),
+          ['$O.artifacts.M.x', '{}'],
+        ],
         allowed: [['$JS.API.CONSUMER.INFO.DELIVERIES.webhook-dispatchers', ''], webhookKeyGet, snapshotGet, ledgerGet],
         noSubscribe: ['notary.sign'],
       },
@@ -151,12 +214,20 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
         noSubscribe: ['capture.outcome'],
       },
       sequencer: {
-        refused: [['ledger.tenant.acme', '{}'], ['ledger.system', '{}'], snapshotGet, webhookKeyGet, consumerOn('JOBS')],
+        refused: [
+          ['ledger.tenant.acme', '{}'],
+          ['ledger.system', '{}'],
+          snapshotGet,
+          webhookKeyGet,
+          consumerOn('JOBS'),
+        ],
         allowed: [['$JS.API.STREAM.MSG.GET.TLOG', JSON.stringify({ seq: 1 })]],
         noSubscribe: ['notary.sign', 'capture.outcome'],
       },
     };
-    for (const [role, checks] of Object.entries(plan) as Array<[Exclude<RoleName, 'operator'>, (typeof plan)['worker']]>) {
+    for (const [role, checks] of Object.entries(plan) as Array<
+      [Exclude<RoleName, 'operator'>, (typeof plan)['worker']]
+    >) {
       const c = await connectAs(role);
       try {
         // Allowed: the JetStream API's account info, the streams' info, and what the role's code uses.
@@ -167,16 +238,28 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
           assert.notEqual(answer.error?.code, 403, `${role} may use ${subject}`);
         }
         for (const [subject, body] of [...everyRoleRefused, ...checks.refused]) await refused(c, subject, body, role);
-        for (const subject of [...checks.noSubscribe, '_INBOX.>', `${natsInboxPrefix(role === 'api' ? 'worker' : 'api')}.>`]) {
+        for (const subject of [
+          ...checks.noSubscribe,
+          '_INBOX.>',
+          `${natsInboxPrefix(role === 'api' ? 'worker' : 'api')}.>`,
+        ]) {
           const sub = c.subscribe(subject);
-          await assert.rejects(sub.closed.then((err) => Promise.reject(err ?? new Error('closed without error'))), /Permissions Violation/i, `${role} may not subscribe to ${subject}`);
+          await assert.rejects(
+            sub.closed.then((err) => Promise.reject(err ?? new Error('closed without error'))),
+            /Permissions Violation/i,
+            `${role} may not subscribe to ${subject}`,
+          );
         }
       } finally {
         await c.close().catch(() => undefined);
       }
     }
     const jsm = await jetstreamManager(nc);
-    assert.equal(JSON.stringify((await jsm.streams.info('LEDGER')).config), ledgerConfig, 'LEDGER is configured as provisioned');
+    assert.equal(
+      JSON.stringify((await jsm.streams.info('LEDGER')).config),
+      ledgerConfig,
+      'LEDGER is configured as provisioned',
+    );
     await assert.rejects(jsm.streams.info('EVIL'), /stream not found/i, 'no role created a stream');
     assert.equal((await jsm.consumers.info('LEDGER', 'job-feeder')).name, 'job-feeder', 'no role deleted a consumer');
     // Nothing the roles tried reached the ledger (the api processes may append their own facts meanwhile: none here).
@@ -190,11 +273,26 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     try {
       const report = await worker.request(
         'capture.outcome',
-        JSON.stringify({ tenantId: 'nobody', command: { type: 'FailCapture', data: { captureId: 'cap_nosuchcapture', error: 'x', retryable: false, attempts: 1 } }, correlationId: 'c' }),
+        JSON.stringify({
+          tenantId: 'nobody',
+          command: {
+            type: 'FailCapture',
+            data: { captureId: 'cap_nosuchcapture', error: 'x', retryable: false, attempts: 1 },
+          },
+          correlationId: 'c',
+        }),
         { timeout: 60_000 },
       );
-      assert.deepEqual(report.json(), { ok: true, applied: false }, 'the api decides: no pending capture, nothing appended');
-      const forged = await worker.request('capture.outcome', JSON.stringify({ tenantId: 'acme', command: { type: 'CreateKey', data: {} }, correlationId: 'c' }), { timeout: 60_000 });
+      assert.deepEqual(
+        report.json(),
+        { ok: true, applied: false },
+        'the api decides: no pending capture, nothing appended',
+      );
+      const forged = await worker.request(
+        'capture.outcome',
+        JSON.stringify({ tenantId: 'acme', command: { type: 'CreateKey', data: {} }, correlationId: 'c' }),
+        { timeout: 60_000 },
+      );
       assert.equal((forged.json() as { ok: boolean; status: number }).status, 400, 'only outcome commands are taken');
 
       // A real capture of one tenant, still pending (its page keeps a fetch open until the settle cap).
@@ -203,21 +301,62 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       assert.equal(submitted.status, 202, submitted.error);
       const captureId = submitted.id!;
       const reportAs = (tenantId: string, command: unknown) =>
-        worker.request('capture.outcome', JSON.stringify({ tenantId, command, correlationId: 'forged' }), { timeout: 60_000 }).then((m) => m.json());
-      const ownerCommits = async () => (await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(tenantSubject('outcome-owner'))).length;
+        worker
+          .request('capture.outcome', JSON.stringify({ tenantId, command, correlationId: 'forged' }), {
+            timeout: 60_000,
+          })
+          .then((m) => m.json());
+      const ownerCommits = async () =>
+        (await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(tenantSubject('outcome-owner')))
+          .length;
       const before = await ownerCommits();
       assert.notEqual(await client.status(owner, captureId), 'failed');
       // Reported under another tenant: that tenant has no such capture, so nothing is appended anywhere.
-      assert.deepEqual(await reportAs('outcome-intruder', { type: 'FailCapture', data: { captureId, error: 'forged', retryable: false, attempts: 1 } }), { ok: true, applied: false });
-      assert.deepEqual(await reportAs('outcome-intruder', { type: 'CompleteCapture', data: { captureId, bundleHash: 'sha256:forged' } }), { ok: true, applied: false });
+      assert.deepEqual(
+        await reportAs('outcome-intruder', {
+          type: 'FailCapture',
+          data: { captureId, error: 'forged', retryable: false, attempts: 1 },
+        }),
+        { ok: true, applied: false },
+      );
+      assert.deepEqual(
+        await reportAs('outcome-intruder', {
+          type: 'CompleteCapture',
+          data: { captureId, bundleHash: 'sha256:forged' },
+        }),
+        { ok: true, applied: false },
+      );
       // Under the owner, for a capture id it never had.
-      assert.deepEqual(await reportAs('outcome-owner', { type: 'FailCapture', data: { captureId: 'cap_neverhandedout', error: 'forged', retryable: false, attempts: 1 } }), { ok: true, applied: false });
+      assert.deepEqual(
+        await reportAs('outcome-owner', {
+          type: 'FailCapture',
+          data: { captureId: 'cap_neverhandedout', error: 'forged', retryable: false, attempts: 1 },
+        }),
+        { ok: true, applied: false },
+      );
       const status = await client.status(owner, captureId);
-      assert.ok(status !== 'complete' && status !== 'failed', `the owner's capture is still pending, untouched (${status})`);
-      assert.deepEqual(await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(tenantSubject('outcome-intruder')), [], 'nothing appended for the other tenant');
+      assert.ok(
+        status !== 'complete' && status !== 'failed',
+        `the owner's capture is still pending, untouched (${status})`,
+      );
+      assert.deepEqual(
+        await createEventStore(jetstream(nc), await jetstreamManager(nc)).readSubject(
+          tenantSubject('outcome-intruder'),
+        ),
+        [],
+        'nothing appended for the other tenant',
+      );
       assert.equal(await ownerCommits(), before, 'nothing appended for the owner');
       // The api says so in its log, with the capture it was asked about.
-      await waitUntil(() => cluster.processes.some((p) => p.role === 'api' && p.output().includes('capture outcome not applied') && p.output().includes(captureId)), 60_000, 'the refused outcome in an api log');
+      await waitUntil(
+        () =>
+          cluster.processes.some(
+            (p) =>
+              p.role === 'api' && p.output().includes('capture outcome not applied') && p.output().includes(captureId),
+          ),
+        60_000,
+        'the refused outcome in an api log',
+      );
       // …and the capture ends as its real worker reports it.
       const settled = await client.settle(owner, [captureId], 300_000);
       assert.equal(settled.get(captureId), 'complete');
@@ -243,7 +382,10 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       ids.push(r.id!);
     }
     const settled = await client.settle(key, ids, 300_000);
-    assert.deepEqual([...settled.values()], ids.map(() => 'complete'));
+    assert.deepEqual(
+      [...settled.values()],
+      ids.map(() => 'complete'),
+    );
     for (const id of ids) {
       for (const base of cluster.apiUrls) {
         const r = await fetch(`${base}/v1/verify/${id}`);
@@ -251,16 +393,31 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
         assert.equal(r.status, 200);
         assert.equal(body.verified, true, `${id} at ${base}: ${JSON.stringify(body.checks)}`);
       }
-      const bundle = new Uint8Array(await (await fetch(`${cluster.apiUrls[1]}/v1/captures/${id}/artifacts/wacz`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
+      const bundle = new Uint8Array(
+        await (
+          await fetch(`${cluster.apiUrls[1]}/v1/captures/${id}/artifacts/wacz`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).arrayBuffer(),
+      );
       let out = '';
       const code = await runCli(
-        ['verify', 'bundle.wacz', '--keys-url', `${cluster.apiUrls[0]}/.well-known/signing-keys`, '--tsa-ca-url', `${cluster.apiUrls[1]}/.well-known/tsa-certificates`],
+        [
+          'verify',
+          'bundle.wacz',
+          '--keys-url',
+          `${cluster.apiUrls[0]}/.well-known/signing-keys`,
+          '--tsa-ca-url',
+          `${cluster.apiUrls[1]}/.well-known/tsa-certificates`,
+        ],
         { env: {}, stdout: (t) => void (out += t), stderr: (t) => void (out += t), readFile: async () => bundle },
       );
       assert.equal(code, 0, out);
       assert.equal(JSON.parse(out).signing.timestamp.selfIssued, true, 'the built-in TSA is named as self-issued');
     }
-    const tsa = (await (await fetch(`${cluster.apiUrls[0]}/.well-known/tsa-certificates`)).json()) as { certificates: unknown[] };
+    const tsa = (await (await fetch(`${cluster.apiUrls[0]}/.well-known/tsa-certificates`)).json()) as {
+      certificates: unknown[];
+    };
     assert.equal(tsa.certificates.length, 2, 'each signer published its built-in TSA certificate');
     // The browser workers never held the key: it lives with the signers, which render nothing.
     for (const p of cluster.processes.filter((x) => x.role === 'worker')) {
@@ -278,13 +435,17 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     for (let round = 0; round < 30; round++) {
       const subject = `occ-probe.${round}`;
       const first = await js.publish(subject, 'x');
-      const results = await Promise.allSettled(Array.from({ length: 9 }, () => js.publish(subject, 'y', { expect: { lastSubjectSequence: first.seq } })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 9 }, () => js.publish(subject, 'y', { expect: { lastSubjectSequence: first.seq } })),
+      );
       rawAccepted += results.filter((r) => r.status === 'fulfilled').length;
       rawRounds++;
     }
     await jsm.streams.delete('OCC_PROBE');
     // Reported, not asserted: a fixed nats-server accepts exactly 1 of 9 (docs/scaling.md).
-    process.stdout.write(`# raw expected-last-subject-sequence publishes on R3: ${(rawAccepted / rawRounds).toFixed(2)} of 9 accepted per round (${nc.info?.version})\n`);
+    process.stdout.write(
+      `# raw expected-last-subject-sequence publishes on R3: ${(rawAccepted / rawRounds).toFixed(2)} of 9 accepted per round (${nc.info?.version})\n`,
+    );
 
     const store = createEventStore(js, jsm);
     for (let round = 0; round < 30; round++) {
@@ -301,19 +462,28 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       });
       const [head] = await store.append(subject, [unsealed(0) as never], { expectedLastSeq: 0, prevHash: null });
       const results = await Promise.allSettled(
-        Array.from({ length: 9 }, (_, i) => store.append(subject, [unsealed(i + 1) as never], { expectedLastSeq: head!.seq, prevHash: head!.event.hash })),
+        Array.from({ length: 9 }, (_, i) =>
+          store.append(subject, [unsealed(i + 1) as never], { expectedLastSeq: head!.seq, prevHash: head!.event.hash }),
+        ),
       );
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `round ${round}`);
-      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
+      for (const r of results)
+        if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
       assert.equal((await store.readSubject(subject)).length, 2);
     }
   });
 
   it('admits exactly the quota of 1,000 concurrent submissions through two API processes on a 3-replica ledger', async () => {
     const key = await client.createTenantKey('exact-quota', 50);
-    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => client.submit(key, `http://127.0.0.1:9/q${i}`, cluster.apiUrls[i % 2]!)));
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => client.submit(key, `http://127.0.0.1:9/q${i}`, cluster.apiUrls[i % 2]!)),
+    );
     const statuses = results.map((r) => r.status);
-    assert.equal(statuses.filter((s) => s === 202).length, 50, JSON.stringify(results.filter((r) => r.status !== 202 && r.status !== 429).slice(0, 3)));
+    assert.equal(
+      statuses.filter((s) => s === 202).length,
+      50,
+      JSON.stringify(results.filter((r) => r.status !== 202 && r.status !== 429).slice(0, 3)),
+    );
     assert.equal(statuses.filter((s) => s === 429).length, 950);
     const audit = await client.audit('exact-quota');
     assert.equal(audit.code, 0, audit.stdout + audit.stderr);
@@ -337,14 +507,25 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     assert.ok(leader, 'LEDGER has a leader');
     const killedAt = Date.now();
     await cluster.nats.kill(leader!);
-    await waitUntil(() => outcomes.some((o) => o.at > killedAt && o.ok) && outcomes.filter((o) => o.at > killedAt && o.ok).length >= 5, 180_000, 'submissions after the kill');
+    await waitUntil(
+      () =>
+        outcomes.some((o) => o.at > killedAt && o.ok) && outcomes.filter((o) => o.at > killedAt && o.ok).length >= 5,
+      180_000,
+      'submissions after the kill',
+    );
     const firstOkAfter = outcomes.find((o) => o.at > killedAt && o.ok)!.at;
-    process.stdout.write(`# LEDGER leader ${leader} killed: submissions succeeded again after ${firstOkAfter - killedAt} ms\n`);
+    process.stdout.write(
+      `# LEDGER leader ${leader} killed: submissions succeeded again after ${firstOkAfter - killedAt} ms\n`,
+    );
     await cluster.nats.start(leader!);
     running = false;
     await load;
     const settled = await client.settle(key, acked, 600_000);
-    assert.equal(settled.size, acked.length, `every acknowledged capture reaches a terminal state (${settled.size} of ${acked.length})`);
+    assert.equal(
+      settled.size,
+      acked.length,
+      `every acknowledged capture reaches a terminal state (${settled.size} of ${acked.length})`,
+    );
     const audit = await client.audit('failover');
     assert.equal(audit.code, 0, audit.stdout + audit.stderr);
   });
@@ -358,7 +539,11 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       assert.equal(r.status, 202, r.error);
       acked.push(r.id!);
     }
-    await waitUntil(() => site.requests.some((q) => q.path.startsWith('/pending-fetch')), 120_000, 'a worker to start a capture');
+    await waitUntil(
+      () => site.requests.some((q) => q.path.startsWith('/pending-fetch')),
+      120_000,
+      'a worker to start a capture',
+    );
     await cluster.kill('worker-1');
     await cluster.kill('projector-1');
     await cluster.kill('api-1');
@@ -370,13 +555,22 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
     }
     await Promise.all([cluster.start('worker-1'), cluster.start('projector-1'), cluster.start('api-1')]);
     const settled = await client.settle(key, acked, 600_000);
-    assert.equal(settled.size, acked.length, `every acknowledged capture reaches a terminal state (${settled.size} of ${acked.length})`);
+    assert.equal(
+      settled.size,
+      acked.length,
+      `every acknowledged capture reaches a terminal state (${settled.size} of ${acked.length})`,
+    );
     const audit = await client.audit('role-kills');
     assert.equal(audit.code, 0, audit.stdout + audit.stderr);
   });
 
   it('met no NATS permissions violation in any role process through all of the above (kills and restarts included)', () => {
-    for (const p of cluster.processes) assert.doesNotMatch(p.output(), /permissions? violation/i, `${p.name} was refused a subject it uses:\n${p.output().slice(-4000)}`);
+    for (const p of cluster.processes)
+      assert.doesNotMatch(
+        p.output(),
+        /permissions? violation/i,
+        `${p.name} was refused a subject it uses:\n${p.output().slice(-4000)}`,
+      );
   });
 });
 

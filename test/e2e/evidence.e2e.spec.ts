@@ -23,7 +23,8 @@ import { readJson, rezip, unzip, writeJson } from '../unit/archive/bundle-fixtur
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const seed = () => randomBytes(32).toString('base64');
-const statuses = (body: { checks: Array<{ name: string; status: string }> }) => body.checks.map((c) => [c.name, c.status]);
+const statuses = (body: { checks: Array<{ name: string; status: string }> }) =>
+  body.checks.map((c) => [c.name, c.status]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -47,7 +48,12 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
   const seedB = seed();
   const keyA = signingKeyFromSeed(seedA);
   const keyB = signingKeyFromSeed(seedB);
-  const env = { ROLES: 'api,projector,worker', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', CAPTURE_TIMEOUT_MS: '5000', WORKER_CONCURRENCY: '1' };
+  const env = {
+    ROLES: 'api,projector,worker',
+    ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+    CAPTURE_TIMEOUT_MS: '5000',
+    WORKER_CONCURRENCY: '1',
+  };
   // The first capture (key A, built-in TSA): its record and its original stored bundle.
   let first: { id: string; rec: any; objectName: string; original: Uint8Array };
 
@@ -91,7 +97,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     token = created.body.key;
     const rec = await capture(s);
     const objectName = await storedArtifactName(s.server, rec.id, 'wacz');
-    assert.ok(objectName, 'the completion names the bundle\'s object');
+    assert.ok(objectName, "the completion names the bundle's object");
     const original = await store.get(objectName);
     assert.ok(original, 'the bundle is in the object store under the name the completion gives');
     first = { id: rec.id, rec, objectName, original };
@@ -117,7 +123,12 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
       ['signature', 'pass'],
       ['timestamp', 'pass'],
     ]);
-    assert.deepEqual(v.body.capture, { id, createdAt: rec.createdAt, completedAt: rec.completedAt, renderQuality: rec.renderQuality });
+    assert.deepEqual(v.body.capture, {
+      id,
+      createdAt: rec.createdAt,
+      completedAt: rec.completedAt,
+      renderQuality: rec.renderQuality,
+    });
 
     const current = await s.call('GET', '/.well-known/signing-key');
     assert.equal(current.status, 200);
@@ -130,7 +141,11 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     assert.match(signing.signedAt, ISO);
     assert.ok(Date.parse(signing.signedAt) >= Date.parse(rec.createdAt), 'signed after the capture was created');
     assert.ok(
-      nacl.sign.detached.verify(new TextEncoder().encode(signing.bundleHash), Buffer.from(signing.signature, 'base64'), keyA.publicKey),
+      nacl.sign.detached.verify(
+        new TextEncoder().encode(signing.bundleHash),
+        Buffer.from(signing.signature, 'base64'),
+        keyA.publicKey,
+      ),
       'the reported signature is Ed25519 over the bundleHash string with the published key',
     );
     assert.match(signing.timestamp.genTime, ISO);
@@ -151,14 +166,27 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     assert.match(raw.headers.get('content-type') ?? '', /^text\/html/);
     // CSP: nothing but this origin and the page's own nonce'd inline script/style.
     const csp = raw.headers.get('content-security-policy') ?? '';
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name!, sources]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .filter((d) => d[0])
+        .map(([name, ...sources]) => [name!, sources]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'none'"], csp);
+    // Frames: only the replay origin, which is never this one (issue 28 §1: archived pages run there).
+    const frames = directives.get('frame-src') ?? [];
+    assert.equal(frames.length, 1, csp);
+    assert.notEqual(new URL(frames[0]!).origin, new URL(s.baseUrl).origin, 'the replay is framed from another origin');
+    directives.delete('frame-src');
     for (const [name, sources] of directives) {
       for (const source of sources) {
         assert.ok(/^'(none|self)'$|^'nonce-[A-Za-z0-9+/=]+'$/.test(source), `${name} allows ${source}: ${csp}`);
       }
     }
-    assert.ok(!/\b(src|href)=["']?(https?:)?\/\//i.test(raw.text), 'no absolute asset URLs in the page');
+    // Absolute URLs: only the replay frame's, on the replay origin the CSP names.
+    const html = raw.text.replace(`src="${frames[0]}/`, 'src="/');
+    assert.ok(!/\b(src|href)=["']?(https?:)?\/\//i.test(html), 'no absolute asset URLs in the page');
 
     const chromium: LaunchedChromium = await launchChromium();
     try {
@@ -174,11 +202,16 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         const response = await page.goto(origin + verifyPath, { waitUntil: 'load' });
         assert.equal(response?.status(), 200);
         assert.match(response?.headers()['content-type'] ?? '', /^text\/html/);
-        await page.waitForFunction(() => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'), { timeout: 10_000 });
+        await page.waitForFunction(
+          () => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'),
+          { timeout: 10_000 },
+        );
         return page.evaluate(() => ({
           verdict: document.getElementById('verdict')?.textContent ?? '',
           verdictClass: document.getElementById('verdict')?.className ?? '',
-          rows: [...document.querySelectorAll('#checks tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+          rows: [...document.querySelectorAll('#checks tbody tr')].map((tr) =>
+            [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+          ),
           facts: document.querySelector('#facts')?.textContent ?? '',
         }));
       };
@@ -198,8 +231,15 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
       assert.ok(good.facts.includes(rec.wacz.bundleHash), 'the page shows the bundle hash');
       assert.ok(good.facts.includes(keyA.publicKeyBase64), 'the page shows the public key');
       // The page fetched the JSON result itself, from the same URL.
-      assert.ok(requests.some((r) => new URL(r.url).pathname === verifyPath && /application\/json/.test(r.accept)), JSON.stringify(requests));
-      for (const r of requests) assert.equal(new URL(r.url).origin, origin, `the page requested ${r.url}`);
+      assert.ok(
+        requests.some((r) => new URL(r.url).pathname === verifyPath && /application\/json/.test(r.accept)),
+        JSON.stringify(requests),
+      );
+      // Nothing from elsewhere: this origin, and the replay frame's own origin.
+      const replayOrigin = new URL(frames[0]!).origin;
+      for (const r of requests) {
+        assert.ok([origin, replayOrigin].includes(new URL(r.url).origin), `the page requested ${r.url}`);
+      }
 
       // The same page says so when the stored bundle was altered.
       const files = unzip(first.original);
@@ -224,9 +264,16 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
   it('a bundle altered in storage fails exactly the check it should, with HTTP 200 and verified false', async () => {
     const { id, objectName, original } = first;
     const digestOf = (files: Record<string, Uint8Array>) => readJson(files, 'datapackage-digest.json');
-    const otherToken = await s.server.evidence.notary!.timestamp(new Uint8Array(createHash('sha256').update('another digest').digest()));
+    const otherToken = await s.server.evidence.notary!.timestamp(
+      new Uint8Array(createHash('sha256').update('another digest').digest()),
+    );
 
-    const cases: Array<{ name: string; alter: (files: Record<string, Uint8Array>) => void; expect: string[]; detail: [number, RegExp] }> = [
+    const cases: Array<{
+      name: string;
+      alter: (files: Record<string, Uint8Array>) => void;
+      expect: string[];
+      detail: [number, RegExp];
+    }> = [
       {
         name: 'a WARC byte changed',
         alter(files) {
@@ -263,7 +310,11 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         name: 'a timestamp token for another digest',
         alter(files) {
           const digest = digestOf(files);
-          digest.signedData.timestamp = { token: Buffer.from(otherToken.token).toString('base64'), genTime: otherToken.genTime, tsa: otherToken.tsa };
+          digest.signedData.timestamp = {
+            token: Buffer.from(otherToken.token).toString('base64'),
+            genTime: otherToken.genTime,
+            tsa: otherToken.tsa,
+          };
           writeJson(files, 'datapackage-digest.json', digest);
         },
         expect: ['pass', 'pass', 'pass', 'fail'],
@@ -279,7 +330,11 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         const v = await verify(s, id);
         assert.equal(v.status, 200, `${c.name}: ${v.text}`);
         assert.equal(v.body.verified, false, c.name);
-        assert.deepEqual(statuses(v.body), ['artifactHashes', 'bundleHash', 'signature', 'timestamp'].map((n, i) => [n, c.expect[i]]), c.name);
+        assert.deepEqual(
+          statuses(v.body),
+          ['artifactHashes', 'bundleHash', 'signature', 'timestamp'].map((n, i) => [n, c.expect[i]]),
+          c.name,
+        );
         assert.match(v.body.checks[c.detail[0]].detail ?? '', c.detail[1], c.name);
         assert.ok(v.body.signing, `${c.name}: signing is still reported`);
       }
@@ -295,7 +350,10 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     const bytes = await store.get((await storedArtifactName(s.server, rec.id, 'wacz'))!);
     assert.ok(bytes);
     const warc = gunzipSync(Buffer.from(unzip(bytes)['archive/data.warc.gz'] as Uint8Array)).toString('latin1');
-    assert.ok(site.requests.some((r) => r.method === 'POST' && r.path === '/echo'), 'the page sent its credentialed request');
+    assert.ok(
+      site.requests.some((r) => r.method === 'POST' && r.path === '/echo'),
+      'the page sent its credentialed request',
+    );
     assert.doesNotMatch(warc, /fixture-cookie-secret|fixture-token-secret/);
     assert.match(warc, /\r\nSet-Cookie: \[redacted\]\r\n/i);
     assert.match(warc, /\r\nAuthorization: \[redacted\]\r\n/i);
@@ -305,7 +363,10 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
 
   it('a bundle above VERIFY_MAX_BYTES is refused with 422', async () => {
     assert.ok(first.rec.wacz.size > 1024);
-    const small = await startTestServer({ ROLES: 'api', SIGNING_KEY: seedA, TSA_URL: '', VERIFY_MAX_BYTES: '1024' }, { infra, databaseUrl });
+    const small = await startTestServer(
+      { ROLES: 'api', SIGNING_KEY: seedA, TSA_URL: '', VERIFY_MAX_BYTES: '1024' },
+      { infra, databaseUrl },
+    );
     try {
       const r = await verify(small, first.id);
       assert.equal(r.status, 422, r.text);
@@ -342,7 +403,10 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     const old = await verify(s, first.id);
     assert.equal(old.status, 200);
     assert.equal(old.body.verified, true, JSON.stringify(old.body.checks));
-    assert.deepEqual(statuses(old.body).map(([, status]) => status), ['pass', 'pass', 'pass', 'pass']);
+    assert.deepEqual(
+      statuses(old.body).map(([, status]) => status),
+      ['pass', 'pass', 'pass', 'pass'],
+    );
     assert.equal(old.body.signing.keyId, keyA.keyId);
     assert.equal(old.body.signing.publicKey, keyA.publicKeyBase64);
   });
@@ -370,7 +434,10 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     // Turning the built-in TSA off does not un-verify what it time-stamped before.
     const old = await verify(s, first.id);
     assert.equal(old.body.verified, true, JSON.stringify(old.body.checks));
-    assert.deepEqual(statuses(old.body).map(([, status]) => status), ['pass', 'pass', 'pass', 'pass']);
+    assert.deepEqual(
+      statuses(old.body).map(([, status]) => status),
+      ['pass', 'pass', 'pass', 'pass'],
+    );
   });
 
   it('SIGNING_KEY=none: the record has no wacz and no verifyUrl, and verify answers 404', async () => {

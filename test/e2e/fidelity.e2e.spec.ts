@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { captureWithService, checkCase, fidelityCases, type FidelityCase, type FidelityObservation } from '../support/fidelity-cases.js';
+import {
+  captureWithService,
+  checkCase,
+  fidelityCases,
+  type FidelityCase,
+  type FidelityObservation,
+} from '../support/fidelity-cases.js';
 import { startFidelitySite, type FidelitySite } from '../support/fidelity-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -27,7 +33,10 @@ describe('fidelity: hard pages through the service', () => {
       WORKER_CONCURRENCY: '1',
       RATE_LIMIT_IP_PER_MIN: '100000',
     });
-    const created = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'fidelity', scopes: ['capture'], name: 'fidelity e2e' } });
+    const created = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'fidelity', scopes: ['capture'], name: 'fidelity e2e' },
+    });
     assert.equal(created.status, 201, created.text);
     cases = fidelityCases(site);
     // One capture at a time, each polled alone: a busy machine is not made busier by the test itself.
@@ -62,6 +71,10 @@ describe('fidelity: hard pages through the service', () => {
     const missing = observed.responses.filter((r) => r.url === site.url('/f/missing.png'));
     assert.equal(missing.length, 1, JSON.stringify(observed.responses));
     assert.equal(missing[0]!.status, 404);
-    for (const r of observed.responses) assert.ok(r.truncated === undefined || ['length', 'time', 'disconnect', 'unspecified'].includes(r.truncated), JSON.stringify(r));
+    for (const r of observed.responses)
+      assert.ok(
+        r.truncated === undefined || ['length', 'time', 'disconnect', 'unspecified'].includes(r.truncated),
+        JSON.stringify(r),
+      );
   });
 });

@@ -11,7 +11,10 @@ describe('every request gets an HTTP answer (one process)', () => {
   after(async () => s?.stop());
 
   it('answers wrong methods, unknown routes and oversized bodies with the error body, never a reset', async () => {
-    const created = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'answers', scopes: ['capture', 'read'], name: 'answers' } });
+    const created = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'answers', scopes: ['capture', 'read'], name: 'answers' },
+    });
     assert.equal(created.status, 201, created.text);
     await checkEveryRequestAnswered(s.baseUrl, created.body.key);
   });

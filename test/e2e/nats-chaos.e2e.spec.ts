@@ -29,7 +29,13 @@ describe('evidence through repeated NATS node kills', () => {
       workers: 1,
       signers: 1,
       sequencers: 1,
-      env: { ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', RATE_LIMIT_IP_PER_MIN: '100000', RATE_LIMIT_TENANT_PER_MIN: '100000', CAPTURE_TIMEOUT_MS: '30000', WORKER_CONCURRENCY: '1' },
+      env: {
+        ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+        RATE_LIMIT_IP_PER_MIN: '100000',
+        RATE_LIMIT_TENANT_PER_MIN: '100000',
+        CAPTURE_TIMEOUT_MS: '30000',
+        WORKER_CONCURRENCY: '1',
+      },
     });
     client = clusterClient(cluster);
   });
@@ -40,7 +46,12 @@ describe('evidence through repeated NATS node kills', () => {
   });
 
   it('every completed capture keeps a bundle that verifies and artifacts that read back whole after 10 node kills', async () => {
-    const r = await runNatsChaos(cluster, client, site, { tenant: 'chaos', kills: 10, capturesPerKill: 1, downMs: 3000 });
+    const r = await runNatsChaos(cluster, client, site, {
+      tenant: 'chaos',
+      kills: 10,
+      capturesPerKill: 1,
+      downMs: 3000,
+    });
     process.stdout.write(`# nats chaos: ${JSON.stringify({ ...r, notVerified: r.notVerified.length })}\n`);
     assert.equal(r.unsettled, 0, 'every acknowledged capture reached complete or failed');
     assert.ok(r.complete >= 1, 'captures completed through the kills');

@@ -20,7 +20,11 @@ import { stopChild } from '../../src/infra/stop-child.js';
 
 const STEP_DOWN = (stream: string) => `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`;
 
-async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 120_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check().catch(() => null);
@@ -86,15 +90,24 @@ describe('a filtered purge and a node restart on a replicated stream (nats-serve
     const purge = await jsm.streams.purge('REPRO', { filter: 'repro.purged' });
     assert.equal(purge.purged, 10);
     await js.publish('repro.kept', 'after the purge');
-    assert.equal((await jsm.streams.info('REPRO')).state.messages, 11, 'before any restart: 10 kept messages and one more');
+    assert.equal(
+      (await jsm.streams.info('REPRO')).state.messages,
+      11,
+      'before any restart: 10 kept messages and one more',
+    );
 
     await rollingRestart(cluster, jsm, ['REPRO']);
     const views = await viewsOfEveryNode(nc, jsm, 'REPRO');
     const lost = [...views].filter(([, v]) => v.messages < 11);
-    console.log(`nats-server ${version}, after a rolling restart, REPRO as each node leads it: ${JSON.stringify(Object.fromEntries(views))}`);
+    console.log(
+      `nats-server ${version}, after a rolling restart, REPRO as each node leads it: ${JSON.stringify(Object.fromEntries(views))}`,
+    );
     if (replicatedStreamBugsOf(version).some((b) => b.id === 'nats-server #4196')) {
       // The purge of repro.purged (sequences 1-20) was replayed as a full purge up to 20: the 10 kept messages went with it.
-      assert.ok(lost.length > 0, `nats-server ${version} is listed as affected, but no node lost messages: ${JSON.stringify([...views])}`);
+      assert.ok(
+        lost.length > 0,
+        `nats-server ${version} is listed as affected, but no node lost messages: ${JSON.stringify([...views])}`,
+      );
       for (const [, v] of lost) assert.deepEqual(v, { messages: 1, firstSeq: 21 });
     } else {
       assert.deepEqual(lost, [], 'a fixed release loses nothing');
@@ -121,7 +134,8 @@ describe('a filtered purge and a node restart on a replicated stream (nats-serve
 
     await rollingRestart(cluster, jsm, ['OBJ_artifacts']);
     const views = await viewsOfEveryNode(nc, jsm, 'OBJ_artifacts');
-    for (const [node, v] of views) assert.deepEqual(v, { messages: before.messages, firstSeq: before.first_seq }, `${node} lost nothing`);
+    for (const [node, v] of views)
+      assert.deepEqual(v, { messages: before.messages, firstSeq: before.first_seq }, `${node} lost nothing`);
     for (let round = 0; round < 3; round++) {
       for (const [name, bytes] of objects) {
         const check = await store.check(name);

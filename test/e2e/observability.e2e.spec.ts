@@ -55,7 +55,10 @@ describe('observability', () => {
 
   it('serves Prometheus metrics: requests, latency, queue depth, projection lag, capture durations', async () => {
     await s.call('GET', '/health');
-    await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'metrics', scopes: ['read'], name: 'm' } });
+    await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'metrics', scopes: ['read'], name: 'm' },
+    });
     const m = await s.call('GET', '/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type')!, /^text\/plain/);

@@ -25,7 +25,13 @@ describe('captures on a busy host', () => {
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       WORKER_CONCURRENCY: '4',
     });
-    key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: '127.0.0.60', body: { tenantId: 'busy', scopes: ['capture', 'read'], name: 'busy' } })).body.key;
+    key = (
+      await s.call('POST', '/v1/admin/keys', {
+        token: ADMIN_KEY,
+        from: '127.0.0.60',
+        body: { tenantId: 'busy', scopes: ['capture', 'read'], name: 'busy' },
+      })
+    ).body.key;
   });
   after(async () => {
     await busy?.stop();
@@ -33,7 +39,9 @@ describe('captures on a busy host', () => {
     await site?.close();
   });
 
-  it(`completes all of ${CAPTURES} captures submitted at once while busy loops hold every core`, { timeout: 1_500_000 }, async () => {
+  it(`completes all of ${CAPTURES} captures submitted at once while busy loops hold every core`, {
+    timeout: 1_500_000,
+  }, async () => {
     busy = startBusyLoops(2 * availableParallelism());
     for (const pid of busy.pids) {
       // /proc/<pid>/stat field 6 is the session: each loop leads its own (autogroup gives it a full share).
@@ -42,7 +50,10 @@ describe('captures on a busy host', () => {
     }
     const ids: string[] = [];
     for (let i = 0; i < CAPTURES; i++) {
-      const r = await s.call('POST', '/v1/captures', { token: key, body: { url: site.url(i % 2 === 0 ? '/simple' : '/article') } });
+      const r = await s.call('POST', '/v1/captures', {
+        token: key,
+        body: { url: site.url(i % 2 === 0 ? '/simple' : '/article') },
+      });
       assert.equal(r.status, 202, r.text);
       ids.push(r.body.id);
     }

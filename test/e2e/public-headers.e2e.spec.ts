@@ -12,7 +12,11 @@ describe('public endpoints: CORS, caching and security headers', () => {
   let s: TestServer;
   before(async () => {
     // A signing key so /.well-known/signing-key answers 200; TRUST_PROXY so X-Forwarded-Proto counts.
-    s = await startTestServer({ ROLES: 'api,projector,signer', SIGNING_KEY: Buffer.alloc(32, 7).toString('base64'), TRUST_PROXY: 'true' });
+    s = await startTestServer({
+      ROLES: 'api,projector,signer',
+      SIGNING_KEY: Buffer.alloc(32, 7).toString('base64'),
+      TRUST_PROXY: 'true',
+    });
   });
   after(async () => s?.stop());
 
@@ -53,7 +57,13 @@ describe('public endpoints: CORS, caching and security headers', () => {
       assert.equal(r.headers.get('cache-control'), `public, max-age=${KEY_DOCUMENT_MAX_AGE}`, path);
     }
     const unknown = 'cap_00000000000000000000000000';
-    for (const path of [`/v1/verify/${unknown}`, `/v1/captures/${unknown}`, `/v1/captures/${unknown}/status`, `/v1/captures/${unknown}/certificate`, `/v1/captures/${unknown}/artifacts/wacz`]) {
+    for (const path of [
+      `/v1/verify/${unknown}`,
+      `/v1/captures/${unknown}`,
+      `/v1/captures/${unknown}/status`,
+      `/v1/captures/${unknown}/certificate`,
+      `/v1/captures/${unknown}/artifacts/wacz`,
+    ]) {
       const r = await s.call('GET', path, { headers: origin });
       assert.equal(r.status, 404, `${path}: ${r.text}`);
       assert.equal(r.headers.get('access-control-allow-origin'), '*', path);
@@ -63,7 +73,11 @@ describe('public endpoints: CORS, caching and security headers', () => {
 
   it('authenticated and operator routes get no wildcard CORS', async () => {
     const origin = { origin: 'https://somebody-else.example' };
-    for (const [path, token] of [['/v1/captures', undefined], ['/v1/admin/keys', ADMIN_KEY], ['/v1/account/usage', undefined]] as const) {
+    for (const [path, token] of [
+      ['/v1/captures', undefined],
+      ['/v1/admin/keys', ADMIN_KEY],
+      ['/v1/account/usage', undefined],
+    ] as const) {
       const r = await s.call('GET', path, { headers: origin, ...(token ? { token } : {}) });
       assert.equal(r.headers.get('access-control-allow-origin'), null, path);
     }

@@ -8,6 +8,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/capture/browser
 import { captureUntilComplete } from '../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
+import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
  * Issue 28 §1: an archived page's scripts must not run on the verifier's origin. A hostile page is captured through
@@ -95,7 +96,8 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
   before(async () => {
     site = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
-      const send = (type: string, body: string) => res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+      const send = (type: string, body: string) =>
+        res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
       if (path === '/hostile') return send('text/html; charset=utf-8', HOSTILE_PAGE);
       if (path === '/hostile.js') return send('application/javascript', HOSTILE_SCRIPT);
       if (path === '/plain') return send('text/html; charset=utf-8', PLAIN_PAGE);
@@ -103,8 +105,18 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: randomBytes(32).toString('base64'), TSA_URL: '', CAPTURE_TIMEOUT_MS: '20000', WORKER_CONCURRENCY: '1' });
-    const admin = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'hostile', scopes: ['capture'], name: 'hostile' } });
+    s = await startTestServer({
+      ROLES: 'api,projector,worker,signer',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      SIGNING_KEY: randomBytes(32).toString('base64'),
+      TSA_URL: '',
+      CAPTURE_TIMEOUT_MS: '20000',
+      WORKER_CONCURRENCY: '1',
+    });
+    const admin = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'hostile', scopes: ['capture'], name: 'hostile' },
+    });
     assert.equal(admin.status, 201, admin.text);
     hostileId = await captureUntilComplete(s.call, admin.body.key, `${siteOrigin}/hostile`);
     plainId = await captureUntilComplete(s.call, admin.body.key, `${siteOrigin}/plain`);
@@ -128,7 +140,10 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     const page = await chromium.browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${s.baseUrl}/v1/verify/${captureId}`, { waitUntil: 'load' });
-    await page.waitForFunction(() => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'), { timeout: 60_000 });
+    await page.waitForFunction(
+      () => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'),
+      { timeout: 60_000 },
+    );
     return page;
   }
 
@@ -143,19 +158,24 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const seen = await Promise.all(page.frames().map(async (f) => [f.url(), await f.evaluate(() => document.body?.innerText ?? '').catch(String)]));
+    const seen = await Promise.all(
+      page.frames().map(async (f) => [f.url(), await f.evaluate(() => document.body?.innerText ?? '').catch(String)]),
+    );
     throw new Error(`the replay of ${url} never showed; frames: ${JSON.stringify(seen)}`);
   }
 
   async function waitFor(condition: () => boolean, what: string): Promise<void> {
     const deadline = Date.now() + 60_000;
     while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${JSON.stringify([...registrations.values()])}`);
+      if (Date.now() > deadline)
+        throw new Error(`gave up waiting for ${what}: ${JSON.stringify([...registrations.values()])}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
-  it('the hostile page replays, and reaches neither the verifier nor the API origin', { timeout: 600_000 }, async () => {
+  it('the hostile page replays, and reaches neither the verifier nor the API origin', {
+    timeout: 600_000,
+  }, async () => {
     const page = await openVerifyPage(hostileId);
     const verifyUrl = `${s.baseUrl}/v1/verify/${hostileId}`;
     const shown = () =>
@@ -168,7 +188,11 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     assert.match(before.verdict, /^Verified: /);
     assert.equal(before.capturedUrl, `${siteOrigin}/hostile`);
 
-    const frame = await replayFrame(page, `${siteOrigin}/hostile`, () => document.getElementById('report')?.getAttribute('data-done') === '1');
+    const frame = await replayFrame(
+      page,
+      `${siteOrigin}/hostile`,
+      () => document.getElementById('report')?.getAttribute('data-done') === '1',
+    );
     const report = JSON.parse(await frame.evaluate(() => document.getElementById('report')!.textContent!));
     const apiOrigin = new URL(s.baseUrl).origin;
     // The archived script ran, on the replay origin, and knew the API's origin: it really tried.
@@ -185,7 +209,10 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     assert.equal(page.url(), verifyUrl);
     assert.equal(await page.evaluate(() => location.href), verifyUrl);
     // No service worker on the API origin, by the page's own view and by the browser's.
-    assert.deepEqual(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).map((r) => r.scope)), []);
+    assert.deepEqual(
+      await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).map((r) => r.scope)),
+      [],
+    );
     const onApi = [...registrations.values()].filter((r) => r.scopeURL.startsWith(`${apiOrigin}/`));
     assert.deepEqual(onApi, [], 'no service worker registration on the API origin');
     assert.equal((await s.call('GET', '/replay/sw.js')).status, 404, 'the API serves no service worker script');
@@ -193,27 +220,36 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     // The verifier in the page is the service's, not the archived page's: a tampered bundle is still refused.
     const files = unzip((await s.call('GET', `/v1/captures/${hostileId}/artifacts/wacz`)).raw);
     files['pages/pages.jsonl'] = Buffer.concat([Buffer.from(files['pages/pages.jsonl']!), Buffer.from('\n')]);
-    await page.evaluate((base64: string) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([bytes], 'tampered.wacz', { type: 'application/wacz+zip' }));
-      document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    }, rezip(files).toString('base64'));
-    await page.waitForFunction(() => /in this browser:/.test(document.getElementById('local-verdict')?.textContent ?? ''), { timeout: 120_000 });
-    assert.match(await page.evaluate(() => document.getElementById('local-verdict')!.textContent!), /^Not verified in this browser: tampered\.wacz/);
+    await dropOnVerifyPage(page, 'tampered.wacz', 'application/wacz+zip', rezip(files));
+    await page.waitForFunction(
+      () => /in this browser:/.test(document.getElementById('local-verdict')?.textContent ?? ''),
+      { timeout: 120_000 },
+    );
+    assert.match(
+      await page.evaluate(() => document.getElementById('local-verdict')!.textContent!),
+      /^Not verified in this browser: tampered\.wacz/,
+    );
     assert.deepEqual(await shown(), before);
 
     // On the replay origin, no service worker but the viewer's own: its listener serves no other worker script.
     const replayOrigin = report.ownOrigin as string;
     const viewerScope = `${replayOrigin}/replay/`;
-    const live = (scope: (url: string) => boolean) => [...registrations.values()].filter((r) => !r.isDeleted && scope(r.scopeURL));
-    assert.deepEqual(live((url) => url.startsWith(`${replayOrigin}/`) && url !== viewerScope), [], JSON.stringify(report));
+    const live = (scope: (url: string) => boolean) =>
+      [...registrations.values()].filter((r) => !r.isDeleted && scope(r.scopeURL));
+    assert.deepEqual(
+      live((url) => url.startsWith(`${replayOrigin}/`) && url !== viewerScope),
+      [],
+      JSON.stringify(report),
+    );
 
     // Had an archived page found a way to register one under /replay/w/ (the test does it for it, from the replay
     // page's frame), the next replay in this browser drops it and works.
     const hostileScope = `${replayOrigin}/replay/w/`;
     const embed = page.frames().find((f) => f.url().startsWith(`${replayOrigin}/captures/`))!;
-    await embed.evaluate(async (scope) => void (await navigator.serviceWorker.register('/replay/sw.js?hostile=1', { scope })), hostileScope);
+    await embed.evaluate(
+      async (scope) => void (await navigator.serviceWorker.register('/replay/sw.js?hostile=1', { scope })),
+      hostileScope,
+    );
     await waitFor(() => live((url) => url === hostileScope).length === 1, 'the planted registration to show');
     await page.close();
     const next = await openVerifyPage(plainId);

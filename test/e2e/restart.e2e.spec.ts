@@ -35,10 +35,19 @@ describe('the embedded stack (make run) across a SIGKILL and a clean stop', () =
       assert.ok(staleNats, 'the killed parent left its nats-server running');
 
       const second = await startServiceProcess(env, await freePort());
-      assert.equal(await alive(join(dataDir, 'nats', 'nats-server.pid')) === staleNats, false, 'stale nats-server replaced');
-      const list = await fetch(`${second.baseUrl}/v1/admin/keys?tenant=durable`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      assert.equal(
+        (await alive(join(dataDir, 'nats', 'nats-server.pid'))) === staleNats,
+        false,
+        'stale nats-server replaced',
+      );
+      const list = await fetch(`${second.baseUrl}/v1/admin/keys?tenant=durable`, {
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
       const body = (await list.json()) as { data: Array<{ keyHash: string }> };
-      assert.deepEqual(body.data.map((k) => k.keyHash), [keyHash]);
+      assert.deepEqual(
+        body.data.map((k) => k.keyHash),
+        [keyHash],
+      );
 
       assert.equal(await second.kill('SIGTERM'), 0, second.output());
       assert.equal(await alive(join(dataDir, 'nats', 'nats-server.pid')), null, 'nats-server stopped with the service');
@@ -50,7 +59,10 @@ describe('the embedded stack (make run) across a SIGKILL and a clean stop', () =
 
   it('exits non-zero naming a bad variable', async () => {
     const { spawnSync } = await import('node:child_process');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, BATCH_MAX: '500' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, BATCH_MAX: '500' },
+      encoding: 'utf8',
+    });
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /BATCH_MAX must be between 1 and 100/);
   });

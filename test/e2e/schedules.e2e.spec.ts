@@ -42,7 +42,11 @@ describe('schedules (spec 4.12)', () => {
   after(async () => s.stop());
 
   async function keyFor(tenantId: string, scopes: string[] = ['capture', 'read']): Promise<string> {
-    const r = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: from(), body: { tenantId, scopes, name: `key ${tenantId}` } });
+    const r = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: from(),
+      body: { tenantId, scopes, name: `key ${tenantId}` },
+    });
     assert.equal(r.status, 201, r.text);
     return r.body.key as string;
   }
@@ -50,15 +54,20 @@ describe('schedules (spec 4.12)', () => {
   const create = (token: string, body: unknown) => s.call('POST', '/v1/schedules', { token, body });
   /** Wait until the projection has applied everything appended so far. */
   const synced = async () => assert.ok(await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq()));
-  const schedulerAt = (clock: ReturnType<typeof fixedClock>, tenants = s.server.ctx.tenants, pool = s.server.ctx.pool): Scheduler =>
-    createScheduler({ pool, tenants, clock, log });
+  const schedulerAt = (
+    clock: ReturnType<typeof fixedClock>,
+    tenants = s.server.ctx.tenants,
+    pool = s.server.ctx.pool,
+  ): Scheduler => createScheduler({ pool, tenants, clock, log });
   const reportsFor = (reports: FireReport[], scheduleId: string) => reports.filter((r) => r.scheduleId === scheduleId);
 
   async function scheduleEvents(tenantId: string, scheduleId: string) {
     const events = await s.server.store!.readSubject(tenantSubject(tenantId));
     return events
       .map((e) => e.event as unknown as TenantEvent & { causedBy: { kind: string; scheduleId?: string } })
-      .filter((e) => (e.type === 'capture.submitted' || e.type === 'schedule.skipped') && e.data.scheduleId === scheduleId);
+      .filter(
+        (e) => (e.type === 'capture.submitted' || e.type === 'schedule.skipped') && e.data.scheduleId === scheduleId,
+      );
   }
 
   it('creates, lists, gets and deletes a schedule; another tenant sees none of it', async () => {
@@ -70,7 +79,9 @@ describe('schedules (spec 4.12)', () => {
     assert.equal(a.status, 201, a.text);
     assert.match(a.body.id, /^sch_[0-9a-f]{32}$/);
     const createdAt = new Date(a.body.createdAt);
-    const expectedNext = new Date(Date.UTC(createdAt.getUTCFullYear(), createdAt.getUTCMonth(), createdAt.getUTCDate(), 6));
+    const expectedNext = new Date(
+      Date.UTC(createdAt.getUTCFullYear(), createdAt.getUTCMonth(), createdAt.getUTCDate(), 6),
+    );
     if (expectedNext <= createdAt) expectedNext.setUTCDate(expectedNext.getUTCDate() + 1);
     assert.deepEqual(a.body, {
       id: a.body.id,
@@ -89,7 +100,11 @@ describe('schedules (spec 4.12)', () => {
 
     const list = await s.call('GET', '/v1/schedules', { token: reader });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [a.body.id, b.body.id], 'oldest first');
+    assert.deepEqual(
+      list.body.data.map((x: { id: string }) => x.id),
+      [a.body.id, b.body.id],
+      'oldest first',
+    );
     assert.deepEqual(list.body.data[0], a.body);
 
     const one = await s.call('GET', `/v1/schedules/${a.body.id}`, { token: reader });
@@ -112,7 +127,10 @@ describe('schedules (spec 4.12)', () => {
     assertProblem((await s.call('GET', `/v1/schedules/${a.body.id}`, { token })).body, 404);
     assertProblem((await s.call('DELETE', `/v1/schedules/${a.body.id}`, { token })).body, 404);
     assertProblem((await s.call('DELETE', '/v1/schedules/not-an-id', { token })).body, 404);
-    assert.deepEqual((await s.call('GET', '/v1/schedules', { token })).body.data.map((x: { id: string }) => x.id), [b.body.id]);
+    assert.deepEqual(
+      (await s.call('GET', '/v1/schedules', { token })).body.data.map((x: { id: string }) => x.id),
+      [b.body.id],
+    );
     await s.call('DELETE', `/v1/schedules/${b.body.id}`, { token });
   });
 
@@ -156,7 +174,11 @@ describe('schedules (spec 4.12)', () => {
     const longName = await create(token, { url: URL_A, name: 'x'.repeat(129), cron: '0 6 * * *' });
     assert.equal(longName.status, 400);
     assert.match(longName.body.detail, /name/);
-    const form = await s.call('POST', '/v1/schedules', { token, body: 'url=x', headers: { 'content-type': 'text/plain' } });
+    const form = await s.call('POST', '/v1/schedules', {
+      token,
+      body: 'url=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(form.status, 415);
     assertProblem(form.body, 415);
 
@@ -208,9 +230,18 @@ describe('schedules (spec 4.12)', () => {
     await otherProcess.read(tenantId); // hydrated before the race, as a long-running process would be
     const conflictsBefore = s.server.ctx.tenants.stats().conflicts + otherProcess.stats().conflicts;
     const gate = barrier(2);
-    const gated = { query: async (...args: unknown[]) => { const r = await (s.server.ctx.pool.query as (...a: unknown[]) => Promise<unknown>)(...args); await gate(); return r; } } as unknown as pg.Pool;
+    const gated = {
+      query: async (...args: unknown[]) => {
+        const r = await (s.server.ctx.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        await gate();
+        return r;
+      },
+    } as unknown as pg.Pool;
     try {
-      const [a, b] = await Promise.all([schedulerAt(clock, s.server.ctx.tenants, gated).tick(), schedulerAt(clock, otherProcess, gated).tick()]);
+      const [a, b] = await Promise.all([
+        schedulerAt(clock, s.server.ctx.tenants, gated).tick(),
+        schedulerAt(clock, otherProcess, gated).tick(),
+      ]);
       const outcomes = [...reportsFor(a.fired, id), ...reportsFor(b.fired, id)].map((r) => r.outcome.kind).sort();
       assert.deepEqual(outcomes, ['fired', 'not-due'], 'both saw it due; exactly one fired');
       // Both decided "fire" on the same state; the loser's append hit the OCC check, reloaded and found it handled.
@@ -262,9 +293,14 @@ describe('schedules (spec 4.12)', () => {
     assert.equal(manual.status, 202, manual.text);
     const filtered = await s.call('GET', `/v1/captures?schedule_id=${id}&sort=created_at`, { token });
     assert.equal(filtered.status, 200);
-    assert.deepEqual(filtered.body.data.map((c: { id: string }) => c.id), [firstCapture.captureId, secondCaptureId]);
+    assert.deepEqual(
+      filtered.body.data.map((c: { id: string }) => c.id),
+      [firstCapture.captureId, secondCaptureId],
+    );
     assert.equal(filtered.body.pagination.total, 2);
-    assert.ok(filtered.body.data.every((c: { url: string; status: string }) => c.url === URL_A && c.status === 'pending'));
+    assert.ok(
+      filtered.body.data.every((c: { url: string; status: string }) => c.url === URL_A && c.status === 'pending'),
+    );
     assert.deepEqual((await s.call('GET', `/v1/captures?schedule_id=${decoy.body.id}`, { token })).body.data, []);
     const all = await s.call('GET', '/v1/captures', { token });
     assert.equal(all.body.pagination.total, 3);
@@ -292,7 +328,10 @@ describe('schedules (spec 4.12)', () => {
     // Even a scheduler working from a stale projection row cannot fire it: the actor no longer knows it.
     const stale = await s.server.ctx.tenants.execute(
       tenantId,
-      { type: 'FireSchedule', data: { scheduleId: id, fireTime: new Date(firstFire.getTime() + 48 * HOUR).toISOString(), captureId: 'cap_x' } },
+      {
+        type: 'FireSchedule',
+        data: { scheduleId: id, fireTime: new Date(firstFire.getTime() + 48 * HOUR).toISOString(), captureId: 'cap_x' },
+      },
       { correlationId: 'test', causedBy: { kind: 'schedule', scheduleId: id } },
     );
     assert.deepEqual(stale.reply, { kind: 'not-due' });
@@ -309,7 +348,11 @@ describe('schedules (spec 4.12)', () => {
     const id: string = created.body.id;
     const fire1 = new Date(created.body.nextRunAt);
     const setQuota = async (capturesPerMonth: number | null) => {
-      await s.server.ctx.tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: { capturesPerMonth, storageBytes: null } }, { correlationId: 'test', causedBy: { kind: 'admin' } });
+      await s.server.ctx.tenants.execute(
+        tenantId,
+        { type: 'SetQuotaOverrides', data: { capturesPerMonth, storageBytes: null } },
+        { correlationId: 'test', causedBy: { kind: 'admin' } },
+      );
     };
 
     // One run within the quota…
@@ -336,7 +379,10 @@ describe('schedules (spec 4.12)', () => {
     // A skipped fire time is handled: it is not retried.
     assert.deepEqual(reportsFor((await sched.tick()).fired, id), []);
     const usage = await s.call('GET', `/v1/captures?schedule_id=${id}`, { token });
-    assert.deepEqual(usage.body.data.map((c: { id: string }) => c.id), [capture1]);
+    assert.deepEqual(
+      usage.body.data.map((c: { id: string }) => c.id),
+      [capture1],
+    );
 
     // Room again (override cleared → tier default): the next fire time runs.
     await setQuota(null);

@@ -18,7 +18,10 @@ describe('HTTP surface hardening', () => {
 
   it('answers a large body sent to a path without that method instead of resetting the connection', async () => {
     const body = Buffer.alloc(5 * 1024 * 1024, 0x61);
-    for (const [method, path] of [['POST', '/health'], ['PUT', '/nowhere']] as const) {
+    for (const [method, path] of [
+      ['POST', '/health'],
+      ['PUT', '/nowhere'],
+    ] as const) {
       const r = await fetch(`${s.baseUrl}${path}`, { method, body, headers: { 'content-type': 'application/json' } });
       assert.ok([404, 405, 413].includes(r.status), `${method} ${path}: ${r.status}`);
       assertProblem(await r.json(), r.status);

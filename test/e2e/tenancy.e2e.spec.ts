@@ -8,7 +8,11 @@ let ip = 100;
 const nextIp = () => `127.0.0.${ip++}`;
 
 async function createKey(s: TestServer, tenantId: string, scopes: string[]): Promise<{ key: string; keyHash: string }> {
-  const r = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: nextIp(), body: { tenantId, scopes, name: 'test key' } });
+  const r = await s.call('POST', '/v1/admin/keys', {
+    token: ADMIN_KEY,
+    from: nextIp(),
+    body: { tenantId, scopes, name: 'test key' },
+  });
   assert.equal(r.status, 201, r.text);
   return r.body;
 }
@@ -21,7 +25,12 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
   let b: TestServer;
   before(async () => {
     infra = await startInfra();
-    const env = { ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', RATE_LIMIT_TENANT_PER_MIN: '100000', RATE_LIMIT_IP_PER_MIN: '100000', CAPTURE_BACKLOG_MAX: '100000' };
+    const env = {
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      RATE_LIMIT_TENANT_PER_MIN: '100000',
+      RATE_LIMIT_IP_PER_MIN: '100000',
+      CAPTURE_BACKLOG_MAX: '100000',
+    };
     a = await startTestServer(env, { infra });
     // A second API process on the same NATS and Postgres, with its own tenant actors.
     b = await startTestServer(env, { infra, databaseUrl: a.databaseUrl });
@@ -36,7 +45,9 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
     const { key } = await createKey(a, 'race', ['capture']);
     assert.equal((await putConfig(a, 'race', { quotas: { capturesPerMonth: 40 } })).status, 200);
     const results = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => (i % 2 ? a : b).call('POST', '/v1/captures', { token: key, body: { url: URL_OK } })),
+      Array.from({ length: 300 }, (_, i) =>
+        (i % 2 ? a : b).call('POST', '/v1/captures', { token: key, body: { url: URL_OK } }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     assert.equal(statuses.filter((st) => st === 202).length, 40);
@@ -56,10 +67,16 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
   it('checks a batch against the quota as a whole', async () => {
     const { key } = await createKey(a, 'batchq', ['capture']);
     await putConfig(a, 'batchq', { quotas: { capturesPerMonth: 5 } });
-    const ok = await a.call('POST', '/v1/captures/batch', { token: key, body: { urls: [{ url: URL_OK }, { url: URL_OK }, { url: URL_OK }] } });
+    const ok = await a.call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: [{ url: URL_OK }, { url: URL_OK }, { url: URL_OK }] },
+    });
     assert.equal(ok.status, 207);
     assert.equal(ok.headers.get('x-quota-remaining'), '2');
-    const over = await a.call('POST', '/v1/captures/batch', { token: key, body: { urls: [{ url: URL_OK }, { url: URL_OK }, { url: URL_OK }] } });
+    const over = await a.call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: [{ url: URL_OK }, { url: URL_OK }, { url: URL_OK }] },
+    });
     assert.equal(over.status, 429);
     assert.equal(over.body.limitType, 'quota');
     assert.equal(over.body.quota.requested, 3);
@@ -77,7 +94,13 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
     assert.deepEqual(cleared.body.config.quotas, { capturesPerMonth: 200, storageBytes: 1_000_000_000 });
     const pro = await putConfig(a, 'cfg', { tier: 'pro', quotas: {} });
     assert.deepEqual(pro.body.config.quotas, { capturesPerMonth: 5000, storageBytes: 50_000_000_000 });
-    for (const body of [{ quotas: { capturesPerMonth: -1 } }, { quotas: { capturesPerMonth: 1.5 } }, { quotas: { capturesPerMonth: 'ten' } }, { quotas: 3 }, { tier: 'gold' }]) {
+    for (const body of [
+      { quotas: { capturesPerMonth: -1 } },
+      { quotas: { capturesPerMonth: 1.5 } },
+      { quotas: { capturesPerMonth: 'ten' } },
+      { quotas: 3 },
+      { tier: 'gold' },
+    ]) {
       const r = await putConfig(a, 'cfg', body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assertProblem(r.body, 400);
@@ -125,7 +148,10 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
   it('revocation takes effect at once in every API process', async () => {
     const { key, keyHash } = await createKey(a, 'revoke', ['read']);
     assert.equal((await b.call('GET', '/v1/captures', { token: key })).status, 200); // cached in b
-    assert.equal((await a.call('DELETE', `/v1/admin/keys/${keyHash}`, { token: ADMIN_KEY, from: nextIp() })).status, 200);
+    assert.equal(
+      (await a.call('DELETE', `/v1/admin/keys/${keyHash}`, { token: ADMIN_KEY, from: nextIp() })).status,
+      200,
+    );
     await new Promise((r) => setTimeout(r, 200));
     assertProblem((await b.call('GET', '/v1/captures', { token: key })).body, 401);
     assertProblem((await a.call('GET', '/v1/captures', { token: key })).body, 401);
@@ -135,13 +161,20 @@ describe('tenancy (spec 5, 7.3, 8.1, 8.2, 2.11)', () => {
 describe('rate limits (spec 8.1, 7.3)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', RATE_LIMIT_TENANT_PER_MIN: '6', RATE_LIMIT_IP_PER_MIN: '4' });
+    s = await startTestServer({
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      RATE_LIMIT_TENANT_PER_MIN: '6',
+      RATE_LIMIT_IP_PER_MIN: '4',
+    });
   });
   after(async () => s.stop());
 
   it('limits a tenant with limitType tenant; a batch of N takes N tokens', async () => {
     const { key } = await createKey(s, 'limited', ['capture']);
-    const batch = await s.call('POST', '/v1/captures/batch', { token: key, body: { urls: Array.from({ length: 5 }, () => ({ url: URL_OK })) } });
+    const batch = await s.call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: Array.from({ length: 5 }, () => ({ url: URL_OK })) },
+    });
     assert.equal(batch.status, 207);
     assert.equal(batch.body.summary.accepted, 5);
     assert.equal((await s.call('POST', '/v1/captures', { token: key, body: { url: URL_OK } })).status, 202); // 6th token
@@ -157,7 +190,10 @@ describe('rate limits (spec 8.1, 7.3)', () => {
     const urls = [...Array.from({ length: 5 }, (_, i) => ({ url: `http://127.0.0.2:9/p${i}` })), { url: URL_OK }];
     const batch = await s.call('POST', '/v1/captures/batch', { token: key, body: { urls } });
     assert.equal(batch.status, 207);
-    assert.deepEqual(batch.body.items.map((it: { status: number }) => it.status), [422, 422, 422, 422, 422, 202]);
+    assert.deepEqual(
+      batch.body.items.map((it: { status: number }) => it.status),
+      [422, 422, 422, 422, 422, 202],
+    );
     const next = await s.call('POST', '/v1/captures', { token: key, body: { url: URL_OK } });
     assert.equal(next.status, 429, 'the six items used the six tokens');
     assert.equal(next.body.limitType, 'tenant');
@@ -171,13 +207,17 @@ describe('rate limits (spec 8.1, 7.3)', () => {
     }
     assert.deepEqual(codes, [401, 401, 401, 401, 429, 429]);
     // Another address is not affected.
-    assert.equal((await s.call('GET', '/v1/captures', { token: `svc_live_${'0'.repeat(41)}`, from: nextIp() })).status, 401);
+    assert.equal(
+      (await s.call('GET', '/v1/captures', { token: `svc_live_${'0'.repeat(41)}`, from: nextIp() })).status,
+      401,
+    );
   });
 
   it('limits unauthenticated reads per IP without limitType', async () => {
     const from = nextIp();
     const codes: number[] = [];
-    for (let i = 0; i < 5; i++) codes.push((await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/status', { from })).status);
+    for (let i = 0; i < 5; i++)
+      codes.push((await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/status', { from })).status);
     assert.deepEqual(codes, [404, 404, 404, 404, 429]);
     const r = await s.call('GET', '/v1/captures/cap_00000000000000000000000000000000/status', { from });
     assert.equal(r.body.limitType, undefined);
@@ -187,23 +227,42 @@ describe('rate limits (spec 8.1, 7.3)', () => {
 
 describe('CORS and legacy single-key mode', () => {
   it('answers preflights from allowed origins only; legacy key works alone and is refused once ADMIN_KEY is set', async () => {
-    const legacy = await startTestServer({ ADMIN_KEY: '', CAPTURE_API_KEY: 'legacy-secret-key', CORS_ORIGINS: 'https://app.example', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' });
+    const legacy = await startTestServer({
+      ADMIN_KEY: '',
+      CAPTURE_API_KEY: 'legacy-secret-key',
+      CORS_ORIGINS: 'https://app.example',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+    });
     try {
-      const ok = await legacy.call('OPTIONS', '/v1/captures', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      const ok = await legacy.call('OPTIONS', '/v1/captures', {
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(ok.status, 204);
       assert.equal(ok.headers.get('access-control-allow-origin'), 'https://app.example');
-      const no = await legacy.call('OPTIONS', '/v1/captures', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const no = await legacy.call('OPTIONS', '/v1/captures', {
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(no.status, 403);
       assert.equal(no.headers.get('access-control-allow-origin'), null);
-      const sub = await legacy.call('POST', '/v1/captures', { token: 'legacy-secret-key', headers: { origin: 'https://app.example' }, body: { url: URL_OK } });
+      const sub = await legacy.call('POST', '/v1/captures', {
+        token: 'legacy-secret-key',
+        headers: { origin: 'https://app.example' },
+        body: { url: URL_OK },
+      });
       assert.equal(sub.status, 202, sub.text);
       assert.equal(sub.headers.get('access-control-allow-origin'), 'https://app.example');
     } finally {
       await legacy.stop();
     }
-    const managed = await startTestServer({ CAPTURE_API_KEY: 'legacy-secret-key', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32' });
+    const managed = await startTestServer({
+      CAPTURE_API_KEY: 'legacy-secret-key',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+    });
     try {
-      assertProblem((await managed.call('POST', '/v1/captures', { token: 'legacy-secret-key', body: { url: URL_OK } })).body, 401);
+      assertProblem(
+        (await managed.call('POST', '/v1/captures', { token: 'legacy-secret-key', body: { url: URL_OK } })).body,
+        401,
+      );
     } finally {
       await managed.stop();
     }

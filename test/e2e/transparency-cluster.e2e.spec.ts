@@ -24,15 +24,33 @@ describe('transparency log on a 3-node NATS cluster', () => {
     process.stdout.write(
       `# leaves: ${r.leavesAtSequencerKill} at the sequencer kill (grew again after ${r.sequencerResumeMs} ms), ${r.leavesAtAllSequencersKilled} with both killed (grew ${r.restartResumeMs} ms after a restart began), ${r.leavesAtNatsKill} at the kill of ${r.natsNodeKilled} (after ${r.natsResumeMs} ms), ${r.finalLeaves} in all; API trees held them ${r.viewCatchUpMs.join(', ')} ms after the last checkpoint; ${r.samples.length} checkpoints sampled; ${r.writeErrors} ledger writes failed during failover; ${r.seconds} s\n`,
     );
-    assert.ok(r.finalLeaves > r.leavesAtNatsKill && r.leavesAtNatsKill > r.leavesAtAllSequencersKilled && r.leavesAtAllSequencersKilled > r.leavesAtSequencerKill, 'the log grew after each kill');
+    assert.ok(
+      r.finalLeaves > r.leavesAtNatsKill &&
+        r.leavesAtNatsKill > r.leavesAtAllSequencersKilled &&
+        r.leavesAtAllSequencersKilled > r.leavesAtSequencerKill,
+      'the log grew after each kill',
+    );
     assert.equal(r.logged.length, r.expected.length, 'no leaf lost or duplicated');
     assert.deepEqual(r.logged, r.expected, 'every logged ledger event once, in ledger order');
     assert.equal(new Set(r.logged).size, r.logged.length, 'every leaf appears once');
-    for (const s of r.samples) assert.equal(s.rootHash, r.rootAt(s.size), `API ${s.api} served a checkpoint of ${s.size} whose root is not the tree's`);
-    for (const api of [0, 1]) assert.ok(r.samples.some((s) => s.api === api), `API process ${api} served checkpoints`);
+    for (const s of r.samples)
+      assert.equal(
+        s.rootHash,
+        r.rootAt(s.size),
+        `API ${s.api} served a checkpoint of ${s.size} whose root is not the tree's`,
+      );
+    for (const api of [0, 1])
+      assert.ok(
+        r.samples.some((s) => s.api === api),
+        `API process ${api} served checkpoints`,
+      );
     assert.ok(r.viewRoots.length >= 3, `only ${r.viewRoots.length} sizes compared`);
     for (const { size, roots } of r.viewRoots) {
-      assert.deepEqual(roots, roots.map(() => r.rootAt(size)), `the API processes' own trees at size ${size}`);
+      assert.deepEqual(
+        roots,
+        roots.map(() => r.rootAt(size)),
+        `the API processes' own trees at size ${size}`,
+      );
     }
     assert.equal(r.audit.code, 0, r.audit.stdout + r.audit.stderr);
     assert.match(r.audit.stdout, /^log audit: OK\n/);

@@ -35,11 +35,20 @@ describe('two API processes', () => {
   });
 
   const admin = (base: string, method: string, path: string, body?: unknown) =>
-    fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, ...json }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, ...json },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 
   it('admit exactly the quota under hundreds of concurrent submissions, and the usage projection says so', async () => {
-    const { key } = (await (await admin(a.baseUrl, 'POST', '/v1/admin/keys', { tenantId: 'exact', scopes: ['capture'], name: 'k' })).json()) as { key: string };
-    assert.equal((await admin(a.baseUrl, 'PUT', '/v1/admin/tenants/exact/config', { quotas: { capturesPerMonth: 75 } })).status, 200);
+    const { key } = (await (
+      await admin(a.baseUrl, 'POST', '/v1/admin/keys', { tenantId: 'exact', scopes: ['capture'], name: 'k' })
+    ).json()) as { key: string };
+    assert.equal(
+      (await admin(a.baseUrl, 'PUT', '/v1/admin/tenants/exact/config', { quotas: { capturesPerMonth: 75 } })).status,
+      200,
+    );
     const statuses = await Promise.all(
       Array.from({ length: 400 }, async (_, i) => {
         const r = await fetch(`${(i % 2 ? a : b).baseUrl}/v1/captures`, {
@@ -53,12 +62,16 @@ describe('two API processes', () => {
     );
     assert.equal(statuses.filter((s) => s === 202).length, 75);
     assert.equal(statuses.filter((s) => s === 429).length, 325);
-    const usage = (await (await fetch(`${b.baseUrl}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as { captures: unknown };
+    const usage = (await (
+      await fetch(`${b.baseUrl}/v1/account/usage`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { captures: unknown };
     assert.deepEqual(usage.captures, { used: 75, limit: 75, remaining: 0 });
   });
 
   it('share one rolling tenant rate limit', async () => {
-    const { key } = (await (await admin(a.baseUrl, 'POST', '/v1/admin/keys', { tenantId: 'shared-limit', scopes: ['read'], name: 'k' })).json()) as { key: string };
+    const { key } = (await (
+      await admin(a.baseUrl, 'POST', '/v1/admin/keys', { tenantId: 'shared-limit', scopes: ['read'], name: 'k' })
+    ).json()) as { key: string };
     const call = async (i: number) => {
       const p = i % 2 ? a : b;
       const r = await fetch(`${p.baseUrl}/v1/captures?limit=1`, { headers: { authorization: `Bearer ${key}` } });
@@ -74,9 +87,13 @@ describe('two API processes', () => {
     const after = [];
     for (let i = 0; i < 20; i++) after.push(await call(i));
     // Only a machine so busy that the burst's first tokens left the window can have freed any.
-    if (Date.now() - started < 60_000) assert.equal(after.filter((r) => r.status === 200).length, 0, JSON.stringify(after));
+    if (Date.now() - started < 60_000)
+      assert.equal(after.filter((r) => r.status === 200).length, 0, JSON.stringify(after));
     const limited = after.filter((r) => r.status === 429);
     assert.ok(limited.every((r) => r.limitType === 'tenant'));
-    assert.ok(limited.some((r) => r.process === 'a') && limited.some((r) => r.process === 'b'), 'both processes enforce the shared limit');
+    assert.ok(
+      limited.some((r) => r.process === 'a') && limited.some((r) => r.process === 'b'),
+      'both processes enforce the shared limit',
+    );
   });
 });

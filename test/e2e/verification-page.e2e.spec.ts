@@ -10,6 +10,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/capture/browser
 import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
+import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
  * The verification page in the real Chromium (README, "Verification page"): it names the captured URL; at 375,
@@ -32,8 +33,18 @@ describe('verification page in Chromium', () => {
   before(async () => {
     site = await startFixtureSite();
     dir = await mkdtemp(join(tmpdir(), 'cl-verify-page-'));
-    s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: randomBytes(32).toString('base64'), TSA_URL: '', CAPTURE_TIMEOUT_MS: '20000', WORKER_CONCURRENCY: '1' });
-    const admin = await s.call('POST', '/v1/admin/keys', { token: 'test-admin-key-0123456789', body: { tenantId: 'page', scopes: ['capture'], name: 'page' } });
+    s = await startTestServer({
+      ROLES: 'api,projector,worker,signer',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      SIGNING_KEY: randomBytes(32).toString('base64'),
+      TSA_URL: '',
+      CAPTURE_TIMEOUT_MS: '20000',
+      WORKER_CONCURRENCY: '1',
+    });
+    const admin = await s.call('POST', '/v1/admin/keys', {
+      token: 'test-admin-key-0123456789',
+      body: { tenantId: 'page', scopes: ['capture'], name: 'page' },
+    });
     assert.equal(admin.status, 201, admin.text);
     captureId = await captureUntilComplete(s.call, admin.body.key, site.url('/simple'));
     verifyUrl = `${s.baseUrl}/v1/verify/${captureId}`;
@@ -52,7 +63,10 @@ describe('verification page in Chromium', () => {
     const page = await chromium.browser.newPage();
     await page.setViewport({ width, height: 900 });
     await page.goto(verifyUrl, { waitUntil: 'load' });
-    await page.waitForFunction(() => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'), { timeout: 60_000 });
+    await page.waitForFunction(
+      () => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'),
+      { timeout: 60_000 },
+    );
     return page;
   }
 
@@ -62,7 +76,11 @@ describe('verification page in Chromium', () => {
       try {
         const shot = await page.screenshot({ fullPage: true, type: 'png' });
         await writeFile(join(dir, `verify-${width}.png`), shot);
-        assert.equal(PNG.sync.read(Buffer.from(shot)).width, width, 'the screenshot is as wide as the viewport: nothing scrolls sideways');
+        assert.equal(
+          PNG.sync.read(Buffer.from(shot)).width,
+          width,
+          'the screenshot is as wide as the viewport: nothing scrolls sideways',
+        );
 
         const layout = await page.evaluate(() => {
           const names = ['h1', '#captured', '#verdict', '#checks', '#facts', '#check-here', '#drop', '#replay'];
@@ -84,7 +102,10 @@ describe('verification page in Chromium', () => {
         });
         assert.equal(layout.url, site.url('/simple'));
         assert.equal(layout.checkRows, 4);
-        assert.ok(layout.scrollWidth <= layout.innerWidth, `the page is ${layout.scrollWidth} px wide in a ${layout.innerWidth} px viewport`);
+        assert.ok(
+          layout.scrollWidth <= layout.innerWidth,
+          `the page is ${layout.scrollWidth} px wide in a ${layout.innerWidth} px viewport`,
+        );
         assert.deepEqual(layout.overflowingCells, []);
         const boxes = layout.boxes as Box[];
         for (const b of boxes) {
@@ -97,12 +118,16 @@ describe('verification page in Chromium', () => {
             const b = boxes[j]!;
             const overlapX = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
             const overlapY = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
-            assert.ok(overlapX <= 0.5 || overlapY <= 0.5, `${a.name} overlaps ${b.name} at ${width} px: ${JSON.stringify([a, b])}`);
+            assert.ok(
+              overlapX <= 0.5 || overlapY <= 0.5,
+              `${a.name} overlaps ${b.name} at ${width} px: ${JSON.stringify([a, b])}`,
+            );
           }
         }
         const replay = boxes.find((b) => b.name === '#replay')!;
         const checks = boxes.find((b) => b.name === '#checks')!;
-        if (width >= 1000) assert.ok(replay.x >= checks.x + checks.width, 'two columns: the replay is beside the checks');
+        if (width >= 1000)
+          assert.ok(replay.x >= checks.x + checks.width, 'two columns: the replay is beside the checks');
         else assert.ok(replay.y >= checks.y + checks.height, 'one column: the replay is below the checks');
       } finally {
         await page.close();
@@ -116,37 +141,55 @@ describe('verification page in Chromium', () => {
     page.on('request', (request) => requests.push(new URL(request.url()).pathname));
     try {
       await page.click('#check-here');
-      await page.waitForFunction(() => /in this browser:/.test(document.getElementById('local-verdict')?.textContent ?? ''), { timeout: 120_000 });
+      await page.waitForFunction(
+        () => /in this browser:/.test(document.getElementById('local-verdict')?.textContent ?? ''),
+        { timeout: 120_000 },
+      );
       const here = await page.evaluate(() => ({
         verdict: document.getElementById('local-verdict')?.textContent ?? '',
-        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
-        server: [...document.querySelectorAll('#checks tbody tr')].map((tr) => tr.querySelectorAll('td')[3]?.textContent ?? ''),
+        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+        ),
+        server: [...document.querySelectorAll('#checks tbody tr')].map(
+          (tr) => tr.querySelectorAll('td')[3]?.textContent ?? '',
+        ),
       }));
-      assert.match(here.verdict, /^Verified in this browser: this capture's bundle \(bundle of this capture\)/, JSON.stringify(here.rows));
-      assert.deepEqual(here.rows.map(([name, status, , where]) => [name, status, where]), [
-        ['artifactHashes', 'pass', 'in this browser'],
-        ['bundleHash', 'pass', 'in this browser'],
-        ['signature', 'pass', 'in this browser'],
-        ['timestamp', 'pass', 'in this browser'],
-      ]);
+      assert.match(
+        here.verdict,
+        /^Verified in this browser: this capture's bundle \(bundle of this capture\)/,
+        JSON.stringify(here.rows),
+      );
+      assert.deepEqual(
+        here.rows.map(([name, status, , where]) => [name, status, where]),
+        [
+          ['artifactHashes', 'pass', 'in this browser'],
+          ['bundleHash', 'pass', 'in this browser'],
+          ['signature', 'pass', 'in this browser'],
+          ['timestamp', 'pass', 'in this browser'],
+        ],
+      );
       assert.deepEqual(here.server, ['on the server', 'on the server', 'on the server', 'on the server']);
       // The verdict came from the browser: it fetched the bundle and the published trust, not a verification.
       assert.ok(requests.includes(`/v1/captures/${captureId}/artifacts/wacz`), requests.join(' '));
-      assert.ok(!requests.some((path) => path.startsWith('/v1/verify/')), `asked the server to verify: ${requests.join(' ')}`);
+      assert.ok(
+        !requests.some((path) => path.startsWith('/v1/verify/')),
+        `asked the server to verify: ${requests.join(' ')}`,
+      );
 
       const files = unzip(wacz);
       files['pages/pages.jsonl'] = Buffer.concat([Buffer.from(files['pages/pages.jsonl']!), Buffer.from('\n')]);
-      // Dropped on the page as a visitor would: a drop event carrying the file.
-      await page.evaluate((base64: string) => {
-        const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-        const transfer = new DataTransfer();
-        transfer.items.add(new File([bytes], 'tampered.wacz', { type: 'application/wacz+zip' }));
-        document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-      }, rezip(files).toString('base64'));
-      await page.waitForFunction(() => /tampered\.wacz/.test(document.getElementById('local-verdict')?.textContent ?? '') && !/Checking/.test(document.getElementById('local-verdict')?.textContent ?? ''), { timeout: 120_000 });
+      await dropOnVerifyPage(page, 'tampered.wacz', 'application/wacz+zip', rezip(files));
+      await page.waitForFunction(
+        () =>
+          /tampered\.wacz/.test(document.getElementById('local-verdict')?.textContent ?? '') &&
+          !/Checking/.test(document.getElementById('local-verdict')?.textContent ?? ''),
+        { timeout: 120_000 },
+      );
       const dropped = await page.evaluate(() => ({
         verdict: document.getElementById('local-verdict')?.textContent ?? '',
-        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+        ),
       }));
       assert.match(dropped.verdict, /^Not verified in this browser: tampered\.wacz/);
       assert.deepEqual(dropped.rows[0]?.slice(0, 2), ['artifactHashes', 'fail']);

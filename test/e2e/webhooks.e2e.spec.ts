@@ -40,13 +40,51 @@ async function makePki(): Promise<Pki> {
   const dir = await mkdtemp(join(tmpdir(), 'cl-webhook-pki-'));
   const p = (f: string) => join(dir, f);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ec, '-keyout', p('ca.key'), '-out', p('ca.pem'), '-days', '2', '-subj', '/CN=Webhook Test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Webhook Test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   await run('openssl', ['req', ...ec, '-keyout', p('leaf.key'), '-out', p('leaf.csr'), '-subj', '/CN=127.0.0.1']);
-  await writeFile(p('leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  await run('openssl', ['x509', '-req', '-in', p('leaf.csr'), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial',
-    '-out', p('leaf.pem'), '-days', '2', '-extfile', p('leaf.ext')]);
-  return { dir, caPath: p('ca.pem'), key: await readFile(p('leaf.key'), 'utf8'), cert: await readFile(p('leaf.pem'), 'utf8') };
+  await writeFile(
+    p('leaf.ext'),
+    'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n',
+  );
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    p('leaf.csr'),
+    '-CA',
+    p('ca.pem'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('leaf.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    p('leaf.ext'),
+  ]);
+  return {
+    dir,
+    caPath: p('ca.pem'),
+    key: await readFile(p('leaf.key'), 'utf8'),
+    cert: await readFile(p('leaf.pem'), 'utf8'),
+  };
 }
 
 // ---- the receiver ----------------------------------------------------------------------------------
@@ -116,7 +154,9 @@ function assertSigned(secret: string, r: Received): void {
   assert.ok(secret.startsWith('svcsec_'));
   const key = Buffer.from(secret.slice('svcsec_'.length), 'hex');
   assert.equal(key.length, 32);
-  const expected = createHmac('sha256', key).update(Buffer.concat([Buffer.from(`${t}.`, 'utf8'), r.raw])).digest();
+  const expected = createHmac('sha256', key)
+    .update(Buffer.concat([Buffer.from(`${t}.`, 'utf8'), r.raw]))
+    .digest();
   const given = Buffer.from(m[2]!, 'hex');
   assert.ok(given.length === expected.length && timingSafeEqual(given, expected), 'HMAC matches');
   // The whole secret string is not the key.
@@ -124,7 +164,11 @@ function assertSigned(secret: string, r: Received): void {
   assert.equal(timingSafeEqual(given, wrong), false);
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -142,7 +186,11 @@ function driver(s: () => TestServer) {
   let ip = 20;
   return {
     async tenantKey(tenantId: string, scopes: string[] = ['capture']): Promise<string> {
-      const r = await s().call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: `127.0.0.${ip++}`, body: { tenantId, scopes, name: 'webhooks e2e' } });
+      const r = await s().call('POST', '/v1/admin/keys', {
+        token: ADMIN_KEY,
+        from: `127.0.0.${ip++}`,
+        body: { tenantId, scopes, name: 'webhooks e2e' },
+      });
       assert.equal(r.status, 201, r.text);
       return r.body.key as string;
     },
@@ -151,7 +199,14 @@ function driver(s: () => TestServer) {
     },
     async submit(tenantId: string): Promise<string> {
       const captureId = newId('cap');
-      await s().server.ctx.tenants.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.org/page' }], source: 'single' } }, SYSTEM);
+      await s().server.ctx.tenants.execute(
+        tenantId,
+        {
+          type: 'SubmitCaptures',
+          data: { captures: [{ captureId, url: 'https://example.org/page' }], source: 'single' },
+        },
+        SYSTEM,
+      );
       return captureId;
     },
     async complete(tenantId: string): Promise<string> {
@@ -165,7 +220,12 @@ function driver(s: () => TestServer) {
             completedAt: s().server.ctx.clock.now().toISOString(),
             renderQuality: 'full',
             render: { waitUntilReached: 'load', timedOut: false, durationMs: 800 },
-            artifacts: { screenshot: `${captureId}/screenshot`, html: `${captureId}/html`, headers: `${captureId}/headers`, wacz: `${captureId}/wacz` },
+            artifacts: {
+              screenshot: `${captureId}/screenshot`,
+              html: `${captureId}/html`,
+              headers: `${captureId}/headers`,
+              wacz: `${captureId}/wacz`,
+            },
             bundle: { bundleHash: `sha256:${'0'.repeat(64)}`, size: 1234, version: '0.2.0', keyId: 'abcd1234' },
             storedBytes: 4096,
             attempts: 1,
@@ -179,7 +239,16 @@ function driver(s: () => TestServer) {
       const captureId = await this.submit(tenantId);
       await s().server.ctx.tenants.execute(
         tenantId,
-        { type: 'FailCapture', data: { captureId, error: 'The page did not load: DNS lookup failed.', retryable: false, attempts: 3, failureReason: 'target_unreachable' } },
+        {
+          type: 'FailCapture',
+          data: {
+            captureId,
+            error: 'The page did not load: DNS lookup failed.',
+            retryable: false,
+            attempts: 3,
+            failureReason: 'target_unreachable',
+          },
+        },
         SYSTEM,
       );
       return captureId;
@@ -220,7 +289,11 @@ describe('webhooks (spec 4.13, 6)', () => {
 
   it('registers, lists without the secret, delivers a signed capture.complete, and deletes', async () => {
     const token = await d.tenantKey('wh-basic');
-    const created = await d.register(token, { url: rx.url('/basic'), events: ['capture.complete', 'capture.complete'], name: 'Main receiver: prod-1' });
+    const created = await d.register(token, {
+      url: rx.url('/basic'),
+      events: ['capture.complete', 'capture.complete'],
+      name: 'Main receiver: prod-1',
+    });
     assert.equal(created.status, 201, created.text);
     const hook = created.body;
     assert.match(hook.id, /^whk_[0-9a-f]{32}$/);
@@ -233,7 +306,18 @@ describe('webhooks (spec 4.13, 6)', () => {
 
     const list = await s.call('GET', '/v1/webhooks', { token });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body, { data: [{ id: hook.id, url: hook.url, events: ['capture.complete'], name: hook.name, createdAt: hook.createdAt, active: true }] });
+    assert.deepEqual(list.body, {
+      data: [
+        {
+          id: hook.id,
+          url: hook.url,
+          events: ['capture.complete'],
+          name: hook.name,
+          createdAt: hook.createdAt,
+          active: true,
+        },
+      ],
+    });
     assert.ok(!list.text.includes(hook.secret.slice(7)), 'the secret is never listed');
 
     const captureId = await d.complete('wh-basic');
@@ -254,7 +338,11 @@ describe('webhooks (spec 4.13, 6)', () => {
       createdAt: env.data.createdAt,
       completedAt: env.data.completedAt,
       renderQuality: 'full',
-      artifacts: { screenshot: `${cap}/artifacts/screenshot`, html: `${cap}/artifacts/html`, headers: `${cap}/artifacts/headers` },
+      artifacts: {
+        screenshot: `${cap}/artifacts/screenshot`,
+        html: `${cap}/artifacts/html`,
+        headers: `${cap}/artifacts/headers`,
+      },
       verifyUrl: `${PUBLIC_BASE}/v1/verify/${captureId}`,
     });
     assert.ok(Date.parse(env.data.completedAt) >= Date.parse(env.data.createdAt));
@@ -288,21 +376,35 @@ describe('webhooks (spec 4.13, 6)', () => {
     assert.equal(created.status, 201, created.text);
     const { id, secret } = created.body as { id: string; secret: string };
     const events = await s.server.store!.readSubject(tenantSubject('wh-shred'));
-    const registered = events.find((e) => e.event.type === 'webhook.registered')!.event as unknown as { data: Record<string, unknown> };
+    const registered = events.find((e) => e.event.type === 'webhook.registered')!.event as unknown as {
+      data: Record<string, unknown>;
+    };
     assert.equal(registered.data['secret'], undefined);
     assert.equal(typeof registered.data['sealedSecret'], 'string');
     assert.ok(!JSON.stringify(events).includes(secret.slice(7)), 'the secret is nowhere in the log');
     const secrets = await openWebhookSecretStore(s.server.nats.nc);
-    assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), secret, 'the service can still sign with it');
+    assert.equal(
+      await secrets.open(id, registered.data['sealedSecret'] as string),
+      secret,
+      'the service can still sign with it',
+    );
     // The operator CLI's event output shows no secret either (a registration from before sealing is masked).
-    const legacy = { ...events[0]!, event: { ...registered, type: 'webhook.registered', data: { ...registered.data, secret } } } as never;
+    const legacy = {
+      ...events[0]!,
+      event: { ...registered, type: 'webhook.registered', data: { ...registered.data, secret } },
+    } as never;
     assert.ok(!JSON.stringify(eventRecord(legacy)).includes(secret.slice(7)));
 
     assert.equal((await s.call('DELETE', `/v1/webhooks/${id}`, { token })).status, 200);
-    assert.equal(await secrets.open(id, registered.data['sealedSecret'] as string), null, 'the key is gone: the sealed secret opens to nothing');
+    assert.equal(
+      await secrets.open(id, registered.data['sealedSecret'] as string),
+      null,
+      'the key is gone: the sealed secret opens to nothing',
+    );
     // Shredded without a KV purge (issue 26): with history 1 the delete marker is all the bucket keeps of the key.
     const history = [];
-    for await (const e of await (await new Kvm(s.server.nats.nc).open(WEBHOOK_KEY_BUCKET)).history({ key: id })) history.push([e.operation, e.value.length]);
+    for await (const e of await (await new Kvm(s.server.nats.nc).open(WEBHOOK_KEY_BUCKET)).history({ key: id }))
+      history.push([e.operation, e.value.length]);
     assert.deepEqual(history, [['DEL', 0]], 'no revision of the key is left');
     const replayed = await s.server.store!.readSubject(tenantSubject('wh-shred'));
     assert.equal(replayed.length, events.length + 1, 'the log keeps every event');
@@ -310,17 +412,36 @@ describe('webhooks (spec 4.13, 6)', () => {
 
   it('sends each webhook only the types it subscribes to, and only events after its registration', async () => {
     const token = await d.tenantKey('wh-types');
-    const a = (await d.register(token, { url: rx.url('/types-complete'), events: ['capture.complete'], name: 'complete only' })).body;
-    const b = (await d.register(token, { url: rx.url('/types-failed'), events: ['capture.failed'], name: 'failed only' })).body;
+    const a = (
+      await d.register(token, { url: rx.url('/types-complete'), events: ['capture.complete'], name: 'complete only' })
+    ).body;
+    const b = (
+      await d.register(token, { url: rx.url('/types-failed'), events: ['capture.failed'], name: 'failed only' })
+    ).body;
     const c1 = await d.complete('wh-types');
     const c2 = await d.fail('wh-types');
     await waitFor('both deliveries', () => rx.at('/types-complete').length >= 1 && rx.at('/types-failed').length >= 1);
-    const late = (await d.register(token, { url: rx.url('/types-late'), events: ['capture.complete', 'capture.failed'], name: 'late' })).body;
+    const late = (
+      await d.register(token, {
+        url: rx.url('/types-late'),
+        events: ['capture.complete', 'capture.failed'],
+        name: 'late',
+      })
+    ).body;
     const c3 = await d.complete('wh-types');
-    await waitFor('the later deliveries', () => rx.at('/types-complete').length >= 2 && rx.at('/types-late').length >= 1);
+    await waitFor(
+      'the later deliveries',
+      () => rx.at('/types-complete').length >= 2 && rx.at('/types-late').length >= 1,
+    );
     await sleep(1500);
 
-    assert.deepEqual(rx.at('/types-complete').map((r) => [r.body.type, r.body.data.id]), [['capture.complete', c1], ['capture.complete', c3]]);
+    assert.deepEqual(
+      rx.at('/types-complete').map((r) => [r.body.type, r.body.data.id]),
+      [
+        ['capture.complete', c1],
+        ['capture.complete', c3],
+      ],
+    );
     const failed = rx.at('/types-failed');
     assert.equal(failed.length, 1, 'the capture.failed webhook got no capture.complete events');
     assertSigned(b.secret, failed[0]!);
@@ -335,7 +456,11 @@ describe('webhooks (spec 4.13, 6)', () => {
       retryable: false,
       failureReason: 'target_unreachable',
     });
-    assert.deepEqual(rx.at('/types-late').map((r) => r.body.data.id), [c3], 'a webhook registered later does not get earlier events');
+    assert.deepEqual(
+      rx.at('/types-late').map((r) => r.body.data.id),
+      [c3],
+      'a webhook registered later does not get earlier events',
+    );
     assertSigned(a.secret, rx.at('/types-complete')[0]!);
     assertSigned(late.secret, rx.at('/types-late')[0]!);
     // Two webhooks got the same event with the same id.
@@ -351,7 +476,14 @@ describe('webhooks (spec 4.13, 6)', () => {
       const l = await d.deliveries(hook.id);
       return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
     });
-    assert.deepEqual(log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]), [[3, 'delivered', 200], [2, 'failed', 500], [1, 'failed', 500]]);
+    assert.deepEqual(
+      log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
+      [
+        [3, 'delivered', 200],
+        [2, 'failed', 500],
+        [1, 'failed', 500],
+      ],
+    );
     assert.ok(log.data[1].nextAttemptAt && log.data[2].nextAttemptAt, 'failed attempts say when the next one is due');
     assert.match(log.data[2].detail, /HTTP 500/);
     assert.deepEqual(log.deadLetters, []);
@@ -360,13 +492,17 @@ describe('webhooks (spec 4.13, 6)', () => {
     for (const r of got) assertSigned(hook.secret, r);
     assert.equal(new Set(got.map((r) => r.raw.toString('base64'))).size, 1, 'every attempt sends the same bytes');
     assert.equal(new Set(got.map((r) => r.headers['x-svc-event-id'])).size, 1);
-    assert.ok(got[1]!.at - got[0]!.at >= 900 && got[2]!.at - got[1]!.at >= 900, 'waits the configured delay between attempts');
+    assert.ok(
+      got[1]!.at - got[0]!.at >= 900 && got[2]!.at - got[1]!.at >= 900,
+      'waits the configured delay between attempts',
+    );
   });
 
   it('a 400 is permanent: one attempt, then a dead letter', async () => {
     const token = await d.tenantKey('wh-permanent');
     rx.script('/permanent', [400]);
-    const hook = (await d.register(token, { url: rx.url('/permanent'), events: ['capture.complete'], name: 'rejects' })).body;
+    const hook = (await d.register(token, { url: rx.url('/permanent'), events: ['capture.complete'], name: 'rejects' }))
+      .body;
     await d.complete('wh-permanent');
     const log = await waitFor('the dead letter', async () => {
       const l = await d.deliveries(hook.id);
@@ -390,7 +526,15 @@ describe('webhooks (spec 4.13, 6)', () => {
       const l = await d.deliveries(hook.id);
       return l.deadLetters.length > 0 ? l : undefined;
     });
-    assert.deepEqual(log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]), [[4, 'failed', 503], [3, 'failed', 503], [2, 'failed', 503], [1, 'failed', 503]]);
+    assert.deepEqual(
+      log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
+      [
+        [4, 'failed', 503],
+        [3, 'failed', 503],
+        [2, 'failed', 503],
+        [1, 'failed', 503],
+      ],
+    );
     assert.equal(log.data[0].nextAttemptAt, undefined, 'no next attempt after the last');
     assert.equal(log.deadLetters[0].attempts, 4);
     assert.match(log.deadLetters[0].reason, /after 4 attempts/);
@@ -401,9 +545,17 @@ describe('webhooks (spec 4.13, 6)', () => {
   it('ping sends a signed ping event and reports success or failure without changing the webhook', async () => {
     const token = await d.tenantKey('wh-ping');
     rx.script('/ping-bad', [500]);
-    const ok = (await d.register(token, { url: rx.url('/ping-ok'), events: ['capture.complete'], name: 'ping ok' })).body;
-    const bad = (await d.register(token, { url: rx.url('/ping-bad'), events: ['capture.complete'], name: 'ping bad' })).body;
-    const refused = (await d.register(token, { url: `https://127.0.0.1:${await closedPort()}/hook`, events: ['capture.failed'], name: 'nobody home' })).body;
+    const ok = (await d.register(token, { url: rx.url('/ping-ok'), events: ['capture.complete'], name: 'ping ok' }))
+      .body;
+    const bad = (await d.register(token, { url: rx.url('/ping-bad'), events: ['capture.complete'], name: 'ping bad' }))
+      .body;
+    const refused = (
+      await d.register(token, {
+        url: `https://127.0.0.1:${await closedPort()}/hook`,
+        events: ['capture.failed'],
+        name: 'nobody home',
+      })
+    ).body;
 
     const good = await s.call('POST', `/v1/webhooks/${ok.id}/ping`, { token });
     assert.equal(good.status, 200, good.text);
@@ -418,7 +570,10 @@ describe('webhooks (spec 4.13, 6)', () => {
     assert.equal(pinged!.headers['x-svc-event-id'], pinged!.body.id);
 
     // No body is needed; an empty body labelled as JSON is accepted too.
-    const labelled = await s.call('POST', `/v1/webhooks/${ok.id}/ping`, { token, headers: { 'content-type': 'application/json' } });
+    const labelled = await s.call('POST', `/v1/webhooks/${ok.id}/ping`, {
+      token,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(labelled.status, 200, labelled.text);
     assert.equal(labelled.body.success, true);
 
@@ -435,7 +590,14 @@ describe('webhooks (spec 4.13, 6)', () => {
     assert.match(down.body.detail, /refused|ECONNREFUSED/i);
 
     const list = await s.call('GET', '/v1/webhooks', { token });
-    assert.deepEqual(list.body.data.map((w: any) => [w.id, w.active]), [[ok.id, true], [bad.id, true], [refused.id, true]]);
+    assert.deepEqual(
+      list.body.data.map((w: any) => [w.id, w.active]),
+      [
+        [ok.id, true],
+        [bad.id, true],
+        [refused.id, true],
+      ],
+    );
     assert.deepEqual((await d.deliveries(bad.id)).data, [], 'pings are not delivery attempts');
 
     const other = await d.tenantKey('wh-ping-other');
@@ -469,8 +631,15 @@ describe('webhooks (spec 4.13, 6)', () => {
     await bad({ ...valid, url: 'https://192.168.0.10/hook' }, /url/);
     await bad({ ...valid, url: 'https://user:pw@example.org/hook' }, /url/);
     assertProblem((await s.call('POST', '/v1/webhooks', { token, body: '{"url":' })).body, 400);
-    assertProblem((await s.call('POST', '/v1/webhooks', { token, body: '', headers: { 'content-type': 'application/json' } })).body, 400);
-    const wrongType = await s.call('POST', '/v1/webhooks', { token, body: JSON.stringify(valid), headers: { 'content-type': 'text/plain' } });
+    assertProblem(
+      (await s.call('POST', '/v1/webhooks', { token, body: '', headers: { 'content-type': 'application/json' } })).body,
+      400,
+    );
+    const wrongType = await s.call('POST', '/v1/webhooks', {
+      token,
+      body: JSON.stringify(valid),
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(wrongType.status, 415);
     assertProblem((await s.call('POST', '/v1/webhooks', { body: valid })).body, 401);
     assertProblem((await s.call('GET', '/v1/webhooks')).body, 401);
@@ -491,7 +660,10 @@ describe('webhooks (spec 4.13, 6)', () => {
     assertProblem((await s.call('GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`)).body, 401);
     const token = await d.tenantKey('wh-admin');
     assertProblem((await s.call('GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`, { token })).body, 401);
-    assertProblem((await s.call('GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`, { token: ADMIN_KEY })).body, 404);
+    assertProblem(
+      (await s.call('GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`, { token: ADMIN_KEY })).body,
+      404,
+    );
   });
 });
 
@@ -508,7 +680,8 @@ describe('webhook delivery across a dispatcher restart', () => {
       const d = driver(() => current);
       const token = await d.tenantKey('wh-restart');
       rx.script('/restart', [500, 200]);
-      const hook = (await d.register(token, { url: rx.url('/restart'), events: ['capture.complete'], name: 'restart' })).body;
+      const hook = (await d.register(token, { url: rx.url('/restart'), events: ['capture.complete'], name: 'restart' }))
+        .body;
       await d.complete('wh-restart');
       await waitFor('the failed first attempt, recorded', async () => (await d.deliveries(hook.id)).data.length === 1);
       await first.stop();
@@ -518,11 +691,21 @@ describe('webhook delivery across a dispatcher restart', () => {
 
       second = await startTestServer(env, { infra, databaseUrl: current.databaseUrl });
       current = second;
-      const log = await waitFor('delivery by the new dispatcher', async () => {
-        const l = await d.deliveries(hook.id);
-        return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
-      }, 30_000);
-      assert.deepEqual(log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]), [[2, 'delivered', 200], [1, 'failed', 500]]);
+      const log = await waitFor(
+        'delivery by the new dispatcher',
+        async () => {
+          const l = await d.deliveries(hook.id);
+          return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
+        },
+        30_000,
+      );
+      assert.deepEqual(
+        log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
+        [
+          [2, 'delivered', 200],
+          [1, 'failed', 500],
+        ],
+      );
       const got = rx.at('/restart');
       assert.equal(got.length, 2);
       assert.ok(got[1]!.at > stoppedAt, 'the second attempt came after the first dispatcher stopped');

@@ -69,8 +69,13 @@ describe('a worker SIGKILLed mid-capture', () => {
         body = (await (await fetch(`${second.baseUrl}/v1/captures/${id}/status`)).json()) as { status: string };
       }
       assert.equal(body.status, 'complete', JSON.stringify(body));
-      assert.ok(site.requests.filter((r) => r.path === '/pending-fetch').length > status1, 'rendered again after the crash');
-      const rec = (await (await fetch(`${second.baseUrl}/v1/captures/${id}`)).json()) as { artifacts: { screenshot: string } };
+      assert.ok(
+        site.requests.filter((r) => r.path === '/pending-fetch').length > status1,
+        'rendered again after the crash',
+      );
+      const rec = (await (await fetch(`${second.baseUrl}/v1/captures/${id}`)).json()) as {
+        artifacts: { screenshot: string };
+      };
       assert.ok(rec.artifacts.screenshot);
     } finally {
       assert.equal(await second.kill('SIGTERM'), 0);
@@ -81,9 +86,18 @@ describe('a worker SIGKILLed mid-capture', () => {
 describe('a job delivered again for a capture that already has its outcome', () => {
   it('is dropped without rendering: the stored WACZ stays the one the logged bundleHash names', async () => {
     const site = await startFixtureSite();
-    const s = await startTestServer({ ROLES: 'api,projector,worker,signer', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', SIGNING_KEY: randomBytes(32).toString('base64') });
+    const s = await startTestServer({
+      ROLES: 'api,projector,worker,signer',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      SIGNING_KEY: randomBytes(32).toString('base64'),
+    });
     try {
-      const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'again', scopes: ['capture'], name: 'k' } })).body.key;
+      const key = (
+        await s.call('POST', '/v1/admin/keys', {
+          token: ADMIN_KEY,
+          body: { tenantId: 'again', scopes: ['capture'], name: 'k' },
+        })
+      ).body.key;
       const sub = await s.call('POST', '/v1/captures', { token: key, body: { url: site.url('/simple') } });
       assert.equal(sub.status, 202);
       const id = sub.body.id as string;
@@ -102,7 +116,13 @@ describe('a job delivered again for a capture that already has its outcome', () 
       // The job again, as after a worker that appended the outcome but died before its ack (a new msgID: the
       // stream's duplicate window would drop the same one).
       const { js, jsm } = s.server.nats;
-      const job = { tenantId: 'again', captureId: id, url: site.url('/simple'), createdAt: new Date().toISOString(), correlationId: 'again' };
+      const job = {
+        tenantId: 'again',
+        captureId: id,
+        url: site.url('/simple'),
+        createdAt: new Date().toISOString(),
+        correlationId: 'again',
+      };
       await js.publish(CAPTURE_JOB_SUBJECT, encodeJob(job), { msgID: `again:${id}` });
       for (const until = Date.now() + 120_000; (await jsm.streams.info(JOBS_STREAM)).state.messages > 0; ) {
         assert.ok(Date.now() < until, 'the worker never took the job');
@@ -123,16 +143,31 @@ describe('capacity', () => {
   it('answers 503 with Retry-After when the job backlog reaches CAPTURE_BACKLOG_MAX', async () => {
     const s = await startTestServer({ ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', CAPTURE_BACKLOG_MAX: '3' });
     try {
-      const key = (await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, body: { tenantId: 'busy', scopes: ['capture'], name: 'k' } })).body.key;
-      assert.equal((await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } })).status, 202);
+      const key = (
+        await s.call('POST', '/v1/admin/keys', {
+          token: ADMIN_KEY,
+          body: { tenantId: 'busy', scopes: ['capture'], name: 'k' },
+        })
+      ).body.key;
+      assert.equal(
+        (await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } })).status,
+        202,
+      );
       // No worker runs in this server: fill the work queue as a backlog would.
-      for (let i = 0; i < 3; i++) await s.server.nats.js.publish(CAPTURE_JOB_SUBJECT, new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })));
+      for (let i = 0; i < 3; i++)
+        await s.server.nats.js.publish(
+          CAPTURE_JOB_SUBJECT,
+          new TextEncoder().encode(JSON.stringify({ captureId: `cap_${i}` })),
+        );
       await new Promise((r) => setTimeout(r, 1100)); // the backlog figure is cached for 1 s
       const busy = await s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/' } });
       assert.equal(busy.status, 503);
       assertProblem(busy.body, 503);
       assert.match(busy.headers.get('retry-after')!, /^\d+$/);
-      const batch = await s.call('POST', '/v1/captures/batch', { token: key, body: { urls: [{ url: 'http://127.0.0.1:9/' }] } });
+      const batch = await s.call('POST', '/v1/captures/batch', {
+        token: key,
+        body: { urls: [{ url: 'http://127.0.0.1:9/' }] },
+      });
       assert.equal(batch.status, 503);
     } finally {
       await s.stop();

@@ -5,10 +5,17 @@
 import createClient from 'openapi-fetch';
 import type { paths, webhooks } from './api.js';
 
-export async function readmeFlow(baseUrl: string, adminKey: string, target: string): Promise<{ captureId: string; status: string; quotaRemaining: string | null; location: string | null }> {
+export async function readmeFlow(
+  baseUrl: string,
+  adminKey: string,
+  target: string,
+): Promise<{ captureId: string; status: string; quotaRemaining: string | null; location: string | null }> {
   const client = createClient<paths>({ baseUrl });
   const admin = { Authorization: `Bearer ${adminKey}` };
-  const created = await client.POST('/v1/admin/keys', { headers: admin, body: { tenantId: 'readme', scopes: ['capture', 'read'], name: 'first key' } });
+  const created = await client.POST('/v1/admin/keys', {
+    headers: admin,
+    body: { tenantId: 'readme', scopes: ['capture', 'read'], name: 'first key' },
+  });
   if (!created.data) throw new Error(`key not created: ${JSON.stringify(created.error)}`);
   const tenant = { Authorization: `Bearer ${created.data.key}` };
 
@@ -18,9 +25,15 @@ export async function readmeFlow(baseUrl: string, adminKey: string, target: stri
   const polled = await client.GET('/v1/captures/{captureId}/status', { params: { path: { captureId } } });
   if (!polled.data) throw new Error(`no status: ${JSON.stringify(polled.error)}`);
   const status: 'pending' | 'complete' | 'failed' = polled.data.status;
-  const batch = await client.POST('/v1/captures/batch', { headers: tenant, body: { urls: [{ url: `${target}/a` }, { url: `${target}/b`, options: { fullPage: false } }] } });
+  const batch = await client.POST('/v1/captures/batch', {
+    headers: tenant,
+    body: { urls: [{ url: `${target}/a` }, { url: `${target}/b`, options: { fullPage: false } }] },
+  });
   if (!batch.data) throw new Error(`batch refused: ${JSON.stringify(batch.error)}`);
-  const schedule = await client.POST('/v1/schedules', { headers: tenant, body: { url: target, name: 'weekly', cron: '0 6 * * 1' } });
+  const schedule = await client.POST('/v1/schedules', {
+    headers: tenant,
+    body: { url: target, name: 'weekly', cron: '0 6 * * 1' },
+  });
   if (!schedule.data) throw new Error(`schedule refused: ${JSON.stringify(schedule.error)}`);
 
   // The six violations an outside review found the old document let through (each must not compile):
@@ -31,13 +44,21 @@ export async function readmeFlow(baseUrl: string, adminKey: string, target: stri
   // @ts-expect-error url is required on a schedule
   await client.POST('/v1/schedules', { headers: tenant, body: { name: 'n', cron: '0 6 * * 1' } });
   // @ts-expect-error url is a string on a schedule
-  await client.POST('/v1/schedules', { headers: tenant, body: { url: ['https://example.org/'], name: 'n', cron: '0 6 * * 1' } });
+  await client.POST('/v1/schedules', {
+    headers: tenant,
+    body: { url: ['https://example.org/'], name: 'n', cron: '0 6 * * 1' },
+  });
   // @ts-expect-error each batch item has a url
   await client.POST('/v1/captures/batch', { headers: tenant, body: { urls: [{}] } });
   // @ts-expect-error the artifact name is one of the spec's names
   await client.GET('/v1/captures/{captureId}/artifacts/{name}', { params: { path: { captureId, name: 'passwords' } } });
 
-  return { captureId, status, quotaRemaining: submitted.response.headers.get('X-Quota-Remaining'), location: submitted.response.headers.get('Location') };
+  return {
+    captureId,
+    status,
+    quotaRemaining: submitted.response.headers.get('X-Quota-Remaining'),
+    location: submitted.response.headers.get('Location'),
+  };
 }
 
 // Declared headers and webhook payloads are types too.

@@ -23,7 +23,11 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
   const admin = async (method: string, path: string, body?: unknown, base = api()): Promise<Response> => {
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const r = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${cluster.adminKey}`, ...json }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${cluster.adminKey}`, ...json },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const wait = Number(r.headers.get('retry-after') ?? NaN);
       if (r.status !== 429 || !Number.isFinite(wait) || Date.now() + wait * 1000 > deadline) return r;
       await r.arrayBuffer();
@@ -33,7 +37,9 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
 
   async function status(key: string, id: string): Promise<string | null> {
     for (const base of cluster.apiUrls) {
-      const r = await fetch(`${base}/v1/captures/${id}/status`, { headers: { authorization: `Bearer ${key}` } }).catch(() => null);
+      const r = await fetch(`${base}/v1/captures/${id}/status`, { headers: { authorization: `Bearer ${key}` } }).catch(
+        () => null,
+      );
       if (r?.status === 200) return ((await r.json()) as { status: string }).status;
       await r?.arrayBuffer();
     }
@@ -61,7 +67,11 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
           signal: AbortSignal.timeout(60_000),
         });
         const body = (await r.json().catch(() => ({}))) as { id?: string; detail?: string };
-        return { status: r.status, ...(body.id ? { id: body.id } : {}), ...(body.detail ? { error: body.detail } : {}) };
+        return {
+          status: r.status,
+          ...(body.id ? { id: body.id } : {}),
+          ...(body.detail ? { error: body.detail } : {}),
+        };
       } catch (err) {
         return { status: 0, error: String(err) };
       }
@@ -87,7 +97,13 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
           ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'audit', '--tenant', tenantId],
           {
             cwd: projectRoot,
-            env: { PATH: process.env.PATH ?? '', NATS_URL: cluster.nats.url, NATS_USER: cluster.operator.user, NATS_PASSWORD: cluster.operator.pass, DATABASE_URL: cluster.databaseUrl },
+            env: {
+              PATH: process.env.PATH ?? '',
+              NATS_URL: cluster.nats.url,
+              NATS_USER: cluster.operator.user,
+              NATS_PASSWORD: cluster.operator.pass,
+              DATABASE_URL: cluster.databaseUrl,
+            },
             timeout: 300_000,
           },
           (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

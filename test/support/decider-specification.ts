@@ -26,11 +26,15 @@ export function deciderSpecification<S, C extends Command, E, Replies extends Re
       type R = Replies[K['type']];
       const decide = (): Decision<E, R> => {
         // Given events are recorded at `opts.now` unless they carry their own time.
-        const state = given.reduce((s, e) => decider.evolve(s, { occurredAt: opts.now.toISOString(), ...e }), decider.initialState(opts.key));
+        const state = given.reduce(
+          (s, e) => decider.evolve(s, { occurredAt: opts.now.toISOString(), ...e }),
+          decider.initialState(opts.key),
+        );
         return decider.decide(command, state, now);
       };
       return {
         /** The command appends exactly `events` (and answers `reply`, when given). Returns the decision. */
+        // biome-ignore lint/suspicious/noThenProperty: given / when / then reads as the specification it is; this object is never awaited
         then(events: E[], ...reply: [R] | []): Decision<E, R> {
           const decision = decide();
           assert.deepEqual(decision.events, events);
@@ -50,11 +54,14 @@ export function deciderSpecification<S, C extends Command, E, Replies extends Re
             assert.ok(err instanceof DomainError, `expected a DomainError, got ${String(err)}`);
             assert.equal(err.status, expected.status, `status of: ${err.detail}`);
             if (expected.title !== undefined) assert.equal(err.title, expected.title);
-            if (typeof expected.detail === 'string') assert.ok(err.detail.includes(expected.detail), `detail: ${err.detail}`);
+            if (typeof expected.detail === 'string')
+              assert.ok(err.detail.includes(expected.detail), `detail: ${err.detail}`);
             if (expected.detail instanceof RegExp) assert.match(err.detail, expected.detail);
             return err;
           }
-          assert.fail(`expected a DomainError ${expected.status}, but the command was decided: ${JSON.stringify(decision)}`);
+          assert.fail(
+            `expected a DomainError ${expected.status}, but the command was decided: ${JSON.stringify(decision)}`,
+          );
         },
       };
     },

@@ -39,7 +39,12 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       for (const size of sizes) {
         const head = await store.last(tenantSubject(tenantId));
         const events = Array.from({ length: size }, (_, i) => event(tenantId, out.length * 10 + i));
-        out.push(await store.append(tenantSubject(tenantId), events, { expectedLastSeq: head?.seq ?? 0, prevHash: head?.event.hash ?? null }));
+        out.push(
+          await store.append(tenantSubject(tenantId), events, {
+            expectedLastSeq: head?.seq ?? 0,
+            prevHash: head?.event.hash ?? null,
+          }),
+        );
       }
       return out;
     };
@@ -73,8 +78,14 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       const [[a], commit] = (await appendCommits(t, [1, 3])) as [StoredEvent[], StoredEvent[]];
       assert.equal(commit.length, 3);
       assert.ok(commit[0]!.seq > a!.seq);
-      assert.deepEqual(commit.map((e) => e.seq), [commit[0]!.seq, commit[0]!.seq, commit[0]!.seq]);
-      assert.deepEqual(commit.map((e) => e.index), [0, 1, 2]);
+      assert.deepEqual(
+        commit.map((e) => e.seq),
+        [commit[0]!.seq, commit[0]!.seq, commit[0]!.seq],
+      );
+      assert.deepEqual(
+        commit.map((e) => e.index),
+        [0, 1, 2],
+      );
       let prev = a!.event.hash;
       for (const e of commit) {
         assert.equal(checkEnvelope(e.event, prev), null);
@@ -94,11 +105,23 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       const t = freshTenant();
       const subject = tenantSubject(t);
       const [[a], [b]] = (await appendCommits(t, [1, 1])) as [StoredEvent[], StoredEvent[]];
-      await assert.rejects(store.append(subject, [event(t, 9)], { expectedLastSeq: a!.seq, prevHash: a!.event.hash }), isConflict(subject, a!.seq));
-      await assert.rejects(store.append(subject, [event(t, 9)], { expectedLastSeq: 0, prevHash: null }), isConflict(subject, 0));
-      await assert.rejects(store.append(subject, [event(t, 9)], { expectedLastSeq: b!.seq + 1000, prevHash: b!.event.hash }), isConflict(subject, b!.seq + 1000));
+      await assert.rejects(
+        store.append(subject, [event(t, 9)], { expectedLastSeq: a!.seq, prevHash: a!.event.hash }),
+        isConflict(subject, a!.seq),
+      );
+      await assert.rejects(
+        store.append(subject, [event(t, 9)], { expectedLastSeq: 0, prevHash: null }),
+        isConflict(subject, 0),
+      );
+      await assert.rejects(
+        store.append(subject, [event(t, 9)], { expectedLastSeq: b!.seq + 1000, prevHash: b!.event.hash }),
+        isConflict(subject, b!.seq + 1000),
+      );
       const other = tenantSubject(freshTenant());
-      await assert.rejects(store.append(other, [event(t, 9)], { expectedLastSeq: b!.seq, prevHash: b!.event.hash }), isConflict(other, b!.seq));
+      await assert.rejects(
+        store.append(other, [event(t, 9)], { expectedLastSeq: b!.seq, prevHash: b!.event.hash }),
+        isConflict(other, b!.seq),
+      );
       assert.deepEqual(await store.readSubject(subject), [a, b]);
       assert.deepEqual(await store.readSubject(other), []);
     });
@@ -108,7 +131,9 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       const subject = tenantSubject(t);
       const [[first]] = (await appendCommits(t, [1])) as [StoredEvent[]];
       const rivals = await Promise.allSettled(
-        Array.from({ length: 6 }, (_, i) => store.append(subject, [event(t, 100 + i)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash })),
+        Array.from({ length: 6 }, (_, i) =>
+          store.append(subject, [event(t, 100 + i)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash }),
+        ),
       );
       const landed = rivals.filter((r): r is PromiseFulfilledResult<StoredEvent[]> => r.status === 'fulfilled');
       assert.equal(landed.length, 1);
@@ -137,10 +162,19 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
         // Right after our own append, the stream's last sequence is that commit's.
         assert.equal(await store.lastSeq(), e!.seq);
       }
-      assert.deepEqual([...seqs].sort((p, q) => p - q), seqs);
+      assert.deepEqual(
+        [...seqs].sort((p, q) => p - q),
+        seqs,
+      );
       assert.equal(new Set(seqs).size, seqs.length);
-      assert.deepEqual((await store.readSubject(tenantSubject(x))).map((e) => e.seq), [seqs[0], seqs[2], seqs[3]]);
-      assert.deepEqual((await store.readSubject(tenantSubject(y))).map((e) => e.seq), [seqs[1], seqs[4]]);
+      assert.deepEqual(
+        (await store.readSubject(tenantSubject(x))).map((e) => e.seq),
+        [seqs[0], seqs[2], seqs[3]],
+      );
+      assert.deepEqual(
+        (await store.readSubject(tenantSubject(y))).map((e) => e.seq),
+        [seqs[1], seqs[4]],
+      );
     });
 
     it('reads a subject from a sequence, and by commit-sequence range, short and long, as slices of the whole', async () => {
@@ -155,7 +189,11 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       assert.equal(seqs.length, 8);
       const last = seqs.at(-1)!;
       for (const from of [1, seqs[0]!, seqs[3]!, seqs[3]! + 1, last, last + 1]) {
-        assert.deepEqual(await store.readSubject(subject, from), all.filter((e) => e.seq >= from), `readSubject from ${from}`);
+        assert.deepEqual(
+          await store.readSubject(subject, from),
+          all.filter((e) => e.seq >= from),
+          `readSubject from ${from}`,
+        );
       }
       for (const [from, until] of [
         [1, last],
@@ -169,7 +207,11 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
         [seqs[4]!, seqs[2]!],
         [last + 1, last + 10],
       ] as Array<[number, number]>) {
-        assert.deepEqual(await store.readSubjectRange(subject, from, until), all.filter((e) => e.seq >= from && e.seq <= until), `range ${from}..${until}`);
+        assert.deepEqual(
+          await store.readSubjectRange(subject, from, until),
+          all.filter((e) => e.seq >= from && e.seq <= until),
+          `range ${from}..${until}`,
+        );
       }
     });
 
@@ -189,7 +231,11 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       const x = freshTenant();
       const y = freshTenant();
       const mine = new Set([tenantSubject(x), tenantSubject(y)]);
-      const commits = [...(await appendCommits(x, [1, 2])), ...(await appendCommits(y, [1])), ...(await appendCommits(x, [1]))];
+      const commits = [
+        ...(await appendCommits(x, [1, 2])),
+        ...(await appendCommits(y, [1])),
+        ...(await appendCommits(x, [1])),
+      ];
       const from = commits[0]![0]!.seq;
       const written = commits.flat();
       let inFlight = 0;
@@ -201,7 +247,10 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
         inFlight--;
       });
       assert.equal(count, seen.length);
-      assert.deepEqual(seen.filter((e) => mine.has(e.subject)), written);
+      assert.deepEqual(
+        seen.filter((e) => mine.has(e.subject)),
+        written,
+      );
       for (let i = 1; i < seen.length; i++) {
         const [p, q] = [seen[i - 1]!, seen[i]!];
         assert.ok(p.seq < q.seq || (p.seq === q.seq && p.index + 1 === q.index), `order at ${i}`);
@@ -209,7 +258,10 @@ export function eventStoreContract(makeStore: () => EventStore | Promise<EventSt
       const until = commits[1]![0]!.seq;
       const bounded: StoredEvent[] = [];
       assert.equal(await store.replay(from, (e) => void bounded.push(e), until), bounded.length);
-      assert.deepEqual(bounded.filter((e) => mine.has(e.subject)), written.filter((e) => e.seq <= until));
+      assert.deepEqual(
+        bounded.filter((e) => mine.has(e.subject)),
+        written.filter((e) => e.seq <= until),
+      );
       assert.equal(await store.replay(until + 1, () => assert.fail('nothing to replay'), until), 0);
     });
 

@@ -10,7 +10,14 @@ import { unzipSync } from 'fflate';
 import { PNG } from 'pngjs';
 import type { Browser, HTTPResponse } from 'puppeteer-core';
 import { WARCParser } from 'warcio';
-import { BIG_IMAGE, COLORS, INFINITE_BATCHES, INFINITE_COLORS, type ColorName, type FidelitySite } from './fidelity-site.js';
+import {
+  BIG_IMAGE,
+  COLORS,
+  INFINITE_BATCHES,
+  INFINITE_COLORS,
+  type ColorName,
+  type FidelitySite,
+} from './fidelity-site.js';
 import type { TestServer } from './test-server.js';
 
 export interface PixelSample {
@@ -115,7 +122,12 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
       name: 'infinite-scroll',
       kind: `a feed that fetches a batch each time its end comes into view (${INFINITE_BATCHES} batches)`,
       path: '/f/infinite',
-      pixels: INFINITE_COLORS.slice(0, INFINITE_BATCHES + 1).map((color, n) => ({ x: 640, y: n * 1000 + 500, color, what: `batch ${n}` })),
+      pixels: INFINITE_COLORS.slice(0, INFINITE_BATCHES + 1).map((color, n) => ({
+        x: 640,
+        y: n * 1000 + 500,
+        color,
+        what: `batch ${n}`,
+      })),
       html: [`batch ${INFINITE_BATCHES}`],
       warc: Array.from({ length: INFINITE_BATCHES }, (_, i) => ({ url: `/f/batch?n=${i + 1}`, status: 200 })),
       // One pass through the first screen fetches batch 1 only: batch 2 shows the scroll went on as the page grew.
@@ -236,21 +248,26 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
 export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObservation): string[] {
   if (c.challenge) {
     if (!o.failed) return ['the challenge page was archived as the page'];
-    return /challenge/i.test(o.failed) && /cloudflare/i.test(o.failed) ? [] : [`failed, but not naming the challenge: ${o.failed}`];
+    return /challenge/i.test(o.failed) && /cloudflare/i.test(o.failed)
+      ? []
+      : [`failed, but not naming the challenge: ${o.failed}`];
   }
   if (o.failed) return [`capture failed: ${o.failed}`];
   const problems: string[] = [];
   for (const p of c.pixels ?? []) {
     const got = pixelAt(o.png!, p.x, p.y);
     if (!got) problems.push(`PNG ${o.png!.width}×${o.png!.height} has no pixel at (${p.x}, ${p.y}) for ${p.what}`);
-    else if (!near(got, COLORS[p.color])) problems.push(`PNG (${p.x}, ${p.y}) is rgb(${got.join(',')}), not ${p.color} (${p.what})`);
+    else if (!near(got, COLORS[p.color]))
+      problems.push(`PNG (${p.x}, ${p.y}) is rgb(${got.join(',')}), not ${p.color} (${p.what})`);
   }
   for (const text of c.html ?? []) if (!o.html!.includes(text)) problems.push(`HTML lacks ${JSON.stringify(text)}`);
   for (const w of c.warc ?? []) {
     const url = /^https?:/.test(w.url) ? w.url : site.url(w.url);
     const records = o.responses.filter((r) => r.url === url);
     if (!records.some((r) => r.status === w.status)) {
-      problems.push(`no ${w.status} response record for ${w.url}${records.length ? ` (statuses ${records.map((r) => r.status).join(', ')})` : ''}`);
+      problems.push(
+        `no ${w.status} response record for ${w.url}${records.length ? ` (statuses ${records.map((r) => r.status).join(', ')})` : ''}`,
+      );
     }
   }
   if (c.finalPath !== undefined) {
@@ -271,7 +288,12 @@ function near(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** The service side: one capture through the API, its record, PNG, HTML and the WACZ's response records. */
-export async function captureWithService(s: TestServer, token: string, url: string, timeoutMs = 120_000): Promise<FidelityObservation> {
+export async function captureWithService(
+  s: TestServer,
+  token: string,
+  url: string,
+  timeoutMs = 120_000,
+): Promise<FidelityObservation> {
   const submitted = await s.call('POST', '/v1/captures', { token, body: { url } });
   if (submitted.status !== 202) throw new Error(`submission answered ${submitted.status}: ${submitted.text}`);
   const id: string = submitted.body.id;
@@ -284,7 +306,9 @@ export async function captureWithService(s: TestServer, token: string, url: stri
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const record = (await s.call('GET', `/v1/captures/${id}`)).body;
-  const [screenshot, html, wacz] = await Promise.all(['screenshot', 'html', 'wacz'].map((name) => s.call('GET', `/v1/captures/${id}/artifacts/${name}`)));
+  const [screenshot, html, wacz] = await Promise.all(
+    ['screenshot', 'html', 'wacz'].map((name) => s.call('GET', `/v1/captures/${id}/artifacts/${name}`)),
+  );
   if (wacz!.status !== 200) throw new Error(`no WACZ for ${id}: ${wacz!.status}`);
   return {
     png: PNG.sync.read(screenshot!.raw),
@@ -303,13 +327,21 @@ export async function responseRecords(wacz: Uint8Array): Promise<FidelityObserva
   for await (const record of parser) {
     if (record.warcType !== 'response') continue;
     const truncated = record.warcHeader('WARC-Truncated');
-    out.push({ url: record.warcTargetURI ?? '', status: Number(record.httpHeaders?.statusCode ?? 0), ...(truncated ? { truncated } : {}) });
+    out.push({
+      url: record.warcTargetURI ?? '',
+      status: Number(record.httpHeaders?.statusCode ?? 0),
+      ...(truncated ? { truncated } : {}),
+    });
   }
   return out;
 }
 
 /** The baseline: bare puppeteer as most capture scripts use it, in a fresh context of `browser`. */
-export async function captureWithBarePuppeteer(browser: Browser, url: string, timeoutMs = 20_000): Promise<FidelityObservation> {
+export async function captureWithBarePuppeteer(
+  browser: Browser,
+  url: string,
+  timeoutMs = 20_000,
+): Promise<FidelityObservation> {
   const context = await browser.createBrowserContext();
   try {
     const page = await context.newPage();

@@ -82,21 +82,39 @@ export async function startFidelitySite(): Promise<FidelitySite> {
       const h = Math.min(8000, Number(url.searchParams.get('h') ?? 300));
       return send(res, 200, 'image/png', png(`${w}x${h}-${color}`, w, h, color));
     }
-    if (path === '/f/missing.png') return send(res, 404, 'text/html; charset=utf-8', '<!doctype html><title>Not found</title><h1>404 Not Found</h1>');
-    if (path === '/f/late-data') return send(res, 200, 'application/json', JSON.stringify({ text: 'late content arrived' }));
+    if (path === '/f/missing.png')
+      return send(
+        res,
+        404,
+        'text/html; charset=utf-8',
+        '<!doctype html><title>Not found</title><h1>404 Not Found</h1>',
+      );
+    if (path === '/f/late-data')
+      return send(res, 200, 'application/json', JSON.stringify({ text: 'late content arrived' }));
     if (path === '/f/font/icons.woff2') return later(res, 600, () => send(res, 200, 'font/woff2', iconFont));
     if (path === '/f/batch') {
       const n = Number(url.searchParams.get('n'));
       const color = INFINITE_COLORS[n];
-      if (!Number.isInteger(n) || n < 1 || n > INFINITE_BATCHES || !color) return send(res, 404, 'application/json', '{}');
-      return later(res, 250, () => send(res, 200, 'application/json', JSON.stringify({ label: `batch ${n}`, color: css(color), last: n === INFINITE_BATCHES })));
+      if (!Number.isInteger(n) || n < 1 || n > INFINITE_BATCHES || !color)
+        return send(res, 404, 'application/json', '{}');
+      return later(res, 250, () =>
+        send(
+          res,
+          200,
+          'application/json',
+          JSON.stringify({ label: `batch ${n}`, color: css(color), last: n === INFINITE_BATCHES }),
+        ),
+      );
     }
     if (path === '/f/frame-doc') {
       const label = url.searchParams.get('label') ?? 'frame';
       const color = (url.searchParams.get('c') ?? 'green') as ColorName;
-      return html(res, `<!doctype html><html><head><meta charset="utf-8"><title>${label}</title>
+      return html(
+        res,
+        `<!doctype html><html><head><meta charset="utf-8"><title>${label}</title>
 <style>html, body { margin: 0; height: 100%; background: ${css(color in COLORS ? color : 'green')}; color: #fff; font: 24px sans-serif }</style></head>
-<body><p>inner frame ${label}</p><img src="/f/img/frame-img.png?c=orange&amp;w=50&amp;h=50" width="50" height="50" alt=""></body></html>`);
+<body><p>inner frame ${label}</p><img src="/f/img/frame-img.png?c=orange&amp;w=50&amp;h=50" width="50" height="50" alt=""></body></html>`,
+      );
     }
     if (path === '/index.html' && url.searchParams.has('message_id')) return html(res, SOURCEPOINT_MESSAGE);
     if (path === '/f/moved') {
@@ -109,9 +127,15 @@ export async function startFidelitySite(): Promise<FidelitySite> {
       return html(res, GUARDED_PAGE);
     }
     if (path === '/f/challenge') return challenge(res);
-    if (path === '/f/css/main.css') return send(res, 200, 'text/css', `@import url("/f/css/theme.css");\nbody { margin: 0 }`);
+    if (path === '/f/css/main.css')
+      return send(res, 200, 'text/css', `@import url("/f/css/theme.css");\nbody { margin: 0 }`);
     if (path === '/f/css/theme.css') {
-      return send(res, 200, 'text/css', `#bg { width: 800px; height: 400px; background: url("/f/img/bg.png?c=navy&w=100&h=100") repeat }`);
+      return send(
+        res,
+        200,
+        'text/css',
+        `#bg { width: 800px; height: 400px; background: url("/f/img/bg.png?c=navy&w=100&h=100") repeat }`,
+      );
     }
     send(res, 404, 'text/plain', 'not found');
   }
@@ -133,7 +157,13 @@ export async function startFidelitySite(): Promise<FidelitySite> {
   };
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', ...headers });
   res.end(body);
 }
@@ -149,12 +179,17 @@ function later(res: ServerResponse, ms: number, answer: () => void): void {
 
 /** Cloudflare's managed challenge as it reaches a browser: 403, `cf-mitigated: challenge`, "Just a moment...". */
 function challenge(res: ServerResponse): void {
-  send(res, 403, 'text/html; charset=UTF-8', CHALLENGE_PAGE, { 'cf-mitigated': 'challenge', Server: 'cloudflare', 'cf-ray': '8f00000000000000-AMS' });
+  send(res, 403, 'text/html; charset=UTF-8', CHALLENGE_PAGE, {
+    'cf-mitigated': 'challenge',
+    Server: 'cloudflare',
+    'cf-ray': '8f00000000000000-AMS',
+  });
 }
 
 const head = (title: string, style = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>body { margin: 0; font: 18px sans-serif } ${style}</style></head>`;
-const block = (color: ColorName, style: string, text = '') => `<div style="background: ${css(color)}; ${style}">${text}</div>`;
+const block = (color: ColorName, style: string, text = '') =>
+  `<div style="background: ${css(color)}; ${style}">${text}</div>`;
 
 const PAGES: Record<string, (crossOrigin: string) => string> = {
   '/f/lazy-native': () => `${head('Lazy image (native)')}<body>
@@ -190,18 +225,20 @@ ${block('teal', 'height: 3000px')}
 </script>
 </body></html>`,
 
-  '/f/font': () => `${head(
-    'Web font',
-    `@font-face { font-family: "Icons"; src: url("/f/font/icons.woff2") format("woff2"); font-display: block; font-weight: 900 }
+  '/f/font': () =>
+    `${head(
+      'Web font',
+      `@font-face { font-family: "Icons"; src: url("/f/font/icons.woff2") format("woff2"); font-display: block; font-weight: 900 }
      #icon { position: absolute; top: 100px; left: 100px; font: 900 300px/1 "Icons"; color: ${css('orange')} }`,
-  )}<body><span id="icon">&#xf0c8;</span><p style="position: absolute; top: 500px">an icon drawn by a web font</p></body></html>`,
+    )}<body><span id="icon">&#xf0c8;</span><p style="position: absolute; top: 500px">an icon drawn by a web font</p></body></html>`,
 
   '/f/hero': () => `${head('Full-viewport hero')}<body>
 ${block('purple', 'height: 100vh', 'hero')}
 ${block('teal', 'height: 2400px', 'article')}
 </body></html>`,
 
-  '/f/fixed-header': () => `${head('Fixed header', `header { position: fixed; top: 0; left: 0; right: 0; height: 80px; background: ${css('navy')}; color: #fff; z-index: 10 }`)}<body>
+  '/f/fixed-header':
+    () => `${head('Fixed header', `header { position: fixed; top: 0; left: 0; right: 0; height: 80px; background: ${css('navy')}; color: #fff; z-index: 10 }`)}<body>
 <header>site header</header>
 ${(['red', 'green', 'blue', 'orange', 'pink'] as ColorName[]).map((c) => block(c, 'height: 800px')).join('\n')}
 </body></html>`,
@@ -285,7 +322,8 @@ ${block('teal', 'height: 800px', 'article behind the banner')}
 </script>
 </body></html>`,
 
-  '/f/moved-here': () => `${head('Moved here')}<body>${block('olive', 'height: 400px', 'the page that moved')}</body></html>`,
+  '/f/moved-here': () =>
+    `${head('Moved here')}<body>${block('olive', 'height: 400px', 'the page that moved')}</body></html>`,
 
   '/f/canvas': () => `${head('Canvas drawing')}<body>
 <canvas id="c" width="400" height="300"></canvas>
@@ -298,7 +336,8 @@ ${block('teal', 'height: 800px', 'article behind the banner')}
 ${block('purple', 'height: 400px', 'after the alert')}
 </body></html>`,
 
-  '/f/css-import': () => `<!doctype html><html><head><meta charset="utf-8"><title>CSS @import and background image</title>
+  '/f/css-import':
+    () => `<!doctype html><html><head><meta charset="utf-8"><title>CSS @import and background image</title>
 <link rel="stylesheet" href="/f/css/main.css"></head><body><div id="bg">tiled background</div></body></html>`,
 };
 

@@ -104,7 +104,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       res.setHeader('X-Fixture', 'simple');
       return html(res, SIMPLE_PAGE);
     }
-    if (path === '/assets/style.css') return send(res, 200, 'text/css', 'body { font-family: sans-serif; } h1 { color: #123456; }');
+    if (path === '/assets/style.css')
+      return send(res, 200, 'text/css', 'body { font-family: sans-serif; } h1 { color: #123456; }');
     if (path === '/assets/app.js') {
       return send(res, 200, 'application/javascript', "document.getElementById('out').textContent = 'script ran';");
     }
@@ -122,7 +123,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/article') return html(res, ARTICLE_PAGE);
     if (path === '/consent-late') return html(res, CONSENT_LATE_PAGE);
     if (path === '/delay') {
-      const timer = setTimeout(() => send(res, 200, 'text/plain', 'ok'), Math.min(10_000, Number(url.searchParams.get('ms') ?? 0)));
+      const timer = setTimeout(
+        () => send(res, 200, 'text/plain', 'ok'),
+        Math.min(10_000, Number(url.searchParams.get('ms') ?? 0)),
+      );
       res.on('close', () => clearTimeout(timer));
       return;
     }
@@ -152,7 +156,12 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     const status = /^\/status\/(\d{3})$/.exec(path);
     if (status) {
       const code = Number(status[1]);
-      return send(res, code, 'text/html; charset=utf-8', `<!doctype html><title>Status ${code}</title><h1>Status ${code}</h1>`);
+      return send(
+        res,
+        code,
+        'text/html; charset=utf-8',
+        `<!doctype html><title>Status ${code}</title><h1>Status ${code}</h1>`,
+      );
     }
     send(res, 404, 'text/plain', 'not found');
   }
@@ -427,7 +436,11 @@ function crc32(buf: Buffer): number {
  * Returns the capture id of the complete capture.
  */
 export async function captureUntilComplete(
-  call: (method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<{ status: number; body: any; text: string }>,
+  call: (
+    method: string,
+    path: string,
+    opts?: { body?: unknown; token?: string },
+  ) => Promise<{ status: number; body: any; text: string }>,
   token: string,
   url: string,
   opts: { attempts?: number; timeoutMs?: number } = {},

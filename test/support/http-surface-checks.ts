@@ -10,7 +10,12 @@ import { rawExchange } from './raw-http.js';
  */
 export async function checkEveryRequestAnswered(baseUrl: string, tenantKey: string): Promise<void> {
   const sizes = [0, 70_000, 1_100_000, 2 * 1024 * 1024];
-  const cases: Array<{ method: string; path: string; expect: (size: number) => number; headers?: Record<string, string> }> = [
+  const cases: Array<{
+    method: string;
+    path: string;
+    expect: (size: number) => number;
+    headers?: Record<string, string>;
+  }> = [
     { method: 'PATCH', path: '/v1/captures/batch', expect: () => 404 },
     { method: 'DELETE', path: '/v1/captures/batch', expect: () => 404 },
     { method: 'PUT', path: '/v1/nowhere', expect: () => 404 },
@@ -18,7 +23,12 @@ export async function checkEveryRequestAnswered(baseUrl: string, tenantKey: stri
     // Credentials are checked before the body is read: 401 whatever follows.
     { method: 'POST', path: '/v1/captures/batch', expect: () => 401 },
     // A route that takes a body, with a valid key: over the 1 MiB limit 413, under it 400 (not JSON).
-    { method: 'POST', path: '/v1/captures', expect: (size) => (size > 1024 * 1024 ? 413 : 400), headers: { authorization: `Bearer ${tenantKey}` } },
+    {
+      method: 'POST',
+      path: '/v1/captures',
+      expect: (size) => (size > 1024 * 1024 ? 413 : 400),
+      headers: { authorization: `Bearer ${tenantKey}` },
+    },
   ];
   for (const size of sizes) {
     const body = Buffer.alloc(size, 0x7b); // '{{{…': not JSON either, so a parser that ran would say 400

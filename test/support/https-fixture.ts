@@ -25,11 +25,29 @@ export const HTTPS_FIXTURE_TEXT = 'Served over TLS by the provenance fixture';
 export async function startHttpsFixture(): Promise<HttpsFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'https-fixture-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=capture-ledger provenance fixture', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=capture-ledger provenance fixture',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const key = readFileSync(join(dir, 'key.pem'), 'utf8');
     const certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
     const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });

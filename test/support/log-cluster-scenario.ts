@@ -69,7 +69,10 @@ function medianGrowthInterval(samples: readonly CheckpointSample[]): number {
       size = s.size;
     }
   }
-  const gaps = growths.slice(1).map((at, i) => at - growths[i]!).sort((a, b) => a - b);
+  const gaps = growths
+    .slice(1)
+    .map((at, i) => at - growths[i]!)
+    .sort((a, b) => a - b);
   return gaps.length > 0 ? gaps[Math.floor(gaps.length / 2)]! : 0;
 }
 
@@ -82,7 +85,10 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
   return Date.now() - start;
 }
 
-export async function runLogFailover(dir: string, opts: { log?: (line: string) => void } = {}): Promise<LogFailoverResult> {
+export async function runLogFailover(
+  dir: string,
+  opts: { log?: (line: string) => void } = {},
+): Promise<LogFailoverResult> {
   const t0 = Date.now();
   const say = opts.log ?? (() => undefined);
   let cluster: LocalCluster | null = null;
@@ -92,7 +98,11 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
       dir,
       workers: 0,
       signers: 1,
-      env: { LOG_CHECKPOINT_INTERVAL_MS: '1000', RATE_LIMIT_IP_PER_MIN: '1000000', RATE_LIMIT_TENANT_PER_MIN: '1000000' },
+      env: {
+        LOG_CHECKPOINT_INTERVAL_MS: '1000',
+        RATE_LIMIT_IP_PER_MIN: '1000000',
+        RATE_LIMIT_TENANT_PER_MIN: '1000000',
+      },
     });
     const c = cluster;
     say(`cluster up after ${Date.now() - t0} ms`);
@@ -121,7 +131,9 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
       while (sampling) {
         await Promise.all(
           c.apiUrls.map(async (base, api) => {
-            const r = await fetch(`${base}/v1/log/checkpoint.json`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+            const r = await fetch(`${base}/v1/log/checkpoint.json`, { signal: AbortSignal.timeout(3000) }).catch(
+              () => null,
+            );
             if (r?.status === 200) {
               const body = (await r.json()) as { treeSize: number; rootHash: string };
               samples.push({ api, at: Date.now(), size: body.treeSize, rootHash: body.rootHash });
@@ -137,7 +149,11 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
     const leavesAtSequencerKill = latest();
     const baselineGrowthMs = medianGrowthInterval(samples);
     await c.kill('sequencer-1');
-    const sequencerResumeMs = await waitUntil(() => latest() > leavesAtSequencerKill, 120_000, 'the log to grow after the sequencer SIGKILL');
+    const sequencerResumeMs = await waitUntil(
+      () => latest() > leavesAtSequencerKill,
+      120_000,
+      'the log to grow after the sequencer SIGKILL',
+    );
     say(`sequencer-1 killed at ${leavesAtSequencerKill} leaves; grew again after ${sequencerResumeMs} ms`);
 
     await c.kill('sequencer-2');
@@ -145,14 +161,24 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
     await sleep(2000); // the ledger grows meanwhile; nothing sequences it
     const restartAt = Date.now();
     await c.start('sequencer-1');
-    await waitUntil(() => latest() > leavesAtAllSequencersKilled, 120_000, 'the log to grow after a sequencer was restarted');
+    await waitUntil(
+      () => latest() > leavesAtAllSequencersKilled,
+      120_000,
+      'the log to grow after a sequencer was restarted',
+    );
     const restartResumeMs = Date.now() - restartAt;
-    say(`both sequencers killed at ${leavesAtAllSequencersKilled} leaves; sequencer-1 restarted, grew again ${restartResumeMs} ms after the restart began`);
+    say(
+      `both sequencers killed at ${leavesAtAllSequencersKilled} leaves; sequencer-1 restarted, grew again ${restartResumeMs} ms after the restart began`,
+    );
 
     const natsNodeKilled = (await c.nats.streamLeader('TLOG')) ?? c.nats.nodes[0]!.name;
     const leavesAtNatsKill = latest();
     await c.nats.kill(natsNodeKilled);
-    const natsResumeMs = await waitUntil(() => latest() > leavesAtNatsKill, 180_000, `the log to grow after ${natsNodeKilled} (TLOG leader) was SIGKILLed`);
+    const natsResumeMs = await waitUntil(
+      () => latest() > leavesAtNatsKill,
+      180_000,
+      `the log to grow after ${natsNodeKilled} (TLOG leader) was SIGKILLed`,
+    );
     say(`${natsNodeKilled} killed at ${leavesAtNatsKill} leaves; grew again after ${natsResumeMs} ms`);
     await c.nats.start(natsNodeKilled);
     await c.start('sequencer-2');
@@ -170,14 +196,22 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
     await sampler;
     // Each API process's own tree (followed from TLOG in memory) reaches the whole log too.
     const viewHolds = async (base: string) =>
-      (await fetch(`${base}/v1/log/proof/consistency?first=1&second=${expected.length}`, { signal: AbortSignal.timeout(5000) }).catch(() => null))?.status === 200;
+      (
+        await fetch(`${base}/v1/log/proof/consistency?first=1&second=${expected.length}`, {
+          signal: AbortSignal.timeout(5000),
+        }).catch(() => null)
+      )?.status === 200;
     const viewCatchUpMs = await Promise.all(
-      c.apiUrls.map((base, api) => waitUntil(() => viewHolds(base), 120_000, `API process ${api}'s tree to hold all ${expected.length} leaves`)),
+      c.apiUrls.map((base, api) =>
+        waitUntil(() => viewHolds(base), 120_000, `API process ${api}'s tree to hold all ${expected.length} leaves`),
+      ),
     );
     say(`API trees hold all ${expected.length} leaves after ${viewCatchUpMs.join(', ')} ms`);
 
     const logged: string[] = [];
-    await readAllBatches(js, jsm, (_seq, batch) => batch.leaves.forEach((l) => logged.push(l.data)));
+    await readAllBatches(js, jsm, (_seq, batch) => {
+      for (const l of batch.leaves) logged.push(l.data);
+    });
     const tree = new MerkleTree();
     for (const leaf of expected) tree.appendLeaf(new TextEncoder().encode(leaf));
 
@@ -198,7 +232,16 @@ export async function runLogFailover(dir: string, opts: { log?: (line: string) =
       execFile(
         process.execPath,
         ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'log', 'audit'],
-        { cwd: projectRoot, env: { PATH: process.env.PATH ?? '', NATS_URL: c.nats.url, NATS_USER: c.operator.user, NATS_PASSWORD: c.operator.pass }, timeout: 300_000 },
+        {
+          cwd: projectRoot,
+          env: {
+            PATH: process.env.PATH ?? '',
+            NATS_URL: c.nats.url,
+            NATS_USER: c.operator.user,
+            NATS_PASSWORD: c.operator.pass,
+          },
+          timeout: 300_000,
+        },
         (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });

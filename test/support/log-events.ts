@@ -16,7 +16,17 @@ export function completed(captureId: string, withBundle = true): DomainEvent {
       renderQuality: withBundle ? 'full' : 'partial',
       render: { durationMs: 1 } as any,
       artifacts: {} as any,
-      ...(withBundle ? { bundle: { bundleHash: `sha256:${randomBytes(32).toString('hex')}`, size: 10, version: '0.2.0', keyId: 'abcd1234', genTime: new Date().toISOString() } } : {}),
+      ...(withBundle
+        ? {
+            bundle: {
+              bundleHash: `sha256:${randomBytes(32).toString('hex')}`,
+              size: 10,
+              version: '0.2.0',
+              keyId: 'abcd1234',
+              genTime: new Date().toISOString(),
+            },
+          }
+        : {}),
       storedBytes: 10,
       attempts: 1,
     },
@@ -24,9 +34,18 @@ export function completed(captureId: string, withBundle = true): DomainEvent {
 }
 
 export const keyRotated = (keyId: string): DomainEvent =>
-  ({ type: 'signing.key_rotated', data: { keyId, publicKey: randomBytes(32).toString('base64'), previousKeyId: null, rotatedAt: new Date().toISOString() } }) as DomainEvent;
+  ({
+    type: 'signing.key_rotated',
+    data: {
+      keyId,
+      publicKey: randomBytes(32).toString('base64'),
+      previousKeyId: null,
+      rotatedAt: new Date().toISOString(),
+    },
+  }) as DomainEvent;
 
-export const usageRecorded = (): DomainEvent => ({ type: 'usage.api_calls_recorded', data: { period: '2026-11', count: 1 } }) as DomainEvent;
+export const usageRecorded = (): DomainEvent =>
+  ({ type: 'usage.api_calls_recorded', data: { period: '2026-11', count: 1 } }) as DomainEvent;
 
 /** Append `events` as one commit on the tenant's subject (or ledger.system for tenant null), retrying OCC conflicts. */
 export async function appendCommit(store: EventStore, tenantId: string | null, events: DomainEvent[]): Promise<void> {

@@ -15,12 +15,22 @@ import type { ServerHandle } from '../../src/server.js';
 const byOperator = (correlationId: string) => ({ correlationId, causedBy: { kind: 'admin' as const } });
 
 /** Stores `bundle` as the capture's WACZ and has the tenant actor submit and complete the capture with it. */
-export async function completeWithBundle(server: ServerHandle, tenant: string, captureId: string, bundle: SignedBundle, correlationId = 'logged-capture'): Promise<void> {
+export async function completeWithBundle(
+  server: ServerHandle,
+  tenant: string,
+  captureId: string,
+  bundle: SignedBundle,
+  correlationId = 'logged-capture',
+): Promise<void> {
   const store = await openArtifactStore(server.nats.nc);
   const wacz = artifactObjectName(captureId, 'logged', 'wacz');
   await store.put(wacz, bundle.bytes);
   const tenants = server.ctx!.tenants;
-  await tenants.execute(tenant, { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' } }, byOperator(correlationId));
+  await tenants.execute(
+    tenant,
+    { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' } },
+    byOperator(correlationId),
+  );
   await tenants.execute(
     tenant,
     {

@@ -9,7 +9,10 @@ const loopback = (host) => host === undefined || host === 'localhost' || host ==
 net.Socket.prototype.connect = function (...args) {
   // Node's own callers pass [options, callback] as one normalised array.
   const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-  const opts = typeof first === 'object' && first !== null ? first : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
+  const opts =
+    typeof first === 'object' && first !== null
+      ? first
+      : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined };
   if (!opts.path && !loopback(opts.host)) {
     if (process.env.LOOPBACK_ONLY_LOG) appendFileSync(process.env.LOOPBACK_ONLY_LOG, `${opts.host}:${opts.port}\n`);
     process.nextTick(() => this.destroy(new Error(`loopback-only: connection to ${opts.host}:${opts.port} refused`)));

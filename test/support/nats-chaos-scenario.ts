@@ -58,7 +58,13 @@ function storageVerify(cluster: LocalCluster): Promise<{ code: number; stdout: s
       ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'storage', 'verify'],
       {
         cwd: projectRoot,
-        env: { PATH: process.env.PATH ?? '', NATS_URL: cluster.nats.url, NATS_USER: cluster.operator.user, NATS_PASSWORD: cluster.operator.pass, DATABASE_URL: cluster.databaseUrl },
+        env: {
+          PATH: process.env.PATH ?? '',
+          NATS_URL: cluster.nats.url,
+          NATS_USER: cluster.operator.user,
+          NATS_PASSWORD: cluster.operator.pass,
+          DATABASE_URL: cluster.databaseUrl,
+        },
         timeout: 600_000,
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -96,8 +102,11 @@ export async function runNatsChaos(
     const base = cluster.apiUrls[0]!;
     const v = await fetch(`${base}/v1/verify/${id}`, { headers: { accept: 'application/json' } });
     const body = (await v.json().catch(() => ({}))) as { verified?: boolean; checks?: unknown };
-    if (v.status !== 200 || body.verified !== true) notVerified.push({ id, detail: `verify ${v.status}: ${JSON.stringify(body.checks)}` });
-    const shot = await fetch(`${base}/v1/captures/${id}/artifacts/screenshot`, { headers: { authorization: `Bearer ${key}` } });
+    if (v.status !== 200 || body.verified !== true)
+      notVerified.push({ id, detail: `verify ${v.status}: ${JSON.stringify(body.checks)}` });
+    const shot = await fetch(`${base}/v1/captures/${id}/artifacts/screenshot`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     await shot.arrayBuffer();
     if (shot.status !== 200) notVerified.push({ id, detail: `screenshot ${shot.status}` });
   }
@@ -111,7 +120,13 @@ export async function runNatsChaos(
     failed: acked.filter((id) => settled.get(id) === 'failed').length,
     unsettled: acked.length - settled.size,
     notVerified,
-    storageVerify: { code: sv.code, summary: summaryLine?.summary ?? null, problems: lines.filter((l) => !l.includes('"summary"')).concat(sv.code !== 0 && !summaryLine ? [sv.stderr.slice(-2000)] : []) },
+    storageVerify: {
+      code: sv.code,
+      summary: summaryLine?.summary ?? null,
+      problems: lines
+        .filter((l) => !l.includes('"summary"'))
+        .concat(sv.code !== 0 && !summaryLine ? [sv.stderr.slice(-2000)] : []),
+    },
     seconds: Math.round((Date.now() - started) / 1000),
   };
 }

@@ -32,7 +32,8 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 export function operations(doc: OpenApiDoc): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) if (METHODS.has(method)) ops.push({ method: method.toUpperCase(), path, op });
+    for (const [method, op] of Object.entries(item))
+      if (METHODS.has(method)) ops.push({ method: method.toUpperCase(), path, op });
   }
   return ops;
 }
@@ -43,14 +44,21 @@ export const operationName = (o: Pick<Operation, 'method' | 'path'>): string => 
  * Error answers that are not the error body, on purpose: GET /health answers 503 with its health record, and
  * an unsatisfiable byte range is a bare 416 with Content-Range (RFC 9110), as download clients expect.
  */
-export const OWN_ERROR_ANSWERS = ['GET /health 503', 'GET /v1/captures/{captureId}/artifacts/{name} 416', 'GET /v1/captures/{captureId}/pdf 416'];
+export const OWN_ERROR_ANSWERS = [
+  'GET /health 503',
+  'GET /v1/captures/{captureId}/artifacts/{name} 416',
+  'GET /v1/captures/{captureId}/pdf 416',
+];
 
 /**
  * What every operation must document: a `responses` object with at least one 2xx, a description for each
  * status, and the spec 7.1 error body (the shared Problem component, as JSON) for every 4xx and 5xx but the
  * OWN_ERROR_ANSWERS.
  */
-export function structuralProblems(doc: OpenApiDoc, ownErrorAnswers: ReadonlyArray<string> = OWN_ERROR_ANSWERS): string[] {
+export function structuralProblems(
+  doc: OpenApiDoc,
+  ownErrorAnswers: ReadonlyArray<string> = OWN_ERROR_ANSWERS,
+): string[] {
   const problems: string[] = [];
   for (const o of operations(doc)) {
     const name = operationName(o);
@@ -62,12 +70,14 @@ export function structuralProblems(doc: OpenApiDoc, ownErrorAnswers: ReadonlyArr
     if (!Object.keys(responses).some((s) => /^2\d\d$/.test(s))) problems.push(`${name}: no 2xx response documented`);
     if ('default' in responses) problems.push(`${name}: a 'default' response hides which statuses it gives`);
     for (const [status, response] of Object.entries(responses)) {
-      if (!response.description || response.description === 'Default Response') problems.push(`${name} ${status}: no description`);
+      if (!response.description || response.description === 'Default Response')
+        problems.push(`${name} ${status}: no description`);
       if (!/^[45]\d\d$/.test(status) || ownErrorAnswers.includes(`${name} ${status}`)) continue;
       const content = response.content ?? {};
       const types = Object.keys(content);
       const ref = (content['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
-      if (types.length !== 1 || ref !== PROBLEM_REF) problems.push(`${name} ${status}: not the error body (${JSON.stringify(content)})`);
+      if (types.length !== 1 || ref !== PROBLEM_REF)
+        problems.push(`${name} ${status}: not the error body (${JSON.stringify(content)})`);
     }
   }
   return problems;
@@ -129,14 +139,18 @@ export function answerChecker(doc: OpenApiDoc) {
     const o = matchOperation(doc, ex.method, ex.url);
     if (!o) return [`${where}: no documented operation`];
     const response = o.op.responses?.[String(ex.status)];
-    if (!response) return [`${where}: status not documented for ${operationName(o)} (documents ${Object.keys(o.op.responses ?? {}).join(', ')})`];
+    if (!response)
+      return [
+        `${where}: status not documented for ${operationName(o)} (documents ${Object.keys(o.op.responses ?? {}).join(', ')})`,
+      ];
     const content = response.content;
     if (!content) {
       return ex.raw.length === 0 ? [] : [`${where}: documented without a body, answered ${ex.raw.length} bytes`];
     }
     const mediaType = (ex.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const documented = content[mediaType];
-    if (!documented) return [`${where}: content type '${mediaType}' not documented (documents ${Object.keys(content).join(', ')})`];
+    if (!documented)
+      return [`${where}: content type '${mediaType}' not documented (documents ${Object.keys(content).join(', ')})`];
     if (!/json/.test(mediaType)) return [];
     const schema = documented.schema as { format?: string } | undefined;
     if (!schema) return [`${where}: no schema for ${mediaType}`];
@@ -144,6 +158,8 @@ export function answerChecker(doc: OpenApiDoc) {
     if (schema.format === 'binary') return [];
     const validate = validator(schema);
     if (validate(ex.body)) return [];
-    return [`${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}; body ${JSON.stringify(ex.body).slice(0, 500)}`];
+    return [
+      `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}; body ${JSON.stringify(ex.body).slice(0, 500)}`,
+    ];
   };
 }

@@ -35,7 +35,10 @@ export function randomTenantEvents(random: () => number, n: number): Array<Tenan
     const r = random();
     let e: TenantEvent;
     if (r < 0.3) {
-      const captures = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ captureId: `cap_${ids++}`, url: `https://example.org/${ids}` }));
+      const captures = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+        captureId: `cap_${ids++}`,
+        url: `https://example.org/${ids}`,
+      }));
       pending.push(...captures.map((c) => c.captureId));
       const fromSchedule = schedules.length > 0 && random() < 0.3;
       // A late submission of an earlier period now and then (a clock near a month's end).
@@ -47,44 +50,111 @@ export function randomTenantEvents(random: () => number, n: number): Array<Tenan
           : { captures, period: p, source: captures.length > 1 ? 'batch' : 'single' },
       };
     } else if (r < 0.5) {
-      const id = pending.length > 0 && random() < 0.9 ? pending.splice(Math.floor(random() * pending.length), 1)[0]! : `cap_unknown_${ids++}`;
+      const id =
+        pending.length > 0 && random() < 0.9
+          ? pending.splice(Math.floor(random() * pending.length), 1)[0]!
+          : `cap_unknown_${ids++}`;
       e = {
         type: 'capture.completed',
-        data: { captureId: id, completedAt: at, renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: Math.floor(random() * 100_000), attempts: 1 },
+        data: {
+          captureId: id,
+          completedAt: at,
+          renderQuality: 'full',
+          render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
+          artifacts: { screenshot: 's', html: 'h' },
+          storedBytes: Math.floor(random() * 100_000),
+          attempts: 1,
+        },
       };
     } else if (r < 0.58) {
-      const id = pending.length > 0 ? pending.splice(Math.floor(random() * pending.length), 1)[0]! : `cap_unknown_${ids++}`;
-      e = { type: 'capture.failed', data: { captureId: id, failedAt: at, error: 'timeout', retryable: random() < 0.5, attempts: 3 } };
+      const id =
+        pending.length > 0 ? pending.splice(Math.floor(random() * pending.length), 1)[0]! : `cap_unknown_${ids++}`;
+      e = {
+        type: 'capture.failed',
+        data: { captureId: id, failedAt: at, error: 'timeout', retryable: random() < 0.5, attempts: 3 },
+      };
     } else if (r < 0.64) {
       const keyHash = `k${ids++}`;
       keys.push(keyHash);
-      e = { type: 'key.created', data: { keyHash, scopes: random() < 0.5 ? ['capture'] : ['read'], name: `key ${ids}`, createdAt: at } };
+      e = {
+        type: 'key.created',
+        data: { keyHash, scopes: random() < 0.5 ? ['capture'] : ['read'], name: `key ${ids}`, createdAt: at },
+      };
     } else if (r < 0.68) {
       e = { type: 'key.revoked', data: { keyHash: keys.length > 0 ? pick(keys) : 'k-none', revokedAt: at } };
     } else if (r < 0.71) {
       e = { type: 'tenant.tier_set', data: { tier: random() < 0.5 ? 'pro' : 'starter' } };
     } else if (r < 0.74) {
-      e = { type: 'tenant.quota_overrides_set', data: { capturesPerMonth: random() < 0.5 ? null : Math.floor(random() * 1000), storageBytes: random() < 0.5 ? null : 1e9 } };
+      e = {
+        type: 'tenant.quota_overrides_set',
+        data: {
+          capturesPerMonth: random() < 0.5 ? null : Math.floor(random() * 1000),
+          storageBytes: random() < 0.5 ? null : 1e9,
+        },
+      };
     } else if (r < 0.78) {
       const webhookId = `wh_${ids++}`;
       webhooks.push(webhookId);
-      e = { type: 'webhook.registered', data: { webhookId, url: 'https://example.org/hook', events: ['capture.complete'], name: 'hook', secret: `sec_${ids}`, createdAt: at } };
+      e = {
+        type: 'webhook.registered',
+        data: {
+          webhookId,
+          url: 'https://example.org/hook',
+          events: ['capture.complete'],
+          name: 'hook',
+          secret: `sec_${ids}`,
+          createdAt: at,
+        },
+      };
     } else if (r < 0.8) {
-      e = { type: 'webhook.deleted', data: { webhookId: webhooks.length > 0 ? webhooks.splice(Math.floor(random() * webhooks.length), 1)[0]! : 'wh_none', deletedAt: at } };
+      e = {
+        type: 'webhook.deleted',
+        data: {
+          webhookId: webhooks.length > 0 ? webhooks.splice(Math.floor(random() * webhooks.length), 1)[0]! : 'wh_none',
+          deletedAt: at,
+        },
+      };
     } else if (r < 0.84) {
       const scheduleId = `sch_${ids++}`;
       schedules.push(scheduleId);
-      e = { type: 'schedule.created', data: { scheduleId, url: 'https://example.org/s', name: 'daily', cron: '0 * * * *', createdAt: at } };
+      e = {
+        type: 'schedule.created',
+        data: { scheduleId, url: 'https://example.org/s', name: 'daily', cron: '0 * * * *', createdAt: at },
+      };
     } else if (r < 0.86) {
-      e = { type: 'schedule.deleted', data: { scheduleId: schedules.length > 0 ? schedules.splice(Math.floor(random() * schedules.length), 1)[0]! : 'sch_none', deletedAt: at } };
+      e = {
+        type: 'schedule.deleted',
+        data: {
+          scheduleId:
+            schedules.length > 0 ? schedules.splice(Math.floor(random() * schedules.length), 1)[0]! : 'sch_none',
+          deletedAt: at,
+        },
+      };
     } else if (r < 0.9) {
-      e = { type: 'schedule.skipped', data: { scheduleId: schedules.length > 0 ? pick(schedules) : 'sch_none', fireTime: at, reason: 'quota', detail: 'quota used up' } };
+      e = {
+        type: 'schedule.skipped',
+        data: {
+          scheduleId: schedules.length > 0 ? pick(schedules) : 'sch_none',
+          fireTime: at,
+          reason: 'quota',
+          detail: 'quota used up',
+        },
+      };
     } else if (r < 0.95) {
       e = { type: 'usage.api_calls_recorded', data: { period: period(), count: 1 + Math.floor(random() * 50) } };
     } else {
       e = {
         type: 'webhook.delivery_attempted',
-        data: { deliveryId: `dl_${ids++}`, webhookId: 'wh', eventId: 'evt', eventType: 'capture.complete', attempt: 1, outcome: 'delivered', httpStatus: 200, latencyMs: 5 },
+        data: {
+          deliveryId: `dl_${ids++}`,
+          webhookId: 'wh',
+          eventId: 'evt',
+          eventType: 'capture.complete',
+          attempt: 1,
+          outcome: 'delivered',
+          httpStatus: 200,
+          latencyMs: 5,
+        },
       };
     }
     out.push({ ...e, occurredAt: at } as TenantEvent & { occurredAt: string });

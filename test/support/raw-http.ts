@@ -16,7 +16,14 @@ export interface RawExchange {
  * server that answers before reading the body has closed by then, and the rest of the body meets a reset.
  * Resolves when the socket closes; never rejects, so a test can assert on the error.
  */
-export function rawExchange(baseUrl: string, method: string, path: string, body: Buffer, headers: Record<string, string> = {}, pauseMs = 300): Promise<RawExchange> {
+export function rawExchange(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+  pauseMs = 300,
+): Promise<RawExchange> {
   const url = new URL(baseUrl);
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
@@ -37,8 +44,18 @@ export function rawExchange(baseUrl: string, method: string, path: string, body:
       }
       resolve({ status: m ? Number(m[1]) : null, headers: hs, body: split < 0 ? '' : text.slice(split + 4), error });
     });
-    const head = { host: url.host, 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close', ...headers };
-    socket.write(`${method} ${path} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
+    const head = {
+      host: url.host,
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      connection: 'close',
+      ...headers,
+    };
+    socket.write(
+      `${method} ${path} HTTP/1.1\r\n${Object.entries(head)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\n\r\n`,
+    );
     let offset = 0;
     let paused = false;
     const pump = (): void => {

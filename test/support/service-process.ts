@@ -11,7 +11,11 @@ export interface ServiceProcess {
 }
 
 /** `nodeArgs`: more flags for node itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
-export async function startServiceProcess(env: Record<string, string>, port: number, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  port: number,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
     cwd: projectRoot,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },

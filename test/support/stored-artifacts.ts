@@ -7,7 +7,11 @@ import type { ServerHandle } from '../../src/server.js';
 import { findCapture } from '../../projections/read-models/captures.js';
 
 /** The object that holds one artifact of a complete capture, as its completion event names it (artifact names are per attempt). */
-export async function storedArtifactName(server: ServerHandle, captureId: string, artifact: ArtifactName): Promise<string | null> {
+export async function storedArtifactName(
+  server: ServerHandle,
+  captureId: string,
+  artifact: ArtifactName,
+): Promise<string | null> {
   const row = await findCapture(server.ctx!.pool, captureId);
   return row?.artifacts?.[ARTIFACTS[artifact].refKey] ?? null;
 }
@@ -25,6 +29,18 @@ export async function tamperWithStoredObject(nc: NatsConnection, name: string, b
     chunks++;
   }
   const digest = `SHA-256=${createHash('sha256').update(bytes).digest('base64url')}=`;
-  const meta = { name, bucket: ARTIFACT_BUCKET, nuid: id, size: bytes.byteLength, chunks, digest, mtime: new Date().toISOString(), deleted: false };
-  await js.publish(`$O.${ARTIFACT_BUCKET}.M.${Buffer.from(name).toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}`, JSON.stringify(meta));
+  const meta = {
+    name,
+    bucket: ARTIFACT_BUCKET,
+    nuid: id,
+    size: bytes.byteLength,
+    chunks,
+    digest,
+    mtime: new Date().toISOString(),
+    deleted: false,
+  };
+  await js.publish(
+    `$O.${ARTIFACT_BUCKET}.M.${Buffer.from(name).toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}`,
+    JSON.stringify(meta),
+  );
 }

@@ -14,19 +14,38 @@ export interface TestServer {
   infra: Infra;
   databaseUrl: string;
   /** fetch relative to the base URL; JSON bodies are sent as application/json. */
-  call(method: string, path: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string>; from?: string }): Promise<CallResult>;
+  call(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; token?: string; headers?: Record<string, string>; from?: string },
+  ): Promise<CallResult>;
   stop(): Promise<void>;
 }
 
 /** A whole service in this process against hermetic nats-server + Postgres. */
-export async function startTestServer(env: Record<string, string> = {}, opts: { infra?: Infra; databaseUrl?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: { infra?: Infra; databaseUrl?: string } = {},
+): Promise<TestServer> {
   const infra = opts.infra ?? (await startInfra());
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ADMIN_KEY, DATA_DIR: infra.dir, LOG_LEVEL: 'silent', ROLES: 'api,projector', SIGNING_KEY: 'none', TSA_URL: 'none', CAPTURE_RETRY_DELAYS: '2,5,10,20,30', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_KEY,
+    DATA_DIR: infra.dir,
+    LOG_LEVEL: 'silent',
+    ROLES: 'api,projector',
+    SIGNING_KEY: 'none',
+    TSA_URL: 'none',
+    CAPTURE_RETRY_DELAYS: '2,5,10,20,30',
+    ...env,
+  });
   const databaseUrl = opts.databaseUrl ?? (await infra.freshDatabase());
   const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
   const { ctx } = server;
-  if (!ctx) throw new Error(`ROLES=${[...config.ROLES].join(',')} runs no role with a database; a test server needs one`);
+  if (!ctx)
+    throw new Error(`ROLES=${[...config.ROLES].join(',')} runs no role with a database; a test server needs one`);
   return {
     baseUrl,
     server: Object.assign(server, { ctx }),
@@ -50,7 +69,12 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
 }
 
 export const assertProblem = (body: any, status: number): void => {
-  if (!body || body.type !== 'about:blank' || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') {
+  if (
+    body?.type !== 'about:blank' ||
+    body.status !== status ||
+    typeof body.title !== 'string' ||
+    typeof body.detail !== 'string'
+  ) {
     throw new Error(`expected a spec 7.1 error body with status ${status}, got ${JSON.stringify(body)}`);
   }
 };
@@ -64,7 +88,13 @@ export interface CallResult {
 }
 
 /** One HTTP request, optionally from another loopback source address (per-IP limits in tests). */
-export function httpCall(url: string, method: string, headers: Record<string, string>, body?: string | Buffer, localAddress?: string): Promise<CallResult> {
+export function httpCall(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  localAddress?: string,
+): Promise<CallResult> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, localAddress }, (res) => {
       const chunks: Buffer[] = [];
@@ -72,14 +102,15 @@ export function httpCall(url: string, method: string, headers: Record<string, st
       res.on('end', () => {
         const raw = Buffer.concat(chunks);
         const text = raw.toString('utf8');
-        let parsed: unknown = undefined;
+        let parsed: unknown;
         try {
           parsed = JSON.parse(text);
         } catch {
           /* not JSON */
         }
         const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
         resolve({ status: res.statusCode ?? 0, headers: h, body: parsed, text, raw });
       });
       res.on('error', reject);

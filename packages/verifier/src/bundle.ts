@@ -111,7 +111,14 @@ export async function verifyBundle(bytes: Uint8Array, options: VerifyOptions): P
         checks.push(fail('timestamp', 'v0.2.0 bundle carries no timestamp token'));
       } else {
         const digest = digestBytesOf(text(bundle.digest?.['hash'])) as Uint8Array;
-        const outcome = await checkTimestamp('timestamp', stamp, bundle.datapackageBytes as Uint8Array, digest, options, 'bundle digest');
+        const outcome = await checkTimestamp(
+          'timestamp',
+          stamp,
+          bundle.datapackageBytes as Uint8Array,
+          digest,
+          options,
+          'bundle digest',
+        );
         token = outcome.token;
         selfIssued = outcome.selfIssued;
         checks.push(outcome.check);
@@ -204,7 +211,12 @@ function bundleVersion(bundle: Bundle): BundleVersion | null {
 function captureOf(bundle: Bundle): BundleCapture | null {
   const meta = bundle.datapackage?.['captureLedger'];
   if (!isObject(meta)) return null;
-  return { captureId: text(meta['captureId']), url: text(meta['url']), createdAt: text(meta['createdAt']), completedAt: text(meta['completedAt']) };
+  return {
+    captureId: text(meta['captureId']),
+    url: text(meta['url']),
+    createdAt: text(meta['createdAt']),
+    completedAt: text(meta['completedAt']),
+  };
 }
 
 function signingSummary(bundle: Bundle, token: ParsedTimestampToken | null): SigningSummary | null {
@@ -217,7 +229,9 @@ function signingSummary(bundle: Bundle, token: ParsedTimestampToken | null): Sig
     publicKey: text(signedData['publicKey']),
     signedAt: text(signedData['created']),
     keyId: text(signedData['keyId']),
-    timestamp: stamp ? { genTime: token ? token.genTime.toISOString() : text(stamp['genTime']), tsa: text(stamp['tsa']) } : null,
+    timestamp: stamp
+      ? { genTime: token ? token.genTime.toISOString() : text(stamp['genTime']), tsa: text(stamp['tsa']) }
+      : null,
   };
 }
 
@@ -250,10 +264,12 @@ async function checkArtifactHashes(bundle: Bundle): Promise<BundleCheck> {
       continue;
     }
     if (resource['hash'] !== (await sha256Prefixed(data))) problems.push(`${path} does not match its sha256`);
-    if (resource['bytes'] !== data.byteLength) problems.push(`${path} is ${data.byteLength} bytes, listed as ${String(resource['bytes'])}`);
+    if (resource['bytes'] !== data.byteLength)
+      problems.push(`${path} is ${data.byteLength} bytes, listed as ${String(resource['bytes'])}`);
   }
   for (const path of bundle.files.keys()) {
-    if (path !== DATAPACKAGE_PATH && path !== DIGEST_PATH && !listed.has(path)) problems.push(`${path} is not listed in ${DATAPACKAGE_PATH}`);
+    if (path !== DATAPACKAGE_PATH && path !== DIGEST_PATH && !listed.has(path))
+      problems.push(`${path} is not listed in ${DATAPACKAGE_PATH}`);
   }
   if (problems.length > 0) return fail(name, problems.join('; '));
   return pass(name, `${listed.size} files match their sha256 and size`);
@@ -264,10 +280,12 @@ async function checkBundleHash(bundle: Bundle): Promise<BundleCheck> {
   if (!bundle.files) return fail(name, bundle.zipProblem ?? 'bundle unreadable');
   if (!bundle.datapackageBytes) return fail(name, `${DATAPACKAGE_PATH} is missing`);
   if (!bundle.digest) return fail(name, bundle.digestProblem ?? `${DIGEST_PATH} unreadable`);
-  if (bundle.digest['path'] !== DATAPACKAGE_PATH) return fail(name, `${DIGEST_PATH} does not describe ${DATAPACKAGE_PATH}`);
+  if (bundle.digest['path'] !== DATAPACKAGE_PATH)
+    return fail(name, `${DIGEST_PATH} does not describe ${DATAPACKAGE_PATH}`);
   const computed = await sha256Prefixed(bundle.datapackageBytes);
   const recorded = bundle.digest['hash'];
-  if (recorded !== computed) return fail(name, `${DATAPACKAGE_PATH} hashes to ${computed} but ${DIGEST_PATH} records ${String(recorded)}`);
+  if (recorded !== computed)
+    return fail(name, `${DATAPACKAGE_PATH} hashes to ${computed} but ${DIGEST_PATH} records ${String(recorded)}`);
   return pass(name, computed);
 }
 
@@ -285,7 +303,13 @@ async function checkSignature(bundle: Bundle, trust: TrustAnchors): Promise<Bund
   }
   return checkPublishedSignature(
     name,
-    { keyId, signature: signedData['signature'], embeddedPublicKey: signedData['publicKey'], algorithm: signedData['algorithm'], message: utf8(bundleHash) },
+    {
+      keyId,
+      signature: signedData['signature'],
+      embeddedPublicKey: signedData['publicKey'],
+      algorithm: signedData['algorithm'],
+      message: utf8(bundleHash),
+    },
     trust.keys,
   );
 }

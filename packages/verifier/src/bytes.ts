@@ -76,7 +76,11 @@ export async function keyIdOf(publicKey: Uint8Array): Promise<string> {
 }
 
 /** Ed25519 with WebCrypto (Node ≥ 20, current Chromium); false for a key or signature it cannot use. */
-export async function ed25519Verify(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Promise<boolean> {
+export async function ed25519Verify(
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+  message: Uint8Array,
+): Promise<boolean> {
   try {
     const key = await subtle().importKey('raw', toArrayBuffer(publicKey), { name: 'Ed25519' }, false, ['verify']);
     return await subtle().verify({ name: 'Ed25519' }, key, toArrayBuffer(signature), toArrayBuffer(message));

@@ -83,7 +83,13 @@ export interface CertificateVerification {
   kind: 'certificate';
   /** From the envelope; null when there is none. */
   certificate: { captureId: string; bundleHash: string; url: string; certificateHash: string } | null;
-  signing: { keyId: string; publicKey: string; signature: string; signedAt: string; timestamp: { genTime: string; tsa: string; selfIssued?: boolean } | null } | null;
+  signing: {
+    keyId: string;
+    publicKey: string;
+    signature: string;
+    signedAt: string;
+    timestamp: { genTime: string; tsa: string; selfIssued?: boolean } | null;
+  } | null;
   checks: CertificateCheck[];
 }
 
@@ -164,7 +170,11 @@ export function attachCertificateEnvelope(document: Uint8Array, envelopeJson: Ui
     add(ascii(`${number} 0 obj\n${textValue}\nendobj\n`));
   };
   offsets.set(file, at);
-  add(ascii(`${file} 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${envelopeJson.length}\n>>\nstream\n`));
+  add(
+    ascii(
+      `${file} 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${envelopeJson.length}\n>>\nstream\n`,
+    ),
+  );
   add(envelopeJson);
   add(ascii('\nendstream\nendobj\n'));
   object(
@@ -184,7 +194,11 @@ export function attachCertificateEnvelope(document: Uint8Array, envelopeJson: Ui
     `/Prev ${facts.startxref}`,
     '>>',
   ].join('\n');
-  add(ascii(`xref\n0 1\n0000000000 65535 f \n${facts.root} 1\n${entry(facts.root)}${file} 3\n${entry(file)}${entry(spec)}${entry(names)}trailer\n${trailer}\nstartxref\n${xrefAt}\n${EOF_MARK}`));
+  add(
+    ascii(
+      `xref\n0 1\n0000000000 65535 f \n${facts.root} 1\n${entry(facts.root)}${file} 3\n${entry(file)}${entry(spec)}${entry(names)}trailer\n${trailer}\nstartxref\n${xrefAt}\n${EOF_MARK}`,
+    ),
+  );
   return concat([document, ...parts]);
 }
 
@@ -194,10 +208,16 @@ export function splitCertificate(pdf: Uint8Array): { document: Uint8Array; envel
   const markerAt = body.lastIndexOf(`${EOF_MARK}${MARKER}`);
   if (markerAt < 0) throw new Error(`the PDF carries no ${CERTIFICATE_ATTACHMENT} attachment`);
   const documentEnd = markerAt + EOF_MARK.length;
-  const head = /^\d+ 0 obj\n<<\n\/Type \/EmbeddedFile\n\/Subtype \/application#2Fjson\n\/Length (\d+)\n>>\nstream\n/.exec(body.slice(documentEnd + MARKER.length));
+  const head =
+    /^\d+ 0 obj\n<<\n\/Type \/EmbeddedFile\n\/Subtype \/application#2Fjson\n\/Length (\d+)\n>>\nstream\n/.exec(
+      body.slice(documentEnd + MARKER.length),
+    );
   if (!head?.[1]) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is malformed`);
   const length = Number(head[1]);
-  if (length > MAX_ENVELOPE_BYTES) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is ${length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`);
+  if (length > MAX_ENVELOPE_BYTES)
+    throw new Error(
+      `the ${CERTIFICATE_ATTACHMENT} attachment is ${length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`,
+    );
   const jsonStart = documentEnd + MARKER.length + head[0].length;
   const envelopeJson = pdf.subarray(jsonStart, jsonStart + length);
   return { document: pdf.subarray(0, documentEnd), envelopeJson };
@@ -210,7 +230,8 @@ function nestsDeeperThan(json: Uint8Array, max: number): boolean {
   for (let i = 0; i < json.length; i++) {
     const c = json[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -239,19 +260,27 @@ const ENVELOPE_FIELDS: ReadonlyArray<[path: string, test: (v: unknown) => boolea
 const TIMESTAMP_FIELDS: ReadonlyArray<[path: string, test: (v: unknown) => boolean, shape: string]> = [
   ['timestamp.token', (v) => typeof v === 'string', 'base64 of a token'],
   ['timestamp.genTime', (v) => typeof v === 'string' && v.length <= 64, 'a date-time'],
-  ['timestamp.tsa', (v) => typeof v === 'string' && v.length <= MAX_URL_LENGTH, `a URL of at most ${MAX_URL_LENGTH} characters`],
+  [
+    'timestamp.tsa',
+    (v) => typeof v === 'string' && v.length <= MAX_URL_LENGTH,
+    `a URL of at most ${MAX_URL_LENGTH} characters`,
+  ],
 ];
 
 const at = (value: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
 
 function parseEnvelope(json: Uint8Array): CertificateEnvelope {
-  if (json.length > MAX_ENVELOPE_BYTES) throw new Error(`the envelope is ${json.length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`);
-  if (nestsDeeperThan(json, MAX_ENVELOPE_DEPTH)) throw new Error(`the envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels; a certificate's does not`);
+  if (json.length > MAX_ENVELOPE_BYTES)
+    throw new Error(`the envelope is ${json.length} bytes; a certificate's is at most ${MAX_ENVELOPE_BYTES}`);
+  if (nestsDeeperThan(json, MAX_ENVELOPE_DEPTH))
+    throw new Error(`the envelope nests deeper than ${MAX_ENVELOPE_DEPTH} levels; a certificate's does not`);
   const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
-  if (!isObject(value) || value['format'] !== CERTIFICATE_FORMAT) throw new Error(`the envelope is not ${CERTIFICATE_FORMAT}`);
+  if (!isObject(value) || value['format'] !== CERTIFICATE_FORMAT)
+    throw new Error(`the envelope is not ${CERTIFICATE_FORMAT}`);
   if (!isObject(value['signature'])) throw new Error('the envelope has no signature');
-  if (value['timestamp'] !== null && !isObject(value['timestamp'])) throw new Error('the envelope\'s timestamp is neither null nor an object');
+  if (value['timestamp'] !== null && !isObject(value['timestamp']))
+    throw new Error("the envelope's timestamp is neither null nor an object");
   const fields = value['timestamp'] === null ? ENVELOPE_FIELDS : [...ENVELOPE_FIELDS, ...TIMESTAMP_FIELDS];
   for (const [path, test, shape] of fields) {
     if (!test(at(value, path))) throw new Error(`the envelope's ${path} is not ${shape}`);
@@ -268,7 +297,9 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
     envelope = parseEnvelope(split.envelopeJson);
     const rebuilt = attachCertificateEnvelope(split.document, split.envelopeJson);
     if (rebuilt.length !== pdf.length || !rebuilt.every((b, i) => b === pdf[i])) {
-      throw new Error('the PDF holds more than the certificate and its signature attachment (altered or appended to after signing)');
+      throw new Error(
+        'the PDF holds more than the certificate and its signature attachment (altered or appended to after signing)',
+      );
     }
     document = split.document;
     checks.push(pass('envelope', `${CERTIFICATE_ATTACHMENT} attached by the only update after the signed document`));
@@ -277,8 +308,18 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
   }
 
   if (!document || !envelope) {
-    checks.push(skip('certificateHash', 'envelope check failed'), skip('signature', 'envelope check failed'), skip('timestamp', 'envelope check failed'));
-    return { verified: false, kind: 'certificate', certificate: envelope ? certificateOf(envelope) : null, signing: null, checks };
+    checks.push(
+      skip('certificateHash', 'envelope check failed'),
+      skip('signature', 'envelope check failed'),
+      skip('timestamp', 'envelope check failed'),
+    );
+    return {
+      verified: false,
+      kind: 'certificate',
+      certificate: envelope ? certificateOf(envelope) : null,
+      signing: null,
+      checks,
+    };
   }
 
   const computed = await sha256Prefixed(document);
@@ -286,7 +327,10 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
   checks.push(
     hashOk
       ? pass('certificateHash', computed)
-      : fail('certificateHash', `the signed document hashes to ${computed} (${document.length} bytes) but the envelope records ${envelope.certificateHash} (${String(envelope.bytes)} bytes)`),
+      : fail(
+          'certificateHash',
+          `the signed document hashes to ${computed} (${document.length} bytes) but the envelope records ${envelope.certificateHash} (${String(envelope.bytes)} bytes)`,
+        ),
   );
   let selfIssued = false;
   if (!hashOk) {
@@ -309,7 +353,14 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
     if (envelope.timestamp === null) {
       checks.push(skip('timestamp', 'the certificate was signed without a timestamp (TSA_URL=none)'));
     } else {
-      const outcome = await checkTimestamp('timestamp', envelope.timestamp, document, digestBytesOf(computed) as Uint8Array, trust, 'certificate digest');
+      const outcome = await checkTimestamp(
+        'timestamp',
+        envelope.timestamp,
+        document,
+        digestBytesOf(computed) as Uint8Array,
+        trust,
+        'certificate digest',
+      );
       selfIssued = outcome.selfIssued;
       checks.push(outcome.check);
     }
@@ -327,7 +378,11 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
       signature: text(sig.signature),
       signedAt: text(sig.signedAt),
       timestamp: isObject(envelope.timestamp)
-        ? { genTime: text(envelope.timestamp.genTime), tsa: text(envelope.timestamp.tsa), ...(selfIssued ? { selfIssued: true } : {}) }
+        ? {
+            genTime: text(envelope.timestamp.genTime),
+            tsa: text(envelope.timestamp.tsa),
+            ...(selfIssued ? { selfIssued: true } : {}),
+          }
         : null,
     },
     checks,
@@ -346,18 +401,44 @@ function statedTransparencyDigest(body: string): string | null {
  * The `transparency` check, or null when neither the signed document nor the envelope speaks of a log (a
  * deployment without one issues certificates without the proof, and no check is added for them).
  */
-async function transparencyCheck(document: Uint8Array, envelope: CertificateEnvelope, hashOk: boolean, logKeys: readonly string[]): Promise<CertificateCheck | null> {
+async function transparencyCheck(
+  document: Uint8Array,
+  envelope: CertificateEnvelope,
+  hashOk: boolean,
+  logKeys: readonly string[],
+): Promise<CertificateCheck | null> {
   const stated = statedTransparencyDigest(latin1(document));
   const block = envelope.transparency;
   if (stated === null && block === undefined) return null;
   if (!hashOk) return skip('transparency', 'certificateHash check failed');
-  if (stated === null) return fail('transparency', 'the envelope carries a transparency-log proof the signed document does not state (added after signing)');
-  if (block === undefined) return fail('transparency', `the signed document states a transparency-log proof (${stated}) the envelope does not carry (removed after signing)`);
+  if (stated === null)
+    return fail(
+      'transparency',
+      'the envelope carries a transparency-log proof the signed document does not state (added after signing)',
+    );
+  if (block === undefined)
+    return fail(
+      'transparency',
+      `the signed document states a transparency-log proof (${stated}) the envelope does not carry (removed after signing)`,
+    );
   const digest = isObject(block) ? await transparencyDigest(block) : 'none';
-  if (digest !== stated) return fail('transparency', `the envelope's transparency-log proof hashes to ${digest}, the signed document states ${stated} (altered after signing)`);
-  return checkCertificateTransparency(block, { captureId: envelope.captureId, bundleHash: envelope.bundleHash }, logKeys);
+  if (digest !== stated)
+    return fail(
+      'transparency',
+      `the envelope's transparency-log proof hashes to ${digest}, the signed document states ${stated} (altered after signing)`,
+    );
+  return checkCertificateTransparency(
+    block,
+    { captureId: envelope.captureId, bundleHash: envelope.bundleHash },
+    logKeys,
+  );
 }
 
 function certificateOf(envelope: CertificateEnvelope) {
-  return { captureId: text(envelope.captureId), bundleHash: text(envelope.bundleHash), url: text(envelope.url), certificateHash: text(envelope.certificateHash) };
+  return {
+    captureId: text(envelope.captureId),
+    bundleHash: text(envelope.bundleHash),
+    url: text(envelope.url),
+    certificateHash: text(envelope.certificateHash),
+  };
 }

@@ -44,14 +44,25 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (positionals.length !== 1 || (values.keys !== undefined && values['keys-url'] !== undefined) || (values['log-key'] !== undefined && values['log-key-url'] !== undefined)) {
+  if (
+    positionals.length !== 1 ||
+    (values.keys !== undefined && values['keys-url'] !== undefined) ||
+    (values['log-key'] !== undefined && values['log-key-url'] !== undefined)
+  ) {
     process.stderr.write(USAGE);
     return 2;
   }
   try {
     const result = await verifyEvidenceFile(
-      { file: positionals[0]!, keysFile: values.keys, keysUrl: values['keys-url'], tsaCaFiles: values['tsa-ca'] ?? [], tsaCaUrl: values['tsa-ca-url'],
-        logKeyFiles: values['log-key'] !== undefined ? [values['log-key']] : [], logKeyUrl: values['log-key-url'] },
+      {
+        file: positionals[0]!,
+        keysFile: values.keys,
+        keysUrl: values['keys-url'],
+        tsaCaFiles: values['tsa-ca'] ?? [],
+        tsaCaUrl: values['tsa-ca-url'],
+        logKeyFiles: values['log-key'] !== undefined ? [values['log-key']] : [],
+        logKeyUrl: values['log-key-url'],
+      },
       { readFile: async (path) => new Uint8Array(await readFile(path)) },
     );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

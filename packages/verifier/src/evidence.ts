@@ -43,15 +43,28 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   const bytes = await io.readFile(sources.file);
   let keys: PublishedKey[] = [];
-  if (sources.keysFile !== undefined) keys = keysFromDocument(parseJson(decode(await io.readFile(sources.keysFile)), sources.keysFile), sources.keysFile);
-  else if (sources.keysUrl !== undefined) keys = keysFromDocument(await fetchJson(sources.keysUrl, doFetch), sources.keysUrl);
+  if (sources.keysFile !== undefined)
+    keys = keysFromDocument(parseJson(decode(await io.readFile(sources.keysFile)), sources.keysFile), sources.keysFile);
+  else if (sources.keysUrl !== undefined)
+    keys = keysFromDocument(await fetchJson(sources.keysUrl, doFetch), sources.keysUrl);
   const configured = await Promise.all(sources.tsaCaFiles.map(async (path) => decode(await io.readFile(path))));
-  const builtIn = sources.tsaCaUrl !== undefined ? tsaCertificatesFromDocument(await fetchJson(sources.tsaCaUrl, doFetch), sources.tsaCaUrl) : [];
-  const logKeys = [...(sources.logKeys ?? []), ...(await Promise.all((sources.logKeyFiles ?? []).map(async (path) => decode(await io.readFile(path)).trim())))];
+  const builtIn =
+    sources.tsaCaUrl !== undefined
+      ? tsaCertificatesFromDocument(await fetchJson(sources.tsaCaUrl, doFetch), sources.tsaCaUrl)
+      : [];
+  const logKeys = [
+    ...(sources.logKeys ?? []),
+    ...(await Promise.all((sources.logKeyFiles ?? []).map(async (path) => decode(await io.readFile(path)).trim()))),
+  ];
   if (sources.logKeyUrl !== undefined) {
     const response = await doFetch(sources.logKeyUrl);
     if (!response.ok) throw new Error(`${sources.logKeyUrl} answered HTTP ${response.status}`);
     logKeys.push((await response.text()).trim());
   }
-  return verifyEvidence(bytes, { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn, logKeys });
+  return verifyEvidence(bytes, {
+    keys,
+    tsaCaCertsPem: [...configured, ...builtIn],
+    selfIssuedTsaCaCertsPem: builtIn,
+    logKeys,
+  });
 }

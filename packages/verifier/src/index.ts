@@ -5,7 +5,15 @@
  * only (fflate, pkijs, asn1js), so it runs in Node ≥ 20 and in a browser. Trust (published keys, TSA roots)
  * is always given by the caller, never taken from the evidence.
  */
-export { verifyBundle, type BundleCapture, type BundleCheck, type BundleCheckName, type SigningSummary, type VerificationResult, type VerifyOptions } from './bundle.js';
+export {
+  verifyBundle,
+  type BundleCapture,
+  type BundleCheck,
+  type BundleCheckName,
+  type SigningSummary,
+  type VerificationResult,
+  type VerifyOptions,
+} from './bundle.js';
 export {
   attachCertificateEnvelope,
   certificateMessage,
@@ -34,7 +42,14 @@ export {
   type CertifiedCapture,
   type NoteKey,
 } from './transparency.js';
-export { evidenceKind, verifyEvidence, verifyEvidenceFile, type EvidenceIo, type EvidenceSources, type EvidenceVerification } from './evidence.js';
+export {
+  evidenceKind,
+  verifyEvidence,
+  verifyEvidenceFile,
+  type EvidenceIo,
+  type EvidenceSources,
+  type EvidenceVerification,
+} from './evidence.js';
 export {
   BUNDLE_VERSION_SIGNED,
   BUNDLE_VERSION_TIMESTAMPED,
@@ -50,5 +65,19 @@ export {
 } from './format.js';
 export { fetchJson, keysFromDocument, parseJson, tsaCertificatesFromDocument } from './sources.js';
 export { digestBytesOf, fromBase64Strict, sha256Prefixed, toArrayBuffer, toBase64 } from './bytes.js';
-export { OID, certificateDer, certificateFromDer, certificatesFromPem, essCertHashes, pemBlocks, pkiEngine, timeStampingUsageProblem } from './pki.js';
-export { integerValue, parseTimestampToken, parseTokenContentInfo, type ParsedTimestampToken } from './timestamp-token.js';
+export {
+  OID,
+  certificateDer,
+  certificateFromDer,
+  certificatesFromPem,
+  essCertHashes,
+  pemBlocks,
+  pkiEngine,
+  timeStampingUsageProblem,
+} from './pki.js';
+export {
+  integerValue,
+  parseTimestampToken,
+  parseTokenContentInfo,
+  type ParsedTimestampToken,
+} from './timestamp-token.js';

@@ -12,22 +12,31 @@ export async function checkPublishedSignature<N extends string>(
   keys: PublishedKey[],
 ): Promise<Check<N>> {
   const { keyId } = input;
-  if (input.algorithm !== undefined && input.algorithm !== 'Ed25519') return fail(name, `unsupported signature algorithm ${String(input.algorithm)}`);
+  if (input.algorithm !== undefined && input.algorithm !== 'Ed25519')
+    return fail(name, `unsupported signature algorithm ${String(input.algorithm)}`);
   if (typeof keyId !== 'string' || keyId === '') return fail(name, 'the signature names no keyId');
   const published = keys.find((key) => key.keyId === keyId);
   if (!published) {
-    return fail(name, keys.length === 0 ? 'no published signing keys were given' : `keyId ${keyId} is not one of the published signing keys`);
+    return fail(
+      name,
+      keys.length === 0
+        ? 'no published signing keys were given'
+        : `keyId ${keyId} is not one of the published signing keys`,
+    );
   }
-  if (published.algorithm !== undefined && published.algorithm !== 'Ed25519') return fail(name, `published key ${keyId} is ${published.algorithm}, not Ed25519`);
+  if (published.algorithm !== undefined && published.algorithm !== 'Ed25519')
+    return fail(name, `published key ${keyId} is ${published.algorithm}, not Ed25519`);
   const publicKey = fromBase64Strict(published.publicKey);
-  if (!publicKey || publicKey.byteLength !== 32) return fail(name, `published key ${keyId} is not base64 of a 32-byte Ed25519 key`);
+  if (publicKey?.byteLength !== 32) return fail(name, `published key ${keyId} is not base64 of a 32-byte Ed25519 key`);
   if ((await keyIdOf(publicKey)) !== keyId) return fail(name, `published key ${keyId} does not hash to that keyId`);
   if (input.embeddedPublicKey !== undefined) {
     const embedded = typeof input.embeddedPublicKey === 'string' ? fromBase64Strict(input.embeddedPublicKey) : null;
-    if (!embedded || !bytesEqual(embedded, publicKey)) return fail(name, `the public key in the evidence is not published key ${keyId}`);
+    if (!embedded || !bytesEqual(embedded, publicKey))
+      return fail(name, `the public key in the evidence is not published key ${keyId}`);
   }
   const signature = typeof input.signature === 'string' ? fromBase64Strict(input.signature) : null;
-  if (!signature || signature.byteLength !== 64) return fail(name, 'the signature is not base64 of a 64-byte Ed25519 signature');
-  if (!(await ed25519Verify(publicKey, signature, input.message))) return fail(name, `Ed25519 signature does not verify with published key ${keyId}`);
+  if (signature?.byteLength !== 64) return fail(name, 'the signature is not base64 of a 64-byte Ed25519 signature');
+  if (!(await ed25519Verify(publicKey, signature, input.message)))
+    return fail(name, `Ed25519 signature does not verify with published key ${keyId}`);
   return pass(name, `Ed25519 signature by published key ${keyId}`);
 }

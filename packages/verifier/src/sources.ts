@@ -12,7 +12,8 @@ export function keysFromDocument(document: unknown, source: string): PublishedKe
   if (!list) throw new Error(`${source} has no "keys" array`);
   return list.map((entry, index) => {
     const key = isObject(entry) ? entry : {};
-    if (typeof key['keyId'] !== 'string' || typeof key['publicKey'] !== 'string') throw new Error(`${source}: key ${index} needs string keyId and publicKey`);
+    if (typeof key['keyId'] !== 'string' || typeof key['publicKey'] !== 'string')
+      throw new Error(`${source}: key ${index} needs string keyId and publicKey`);
     return {
       keyId: key['keyId'],
       publicKey: key['publicKey'],

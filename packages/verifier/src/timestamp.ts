@@ -25,7 +25,11 @@ export async function checkTimestamp<N extends string>(
   /** What `digest` is, for the details: "bundle digest", "certificate digest". */
   subject: string,
 ): Promise<TimestampOutcome<N>> {
-  const failed = (detail: string, token: ParsedTimestampToken | null = null) => ({ check: fail(name, detail), token, selfIssued: false });
+  const failed = (detail: string, token: ParsedTimestampToken | null = null) => ({
+    check: fail(name, detail),
+    token,
+    selfIssued: false,
+  });
 
   if (!isObject(stamp) || typeof stamp['token'] !== 'string') return failed(`no timestamp token for the ${subject}`);
   const der = fromBase64Strict(stamp['token']);
@@ -42,7 +46,10 @@ export async function checkTimestamp<N extends string>(
 
   let signer: pkijs.Certificate | null;
   try {
-    const outcome = (await token.signedData.verify({ signer: 0, data: toArrayBuffer(data), extendedMode: true }, pkiEngine)) as pkijs.SignedDataVerifyResult;
+    const outcome = (await token.signedData.verify(
+      { signer: 0, data: toArrayBuffer(data), extendedMode: true },
+      pkiEngine,
+    )) as pkijs.SignedDataVerifyResult;
     if (!outcome.signatureVerified) return failed('CMS signature of the token does not verify', token);
     signer = outcome.signerCertificate ?? null;
   } catch (error) {
@@ -63,7 +70,8 @@ export async function checkTimestamp<N extends string>(
   }
   if (trusted.length === 0) return failed('no trusted TSA CA certificates were given', token);
   const others = (token.signedData.certificates ?? []).filter(
-    (certificate): certificate is pkijs.Certificate => certificate instanceof pkijs.Certificate && certificate !== signer,
+    (certificate): certificate is pkijs.Certificate =>
+      certificate instanceof pkijs.Certificate && certificate !== signer,
   );
   try {
     const chain = await new pkijs.CertificateChainValidationEngine({
@@ -71,7 +79,8 @@ export async function checkTimestamp<N extends string>(
       certs: [...others, signer], // the engine takes the last certificate as the leaf
       checkDate: token.genTime,
     }).verify({}, pkiEngine);
-    if (!chain.result) return failed(`TSA certificate does not chain to a trusted TSA CA: ${chain.resultMessage}`, token);
+    if (!chain.result)
+      return failed(`TSA certificate does not chain to a trusted TSA CA: ${chain.resultMessage}`, token);
   } catch (error) {
     const message = (error as { resultMessage?: string; message?: string }).resultMessage ?? (error as Error).message;
     return failed(`TSA certificate does not chain to a trusted TSA CA: ${message}`, token);
@@ -84,7 +93,10 @@ export async function checkTimestamp<N extends string>(
   const selfIssued = await chainsTo(trust.selfIssuedTsaCaCertsPem ?? [], [...others, signer], token.genTime);
   const origin = selfIssued ? "; self-issued by this service's built-in local TSA, not a public TSA" : '';
   return {
-    check: pass(name, `RFC 3161 token from ${text(stamp['tsa']) || 'unknown TSA'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}${origin}`),
+    check: pass(
+      name,
+      `RFC 3161 token from ${text(stamp['tsa']) || 'unknown TSA'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}${origin}`,
+    ),
     token,
     selfIssued,
   };
@@ -93,7 +105,11 @@ export async function checkTimestamp<N extends string>(
 async function chainsTo(caCertsPem: string[], certs: pkijs.Certificate[], checkDate: Date): Promise<boolean> {
   if (caCertsPem.length === 0) return false;
   try {
-    const chain = await new pkijs.CertificateChainValidationEngine({ trustedCerts: certificatesFromPem(caCertsPem), certs, checkDate }).verify({}, pkiEngine);
+    const chain = await new pkijs.CertificateChainValidationEngine({
+      trustedCerts: certificatesFromPem(caCertsPem),
+      certs,
+      checkDate,
+    }).verify({}, pkiEngine);
     return chain.result;
   } catch {
     return false;
@@ -101,10 +117,14 @@ async function chainsTo(caCertsPem: string[], certs: pkijs.Certificate[], checkD
 }
 
 /** RFC 3161 / RFC 5816: the signer info names the TSA certificate in a signing-certificate(-v2) attribute. */
-async function signingCertificateProblem(signedData: pkijs.SignedData, signer: pkijs.Certificate): Promise<string | null> {
+async function signingCertificateProblem(
+  signedData: pkijs.SignedData,
+  signer: pkijs.Certificate,
+): Promise<string | null> {
   const attributes = signedData.signerInfos[0]?.signedAttrs?.attributes ?? [];
   const attribute =
-    attributes.find((candidate) => candidate.type === OID.signingCertificateV2) ?? attributes.find((candidate) => candidate.type === OID.signingCertificate);
+    attributes.find((candidate) => candidate.type === OID.signingCertificateV2) ??
+    attributes.find((candidate) => candidate.type === OID.signingCertificate);
   if (!attribute) return 'token has no signing-certificate attribute';
   try {
     const der = toArrayBuffer(certificateDer(signer));

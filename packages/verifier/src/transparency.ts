@@ -37,7 +37,13 @@ async function sha256Of(...parts: Uint8Array[]): Promise<Uint8Array> {
 }
 
 /** RFC 9162 2.1.3.2: does `proof` lead from `leafHash` at `index` to `root` of a tree of `size` leaves? */
-export async function verifyInclusionProof(index: number, size: number, leafHash: Uint8Array, proof: readonly Uint8Array[], root: Uint8Array): Promise<boolean> {
+export async function verifyInclusionProof(
+  index: number,
+  size: number,
+  leafHash: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): Promise<boolean> {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
   let fn = index;
   let sn = size - 1;
@@ -71,7 +77,7 @@ export async function parseNoteKey(text: string): Promise<NoteKey> {
   if (!m) throw new Error('a log verifier key is <name>+<hex key hash>+<base64 key>');
   const [, name, hashHex, keyB64] = m as unknown as [string, string, string, string];
   const key = fromBase64Strict(keyB64);
-  if (!key || key.length !== 33 || key[0] !== ED25519_TYPE) throw new Error('the log verifier key is not an Ed25519 note key');
+  if (key?.length !== 33 || key[0] !== ED25519_TYPE) throw new Error('the log verifier key is not an Ed25519 note key');
   const publicKey = key.subarray(1);
   const keyHash = await noteKeyHash(name, publicKey);
   if (hex(keyHash) !== hashHex) throw new Error('the log verifier key hash does not match its name and key');
@@ -91,14 +97,17 @@ export interface OpenedCheckpoint {
 /** The checkpoint's text (origin, size, root), without checking any signature; throws when it is malformed. */
 export function parseCheckpointNote(note: string): OpenedCheckpoint & { body: string; signatures: string[] } {
   const split = note.lastIndexOf('\n\n');
-  if (split < 0 || !note.endsWith('\n')) throw new Error('the checkpoint is not a signed note (no blank line before the signatures)');
+  if (split < 0 || !note.endsWith('\n'))
+    throw new Error('the checkpoint is not a signed note (no blank line before the signatures)');
   const body = note.slice(0, split + 1);
   const lines = body.slice(0, -1).split('\n');
   const [origin, sizeText, rootText] = lines;
-  if (lines.length < 3 || !origin || !sizeText || !rootText) throw new Error('the checkpoint has no origin, tree size and root hash');
-  if (!/^(0|[1-9]\d*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) throw new Error(`the checkpoint's tree size ${JSON.stringify(sizeText)} is not a decimal number`);
+  if (lines.length < 3 || !origin || !sizeText || !rootText)
+    throw new Error('the checkpoint has no origin, tree size and root hash');
+  if (!/^(0|[1-9]\d*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)))
+    throw new Error(`the checkpoint's tree size ${JSON.stringify(sizeText)} is not a decimal number`);
   const rootHash = fromBase64Strict(rootText);
-  if (!rootHash || rootHash.length !== 32) throw new Error("the checkpoint's root hash is not base64 of 32 bytes");
+  if (rootHash?.length !== 32) throw new Error("the checkpoint's root hash is not base64 of 32 bytes");
   return { origin, size: Number(sizeText), rootHash, body, signatures: note.slice(split + 2, -1).split('\n') };
 }
 
@@ -111,7 +120,7 @@ export async function noteSignedBy(note: string, key: NoteKey): Promise<boolean>
     const [name, b64] = line.slice(SIG_PREFIX.length).split(' ');
     if (name !== key.name || !b64) continue;
     const raw = fromBase64Strict(b64);
-    if (!raw || raw.length !== 68 || !bytesEqual(raw.subarray(0, 4), key.keyHash)) continue;
+    if (raw?.length !== 68 || !bytesEqual(raw.subarray(0, 4), key.keyHash)) continue;
     if (await ed25519Verify(key.publicKey, raw.subarray(4), utf8(body))) return true;
   }
   return false;
@@ -151,10 +160,19 @@ export interface CertifiedCapture {
  * by one of the log keys the caller trusts. `fail` when any of that is false; `skip` when the proof holds but no
  * log key was given, so who signed the checkpoint is unknown.
  */
-export async function checkCertificateTransparency(block: unknown, capture: CertifiedCapture, logKeys: readonly string[]): Promise<Check<'transparency'>> {
+export async function checkCertificateTransparency(
+  block: unknown,
+  capture: CertifiedCapture,
+  logKeys: readonly string[],
+): Promise<Check<'transparency'>> {
   if (!isObject(block)) return fail('transparency', 'the transparency block of the envelope is not an object');
   const { leafIndex, leaf, checkpoint, inclusionProof } = block;
-  if (typeof leafIndex !== 'number' || typeof leaf !== 'string' || typeof checkpoint !== 'string' || !Array.isArray(inclusionProof)) {
+  if (
+    typeof leafIndex !== 'number' ||
+    typeof leaf !== 'string' ||
+    typeof checkpoint !== 'string' ||
+    !Array.isArray(inclusionProof)
+  ) {
     return fail('transparency', 'the transparency block needs leafIndex, leaf, checkpoint and inclusionProof');
   }
   let record: unknown;
@@ -165,10 +183,16 @@ export async function checkCertificateTransparency(block: unknown, capture: Cert
   }
   const expectedIdHash = hex(await sha256(utf8(capture.captureId)));
   if (!isObject(record) || record['kind'] !== 'capture' || record['captureIdHash'] !== expectedIdHash) {
-    return fail('transparency', `the logged leaf is not the leaf of capture ${capture.captureId} (its captureIdHash must be ${expectedIdHash})`);
+    return fail(
+      'transparency',
+      `the logged leaf is not the leaf of capture ${capture.captureId} (its captureIdHash must be ${expectedIdHash})`,
+    );
   }
   if (record['bundleHash'] !== capture.bundleHash) {
-    return fail('transparency', `the logged leaf names bundle ${String(record['bundleHash'])}, the certificate ${capture.bundleHash}`);
+    return fail(
+      'transparency',
+      `the logged leaf names bundle ${String(record['bundleHash'])}, the certificate ${capture.bundleHash}`,
+    );
   }
   if (canonicalJson(record) !== leaf) return fail('transparency', 'the logged leaf is not RFC 8785 canonical JSON');
   let cp;
@@ -178,16 +202,28 @@ export async function checkCertificateTransparency(block: unknown, capture: Cert
     return fail('transparency', (error as Error).message);
   }
   const proof = inclusionProof.map((h) => (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h) ? fromHex(h) : null));
-  if (proof.some((h) => h === null)) return fail('transparency', 'the inclusion proof holds a value that is not a hex SHA-256 hash');
+  if (proof.some((h) => h === null))
+    return fail('transparency', 'the inclusion proof holds a value that is not a hex SHA-256 hash');
   const leafHash = await sha256Of(Uint8Array.of(0), utf8(leaf));
   if (!(await verifyInclusionProof(leafIndex, cp.size, leafHash, proof as Uint8Array[], cp.rootHash))) {
-    return fail('transparency', `the inclusion proof does not lead from leaf ${leafIndex} to the root of the checkpoint's tree of ${cp.size}`);
+    return fail(
+      'transparency',
+      `the inclusion proof does not lead from leaf ${leafIndex} to the root of the checkpoint's tree of ${cp.size}`,
+    );
   }
   const included = `leaf ${leafIndex} is included in the tree of ${cp.size} leaves of ${cp.origin}`;
-  if (logKeys.length === 0) return skip('transparency', `${included}, but no log key was given to check who signed that checkpoint (--log-key)`);
+  if (logKeys.length === 0)
+    return skip(
+      'transparency',
+      `${included}, but no log key was given to check who signed that checkpoint (--log-key)`,
+    );
   for (const text of logKeys) {
     const key = await parseNoteKey(text);
-    if (await noteSignedBy(checkpoint, key)) return pass('transparency', `${included}, whose checkpoint is signed by the log key ${key.name}+${hex(key.keyHash)}`);
+    if (await noteSignedBy(checkpoint, key))
+      return pass(
+        'transparency',
+        `${included}, whose checkpoint is signed by the log key ${key.name}+${hex(key.keyHash)}`,
+      );
   }
   return fail('transparency', `${included}, but the checkpoint is not signed by the log key given`);
 }

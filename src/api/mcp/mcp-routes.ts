@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../../application/caller.js';
 import { DomainError, tenantRateLimited } from '../../domain/errors.js';
@@ -51,12 +58,20 @@ const toolsCallMethod = z.looseObject({ method: z.literal('tools/call') });
 
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
 
-const METHOD_NOT_ALLOWED = problem(405, 'This MCP endpoint is stateless: POST JSON-RPC messages to /mcp. There is no SSE stream (GET) and no session to end (DELETE).', 'Method Not Allowed');
+const METHOD_NOT_ALLOWED = problem(
+  405,
+  'This MCP endpoint is stateless: POST JSON-RPC messages to /mcp. There is no SSE stream (GET) and no session to end (DELETE).',
+  'Method Not Allowed',
+);
 
 /** An error of a route or service as the spec's error body, with Retry-After carried as `retryAfter` (no headers in a tool result). */
 function problemOf(err: unknown): { body: ProblemBody; headers: Record<string, string> } | null {
   if (err instanceof HttpProblem) return { body: err.body(), headers: err.headers };
-  if (err instanceof DomainError) return { body: problem(err.status, err.detail, err.title, err.extras.body ?? {}), headers: err.extras.headers ?? {} };
+  if (err instanceof DomainError)
+    return {
+      body: problem(err.status, err.detail, err.title, err.extras.body ?? {}),
+      headers: err.extras.headers ?? {},
+    };
   return null;
 }
 
@@ -87,7 +102,12 @@ export function mcpRoutes(deps: McpRouteDeps) {
     annotations: { title: t.title, ...t.annotations },
   }));
 
-  async function callTool(tool: McpTool, args: unknown, principal: Principal, req: FastifyRequest): Promise<CallToolResult> {
+  async function callTool(
+    tool: McpTool,
+    args: unknown,
+    principal: Principal,
+    req: FastifyRequest,
+  ): Promise<CallToolResult> {
     const caller: Caller = { principal, correlationId: req.id, log: req.log };
     try {
       // The endpoint's own gate (spec 5.4, 8.1): scope and a tenant token, or the per-address limit of a public read.
@@ -107,7 +127,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
       const p = problemOf(err);
       if (p) return toolError(p.body, p.headers);
       req.log.error({ err, tool: tool.name }, 'MCP tool failed');
-      return toolError(problem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'), {});
+      return toolError(
+        problem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'),
+        {},
+      );
     }
   }
 
@@ -125,9 +148,20 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   /** A refusal before MCP: the HTTP status of REST, a JSON-RPC error whose message is the detail and whose data is the error body. */
-  function refuse(reply: FastifyReply, req: FastifyRequest, p: { body: ProblemBody; headers: Record<string, string> }, code = REFUSED_AT_DOOR) {
+  function refuse(
+    reply: FastifyReply,
+    req: FastifyRequest,
+    p: { body: ProblemBody; headers: Record<string, string> },
+    code = REFUSED_AT_DOOR,
+  ) {
     const body = req.body as { id?: unknown } | undefined;
-    const id = body && typeof body === 'object' && !Array.isArray(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+    const id =
+      body &&
+      typeof body === 'object' &&
+      !Array.isArray(body) &&
+      (typeof body.id === 'string' || typeof body.id === 'number')
+        ? body.id
+        : null;
     for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
     if (p.body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
     return reply
@@ -142,14 +176,21 @@ export function mcpRoutes(deps: McpRouteDeps) {
    * (or the per-address one of a public read) with its scope check. Throws the refusal.
    */
   const callsATool = (m: unknown): boolean => {
-    const { method, params } = (m && typeof m === 'object' ? m : {}) as { method?: unknown; params?: { name?: unknown } };
+    const { method, params } = (m && typeof m === 'object' ? m : {}) as {
+      method?: unknown;
+      params?: { name?: unknown };
+    };
     return method === 'tools/call' && typeof params?.name === 'string' && byName.has(params.name);
   };
 
   async function admit(body: unknown, principal: Principal): Promise<void> {
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length > MAX_BATCH_MESSAGES) {
-      throw new HttpProblem(400, `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`, 'Bad Request');
+      throw new HttpProblem(
+        400,
+        `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`,
+        'Bad Request',
+      );
     }
     const charged = messages.filter((m) => !callsATool(m)).length;
     if (charged === 0) return;
@@ -161,7 +202,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
     app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
       const origin = req.headers.origin;
       if (origin !== undefined && !deps.cors.allows(origin)) {
-        return refuse(reply, req, { body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'), headers: {} });
+        return refuse(reply, req, {
+          body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'),
+          headers: {},
+        });
       }
       let principal: Principal;
       try {
@@ -173,7 +217,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
         return refuse(reply, req, p, p.body.status === 400 ? ErrorCode.InvalidRequest : REFUSED_AT_DOOR);
       }
       const server = serverFor(principal, req);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       await server.connect(transport);
       try {
         const headers = new Headers();
@@ -182,7 +229,10 @@ export function mcpRoutes(deps: McpRouteDeps) {
           if (v === undefined || HOP_HEADERS.has(k)) continue;
           headers.set(k, Array.isArray(v) ? v.join(', ') : v);
         }
-        const response = await transport.handleRequest(new Request(`http://mcp.local${req.url}`, { method: 'POST', headers }), { parsedBody: req.body });
+        const response = await transport.handleRequest(
+          new Request(`http://mcp.local${req.url}`, { method: 'POST', headers }),
+          { parsedBody: req.body },
+        );
         reply.code(response.status);
         response.headers.forEach((value, name) => void reply.header(name, value));
         const text = await response.text();
@@ -198,7 +248,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
         method,
         url: '/mcp',
         schema: { hide: true },
-        handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').type('application/json; charset=utf-8').send(METHOD_NOT_ALLOWED),
+        handler: async (_req, reply) =>
+          reply.code(405).header('Allow', 'POST').type('application/json; charset=utf-8').send(METHOD_NOT_ALLOWED),
       });
     }
   };

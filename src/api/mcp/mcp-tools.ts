@@ -7,8 +7,22 @@ import type { Caller } from '../../application/caller.js';
 import type { Schedules } from '../../application/schedules.js';
 import type { Scope } from '../../domain/events.js';
 import { captureRecordSchema, captureStatusSchema } from '../capture-schemas.js';
-import { acceptedSchema, batchBody, batchSchema, captureIdParams, listQuery, listSchema, submitBody } from '../routes/captures.js';
-import { createBody, deletedScheduleSchema, scheduleIdParams, scheduleListSchema, scheduleSchema } from '../routes/schedules.js';
+import {
+  acceptedSchema,
+  batchBody,
+  batchSchema,
+  captureIdParams,
+  listQuery,
+  listSchema,
+  submitBody,
+} from '../routes/captures.js';
+import {
+  createBody,
+  deletedScheduleSchema,
+  scheduleIdParams,
+  scheduleListSchema,
+  scheduleSchema,
+} from '../routes/schedules.js';
 import { accountUsageSchema } from '../routes/tenancy.js';
 import { verificationSchema, verifyParams } from '../routes/verification.js';
 
@@ -31,6 +45,7 @@ export interface McpTool {
   scope: Exclude<Scope, 'admin'> | null;
   output?: z.ZodType;
   annotations: ToolAnnotations;
+  // biome-ignore lint/suspicious/noExplicitAny: each tool's args are its own schema's output, parsed before run
   run(args: any, caller: Caller): Promise<ToolOutput>;
 }
 
@@ -97,11 +112,17 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       input: captureIdParams,
       inputContext: 'params',
       scope: null,
-      output: captureStatusSchema.extend({ record: captureRecordSchema.optional().describe('The capture record (spec 2.3), present once status is complete.') }),
+      output: captureStatusSchema.extend({
+        record: captureRecordSchema
+          .optional()
+          .describe('The capture record (spec 2.3), present once status is complete.'),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       async run(args) {
         const status = await deps.reads.status(args.captureId);
-        return structured(status.status === 'complete' ? { ...status, record: await deps.reads.record(args.captureId) } : status);
+        return structured(
+          status.status === 'complete' ? { ...status, record: await deps.reads.record(args.captureId) } : status,
+        );
       },
     },
     {
@@ -126,18 +147,21 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: null,
       output: verificationSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (args) => structured(await deps.verification.verify(await deps.verification.verifiable(args.captureId))),
+      run: async (args) =>
+        structured(await deps.verification.verify(await deps.verification.verifiable(args.captureId))),
     },
     {
       name: 'get_usage',
       title: 'Account usage',
-      description: "The tenant's monthly quotas and what this month used of them (GET /v1/account/usage). Needs scope read.",
+      description:
+        "The tenant's monthly quotas and what this month used of them (GET /v1/account/usage). Needs scope read.",
       input: noInput,
       inputContext: 'body',
       scope: 'read',
       output: accountUsageSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, caller) => structured((await deps.usage(caller.principal.tenantId)) as Record<string, unknown>),
+      run: async (_args, caller) =>
+        structured((await deps.usage(caller.principal.tenantId)) as Record<string, unknown>),
     },
     {
       name: 'create_schedule',
@@ -165,7 +189,8 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
     {
       name: 'delete_schedule',
       title: 'Delete a schedule',
-      description: 'Delete a schedule for good (DELETE /v1/schedules/{id}); a capture already running is not affected. Needs scope capture.',
+      description:
+        'Delete a schedule for good (DELETE /v1/schedules/{id}); a capture already running is not affected. Needs scope capture.',
       input: scheduleIdParams,
       inputContext: 'params',
       scope: 'capture',
@@ -195,7 +220,10 @@ function certificateTool(certificatePdf: (captureId: string) => Promise<Uint8Arr
       return {
         content: [
           { type: 'text', text: `Certificate of ${args.captureId} (${pdf.byteLength} bytes, application/pdf): ${uri}` },
-          { type: 'resource', resource: { uri, mimeType: 'application/pdf', blob: Buffer.from(pdf).toString('base64') } },
+          {
+            type: 'resource',
+            resource: { uri, mimeType: 'application/pdf', blob: Buffer.from(pdf).toString('base64') },
+          },
         ],
       };
     },

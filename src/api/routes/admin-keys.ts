@@ -113,7 +113,10 @@ export function adminKeyRoutes(operator: OperatorGuard, keys: ApiKeys) {
           security: [{ bearer: [] }],
           // Any string: a keyHash that is not 64 hex characters names no key (404, not 400).
           params: z.object({ keyHash: z.string().describe('64 hex characters (spec 4.11).') }),
-          response: { 200: revokedSchema, ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 404: 'No key with this keyHash.' }) },
+          response: {
+            200: revokedSchema,
+            ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 404: 'No key with this keyHash.' }),
+          },
         },
       },
       async (req) => keys.revoke(req.id, req.params.keyHash),

@@ -5,13 +5,18 @@ import type { CaptureAdmission } from '../../application/capture-admission.js';
 import type { ArtifactDownload, CaptureReads } from '../../application/capture-reads.js';
 import { DOWNLOADABLE_ARTIFACTS } from '../../domain/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
-import { captureRecordSchema, captureStatusSchema, captureSummarySchema, provenanceSchema } from '../capture-schemas.js';
+import {
+  captureRecordSchema,
+  captureStatusSchema,
+  captureSummarySchema,
+  provenanceSchema,
+} from '../capture-schemas.js';
 import { provenancePage } from '../../archive/provenance-page.js';
 import { parseByteRange } from '../byte-range.js';
 import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import { binary, dateTime, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
+import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
@@ -33,9 +38,13 @@ export const submitBody = z.object(
 export const batchBody = z.object(
   {
     urls: z
-      .array(documentedAs(z.object({ url: uri(), options: captureOptionsSchema })), { error: 'must be a non-empty array of objects with a url field' })
+      .array(documentedAs(z.object({ url: uri(), options: captureOptionsSchema })), {
+        error: 'must be a non-empty array of objects with a url field',
+      })
       .min(1, 'must be a non-empty array of objects with a url field')
-      .describe('Items {url, options?}; options as on POST /v1/captures. Each item is checked on its own (207): a bad option gives that item a 400 naming urls[i].options.<field>.'),
+      .describe(
+        'Items {url, options?}; options as on POST /v1/captures. Each item is checked on its own (207): a bad option gives that item a 400 naming urls[i].options.<field>.',
+      ),
   },
   { error: 'must be a JSON object with a urls array' },
 );
@@ -53,8 +62,12 @@ export const batchSchema = z
     items: z
       .array(
         z.union([
-          z.object({ status: z.literal(202), url: z.string(), id: z.string(), statusUrl: uri() }).describe('Accepted item.'),
-          z.object({ status: z.number().int(), url: z.string(), error: problemSchema }).describe('Refused item: 400, 422, 429 or another 4xx/5xx.'),
+          z
+            .object({ status: z.literal(202), url: z.string(), id: z.string(), statusUrl: uri() })
+            .describe('Accepted item.'),
+          z
+            .object({ status: z.number().int(), url: z.string(), error: problemSchema })
+            .describe('Refused item: 400, 422, 429 or another 4xx/5xx.'),
         ]),
       )
       .describe('Same length and order as the input.'),
@@ -79,7 +92,9 @@ const artifactParams = captureIdParams.extend({
   name: z
     .string()
     .meta({ enum: DOWNLOADABLE_ARTIFACTS })
-    .describe('screenshot, screenshot-before, html, headers or wacz (spec 4.8); any other name is 404. The printed page is at /v1/captures/{captureId}/pdf.'),
+    .describe(
+      'screenshot, screenshot-before, html, headers or wacz (spec 4.8); any other name is 404. The printed page is at /v1/captures/{captureId}/pdf.',
+    ),
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
@@ -98,7 +113,8 @@ const asStored = () => (data: unknown) => JSON.stringify(data);
  * arrives as an array and is refused like any other malformed value; an empty one counts as absent.
  */
 const absentIfEmpty = (v: unknown) => (v === '' ? undefined : v);
-const single = (what: string) => (iss: { input?: unknown }) => (Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`);
+const single = (what: string) => (iss: { input?: unknown }) =>
+  Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`;
 const queryInt = (min: number, def: number) =>
   z.preprocess(
     (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : absentIfEmpty(v)),
@@ -112,9 +128,12 @@ const queryDate = z.preprocess(
   absentIfEmpty,
   z
     .string({ error: single('an ISO 8601 date-time such as 2026-01-31T00:00:00Z') })
-    .refine((v) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(new Date(v).getTime()), {
-      error: (iss) => `must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z, got '${String(iss.input)}'`,
-    })
+    .refine(
+      (v) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(new Date(v).getTime()),
+      {
+        error: (iss) => `must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z, got '${String(iss.input)}'`,
+      },
+    )
     .transform((v) => new Date(v))
     .optional()
     .meta({ format: 'date-time' }),
@@ -134,7 +153,9 @@ export const listQuery = z
     created_after: queryDate.describe('Inclusive lower bound.'),
     created_before: queryDate.describe('Exclusive upper bound; after created_after when both are given.'),
     sort: z.enum(['created_at', '-created_at'], { error: single('created_at or -created_at') }).default('-created_at'),
-    schedule_id: z.preprocess(absentIfEmpty, z.string({ error: single('a string') }).optional()).describe('Only captures run by this schedule.'),
+    schedule_id: z
+      .preprocess(absentIfEmpty, z.string({ error: single('a string') }).optional())
+      .describe('Only captures run by this schedule.'),
   })
   .refine((q) => !(q.created_after && q.created_before && q.created_before <= q.created_after), {
     path: ['created_before'],
@@ -152,7 +173,10 @@ export const listQuery = z
   }));
 
 const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
-  reply.header('X-Quota-Limit', String(a.limit)).header('X-Quota-Used', String(a.used)).header('X-Quota-Remaining', String(a.remaining));
+  reply
+    .header('X-Quota-Limit', String(a.limit))
+    .header('X-Quota-Used', String(a.used))
+    .header('X-Quota-Remaining', String(a.remaining));
 
 export function captureRoutes(deps: CaptureRouteDeps) {
   const { guard, admission, reads } = deps;
@@ -167,7 +191,9 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'preflightCapture',
           security: [],
           response: {
-            204: z.undefined().describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
+            204: z
+              .undefined()
+              .describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
             ...problemResponses({ ...ANSWERS.internal, 403: 'The origin is not allowed; no CORS headers (spec 4.4).' }),
           },
         },
@@ -190,7 +216,10 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           body: submitBody,
           security: [{ bearer: [] }],
           response: {
-            202: withHeaders(acceptedSchema, `Accepted (spec 4.3). ${quotaHeadersNote} Location is the status URL.`, [...QUOTA_HEADERS, 'Location']),
+            202: withHeaders(acceptedSchema, `Accepted (spec 4.3). ${quotaHeadersNote} Location is the status URL.`, [
+              ...QUOTA_HEADERS,
+              'Location',
+            ]),
             ...problemResponses({
               ...ANSWERS.tenantKey,
               ...ANSWERS.jsonBody,
@@ -278,7 +307,10 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCaptureStatus',
           security: [],
           params: captureIdParams,
-          response: { 200: captureStatusSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }) },
+          response: {
+            200: captureStatusSchema,
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }),
+          },
         },
       },
       async (req) => reads.status(req.params.captureId),
@@ -296,7 +328,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           params: captureIdParams,
           response: {
             200: captureRecordSchema,
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, or not complete yet (spec 4.7).' }),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, or not complete yet (spec 4.7).',
+            }),
           },
         },
       },
@@ -319,11 +355,16 @@ export function captureRoutes(deps: CaptureRouteDeps) {
             200: download('The artifact (spec 4.8).'),
             206: download('The requested byte range (Content-Range).'),
             416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).' }),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).',
+            }),
           },
         },
       },
-      async (req, reply) => sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, req.params.name)),
+      async (req, reply) =>
+        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, req.params.name)),
     );
 
     app.get(
@@ -340,13 +381,21 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           params: captureIdParams,
           response: {
             200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
-            206: { description: 'The requested byte range (Content-Range).', content: { 'application/pdf': { schema: binary() } } },
+            206: {
+              description: 'The requested byte range (Content-Range).',
+              content: { 'application/pdf': { schema: binary() } },
+            },
             416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, or one captured without `pdf`.' }),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, or one captured without `pdf`.',
+            }),
           },
         },
       },
-      async (req, reply) => sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'pdf', 'beside')),
+      async (req, reply) =>
+        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'pdf', 'beside')),
     );
 
     app.get(
@@ -367,7 +416,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
               description: 'The provenance record; a readable page with Accept: text/html.',
               content: { 'application/json': { schema: provenanceSchema }, 'text/html': { schema: z.string() } },
             },
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture, not complete, or completed before records were kept.' }),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, not complete, or completed before records were kept.',
+            }),
           },
         },
       },
@@ -376,7 +429,10 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         const accept = String(req.headers.accept ?? '');
         if (/text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
           return reply
-            .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'")
+            .header(
+              'Content-Security-Policy',
+              "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+            )
             .type('text/html; charset=utf-8')
             .send(provenancePage(record, signature ?? undefined));
         }
@@ -400,7 +456,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 }
 
 /** Answers a download (an artifact, or an extension beside them) as raw bytes, honouring one Range (spec 4.8). */
-function sendDownload(rangeHeader: string | undefined, reply: FastifyReply, { bytes, type, fileName }: ArtifactDownload) {
+function sendDownload(
+  rangeHeader: string | undefined,
+  reply: FastifyReply,
+  { bytes, type, fileName }: ArtifactDownload,
+) {
   // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
   // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
   reply

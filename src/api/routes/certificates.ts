@@ -54,10 +54,13 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           operationId: 'getCaptureCertificate',
           security: [],
           description:
-            'A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle\'s leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then).',
+            "A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle's leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then).",
           params: z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') }),
           response: {
-            200: { description: 'The certificate, application/pdf.', content: { 'application/pdf': { schema: binary() } } },
+            200: {
+              description: 'The certificate, application/pdf.',
+              content: { 'application/pdf': { schema: binary() } },
+            },
             ...problemResponses({
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
@@ -88,7 +91,11 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
         .send(),
     );
 
-    app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser(
+      'application/pdf',
+      { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES },
+      (_req, body, done) => done(null, body),
+    );
     app.post(
       '/v1/verify/certificate',
       {
@@ -96,14 +103,20 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
         // Before the body is parsed, so a wrong type is named as such rather than as JSON.
         onRequest: async (req) => {
           const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-          if (type !== 'application/pdf') throw new HttpProblem(415, 'Content-Type must be application/pdf: send the certificate PDF as the body.', 'Unsupported Media Type');
+          if (type !== 'application/pdf')
+            throw new HttpProblem(
+              415,
+              'Content-Type must be application/pdf: send the certificate PDF as the body.',
+              'Unsupported Media Type',
+            );
         },
         schema: {
           tags: ['verification'],
           summary: 'Verify a certificate PDF',
           operationId: 'verifyCertificate',
           security: [],
-          description: 'Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service\'s.',
+          description:
+            "Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service's.",
           response: {
             200: certificateVerificationSchema,
             ...problemResponses({
@@ -118,7 +131,8 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
       },
       async (req) => {
         const body = req.body as Buffer | undefined;
-        if (!body || body.length === 0) throw new HttpProblem(400, 'The request body is empty; send the certificate PDF.', 'Bad Request');
+        if (!body || body.length === 0)
+          throw new HttpProblem(400, 'The request body is empty; send the certificate PDF.', 'Bad Request');
         return certificates.verify(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
       },
     );

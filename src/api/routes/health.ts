@@ -38,10 +38,18 @@ export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => P
       },
     );
     app.get('/legal/terms', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type('text/plain; charset=utf-8').send('Capture Ledger terms of service: captures are made of public pages at the request of the tenant, who is responsible for what it submits.\n'),
+      reply
+        .type('text/plain; charset=utf-8')
+        .send(
+          'Capture Ledger terms of service: captures are made of public pages at the request of the tenant, who is responsible for what it submits.\n',
+        ),
     );
     app.get('/legal/policy', { schema: { hide: true } }, async (_req, reply) =>
-      reply.type('text/plain; charset=utf-8').send('Capture Ledger privacy policy: we store the pages you ask us to capture, your API key digests and usage counts; cookie and authorization values of captured pages are redacted in every artifact and bundle.\n'),
+      reply
+        .type('text/plain; charset=utf-8')
+        .send(
+          'Capture Ledger privacy policy: we store the pages you ask us to capture, your API key digests and usage counts; cookie and authorization values of captured pages are redacted in every artifact and bundle.\n',
+        ),
     );
   };
 }

@@ -24,7 +24,9 @@ export const createBody = z.object(
   {
     url: targetUrl(),
     name: nameSchema,
-    cron: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"') }),
+    cron: z.string({
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"'),
+    }),
     options: captureOptionsSchema,
   },
   { error: 'must be a JSON object with url, name and cron fields' },
@@ -40,12 +42,18 @@ export const scheduleSchema = z
     url: z.string(),
     name: z.string(),
     cron: z.string().describe('Five-field cron expression, UTC (spec 4.12).'),
-    options: z.object(captureOptionsSchema.unwrap().shape).optional().describe('The capture options every run uses (README, Capture options).'),
+    options: z
+      .object(captureOptionsSchema.unwrap().shape)
+      .optional()
+      .describe('The capture options every run uses (README, Capture options).'),
     paused: z.boolean(),
     nextRunAt: dateTime().nullable().describe('Next planned run.'),
     lastRunAt: dateTime().nullable().describe('Null before the first run.'),
     lastCaptureId: z.string().nullable(),
-    lastCaptureStatus: z.enum(['pending', 'complete', 'failed', 'skipped_quota']).nullable().describe('Outcome of the most recent run (docs/schedules.md).'),
+    lastCaptureStatus: z
+      .enum(['pending', 'complete', 'failed', 'skipped_quota'])
+      .nullable()
+      .describe('Outcome of the most recent run (docs/schedules.md).'),
     createdAt: dateTime(),
   })
   .describe('Schedule record (spec 2.10).');
@@ -53,7 +61,9 @@ export const scheduleSchema = z
 export const scheduleIdParams = z.object({ scheduleId: idParam('sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
-export const deletedScheduleSchema = z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; no further runs (spec 4.12).');
+export const deletedScheduleSchema = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .describe('Deleted; no further runs (spec 4.12).');
 export const scheduleListSchema = z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules.");
 
 export function scheduleRoutes(deps: ScheduleRouteDeps) {
@@ -119,7 +129,10 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
           operationId: 'getSchedule',
           security: [{ bearer: [] }],
           params: scheduleIdParams,
-          response: { 200: scheduleSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }) },
+          response: {
+            200: scheduleSchema,
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+          },
         },
       },
       async (req) => schedules.get(callerOf(req), req.params.scheduleId),

@@ -11,13 +11,19 @@ import type { TenantGuard } from '../tenant-auth.js';
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-const quotaValue = z.union([z.number().int('must be an integer').min(0, 'must be 0 or more').max(Number.MAX_SAFE_INTEGER), z.null()], {
-  error: 'must be an integer (0 or more) or null',
-});
+const quotaValue = z.union(
+  [z.number().int('must be an integer').min(0, 'must be 0 or more').max(Number.MAX_SAFE_INTEGER), z.null()],
+  {
+    error: 'must be an integer (0 or more) or null',
+  },
+);
 const configBody = z.object(
   {
     quotas: z
-      .object({ capturesPerMonth: quotaValue.optional(), storageBytes: quotaValue.optional() }, { error: 'must be an object' })
+      .object(
+        { capturesPerMonth: quotaValue.optional(), storageBytes: quotaValue.optional() },
+        { error: 'must be an object' },
+      )
       .strict()
       .optional(),
     tier: z.enum(['starter', 'pro'], { error: "must be 'starter' or 'pro'" }).optional(),
@@ -26,7 +32,9 @@ const configBody = z.object(
 );
 
 const usageQuery = z.object({
-  tenant: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be given once') }).regex(TENANT_ID_PATTERN, 'must match ^[a-z0-9_-]{1,64}$'),
+  tenant: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be given once') })
+    .regex(TENANT_ID_PATTERN, 'must match ^[a-z0-9_-]{1,64}$'),
   period: z
     .string({ error: 'must be given once' })
     .regex(PERIOD, 'must be YYYY-MM')
@@ -78,8 +86,6 @@ const configRecordSchema = z
 /** Operator endpoints here: the per-IP limit, then the admin credential. */
 const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
 
-
-
 export interface TenancyRouteDeps {
   guard: TenantGuard;
   /** The admin credential of the operator routes. */
@@ -124,7 +130,11 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
             querystring: usageQuery,
             response: {
               200: adminUsageSchema,
-              ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'Missing or malformed tenant or period (spec 7.2).', 404: 'No such tenant.' }),
+              ...problemResponses({
+                ...OPERATOR_ANSWERS,
+                400: 'Missing or malformed tenant or period (spec 7.2).',
+                404: 'No such tenant.',
+              }),
             },
           },
         },
@@ -160,7 +170,11 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
             body: configBody,
             response: {
               200: configRecordSchema,
-              ...problemResponses({ ...OPERATOR_ANSWERS, ...ANSWERS.jsonBody, 400: 'Invalid tenantId, quotas or tier; the detail names the field.' }),
+              ...problemResponses({
+                ...OPERATOR_ANSWERS,
+                ...ANSWERS.jsonBody,
+                400: 'Invalid tenantId, quotas or tier; the detail names the field.',
+              }),
             },
           },
         },
@@ -169,4 +183,3 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
     });
   };
 }
-

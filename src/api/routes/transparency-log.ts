@@ -17,7 +17,8 @@ const LOG_PREFIX = '/v1/log';
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noLog = { 503: 'No transparency log sequencer has published a key or checkpoint yet.' } as const;
 
-const single = (what: string) => (iss: { input?: unknown }) => (Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`);
+const single = (what: string) => (iss: { input?: unknown }) =>
+  Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`;
 /** A non-negative integer query parameter; absent → undefined. */
 const queryIndex = z.preprocess(
   (v) => (typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v === '' ? undefined : v),
@@ -38,7 +39,11 @@ const checkpointJsonSchema = z
     rootHash: z.string().describe('Base64 of the 32-byte RFC 6962 root.'),
     note: z.string().describe('The checkpoint as a C2SP signed note (what GET /v1/log/checkpoint answers).'),
     timestamp: z
-      .object({ token: z.string().describe('Base64 DER RFC 3161 TimeStampToken over SHA-256 of the note.'), genTime: dateTime(), tsa: z.string() })
+      .object({
+        token: z.string().describe('Base64 DER RFC 3161 TimeStampToken over SHA-256 of the note.'),
+        genTime: dateTime(),
+        tsa: z.string(),
+      })
       .nullable()
       .describe('Null when the deployment has no TSA or it was unavailable.'),
   })
@@ -69,13 +74,16 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
 
   async function requireCheckpoint() {
     const cp = await log.checkpoint();
-    if (!cp) throw new HttpProblem(503, 'The transparency log has not published a checkpoint yet.', 'Service Unavailable');
+    if (!cp)
+      throw new HttpProblem(503, 'The transparency log has not published a checkpoint yet.', 'Service Unavailable');
     return cp;
   }
 
   function requireSize(name: string, size: number) {
-    if (view.problem()) throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
-    if (size > view.size()) throw new HttpProblem(400, `${name} ${size} is beyond the log's ${view.size()} leaves.`, 'Bad Request');
+    if (view.problem())
+      throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
+    if (size > view.size())
+      throw new HttpProblem(400, `${name} ${size} is beyond the log's ${view.size()} leaves.`, 'Bad Request');
   }
 
   return async (app: TypedApp) => {
@@ -90,7 +98,10 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           summary: 'The latest signed checkpoint (C2SP tlog-checkpoint)',
           security: [],
           response: {
-            200: { description: 'The checkpoint as a C2SP signed note (text/plain).', content: { 'text/plain': { schema: z.string() } } },
+            200: {
+              description: 'The checkpoint as a C2SP signed note (text/plain).',
+              content: { 'text/plain': { schema: z.string() } },
+            },
             ...problemResponses({ ...publicAnswers, ...noLog }),
           },
         },
@@ -129,14 +140,22 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           summary: "The log's note verifier key",
           security: [],
           response: {
-            200: { description: 'The Ed25519 verifier key, `<origin>+<hex key hash>+<base64 0x01‖key>` (text/plain).', content: { 'text/plain': { schema: z.string() } } },
+            200: {
+              description: 'The Ed25519 verifier key, `<origin>+<hex key hash>+<base64 0x01‖key>` (text/plain).',
+              content: { 'text/plain': { schema: z.string() } },
+            },
             ...problemResponses({ ...publicAnswers, ...noLog }),
           },
         },
       },
       async (_req, reply) => {
         const key = await log.logKey();
-        if (!key) throw new HttpProblem(503, 'No transparency log key has been published: no sequencer has started.', 'Service Unavailable');
+        if (!key)
+          throw new HttpProblem(
+            503,
+            'No transparency log key has been published: no sequencer has started.',
+            'Service Unavailable',
+          );
         return reply.type('text/plain; charset=utf-8').send(`${key}\n`);
       },
     );
@@ -152,28 +171,49 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           params: z.object({
             '*': z
               .string()
-              .describe('<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles), N in x-prefixed three-digit groups; its slashes may be sent as %2F.'),
+              .describe(
+                '<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles), N in x-prefixed three-digit groups; its slashes may be sent as %2F.',
+              ),
           }),
           response: {
             200: {
-              description: 'Tile bytes (32-byte hashes) or an entries bundle; full tiles are immutable and cached for a year.',
+              description:
+                'Tile bytes (32-byte hashes) or an entries bundle; full tiles are immutable and cached for a year.',
               content: { 'application/octet-stream': { schema: binary() } },
             },
-            ...problemResponses({ ...publicAnswers, 400: 'Not a tile path.', 404: 'The tree does not hold that tile (yet).', ...noLog }),
+            ...problemResponses({
+              ...publicAnswers,
+              400: 'Not a tile path.',
+              404: 'The tree does not hold that tile (yet).',
+              ...noLog,
+            }),
           },
         },
       },
       async (req, reply) => {
         const ref = parseTilePath(req.params['*']);
-        if (!ref) throw new HttpProblem(400, `${req.params['*']} is not a tile path: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]`, 'Bad Request');
-        if (view.problem()) throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
+        if (!ref)
+          throw new HttpProblem(
+            400,
+            `${req.params['*']} is not a tile path: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]`,
+            'Bad Request',
+          );
+        if (view.problem())
+          throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
         const level = ref.level === 'entries' ? 0 : ref.level * 8;
         const from = ref.index * TILE_WIDTH;
         const to = from + ref.width;
-        if (to > view.tree.widthAt(level)) throw new HttpProblem(404, `The log does not hold tile ${req.params['*']} yet.`, 'Not Found');
-        const body = ref.level === 'entries' ? encodeEntryBundle(await view.leafData(from, to)) : view.tree.hashesAt(level, from, to);
+        if (to > view.tree.widthAt(level))
+          throw new HttpProblem(404, `The log does not hold tile ${req.params['*']} yet.`, 'Not Found');
+        const body =
+          ref.level === 'entries'
+            ? encodeEntryBundle(await view.leafData(from, to))
+            : view.tree.hashesAt(level, from, to);
         // A full tile never changes; a partial one is superseded by a wider one as the log grows.
-        reply.header('Cache-Control', ref.width === TILE_WIDTH ? 'public, max-age=31536000, immutable' : 'public, max-age=60');
+        reply.header(
+          'Cache-Control',
+          ref.width === TILE_WIDTH ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
+        );
         return reply.type('application/octet-stream').send(Buffer.from(body));
       },
     );
@@ -188,7 +228,10 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           security: [],
           querystring: z.object({
             leafIndex: queryIndex.describe('The leaf; or give captureId.'),
-            captureId: z.string({ error: single('a string') }).optional().describe('A capture whose bundle is logged; or give leafIndex.'),
+            captureId: z
+              .string({ error: single('a string') })
+              .optional()
+              .describe('A capture whose bundle is logged; or give leafIndex.'),
             treeSize: queryIndex.describe('Tree size of the proof; default: the latest checkpoint.'),
           }),
           response: {
@@ -204,11 +247,13 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
       },
       async (req) => {
         const q = req.query;
-        if ((q.leafIndex === undefined) === (q.captureId === undefined)) throw new HttpProblem(400, 'Give exactly one of leafIndex and captureId.', 'Bad Request');
+        if ((q.leafIndex === undefined) === (q.captureId === undefined))
+          throw new HttpProblem(400, 'Give exactly one of leafIndex and captureId.', 'Bad Request');
         let index = q.leafIndex;
         if (q.captureId !== undefined) {
           index = isId('cap', q.captureId) ? view.leafIndexOfCapture(q.captureId) : undefined;
-          if (index === undefined) throw new HttpProblem(404, `Capture ${q.captureId} has no leaf in the transparency log.`, 'Not Found');
+          if (index === undefined)
+            throw new HttpProblem(404, `Capture ${q.captureId} has no leaf in the transparency log.`, 'Not Found');
         }
         let size = q.treeSize;
         let note: string | undefined;
@@ -219,7 +264,8 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           await view.waitForSize(size, 10_000);
         }
         requireSize('treeSize', size);
-        if (index! >= size) throw new HttpProblem(400, `leaf ${index} is not in a tree of ${size} leaves.`, 'Bad Request');
+        if (index! >= size)
+          throw new HttpProblem(400, `leaf ${index} is not in a tree of ${size} leaves.`, 'Bad Request');
         return {
           leafIndex: index!,
           treeSize: size,
@@ -244,7 +290,11 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           }),
           response: {
             200: consistencySchema,
-            ...problemResponses({ ...publicAnswers, 400: 'first missing, first above second, or second beyond the log.', ...noLog }),
+            ...problemResponses({
+              ...publicAnswers,
+              400: 'first missing, first above second, or second beyond the log.',
+              ...noLog,
+            }),
           },
         },
       },
@@ -257,7 +307,8 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
           await view.waitForSize(second, 10_000);
         }
         requireSize('second', second);
-        if (first > second) throw new HttpProblem(400, `first (${first}) must not exceed second (${second}).`, 'Bad Request');
+        if (first > second)
+          throw new HttpProblem(400, `first (${first}) must not exceed second (${second}).`, 'Bad Request');
         return {
           first,
           second,

@@ -24,7 +24,12 @@ const signingKeySchema = z.object({
 export const verificationSchema = z
   .object({
     verified: z.boolean().describe('True only when all checks pass or skip.'),
-    capture: z.object({ id: z.string(), createdAt: dateTime(), completedAt: dateTime(), renderQuality: z.enum(['full', 'partial']).optional() }),
+    capture: z.object({
+      id: z.string(),
+      createdAt: dateTime(),
+      completedAt: dateTime(),
+      renderQuality: z.enum(['full', 'partial']).optional(),
+    }),
     signing: z
       .object({
         bundleHash: z.string(),
@@ -33,7 +38,11 @@ export const verificationSchema = z
         keyId: z.string(),
         signedAt: dateTime(),
         timestamp: z
-          .object({ genTime: dateTime(), tsa: uri(), selfIssued: z.boolean().optional().describe("From this service's built-in TSA.") })
+          .object({
+            genTime: dateTime(),
+            tsa: uri(),
+            selfIssued: z.boolean().optional().describe("From this service's built-in TSA."),
+          })
           .nullable()
           .describe('RFC 3161 timestamp (v0.2.0 bundles); null on v0.1.0 bundles.'),
       })
@@ -47,11 +56,15 @@ export const verificationSchema = z
           detail: z.string().optional(),
         }),
       )
-      .describe('In order: artifactHashes, bundleHash, signature, and (v0.2.0 bundles only) timestamp: 3 checks for v0.1.0 bundles, up to 4 for v0.2.0 (spec 2.6). Nothing else: the transparency log has its own field.'),
+      .describe(
+        'In order: artifactHashes, bundleHash, signature, and (v0.2.0 bundles only) timestamp: 3 checks for v0.1.0 bundles, up to 4 for v0.2.0 (spec 2.6). Nothing else: the transparency log has its own field.',
+      ),
     captureSettings: captureSettingsSchema.optional(),
     transparency: z
       .object({
-        status: z.enum(['pass', 'fail', 'skip']).describe("'skip' when bundleHash failed or the log has no proof for the bundle yet."),
+        status: z
+          .enum(['pass', 'fail', 'skip'])
+          .describe("'skip' when bundleHash failed or the log has no proof for the bundle yet."),
         detail: z.string(),
         leafIndex: z.number().int().optional(),
         checkpoint: z.string().optional().describe('The signed checkpoint (C2SP signed note) the proof is against.'),
@@ -75,7 +88,12 @@ const noSigningKey = { 503: 'No signing key is configured on this deployment (sp
  * Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). `replayOrigin`: where the verification
  * page frames the archived page from (src/api/replay-server.ts), never this origin.
  */
-export function verificationRoutes(guard: TenantGuard, verification: CaptureVerification, evidence: Evidence, replayOrigin: string) {
+export function verificationRoutes(
+  guard: TenantGuard,
+  verification: CaptureVerification,
+  evidence: Evidence,
+  replayOrigin: string,
+) {
   const { publishedKeys, trustedTsaCertificates } = verification;
   const verifier = verifierAssets();
 
@@ -92,14 +110,20 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
           security: [],
           response: {
             200: z
-              .object({ certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })) })
+              .object({
+                certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })),
+              })
               .describe('CA certificates (PEM) a timestamp of this service may chain to.'),
             ...problemResponses(publicAnswers),
           },
         },
       },
       async () => ({
-        certificates: (await trustedTsaCertificates()).map((c) => ({ fingerprint: c.fingerprint, publishedAt: iso(c.published_at)!, pem: c.ca_cert_pem })),
+        certificates: (await trustedTsaCertificates()).map((c) => ({
+          fingerprint: c.fingerprint,
+          publishedAt: iso(c.published_at)!,
+          pem: c.ca_cert_pem,
+        })),
       }),
     );
 
@@ -111,14 +135,26 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
           summary: 'The current signing key',
           operationId: 'getSigningKey',
           security: [],
-          response: { 200: signingKeySchema.describe('The current key (spec 4.10).'), ...problemResponses({ ...publicAnswers, ...noSigningKey }) },
+          response: {
+            200: signingKeySchema.describe('The current key (spec 4.10).'),
+            ...problemResponses({ ...publicAnswers, ...noSigningKey }),
+          },
         },
       },
       async () => {
         const current = (await publishedKeys()).find((k) => k.current);
         if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
-        if (evidence.signingPublicKey) return { algorithm: 'Ed25519' as const, publicKey: evidence.signingPublicKey.publicKeyBase64, keyId: evidence.signingPublicKey.keyId };
-        throw new HttpProblem(503, 'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.', 'Service Unavailable');
+        if (evidence.signingPublicKey)
+          return {
+            algorithm: 'Ed25519' as const,
+            publicKey: evidence.signingPublicKey.publicKeyBase64,
+            keyId: evidence.signingPublicKey.keyId,
+          };
+        throw new HttpProblem(
+          503,
+          'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.',
+          'Service Unavailable',
+        );
       },
     );
 
@@ -199,7 +235,14 @@ export function verificationRoutes(guard: TenantGuard, verification: CaptureVeri
             )
             .header('Referrer-Policy', 'no-referrer')
             .type('text/html; charset=utf-8')
-            .send(verificationPage(captureId, nonce, { url: row.url, waczPath: `/v1/captures/${captureId}/artifacts/wacz`, replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`, verifierScript: VERIFIER_SCRIPT_PATH }));
+            .send(
+              verificationPage(captureId, nonce, {
+                url: row.url,
+                waczPath: `/v1/captures/${captureId}/artifacts/wacz`,
+                replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`,
+                verifierScript: VERIFIER_SCRIPT_PATH,
+              }),
+            );
         }
         return verification.verify(row);
       },

@@ -36,7 +36,10 @@ const createBody = z.object(
       .refine(isHttpsUrl, 'must be an absolute https URL')
       .meta({ format: 'uri', pattern: '^https://' }),
     events: z
-      .array(z.enum(EVENT_TYPES, { error: "must be 'capture.complete' or 'capture.failed'" }), requiredAs("a non-empty array of 'capture.complete' / 'capture.failed'"))
+      .array(
+        z.enum(EVENT_TYPES, { error: "must be 'capture.complete' or 'capture.failed'" }),
+        requiredAs("a non-empty array of 'capture.complete' / 'capture.failed'"),
+      )
       .min(1, "must be a non-empty array of 'capture.complete' / 'capture.failed'"),
     name: nameSchema,
   },
@@ -52,7 +55,9 @@ const createdSchema = z
     url: uri(),
     events: eventsSchema,
     name: z.string(),
-    secret: z.string().describe('svcsec_ followed by 64 hex characters; the HMAC key is the hex-decoded part (spec 6.5).'),
+    secret: z
+      .string()
+      .describe('svcsec_ followed by 64 hex characters; the HMAC key is the hex-decoded part (spec 6.5).'),
     createdAt: dateTime(),
     warning: z.string(),
   })
@@ -128,7 +133,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           summary: 'List webhooks',
           operationId: 'listWebhooks',
           security: [{ bearer: [] }],
-          response: { 200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'), ...problemResponses(WEBHOOK_ANSWERS) },
+          response: {
+            200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'),
+            ...problemResponses(WEBHOOK_ANSWERS),
+          },
         },
       },
       async (req) => webhooks.list(callerOf(req)),
@@ -144,7 +152,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
           security: [{ bearer: [] }],
           params: webhookIdParams,
           response: {
-            200: z.object({ id: z.string(), deleted: z.literal(true) }).describe('Deleted; events already dispatched may still be delivered.'),
+            200: z
+              .object({ id: z.string(), deleted: z.literal(true) })
+              .describe('Deleted; events already dispatched may still be delivered.'),
             ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }),
           },
         },
@@ -173,7 +183,11 @@ const deliveriesQuery = z.object({
   limit: z
     .preprocess(
       (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z.number({ error: 'must be an integer of at least 1' }).int().min(1, 'must be an integer of at least 1').default(100),
+      z
+        .number({ error: 'must be an integer of at least 1' })
+        .int()
+        .min(1, 'must be an integer of at least 1')
+        .default(100),
     )
     .transform((n) => Math.min(n, 500))
     .describe('Newest first; default 100, at most 500.'),
@@ -231,7 +245,12 @@ export function adminWebhookRoutes(operator: OperatorGuard, guard: TenantGuard, 
           querystring: deliveriesQuery,
           response: {
             200: deliveriesSchema,
-            ...problemResponses({ ...ANSWERS.operator, ...ANSWERS.internal, 400: 'limit is not an integer of at least 1.', 404: 'No such webhook.' }),
+            ...problemResponses({
+              ...ANSWERS.operator,
+              ...ANSWERS.internal,
+              400: 'limit is not an integer of at least 1.',
+              404: 'No such webhook.',
+            }),
           },
         },
       },

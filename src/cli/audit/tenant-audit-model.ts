@@ -75,7 +75,14 @@ export function checkChain(tenantId: string, events: StoredEvent[]): Divergence[
       out.push({
         kind: 'foreign-event',
         ref,
-        detail: { table: 'ledger', key: e.event.id, field: 'tenantId', projection: null, log: e.event.tenantId, reason: `event on ${e.subject} belongs to tenant '${e.event.tenantId}', not '${tenantId}'` },
+        detail: {
+          table: 'ledger',
+          key: e.event.id,
+          field: 'tenantId',
+          projection: null,
+          log: e.event.tenantId,
+          reason: `event on ${e.subject} belongs to tenant '${e.event.tenantId}', not '${tenantId}'`,
+        },
       });
     }
     const problem = checkEnvelope(e.event, prev);
@@ -83,7 +90,14 @@ export function checkChain(tenantId: string, events: StoredEvent[]): Divergence[
       out.push({
         kind: 'hash-chain',
         ref,
-        detail: { table: 'ledger', key: e.event.id, field: problem.kind === 'hash' ? 'hash' : 'prevHash', projection: null, log: e.event.hash, reason: problem.detail },
+        detail: {
+          table: 'ledger',
+          key: e.event.id,
+          field: problem.kind === 'hash' ? 'hash' : 'prevHash',
+          projection: null,
+          log: e.event.hash,
+          reason: problem.detail,
+        },
       });
     }
     // Continue from the stored hash: one altered event shows as one divergence, not a cascade.
@@ -110,20 +124,31 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 export function compareTable(t: TableComparison): Divergence[] {
   const out: Divergence[] = [];
   const mismatch = (ref: EventRef | null, key: string, field: string, projection: unknown, log: unknown) => {
-    if (!same(projection, log)) out.push({ kind: 'projection-mismatch', ref, detail: { table: t.table, key, field, projection, log } });
+    if (!same(projection, log))
+      out.push({ kind: 'projection-mismatch', ref, detail: { table: t.table, key, field, projection, log } });
   };
   for (const [key, e] of t.expected) {
     const row = t.actual.get(key) ?? t.absent;
     if (!row) {
-      out.push({ kind: 'projection-missing-row', ref: e.ref, detail: { table: t.table, key, field: '(row)', projection: null, log: 'present' } });
+      out.push({
+        kind: 'projection-missing-row',
+        ref: e.ref,
+        detail: { table: t.table, key, field: '(row)', projection: null, log: 'present' },
+      });
       continue;
     }
-    for (const [field, value] of Object.entries(e.row)) mismatch(e.fieldRefs?.[field] ?? e.ref, key, field, row[field], value);
+    for (const [field, value] of Object.entries(e.row))
+      mismatch(e.fieldRefs?.[field] ?? e.ref, key, field, row[field], value);
   }
   for (const [key, row] of t.actual) {
     if (t.expected.has(key)) continue;
     if (t.absent) for (const [field, value] of Object.entries(t.absent)) mismatch(null, key, field, row[field], value);
-    else out.push({ kind: 'projection-extra-row', ref: null, detail: { table: t.table, key, field: '(row)', projection: 'present', log: null } });
+    else
+      out.push({
+        kind: 'projection-extra-row',
+        ref: null,
+        detail: { table: t.table, key, field: '(row)', projection: 'present', log: null },
+      });
   }
   return out;
 }
@@ -134,7 +159,8 @@ export function compareProjection(x: Expected, rows: ProjectionRows): Divergence
   for (const t of compareTenantReadModels(x.folds, rows, x.state)) {
     out.push(...compareTable(t));
     for (const { ref, key, field, projection, actor } of t.actorChecks ?? []) {
-      if (!same(projection, actor)) out.push({ kind: 'actor-state', ref, detail: { table: t.table, key, field, projection, log: actor } });
+      if (!same(projection, actor))
+        out.push({ kind: 'actor-state', ref, detail: { table: t.table, key, field, projection, log: actor } });
     }
   }
   return out;

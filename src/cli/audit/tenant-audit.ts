@@ -4,7 +4,15 @@ import type { EventStore } from '../../ledger/event-store.js';
 import { readCheckpoint } from '../../projector/projector.js';
 import { auditSnapshot, type SnapshotAuditReport } from './snapshot-audit.js';
 import { readTenantReadModelRows } from '../../../projections/read-models/index.js';
-import { checkChain, compareProjection, type Divergence, type Expected, foldExpected, type ProjectionRows, sortDivergences } from './tenant-audit-model.js';
+import {
+  checkChain,
+  compareProjection,
+  type Divergence,
+  type Expected,
+  foldExpected,
+  type ProjectionRows,
+  sortDivergences,
+} from './tenant-audit-model.js';
 
 /**
  * `audit --tenant T`: read the tenant's subject from a stream (LEDGER, or a copy of it: both injectable),
@@ -84,11 +92,24 @@ export async function auditTenant(opts: TenantAuditOptions): Promise<TenantAudit
   // per-tenant cut, valid for copies too); when the log has no such event (it was rewritten, or the row is
   // missing), through the checkpoint on the projected stream, else the whole copy.
   const headAt = rows.tenants ? events.findIndex((e) => e.event.hash === rows.tenants!.last_hash) : -1;
-  const cut: TenantAuditReport['cut'] = headAt >= 0 ? 'projection head' : opts.projectedStream ? 'checkpoint' : 'whole log';
-  const compared = headAt >= 0 ? events.slice(0, headAt + 1) : opts.projectedStream ? events.filter((e) => e.seq <= checkpoint) : events;
+  const cut: TenantAuditReport['cut'] =
+    headAt >= 0 ? 'projection head' : opts.projectedStream ? 'checkpoint' : 'whole log';
+  const compared =
+    headAt >= 0
+      ? events.slice(0, headAt + 1)
+      : opts.projectedStream
+        ? events.filter((e) => e.seq <= checkpoint)
+        : events;
   const expected: Expected = foldExpected(opts.tenantId, compared);
-  const snapshot = opts.snapshots && opts.projectedStream ? auditSnapshot(opts.tenantId, await opts.snapshots.get(opts.tenantId), events) : null;
-  const divergences = sortDivergences([...chain, ...compareProjection(expected, rows), ...(snapshot?.divergences ?? [])]);
+  const snapshot =
+    opts.snapshots && opts.projectedStream
+      ? auditSnapshot(opts.tenantId, await opts.snapshots.get(opts.tenantId), events)
+      : null;
+  const divergences = sortDivergences([
+    ...chain,
+    ...compareProjection(expected, rows),
+    ...(snapshot?.divergences ?? []),
+  ]);
   const statuses = { pending: 0, complete: 0, failed: 0 };
   for (const c of expected.folds.captures.captures.values()) statuses[c.value.status]++;
   const webhooks = [...expected.folds.webhooks.webhooks.values()];

@@ -99,12 +99,17 @@ exit 1 naming the first divergence (stream sequence, event id, what differs) oth
     all: { type: 'boolean', help: 'list every divergence, not only the first' },
     json: { type: 'boolean', help: 'print the report as JSON' },
     stream: { type: 'string', value: 'NAME', help: 'the JetStream stream to read', default: LEDGER_STREAM },
-    subject: { type: 'string', value: 'SUBJECT', help: "the tenant's subject in that stream (default ledger.tenant.<T>)" },
+    subject: {
+      type: 'string',
+      value: 'SUBJECT',
+      help: "the tenant's subject in that stream (default ledger.tenant.<T>)",
+    },
   },
   examples: ['capture-ledger audit --tenant acme', 'capture-ledger audit --tenant acme --json --all'],
   async run(args, io) {
     const tenantId = stringOpt(args, 'tenant')!;
-    if (!tenantIdSchema.safeParse(tenantId).success) throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
+    if (!tenantIdSchema.safeParse(tenantId).success)
+      throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
     const subject = stringOpt(args, 'subject') ?? tenantSubject(tenantId);
     const session = openSession(io);
     try {
@@ -112,13 +117,22 @@ exit 1 naming the first divergence (stream sequence, event id, what differs) oth
       const store = await session.store(stream);
       const pool = await session.pool();
       const projectedStream = stream === LEDGER_STREAM;
-      const snapshots = projectedStream && subject === tenantSubject(tenantId) ? await openExistingSnapshotStore((await session.nats()).nc) : null;
+      const snapshots =
+        projectedStream && subject === tenantSubject(tenantId)
+          ? await openExistingSnapshotStore((await session.nats()).nc)
+          : null;
       const report = await auditTenant({ store, subject, pool, tenantId, projectedStream, snapshots });
       if (report.events === 0 && report.divergences.length === 0) {
-        throw new CliError(`tenant '${tenantId}' has no events on ${subject}`, 'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).');
+        throw new CliError(
+          `tenant '${tenantId}' has no events on ${subject}`,
+          'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).',
+        );
       }
       if (flagOpt(args, 'json')) {
-        const divergences = (flagOpt(args, 'all') ? report.divergences : report.divergences.slice(0, 1)).map((d) => ({ ...d, message: divergenceMessage(d) }));
+        const divergences = (flagOpt(args, 'all') ? report.divergences : report.divergences.slice(0, 1)).map((d) => ({
+          ...d,
+          message: divergenceMessage(d),
+        }));
         await io.stdout(jsonLine({ ...report, divergences, divergenceCount: report.divergences.length }));
       } else {
         await io.stdout(formatAuditReport(report, flagOpt(args, 'all')));

@@ -44,7 +44,12 @@ export function matches(e: StoredEvent, f: EventFilter): boolean {
  * The JSON-lines form of a stored event: where it is in the stream, then the envelope as stored — except a
  * webhook secret in the clear (events from before secrets were sealed), which operator output never shows.
  */
-export const eventRecord = (e: StoredEvent) => ({ seq: e.seq, index: e.index, subject: e.subject, event: withoutSecret(e.event) });
+export const eventRecord = (e: StoredEvent) => ({
+  seq: e.seq,
+  index: e.index,
+  subject: e.subject,
+  event: withoutSecret(e.event),
+});
 
 function withoutSecret(event: EventEnvelope): EventEnvelope {
   const data = (event as { data?: Record<string, unknown> }).data;
@@ -52,7 +57,19 @@ function withoutSecret(event: EventEnvelope): EventEnvelope {
   return { ...event, data: { ...data, secret: '[redacted]' } } as EventEnvelope;
 }
 
-const DETAIL_FIELDS = ['captureId', 'keyHash', 'webhookId', 'scheduleId', 'deliveryId', 'keyId', 'tier', 'outcome', 'attempt', 'count', 'error'];
+const DETAIL_FIELDS = [
+  'captureId',
+  'keyHash',
+  'webhookId',
+  'scheduleId',
+  'deliveryId',
+  'keyId',
+  'tier',
+  'outcome',
+  'attempt',
+  'count',
+  'error',
+];
 
 /** A short human summary of an event's data for the table format. */
 export function eventDetail(event: EventEnvelope): string {
@@ -60,13 +77,19 @@ export function eventDetail(event: EventEnvelope): string {
   const parts: string[] = [];
   if (event.type === 'capture.submitted') {
     const captures = (data.captures as Array<{ captureId: string }>) ?? [];
-    parts.push(`captures=${captures.length}`, `first=${captures[0]?.captureId ?? '-'}`, `source=${String(data.source)}`);
+    parts.push(
+      `captures=${captures.length}`,
+      `first=${captures[0]?.captureId ?? '-'}`,
+      `source=${String(data.source)}`,
+    );
   }
   for (const k of DETAIL_FIELDS) {
     const v = data[k];
     if (v === undefined || v === null) continue;
     const text = String(v);
-    parts.push(`${k}=${k === 'keyHash' ? `${text.slice(0, 12)}…` : text.length > 60 ? `${text.slice(0, 57)}...` : text}`);
+    parts.push(
+      `${k}=${k === 'keyHash' ? `${text.slice(0, 12)}…` : text.length > 60 ? `${text.slice(0, 57)}...` : text}`,
+    );
   }
   return parts.join(' ');
 }
@@ -74,11 +97,19 @@ export function eventDetail(event: EventEnvelope): string {
 function filterOf(args: ParsedArgs, withTimes: boolean): EventFilter {
   const tenantId = stringOpt(args, 'tenant');
   if (tenantId !== undefined && tenantId !== SYSTEM_TENANT && !tenantIdSchema.safeParse(tenantId).success) {
-    throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$ (or be '${SYSTEM_TENANT}' for signing-key events); got '${tenantId}'`);
+    throw new UsageError(
+      `--tenant must match ^[a-z0-9_-]{1,64}$ (or be '${SYSTEM_TENANT}' for signing-key events); got '${tenantId}'`,
+    );
   }
-  const types = listOpt(args, 'type').flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const types = listOpt(args, 'type')
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   for (const t of types) {
-    if (!/^[a-z_]+(\.[a-z_]+|\.\*)$/.test(t)) throw new UsageError(`--type must be an event type such as capture.completed or a prefix such as capture.*; got '${t}'`);
+    if (!/^[a-z_]+(\.[a-z_]+|\.\*)$/.test(t))
+      throw new UsageError(
+        `--type must be an event type such as capture.completed or a prefix such as capture.*; got '${t}'`,
+      );
   }
   const filter: EventFilter = { types, ...(tenantId !== undefined ? { tenantId } : {}) };
   if (withTimes) {
@@ -86,12 +117,17 @@ function filterOf(args: ParsedArgs, withTimes: boolean): EventFilter {
     const until = stringOpt(args, 'until');
     if (since) filter.since = parseInstant(since, '--since');
     if (until) filter.until = parseInstant(until, '--until');
-    if (filter.since && filter.until && filter.since >= filter.until) throw new UsageError('--since must be before --until');
+    if (filter.since && filter.until && filter.since >= filter.until)
+      throw new UsageError('--since must be before --until');
   }
   return filter;
 }
 
-const TENANT_OPTION = { type: 'string', value: 'T', help: `only tenant T (reads only ledger.tenant.<T>; '${SYSTEM_TENANT}' reads the signing-key events)` } as const;
+const TENANT_OPTION = {
+  type: 'string',
+  value: 'T',
+  help: `only tenant T (reads only ledger.tenant.<T>; '${SYSTEM_TENANT}' reads the signing-key events)`,
+} as const;
 const TYPE_OPTION = {
   type: 'string',
   value: 'TYPE',
@@ -129,7 +165,8 @@ without --tenant the whole log is read.`,
       const rows: Array<Array<string | number>> = [];
       const emit = async (e: StoredEvent) => {
         if (!matches(e, filter)) return;
-        if (asTable) rows.push([e.seq, e.event.occurredAt, e.event.tenantId, e.event.type, e.event.id, eventDetail(e.event)]);
+        if (asTable)
+          rows.push([e.seq, e.event.occurredAt, e.event.tenantId, e.event.type, e.event.id, eventDetail(e.event)]);
         else await io.stdout(jsonLine(eventRecord(e)));
       };
       if (filter.tenantId !== undefined) {
@@ -156,7 +193,10 @@ filters, in the same JSON-lines form as \`events list\`. Stops on Ctrl-C (exit 0
     type: TYPE_OPTION,
     limit: { type: 'string', value: 'N', help: 'exit after printing N events' },
   },
-  examples: ['capture-ledger events tail --tenant acme', "capture-ledger events tail --type 'capture.*' | jq .event.data"],
+  examples: [
+    'capture-ledger events tail --tenant acme',
+    "capture-ledger events tail --type 'capture.*' | jq .event.data",
+  ],
   async run(args, io) {
     const filter = filterOf(args, false);
     const limit = intOpt(args, 'limit', 1, Number.MAX_SAFE_INTEGER);

@@ -13,10 +13,19 @@ import { jsonLine } from '../output-format.js';
 /** `keys create`: POST /v1/admin/keys without HTTP, for bootstrapping a tenant (spec 4.11). */
 
 export function parseScopes(text: string): Scope[] {
-  const scopes = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (scopes.length === 0) throw new UsageError("--scopes must list at least one of capture, read, admin (comma-separated)");
+  const scopes = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (scopes.length === 0)
+    throw new UsageError('--scopes must list at least one of capture, read, admin (comma-separated)');
   for (const s of scopes) {
-    if (!scopeSchema.safeParse(s).success) throw new UsageError(`--scopes: '${s}' is not a scope; use capture, read or admin (comma-separated)`);
+    if (!scopeSchema.safeParse(s).success)
+      throw new UsageError(`--scopes: '${s}' is not a scope; use capture, read or admin (comma-separated)`);
   }
   return scopes as Scope[];
 }
@@ -30,18 +39,30 @@ operator: createdBy 'admin') and prints the API key record as JSON, including th
 shown only here: store it now. Unless --no-wait is given, waits up to 10 s until the projection has the key,
 so it authenticates at once.`,
   options: {
-    tenant: { type: 'string', value: 'T', help: 'tenant id, ^[a-z0-9_-]{1,64}$ (a new id creates the tenant)', required: true },
+    tenant: {
+      type: 'string',
+      value: 'T',
+      help: 'tenant id, ^[a-z0-9_-]{1,64}$ (a new id creates the tenant)',
+      required: true,
+    },
     scopes: { type: 'string', value: 'LIST', help: 'comma-separated scopes: capture, read, admin', required: true },
-    name: { type: 'string', value: 'N', help: 'a label for the key (1-128 letters, digits, spaces, _ . : -)', required: true },
+    name: {
+      type: 'string',
+      value: 'N',
+      help: 'a label for the key (1-128 letters, digits, spaces, _ . : -)',
+      required: true,
+    },
     'no-wait': { type: 'boolean', help: 'do not wait for the projection (no database needed)' },
   },
   examples: ["capture-ledger keys create --tenant acme --scopes capture,read --name 'CI key'"],
   async run(args, io) {
     const tenantId = stringOpt(args, 'tenant')!;
-    if (!tenantIdSchema.safeParse(tenantId).success) throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
+    if (!tenantIdSchema.safeParse(tenantId).success)
+      throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
     const scopes = parseScopes(stringOpt(args, 'scopes')!);
     const name = stringOpt(args, 'name')!;
-    if (!nameSchema.safeParse(name).success) throw new UsageError('--name must be 1-128 characters: letters, digits, spaces and _ . : -');
+    if (!nameSchema.safeParse(name).success)
+      throw new UsageError('--name must be 1-128 characters: letters, digits, spaces and _ . : -');
     const session = openSession(io);
     let tenants: ReturnType<typeof createTenantActors> | null = null;
     try {
@@ -55,17 +76,22 @@ so it authenticates at once.`,
           { correlationId: `cli-${randomUUID()}`, causedBy: { kind: 'admin' } },
         );
       } catch (err) {
-        if (err instanceof DomainError) throw new CliError(err.detail, 'Run the command again: a new key is generated each time.');
+        if (err instanceof DomainError)
+          throw new CliError(err.detail, 'Run the command again: a new key is generated each time.');
         throw err;
       }
       const seq = result.appended.at(-1)!.seq;
       if (!flagOpt(args, 'no-wait')) {
         const waiter = createProjectionWaiter(await session.pool());
         if (!(await waiter.waitFor(seq, 10_000))) {
-          io.stderr(`note: the key is in the ledger (sequence ${seq}) but the projection has not caught up yet; it authenticates once a projector applies it (check \`capture-ledger projections status\`).\n`);
+          io.stderr(
+            `note: the key is in the ledger (sequence ${seq}) but the projection has not caught up yet; it authenticates once a projector applies it (check \`capture-ledger projections status\`).\n`,
+          );
         }
       }
-      await io.stdout(jsonLine({ key, keyHash, tenantId, scopes, name, createdAt: result.reply.createdAt, warning: KEY_WARNING }));
+      await io.stdout(
+        jsonLine({ key, keyHash, tenantId, scopes, name, createdAt: result.reply.createdAt, warning: KEY_WARNING }),
+      );
       io.stderr(`${KEY_WARNING}\n`);
       return EXIT_OK;
     } finally {

@@ -2,20 +2,30 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { CheckpointError, parseVerifierKey } from '../../transparency/checkpoint.js';
 import { createLogClient } from '../../transparency/log-client.js';
 import { type MonitorState, monitorOnce } from '../../transparency/monitor.js';
-import { auditLog, type AuditFinding, ledgerFactOf, type LedgerFact, type LoggedLeaf } from '../../transparency/log-audit.js';
+import {
+  auditLog,
+  type AuditFinding,
+  ledgerFactOf,
+  type LedgerFact,
+  type LoggedLeaf,
+} from '../../transparency/log-audit.js';
 import { LOG_STREAM, readAllBatches } from '../../transparency/log-stream.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
 import { type CommandSpec, flagOpt, intOpt, stringOpt } from '../command-spec.js';
 
 /** A verifier key given inline (`name+hash+key`) or as a file holding one. */
-export async function readLogKey(value: string): Promise<{ text: string; verifier: ReturnType<typeof parseVerifierKey> }> {
+export async function readLogKey(
+  value: string,
+): Promise<{ text: string; verifier: ReturnType<typeof parseVerifierKey> }> {
   let text = value;
   if (!/^[^\s+]+\+[0-9a-f]{8}\+\S+$/.test(value)) {
     try {
       text = (await readFile(value, 'utf8')).trim();
     } catch {
-      throw new UsageError(`--log-key is neither a verifier key (<origin>+<hex hash>+<base64 key>) nor a readable file: ${value}`);
+      throw new UsageError(
+        `--log-key is neither a verifier key (<origin>+<hex hash>+<base64 key>) nor a readable file: ${value}`,
+      );
     }
   }
   try {
@@ -48,10 +58,28 @@ tree is rebuilt from the tiles and must give the checkpoint's root; with --captu
 must have its leaf in the tree. Prints one JSON line per checkpoint checked; exits 1 with a message naming the
 problem (FORK, INCONSISTENT, MISSING, …), 0 when all holds. Needs only HTTP access to the log.`,
   options: {
-    'log-url': { type: 'string', value: 'URL', required: true, help: "the log's base URL, e.g. https://ledger.example.org/v1/log" },
-    'log-key': { type: 'string', value: 'KEY|FILE', required: true, help: "the log's verifier key (GET /v1/log/key), pinned: inline or a file" },
-    state: { type: 'string', value: 'FILE', help: 'JSON file of the checkpoints seen so far; read, and updated when all holds' },
-    'trusted-checkpoint': { type: 'string', value: 'FILE', help: 'a checkpoint saved earlier (the text of GET /v1/log/checkpoint)' },
+    'log-url': {
+      type: 'string',
+      value: 'URL',
+      required: true,
+      help: "the log's base URL, e.g. https://ledger.example.org/v1/log",
+    },
+    'log-key': {
+      type: 'string',
+      value: 'KEY|FILE',
+      required: true,
+      help: "the log's verifier key (GET /v1/log/key), pinned: inline or a file",
+    },
+    state: {
+      type: 'string',
+      value: 'FILE',
+      help: 'JSON file of the checkpoints seen so far; read, and updated when all holds',
+    },
+    'trusted-checkpoint': {
+      type: 'string',
+      value: 'FILE',
+      help: 'a checkpoint saved earlier (the text of GET /v1/log/checkpoint)',
+    },
     rederive: { type: 'boolean', help: 'rebuild the tree from the tiles and compare its root' },
     'capture-ids': { type: 'string', value: 'FILE', help: 'capture IDs (one a line) whose leaves must be in the log' },
     follow: { type: 'boolean', help: 'keep checking every --interval-ms until stopped' },
@@ -76,10 +104,17 @@ problem (FORK, INCONSISTENT, MISSING, …), 0 when all holds. Needs only HTTP ac
       state = { checkpoints: [...state.checkpoints, { size: Number(lines[1]), rootHash: lines[2] ?? '', note }] };
     }
     const idsPath = stringOpt(args, 'capture-ids');
-    const captureIds = idsPath ? (await readFile(idsPath, 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean) : [];
+    const captureIds = idsPath
+      ? (await readFile(idsPath, 'utf8'))
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+      : [];
     for (;;) {
       const result = await monitorOnce(client, verifier, state, { rederive: flagOpt(args, 'rederive'), captureIds });
-      await io.stdout(`${JSON.stringify({ treeSize: result.checkpoint?.size ?? null, rootHash: result.checkpoint?.rootHash ?? null, findings: result.findings })}\n`);
+      await io.stdout(
+        `${JSON.stringify({ treeSize: result.checkpoint?.size ?? null, rootHash: result.checkpoint?.rootHash ?? null, findings: result.findings })}\n`,
+      );
       if (result.findings.length > 0) {
         for (const f of result.findings) io.stderr(`capture-ledger log monitor: ${f.message}\n`);
         return EXIT_FAILURE;
@@ -120,22 +155,33 @@ NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a
       try {
         await jsm.streams.info(LOG_STREAM);
       } catch {
-        throw new CliError(`this NATS server holds no ${LOG_STREAM} stream: the deployment never ran the transparency log`, 'Point NATS_URL at the deployment whose log you audit, or start a process with the sequencer role.');
+        throw new CliError(
+          `this NATS server holds no ${LOG_STREAM} stream: the deployment never ran the transparency log`,
+          'Point NATS_URL at the deployment whose log you audit, or start a process with the sequencer role.',
+        );
       }
       const leaves: LoggedLeaf[] = [];
       const broken: AuditFinding[] = [];
       const tail = await readAllBatches(js, jsm, (seq, batch) => {
         if (batch.first !== leaves.length && broken.length === 0) {
-          broken.push({ kind: 'NOT APPEND-ONLY', leafIndex: batch.first, message: `the TLOG batch at stream sequence ${seq} starts at leaf ${batch.first}, but the log before it holds ${leaves.length} leaves (written out of turn)` });
+          broken.push({
+            kind: 'NOT APPEND-ONLY',
+            leafIndex: batch.first,
+            message: `the TLOG batch at stream sequence ${seq} starts at leaf ${batch.first}, but the log before it holds ${leaves.length} leaves (written out of turn)`,
+          });
         }
         for (const leaf of batch.leaves) leaves.push({ index: leaves.length, data: leaf.data });
       });
       const facts: LedgerFact[] = [];
       if (tail.through > 0) {
-        await (await session.store()).replay(1, (stored) => {
-          const fact = ledgerFactOf(stored);
-          if (fact) facts.push(fact);
-        }, tail.through);
+        await (await session.store()).replay(
+          1,
+          (stored) => {
+            const fact = ledgerFactOf(stored);
+            if (fact) facts.push(fact);
+          },
+          tail.through,
+        );
       }
       const lastLedger = await (await session.store()).lastSeq();
       const report = auditLog(facts, leaves);
@@ -148,7 +194,8 @@ NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a
           `  ledger: ${facts.length} logged events up to that sequence: ${facts.length - keys} signed bundles of ${report.captures} captures, ${keys} key and TSA publications\n`,
       );
       for (const f of findings.slice(0, limit)) io.stderr(`capture-ledger log audit: ${f.kind}: ${f.message}\n`);
-      if (findings.length > limit) io.stderr(`capture-ledger log audit: ${findings.length - limit} more problems; raise --limit to list them\n`);
+      if (findings.length > limit)
+        io.stderr(`capture-ledger log audit: ${findings.length - limit} more problems; raise --limit to list them\n`);
       return findings.length === 0 ? EXIT_OK : EXIT_FAILURE;
     } finally {
       await session.close();

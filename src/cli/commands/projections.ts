@@ -26,7 +26,13 @@ export interface ProjectionStatus {
 const COUNT_LIMIT = 10_000;
 
 const roleOf = (schema: string): ProjectionStatus['role'] =>
-  schema === LIVE_SCHEMA ? 'live' : schema.startsWith(`${LIVE_SCHEMA}_rebuild_`) ? 'rebuild' : schema.startsWith(`${LIVE_SCHEMA}_old_`) ? 'old' : 'other';
+  schema === LIVE_SCHEMA
+    ? 'live'
+    : schema.startsWith(`${LIVE_SCHEMA}_rebuild_`)
+      ? 'rebuild'
+      : schema.startsWith(`${LIVE_SCHEMA}_old_`)
+        ? 'old'
+        : 'other';
 
 async function countEvents(store: EventStore, fromSeq: number, untilSeq: number): Promise<number> {
   let n = 0;
@@ -36,7 +42,7 @@ async function countEvents(store: EventStore, fromSeq: number, untilSeq: number)
 
 export const projectionsStatus: CommandSpec = {
   path: ['projections', 'status'],
-  summary: 'Show each projection schema: its checkpoint, the stream\'s last sequence and the lag.',
+  summary: "Show each projection schema: its checkpoint, the stream's last sequence and the lag.",
   description: `
 Lists every schema of this database that holds a projector checkpoint: the live one ('${LIVE_SCHEMA}'),
 rebuilds in progress or kept (${LIVE_SCHEMA}_rebuild_*) and previous live schemas kept after a rebuild
@@ -44,7 +50,11 @@ rebuilds in progress or kept (${LIVE_SCHEMA}_rebuild_*) and previous live schema
 ${COUNT_LIMIT} commits, in events (a commit carries one or more events).`,
   options: {
     format: { type: 'string', value: 'FORMAT', help: 'output format', choices: ['table', 'json'], default: 'table' },
-    'max-lag': { type: 'string', value: 'N', help: 'exit 1 when the live projection lags by more than N commits (for monitoring)' },
+    'max-lag': {
+      type: 'string',
+      value: 'N',
+      help: 'exit 1 when the live projection lags by more than N commits (for monitoring)',
+    },
   },
   examples: ['capture-ledger projections status', 'capture-ledger projections status --format json --max-lag 1000'],
   async run(args, io) {
@@ -61,7 +71,9 @@ ${COUNT_LIMIT} commits, in events (a commit carries one or more events).`,
       ).rows.map((r) => r.schema);
       const rows: ProjectionStatus[] = [];
       for (const schema of schemas) {
-        const cps = await pool.query<{ name: string; seq: number }>(`SELECT name, seq FROM ${quoteIdent(schema)}.projector_checkpoint ORDER BY name`);
+        const cps = await pool.query<{ name: string; seq: number }>(
+          `SELECT name, seq FROM ${quoteIdent(schema)}.projector_checkpoint ORDER BY name`,
+        );
         const entries = cps.rows.length ? cps.rows : [{ name: '(none yet)', seq: 0 }];
         for (const cp of entries) {
           const lag = Math.max(0, last - cp.seq);
@@ -81,7 +93,15 @@ ${COUNT_LIMIT} commits, in events (a commit carries one or more events).`,
         await io.stdout(
           table(
             ['schema', 'role', 'projector', 'checkpoint', 'stream_last_seq', 'lag_commits', 'lag_events'],
-            rows.map((r) => [r.schema, r.role, r.projector, r.checkpoint, r.streamLastSeq, r.lagCommits, r.lagEvents ?? `>=${r.lagCommits}`]),
+            rows.map((r) => [
+              r.schema,
+              r.role,
+              r.projector,
+              r.checkpoint,
+              r.streamLastSeq,
+              r.lagCommits,
+              r.lagEvents ?? `>=${r.lagCommits}`,
+            ]),
           ),
         );
       }
@@ -134,7 +154,12 @@ summary on stdout.`,
         if (`${p.phase}:${p.target}` !== shown) {
           bar?.finish();
           shown = `${p.phase}:${p.target}`;
-          bar = createProgress(io, { label: p.phase, unit: 'seq', from: p.phase === 'replay' ? 0 : p.seq, total: p.target });
+          bar = createProgress(io, {
+            label: p.phase,
+            unit: 'seq',
+            from: p.phase === 'replay' ? 0 : p.seq,
+            total: p.target,
+          });
         }
         bar!.update(p.seq);
       };
@@ -151,7 +176,10 @@ summary on stdout.`,
           onProgress,
         });
       } catch (err) {
-        throw new CliError(`rebuild failed: ${(err as Error).message}`, `The live schema '${LIVE_SCHEMA}' was not changed; fix the cause and run the rebuild again.`);
+        throw new CliError(
+          `rebuild failed: ${(err as Error).message}`,
+          `The live schema '${LIVE_SCHEMA}' was not changed; fix the cause and run the rebuild again.`,
+        );
       }
       (bar as Progress | null)?.finish();
       if (result.afterSwitchError) {

@@ -23,7 +23,10 @@ async function readSeed(path: string): Promise<SigningKey | null> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new CliError(`cannot read ${path}: ${(err as Error).message}`, 'Fix its permissions, or move it aside if the key is no longer wanted.');
+    throw new CliError(
+      `cannot read ${path}: ${(err as Error).message}`,
+      'Fix its permissions, or move it aside if the key is no longer wanted.',
+    );
   }
   try {
     return signingKeyFromSeed(text, path);
@@ -49,7 +52,11 @@ With SIGNING_KEY set the service reads the environment, not DATA_DIR: put a new 
     const session = openSession(io);
     try {
       const configured = session.config.SIGNING_KEY;
-      if (configured === 'none') throw new CliError('SIGNING_KEY is none: this deployment issues no signed bundles', 'Unset SIGNING_KEY to use a key in DATA_DIR, then run the rotation.');
+      if (configured === 'none')
+        throw new CliError(
+          'SIGNING_KEY is none: this deployment issues no signed bundles',
+          'Unset SIGNING_KEY to use a key in DATA_DIR, then run the rotation.',
+        );
       if (configured) {
         throw new CliError(
           'SIGNING_KEY is set, so the service does not read a seed from DATA_DIR',
@@ -82,7 +89,11 @@ With SIGNING_KEY set the service reads the environment, not DATA_DIR: put a new 
           } catch (err) {
             if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
             const kept = await readSeed(archivedSeed);
-            if (kept?.keyId !== previous.keyId) throw new CliError(`${archivedSeed} exists and holds another key`, 'Move it away and run the rotation again.');
+            if (kept?.keyId !== previous.keyId)
+              throw new CliError(
+                `${archivedSeed} exists and holds another key`,
+                'Move it away and run the rotation again.',
+              );
           }
         }
         await rename(temporary, seedPath);
@@ -92,7 +103,13 @@ With SIGNING_KEY set the service reads the environment, not DATA_DIR: put a new 
       }
       await registerSigningKey(store, next, () => new Date(), 'cli signing rotate');
       await io.stdout(
-        jsonLine({ keyId: next.keyId, previousKeyId: previous?.keyId ?? null, publicKey: next.publicKeyBase64, seedFile: seedPath, archivedSeed }),
+        jsonLine({
+          keyId: next.keyId,
+          previousKeyId: previous?.keyId ?? null,
+          publicKey: next.publicKeyBase64,
+          seedFile: seedPath,
+          archivedSeed,
+        }),
       );
       io.stderr(
         `new signing key ${next.keyId} is current${previous ? ` (previous ${previous.keyId} stays published)` : ''}. ` +

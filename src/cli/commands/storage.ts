@@ -9,7 +9,8 @@ import { createProgress } from '../progress.js';
 /** `storage verify`: is every artifact the ledger names still stored, whole? (issue 26; docs/operators.md) */
 export const storageVerify: CommandSpec = {
   path: ['storage', 'verify'],
-  summary: 'Read every artifact the ledger names back from storage and check its digest; name each missing or corrupt one.',
+  summary:
+    'Read every artifact the ledger names back from storage and check its digest; name each missing or corrupt one.',
   description: `
 Walks the LEDGER stream and, for every capture.completed event, reads each object its artifacts name
 (screenshots, HTML, headers, PDF, provenance record, WACZ bundle) from the artifacts store in full and checks
@@ -19,7 +20,12 @@ line at the end; progress on stderr. Resumable: the summary (also printed when s
 --from sequence to continue with. Exits 0 when everything checked is whole, 1 otherwise.
 Run it after nats-server restarts and upgrades (docs/operators.md says what to do with a loss).`,
   options: {
-    from: { type: 'string', value: 'SEQ', help: 'first LEDGER stream sequence to check (resume a stopped run)', default: '1' },
+    from: {
+      type: 'string',
+      value: 'SEQ',
+      help: 'first LEDGER stream sequence to check (resume a stopped run)',
+      default: '1',
+    },
     until: { type: 'string', value: 'SEQ', help: 'last LEDGER stream sequence to check (default: the last one now)' },
   },
   examples: ['capture-ledger storage verify', 'capture-ledger storage verify --from 48210 > storage-problems.jsonl'],
@@ -30,7 +36,10 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
       const events = await session.store();
       const { js, jsm } = await session.nats();
       await jsm.streams.info('OBJ_artifacts').catch(() => {
-        throw new CliError('the nats-server has no artifacts store (OBJ_artifacts)', "Point NATS_URL at the service's nats-server.");
+        throw new CliError(
+          'the nats-server has no artifacts store (OBJ_artifacts)',
+          "Point NATS_URL at the service's nats-server.",
+        );
       });
       const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await events.lastSeq());
       const progress = createProgress(io, { label: 'storage verify', unit: 'seq', from: fromSeq - 1, total: untilSeq });
@@ -45,7 +54,17 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
       });
       progress.finish();
       const complete = tally.lastSeq >= untilSeq;
-      await io.stdout(jsonLine({ summary: { ...tally, fromSeq, untilSeq, complete, ...(complete ? {} : { resumeWith: `--from ${tally.lastSeq + 1}` }) } }));
+      await io.stdout(
+        jsonLine({
+          summary: {
+            ...tally,
+            fromSeq,
+            untilSeq,
+            complete,
+            ...(complete ? {} : { resumeWith: `--from ${tally.lastSeq + 1}` }),
+          },
+        }),
+      );
       if (!complete) io.stderr(`stopped; resume with: capture-ledger storage verify --from ${tally.lastSeq + 1}\n`);
       return tally.missing + tally.corrupt > 0 ? EXIT_FAILURE : EXIT_OK;
     } finally {

@@ -40,7 +40,18 @@ export const USAGE_CSV_HEADER = [
 export const usageCsv = (rows: UsageReportRow[]): string =>
   csv(
     USAGE_CSV_HEADER,
-    rows.map((r) => [r.tenantId, r.period, r.tier, r.capturesSubmitted, r.capturesCompleted, r.capturesFailed, r.storageBytes, r.apiCalls, r.capturesLimit, r.storageLimit]),
+    rows.map((r) => [
+      r.tenantId,
+      r.period,
+      r.tier,
+      r.capturesSubmitted,
+      r.capturesCompleted,
+      r.capturesFailed,
+      r.storageBytes,
+      r.apiCalls,
+      r.capturesLimit,
+      r.storageLimit,
+    ]),
   );
 
 export const usageReport: CommandSpec = {
@@ -56,17 +67,24 @@ with camelCase fields.`,
     tenant: { type: 'string', value: 'T', help: 'only tenant T' },
     format: { type: 'string', value: 'FORMAT', help: 'output format', choices: ['csv', 'json'], default: 'csv' },
   },
-  examples: ['capture-ledger usage report --period 2025-03 > usage-2025-03.csv', 'capture-ledger usage report --period 2025-03 --tenant acme --format json'],
+  examples: [
+    'capture-ledger usage report --period 2025-03 > usage-2025-03.csv',
+    'capture-ledger usage report --period 2025-03 --tenant acme --format json',
+  ],
   async run(args, io) {
     const period = parsePeriod(stringOpt(args, 'period')!);
     const tenantId = stringOpt(args, 'tenant');
-    if (tenantId !== undefined && !tenantIdSchema.safeParse(tenantId).success) throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
+    if (tenantId !== undefined && !tenantIdSchema.safeParse(tenantId).success)
+      throw new UsageError(`--tenant must match ^[a-z0-9_-]{1,64}$; got '${tenantId}'`);
     const session = openSession(io);
     try {
       const pool = await session.pool();
       const found = await readUsageReport(pool, period, tenantId ?? null);
       if (tenantId !== undefined && found.length === 0) {
-        throw new CliError(`no tenant '${tenantId}' in the projection`, 'Check the tenant id (`capture-ledger usage report --period ' + period + '` lists every tenant).');
+        throw new CliError(
+          `no tenant '${tenantId}' in the projection`,
+          `Check the tenant id (\`capture-ledger usage report --period ${period}\` lists every tenant).`,
+        );
       }
       const rows: UsageReportRow[] = found.map((row) => {
         const tier = row.tier ?? DEFAULT_TIER;

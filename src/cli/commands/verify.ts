@@ -10,7 +10,8 @@ import { readLogKey } from './log.js';
 /** `verify`: the offline verifier of bundles and certificates (the verifier package, packages/verifier). */
 export const verify: CommandSpec = {
   path: ['verify'],
-  summary: 'Verify a WACZ evidence bundle or a capture certificate (PDF) offline (signature, hashes, timestamp, transparency log).',
+  summary:
+    'Verify a WACZ evidence bundle or a capture certificate (PDF) offline (signature, hashes, timestamp, transparency log).',
   description: `
 Runs the same checks as GET /v1/verify/{captureId} on a local WACZ file (with --log-url, the bundle's
 inclusion in the transparency log is reported beside them as \`transparency\`, as the API does) — or, for a certificate PDF
@@ -24,11 +25,32 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
   options: {
     keys: { type: 'string', value: 'FILE', help: 'published keys as served by /.well-known/signing-keys (JSON file)' },
     'keys-url': { type: 'string', value: 'URL', help: 'fetch the published keys from this URL' },
-    'tsa-ca': { type: 'string', value: 'FILE', multiple: true, help: 'PEM file of trusted timestamp authority certificates (may repeat)' },
-    'tsa-ca-url': { type: 'string', value: 'URL', help: 'fetch the built-in TSA certificates a deployment published (/.well-known/tsa-certificates)' },
-    'log-url': { type: 'string', value: 'URL', help: "check the bundle's inclusion in this public transparency log (…/v1/log); needs --log-key" },
-    'log-key': { type: 'string', value: 'KEY|FILE', help: "the log's pinned verifier key (GET /v1/log/key), inline or a file; alone, for a certificate's embedded proof" },
-    'trusted-checkpoint': { type: 'string', value: 'FILE', help: "a checkpoint saved earlier: today's log must be consistent with it" },
+    'tsa-ca': {
+      type: 'string',
+      value: 'FILE',
+      multiple: true,
+      help: 'PEM file of trusted timestamp authority certificates (may repeat)',
+    },
+    'tsa-ca-url': {
+      type: 'string',
+      value: 'URL',
+      help: 'fetch the built-in TSA certificates a deployment published (/.well-known/tsa-certificates)',
+    },
+    'log-url': {
+      type: 'string',
+      value: 'URL',
+      help: "check the bundle's inclusion in this public transparency log (…/v1/log); needs --log-key",
+    },
+    'log-key': {
+      type: 'string',
+      value: 'KEY|FILE',
+      help: "the log's pinned verifier key (GET /v1/log/key), inline or a file; alone, for a certificate's embedded proof",
+    },
+    'trusted-checkpoint': {
+      type: 'string',
+      value: 'FILE',
+      help: "a checkpoint saved earlier: today's log must be consistent with it",
+    },
   },
   examples: [
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys',
@@ -45,8 +67,10 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     const logUrl = stringOpt(args, 'log-url');
     const logKeyArg = stringOpt(args, 'log-key');
     const trustedPath = stringOpt(args, 'trusted-checkpoint');
-    if (logUrl !== undefined && logKeyArg === undefined) throw new UsageError('--log-url needs --log-key (the log\'s pinned verifier key)');
-    if (trustedPath !== undefined && logUrl === undefined) throw new UsageError('--trusted-checkpoint needs --log-url and --log-key');
+    if (logUrl !== undefined && logKeyArg === undefined)
+      throw new UsageError("--log-url needs --log-key (the log's pinned verifier key)");
+    if (trustedPath !== undefined && logUrl === undefined)
+      throw new UsageError('--trusted-checkpoint needs --log-url and --log-key');
     const logKey = logKeyArg !== undefined ? await readLogKey(logKeyArg) : null;
     const sources = {
       file: args.positionals[0]!,
@@ -62,7 +86,8 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
       const read = io.readFile ?? (async (path: string) => new Uint8Array(await readFile(path)));
       let transparency: TransparencyInput | undefined;
       const bytes = await read(sources.file);
-      if (evidenceKind(bytes) === 'bundle' && logKey && logUrl === undefined) throw new UsageError('a bundle is checked against the log with --log-url and --log-key together');
+      if (evidenceKind(bytes) === 'bundle' && logKey && logUrl === undefined)
+        throw new UsageError('a bundle is checked against the log with --log-url and --log-key together');
       if (logUrl !== undefined && logKey && evidenceKind(bytes) === 'bundle') {
         const captureId = captureIdOfBundle(bytes);
         const trusted = trustedPath !== undefined ? Buffer.from(await read(trustedPath)).toString('utf8') : undefined;

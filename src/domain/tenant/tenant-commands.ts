@@ -21,12 +21,18 @@ export type TenantCommand =
   /** `failedAt` is the time of the decision. */
   | { type: 'FailCapture'; data: Omit<EventData<'capture.failed'>, 'failedAt'> }
   // webhooks (spec 4.13)
-  | { type: 'RegisterWebhook'; data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; sealedSecret: string } }
+  | {
+      type: 'RegisterWebhook';
+      data: { webhookId: string; url: string; events: WebhookEventType[]; name: string; sealedSecret: string };
+    }
   | { type: 'DeleteWebhook'; data: { webhookId: string } }
   | { type: 'RecordDeliveryAttempt'; data: EventData<'webhook.delivery_attempted'> }
   | { type: 'DeadLetterDelivery'; data: EventData<'webhook.delivery_dead_lettered'> }
   // schedules (spec 4.12)
-  | { type: 'CreateSchedule'; data: { scheduleId: string; url: string; name: string; cron: string; options?: CaptureOptions } }
+  | {
+      type: 'CreateSchedule';
+      data: { scheduleId: string; url: string; name: string; cron: string; options?: CaptureOptions };
+    }
   | { type: 'DeleteSchedule'; data: { scheduleId: string } }
   | { type: 'FireSchedule'; data: { scheduleId: string; fireTime: string; captureId: string } }
   // usage
@@ -49,7 +55,10 @@ export interface Admission {
   remaining: number;
 }
 
-export type FireOutcome = { kind: 'fired'; captureId: string } | { kind: 'skipped'; detail: string } | { kind: 'not-due' };
+export type FireOutcome =
+  | { kind: 'fired'; captureId: string }
+  | { kind: 'skipped'; detail: string }
+  | { kind: 'not-due' };
 
 /** The reply of each command type. */
 export interface TenantReplies {

@@ -3,7 +3,14 @@ import type { Decider, Decision } from '../decider.js';
 import { conflict, DomainError, notFound } from '../errors.js';
 import type { TenantEvent } from '../events.js';
 import { TIER_LIMITS } from '../tiers.js';
-import type { Admission, TenantCommand, TenantCommandOf, TenantCommandType, TenantReplies, TenantReply } from './tenant-commands.js';
+import type {
+  Admission,
+  TenantCommand,
+  TenantCommandOf,
+  TenantCommandType,
+  TenantReplies,
+  TenantReply,
+} from './tenant-commands.js';
 import { evolveTenant, initialTenantState, type TenantState } from './tenant-state.js';
 
 /**
@@ -11,7 +18,11 @@ import { evolveTenant, initialTenantState, type TenantState } from './tenant-sta
  * actor runtime folds the state, appends what this returns and decides again after a conflict.
  */
 
-type Handler<T extends TenantCommandType> = (data: TenantCommandOf<T>['data'], state: TenantState, now: Date) => Decision<TenantEvent, TenantReplies[T]>;
+type Handler<T extends TenantCommandType> = (
+  data: TenantCommandOf<T>['data'],
+  state: TenantState,
+  now: Date,
+) => Decision<TenantEvent, TenantReplies[T]>;
 
 // ---- keys (spec 4.11) --------------------------------------------------------------------------------
 
@@ -27,7 +38,10 @@ const revokeKey: Handler<'RevokeKey'> = (cmd, state, now) => {
   // Idempotent: revoking a revoked key changes nothing and answers with the original time.
   if (key.revokedAt) return { events: [], reply: { revokedAt: key.revokedAt, alreadyRevoked: true } };
   const revokedAt = now.toISOString();
-  return { events: [{ type: 'key.revoked', data: { keyHash: cmd.keyHash, revokedAt } }], reply: { revokedAt, alreadyRevoked: false } };
+  return {
+    events: [{ type: 'key.revoked', data: { keyHash: cmd.keyHash, revokedAt } }],
+    reply: { revokedAt, alreadyRevoked: false },
+  };
 };
 
 // ---- tier and quota overrides (spec 8.2) -------------------------------------------------------------
@@ -72,7 +86,11 @@ export function quotaView(state: TenantState, now: Date): QuotaView {
 }
 
 /** The monthly capture quota as X-Quota-* answer it (spec 8.2), after `used` captures. */
-export const admissionOf = (view: QuotaView, used = view.capturesUsed): Admission => ({ limit: view.capturesLimit, used, remaining: Math.max(0, view.capturesLimit - used) });
+export const admissionOf = (view: QuotaView, used = view.capturesUsed): Admission => ({
+  limit: view.capturesLimit,
+  used,
+  remaining: Math.max(0, view.capturesLimit - used),
+});
 
 /** The 429 of spec 7.3 for an exhausted monthly quota. */
 export function quotaExceeded(view: QuotaView, resource: 'captures' | 'storage', requested?: number): DomainError {
@@ -104,7 +122,8 @@ export function quotaExceeded(view: QuotaView, resource: 'captures' | 'storage',
 const submitCaptures: Handler<'SubmitCaptures'> = (cmd, state, now) => {
   const view = quotaView(state, now);
   const requested = cmd.captures.length;
-  if (view.storageUsed >= view.storageLimit) throw quotaExceeded(view, 'storage', cmd.source === 'batch' ? requested : undefined);
+  if (view.storageUsed >= view.storageLimit)
+    throw quotaExceeded(view, 'storage', cmd.source === 'batch' ? requested : undefined);
   if (view.capturesUsed + requested > view.capturesLimit) {
     throw quotaExceeded(view, 'captures', cmd.source === 'batch' ? requested : undefined);
   }
@@ -134,7 +153,10 @@ const completeCapture: Handler<'CompleteCapture'> = (data, state) => {
 
 const failCapture: Handler<'FailCapture'> = (data, state, now) => {
   if (!state.pending.has(data.captureId)) return { events: [], reply: { applied: false } };
-  return { events: [{ type: 'capture.failed', data: { ...data, failedAt: now.toISOString() } }], reply: { applied: true } };
+  return {
+    events: [{ type: 'capture.failed', data: { ...data, failedAt: now.toISOString() } }],
+    reply: { applied: true },
+  };
 };
 
 // ---- webhooks (spec 4.13) ----------------------------------------------------------------------------
@@ -151,26 +173,40 @@ const registerWebhook: Handler<'RegisterWebhook'> = (cmd, state, now) => {
 
 const deleteWebhook: Handler<'DeleteWebhook'> = (cmd, state, now) => {
   if (!state.webhooks.has(cmd.webhookId)) throw notFound(`no webhook ${cmd.webhookId}`);
-  return { events: [{ type: 'webhook.deleted', data: { webhookId: cmd.webhookId, deletedAt: now.toISOString() } }], reply: null };
+  return {
+    events: [{ type: 'webhook.deleted', data: { webhookId: cmd.webhookId, deletedAt: now.toISOString() } }],
+    reply: null,
+  };
 };
 
 /**
  * Every delivery attempt is recorded; a job redelivered after a crash may record the same attempt again, so
  * readers key attempts by (deliveryId, attempt) — the projection keeps the first (docs/webhooks.md).
  */
-const recordDeliveryAttempt: Handler<'RecordDeliveryAttempt'> = (data) => ({ events: [{ type: 'webhook.delivery_attempted', data }], reply: null });
+const recordDeliveryAttempt: Handler<'RecordDeliveryAttempt'> = (data) => ({
+  events: [{ type: 'webhook.delivery_attempted', data }],
+  reply: null,
+});
 
 /** A delivery given up for good (spec 6.6 item 3); readers keep one per delivery. */
-const deadLetterDelivery: Handler<'DeadLetterDelivery'> = (data) => ({ events: [{ type: 'webhook.delivery_dead_lettered', data }], reply: null });
+const deadLetterDelivery: Handler<'DeadLetterDelivery'> = (data) => ({
+  events: [{ type: 'webhook.delivery_dead_lettered', data }],
+  reply: null,
+});
 
 // ---- schedules (spec 4.12) ---------------------------------------------------------------------------
 
 const createSchedule: Handler<'CreateSchedule'> = (cmd, state, now) => {
   const max = TIER_LIMITS[state.tier].activeSchedules;
   if (state.schedules.size >= max) {
-    throw new DomainError(429, 'Too Many Schedules', `The ${state.tier} tier allows ${max} active schedules; delete one to free a slot.`, {
-      body: { limitType: 'schedules' },
-    });
+    throw new DomainError(
+      429,
+      'Too Many Schedules',
+      `The ${state.tier} tier allows ${max} active schedules; delete one to free a slot.`,
+      {
+        body: { limitType: 'schedules' },
+      },
+    );
   }
   const createdAt = now.toISOString();
   return { events: [{ type: 'schedule.created', data: { ...cmd, createdAt } }], reply: { createdAt } };
@@ -178,7 +214,10 @@ const createSchedule: Handler<'CreateSchedule'> = (cmd, state, now) => {
 
 const deleteSchedule: Handler<'DeleteSchedule'> = (cmd, state, now) => {
   if (!state.schedules.has(cmd.scheduleId)) throw notFound(`no schedule ${cmd.scheduleId}`);
-  return { events: [{ type: 'schedule.deleted', data: { scheduleId: cmd.scheduleId, deletedAt: now.toISOString() } }], reply: null };
+  return {
+    events: [{ type: 'schedule.deleted', data: { scheduleId: cmd.scheduleId, deletedAt: now.toISOString() } }],
+    reply: null,
+  };
 };
 
 /**
@@ -191,13 +230,26 @@ const fireSchedule: Handler<'FireSchedule'> = (cmd, state, now) => {
   const handled = schedule?.lastFireTime ?? null;
   if (!schedule || (handled !== null && handled >= cmd.fireTime)) return { events: [], reply: { kind: 'not-due' } };
   try {
-    const capture = { captureId: cmd.captureId, url: schedule.url, ...(schedule.options ? { options: schedule.options } : {}) };
-    const submitted = submitCaptures({ captures: [capture], source: 'schedule', scheduleId: cmd.scheduleId, fireTime: cmd.fireTime }, state, now);
+    const capture = {
+      captureId: cmd.captureId,
+      url: schedule.url,
+      ...(schedule.options ? { options: schedule.options } : {}),
+    };
+    const submitted = submitCaptures(
+      { captures: [capture], source: 'schedule', scheduleId: cmd.scheduleId, fireTime: cmd.fireTime },
+      state,
+      now,
+    );
     return { events: submitted.events, reply: { kind: 'fired', captureId: cmd.captureId } };
   } catch (err) {
     if (!(err instanceof DomainError) || err.status !== 429) throw err;
     return {
-      events: [{ type: 'schedule.skipped', data: { scheduleId: cmd.scheduleId, fireTime: cmd.fireTime, reason: 'quota', detail: err.detail } }],
+      events: [
+        {
+          type: 'schedule.skipped',
+          data: { scheduleId: cmd.scheduleId, fireTime: cmd.fireTime, reason: 'quota', detail: err.detail },
+        },
+      ],
       reply: { kind: 'skipped', detail: err.detail },
     };
   }
@@ -231,9 +283,17 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   RecordApiCalls: recordApiCalls,
 };
 
-export function decideTenant<C extends TenantCommand>(command: C, state: TenantState, now: Date): Decision<TenantEvent, TenantReply<C>> {
+export function decideTenant<C extends TenantCommand>(
+  command: C,
+  state: TenantState,
+  now: Date,
+): Decision<TenantEvent, TenantReply<C>> {
   // The map pairs each type with its own handler; TypeScript cannot follow that through the generic C.
-  const handler = handlers[command.type] as (data: C['data'], state: TenantState, now: Date) => Decision<TenantEvent, TenantReply<C>>;
+  const handler = handlers[command.type] as (
+    data: C['data'],
+    state: TenantState,
+    now: Date,
+  ) => Decision<TenantEvent, TenantReply<C>>;
   return handler(command.data, state, now);
 }
 

@@ -47,7 +47,10 @@ export class SnapshotShapeError extends Error {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const entries = (v: unknown, field: string): Array<[string, Record<string, unknown>]> => {
-  if (!Array.isArray(v) || !v.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && isObject(e[1]))) {
+  if (
+    !Array.isArray(v) ||
+    !v.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && isObject(e[1]))
+  ) {
     throw new SnapshotShapeError(`${field} is not a list of [id, object] entries`);
   }
   return v as Array<[string, Record<string, unknown>]>;
@@ -59,15 +62,25 @@ const entries = (v: unknown, field: string): Array<[string, Record<string, unkno
  */
 export function decodeTenantState(tenantId: string, data: unknown): TenantState {
   if (!isObject(data)) throw new SnapshotShapeError('state is not an object');
-  if (data.tenantId !== tenantId) throw new SnapshotShapeError(`state is of tenant ${String(data.tenantId)}, not ${tenantId}`);
+  if (data.tenantId !== tenantId)
+    throw new SnapshotShapeError(`state is of tenant ${String(data.tenantId)}, not ${tenantId}`);
   if (typeof data.exists !== 'boolean') throw new SnapshotShapeError('exists is not a boolean');
-  if (!TIERS.includes(data.tier as TenantState['tier'])) throw new SnapshotShapeError(`tier ${String(data.tier)} is unknown`);
+  if (!TIERS.includes(data.tier as TenantState['tier']))
+    throw new SnapshotShapeError(`tier ${String(data.tier)} is unknown`);
   const overrides = data.overrides;
-  if (!isObject(overrides) || !['capturesPerMonth', 'storageBytes'].every((k) => overrides[k] === null || typeof overrides[k] === 'number')) {
+  if (
+    !isObject(overrides) ||
+    !['capturesPerMonth', 'storageBytes'].every((k) => overrides[k] === null || typeof overrides[k] === 'number')
+  ) {
     throw new SnapshotShapeError('overrides are malformed');
   }
   const usage = data.usage;
-  if (!isObject(usage) || typeof usage.period !== 'string' || typeof usage.captures !== 'number' || typeof usage.storageBytes !== 'number') {
+  if (
+    !isObject(usage) ||
+    typeof usage.period !== 'string' ||
+    typeof usage.captures !== 'number' ||
+    typeof usage.storageBytes !== 'number'
+  ) {
     throw new SnapshotShapeError('usage is malformed');
   }
   return {
@@ -75,7 +88,10 @@ export function decodeTenantState(tenantId: string, data: unknown): TenantState 
     exists: data.exists,
     keys: new Map(entries(data.keys, 'keys')) as unknown as TenantState['keys'],
     tier: data.tier as TenantState['tier'],
-    overrides: { capturesPerMonth: overrides.capturesPerMonth as number | null, storageBytes: overrides.storageBytes as number | null },
+    overrides: {
+      capturesPerMonth: overrides.capturesPerMonth as number | null,
+      storageBytes: overrides.storageBytes as number | null,
+    },
     usage: { period: usage.period, captures: usage.captures, storageBytes: usage.storageBytes },
     pending: new Map(entries(data.pending, 'pending')) as unknown as TenantState['pending'],
     webhooks: new Map(entries(data.webhooks, 'webhooks')) as unknown as TenantState['webhooks'],

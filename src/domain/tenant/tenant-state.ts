@@ -20,7 +20,17 @@ export interface TenantState {
   pending: Map<string, { url: string; createdAt: string; period: string; scheduleId?: string }>;
   webhooks: Map<string, { url: string; events: WebhookEventType[]; name: string; createdAt: string }>;
   /** Active schedules; `lastFireTime` is the latest fire time already handled (fired or skipped). */
-  schedules: Map<string, { url: string; name: string; cron: string; createdAt: string; options?: CaptureOptions; lastFireTime: string | null }>;
+  schedules: Map<
+    string,
+    {
+      url: string;
+      name: string;
+      cron: string;
+      createdAt: string;
+      options?: CaptureOptions;
+      lastFireTime: string | null;
+    }
+  >;
 }
 
 export const initialTenantState = (tenantId: string): TenantState => ({

@@ -31,20 +31,37 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     const storeB = createEventStore(b.js, b.jsm);
     const runtimeA = createTenantActors(storeA);
     const runtimeB = createTenantActors(storeB);
-    await runtimeA.execute('acme', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 37, storageBytes: null } }, ctx);
+    await runtimeA.execute(
+      'acme',
+      { type: 'SetQuotaOverrides', data: { capturesPerMonth: 37, storageBytes: null } },
+      ctx,
+    );
     // Both hydrated at the same sequence, as two long-running processes would be: their first appends collide.
     await runtimeB.read('acme');
 
     const attempts = 120;
     const results = await Promise.allSettled(
       Array.from({ length: attempts }, (_, i) =>
-        (i % 2 ? runtimeA : runtimeB).execute('acme', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
+        (i % 2 ? runtimeA : runtimeB).execute(
+          'acme',
+          {
+            type: 'SubmitCaptures',
+            data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+          },
+          ctx,
+        ),
       ),
     );
     const accepted = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
     assert.equal(accepted.length, 37);
-    assert.ok(refused.every((r) => (r as PromiseRejectedResult).reason instanceof DomainError && (r as PromiseRejectedResult).reason.status === 429));
+    assert.ok(
+      refused.every(
+        (r) =>
+          (r as PromiseRejectedResult).reason instanceof DomainError &&
+          (r as PromiseRejectedResult).reason.status === 429,
+      ),
+    );
 
     // The log holds exactly 37 submissions, in one unbroken hash chain.
     const events = await storeA.readSubject(tenantSubject('acme'));
@@ -63,16 +80,38 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
     const worker = createTenantActors(createEventStore(a.js, a.jsm));
     const api = createTenantActors(createEventStore(b.js, b.jsm));
     // The worker's cell is hydrated (and then stale) before the other runtime admits the capture.
-    await worker.execute('stale', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 10, storageBytes: null } }, ctx);
+    await worker.execute(
+      'stale',
+      { type: 'SetQuotaOverrides', data: { capturesPerMonth: 10, storageBytes: null } },
+      ctx,
+    );
     const captureId = newId('cap');
-    await api.execute('stale', { type: 'SubmitCaptures', data: { captures: [{ captureId: captureId, url: 'https://example.org/' }], source: 'single' } }, ctx);
-    const outcome = await worker.execute('stale', { type: 'FailCapture', data: { captureId, error: 'x', retryable: false, attempts: 1 } }, ctx);
+    await api.execute(
+      'stale',
+      {
+        type: 'SubmitCaptures',
+        data: { captures: [{ captureId: captureId, url: 'https://example.org/' }], source: 'single' },
+      },
+      ctx,
+    );
+    const outcome = await worker.execute(
+      'stale',
+      { type: 'FailCapture', data: { captureId, error: 'x', retryable: false, attempts: 1 } },
+      ctx,
+    );
     assert.deepEqual(outcome.reply, { applied: true });
     assert.equal(outcome.appended.length, 1);
     // And a refusal is checked too: the quota set through the other runtime is what the worker's cell decides on.
     await api.execute('stale', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1, storageBytes: null } }, ctx);
     await assert.rejects(
-      worker.execute('stale', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
+      worker.execute(
+        'stale',
+        {
+          type: 'SubmitCaptures',
+          data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+        },
+        ctx,
+      ),
       (err: unknown) => err instanceof DomainError && err.status === 429,
     );
     worker.close();
@@ -81,7 +120,11 @@ describe('tenant actors in two runtimes (as two API processes)', () => {
 
   it('passivates idle actors and rehydrates them from the log', async () => {
     const runtime = createTenantActors(createEventStore(a.js, a.jsm), { idleMs: 1 });
-    await runtime.execute('idle', { type: 'SetQuotaOverrides', data: { capturesPerMonth: 5, storageBytes: null } }, ctx);
+    await runtime.execute(
+      'idle',
+      { type: 'SetQuotaOverrides', data: { capturesPerMonth: 5, storageBytes: null } },
+      ctx,
+    );
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(runtime.passivateIdle(), 1);
     assert.equal(runtime.size(), 0);

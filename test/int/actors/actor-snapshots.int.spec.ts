@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ActorSnapshot, encodeSnapshot, sealSnapshot } from '../../../src/actors/actor-snapshot.js';
-import { openExistingSnapshotStore, openSnapshotStore, SNAPSHOT_BUCKET, type SnapshotStore } from '../../../src/actors/snapshot-store.js';
+import {
+  openExistingSnapshotStore,
+  openSnapshotStore,
+  SNAPSHOT_BUCKET,
+  type SnapshotStore,
+} from '../../../src/actors/snapshot-store.js';
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
@@ -27,7 +32,11 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
 
 /** `n` turns of a realistic mix: submissions, completions of some, API call counts. */
 async function writeHistory(tenants: Tenants, tenantId: string, n: number): Promise<void> {
-  await tenants.execute(tenantId, { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } }, ctx);
+  await tenants.execute(
+    tenantId,
+    { type: 'SetQuotaOverrides', data: { capturesPerMonth: 1_000_000, storageBytes: null } },
+    ctx,
+  );
   for (let i = 1; i < n; i++) {
     if (i % 3 === 0) {
       const id = [...(await tenants.read(tenantId)).pending.keys()][0];
@@ -36,7 +45,15 @@ async function writeHistory(tenants: Tenants, tenantId: string, n: number): Prom
         id
           ? {
               type: 'CompleteCapture',
-              data: { captureId: id, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 1000 + i, attempts: 1 },
+              data: {
+                captureId: id,
+                completedAt: new Date().toISOString(),
+                renderQuality: 'full',
+                render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
+                artifacts: { screenshot: 's', html: 'h' },
+                storedBytes: 1000 + i,
+                attempts: 1,
+              },
             }
           : { type: 'RecordApiCalls', data: { period: '2026-11', count: 1 } },
         ctx,
@@ -44,7 +61,14 @@ async function writeHistory(tenants: Tenants, tenantId: string, n: number): Prom
     } else if (i % 7 === 0) {
       await tenants.execute(tenantId, { type: 'RecordApiCalls', data: { period: '2026-11', count: i } }, ctx);
     } else {
-      await tenants.execute(tenantId, { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: `https://example.org/${i}` }], source: 'single' } }, ctx);
+      await tenants.execute(
+        tenantId,
+        {
+          type: 'SubmitCaptures',
+          data: { captures: [{ captureId: newId('cap'), url: `https://example.org/${i}` }], source: 'single' },
+        },
+        ctx,
+      );
     }
   }
 }
@@ -127,23 +151,53 @@ describe('tenant actor snapshots (real nats-server)', () => {
     assert.ok(neighbourSeq < head.seq);
     const truth = await fullFold('victim');
     // Every bad snapshot claims a state that would admit more: no usage and a huge quota.
-    const lie = { ...truth, usage: { period: truth.usage.period, captures: 0, storageBytes: 0 }, overrides: { capturesPerMonth: 10 ** 9, storageBytes: null } };
+    const lie = {
+      ...truth,
+      usage: { period: truth.usage.period, captures: 0, storageBytes: 0 },
+      overrides: { capturesPerMonth: 10 ** 9, storageBytes: null },
+    };
     const sealed = (over: Partial<Omit<ActorSnapshot, 'format' | 'digest'>>) =>
-      sealSnapshot({ key: 'victim', stateVersion: TENANT_STATE_VERSION, lastSeq: head.seq, lastHash: head.event.hash, takenAt: new Date().toISOString(), state: lie, ...over });
-    const altered = { ...sealSnapshot({ key: 'victim', stateVersion: TENANT_STATE_VERSION, lastSeq: head.seq, lastHash: head.event.hash, takenAt: new Date().toISOString(), state: truth }), state: lie };
+      sealSnapshot({
+        key: 'victim',
+        stateVersion: TENANT_STATE_VERSION,
+        lastSeq: head.seq,
+        lastHash: head.event.hash,
+        takenAt: new Date().toISOString(),
+        state: lie,
+        ...over,
+      });
+    const altered = {
+      ...sealSnapshot({
+        key: 'victim',
+        stateVersion: TENANT_STATE_VERSION,
+        lastSeq: head.seq,
+        lastHash: head.event.hash,
+        takenAt: new Date().toISOString(),
+        state: truth,
+      }),
+      state: lie,
+    };
     const cases: Array<[string, Uint8Array, RegExp]> = [
       ['altered after sealing', encodeSnapshot(altered), /digest/],
       ['not JSON', new TextEncoder().encode('{"format":1,'), /not JSON/],
       ['older state version', encodeSnapshot(sealed({ stateVersion: TENANT_STATE_VERSION - 1 })), /stale/],
       ['a sequence past the log', encodeSnapshot(sealed({ lastSeq: head.seq + 1000 })), /does not have it/],
       ["another subject's sequence", encodeSnapshot(sealed({ lastSeq: neighbourSeq })), /not a commit of this subject/],
-      ['a hash mismatch', encodeSnapshot(sealed({ lastSeq: mid.seq, lastHash: head.event.hash })), /does not match the hash/],
+      [
+        'a hash mismatch',
+        encodeSnapshot(sealed({ lastSeq: mid.seq, lastHash: head.event.hash })),
+        /does not match the hash/,
+      ],
       ['another key', encodeSnapshot(sealed({ key: 'neighbour' })), /not victim/],
     ];
     for (const [name, bytes, reason] of cases) {
       await snapshots.put('victim', bytes);
       const problems: string[] = [];
-      const reader = createTenantActors(store, { snapshots, snapshotEvery: 10_000, onSnapshotProblem: (_k, p) => problems.push(p.reason ?? String(p.error)) });
+      const reader = createTenantActors(store, {
+        snapshots,
+        snapshotEvery: 10_000,
+        onSnapshotProblem: (_k, p) => problems.push(p.reason ?? String(p.error)),
+      });
       const state = encodeTenantState(await reader.read('victim'));
       reader.close();
       assert.equal(reader.stats().snapshotHits, 0, name);
@@ -174,24 +228,47 @@ describe('tenant actor snapshots (real nats-server)', () => {
     const seed = createTenantActors(store, { snapshots, snapshotEvery: 5 });
     await writeHistory(seed, 'race', 40);
     const used = (await seed.read('race')).usage.captures ?? 0;
-    await seed.execute('race', { type: 'SetQuotaOverrides', data: { capturesPerMonth: used + 37, storageBytes: null } }, ctx);
+    await seed.execute(
+      'race',
+      { type: 'SetQuotaOverrides', data: { capturesPerMonth: used + 37, storageBytes: null } },
+      ctx,
+    );
     seed.close();
     await waitFor('a snapshot', () => readSnapshot(snapshots, 'race'));
-    const before = (await store.readSubject(tenantSubject('race'))).filter((e) => e.event.type === 'capture.submitted').length;
+    const before = (await store.readSubject(tenantSubject('race'))).filter(
+      (e) => e.event.type === 'capture.submitted',
+    ).length;
 
     const runtimeA = createTenantActors(store, { snapshots, snapshotEvery: 5 });
-    const runtimeB = createTenantActors(createEventStore(b.js, b.jsm), { snapshots: await openSnapshotStore(b.nc), snapshotEvery: 5 });
+    const runtimeB = createTenantActors(createEventStore(b.js, b.jsm), {
+      snapshots: await openSnapshotStore(b.nc),
+      snapshotEvery: 5,
+    });
     // Both hydrated (from the snapshot) at the same sequence: their first appends collide.
     await Promise.all([runtimeA.read('race'), runtimeB.read('race')]);
     const results = await Promise.allSettled(
       Array.from({ length: 120 }, (_, i) =>
-        (i % 2 ? runtimeA : runtimeB).execute('race', { type: 'SubmitCaptures', data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' } }, ctx),
+        (i % 2 ? runtimeA : runtimeB).execute(
+          'race',
+          {
+            type: 'SubmitCaptures',
+            data: { captures: [{ captureId: newId('cap'), url: 'https://example.org/' }], source: 'single' },
+          },
+          ctx,
+        ),
       ),
     );
     runtimeA.close();
     runtimeB.close();
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 37);
-    assert.ok(results.every((r) => r.status === 'fulfilled' || ((r as PromiseRejectedResult).reason instanceof DomainError && (r as PromiseRejectedResult).reason.status === 429)));
+    assert.ok(
+      results.every(
+        (r) =>
+          r.status === 'fulfilled' ||
+          ((r as PromiseRejectedResult).reason instanceof DomainError &&
+            (r as PromiseRejectedResult).reason.status === 429),
+      ),
+    );
 
     const events = await store.readSubject(tenantSubject('race'));
     assert.equal(events.filter((e) => e.event.type === 'capture.submitted').length - before, 37);
@@ -204,7 +281,10 @@ describe('tenant actor snapshots (real nats-server)', () => {
     assert.ok(stats[0]!.conflicts + stats[1]!.conflicts > 0, 'the two runtimes really raced');
     const conflicts = stats[0]!.conflicts + stats[1]!.conflicts;
     // Two cold hydrations, then a reload per conflict: every one started from a snapshot.
-    assert.ok(stats[0]!.snapshotHits + stats[1]!.snapshotHits >= 2 + conflicts, `reloads started from snapshots: ${JSON.stringify(stats)}`);
+    assert.ok(
+      stats[0]!.snapshotHits + stats[1]!.snapshotHits >= 2 + conflicts,
+      `reloads started from snapshots: ${JSON.stringify(stats)}`,
+    );
     assert.equal(stats[0]!.snapshotRejects + stats[1]!.snapshotRejects, 0);
     // Whatever snapshot the race left behind agrees with the log.
     const reader = createTenantActors(store, { snapshots });
@@ -218,7 +298,10 @@ describe('tenant actor snapshots (real nats-server)', () => {
     const head = (await store.last(tenantSubject('sleepy')))!;
     await new Promise((r) => setTimeout(r, 5));
     assert.equal(runtime.passivateIdle(), 1);
-    await waitFor('the passivation snapshot', async () => (await readSnapshot(snapshots, 'sleepy'))?.lastSeq === head.seq);
+    await waitFor(
+      'the passivation snapshot',
+      async () => (await readSnapshot(snapshots, 'sleepy'))?.lastSeq === head.seq,
+    );
     const state = encodeTenantState(await runtime.read('sleepy'));
     runtime.close();
     assert.equal(runtime.stats().snapshotHits, 1);

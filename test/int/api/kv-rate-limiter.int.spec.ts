@@ -22,7 +22,9 @@ describe('rate limits shared through NATS KV', () => {
   it('admits exactly the limit when two processes race on one key', async () => {
     const t = () => 1_000_000 * 60_000 + 30_000;
     const [la, lb] = await Promise.all([createKvRateLimiter(a, { now: t }), createKvRateLimiter(b, { now: t })]);
-    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? la : lb).take('tenant:hot', 150, 60_000)));
+    const results = await Promise.all(
+      Array.from({ length: 400 }, (_, i) => (i % 2 ? la : lb).take('tenant:hot', 150, 60_000)),
+    );
     assert.equal(results.filter((r) => r.allowed).length, 150);
     const refused = results.find((r) => !r.allowed)!;
     // All 150 were taken at one instant: the first leaves the rolling window 60 s later.
@@ -95,7 +97,10 @@ describe('rate limits shared through NATS KV', () => {
     let la: Awaited<ReturnType<typeof createKvRateLimiter>>;
     let lb: Awaited<ReturnType<typeof createKvRateLimiter>>;
     before(async () => {
-      [la, lb] = await Promise.all([createKvRateLimiter(a, { now: () => t }), createKvRateLimiter(b, { now: () => t })]);
+      [la, lb] = await Promise.all([
+        createKvRateLimiter(a, { now: () => t }),
+        createKvRateLimiter(b, { now: () => t }),
+      ]);
     });
     const take = (l: typeof la, key: string) => l.take(key, 5, 60_000, 1, { failClosed: true });
 
@@ -123,7 +128,9 @@ describe('rate limits shared through NATS KV', () => {
 
     it('admits exactly 5 of 40 concurrent calls from two processes', async () => {
       t = t0;
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => take(i % 2 ? la : lb, 'admin-keys:10.0.0.3')));
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => take(i % 2 ? la : lb, 'admin-keys:10.0.0.3')),
+      );
       assert.equal(results.filter((r) => r.allowed).length, 5);
     });
   });

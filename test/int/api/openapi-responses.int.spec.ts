@@ -37,12 +37,22 @@ describe('OpenAPI document against the real service', () => {
   type CallOptions = Parameters<TestServer['call']>[2];
   async function call(method: string, url: string, opts: CallOptions = {}): Promise<CallResult> {
     const r = await s.call(method, url, opts);
-    exchanges.push({ method, url, status: r.status, contentType: r.headers.get('content-type'), body: r.body, raw: r.raw });
+    exchanges.push({
+      method,
+      url,
+      status: r.status,
+      contentType: r.headers.get('content-type'),
+      body: r.body,
+      raw: r.raw,
+    });
     return r;
   }
-  const admin = (method: string, url: string, opts: CallOptions = {}) => call(method, url, { token: ADMIN_KEY, from: freshAddress(), ...opts });
+  const admin = (method: string, url: string, opts: CallOptions = {}) =>
+    call(method, url, { token: ADMIN_KEY, from: freshAddress(), ...opts });
   async function tenantKey(tenantId: string, scopes: string[]): Promise<string> {
-    const r = await admin('POST', '/v1/admin/keys', { body: { tenantId, scopes, name: `${tenantId} ${scopes.join(' ')}` } });
+    const r = await admin('POST', '/v1/admin/keys', {
+      body: { tenantId, scopes, name: `${tenantId} ${scopes.join(' ')}` },
+    });
     assert.equal(r.status, 201, r.text);
     return r.body.key;
   }
@@ -71,7 +81,10 @@ describe('OpenAPI document against the real service', () => {
     key = await tenantKey('oas', ['capture']);
     readKey = await tenantKey('oas', ['read']);
     // One complete capture with every artifact (pdf asked for) and a signed, timestamped bundle.
-    const submitted = await call('POST', '/v1/captures', { token: key, body: { url: site.url('/simple'), options: { pdf: true } } });
+    const submitted = await call('POST', '/v1/captures', {
+      token: key,
+      body: { url: site.url('/simple'), options: { pdf: true } },
+    });
     assert.equal(submitted.status, 202, submitted.text);
     captureId = submitted.body.id;
     const deadline = Date.now() + 120_000;
@@ -95,7 +108,9 @@ describe('OpenAPI document against the real service', () => {
   it('answers health, keys and signing keys as documented', async () => {
     await call('GET', '/health');
     // Key endpoints: created, listed, revoked, refused.
-    const extra = await admin('POST', '/v1/admin/keys', { body: { tenantId: 'oas', scopes: ['read'], name: 'to revoke' } });
+    const extra = await admin('POST', '/v1/admin/keys', {
+      body: { tenantId: 'oas', scopes: ['read'], name: 'to revoke' },
+    });
     await admin('GET', '/v1/admin/keys?tenant=oas&include=revoked');
     await admin('GET', '/v1/admin/keys?include=all');
     await admin('DELETE', `/v1/admin/keys/${extra.body.keyHash}`);
@@ -113,19 +128,30 @@ describe('OpenAPI document against the real service', () => {
 
   it('answers the capture endpoints as documented', async () => {
     await call('POST', '/v1/captures', { token: key, body: { url: 'ftp://example.com/' } });
-    await call('POST', '/v1/captures', { token: key, body: { url: site.url('/simple'), options: { delayMs: 10_000_000 } } });
+    await call('POST', '/v1/captures', {
+      token: key,
+      body: { url: site.url('/simple'), options: { delayMs: 10_000_000 } },
+    });
     await call('POST', '/v1/captures', { token: key, body: { url: 'http://10.0.0.1/' } });
     await call('POST', '/v1/captures', { body: { url: site.url('/simple') } });
     await call('POST', '/v1/captures', { token: readKey, body: { url: site.url('/simple') } });
     await call('POST', '/v1/captures', { token: key, body: 'url=x', headers: { 'content-type': 'text/plain' } });
     await call('POST', '/v1/captures', { token: key, body: { url: 'x'.repeat(1024 * 1024 + 10) } });
     await call('OPTIONS', '/v1/captures', { headers: { origin: ORIGIN, 'access-control-request-method': 'POST' } });
-    await call('OPTIONS', '/v1/captures', { headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
+    await call('OPTIONS', '/v1/captures', {
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },
+    });
     // A batch whose items are all refused (nothing more for the worker): 207 with error bodies.
-    const batch = await call('POST', '/v1/captures/batch', { token: key, body: { urls: [{ url: 'http://10.0.0.1/' }, { nope: 1 }, 'x'] } });
+    const batch = await call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: [{ url: 'http://10.0.0.1/' }, { nope: 1 }, 'x'] },
+    });
     assert.equal(batch.status, 207, batch.text);
     await call('POST', '/v1/captures/batch', { token: key, body: { urls: [] } });
-    await call('POST', '/v1/captures/batch', { token: key, body: { urls: [{ url: 'a' }, { url: 'b' }, { url: 'c' }, { url: 'd' }] } });
+    await call('POST', '/v1/captures/batch', {
+      token: key,
+      body: { urls: [{ url: 'a' }, { url: 'b' }, { url: 'c' }, { url: 'd' }] },
+    });
     await call('GET', '/v1/captures', { token: readKey });
     await call('GET', '/v1/captures?status=complete&sort=created_at&limit=500', { token: readKey });
     await call('GET', '/v1/captures?limit=0', { token: readKey });
@@ -134,7 +160,8 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', `/v1/captures/${UNKNOWN_CAPTURE}/status`);
     await call('GET', `/v1/captures/${captureId}`);
     await call('GET', `/v1/captures/${UNKNOWN_CAPTURE}`);
-    for (const name of ['screenshot', 'html', 'headers', 'pdf', 'wacz']) await call('GET', `/v1/captures/${captureId}/artifacts/${name}`);
+    for (const name of ['screenshot', 'html', 'headers', 'pdf', 'wacz'])
+      await call('GET', `/v1/captures/${captureId}/artifacts/${name}`);
     await call('GET', `/v1/captures/${captureId}/pdf`);
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=0-99' } });
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=999999999-' } });
@@ -148,7 +175,10 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', `/v1/verify/${UNKNOWN_CAPTURE}`);
     await call('GET', `/v1/captures/${captureId}/certificate`);
     await call('GET', `/v1/captures/${UNKNOWN_CAPTURE}/certificate`);
-    await call('POST', '/v1/verify/certificate', { body: '%PDF-1.3 not a certificate', headers: { 'content-type': 'application/pdf' } });
+    await call('POST', '/v1/verify/certificate', {
+      body: '%PDF-1.3 not a certificate',
+      headers: { 'content-type': 'application/pdf' },
+    });
     await call('POST', '/v1/verify/certificate', { body: '', headers: { 'content-type': 'application/pdf' } });
     // The per-address limit of unauthenticated endpoints (RATE_LIMIT_IP_PER_MIN=300).
     const from = freshAddress();
@@ -195,15 +225,27 @@ describe('OpenAPI document against the real service', () => {
     await admin('PUT', '/v1/admin/tenants/oas-quota/config', { body: { quotas: { capturesPerMonth: 0 } } });
     const single = await call('POST', '/v1/captures', { token, body: { url: site.url('/simple') } });
     assert.equal(single.body.limitType, 'quota');
-    const batch = await call('POST', '/v1/captures/batch', { token, body: { urls: [{ url: site.url('/simple') }, { url: site.url('/simple') }] } });
+    const batch = await call('POST', '/v1/captures/batch', {
+      token,
+      body: { urls: [{ url: site.url('/simple') }, { url: site.url('/simple') }] },
+    });
     assert.equal(batch.body.quota.requested, 2);
   });
 
   it('answers schedules, usage and tenant configuration as documented', async () => {
-    const created = await call('POST', '/v1/schedules', { token: key, body: { url: site.url('/simple'), name: 'weekly', cron: '0 6 * * 1', options: { fullPage: false } } });
+    const created = await call('POST', '/v1/schedules', {
+      token: key,
+      body: { url: site.url('/simple'), name: 'weekly', cron: '0 6 * * 1', options: { fullPage: false } },
+    });
     assert.equal(created.status, 201, created.text);
-    await call('POST', '/v1/schedules', { token: key, body: { url: site.url('/simple'), name: 'too often', cron: '*/5 * * * *' } });
-    await call('POST', '/v1/schedules', { token: key, body: { url: 'http://10.0.0.1/', name: 'private', cron: '0 6 * * 1' } });
+    await call('POST', '/v1/schedules', {
+      token: key,
+      body: { url: site.url('/simple'), name: 'too often', cron: '*/5 * * * *' },
+    });
+    await call('POST', '/v1/schedules', {
+      token: key,
+      body: { url: 'http://10.0.0.1/', name: 'private', cron: '0 6 * * 1' },
+    });
     await call('POST', '/v1/schedules', { token: key, body: 'x', headers: { 'content-type': 'text/plain' } });
     await call('GET', '/v1/schedules', { token: readKey });
     await call('GET', `/v1/schedules/${created.body.id}`, { token: readKey });
@@ -214,7 +256,10 @@ describe('OpenAPI document against the real service', () => {
     // The starter tier's active-schedule maximum (limitType 'schedules').
     const limited = await tenantKey('oas-schedules', ['capture']);
     for (let i = 0; i < 10 && exchanges.at(-1)?.status !== 429; i++) {
-      await call('POST', '/v1/schedules', { token: limited, body: { url: site.url('/simple'), name: `run ${i}`, cron: '0 6 * * 1' } });
+      await call('POST', '/v1/schedules', {
+        token: limited,
+        body: { url: site.url('/simple'), name: `run ${i}`, cron: '0 6 * * 1' },
+      });
     }
     assert.equal(exchanges.at(-1)!.status, 429);
 
@@ -228,7 +273,9 @@ describe('OpenAPI document against the real service', () => {
     await admin('GET', '/v1/admin/usage?tenant=oas', { token: 'wrong' });
     await admin('GET', '/v1/admin/tenants/oas/config');
     await admin('GET', '/v1/admin/tenants/nobody-here/config');
-    await admin('PUT', '/v1/admin/tenants/oas/config', { body: { quotas: { capturesPerMonth: 1000, storageBytes: null }, tier: 'pro' } });
+    await admin('PUT', '/v1/admin/tenants/oas/config', {
+      body: { quotas: { capturesPerMonth: 1000, storageBytes: null }, tier: 'pro' },
+    });
     await admin('PUT', '/v1/admin/tenants/oas/config', { body: { quotas: { capturesPerMonth: -1 } } });
     await admin('PUT', '/v1/admin/tenants/Bad%20Id/config', { body: {} });
     await admin('PUT', '/v1/admin/tenants/oas/config', { body: 'x', headers: { 'content-type': 'text/plain' } });
@@ -237,7 +284,11 @@ describe('OpenAPI document against the real service', () => {
   it('answers the webhook endpoints as documented', async () => {
     const token = await tenantKey('oas-webhooks', ['capture']);
     // Nothing listens there: the ping answers 200 with success false.
-    const hook = (i: number) => ({ url: `https://127.0.0.1:9/hook-${i}`, events: ['capture.complete'], name: `hook ${i}` });
+    const hook = (i: number) => ({
+      url: `https://127.0.0.1:9/hook-${i}`,
+      events: ['capture.complete'],
+      name: `hook ${i}`,
+    });
     const first = await call('POST', '/v1/webhooks', { token, body: hook(0) });
     assert.equal(first.status, 201, first.text);
     for (let i = 1; i < 5; i++) await call('POST', '/v1/webhooks', { token, body: hook(i) });
@@ -267,10 +318,13 @@ describe('OpenAPI document against the real service', () => {
       const from = freshAddress();
       const withBody = (extra: CallOptions = {}) => ({ from, body: {}, ...extra });
       if (statuses.includes('401')) await call(o.method, url, { from, token: 'svc_live_not-a-key' });
-      if (statuses.includes('403') && !operator) await call(o.method, url, { from, token: adminOnly, headers: { origin: 'https://elsewhere.example' } });
+      if (statuses.includes('403') && !operator)
+        await call(o.method, url, { from, token: adminOnly, headers: { origin: 'https://elsewhere.example' } });
       const token = operator ? ADMIN_KEY : key;
-      if (statuses.includes('415')) await call(o.method, url, withBody({ token, body: 'x', headers: { 'content-type': 'text/plain' } }));
-      if (statuses.includes('413')) await call(o.method, url, withBody({ token, body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) }));
+      if (statuses.includes('415'))
+        await call(o.method, url, withBody({ token, body: 'x', headers: { 'content-type': 'text/plain' } }));
+      if (statuses.includes('413'))
+        await call(o.method, url, withBody({ token, body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) }));
     }
   });
 
@@ -278,14 +332,24 @@ describe('OpenAPI document against the real service', () => {
   async function callOn(other: TestServer, o: Operation, opts: CallOptions): Promise<number> {
     const url = o.path.replace(/\{[^}]+\}/g, 'x_placeholder');
     const r = await other.call(o.method, url, { ...opts, ...(['POST', 'PUT'].includes(o.method) ? { body: {} } : {}) });
-    exchanges.push({ method: o.method, url, status: r.status, contentType: r.headers.get('content-type'), body: r.body, raw: r.raw });
+    exchanges.push({
+      method: o.method,
+      url,
+      status: r.status,
+      contentType: r.headers.get('content-type'),
+      body: r.body,
+      raw: r.raw,
+    });
     return r.status;
   }
   const isOperator = (o: Operation) => (o.op.tags as string[] | undefined)?.includes('admin') ?? false;
   const documents = (o: Operation, status: number) => Object.keys(o.op.responses ?? {}).includes(String(status));
 
   it('answers 503 on every operator endpoint when the admin API is not configured', async () => {
-    const unconfigured = await startTestServer({ ADMIN_KEY: '', ROLES: 'api' }, { infra: s.infra, databaseUrl: s.databaseUrl });
+    const unconfigured = await startTestServer(
+      { ADMIN_KEY: '', ROLES: 'api' },
+      { infra: s.infra, databaseUrl: s.databaseUrl },
+    );
     try {
       for (const o of operations(doc).filter((op) => isOperator(op) && documents(op, 503))) {
         assert.equal(await callOn(unconfigured, o, { token: 'anything', from: freshAddress() }), 503, operationName(o));
@@ -297,7 +361,10 @@ describe('OpenAPI document against the real service', () => {
 
   it('answers 429 on every endpoint documenting a rate limit, once the limit is reached', async () => {
     // The same tenant keys against an instance allowing one request a minute per tenant and per address.
-    const limited = await startTestServer({ ROLES: 'api', RATE_LIMIT_TENANT_PER_MIN: '1', RATE_LIMIT_IP_PER_MIN: '1' }, { infra: s.infra, databaseUrl: s.databaseUrl });
+    const limited = await startTestServer(
+      { ROLES: 'api', RATE_LIMIT_TENANT_PER_MIN: '1', RATE_LIMIT_IP_PER_MIN: '1' },
+      { infra: s.infra, databaseUrl: s.databaseUrl },
+    );
     try {
       for (const o of operations(doc).filter((op) => documents(op, 429))) {
         const opts = { token: isOperator(o) ? ADMIN_KEY : key, from: freshAddress() };
@@ -334,8 +401,13 @@ describe('OpenAPI document against the real service', () => {
         .map((status) => `${operationName(o)} ${status}`),
     );
     const documented = operations(doc).reduce((n, o) => n + Object.keys(o.op.responses ?? {}).length, 0);
-    t.diagnostic(`${documented - missing.length} of ${documented} documented statuses provoked; not provoked: ${missing.join('; ')}`);
-    assert.ok(documented - missing.length >= 135, `only ${documented - missing.length} of ${documented} documented statuses provoked`);
+    t.diagnostic(
+      `${documented - missing.length} of ${documented} documented statuses provoked; not provoked: ${missing.join('; ')}`,
+    );
+    assert.ok(
+      documented - missing.length >= 135,
+      `only ${documented - missing.length} of ${documented} documented statuses provoked`,
+    );
   });
 
   it('can fail: an undocumented status, content type or field is reported', () => {
@@ -345,7 +417,9 @@ describe('OpenAPI document against the real service', () => {
     const mutated = structuredClone(doc) as OpenApiDoc;
     delete mutated.paths['/v1/captures/{captureId}/status']!.get!.responses!['404'];
     delete mutated.paths['/v1/captures/{captureId}/artifacts/{name}']!.get!.responses!['200']!.content!['image/png'];
-    const recordSchema = mutated.paths['/v1/captures/{captureId}']!.get!.responses!['200']!.content!['application/json']!.schema as {
+    const recordSchema = mutated.paths['/v1/captures/{captureId}']!.get!.responses!['200']!.content![
+      'application/json'
+    ]!.schema as {
       required: string[];
       properties: Record<string, unknown>;
     };

@@ -33,16 +33,24 @@ interface Justified {
 }
 
 const justifiedWarnings = async () =>
-  parse(await readFile(join(projectRoot, 'ops', 'openapi', 'justified-warnings.yaml'), 'utf8')) as Record<'redocly' | 'spectral', Record<string, Justified>>;
+  parse(await readFile(join(projectRoot, 'ops', 'openapi', 'justified-warnings.yaml'), 'utf8')) as Record<
+    'redocly' | 'spectral',
+    Record<string, Justified>
+  >;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
 
 function allOperations(doc: Doc): Op[] {
   const out: Op[] = [];
-  for (const [group, items] of [['paths', doc.paths], ['webhooks', doc.webhooks ?? {}]] as const) {
+  for (const [group, items] of [
+    ['paths', doc.paths],
+    ['webhooks', doc.webhooks ?? {}],
+  ] as const) {
     for (const [path, item] of Object.entries(items)) {
-      for (const m of METHODS) if (item[m]) out.push({ where: `${group === 'paths' ? '' : 'webhook '}${m.toUpperCase()} ${path}`, op: item[m]! });
+      for (const m of METHODS)
+        if (item[m])
+          out.push({ where: `${group === 'paths' ? '' : 'webhook '}${m.toUpperCase()} ${path}`, op: item[m]! });
     }
   }
   return out;
@@ -55,19 +63,29 @@ export function namingProblems(doc: Doc): string[] {
   const seen = new Map<string, string>();
   for (const { where, op } of allOperations(doc)) {
     if (!op.operationId) problems.push(`${where}: no operationId — set schema.operationId in its route`);
-    else if (seen.has(op.operationId)) problems.push(`${where}: operationId '${op.operationId}' is also used by ${seen.get(op.operationId)}`);
+    else if (seen.has(op.operationId))
+      problems.push(`${where}: operationId '${op.operationId}' is also used by ${seen.get(op.operationId)}`);
     else seen.set(op.operationId, where);
     if (!op.summary) problems.push(`${where}: no summary — set schema.summary in its route`);
     if (!op.tags?.length) problems.push(`${where}: no tag — set schema.tags in its route`);
-    for (const t of op.tags ?? []) if (!declared.has(t)) problems.push(`${where}: tag '${t}' is not declared — add it to OPENAPI_TAGS in src/api/openapi-document.ts`);
+    for (const t of op.tags ?? [])
+      if (!declared.has(t))
+        problems.push(`${where}: tag '${t}' is not declared — add it to OPENAPI_TAGS in src/api/openapi-document.ts`);
   }
   return problems;
 }
 
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: projectRoot, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      cmd,
+      args,
+      { cwd: projectRoot, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -106,8 +124,16 @@ describe('the OpenAPI document as outside tools see it', () => {
     assert.equal(doc.openapi, '3.1.0');
     assert.deepEqual(namingProblems(doc), []);
     assert.deepEqual(doc.security, [{ bearer: [] }], 'root security: a key unless an operation says otherwise');
-    const publicOps = allOperations(doc).filter(({ op }) => Array.isArray(op.security) && op.security.length === 0).map((o) => o.where);
-    for (const p of ['GET /health', 'GET /v1/captures/{captureId}/status', 'GET /v1/captures/{captureId}', 'GET /v1/verify/{captureId}', 'GET /.well-known/signing-key']) {
+    const publicOps = allOperations(doc)
+      .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
+      .map((o) => o.where);
+    for (const p of [
+      'GET /health',
+      'GET /v1/captures/{captureId}/status',
+      'GET /v1/captures/{captureId}',
+      'GET /v1/verify/{captureId}',
+      'GET /.well-known/signing-key',
+    ]) {
       assert.ok(publicOps.includes(p), `${p} is public (spec 5.4) and must say security: []`);
     }
   });
@@ -126,9 +152,16 @@ describe('the OpenAPI document as outside tools see it', () => {
     const r = await run(bin('redocly'), ['lint', docFile, '--config', config, '--format=json'], offlineEnv);
     const jsonStart = r.stdout.indexOf('{');
     assert.ok(jsonStart >= 0, `redocly printed no report (exit ${r.code}): ${r.stderr}`);
-    const report = JSON.parse(r.stdout.slice(jsonStart)) as { problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }> };
+    const report = JSON.parse(r.stdout.slice(jsonStart)) as {
+      problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>;
+    };
     const unjustified = report.problems
-      .filter((p) => p.severity === 'error' || !justified[p.ruleId] || (justified[p.ruleId]!.only && !justified[p.ruleId]!.only!.includes(p.location[0]?.pointer ?? '')))
+      .filter(
+        (p) =>
+          p.severity === 'error' ||
+          !justified[p.ruleId] ||
+          (justified[p.ruleId]!.only && !justified[p.ruleId]!.only!.includes(p.location[0]?.pointer ?? '')),
+      )
       .map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
     assert.deepEqual(unjustified, []);
     assert.equal(await blockedLog(), '', 'redocly tried to reach the network');
@@ -137,12 +170,26 @@ describe('the OpenAPI document as outside tools see it', () => {
   it("passes Spectral's oas ruleset: no errors, only justified warnings, nothing fetched", async () => {
     const ruleset = join(projectRoot, 'ops', 'openapi', 'spectral.yaml');
     const justified = (await justifiedWarnings()).spectral;
-    const r = await run(bin('spectral'), ['lint', docFile, '--ruleset', ruleset, '--format', 'json', '--quiet'], offlineEnv);
+    const r = await run(
+      bin('spectral'),
+      ['lint', docFile, '--ruleset', ruleset, '--format', 'json', '--quiet'],
+      offlineEnv,
+    );
     const jsonStart = r.stdout.indexOf('[');
     assert.ok(jsonStart >= 0, `spectral printed no report (exit ${r.code}): ${r.stdout} ${r.stderr}`);
-    const results = JSON.parse(r.stdout.slice(jsonStart)) as Array<{ code: string; severity: number; message: string; path: string[] }>;
+    const results = JSON.parse(r.stdout.slice(jsonStart)) as Array<{
+      code: string;
+      severity: number;
+      message: string;
+      path: string[];
+    }>;
     const unjustified = results
-      .filter((p) => p.severity === 0 || !justified[p.code] || (justified[p.code]!.only && !justified[p.code]!.only!.includes(p.path.join('/'))))
+      .filter(
+        (p) =>
+          p.severity === 0 ||
+          !justified[p.code] ||
+          (justified[p.code]!.only && !justified[p.code]!.only!.includes(p.path.join('/'))),
+      )
       .map((p) => `${['error', 'warn', 'info', 'hint'][p.severity]} ${p.code} at ${p.path.join('/')}: ${p.message}`);
     assert.deepEqual(unjustified, []);
     assert.equal(await blockedLog(), '', 'spectral tried to reach the network');
@@ -152,14 +199,29 @@ describe('the OpenAPI document as outside tools see it', () => {
     const gen = await run(bin('openapi-typescript'), [docFile, '-o', join(dir, 'api.d.ts')], offlineEnv);
     assert.equal(gen.code, 0, `openapi-typescript failed: ${gen.stderr}`);
     await copyFile(join(projectRoot, 'test', 'openapi-client', 'readme-flow.ts'), join(dir, 'readme-flow.ts'));
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['*.ts'] }));
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        extends: '../../../tsconfig.json',
+        compilerOptions: { noEmit: true, rootDir: '.' },
+        include: ['*.ts'],
+      }),
+    );
     // Every @ts-expect-error must meet an error, or tsc reports the directive as unused.
     const tsc = await run(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], {});
-    assert.equal(tsc.code, 0, `the README flow does not compile against the generated client:\n${tsc.stdout}${tsc.stderr}`);
+    assert.equal(
+      tsc.code,
+      0,
+      `the README flow does not compile against the generated client:\n${tsc.stdout}${tsc.stderr}`,
+    );
     assert.equal(await blockedLog(), '', 'openapi-typescript tried to reach the network');
 
     const { readmeFlow } = (await import(pathToFileURL(join(dir, 'readme-flow.ts')).href)) as {
-      readmeFlow: (baseUrl: string, adminKey: string, target: string) => Promise<{ captureId: string; status: string; quotaRemaining: string | null; location: string | null }>;
+      readmeFlow: (
+        baseUrl: string,
+        adminKey: string,
+        target: string,
+      ) => Promise<{ captureId: string; status: string; quotaRemaining: string | null; location: string | null }>;
     };
     const out = await readmeFlow(s.baseUrl, ADMIN_KEY, 'http://127.0.0.1:9/readme');
     assert.equal(out.status, 'pending');

@@ -27,13 +27,24 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
   let nextAddress = 100;
   const freshAddress = () => `127.0.0.${nextAddress++}`;
   const mkKey = async (tenantId: string, scopes: string[]) => {
-    const r = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: freshAddress(), body: { tenantId, scopes, name: 'probe' } });
+    const r = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: freshAddress(),
+      body: { tenantId, scopes, name: 'probe' },
+    });
     assert.equal(r.status, 201, r.text);
     return r.body.key as string;
   };
-  const rpc = (key: string, body: unknown, from = '127.0.0.1') => s.call('POST', '/mcp', { token: key, body, headers: MCP_HEADERS, from });
-  const upload = (pdf: Buffer) => httpCall(`${s.baseUrl}/v1/verify/certificate`, 'POST', { 'content-type': 'application/pdf' }, pdf);
-  const message = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params });
+  const rpc = (key: string, body: unknown, from = '127.0.0.1') =>
+    s.call('POST', '/mcp', { token: key, body, headers: MCP_HEADERS, from });
+  const upload = (pdf: Buffer) =>
+    httpCall(`${s.baseUrl}/v1/verify/certificate`, 'POST', { 'content-type': 'application/pdf' }, pdf);
+  const message = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method,
+    params,
+  });
 
   before(async () => {
     s = await startTestServer({
@@ -44,7 +55,12 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
       RATE_LIMIT_TENANT_PER_MIN: String(TENANT_LIMIT),
     });
     captureId = newId('cap');
-    await completeWithBundle(s.server, 'probe', captureId, (await makeBundle(sampleCapture({ captureId }), s.server.evidence.notary!))!);
+    await completeWithBundle(
+      s.server,
+      'probe',
+      captureId,
+      (await makeBundle(sampleCapture({ captureId }), s.server.evidence.notary!))!,
+    );
     const deadline = Date.now() + 60_000;
     for (;;) {
       const r = await s.call('GET', `/v1/captures/${captureId}/certificate`);
@@ -61,7 +77,9 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
   describe('§2 POST /v1/verify/certificate', () => {
     it('a real certificate is far below the body limit, and still verifies', async (t) => {
       const envelope = splitCertificate(certificate).envelopeJson.length;
-      t.diagnostic(`certificate ${certificate.length} bytes, its attachment ${envelope} bytes; limits ${MAX_CERTIFICATE_BYTES} and ${MAX_ENVELOPE_BYTES}`);
+      t.diagnostic(
+        `certificate ${certificate.length} bytes, its attachment ${envelope} bytes; limits ${MAX_CERTIFICATE_BYTES} and ${MAX_ENVELOPE_BYTES}`,
+      );
       assert.ok(certificate.length * 3 < MAX_CERTIFICATE_BYTES);
       assert.ok(envelope * 3 < MAX_ENVELOPE_BYTES);
       const r = await upload(certificate);
@@ -76,14 +94,20 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
       assertProblem(r.body, 413);
       assert.equal(r.body.detail, `The request body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`);
       // The JSON endpoints keep their 1 MiB, and say so.
-      const json = await s.call('POST', '/v1/captures', { token: await mkKey('big-body', ['capture']), body: `{"url":"${'a'.repeat(1024 * 1024)}"}` });
+      const json = await s.call('POST', '/v1/captures', {
+        token: await mkKey('big-body', ['capture']),
+        body: `{"url":"${'a'.repeat(1024 * 1024)}"}`,
+      });
       assert.equal(json.status, 413);
       assert.equal(json.body.detail, 'The request body is larger than 1 MiB.');
 
       const { document } = splitCertificate(certificate);
       const nested = Buffer.alloc(200 * 1024, 0x5b);
       const update = Buffer.concat([
-        Buffer.from(`%capture-ledger certificate signature v1\n999 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${nested.length}\n>>\nstream\n`, 'latin1'),
+        Buffer.from(
+          `%capture-ledger certificate signature v1\n999 0 obj\n<<\n/Type /EmbeddedFile\n/Subtype /application#2Fjson\n/Length ${nested.length}\n>>\nstream\n`,
+          'latin1',
+        ),
         nested,
       ]);
       const hostile = await upload(Buffer.concat([document, update]));
@@ -94,7 +118,11 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
 
     it('answers a browser preflight, so a page of any origin can upload a PDF', async () => {
       const r = await s.call('OPTIONS', '/v1/verify/certificate', {
-        headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://elsewhere.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       });
       assert.equal(r.status, 204);
       assert.equal(r.headers.get('access-control-allow-origin'), '*');
@@ -158,7 +186,11 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
         assert.ok(Number(refused.headers.get('retry-after')) >= 1);
         // Another address with the right credential is not affected, however often it asks.
         const other = freshAddress();
-        for (let i = 0; i < 7; i++) assert.notEqual((await s.call(method, path, { token: ADMIN_KEY, from: other, ...(body ? { body } : {}) })).status, 429);
+        for (let i = 0; i < 7; i++)
+          assert.notEqual(
+            (await s.call(method, path, { token: ADMIN_KEY, from: other, ...(body ? { body } : {}) })).status,
+            429,
+          );
       });
     }
   });
@@ -183,12 +215,19 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
       const r = await s.call('POST', '/v1/captures', { token: key, body: { url: `http://127.0.0.1:${port}/metrics` } });
       assert.equal(r.status, 422, r.text);
       assert.match(r.body.detail, /this service's own address/);
-      const named = await s.call('POST', '/v1/captures', { token: key, body: { url: `http://localhost:${port}/metrics` } });
+      const named = await s.call('POST', '/v1/captures', {
+        token: key,
+        body: { url: `http://localhost:${port}/metrics` },
+      });
       assert.equal(named.status, 422, named.text);
     });
 
     it('answers Vary: Accept where JSON or HTML is negotiated, and X-Frame-Options DENY beside frame-ancestors none', async () => {
-      for (const path of [`/v1/verify/${captureId}`, `/v1/captures/${captureId}/provenance`, `/v1/verify/cap_${'0'.repeat(32)}`]) {
+      for (const path of [
+        `/v1/verify/${captureId}`,
+        `/v1/captures/${captureId}/provenance`,
+        `/v1/verify/cap_${'0'.repeat(32)}`,
+      ]) {
         const r = await s.call('GET', path);
         assert.match(r.headers.get('vary') ?? '', /\bAccept\b/, path);
       }

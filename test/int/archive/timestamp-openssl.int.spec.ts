@@ -28,7 +28,10 @@ describe('RFC 3161 token in a v0.2.0 bundle, checked by openssl ts -verify', () 
   });
 
   async function bundleToken(): Promise<{ hex: string; tokenPath: string; caPath: string }> {
-    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    const bundle = await signedBundle(
+      sampleCapture(),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
+    );
     assert.equal(bundle.ref.version, '0.2.0');
     const digest = readJson(unzip(bundle.bytes), 'datapackage-digest.json');
     const tokenPath = join(dir, 'token.der');
@@ -40,7 +43,17 @@ describe('RFC 3161 token in a v0.2.0 bundle, checked by openssl ts -verify', () 
 
   it('accepts the token for the bundle digest', async () => {
     const { hex, tokenPath, caPath } = await bundleToken();
-    const { stdout } = await run('openssl', ['ts', '-verify', '-digest', hex, '-token_in', '-in', tokenPath, '-CAfile', caPath]);
+    const { stdout } = await run('openssl', [
+      'ts',
+      '-verify',
+      '-digest',
+      hex,
+      '-token_in',
+      '-in',
+      tokenPath,
+      '-CAfile',
+      caPath,
+    ]);
     assert.match(stdout, /Verification: OK/);
   });
 

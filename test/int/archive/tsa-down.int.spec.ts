@@ -38,7 +38,10 @@ describe('TSA down', () => {
 
   it('retries 3 times on 503, then builds a verifiable v0.1.0 bundle and reports timestampError', async () => {
     hits = 0;
-    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: failingUrl, attempts: 3, backoffMs: 10 }) }));
+    const bundle = await signedBundle(
+      sampleCapture(),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: failingUrl, attempts: 3, backoffMs: 10 }) }),
+    );
     assert.equal(hits, 3);
     assert.equal(bundle.ref.version, '0.1.0');
     assert.equal(bundle.timestamp, undefined);
@@ -46,7 +49,10 @@ describe('TSA down', () => {
     const result = await verifyBundle(bundle.bytes, { keys: publishedKeys(), tsaCaCertsPem: [] });
     assert.equal(result.version, '0.1.0');
     assert.equal(result.verified, true);
-    assert.deepEqual(result.checks.map((c) => c.name), ['artifactHashes', 'bundleHash', 'signature']);
+    assert.deepEqual(
+      result.checks.map((c) => c.name),
+      ['artifactHashes', 'bundleHash', 'signature'],
+    );
   });
 
   it('throws a typed TsaUnavailableError when nothing listens', async () => {
@@ -64,7 +70,11 @@ describe('TSA down', () => {
 
   it("rethrows with onTimestampFailure 'throw'", async () => {
     await assert.rejects(
-      signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: closedUrl, attempts: 1 }) }), { onTimestampFailure: 'throw' }),
+      signedBundle(
+        sampleCapture(),
+        localNotary(testKey(), { timestamper: createTsaClient({ url: closedUrl, attempts: 1 }) }),
+        { onTimestampFailure: 'throw' },
+      ),
       TsaUnavailableError,
     );
   });

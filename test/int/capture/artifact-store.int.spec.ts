@@ -46,7 +46,11 @@ describe('artifact store', () => {
       await store.put(`cap_x/a/${size}`, bytes);
       assert.deepEqual(Buffer.from((await store.get(`cap_x/a/${size}`))!), Buffer.from(bytes), `${size} bytes`);
       assert.match((await store.digest(`cap_x/a/${size}`))!, /^SHA-256=[A-Za-z0-9_-]{43}=$/);
-      assert.deepEqual(await store.check(`cap_x/a/${size}`), { status: 'ok', size, digest: (await store.digest(`cap_x/a/${size}`))! });
+      assert.deepEqual(await store.check(`cap_x/a/${size}`), {
+        status: 'ok',
+        size,
+        digest: (await store.digest(`cap_x/a/${size}`))!,
+      });
     }
     assert.equal(await store.get('cap_x/none'), null);
     assert.equal(await store.digest('cap_x/none'), null);
@@ -57,7 +61,11 @@ describe('artifact store', () => {
     await store.put('cap_x/once', bytesOf(300_000));
     const seq = (await jetstream(nc).streams.get('OBJ_artifacts')).info().then((i) => i.state.last_seq);
     await store.put('cap_x/once', bytesOf(300_000));
-    assert.equal((await (await jetstream(nc).streams.get('OBJ_artifacts')).info()).state.last_seq, await seq, 'nothing written again');
+    assert.equal(
+      (await (await jetstream(nc).streams.get('OBJ_artifacts')).info()).state.last_seq,
+      await seq,
+      'nothing written again',
+    );
     await assert.rejects(store.put('cap_x/once', bytesOf(10)), { name: 'ArtifactConflictError' });
     assert.deepEqual(Buffer.from((await store.get('cap_x/once'))!), Buffer.from(bytesOf(300_000)));
   });
@@ -65,7 +73,11 @@ describe('artifact store', () => {
   it('reads objects the nats.js object store wrote (a deployment upgrading keeps its evidence), and then refuses purges', async () => {
     const jsm = await jetstreamManager(nc);
     const config = (await jsm.streams.info('OBJ_artifacts')).config;
-    assert.deepEqual([config.deny_purge, config.deny_delete], [true, true], 'opening the store made the stream refuse purges and deletes');
+    assert.deepEqual(
+      [config.deny_purge, config.deny_delete],
+      [true, true],
+      'opening the store made the stream refuse purges and deletes',
+    );
     const bytes = oldBytes;
     const info = oldInfo;
     assert.deepEqual(Buffer.from((await store.get('cap_old/wacz'))!), Buffer.from(bytes));
@@ -81,9 +93,21 @@ describe('artifact store', () => {
     await js.publish('$O.artifacts.C.cut-short', bytesOf(1000));
     assert.equal(await store.get('cap_cut/wacz'), null);
     // A meta that names two chunks of which one is stored: what a lost chunk looks like.
-    const meta = { name: 'cap_damaged/wacz', bucket: 'artifacts', nuid: 'damaged', size: 256 * 1024, chunks: 2, digest: 'SHA-256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', mtime: new Date().toISOString(), deleted: false };
+    const meta = {
+      name: 'cap_damaged/wacz',
+      bucket: 'artifacts',
+      nuid: 'damaged',
+      size: 256 * 1024,
+      chunks: 2,
+      digest: 'SHA-256=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      mtime: new Date().toISOString(),
+      deleted: false,
+    };
     await js.publish('$O.artifacts.C.damaged', bytesOf(128 * 1024));
-    await js.publish(`$O.artifacts.M.${Buffer.from(meta.name).toString('base64')}`.replace(/\+/g, '-').replace(/\//g, '_'), JSON.stringify(meta));
+    await js.publish(
+      `$O.artifacts.M.${Buffer.from(meta.name).toString('base64')}`.replace(/\+/g, '-').replace(/\//g, '_'),
+      JSON.stringify(meta),
+    );
     const check = await store.check('cap_damaged/wacz');
     assert.equal(check.status, 'corrupt');
     assert.match((check as { detail: string }).detail, /chunk 2 of 2 is missing/);
@@ -95,7 +119,7 @@ describe('artifact store', () => {
     assert.deepEqual(forbidden, []);
   });
 
-  it('refuses the nats.js object store\'s put now (a rollup, then a purge): a regression to it fails loudly', async () => {
+  it("refuses the nats.js object store's put now (a rollup, then a purge): a regression to it fails loudly", async () => {
     await assert.rejects(old.putBlob({ name: 'cap_old/again' }, bytesOf(5)), /roll-ups|purge/i);
     assert.equal(await store.get('cap_old/again'), null);
     assert.deepEqual(Buffer.from((await store.get('cap_old/wacz'))!), Buffer.from(oldBytes), 'nothing was purged');

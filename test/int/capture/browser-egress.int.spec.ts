@@ -44,7 +44,9 @@ describe('egress of the browser itself', () => {
     await site?.close();
   });
 
-  it('asks the proxy only for the pages and their subresources over a run of captures', { timeout: 300_000 }, async () => {
+  it('asks the proxy only for the pages and their subresources over a run of captures', {
+    timeout: 300_000,
+  }, async () => {
     for (const path of ['/simple', '/article', '/consent', '/lazy', '/iframe-consent']) {
       const result = await browsers.capture(site.url(path), { timeoutMs: 60_000 });
       assert.ok(result.screenshot.length > 0, path);

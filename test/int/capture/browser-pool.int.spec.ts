@@ -51,7 +51,10 @@ describe('browser pool (real Chromium)', () => {
 
   it('runs captures concurrently and replaces the browser after N captures', T, async () => {
     const browsers = pool({ concurrency: 2, maxCapturesPerBrowser: 2 });
-    const first = await Promise.all([browsers.capture(site.url('/simple'), QUICK), browsers.capture(site.url('/simple'), QUICK)]);
+    const first = await Promise.all([
+      browsers.capture(site.url('/simple'), QUICK),
+      browsers.capture(site.url('/simple'), QUICK),
+    ]);
     assert.ok(first.every((r) => r.renderQuality === 'full'));
     const firstPid = browsers.stats().browserPid;
     assert.equal(browsers.stats().launches, 1);
@@ -107,12 +110,15 @@ describe('browser pool (real Chromium)', () => {
     const browsers = pool({ concurrency: 1, hungPageKillMs: 1000, hostLoad: wallClockHostLoad });
     const started = Date.now();
     // The page's script spins forever: evaluate and screenshot would never return.
-    await assert.rejects(browsers.capture(site.url('/busy'), { ...QUICK, timeoutMs: 1000, handleConsent: true }), (error: unknown) => {
-      assert.ok(error instanceof CaptureError);
-      assert.equal(error.code, 'timeout');
-      assert.equal(error.retryable, true);
-      return true;
-    });
+    await assert.rejects(
+      browsers.capture(site.url('/busy'), { ...QUICK, timeoutMs: 1000, handleConsent: true }),
+      (error: unknown) => {
+        assert.ok(error instanceof CaptureError);
+        assert.equal(error.code, 'timeout');
+        assert.equal(error.retryable, true);
+        return true;
+      },
+    );
     // Stopped by the timeout rather than left spinning (a hang would end only at the test's own limit).
     assert.ok(Date.now() - started < 60_000, `stopped after ${Date.now() - started} ms`);
     assert.equal(browsers.stats().killed, 1);
@@ -130,37 +136,53 @@ describe('browser pool (real Chromium)', () => {
       assert.ok(proxy.seen.includes(site.url('/assets/app.js')));
 
       // The proxy refuses /status/*; its explanation turns the refusal into a 'blocked' failure.
-      const refused = (url: string) => (proxy.refused.includes(url) ? { reason: 'The proxy refused this address', retryable: false } : undefined);
-      await assert.rejects(browsers.capture(site.url('/status/200'), { ...QUICK, explainNetworkError: refused }), (error: unknown) => {
-        assert.ok(error instanceof CaptureError);
-        assert.equal(error.code, 'blocked');
-        assert.equal(error.message, 'The proxy refused this address');
-        return true;
-      });
+      const refused = (url: string) =>
+        proxy.refused.includes(url) ? { reason: 'The proxy refused this address', retryable: false } : undefined;
+      await assert.rejects(
+        browsers.capture(site.url('/status/200'), { ...QUICK, explainNetworkError: refused }),
+        (error: unknown) => {
+          assert.ok(error instanceof CaptureError);
+          assert.equal(error.code, 'blocked');
+          assert.equal(error.message, 'The proxy refused this address');
+          return true;
+        },
+      );
     } finally {
       await proxy.close();
     }
   });
 
-  it("fails a capture whose browser cannot start as the service's own failure, carrying Chromium's own words", T, async () => {
-    // A stand-in binary that dies the way Chromium does when its TMPDIR path is too long.
-    const dir = await mkdtemp(join(tmpdir(), 'fake-chromium-'));
-    await chmod(dir, 0o755); // run as nobody when the tests run as root
-    const binary = join(dir, 'chromium');
-    await writeFile(binary, '#!/bin/sh\necho "[0101/000000.000000:FATAL:named_platform_channel_posix.cc(54)] Socket path too long: /tmp/x" >&2\nexit 1\n', { mode: 0o755 });
-    try {
-      const browsers = pool({ concurrency: 1, chromiumPath: binary });
-      await assert.rejects(browsers.capture(site.url('/simple'), QUICK), (error: unknown) => {
-        assert.ok(error instanceof CaptureError);
-        assert.equal(error.code, 'browser_crashed');
-        assert.equal(classify(error).owner, 'service', 'retried with backoff, outside the page attempts');
-        assert.match(String((error.cause as Error | undefined)?.message), /Socket path too long/, "the cause keeps Chromium's message for the log");
-        return true;
-      });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    "fails a capture whose browser cannot start as the service's own failure, carrying Chromium's own words",
+    T,
+    async () => {
+      // A stand-in binary that dies the way Chromium does when its TMPDIR path is too long.
+      const dir = await mkdtemp(join(tmpdir(), 'fake-chromium-'));
+      await chmod(dir, 0o755); // run as nobody when the tests run as root
+      const binary = join(dir, 'chromium');
+      await writeFile(
+        binary,
+        '#!/bin/sh\necho "[0101/000000.000000:FATAL:named_platform_channel_posix.cc(54)] Socket path too long: /tmp/x" >&2\nexit 1\n',
+        { mode: 0o755 },
+      );
+      try {
+        const browsers = pool({ concurrency: 1, chromiumPath: binary });
+        await assert.rejects(browsers.capture(site.url('/simple'), QUICK), (error: unknown) => {
+          assert.ok(error instanceof CaptureError);
+          assert.equal(error.code, 'browser_crashed');
+          assert.equal(classify(error).owner, 'service', 'retried with backoff, outside the page attempts');
+          assert.match(
+            String((error.cause as Error | undefined)?.message),
+            /Socket path too long/,
+            "the cause keeps Chromium's message for the log",
+          );
+          return true;
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses captures after close', T, async () => {
     const browsers = pool({ concurrency: 1 });
@@ -168,7 +190,10 @@ describe('browser pool (real Chromium)', () => {
     const pid = browsers.stats().browserPid!;
     await browsers.close();
     await waitFor(() => !processAlive(pid));
-    await assert.rejects(browsers.capture(site.url('/simple'), QUICK), (error: unknown) => error instanceof CaptureError && error.retryable);
+    await assert.rejects(
+      browsers.capture(site.url('/simple'), QUICK),
+      (error: unknown) => error instanceof CaptureError && error.retryable,
+    );
   });
 });
 

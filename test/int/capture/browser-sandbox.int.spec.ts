@@ -17,7 +17,8 @@ describe('Chromium as launched for captures', () => {
       assert.ok(!cmdline.includes('--no-sandbox'), 'no --no-sandbox');
       const environ = (await readFile(`/proc/${chromium.pid}/environ`, 'utf8')).split('\0').filter(Boolean);
       assert.ok(!environ.some((v) => v.includes('must-not-reach-the-browser')), environ.join(' '));
-      for (const name of ['ADMIN_KEY', 'SIGNING_KEY', 'DATABASE_URL', 'NATS_URL']) assert.ok(!environ.some((v) => v.startsWith(`${name}=`)), name);
+      for (const name of ['ADMIN_KEY', 'SIGNING_KEY', 'DATABASE_URL', 'NATS_URL'])
+        assert.ok(!environ.some((v) => v.startsWith(`${name}=`)), name);
 
       const page = await chromium.browser.newPage();
       await page.goto('chrome://sandbox');

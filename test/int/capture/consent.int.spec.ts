@@ -78,7 +78,10 @@ describe('consent banners (real Chromium, autoconsent)', () => {
   });
 
   it('skips consent handling when asked to', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/consent'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/consent'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     assert.equal(result.consent, undefined);
     assert.equal(result.screenshotBefore, undefined);
     assert.deepEqual(pixel(result.screenshot, 5, 5), [34, 34, 34], 'banner still visible');

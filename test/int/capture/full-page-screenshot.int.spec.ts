@@ -31,7 +31,10 @@ describe('full-page screenshots of tall pages (real Chromium)', () => {
   });
 
   it('stitches a page taller than the 16384 px texture limit into one correct image', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/tall?h=20000'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/tall?h=20000'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     const png = PNG.sync.read(result.screenshot);
     assert.equal(png.width, 1280);
     assert.equal(png.height, 20000);
@@ -40,16 +43,26 @@ describe('full-page screenshots of tall pages (real Chromium)', () => {
   });
 
   it('cuts a 40000 px page at 30000 px, correct to the last row, and says so', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/tall?h=40000'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/tall?h=40000'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     const png = PNG.sync.read(result.screenshot);
     assert.equal(png.width, 1280);
     assert.equal(png.height, 30000);
     assertBands(png, [0, 16, 24, 28, 29]);
-    assert.ok(result.notes.some((n) => /cut at 30000 px of a 40000 px page/.test(n)), result.notes.join('; '));
+    assert.ok(
+      result.notes.some((n) => /cut at 30000 px of a 40000 px page/.test(n)),
+      result.notes.join('; '),
+    );
   });
 
   it('honours a lower height cap', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/tall?h=5000'), { timeoutMs: 10_000, handleConsent: false, maxScreenshotHeightPx: 3000 });
+    const result = await capturePage(chromium.browser, site.url('/tall?h=5000'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+      maxScreenshotHeightPx: 3000,
+    });
     const png = PNG.sync.read(result.screenshot);
     assert.equal(png.height, 3000);
     assertBands(png, [0, 1, 2]);

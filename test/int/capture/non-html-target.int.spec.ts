@@ -13,7 +13,10 @@ const PDF = Buffer.from(
     '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
 );
 // 1×1 PNG
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 const T = { timeout: 30_000 };
 
 describe('capturing a PDF or an image', () => {
@@ -37,7 +40,10 @@ describe('capturing a PDF or an image', () => {
   });
 
   it('a PDF: complete, the archived response body is the PDF itself', T, async () => {
-    const result = await capturePage(chromium.browser, `${origin}/doc.pdf`, { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, `${origin}/doc.pdf`, {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     assert.equal(result.renderQuality, 'full');
     assert.equal(result.mainStatus, 200);
     const main = result.exchanges.find((e) => e.url === `${origin}/doc.pdf`);
@@ -47,7 +53,10 @@ describe('capturing a PDF or an image', () => {
   });
 
   it('an image: complete, the archived response body is the image', T, async () => {
-    const result = await capturePage(chromium.browser, `${origin}/image.png`, { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, `${origin}/image.png`, {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     assert.equal(result.renderQuality, 'full');
     const main = result.exchanges.find((e) => e.url === `${origin}/image.png`);
     assert.ok(main?.body.equals(PNG));

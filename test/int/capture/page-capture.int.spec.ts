@@ -77,10 +77,15 @@ describe('capturePage (real Chromium)', () => {
   });
 
   it('records redirects as their own exchanges and reports the final URL', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/redirect-twice'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/redirect-twice'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     assert.equal(result.finalUrl, site.url('/simple'));
     assert.equal(result.mainStatus, 200);
-    const chain = result.exchanges.filter((e) => ['/redirect-twice', '/redirect', '/simple'].includes(new URL(e.url).pathname));
+    const chain = result.exchanges.filter((e) =>
+      ['/redirect-twice', '/redirect', '/simple'].includes(new URL(e.url).pathname),
+    );
     assert.deepEqual(
       chain.map((e) => [new URL(e.url).pathname, e.status]),
       [
@@ -89,20 +94,30 @@ describe('capturePage (real Chromium)', () => {
         ['/simple', 200],
       ],
     );
-    assert.deepEqual(chain[0]!.responseHeaders.find(([n]) => n.toLowerCase() === 'location'), ['Location', '/redirect']);
+    assert.deepEqual(
+      chain[0]!.responseHeaders.find(([n]) => n.toLowerCase() === 'location'),
+      ['Location', '/redirect'],
+    );
     assert.equal(chain[0]!.body.length, 0);
     assert.equal(result.consent, undefined, 'no consent info when handling is off');
   });
 
   it('ends the settle phase at the cap while a request stays open', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/pending-fetch'), { timeoutMs: 10_000, settleCapMs: 1000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/pending-fetch'), {
+      timeoutMs: 10_000,
+      settleCapMs: 1000,
+      handleConsent: false,
+    });
     assert.equal(result.renderQuality, 'full');
     assert.equal(result.render.settleReason, 'cap');
     assert.ok(result.render.settleMs! >= 990 && result.render.settleMs! < 1500, `settleMs ${result.render.settleMs}`);
   });
 
   it('ends the settle phase at the 3 s cap on a page whose beacons never stop', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/beacons'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/beacons'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     assert.equal(result.renderQuality, 'full');
     assert.equal(result.render.settleReason, 'cap');
     assert.ok(result.render.settleMs! >= 2990 && result.render.settleMs! < 3600, `settleMs ${result.render.settleMs}`);
@@ -125,23 +140,29 @@ describe('capturePage (real Chromium)', () => {
   });
 
   it('fails with a retryable timeout when DOMContentLoaded never fires', T, async () => {
-    await assert.rejects(capturePage(chromium.browser, site.url('/hang-html'), { timeoutMs: 1500 }), (error: unknown) => {
-      assert.ok(error instanceof CaptureError);
-      assert.equal(error.code, 'timeout');
-      assert.equal(error.retryable, true);
-      return true;
-    });
+    await assert.rejects(
+      capturePage(chromium.browser, site.url('/hang-html'), { timeoutMs: 1500 }),
+      (error: unknown) => {
+        assert.ok(error instanceof CaptureError);
+        assert.equal(error.code, 'timeout');
+        assert.equal(error.retryable, true);
+        return true;
+      },
+    );
   });
 
   it('fails with a retryable error when the connection is refused', T, async () => {
     const port = await closedPort();
-    await assert.rejects(capturePage(chromium.browser, `http://127.0.0.1:${port}/`, { timeoutMs: 5000 }), (error: unknown) => {
-      assert.ok(error instanceof CaptureError);
-      assert.equal(error.code, 'navigation_failed');
-      assert.equal(error.retryable, true);
-      assert.match(error.message, /refused/);
-      return true;
-    });
+    await assert.rejects(
+      capturePage(chromium.browser, `http://127.0.0.1:${port}/`, { timeoutMs: 5000 }),
+      (error: unknown) => {
+        assert.ok(error instanceof CaptureError);
+        assert.equal(error.code, 'navigation_failed');
+        assert.equal(error.retryable, true);
+        assert.match(error.message, /refused/);
+        return true;
+      },
+    );
   });
 
   it("turns a failure the proxy explains into a 'blocked' error with the proxy's reason", T, async () => {
@@ -149,13 +170,16 @@ describe('capturePage (real Chromium)', () => {
     const url = `http://127.0.0.1:${port}/`;
     const explainNetworkError = (failed: string) =>
       failed === url ? { reason: 'The address 127.0.0.1 is not allowed', retryable: false } : undefined;
-    await assert.rejects(capturePage(chromium.browser, url, { timeoutMs: 5000, explainNetworkError }), (error: unknown) => {
-      assert.ok(error instanceof CaptureError);
-      assert.equal(error.code, 'blocked');
-      assert.equal(error.retryable, false);
-      assert.equal(error.message, 'The address 127.0.0.1 is not allowed');
-      return true;
-    });
+    await assert.rejects(
+      capturePage(chromium.browser, url, { timeoutMs: 5000, explainNetworkError }),
+      (error: unknown) => {
+        assert.ok(error instanceof CaptureError);
+        assert.equal(error.code, 'blocked');
+        assert.equal(error.retryable, false);
+        assert.equal(error.message, 'The address 127.0.0.1 is not allowed');
+        return true;
+      },
+    );
     // A plain-HTTP proxy answers a refused request with its own error page.
     await assert.rejects(
       capturePage(chromium.browser, site.url('/status/403'), {
@@ -167,13 +191,20 @@ describe('capturePage (real Chromium)', () => {
   });
 
   it('still captures error pages the site itself serves', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/status/404'), { timeoutMs: 5000, handleConsent: false, explainNetworkError: () => undefined });
+    const result = await capturePage(chromium.browser, site.url('/status/404'), {
+      timeoutMs: 5000,
+      handleConsent: false,
+      explainNetworkError: () => undefined,
+    });
     assert.equal(result.mainStatus, 404);
     assert.match(result.html, /Status 404/);
   });
 
   it('records request bodies of POSTs made by the page', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/post-fetch'), { timeoutMs: 10_000, handleConsent: false });
+    const result = await capturePage(chromium.browser, site.url('/post-fetch'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+    });
     const post = result.exchanges.find((e) => e.method === 'POST');
     assert.ok(post, 'POST recorded');
     assert.equal(new URL(post.url).pathname, '/echo');
@@ -183,11 +214,21 @@ describe('capturePage (real Chromium)', () => {
   });
 
   it('keeps recorded bodies within the byte budget and notes what it left out', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/simple'), { timeoutMs: 10_000, handleConsent: false, maxRecordedBodyBytes: 400 });
+    const result = await capturePage(chromium.browser, site.url('/simple'), {
+      timeoutMs: 10_000,
+      handleConsent: false,
+      maxRecordedBodyBytes: 400,
+    });
     const total = result.exchanges.reduce((sum, e) => sum + e.body.length, 0);
     assert.ok(total <= 400, `recorded ${total} bytes`);
-    assert.ok(result.exchanges.some((e) => new URL(e.url).pathname === '/simple'), 'the main document fits and is kept');
-    assert.ok(result.notes.some((n) => /budget/.test(n)), result.notes.join('; '));
+    assert.ok(
+      result.exchanges.some((e) => new URL(e.url).pathname === '/simple'),
+      'the main document fits and is kept',
+    );
+    assert.ok(
+      result.notes.some((n) => /budget/.test(n)),
+      result.notes.join('; '),
+    );
   });
 
   it('scrolls through the page so lazy images load before the screenshot', T, async () => {

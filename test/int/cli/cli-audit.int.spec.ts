@@ -18,7 +18,10 @@ describe('capture-ledger audit', () => {
   let events: StoredEvent[];
 
   /** Copy the tenant's commits into LEDGER_COPY under `subject`, letting `alter` change commits; returns the copy's sequences. */
-  async function copyTenant(subject: string, alter: (commit: EventEnvelope[], i: number) => EventEnvelope[] = (c) => c): Promise<number[]> {
+  async function copyTenant(
+    subject: string,
+    alter: (commit: EventEnvelope[], i: number) => EventEnvelope[] = (c) => c,
+  ): Promise<number[]> {
     const commits = new Map<number, EventEnvelope[]>();
     for (const e of events) commits.set(e.seq, [...(commits.get(e.seq) ?? []), e.event]);
     const seqs: number[] = [];
@@ -37,7 +40,12 @@ describe('capture-ledger audit', () => {
     await writeTenantHistory(s.server.ctx.tenants, 'other', 3);
     await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq());
     events = await s.server.store!.readSubject('ledger.tenant.good');
-    await s.server.nats.jsm.streams.add({ name: COPY, subjects: ['copy.>'], retention: RetentionPolicy.Limits, storage: StorageType.File });
+    await s.server.nats.jsm.streams.add({
+      name: COPY,
+      subjects: ['copy.>'],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    });
   });
   after(async () => s.stop());
 
@@ -46,7 +54,10 @@ describe('capture-ledger audit', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^audit of tenant good: OK$/m);
     assert.match(r.stdout, new RegExp(`ledger: +${events.length} events in \\d+ commits on ledger\\.tenant\\.good`));
-    assert.match(r.stdout, /keys 2 \(1 revoked\), captures 10 \(pending 3, complete 4, failed 3\), usage periods 1, webhooks 2 \(1 deleted\), schedules 3 \(1 deleted\)/);
+    assert.match(
+      r.stdout,
+      /keys 2 \(1 revoked\), captures 10 \(pending 3, complete 4, failed 3\), usage periods 1, webhooks 2 \(1 deleted\), schedules 3 \(1 deleted\)/,
+    );
     assert.match(r.stdout, /hash chain intact; projection matches the log/);
 
     const json = JSON.parse((await cli(['audit', '--tenant', 'good', '--json'], env)).stdout);
@@ -79,16 +90,36 @@ describe('capture-ledger audit', () => {
     assert.match(r.stdout, /^audit of tenant good: DIVERGENCE$/m);
     assert.match(
       r.stdout,
-      new RegExp(`first divergence at sequence ${seqs[commitIndex]} \\(event ${victim.index + 1} of its commit\\), event ${victim.event.id}, capture\\.submitted`),
+      new RegExp(
+        `first divergence at sequence ${seqs[commitIndex]} \\(event ${victim.index + 1} of its commit\\), event ${victim.event.id}, capture\\.submitted`,
+      ),
     );
-    assert.match(r.stdout, /hash chain broken: hash [0-9a-f]{64} does not match the recomputed [0-9a-f]{64} \(the stored event was altered/);
+    assert.match(
+      r.stdout,
+      /hash chain broken: hash [0-9a-f]{64} does not match the recomputed [0-9a-f]{64} \(the stored event was altered/,
+    );
 
-    const json = JSON.parse((await cli(['audit', '--tenant', 'good', '--stream', COPY, '--subject', 'copy.tampered.good', '--json', '--all'], env)).stdout);
+    const json = JSON.parse(
+      (
+        await cli(
+          ['audit', '--tenant', 'good', '--stream', COPY, '--subject', 'copy.tampered.good', '--json', '--all'],
+          env,
+        )
+      ).stdout,
+    );
     assert.equal(json.ok, false);
     assert.equal(json.divergences[0].ref.eventId, victim.event.id);
     // Only that event breaks the chain; the altered URL also shows against the projection's captures row.
     assert.equal(json.divergences.filter((d: any) => d.kind === 'hash-chain').length, 1);
-    assert.ok(json.divergences.some((d: any) => d.kind === 'projection-mismatch' && d.detail.table === 'captures' && d.detail.field === 'url' && d.detail.log === 'https://evil.example/'));
+    assert.ok(
+      json.divergences.some(
+        (d: any) =>
+          d.kind === 'projection-mismatch' &&
+          d.detail.table === 'captures' &&
+          d.detail.field === 'url' &&
+          d.detail.log === 'https://evil.example/',
+      ),
+    );
   });
 
   it('catches an altered event whose hash was recomputed, through the projection', async () => {
@@ -102,9 +133,17 @@ describe('capture-ledger audit', () => {
         return seal(rest, prevHash);
       }),
     );
-    const r = await cli(['audit', '--tenant', 'good', '--stream', COPY, '--subject', 'copy.resealed.good', '--all'], env);
+    const r = await cli(
+      ['audit', '--tenant', 'good', '--stream', COPY, '--subject', 'copy.resealed.good', '--all'],
+      env,
+    );
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, new RegExp(`first divergence at sequence \\d+ \\(event 1 of its commit\\), event ${last.event.id}, usage\\.api_calls_recorded`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `first divergence at sequence \\d+ \\(event 1 of its commit\\), event ${last.event.id}, usage\\.api_calls_recorded`,
+      ),
+    );
     assert.match(r.stdout, /usage_monthly \d{4}-\d{2}: api_call_count is 17 in the projection but 1000 from the log/);
     assert.match(r.stdout, /tenants good: last_hash is/);
   });
@@ -114,13 +153,27 @@ describe('capture-ledger audit', () => {
     const captureId = (failed.event as any).data.captureId;
     const pool = s.server.ctx.pool;
     await pool.query(`UPDATE captures SET status = 'complete' WHERE capture_id = $1`, [captureId]);
-    await pool.query(`INSERT INTO api_keys (key_hash, tenant_id, scopes, name, created_at, created_by) VALUES ($1, 'good', '{read}', 'ghost', now(), 'admin')`, ['f'.repeat(64)]);
+    await pool.query(
+      `INSERT INTO api_keys (key_hash, tenant_id, scopes, name, created_at, created_by) VALUES ($1, 'good', '{read}', 'ghost', now(), 'admin')`,
+      ['f'.repeat(64)],
+    );
     try {
       const r = await cli(['audit', '--tenant', 'good', '--all'], env);
       assert.equal(r.code, 1);
-      assert.match(r.stdout, new RegExp(`first divergence at sequence ${failed.seq} \\(event 1 of its commit\\), event ${failed.event.id}, capture\\.failed`));
-      assert.match(r.stdout, new RegExp(`captures ${captureId}: status is "complete" in the projection but "failed" from the log`));
-      assert.match(r.stdout, /in the projection, explained by no event\n +api_keys f{64}: the projection has this row but no event of the tenant creates it/);
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `first divergence at sequence ${failed.seq} \\(event 1 of its commit\\), event ${failed.event.id}, capture\\.failed`,
+        ),
+      );
+      assert.match(
+        r.stdout,
+        new RegExp(`captures ${captureId}: status is "complete" in the projection but "failed" from the log`),
+      );
+      assert.match(
+        r.stdout,
+        /in the projection, explained by no event\n +api_keys f{64}: the projection has this row but no event of the tenant creates it/,
+      );
       const first = await cli(['audit', '--tenant', 'good'], env);
       assert.match(first.stdout, /\d+ more divergences?; run with --all to list them/);
     } finally {
@@ -148,18 +201,29 @@ describe('capture-ledger audit', () => {
     }
     const good = await cli(['audit', '--tenant', 'good'], env);
     assert.equal(good.code, 0, good.stdout);
-    assert.match(good.stdout, new RegExp(`snapshot: +at sequence ${head.seq}, matches the fold of the log; 0 later events`));
+    assert.match(
+      good.stdout,
+      new RegExp(`snapshot: +at sequence ${head.seq}, matches the fold of the log; 0 later events`),
+    );
 
     const stored = JSON.parse(new TextDecoder().decode((await snapshots.get('good'))!)) as ActorSnapshot;
     const { format: _f, digest: _d, ...fields } = stored;
     const state = stored.state as { usage: { captures: number } };
     try {
       // Sealed, at the right sequence and hash, but its state is not the fold: only the audit can tell.
-      await snapshots.put('good', encodeSnapshot(sealSnapshot({ ...fields, state: { ...state, usage: { ...state.usage, captures: 0 } } })));
+      await snapshots.put(
+        'good',
+        encodeSnapshot(sealSnapshot({ ...fields, state: { ...state, usage: { ...state.usage, captures: 0 } } })),
+      );
       const lying = await cli(['audit', '--tenant', 'good', '--all'], env);
       assert.equal(lying.code, 1, lying.stdout);
       assert.match(lying.stdout, /snapshot: +BAD \(the state differs from the fold of the log in state\.usage\)/);
-      assert.match(lying.stdout, new RegExp(`at sequence ${head.seq} .*\n +actor snapshot of good: state\\.usage is \\{"period":"\\d{4}-\\d{2}","captures":0,`));
+      assert.match(
+        lying.stdout,
+        new RegExp(
+          `at sequence ${head.seq} .*\n +actor snapshot of good: state\\.usage is \\{"period":"\\d{4}-\\d{2}","captures":0,`,
+        ),
+      );
 
       await snapshots.put('good', encodeSnapshot({ ...stored, lastHash: events[0]!.event.hash }));
       const altered = await cli(['audit', '--tenant', 'good', '--json'], env);

@@ -24,7 +24,9 @@ describe('capture-ledger events list / tail', () => {
     const lines = jsonLines(r.stdout);
     assert.ok(lines.length > 40);
     for (let i = 1; i < lines.length; i++) {
-      assert.ok(lines[i].seq > lines[i - 1].seq || (lines[i].seq === lines[i - 1].seq && lines[i].index > lines[i - 1].index));
+      assert.ok(
+        lines[i].seq > lines[i - 1].seq || (lines[i].seq === lines[i - 1].seq && lines[i].index > lines[i - 1].index),
+      );
     }
     assert.match(lines[0].event.id, /^evt_/);
     assert.equal(typeof lines[0].event.hash, 'string');
@@ -33,16 +35,29 @@ describe('capture-ledger events list / tail', () => {
 
   it('filters by tenant (reading only its subject), type, type prefix and time', async () => {
     const alpha = jsonLines((await cli(['events', 'list', '--tenant', 'alpha'], env)).stdout);
-    assert.ok(alpha.length > 20 && alpha.every((l) => l.event.tenantId === 'alpha' && l.subject === 'ledger.tenant.alpha'));
+    assert.ok(
+      alpha.length > 20 && alpha.every((l) => l.event.tenantId === 'alpha' && l.subject === 'ledger.tenant.alpha'),
+    );
 
-    const failed = jsonLines((await cli(['events', 'list', '--tenant', 'beta', '--type', 'capture.failed'], env)).stdout);
+    const failed = jsonLines(
+      (await cli(['events', 'list', '--tenant', 'beta', '--type', 'capture.failed'], env)).stdout,
+    );
     assert.equal(failed.length, 1);
     assert.equal(failed[0].event.type, 'capture.failed');
 
     const keys = jsonLines((await cli(['events', 'list', '--type', 'key.created,key.revoked'], env)).stdout);
-    assert.deepEqual(keys.map((l) => l.event.type).sort(), ['key.created', 'key.created', 'key.created', 'key.created', 'key.revoked', 'key.revoked']);
+    assert.deepEqual(keys.map((l) => l.event.type).sort(), [
+      'key.created',
+      'key.created',
+      'key.created',
+      'key.created',
+      'key.revoked',
+      'key.revoked',
+    ]);
 
-    const captureFamily = jsonLines((await cli(['events', 'list', '--tenant', 'alpha', '--type', 'capture.*'], env)).stdout);
+    const captureFamily = jsonLines(
+      (await cli(['events', 'list', '--tenant', 'alpha', '--type', 'capture.*'], env)).stdout,
+    );
     assert.ok(captureFamily.length > 0 && captureFamily.every((l) => l.event.type.startsWith('capture.')));
 
     const all = jsonLines((await cli(['events', 'list', '--tenant', 'alpha'], env)).stdout);
@@ -57,7 +72,10 @@ describe('capture-ledger events list / tail', () => {
   });
 
   it('prints a table on request', async () => {
-    const r = await cli(['events', 'list', '--tenant', 'beta', '--type', 'capture.submitted', '--format', 'table'], env);
+    const r = await cli(
+      ['events', 'list', '--tenant', 'beta', '--type', 'capture.submitted', '--format', 'table'],
+      env,
+    );
     assert.equal(r.code, 0, r.stderr);
     const [header, ...rows] = r.stdout.trimEnd().split('\n');
     assert.match(header!, /^seq\s+occurredAt\s+tenant\s+type\s+id\s+detail$/);
@@ -88,29 +106,56 @@ describe('capture-ledger events list / tail', () => {
       return { promise, onStderr: (t: string) => t.includes('tailing') && resolve() };
     };
     const r1 = ready();
-    const limited = cli(['events', 'tail', '--tenant', 'alpha', '--type', 'key.created', '--limit', '2'], env, { onStderr: r1.onStderr });
+    const limited = cli(['events', 'tail', '--tenant', 'alpha', '--type', 'key.created', '--limit', '2'], env, {
+      onStderr: r1.onStderr,
+    });
     await r1.promise;
-    await tenants.execute('beta', { type: 'CreateKey', data: { keyHash: 'b'.repeat(64), scopes: ['read'], name: 'beta' } }, { correlationId: 't', causedBy: { kind: 'admin' } });
-    await tenants.execute('alpha', { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } }, { correlationId: 't', causedBy: { kind: 'admin' } });
+    await tenants.execute(
+      'beta',
+      { type: 'CreateKey', data: { keyHash: 'b'.repeat(64), scopes: ['read'], name: 'beta' } },
+      { correlationId: 't', causedBy: { kind: 'admin' } },
+    );
+    await tenants.execute(
+      'alpha',
+      { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } },
+      { correlationId: 't', causedBy: { kind: 'admin' } },
+    );
     for (const c of ['c', 'd', 'e']) {
-      await tenants.execute('alpha', { type: 'CreateKey', data: { keyHash: c.repeat(64), scopes: ['read'], name: c } }, { correlationId: 't', causedBy: { kind: 'admin' } });
+      await tenants.execute(
+        'alpha',
+        { type: 'CreateKey', data: { keyHash: c.repeat(64), scopes: ['read'], name: c } },
+        { correlationId: 't', causedBy: { kind: 'admin' } },
+      );
     }
     const out = await limited;
     assert.equal(out.code, 0, out.stderr);
     const lines = jsonLines(out.stdout);
-    assert.deepEqual(lines.map((l) => [l.event.tenantId, l.event.type, l.event.data.keyHash[0]]), [['alpha', 'key.created', 'c'], ['alpha', 'key.created', 'd']]);
+    assert.deepEqual(
+      lines.map((l) => [l.event.tenantId, l.event.type, l.event.data.keyHash[0]]),
+      [
+        ['alpha', 'key.created', 'c'],
+        ['alpha', 'key.created', 'd'],
+      ],
+    );
 
     // Without --limit it runs until interrupted, and that is a clean exit.
     const r2 = ready();
     const controller = new AbortController();
     const open = cli(['events', 'tail'], env, { signal: controller.signal, onStderr: r2.onStderr });
     await r2.promise;
-    await tenants.execute('beta', { type: 'RecordApiCalls', data: { period: '2030-01', count: 2 } }, { correlationId: 't', causedBy: { kind: 'admin' } });
+    await tenants.execute(
+      'beta',
+      { type: 'RecordApiCalls', data: { period: '2030-01', count: 2 } },
+      { correlationId: 't', causedBy: { kind: 'admin' } },
+    );
     await new Promise((r) => setTimeout(r, 300));
     controller.abort();
     const stopped = await open;
     assert.equal(stopped.code, 0);
-    assert.deepEqual(jsonLines(stopped.stdout).map((l) => l.event.type), ['usage.api_calls_recorded']);
+    assert.deepEqual(
+      jsonLines(stopped.stdout).map((l) => l.event.type),
+      ['usage.api_calls_recorded'],
+    );
   });
 
   it('finds the service through DATA_DIR/run.json when NATS_URL and DATABASE_URL are unset', async () => {

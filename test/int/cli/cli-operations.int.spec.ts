@@ -8,7 +8,14 @@ import { registerSigningKey } from '../../../src/archive/signing-key-registry.js
 import { loadOrCreateSigningKey, SEED_FILE_NAME, signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { createKeyResolver } from '../../../src/api/auth.js';
 import { SYSTEM_SUBJECT } from '../../../src/ledger/streams.js';
-import { publishedKeys, rezip, sampleCapture, signedBundle, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import {
+  publishedKeys,
+  rezip,
+  sampleCapture,
+  signedBundle,
+  testKey,
+  unzip,
+} from '../../unit/archive/bundle-fixture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { cli, jsonLines, writeTenantHistory } from './cli-fixtures.js';
 
@@ -30,11 +37,25 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
     const r = await cli(['usage', 'report', '--period', period], env);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
-    assert.equal(lines[0], 'tenant_id,period,tier,captures_submitted,captures_completed,captures_failed,storage_bytes,api_calls,captures_limit,storage_limit');
+    assert.equal(
+      lines[0],
+      'tenant_id,period,tier,captures_submitted,captures_completed,captures_failed,storage_bytes,api_calls,captures_limit,storage_limit',
+    );
     assert.equal(lines.at(-1), '');
     const acme = lines[1]!.split(',');
     // 6 single captures + 1 schedule run; completed: i%3==1 → 2 + the schedule run; failed: i%3==0 → 2.
-    assert.deepEqual(acme, ['acme', period, 'pro', '7', '3', '2', String(1001 + 1004 + 5), '17', '100000', '50000000000']);
+    assert.deepEqual(acme, [
+      'acme',
+      period,
+      'pro',
+      '7',
+      '3',
+      '2',
+      String(1001 + 1004 + 5),
+      '17',
+      '100000',
+      '50000000000',
+    ]);
     assert.equal(lines[2]!.split(',')[0], 'zeta-co');
 
     const empty = await cli(['usage', 'report', '--period', '1999-01', '--tenant', 'acme'], env);
@@ -71,7 +92,10 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
   });
 
   it('keys create appends key.created as the operator and prints a key that authenticates at once', async () => {
-    const r = await cli(['keys', 'create', '--tenant', 'newco', '--scopes', 'capture,read', '--name', 'bootstrap key'], env);
+    const r = await cli(
+      ['keys', 'create', '--tenant', 'newco', '--scopes', 'capture,read', '--name', 'bootstrap key'],
+      env,
+    );
     assert.equal(r.code, 0, r.stderr);
     const created = JSON.parse(r.stdout);
     assert.match(created.key, /^svc_live_[0-9a-f]{64}$/);
@@ -122,7 +146,10 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
       const seedPath = join(dataDir, SEED_FILE_NAME);
       assert.equal(out.seedFile, seedPath);
       assert.equal((await loadOrCreateSigningKey(dataDir)).keyId, out.keyId, 'the service loads the new seed');
-      assert.equal(signingKeyFromSeed(await readFile(join(dataDir, `signing-key.${old.keyId}.seed`), 'utf8')).keyId, old.keyId);
+      assert.equal(
+        signingKeyFromSeed(await readFile(join(dataDir, `signing-key.${old.keyId}.seed`), 'utf8')).keyId,
+        old.keyId,
+      );
       assert.equal((await stat(seedPath)).mode & 0o777, 0o600);
 
       const rotated = (await s.server.store!.readSubject(SYSTEM_SUBJECT)).at(-1)!.event as any;
@@ -135,7 +162,7 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
       const all = await s.call('GET', '/.well-known/signing-keys');
       assert.deepEqual(all.body.keys.map((k: any) => k.keyId).sort(), [old.keyId, out.keyId].sort());
 
-      const envKey = await cli(['signing', 'rotate'], { ...env, DATA_DIR: dataDir, SIGNING_KEY: 'A'.repeat(43) + '=' });
+      const envKey = await cli(['signing', 'rotate'], { ...env, DATA_DIR: dataDir, SIGNING_KEY: `${'A'.repeat(43)}=` });
       assert.equal(envKey.code, 1);
       assert.match(envKey.stderr, /SIGNING_KEY is set/);
     } finally {

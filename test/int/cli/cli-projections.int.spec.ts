@@ -21,7 +21,11 @@ async function dumpSchema(pool: pg.Pool, schema: string): Promise<Record<string,
 }
 
 const schemasLike = async (pool: pg.Pool, prefix: string) =>
-  (await pool.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 ORDER BY 1', [`${prefix}%`])).rows.map((r) => r.nspname);
+  (
+    await pool.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 ORDER BY 1', [
+      `${prefix}%`,
+    ])
+  ).rows.map((r) => r.nspname);
 
 describe('capture-ledger projections status / rebuild', () => {
   let s: TestServer;
@@ -48,7 +52,10 @@ describe('capture-ledger projections status / rebuild', () => {
     assert.deepEqual([live.lagCommits, live.lagEvents], [0, 0]);
 
     const table = await cli(['projections', 'status'], env);
-    assert.match(table.stdout, /^schema\s+role\s+projector\s+checkpoint\s+stream_last_seq\s+lag_commits\s+lag_events\n/);
+    assert.match(
+      table.stdout,
+      /^schema\s+role\s+projector\s+checkpoint\s+stream_last_seq\s+lag_commits\s+lag_events\n/,
+    );
     assert.match(table.stdout, /projection\s+live\s+main\s+\d+\s+\d+\s+0\s+0/);
     assert.equal((await cli(['projections', 'status', '--max-lag', '0'], env)).code, 0);
   });
@@ -64,7 +71,11 @@ describe('capture-ledger projections status / rebuild', () => {
     assert.match(r.stderr, /DROP SCHEMA projection_old_/);
     assert.ok(result.replayedEvents > 150);
 
-    assert.deepEqual(await dumpSchema(s.server.ctx.pool, 'projection'), before, 'the rebuilt live schema equals the one it replaced');
+    assert.deepEqual(
+      await dumpSchema(s.server.ctx.pool, 'projection'),
+      before,
+      'the rebuilt live schema equals the one it replaced',
+    );
     assert.deepEqual(await dumpSchema(s.server.ctx.pool, result.oldSchema), before, 'the old schema is kept as it was');
     assert.deepEqual(await schemasLike(s.server.ctx.pool, 'projection_rebuild_'), [], 'nothing left behind');
   });
@@ -76,7 +87,11 @@ describe('capture-ledger projections status / rebuild', () => {
     const writer = (async () => {
       while (appending) {
         const tenant = `w${appended % 4}`;
-        await tenants.execute(tenant, { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } }, { correlationId: 'w', causedBy: { kind: 'admin' } });
+        await tenants.execute(
+          tenant,
+          { type: 'RecordApiCalls', data: { period: '2030-01', count: 1 } },
+          { correlationId: 'w', causedBy: { kind: 'admin' } },
+        );
         appended++;
         await new Promise((r) => setTimeout(r, 3)); // a steady few hundred appends per second
       }
@@ -91,7 +106,9 @@ describe('capture-ledger projections status / rebuild', () => {
     await quiesce();
 
     // The live projector kept going in the new schema: every appended call is counted exactly once.
-    const counted = await s.server.ctx.pool.query<{ n: number }>(`SELECT COALESCE(sum(api_call_count), 0)::int AS n FROM usage_monthly WHERE period = '2030-01' AND tenant_id LIKE 'w%'`);
+    const counted = await s.server.ctx.pool.query<{ n: number }>(
+      `SELECT COALESCE(sum(api_call_count), 0)::int AS n FROM usage_monthly WHERE period = '2030-01' AND tenant_id LIKE 'w%'`,
+    );
     assert.equal(counted.rows[0]!.n, appended);
 
     // And it equals a projection built from scratch now.
@@ -102,7 +119,11 @@ describe('capture-ledger projections status / rebuild', () => {
     await s.server.ctx.pool.query(`DROP SCHEMA "${built}" CASCADE`);
 
     // The API reads and writes through the new schema.
-    const key = await s.call('POST', '/v1/admin/keys', { token: ADMIN_KEY, from: '127.0.0.40', body: { tenantId: 'p1', scopes: ['read'], name: 'after rebuild' } });
+    const key = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      from: '127.0.0.40',
+      body: { tenantId: 'p1', scopes: ['read'], name: 'after rebuild' },
+    });
     assert.equal(key.status, 201);
     assert.equal((await s.call('GET', '/v1/captures', { token: key.body.key })).status, 200);
     const status = JSON.parse((await cli(['projections', 'status', '--format', 'json'], env)).stdout);
@@ -121,16 +142,25 @@ describe('capture-ledger projections status / rebuild', () => {
       beforeSwitch: async () => {
         // The live schema moves ahead of the rebuilt one right before the swap.
         for (let i = 0; i < 20; i++) {
-          await tenants.execute('late', { type: 'RecordApiCalls', data: { period: '2030-02', count: 1 } }, { correlationId: 'l', causedBy: { kind: 'admin' } });
+          await tenants.execute(
+            'late',
+            { type: 'RecordApiCalls', data: { period: '2030-02', count: 1 } },
+            { correlationId: 'l', causedBy: { kind: 'admin' } },
+          );
         }
         await quiesce();
       },
     });
     assert.ok(result.appliedInSwitch >= 20, `applied ${result.appliedInSwitch} in the switch`); // plus any API-call counts flushed meanwhile
     assert.equal(result.checkpoint, await s.server.store!.lastSeq());
-    const late = await s.server.ctx.pool.query<{ n: number }>(`SELECT api_call_count AS n FROM usage_monthly WHERE tenant_id = 'late'`);
+    const late = await s.server.ctx.pool.query<{ n: number }>(
+      `SELECT api_call_count AS n FROM usage_monthly WHERE tenant_id = 'late'`,
+    );
     assert.equal(late.rows[0]!.n, 20);
-    assert.deepEqual(await dumpSchema(s.server.ctx.pool, 'projection'), await dumpSchema(s.server.ctx.pool, result.oldSchema!));
+    assert.deepEqual(
+      await dumpSchema(s.server.ctx.pool, 'projection'),
+      await dumpSchema(s.server.ctx.pool, result.oldSchema!),
+    );
   });
 
   it('help and bad options', async () => {

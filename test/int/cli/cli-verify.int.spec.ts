@@ -9,13 +9,24 @@ import { localNotary } from '../../../src/archive/notary.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { runCli } from '../../../src/cli/run-cli.js';
-import { publishedKeys, rezip, sampleCapture, signedBundle, testKey, unzip } from '../../unit/archive/bundle-fixture.js';
+import {
+  publishedKeys,
+  rezip,
+  sampleCapture,
+  signedBundle,
+  testKey,
+  unzip,
+} from '../../unit/archive/bundle-fixture.js';
 
 function capture() {
   const out = { stdout: '', stderr: '' };
   return {
     out,
-    io: { env: {}, stdout: (text: string) => void (out.stdout += text), stderr: (text: string) => void (out.stderr += text) },
+    io: {
+      env: {},
+      stdout: (text: string) => void (out.stdout += text),
+      stderr: (text: string) => void (out.stderr += text),
+    },
   };
 }
 
@@ -29,7 +40,10 @@ describe('capture-ledger verify', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'verify-cli-'));
     tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
-    const bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    const bundle = await signedBundle(
+      sampleCapture(),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
+    );
     paths.bundle = join(dir, 'capture.wacz');
     await writeFile(paths.bundle, bundle.bytes);
     const files = unzip(bundle.bytes);
@@ -60,12 +74,19 @@ describe('capture-ledger verify', () => {
     const result = JSON.parse(out.stdout);
     assert.equal(result.verified, true);
     assert.equal(result.version, '0.2.0');
-    assert.deepEqual(result.checks.map((c: { status: string }) => c.status), ['pass', 'pass', 'pass', 'pass']);
+    assert.deepEqual(
+      result.checks.map((c: { status: string }) => c.status),
+      ['pass', 'pass', 'pass', 'pass'],
+    );
   });
 
   it('exits 0 with --keys-url', async () => {
     const { io, out } = capture();
-    assert.equal(await runCli(['verify', paths.bundle, '--keys-url', keysUrl, '--tsa-ca', paths.ca], io), 0, out.stderr);
+    assert.equal(
+      await runCli(['verify', paths.bundle, '--keys-url', keysUrl, '--tsa-ca', paths.ca], io),
+      0,
+      out.stderr,
+    );
   });
 
   it('exits 1 for a tampered bundle and says which check failed', async () => {

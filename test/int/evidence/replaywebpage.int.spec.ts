@@ -64,7 +64,11 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rwp-'));
-    [site, tsa, chromium] = await Promise.all([startFixtureSite(), startLocalTsa({ dir: join(dir, 'tsa') }), launchChromium()]);
+    [site, tsa, chromium] = await Promise.all([
+      startFixtureSite(),
+      startLocalTsa({ dir: join(dir, 'tsa') }),
+      launchChromium(),
+    ]);
     target = site.url('/simple');
     const createdAt = new Date().toISOString();
     const result = await capturePage(chromium.browser, target, { timeoutMs: 10_000, handleConsent: false });
@@ -114,16 +118,23 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
       }
       if (!replayed) await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const frames = await Promise.all(page.frames().map(async (f) => [f.url(), await f.evaluate(() => document.body?.innerText ?? '').catch(String)]));
+    const frames = await Promise.all(
+      page.frames().map(async (f) => [f.url(), await f.evaluate(() => document.body?.innerText ?? '').catch(String)]),
+    );
     assert.ok(replayed, `replayed page never showed up; frames: ${JSON.stringify(frames)}`);
     await page.close();
     return { replayed, elsewhere };
   }
 
-  it('replays the captured page from the WACZ: text, script result, stylesheet and image, all offline', { timeout: 180_000 }, async () => {
+  it('replays the captured page from the WACZ: text, script result, stylesheet and image, all offline', {
+    timeout: 180_000,
+  }, async () => {
     const viewer = await startViewer();
     const { replayed, elsewhere } = await replay(viewer);
-    assert.match(replayed.url, new RegExp(`^${viewer.origin}/replay/w/[^/]+/(:[0-9a-f]+/)?\\d{14}mp_/${target.replace(/[.?]/g, '\\$&')}$`));
+    assert.match(
+      replayed.url,
+      new RegExp(`^${viewer.origin}/replay/w/[^/]+/(:[0-9a-f]+/)?\\d{14}mp_/${target.replace(/[.?]/g, '\\$&')}$`),
+    );
     assert.match(replayed.text, /Hello from the fixture/);
     assert.match(replayed.text, /script ran/, 'the archived app.js ran in the replay');
     assert.equal(replayed.h1Color, 'rgb(18, 52, 86)', 'the archived stylesheet applied (h1 { color: #123456 })');
@@ -137,8 +148,12 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
   it('replays when the service worker takes long to install (a busy host)', { timeout: 180_000 }, async () => {
     // ReplayWeb.page's own worker, whose install step waits 3 s: longer than the viewer's three 100 ms reloads.
     const stock = replayAssets();
-    const slowInstall = Buffer.from("self.addEventListener('install', (event) => event.waitUntil(new Promise((resolve) => setTimeout(resolve, 3000))));\n");
-    const viewer = await startViewer({ get: async (name) => (name === 'sw.js' ? Buffer.concat([slowInstall, await stock.get(name)]) : stock.get(name)) });
+    const slowInstall = Buffer.from(
+      "self.addEventListener('install', (event) => event.waitUntil(new Promise((resolve) => setTimeout(resolve, 3000))));\n",
+    );
+    const viewer = await startViewer({
+      get: async (name) => (name === 'sw.js' ? Buffer.concat([slowInstall, await stock.get(name)]) : stock.get(name)),
+    });
     const { replayed } = await replay(viewer);
     assert.match(replayed.text, /script ran/);
   });

@@ -41,7 +41,10 @@ describe('event store on a real nats-server', () => {
       (e) => e instanceof ConcurrencyConflictError,
     );
     const read = await store.readSubject(subject);
-    assert.deepEqual(read.map((e) => e.seq), [a!.seq, b!.seq]);
+    assert.deepEqual(
+      read.map((e) => e.seq),
+      [a!.seq, b!.seq],
+    );
     assert.equal(checkEnvelope(read[0]!.event, null), null);
     assert.equal(checkEnvelope(read[1]!.event, read[0]!.event.hash), null);
   });
@@ -50,21 +53,30 @@ describe('event store on a real nats-server', () => {
     const subject = tenantSubject('slot');
     const [first] = await store.append(subject, [event('slot', 1)], { expectedLastSeq: 0, prevHash: null });
     const rivals = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => store.append(subject, [event('slot', 10 + i)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash })),
+      Array.from({ length: 8 }, (_, i) =>
+        store.append(subject, [event('slot', 10 + i)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash }),
+      ),
     );
     assert.equal(rivals.filter((r) => r.status === 'fulfilled').length, 1);
-    for (const r of rivals) if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
+    for (const r of rivals)
+      if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
     assert.equal((await store.readSubject(subject)).length, 2);
   });
 
   it('replays the whole log in order', async () => {
     for (let i = 0; i < 30; i++) {
       const last = await store.last(tenantSubject('replay'));
-      await store.append(tenantSubject('replay'), [event('replay', i)], { expectedLastSeq: last?.seq ?? 0, prevHash: last?.event.hash ?? null });
+      await store.append(tenantSubject('replay'), [event('replay', i)], {
+        expectedLastSeq: last?.seq ?? 0,
+        prevHash: last?.event.hash ?? null,
+      });
     }
     const seqs: number[] = [];
     await store.replay(1, (e) => void seqs.push(e.seq));
     assert.equal(seqs.length, await store.lastSeq());
-    assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((x, y) => x - y),
+    );
   });
 });

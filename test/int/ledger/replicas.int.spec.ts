@@ -41,16 +41,30 @@ describe('NATS_REPLICAS', () => {
   });
 
   it('refuses more replicas than the cluster has, naming the variable', async () => {
-    await assert.rejects(connectNats(cluster.url, 'r5', { replicas: 5 }), (err: Error) => err instanceof ReplicasError && /NATS_REPLICAS=5/.test(err.message));
+    await assert.rejects(
+      connectNats(cluster.url, 'r5', { replicas: 5 }),
+      (err: Error) => err instanceof ReplicasError && /NATS_REPLICAS=5/.test(err.message),
+    );
   });
 
   it('refuses replicas > 1 on a server that is not clustered, and the service exits 2 saying why', async () => {
     const single = await startNatsOnly();
     try {
-      await assert.rejects(connectNats(single.nats.url, 'single', { replicas: 3 }), (err: Error) => err instanceof ReplicasError && /NATS_REPLICAS=3/.test(err.message));
+      await assert.rejects(
+        connectNats(single.nats.url, 'single', { replicas: 3 }),
+        (err: Error) => err instanceof ReplicasError && /NATS_REPLICAS=3/.test(err.message),
+      );
       const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
         cwd: projectRoot,
-        env: { ...process.env, NATS_URL: single.nats.url, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', NATS_REPLICAS: '3', ROLES: 'projector', DATA_DIR: single.dir, LOG_LEVEL: 'fatal' },
+        env: {
+          ...process.env,
+          NATS_URL: single.nats.url,
+          DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+          NATS_REPLICAS: '3',
+          ROLES: 'projector',
+          DATA_DIR: single.dir,
+          LOG_LEVEL: 'fatal',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';

@@ -26,11 +26,15 @@ describe('event store: readers for hydration', () => {
     n = await connectNats(env.nats.url, 'range');
     store = createEventStore(n.js, n.jsm);
     // Two subjects interleaved, some commits of two events.
-    const heads = new Map<string, { seq: number; hash: string | null }>([['ledger.tenant.x', { seq: 0, hash: null }], ['ledger.tenant.y', { seq: 0, hash: null }]]);
+    const heads = new Map<string, { seq: number; hash: string | null }>([
+      ['ledger.tenant.x', { seq: 0, hash: null }],
+      ['ledger.tenant.y', { seq: 0, hash: null }],
+    ]);
     for (let i = 0; i < 30; i++) {
       const subject = i % 3 === 0 ? 'ledger.tenant.y' : 'ledger.tenant.x';
       const h = heads.get(subject)!;
-      const events = i % 4 === 0 ? [event(subject.slice(14), i), event(subject.slice(14), i)] : [event(subject.slice(14), i)];
+      const events =
+        i % 4 === 0 ? [event(subject.slice(14), i), event(subject.slice(14), i)] : [event(subject.slice(14), i)];
       const stored = await store.append(subject, events, { expectedLastSeq: h.seq, prevHash: h.hash });
       heads.set(subject, { seq: stored.at(-1)!.seq, hash: stored.at(-1)!.event.hash });
     }

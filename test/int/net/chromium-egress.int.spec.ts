@@ -92,7 +92,10 @@ describe('Chromium behind the egress proxy', { skip: chromiumAvailable() ? false
       assert.equal(redirected?.status(), 403);
       const rebound = await page.goto(`http://rebind.test:${tripwire.port}/`, { timeout: 15_000 });
       assert.equal(rebound?.status(), 403);
-      await assert.rejects(page.goto(`https://rebind.test:${tripwire.port}/`, { timeout: 15_000 }), /ERR_TUNNEL_CONNECTION_FAILED/);
+      await assert.rejects(
+        page.goto(`https://rebind.test:${tripwire.port}/`, { timeout: 15_000 }),
+        /ERR_TUNNEL_CONNECTION_FAILED/,
+      );
     } finally {
       await page.close();
     }
@@ -120,7 +123,9 @@ describe('Chromium behind the egress proxy', { skip: chromiumAvailable() ? false
           pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && resolve());
           setTimeout(resolve, 8_000);
         });
-        const candidates = (pc.localDescription?.sdp ?? '').split('\n').filter((l) => l.startsWith('a=candidate')).length;
+        const candidates = (pc.localDescription?.sdp ?? '')
+          .split('\n')
+          .filter((l) => l.startsWith('a=candidate')).length;
         pc.close();
         return candidates;
       }, stunPort);

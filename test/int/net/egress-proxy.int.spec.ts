@@ -42,7 +42,12 @@ function viaProxy(
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), socket: res.socket as net.Socket }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            socket: res.socket as net.Socket,
+          }),
         );
         res.on('error', reject);
       },
@@ -52,10 +57,22 @@ function viaProxy(
   });
 }
 
-function connectVia(proxy: EgressProxy, authority: string): Promise<{ status: number; socket: net.Socket; head: Buffer }> {
+function connectVia(
+  proxy: EgressProxy,
+  authority: string,
+): Promise<{ status: number; socket: net.Socket; head: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxy.port, method: 'CONNECT', path: authority, headers: { host: authority }, agent: false });
-    req.on('connect', (res: http.IncomingMessage, socket: net.Socket, head: Buffer) => resolve({ status: res.statusCode ?? 0, socket, head }));
+    const req = http.request({
+      host: '127.0.0.1',
+      port: proxy.port,
+      method: 'CONNECT',
+      path: authority,
+      headers: { host: authority },
+      agent: false,
+    });
+    req.on('connect', (res: http.IncomingMessage, socket: net.Socket, head: Buffer) =>
+      resolve({ status: res.statusCode ?? 0, socket, head }),
+    );
     req.on('error', reject);
     req.end();
   });
@@ -96,8 +113,18 @@ describe('egress proxy', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const body = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'yes', connection: 'keep-alive, x-hop', 'x-hop': 'private' });
+        const body = JSON.stringify({
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'x-upstream': 'yes',
+          connection: 'keep-alive, x-hop',
+          'x-hop': 'private',
+        });
         res.end(body);
       });
     });
@@ -132,7 +159,12 @@ describe('egress proxy', () => {
 
   it('forwards a plain HTTP request to an allowed address', async () => {
     const reply = await viaProxy(proxy, `http://${ALLOWED_IP}:${upstreamPort}/hello?x=1`, {
-      headers: { 'x-custom': 'kept', 'proxy-authorization': 'Basic c2VjcmV0', connection: 'keep-alive, x-drop-me', 'x-drop-me': '1' },
+      headers: {
+        'x-custom': 'kept',
+        'proxy-authorization': 'Basic c2VjcmV0',
+        connection: 'keep-alive, x-drop-me',
+        'x-drop-me': '1',
+      },
     });
     assert.equal(reply.status, 200);
     assert.equal(reply.headers['x-upstream'], 'yes');
@@ -149,7 +181,11 @@ describe('egress proxy', () => {
 
   it('streams a request body to a host name resolved by the proxy, keeping the Host header', async () => {
     const body = 'x'.repeat(200_000);
-    const reply = await viaProxy(proxy, `http://fixture.test:${upstreamPort}/upload`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
+    const reply = await viaProxy(proxy, `http://fixture.test:${upstreamPort}/upload`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(reply.status, 200);
     const seen = JSON.parse(reply.body) as { method: string; headers: Record<string, string>; body: string };
     assert.equal(seen.method, 'POST');
@@ -191,7 +227,13 @@ describe('egress proxy', () => {
     assert.equal(status, 200);
     const text = await new Promise<string>((resolve, reject) => {
       const req = https.request(
-        { host: 'fixture.test', port: tlsPort, path: '/', ca: cert, createConnection: () => tls.connect({ socket, servername: 'fixture.test', ca: cert }) },
+        {
+          host: 'fixture.test',
+          port: tlsPort,
+          path: '/',
+          ca: cert,
+          createConnection: () => tls.connect({ socket, servername: 'fixture.test', ca: cert }),
+        },
         (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));
@@ -250,17 +292,22 @@ describe('egress proxy', () => {
     assert.equal(tunnel.status, 502);
     tunnel.socket.destroy();
     assert.deepEqual(
-      { kind: proxy.explain('https://nowhere.test/')?.kind, retryable: proxy.explain('https://nowhere.test/')?.retryable },
+      {
+        kind: proxy.explain('https://nowhere.test/')?.kind,
+        retryable: proxy.explain('https://nowhere.test/')?.retryable,
+      },
       { kind: 'dns', retryable: true },
     );
   });
 
   it('rejects requests that are not proxy requests', async () => {
     const reply = await new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: proxy.port, path: '/not-absolute', agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port: proxy.port, path: '/not-absolute', agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', reject);
     });
     assert.equal(reply, 400);
     const tunnel = await connectVia(proxy, 'no-port-here');
@@ -271,7 +318,13 @@ describe('egress proxy', () => {
   it('closes the upstream when the client goes away mid-response, and leaks no sockets', async () => {
     await new Promise<void>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: proxy.port, path: `http://${ALLOWED_IP}:${upstreamPort}/slow`, headers: { host: `${ALLOWED_IP}:${upstreamPort}` }, agent: false },
+        {
+          host: '127.0.0.1',
+          port: proxy.port,
+          path: `http://${ALLOWED_IP}:${upstreamPort}/slow`,
+          headers: { host: `${ALLOWED_IP}:${upstreamPort}` },
+          agent: false,
+        },
         (res) => {
           res.once('data', () => {
             req.destroy();

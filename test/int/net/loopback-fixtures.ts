@@ -18,9 +18,23 @@ export async function makeTestCertificate(names: string[]): Promise<{ key: strin
   try {
     const san = [...names.map((n) => `DNS:${n}`), `IP:${ALLOWED_IP}`].join(',');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2',
-      '-subj', `/CN=${names[0] ?? 'test'}`, '-addext', `subjectAltName=${san}`,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${names[0] ?? 'test'}`,
+      '-addext',
+      `subjectAltName=${san}`,
     ]);
     return { key: await readFile(join(dir, 'key.pem'), 'utf8'), cert: await readFile(join(dir, 'cert.pem'), 'utf8') };
   } finally {

@@ -3,7 +3,7 @@
 // and stands for both the service (a listener the tenant must not reach) and a page it may capture.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
 import { startEgressProxy, type EgressProxy } from '../../../src/net/egress-proxy.js';
@@ -24,11 +24,14 @@ async function counter(body: string) {
 
 function get(proxy: EgressProxy, target: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxy.port, path: target, headers: { host: new URL(target).host }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: proxy.port, path: target, headers: { host: new URL(target).host }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -36,7 +39,14 @@ function get(proxy: EgressProxy, target: string): Promise<{ status: number; body
 
 function connect(proxy: EgressProxy, authority: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxy.port, method: 'CONNECT', path: authority, headers: { host: authority }, agent: false });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: proxy.port,
+      method: 'CONNECT',
+      path: authority,
+      headers: { host: authority },
+      agent: false,
+    });
     req.on('connect', (res: http.IncomingMessage, socket: net.Socket) => {
       socket.destroy();
       resolve(res.statusCode ?? 0);
@@ -66,14 +76,21 @@ describe("the service's own listen addresses", () => {
   });
 
   it('are refused at submission, by address and by localhost, while the rest of the allow-list still works', async () => {
-    for (const url of [`http://127.0.0.1:${service.port}/metrics`, `http://localhost:${service.port}/metrics`, `http://0.0.0.0:${service.port}/metrics`]) {
+    for (const url of [
+      `http://127.0.0.1:${service.port}/metrics`,
+      `http://localhost:${service.port}/metrics`,
+      `http://0.0.0.0:${service.port}/metrics`,
+    ]) {
       const r = await checkTargetUrl(url, { policy });
       assert.equal(r.ok, false, url);
       assert.equal(!r.ok && r.reason, 'private_address', url);
     }
     const refused = await checkTargetUrl(`http://127.0.0.1:${service.port}/metrics`, { policy });
     assert.match(!refused.ok ? refused.detail : '', /this service's own address/);
-    assert.deepEqual(await checkTargetUrl(`http://127.0.0.1:${page.port}/`, { policy }), { ok: true, url: `http://127.0.0.1:${page.port}/` });
+    assert.deepEqual(await checkTargetUrl(`http://127.0.0.1:${page.port}/`, { policy }), {
+      ok: true,
+      url: `http://127.0.0.1:${page.port}/`,
+    });
   });
 
   it('are refused by the egress proxy at fetch time (plain HTTP and CONNECT); nothing reaches the service', async () => {
@@ -91,12 +108,16 @@ describe("the service's own listen addresses", () => {
     const every = createOwnListeners();
     every.add('0.0.0.0', 8080);
     const p = createAddressPolicy({ allowCidrs: ['127.0.0.0/8', '::1/128'], ownListeners: every });
-    for (const ip of ['127.0.0.1', '127.0.0.9', '::1', '0.0.0.0', '::ffff:127.0.0.1']) assert.equal(p.check(ip, 8080).allowed, false, ip);
+    for (const ip of ['127.0.0.1', '127.0.0.9', '::1', '0.0.0.0', '::ffff:127.0.0.1'])
+      assert.equal(p.check(ip, 8080).allowed, false, ip);
     assert.equal(p.check('127.0.0.1', 8081).allowed, true);
     assert.equal(p.check('127.0.0.1').allowed, true, 'without a port only the address is judged');
     // A port of 0 (not bound yet) covers nothing until the bound one is added.
     const unbound = createOwnListeners();
     unbound.add('127.0.0.1', 0);
-    assert.equal(createAddressPolicy({ allowCidrs: ['127.0.0.1/32'], ownListeners: unbound }).check('127.0.0.1', 0).allowed, true);
+    assert.equal(
+      createAddressPolicy({ allowCidrs: ['127.0.0.1/32'], ownListeners: unbound }).check('127.0.0.1', 0).allowed,
+      true,
+    );
   });
 });

@@ -8,7 +8,16 @@ import type tls from 'node:tls';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
 import { EgressBlockedError, NetworkRequestError, RequestTimeoutError } from '../../../src/net/errors.js';
 import { MAX_RESPONSE_BODY_BYTES, safeRequest, type SafeRequestOptions } from '../../../src/net/safe-request.js';
-import { ALLOWED_IP, FORBIDDEN_IP, closeServer, closedPort, listen, makeTestCertificate, startTripwire, stubResolver } from './loopback-fixtures.js';
+import {
+  ALLOWED_IP,
+  FORBIDDEN_IP,
+  closeServer,
+  closedPort,
+  listen,
+  makeTestCertificate,
+  startTripwire,
+  stubResolver,
+} from './loopback-fixtures.js';
 
 type Seen = { method?: string; url?: string; host?: string; servername?: string; body: string; signature?: string };
 
@@ -23,8 +32,18 @@ describe('safeRequest', () => {
   const hanging = new Set<http.ServerResponse>();
 
   const policy = createAddressPolicy({ allowCidrs: ['127.0.0.1/32'] });
-  const resolve = stubResolver({ 'webhook.test': [ALLOWED_IP], 'internal.test': [FORBIDDEN_IP], 'mixed.test': [ALLOWED_IP, FORBIDDEN_IP] });
-  const base = (extra: Partial<SafeRequestOptions> = {}): SafeRequestOptions => ({ policy, resolve, ca: cert, timeoutMs: 3_000, ...extra });
+  const resolve = stubResolver({
+    'webhook.test': [ALLOWED_IP],
+    'internal.test': [FORBIDDEN_IP],
+    'mixed.test': [ALLOWED_IP, FORBIDDEN_IP],
+  });
+  const base = (extra: Partial<SafeRequestOptions> = {}): SafeRequestOptions => ({
+    policy,
+    resolve,
+    ca: cert,
+    timeoutMs: 3_000,
+    ...extra,
+  });
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
@@ -88,15 +107,27 @@ describe('safeRequest', () => {
   it('POSTs over https to a host name pinned to its checked address; SNI and Host keep the name', async () => {
     seen.length = 0;
     const body = JSON.stringify({ id: 'evt_1', type: 'ping' });
-    const res = await safeRequest(`https://webhook.test:${port}/hooks/1?a=b`, base({
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-svc-signature-256': 't=1,v1=00' },
-    }));
+    const res = await safeRequest(
+      `https://webhook.test:${port}/hooks/1?a=b`,
+      base({
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-svc-signature-256': 't=1,v1=00' },
+      }),
+    );
     assert.equal(res.status, 200);
     assert.equal(res.bodyText, 'received');
     assert.ok(Number.isInteger(res.latencyMs) && res.latencyMs >= 0);
-    assert.deepEqual(seen, [{ method: 'POST', url: '/hooks/1?a=b', host: `webhook.test:${port}`, servername: 'webhook.test', body, signature: 't=1,v1=00' }]);
+    assert.deepEqual(seen, [
+      {
+        method: 'POST',
+        url: '/hooks/1?a=b',
+        host: `webhook.test:${port}`,
+        servername: 'webhook.test',
+        body,
+        signature: 't=1,v1=00',
+      },
+    ]);
   });
 
   it('works over plain http and with a literal allowed address', async () => {
@@ -109,7 +140,8 @@ describe('safeRequest', () => {
   it('fails TLS verification without the extra CA', async () => {
     await assert.rejects(
       safeRequest(`https://webhook.test:${port}/`, base({ ca: undefined })),
-      (err: unknown) => err instanceof NetworkRequestError && err.code === 'network' && /self[- ]signed/i.test(err.message),
+      (err: unknown) =>
+        err instanceof NetworkRequestError && err.code === 'network' && /self[- ]signed/i.test(err.message),
     );
   });
 
@@ -136,7 +168,10 @@ describe('safeRequest', () => {
     const res = await safeRequest(`https://webhook.test:${port}/redirect`, base());
     assert.equal(res.status, 302);
     assert.equal(res.headers.location, '/target');
-    assert.deepEqual(seen.map((s) => s.url), ['/redirect']);
+    assert.deepEqual(
+      seen.map((s) => s.url),
+      ['/redirect'],
+    );
   });
 
   it('returns non-2xx statuses as results', async () => {

@@ -8,8 +8,24 @@ import { writeTenantHistory } from '../cli/cli-fixtures.js';
 
 /** The documented interface of docs/analysts.md: view names, column names and order, and what they count. */
 const COLUMNS: Record<string, string[]> = {
-  v_usage_daily: ['tenant_id', 'day', 'captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_calls'],
-  v_usage_monthly: ['tenant_id', 'period', 'captures_submitted', 'captures_completed', 'captures_failed', 'storage_bytes', 'api_calls'],
+  v_usage_daily: [
+    'tenant_id',
+    'day',
+    'captures_submitted',
+    'captures_completed',
+    'captures_failed',
+    'storage_bytes',
+    'api_calls',
+  ],
+  v_usage_monthly: [
+    'tenant_id',
+    'period',
+    'captures_submitted',
+    'captures_completed',
+    'captures_failed',
+    'storage_bytes',
+    'api_calls',
+  ],
   v_captures_by_status: ['tenant_id', 'period', 'status', 'render_quality', 'captures'],
   v_failure_reasons: ['tenant_id', 'period', 'error', 'retryable', 'captures'],
   v_webhook_delivery_outcomes: ['tenant_id', 'webhook_id', 'day', 'delivered', 'failed_attempts', 'dead_lettered'],
@@ -32,18 +48,38 @@ describe('analyst views', () => {
         `SELECT column_name FROM information_schema.columns WHERE table_schema = 'projection' AND table_name = $1 ORDER BY ordinal_position`,
         [view],
       );
-      assert.deepEqual(r.rows.map((c) => c.column_name), columns, view);
+      assert.deepEqual(
+        r.rows.map((c) => c.column_name),
+        columns,
+        view,
+      );
     }
   });
 
   it('count what the tables hold', async () => {
     const q = async (sql: string) => (await s.server.ctx.pool.query(sql)).rows;
-    assert.deepEqual(await q(`SELECT day::text, captures_submitted, captures_completed, captures_failed, storage_bytes, api_calls FROM v_usage_daily WHERE tenant_id = 'acme'`), [
-      { day: today, captures_submitted: 13, captures_completed: 5, captures_failed: 4, storage_bytes: 1001 + 1004 + 1007 + 1010 + 5, api_calls: 17 },
-    ]);
-    assert.deepEqual(await q(`SELECT period, captures_submitted, api_calls FROM v_usage_monthly`), [{ period, captures_submitted: 13, api_calls: 17 }]);
     assert.deepEqual(
-      await q(`SELECT status, render_quality, captures FROM v_captures_by_status WHERE tenant_id = 'acme' ORDER BY status, render_quality`),
+      await q(
+        `SELECT day::text, captures_submitted, captures_completed, captures_failed, storage_bytes, api_calls FROM v_usage_daily WHERE tenant_id = 'acme'`,
+      ),
+      [
+        {
+          day: today,
+          captures_submitted: 13,
+          captures_completed: 5,
+          captures_failed: 4,
+          storage_bytes: 1001 + 1004 + 1007 + 1010 + 5,
+          api_calls: 17,
+        },
+      ],
+    );
+    assert.deepEqual(await q(`SELECT period, captures_submitted, api_calls FROM v_usage_monthly`), [
+      { period, captures_submitted: 13, api_calls: 17 },
+    ]);
+    assert.deepEqual(
+      await q(
+        `SELECT status, render_quality, captures FROM v_captures_by_status WHERE tenant_id = 'acme' ORDER BY status, render_quality`,
+      ),
       [
         { status: 'complete', render_quality: 'full', captures: 3 },
         { status: 'complete', render_quality: 'partial', captures: 2 },
@@ -55,14 +91,19 @@ describe('analyst views', () => {
       { error: 'DNS lookup failed', retryable: false, captures: 2 },
       { error: 'timeout, after 30 s', retryable: true, captures: 2 },
     ]);
-    const hooks = await q(`SELECT day::text, delivered, failed_attempts, dead_lettered FROM v_webhook_delivery_outcomes WHERE tenant_id = 'acme'`);
+    const hooks = await q(
+      `SELECT day::text, delivered, failed_attempts, dead_lettered FROM v_webhook_delivery_outcomes WHERE tenant_id = 'acme'`,
+    );
     assert.deepEqual(hooks, [{ day: today, delivered: 1, failed_attempts: 1, dead_lettered: 1 }]);
   });
 
   it('the example queries of docs/analysts.md run', async () => {
     const doc = await readFile(join(projectRoot, 'docs', 'analysts.md'), 'utf8');
     const block = /```sql\nSET search_path TO projection;\n([\s\S]*?)```/.exec(doc)![1]!;
-    const queries = block.split(/;\s*\n/).map((x) => x.trim()).filter((x) => x && !/^--[^\n]*$/.test(x));
+    const queries = block
+      .split(/;\s*\n/)
+      .map((x) => x.trim())
+      .filter((x) => x && !/^--[^\n]*$/.test(x));
     assert.ok(queries.length >= 5);
     for (const sql of queries) await s.server.ctx.pool.query(sql);
   });

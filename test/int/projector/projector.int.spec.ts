@@ -12,7 +12,15 @@ import { type Infra, startInfra } from '../../support/harness.js';
 
 const log = pino({ level: 'silent' });
 const ctx = { correlationId: 'test', causedBy: { kind: 'admin' as const } };
-const TABLES = ['tenants', 'api_keys', 'captures', 'capture_counts', 'usage_monthly', 'usage_daily', 'projector_checkpoint'];
+const TABLES = [
+  'tenants',
+  'api_keys',
+  'captures',
+  'capture_counts',
+  'usage_monthly',
+  'usage_daily',
+  'projector_checkpoint',
+];
 
 async function dump(pool: ReturnType<typeof createPool>) {
   const out: Record<string, unknown[]> = {};
@@ -38,13 +46,28 @@ describe('projector', () => {
       }
       for (let c = 0; c < 20; c++) {
         const captureId = newId('cap');
-        await tenants.execute(t, { type: 'SubmitCaptures', data: { captures: [{ captureId: captureId, url: `https://example.org/${c}` }], source: 'single' } }, ctx);
+        await tenants.execute(
+          t,
+          {
+            type: 'SubmitCaptures',
+            data: { captures: [{ captureId: captureId, url: `https://example.org/${c}` }], source: 'single' },
+          },
+          ctx,
+        );
         if (c % 2 === 0) {
           await tenants.execute(
             t,
             {
               type: 'CompleteCapture',
-              data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: c }, artifacts: { screenshot: 's', html: 'h' }, storedBytes: 100 + c, attempts: 1 },
+              data: {
+                captureId,
+                completedAt: new Date().toISOString(),
+                renderQuality: 'full',
+                render: { waitUntilReached: 'load', timedOut: false, durationMs: c },
+                artifacts: { screenshot: 's', html: 'h' },
+                storedBytes: 100 + c,
+                attempts: 1,
+              },
             },
             ctx,
           );
@@ -97,12 +120,21 @@ describe('projector', () => {
     assert.ok(mid > 0 && mid < lastSeq, `checkpoint ${mid} is after the committed batches only`);
 
     await createProjector({ js: nats.js, pool, log, batchSize: 10 }).catchUp(lastSeq);
-    const usage = await pool.query('SELECT tenant_id, captures_submitted, captures_completed, storage_bytes FROM usage_monthly ORDER BY tenant_id');
+    const usage = await pool.query(
+      'SELECT tenant_id, captures_submitted, captures_completed, storage_bytes FROM usage_monthly ORDER BY tenant_id',
+    );
     assert.deepEqual(
       usage.rows.map((r) => [r.tenant_id, r.captures_submitted, r.captures_completed]),
-      [['t1', 20, 10], ['t2', 20, 10], ['t3', 20, 10]],
+      [
+        ['t1', 20, 10],
+        ['t2', 20, 10],
+        ['t3', 20, 10],
+      ],
     );
-    assert.equal(usage.rows[0].storage_bytes, Array.from({ length: 10 }, (_, i) => 100 + i * 2).reduce((x, y) => x + y));
+    assert.equal(
+      usage.rows[0].storage_bytes,
+      Array.from({ length: 10 }, (_, i) => 100 + i * 2).reduce((x, y) => x + y),
+    );
     await pool.end();
   });
 });

@@ -20,26 +20,84 @@ const T = (s: number) => `2025-03-31T10:00:${String(s).padStart(2, '0')}.000Z`;
 const render = { waitUntilReached: 'load' as const, timedOut: false, durationMs: 1 };
 const completed = (captureId: string, storedBytes: number, at: string, finalUrl?: string): TenantEvent => ({
   type: 'capture.completed',
-  data: { captureId, completedAt: at, renderQuality: 'full', render, artifacts: { screenshot: 's', html: 'h' }, storedBytes, attempts: 1, ...(finalUrl ? { finalUrl } : {}) },
+  data: {
+    captureId,
+    completedAt: at,
+    renderQuality: 'full',
+    render,
+    artifacts: { screenshot: 's', html: 'h' },
+    storedBytes,
+    attempts: 1,
+    ...(finalUrl ? { finalUrl } : {}),
+  },
 });
 const run = (captureId: string, fireTime: string): TenantEvent => ({
   type: 'capture.submitted',
-  data: { captures: [{ captureId, url: 'https://a/run' }], period: '2025-03', source: 'schedule', scheduleId: 'sch_1', fireTime },
+  data: {
+    captures: [{ captureId, url: 'https://a/run' }],
+    period: '2025-03',
+    source: 'schedule',
+    scheduleId: 'sch_1',
+    fireTime,
+  },
 });
 
 const LOG: TenantEvent[] = [
   { type: 'key.created', data: { keyHash: 'k'.repeat(64), scopes: ['capture', 'read'], name: 'k', createdAt: T(0) } },
   { type: 'key.revoked', data: { keyHash: 'k'.repeat(64), revokedAt: T(1) } },
   { type: 'key.revoked', data: { keyHash: 'k'.repeat(64), revokedAt: T(2) } },
-  { type: 'webhook.registered', data: { webhookId: 'wh_1', url: 'https://hooks/', events: ['capture.complete'], name: 'w', secret: 'clear-secret', createdAt: T(3) } },
+  {
+    type: 'webhook.registered',
+    data: {
+      webhookId: 'wh_1',
+      url: 'https://hooks/',
+      events: ['capture.complete'],
+      name: 'w',
+      secret: 'clear-secret',
+      createdAt: T(3),
+    },
+  },
   { type: 'webhook.deleted', data: { webhookId: 'wh_1', deletedAt: T(4) } },
   { type: 'webhook.deleted', data: { webhookId: 'wh_1', deletedAt: T(5) } },
-  { type: 'schedule.created', data: { scheduleId: 'sch_1', url: 'https://a/run', name: 's', cron: '0 * * * *', createdAt: T(6), options: { fullPage: true } } },
-  { type: 'capture.submitted', data: { captures: [{ captureId: 'cap_1', url: 'https://a/1' }, { captureId: 'cap_2', url: 'https://a/2' }], period: '2025-03', source: 'batch' } },
+  {
+    type: 'schedule.created',
+    data: {
+      scheduleId: 'sch_1',
+      url: 'https://a/run',
+      name: 's',
+      cron: '0 * * * *',
+      createdAt: T(6),
+      options: { fullPage: true },
+    },
+  },
+  {
+    type: 'capture.submitted',
+    data: {
+      captures: [
+        { captureId: 'cap_1', url: 'https://a/1' },
+        { captureId: 'cap_2', url: 'https://a/2' },
+      ],
+      period: '2025-03',
+      source: 'batch',
+    },
+  },
   completed('cap_1', 100, T(8), 'https://a/final'),
-  { type: 'capture.failed', data: { captureId: 'cap_1', failedAt: T(9), error: 'late', retryable: false, attempts: 2 } },
+  {
+    type: 'capture.failed',
+    data: { captureId: 'cap_1', failedAt: T(9), error: 'late', retryable: false, attempts: 2 },
+  },
   completed('cap_1', 999, T(10), 'https://late/'),
-  { type: 'capture.failed', data: { captureId: 'cap_2', failedAt: T(11), error: 'timeout', retryable: true, attempts: 3, failureReason: 'target_timeout' } },
+  {
+    type: 'capture.failed',
+    data: {
+      captureId: 'cap_2',
+      failedAt: T(11),
+      error: 'timeout',
+      retryable: true,
+      attempts: 3,
+      failureReason: 'target_timeout',
+    },
+  },
   run('cap_3', T(12)),
   run('cap_4', T(13)),
   completed('cap_3', 7, T(14)),
@@ -54,13 +112,33 @@ const LOG: TenantEvent[] = [
 function chain(events: TenantEvent[]): StoredEvent[] {
   let prev: string | null = null;
   return events.map((e, i) => {
-    const sealed = seal({ ...e, id: `evt_${i}`, schemaVersion: 1, tenantId: 'acme', occurredAt: T(i), causedBy: { kind: 'admin' }, correlationId: 'c' } as never, prev) as EventEnvelope;
+    const sealed = seal(
+      {
+        ...e,
+        id: `evt_${i}`,
+        schemaVersion: 1,
+        tenantId: 'acme',
+        occurredAt: T(i),
+        causedBy: { kind: 'admin' },
+        correlationId: 'c',
+      } as never,
+      prev,
+    ) as EventEnvelope;
     prev = sealed.hash;
     return { seq: i + 1, index: 0, subject: 'ledger.tenant.acme', event: sealed };
   });
 }
 
-const TABLES = ['tenants', 'api_keys', 'captures', 'capture_counts', 'usage_monthly', 'usage_daily', 'webhooks', 'schedules'];
+const TABLES = [
+  'tenants',
+  'api_keys',
+  'captures',
+  'capture_counts',
+  'usage_monthly',
+  'usage_daily',
+  'webhooks',
+  'schedules',
+];
 
 describe('read model definitions: the batched writer and the fold agree', () => {
   let infra: Infra;
@@ -92,16 +170,49 @@ describe('read model definitions: the batched writer and the fold agree', () => 
             client.release();
           }
         }
-        assert.deepEqual(compareProjection(foldExpected('acme', events), await readTenantReadModelRows(pool, 'acme')), []);
+        assert.deepEqual(
+          compareProjection(foldExpected('acme', events), await readTenantReadModelRows(pool, 'acme')),
+          [],
+        );
 
         // The rules themselves, as the writer applied them.
-        const cap = async (id: string) => (await pool.query('SELECT status, stored_bytes, final_url, error, failure_reason FROM captures WHERE capture_id = $1', [id])).rows[0];
-        assert.deepEqual(await cap('cap_1'), { status: 'complete', stored_bytes: 100, final_url: 'https://a/final', error: null, failure_reason: null });
-        assert.deepEqual(await cap('cap_2'), { status: 'failed', stored_bytes: null, final_url: null, error: 'timeout', failure_reason: 'target_timeout' });
-        const usage = (await pool.query('SELECT captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count FROM usage_monthly')).rows;
-        assert.deepEqual(usage, [{ captures_submitted: 4, captures_completed: 3, captures_failed: 1, storage_bytes: 115, api_call_count: 25 }]);
-        const schedule = (await pool.query('SELECT last_capture_id, last_capture_status, deleted_at IS NOT NULL AS deleted, options FROM schedules')).rows;
-        assert.deepEqual(schedule, [{ last_capture_id: null, last_capture_status: 'skipped_quota', deleted: true, options: { fullPage: true } }]);
+        const cap = async (id: string) =>
+          (
+            await pool.query(
+              'SELECT status, stored_bytes, final_url, error, failure_reason FROM captures WHERE capture_id = $1',
+              [id],
+            )
+          ).rows[0];
+        assert.deepEqual(await cap('cap_1'), {
+          status: 'complete',
+          stored_bytes: 100,
+          final_url: 'https://a/final',
+          error: null,
+          failure_reason: null,
+        });
+        assert.deepEqual(await cap('cap_2'), {
+          status: 'failed',
+          stored_bytes: null,
+          final_url: null,
+          error: 'timeout',
+          failure_reason: 'target_timeout',
+        });
+        const usage = (
+          await pool.query(
+            'SELECT captures_submitted, captures_completed, captures_failed, storage_bytes, api_call_count FROM usage_monthly',
+          )
+        ).rows;
+        assert.deepEqual(usage, [
+          { captures_submitted: 4, captures_completed: 3, captures_failed: 1, storage_bytes: 115, api_call_count: 25 },
+        ]);
+        const schedule = (
+          await pool.query(
+            'SELECT last_capture_id, last_capture_status, deleted_at IS NOT NULL AS deleted, options FROM schedules',
+          )
+        ).rows;
+        assert.deepEqual(schedule, [
+          { last_capture_id: null, last_capture_status: 'skipped_quota', deleted: true, options: { fullPage: true } },
+        ]);
         const key = (await pool.query('SELECT revoked_at FROM api_keys')).rows[0];
         assert.equal(key.revoked_at.toISOString(), T(1));
         const hook = (await pool.query('SELECT deleted_at, deleted_seq, secret FROM webhooks')).rows[0];
@@ -109,7 +220,10 @@ describe('read model definitions: the batched writer and the fold agree', () => 
 
         // A count that nets to zero within a batch writes no row: no row reads as zero (the audit's `absent`).
         const dump: Record<string, unknown[]> = {};
-        for (const t of TABLES) dump[t] = (await pool.query(`SELECT * FROM ${t} ${t === 'capture_counts' ? 'WHERE n <> 0' : ''} ORDER BY 1, 2`)).rows;
+        for (const t of TABLES)
+          dump[t] = (
+            await pool.query(`SELECT * FROM ${t} ${t === 'capture_counts' ? 'WHERE n <> 0' : ''} ORDER BY 1, 2`)
+          ).rows;
         dumps.set(name, dump);
       } finally {
         await pool.end();

@@ -30,7 +30,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const run = (file: string, args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(file, args, { cwd: projectRoot, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+      resolve({
+        code: err ? ((err as { code?: number }).code ?? 1) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      }),
     );
   });
 const checkNames = (r: any) => r.checks.map((c: any) => `${c.name}:${c.status}`);
@@ -53,7 +57,12 @@ describe('the certificate carries the transparency-log proof', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-cert-log-'));
     // A long cadence: the checkpoint that first covers the capture is the one the certificate asks for on demand.
-    s = await startTestServer({ ROLES: 'api,projector,signer,sequencer', SIGNING_KEY: seed, TSA_URL: '', LOG_CHECKPOINT_INTERVAL_MS: '3600000' });
+    s = await startTestServer({
+      ROLES: 'api,projector,signer,sequencer',
+      SIGNING_KEY: seed,
+      TSA_URL: '',
+      LOG_CHECKPOINT_INTERVAL_MS: '3600000',
+    });
     captureId = newId('cap');
     await complete('certlog', captureId);
   });
@@ -64,7 +73,9 @@ describe('the certificate carries the transparency-log proof', () => {
 
   it('no certificate before a published checkpoint holds the leaf: 503 with Retry-After in the spec error body', async () => {
     // A log that has not covered the leaf yet (the live one may already have, so it is stood in for).
-    const pending = await freshCertificates(s.server, seed, { certificateEvidence: async () => ({ unavailable: 'leaf 3 is not covered by a published checkpoint yet' }) });
+    const pending = await freshCertificates(s.server, seed, {
+      certificateEvidence: async () => ({ unavailable: 'leaf 3 is not covered by a published checkpoint yet' }),
+    });
     // the projection must hold the completed capture first
     const deadline = Date.now() + 60_000;
     while ((await s.call('GET', `/v1/captures/${captureId}`)).body?.status !== 'complete') {
@@ -72,7 +83,9 @@ describe('the certificate carries the transparency-log proof', () => {
       await sleep(200);
     }
     await assert.rejects(pending.certificate(captureId), CertificateNotReady);
-    const service = createCaptureCertificates(pending, deploymentTrust(s.server.ctx.pool, s.server.evidence), { bundleHashOf: async () => null });
+    const service = createCaptureCertificates(pending, deploymentTrust(s.server.ctx.pool, s.server.evidence), {
+      bundleHashOf: async () => null,
+    });
     await assert.rejects(service.certificatePdf(captureId), (err: any) => {
       assert.equal(err.status, 503);
       assert.equal(err.headers['Retry-After'], '5');
@@ -149,13 +162,20 @@ describe('the certificate carries the transparency-log proof', () => {
     assert.equal(t.checkpoint, all.find((c) => c.size > t.leafIndex)!.note, 'the first checkpoint holding the leaf');
     // the search agrees with a scan for every leaf
     for (let index = 0; index < all.at(-1)!.size; index++) {
-      assert.equal((await firstCheckpointCovering(jsm, index))?.note, all.find((c) => c.size > index)!.note, `leaf ${index}`);
+      assert.equal(
+        (await firstCheckpointCovering(jsm, index))?.note,
+        all.find((c) => c.size > index)!.note,
+        `leaf ${index}`,
+      );
     }
     assert.equal(await firstCheckpointCovering(jsm, all.at(-1)!.size), null);
 
     const remade = await (await freshCertificates(s.server, seed, s.server.transparency!)).certificate(captureId);
     assert.ok(remade);
-    assert.ok(Buffer.from(splitCertificate(remade).document).equals(Buffer.from(splitCertificate(pdf).document)), 'the same capture gives the same document');
+    assert.ok(
+      Buffer.from(splitCertificate(remade).document).equals(Buffer.from(splitCertificate(pdf).document)),
+      'the same capture gives the same document',
+    );
   });
 
   it('poppler shows the leaf index, the signed checkpoint and the proof hashes', async () => {
@@ -165,7 +185,18 @@ describe('the certificate carries the transparency-log proof', () => {
     const t = envelope.transparency;
     const [origin, size, root, , sigLine] = t.checkpoint.split('\n');
     assert.ok(text.stdout.replace(/\s+/g, '').includes(t.leaf), `the certificate does not show the leaf ${t.leaf}`);
-    for (const expected of ['Public transparency log', `Leaf index ${t.leafIndex}`, origin, size, root, sigLine, ...t.inclusionProof, t.logKey, t.checkpointTimestamp.genTime, '7. Declaration of the custodian']) {
+    for (const expected of [
+      'Public transparency log',
+      `Leaf index ${t.leafIndex}`,
+      origin,
+      size,
+      root,
+      sigLine,
+      ...t.inclusionProof,
+      t.logKey,
+      t.checkpointTimestamp.genTime,
+      '7. Declaration of the custodian',
+    ]) {
       assert.ok(flat.includes(expected), `the certificate does not show ${expected}:\n${text.stdout}`);
     }
   });
@@ -173,10 +204,21 @@ describe('the certificate carries the transparency-log proof', () => {
   it('offline: the operator CLI and the verifier package check the embedded proof with the pinned log key', async () => {
     const file = join(dir, 'certificate.pdf');
     await writeFile(join(dir, 'log.vkey'), (await s.call('GET', '/v1/log/key')).text);
-    const trust = ['--keys-url', `${s.baseUrl}/.well-known/signing-keys`, '--tsa-ca-url', `${s.baseUrl}/.well-known/tsa-certificates`];
+    const trust = [
+      '--keys-url',
+      `${s.baseUrl}/.well-known/signing-keys`,
+      '--tsa-ca-url',
+      `${s.baseUrl}/.well-known/tsa-certificates`,
+    ];
     const pinned = await cli(['verify', file, ...trust, '--log-key', join(dir, 'log.vkey')], {});
     assert.equal(pinned.code, 0, pinned.stdout + pinned.stderr);
-    assert.deepEqual(checkNames(JSON.parse(pinned.stdout)), ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'transparency:pass']);
+    assert.deepEqual(checkNames(JSON.parse(pinned.stdout)), [
+      'envelope:pass',
+      'certificateHash:pass',
+      'signature:pass',
+      'timestamp:pass',
+      'transparency:pass',
+    ]);
 
     // Without a log key the proof is still checked against the embedded checkpoint, but its signer is unknown.
     const unpinned = JSON.parse((await cli(['verify', file, ...trust], {})).stdout);
@@ -184,29 +226,52 @@ describe('the certificate carries the transparency-log proof', () => {
     assert.match(unpinned.checks.at(-1).detail, /included in the tree .* no log key was given/);
 
     // Another log's key: the checkpoint is not its.
-    const other = 'other.example/v1/log+' + (await otherKey());
+    const other = `other.example/v1/log+${await otherKey()}`;
     const wrong = await cli(['verify', file, ...trust, '--log-key', other], {});
     assert.equal(wrong.code, 1, wrong.stdout);
     assert.match(JSON.parse(wrong.stdout).checks.at(-1).detail, /not signed by the log key given/);
 
-    const pkg = await run(process.execPath, ['--import', 'tsx', join(projectRoot, 'packages', 'verifier', 'src', 'cli.ts'), file, ...trust, '--log-key-url', `${s.baseUrl}/v1/log/key`]);
+    const pkg = await run(process.execPath, [
+      '--import',
+      'tsx',
+      join(projectRoot, 'packages', 'verifier', 'src', 'cli.ts'),
+      file,
+      ...trust,
+      '--log-key-url',
+      `${s.baseUrl}/v1/log/key`,
+    ]);
     assert.equal(pkg.code, 0, pkg.stdout + pkg.stderr);
     assert.equal(JSON.parse(pkg.stdout).checks.at(-1).name, 'transparency');
     assert.equal(JSON.parse(pkg.stdout).checks.at(-1).status, 'pass');
   });
 
   it('POST /v1/verify/certificate checks it with the log key; a proof removed or altered after signing fails', async () => {
-    const post = (body: Buffer | Uint8Array) => fetch(`${s.baseUrl}/v1/verify/certificate`, { method: "POST", headers: { "content-type": "application/pdf" }, body: Buffer.from(body) as unknown as BodyInit }).then((r) => r.json() as Promise<any>);
+    const post = (body: Buffer | Uint8Array) =>
+      fetch(`${s.baseUrl}/v1/verify/certificate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/pdf' },
+        body: Buffer.from(body) as unknown as BodyInit,
+      }).then((r) => r.json() as Promise<any>);
     const good = await post(pdf);
     assert.equal(good.verified, true, JSON.stringify(good));
-    assert.deepEqual(checkNames(good), ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'transparency:pass', 'capture:pass']);
+    assert.deepEqual(checkNames(good), [
+      'envelope:pass',
+      'certificateHash:pass',
+      'signature:pass',
+      'timestamp:pass',
+      'transparency:pass',
+      'capture:pass',
+    ]);
 
     const { document } = splitCertificate(pdf);
     const removed = { ...envelope };
     delete removed.transparency;
     const r1 = await post(attachCertificateEnvelope(document, Buffer.from(JSON.stringify(removed))));
     assert.equal(r1.verified, false);
-    assert.match(r1.checks.find((c: any) => c.name === 'transparency').detail, /the envelope does not carry \(removed after signing\)/);
+    assert.match(
+      r1.checks.find((c: any) => c.name === 'transparency').detail,
+      /the envelope does not carry \(removed after signing\)/,
+    );
 
     const altered = structuredClone(envelope);
     altered.transparency.leafIndex += 1;
@@ -219,5 +284,8 @@ describe('the certificate carries the transparency-log proof', () => {
 /** A valid verifier-key tail (hash + key) for another log's name. */
 async function otherKey(): Promise<string> {
   const { noteSignerFromSeed, verifierKeyString } = await import('../../../src/transparency/checkpoint.js');
-  return verifierKeyString(noteSignerFromSeed('other.example/v1/log', randomBytes(32))).split('+').slice(1).join('+');
+  return verifierKeyString(noteSignerFromSeed('other.example/v1/log', randomBytes(32)))
+    .split('+')
+    .slice(1)
+    .join('+');
 }

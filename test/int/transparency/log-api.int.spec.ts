@@ -6,7 +6,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureIdHash, decodeLeaf } from '../../../src/transparency/leaf.js';
-import { noteSignerFromSeed, openCheckpoint, parseVerifierKey, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
+import {
+  noteSignerFromSeed,
+  openCheckpoint,
+  parseVerifierKey,
+  signCheckpoint,
+  verifierKeyString,
+} from '../../../src/transparency/checkpoint.js';
 import { createLogClient } from '../../../src/transparency/log-client.js';
 import { encodeJson, LEAVES_SUBJECT } from '../../../src/transparency/log-stream.js';
 import { startLogView } from '../../../src/transparency/log-view.js';
@@ -37,14 +43,26 @@ describe('transparency log over HTTP, and the monitor', () => {
   let expected: string[];
 
   before(async () => {
-    s = await startTestServer({ ROLES: 'api,projector,sequencer', LOG_CHECKPOINT_INTERVAL_MS: '300', LOG_SIGNING_KEY: seed.toString('base64'), LOG_ORIGIN: 'ledger.test/v1/log' });
+    s = await startTestServer({
+      ROLES: 'api,projector,sequencer',
+      LOG_CHECKPOINT_INTERVAL_MS: '300',
+      LOG_SIGNING_KEY: seed.toString('base64'),
+      LOG_ORIGIN: 'ledger.test/v1/log',
+    });
     logUrl = `${s.baseUrl}/v1/log`;
     const store = s.server.store!;
     await appendCommit(store, null, [keyRotated('k0')]);
     for (let i = 0; captureIds.length + 1 < LEAVES; i++) {
-      const ids = [`cap_${randomBytes(16).toString('hex')}`, `cap_${randomBytes(16).toString('hex')}`].slice(0, LEAVES - 1 - captureIds.length);
+      const ids = [`cap_${randomBytes(16).toString('hex')}`, `cap_${randomBytes(16).toString('hex')}`].slice(
+        0,
+        LEAVES - 1 - captureIds.length,
+      );
       captureIds.push(...ids);
-      await appendCommit(store, `t${i % 3}`, ids.map((id) => completed(id)));
+      await appendCommit(
+        store,
+        `t${i % 3}`,
+        ids.map((id) => completed(id)),
+      );
     }
     expected = await expectedLeaves(store);
     assert.equal(expected.length, LEAVES);
@@ -72,7 +90,14 @@ describe('transparency log over HTTP, and the monitor', () => {
     assert.equal(full.status, 200);
     assert.match(full.headers.get('cache-control')!, /immutable/);
     // Public like the verify endpoints: a monitor or mirror in a browser may read every part of the log.
-    for (const path of ['/v1/log/checkpoint', '/v1/log/checkpoint.json', '/v1/log/key', '/v1/log/tile/0/000', '/v1/log/proof/inclusion?leafIndex=0', '/v1/log/proof/consistency?first=1']) {
+    for (const path of [
+      '/v1/log/checkpoint',
+      '/v1/log/checkpoint.json',
+      '/v1/log/key',
+      '/v1/log/tile/0/000',
+      '/v1/log/proof/inclusion?leafIndex=0',
+      '/v1/log/proof/consistency?first=1',
+    ]) {
       assert.equal((await s.call('GET', path)).headers.get('access-control-allow-origin'), '*', path);
     }
     assert.equal(full.raw.length, 256 * 32);
@@ -83,7 +108,10 @@ describe('transparency log over HTTP, and the monitor', () => {
       ...decodeEntryBundle(new Uint8Array((await s.call('GET', '/v1/log/tile/entries/000')).raw)),
       ...decodeEntryBundle(new Uint8Array((await s.call('GET', '/v1/log/tile/entries/001.p/44')).raw)),
     ];
-    assert.deepEqual(entries.map((e) => new TextDecoder().decode(e)), expected);
+    assert.deepEqual(
+      entries.map((e) => new TextDecoder().decode(e)),
+      expected,
+    );
     const tree = new MerkleTree();
     for (const e of entries) tree.appendLeaf(e);
     assert.deepEqual(Buffer.concat([full.raw, partial.raw]), Buffer.from(tree.hashesAt(0, 0, LEAVES)));
@@ -98,12 +126,31 @@ describe('transparency log over HTTP, and the monitor', () => {
     const p = (await s.call('GET', `/v1/log/proof/inclusion?captureId=${id}`)).body;
     assert.equal(p.treeSize, LEAVES);
     const leaf = new TextEncoder().encode(expected[p.leafIndex]!);
-    assert.equal(decodeLeaf(leaf).kind === 'capture' && (decodeLeaf(leaf) as { captureIdHash: string }).captureIdHash, captureIdHash(id));
-    assert.ok(verifyInclusion(p.leafIndex, cp.size, leafHash(leaf), p.hashes.map((h: string) => Buffer.from(h, 'base64')), cp.rootHash));
+    assert.equal(
+      decodeLeaf(leaf).kind === 'capture' && (decodeLeaf(leaf) as { captureIdHash: string }).captureIdHash,
+      captureIdHash(id),
+    );
+    assert.ok(
+      verifyInclusion(
+        p.leafIndex,
+        cp.size,
+        leafHash(leaf),
+        p.hashes.map((h: string) => Buffer.from(h, 'base64')),
+        cp.rootHash,
+      ),
+    );
     const c = (await s.call('GET', '/v1/log/proof/consistency?first=100&second=300')).body;
     const tree = new MerkleTree();
     for (const e of expected) tree.appendLeaf(new TextEncoder().encode(e));
-    assert.ok(verifyConsistency(100, 300, tree.root(100), cp.rootHash, c.hashes.map((h: string) => Buffer.from(h, 'base64'))));
+    assert.ok(
+      verifyConsistency(
+        100,
+        300,
+        tree.root(100),
+        cp.rootHash,
+        c.hashes.map((h: string) => Buffer.from(h, 'base64')),
+      ),
+    );
   });
 
   it("answers bad input with the spec's error body", async () => {
@@ -127,19 +174,41 @@ describe('transparency log over HTTP, and the monitor', () => {
   it('the monitor accepts the honest log, by the CLI too, and keeps its state', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cl-monitor-'));
     await writeFile(join(dir, 'ids.txt'), `${captureIds.slice(0, 5).join('\n')}\n`);
-    const r = await cli(['log', 'monitor', '--log-url', logUrl, '--log-key', vkey, '--state', join(dir, 'state.json'), '--rederive', '--capture-ids', join(dir, 'ids.txt')], {});
+    const r = await cli(
+      [
+        'log',
+        'monitor',
+        '--log-url',
+        logUrl,
+        '--log-key',
+        vkey,
+        '--state',
+        join(dir, 'state.json'),
+        '--rederive',
+        '--capture-ids',
+        join(dir, 'ids.txt'),
+      ],
+      {},
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).treeSize, LEAVES);
-    const again = await cli(['log', 'monitor', '--log-url', logUrl, '--log-key', vkey, '--state', join(dir, 'state.json')], {});
+    const again = await cli(
+      ['log', 'monitor', '--log-url', logUrl, '--log-key', vkey, '--state', join(dir, 'state.json')],
+      {},
+    );
     assert.equal(again.code, 0, again.stderr);
   });
 
   /** A proxy in front of the API that rewrites some answers: a log operator (or an attacker) serving lies. */
-  async function tamperingProxy(rewrite: (path: string, body: Buffer) => Buffer | null): Promise<{ url: string; server: Server }> {
+  async function tamperingProxy(
+    rewrite: (path: string, body: Buffer) => Buffer | null,
+  ): Promise<{ url: string; server: Server }> {
     const server = createServer(async (req, res) => {
       const upstream = await s.call('GET', req.url!.replace(/^\/v1\/log/, '/v1/log'));
       const rewritten = rewrite(req.url!, upstream.raw);
-      res.writeHead(rewritten ? 200 : upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/octet-stream' });
+      res.writeHead(rewritten ? 200 : upstream.status, {
+        'content-type': upstream.headers.get('content-type') ?? 'application/octet-stream',
+      });
       res.end(rewritten ?? upstream.raw);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -154,8 +223,16 @@ describe('transparency log over HTTP, and the monitor', () => {
       return altered;
     });
     try {
-      const r = await monitorOnce(createLogClient(proxy.url), parseVerifierKey(vkey), { checkpoints: [] }, { rederive: true });
-      assert.deepEqual(r.findings.map((f) => f.kind), ['tiles']);
+      const r = await monitorOnce(
+        createLogClient(proxy.url),
+        parseVerifierKey(vkey),
+        { checkpoints: [] },
+        { rederive: true },
+      );
+      assert.deepEqual(
+        r.findings.map((f) => f.kind),
+        ['tiles'],
+      );
       assert.match(r.findings[0]!.message, /leaf 1: the entries bundle and the hash tile disagree/);
     } finally {
       proxy.server.close();
@@ -171,35 +248,68 @@ describe('transparency log over HTTP, and the monitor', () => {
     const tree = new MerkleTree();
     for (const e of rewritten) tree.appendLeaf(new TextEncoder().encode(e));
     tree.appendLeaf(new TextEncoder().encode('{"extra":1}'));
-    const grown = signCheckpoint({ origin: cp.origin, size: LEAVES + 1, rootHash: tree.root(), extensions: [] }, signer);
-    const sameSize = signCheckpoint({ origin: cp.origin, size: LEAVES, rootHash: tree.root(LEAVES), extensions: [] }, signer);
+    const grown = signCheckpoint(
+      { origin: cp.origin, size: LEAVES + 1, rootHash: tree.root(), extensions: [] },
+      signer,
+    );
+    const sameSize = signCheckpoint(
+      { origin: cp.origin, size: LEAVES, rootHash: tree.root(LEAVES), extensions: [] },
+      signer,
+    );
     const dir = await mkdtemp(join(tmpdir(), 'cl-monitor-'));
     await writeFile(join(dir, 'saved.txt'), honest);
 
     const served = { note: grown };
     const proxy = await tamperingProxy((path) => {
       if (path === '/v1/log/checkpoint') return Buffer.from(served.note);
-      if (path.startsWith('/v1/log/proof/consistency')) return Buffer.from(JSON.stringify({ first: LEAVES, second: LEAVES + 1, firstRootHash: '', secondRootHash: '', hashes: tree.consistencyProof(LEAVES, LEAVES + 1).map(b64) }));
+      if (path.startsWith('/v1/log/proof/consistency'))
+        return Buffer.from(
+          JSON.stringify({
+            first: LEAVES,
+            second: LEAVES + 1,
+            firstRootHash: '',
+            secondRootHash: '',
+            hashes: tree.consistencyProof(LEAVES, LEAVES + 1).map(b64),
+          }),
+        );
       return null;
     });
     try {
       const saved: MonitorState = { checkpoints: [{ size: cp.size, rootHash: b64(cp.rootHash), note: honest }] };
       const inconsistent = await monitorOnce(createLogClient(proxy.url), parseVerifierKey(vkey), saved);
-      assert.deepEqual(inconsistent.findings.map((f) => f.kind), ['inconsistent']);
+      assert.deepEqual(
+        inconsistent.findings.map((f) => f.kind),
+        ['inconsistent'],
+      );
       assert.match(inconsistent.findings[0]!.message, /consistency proof fails/);
-      const byCli = await cli(['log', 'monitor', '--log-url', proxy.url, '--log-key', vkey, '--trusted-checkpoint', join(dir, 'saved.txt')], {});
+      const byCli = await cli(
+        ['log', 'monitor', '--log-url', proxy.url, '--log-key', vkey, '--trusted-checkpoint', join(dir, 'saved.txt')],
+        {},
+      );
       assert.equal(byCli.code, 1);
-      assert.match(byCli.stderr, /INCONSISTENT: the tree of 301 leaves is not an append-only extension of the tree of 300/);
+      assert.match(
+        byCli.stderr,
+        /INCONSISTENT: the tree of 301 leaves is not an append-only extension of the tree of 300/,
+      );
 
       served.note = sameSize;
       const fork = await monitorOnce(createLogClient(proxy.url), parseVerifierKey(vkey), saved);
-      assert.deepEqual(fork.findings.map((f) => f.kind), ['fork']);
+      assert.deepEqual(
+        fork.findings.map((f) => f.kind),
+        ['fork'],
+      );
       assert.match(fork.findings[0]!.message, /FORK: two signed checkpoints of tree size 300 have different roots/);
 
       // A checkpoint signed by another key is refused before anything else.
-      served.note = signCheckpoint({ origin: cp.origin, size: LEAVES, rootHash: cp.rootHash, extensions: [] }, noteSignerFromSeed(cp.origin, randomBytes(32)));
+      served.note = signCheckpoint(
+        { origin: cp.origin, size: LEAVES, rootHash: cp.rootHash, extensions: [] },
+        noteSignerFromSeed(cp.origin, randomBytes(32)),
+      );
       const forged = await monitorOnce(createLogClient(proxy.url), parseVerifierKey(vkey), saved);
-      assert.deepEqual(forged.findings.map((f) => f.kind), ['signature']);
+      assert.deepEqual(
+        forged.findings.map((f) => f.kind),
+        ['signature'],
+      );
     } finally {
       proxy.server.close();
     }
@@ -210,7 +320,10 @@ describe('transparency log over HTTP, and the monitor', () => {
     const dropped = `cap_${randomBytes(16).toString('hex')}`;
     const dir = await mkdtemp(join(tmpdir(), 'cl-monitor-'));
     await writeFile(join(dir, 'ids.txt'), `${captureIds[0]}\n${dropped}\n`);
-    const r = await cli(['log', 'monitor', '--log-url', logUrl, '--log-key', vkey, '--capture-ids', join(dir, 'ids.txt')], {});
+    const r = await cli(
+      ['log', 'monitor', '--log-url', logUrl, '--log-key', vkey, '--capture-ids', join(dir, 'ids.txt')],
+      {},
+    );
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`MISSING: capture ${dropped} has no leaf in the log of ${LEAVES} leaves`));
     assert.doesNotMatch(r.stderr, new RegExp(captureIds[0]!));
@@ -219,7 +332,10 @@ describe('transparency log over HTTP, and the monitor', () => {
   it('catches a stored tree that is not append-only: a batch rewriting history stops the view', async () => {
     // Someone with write access to the TLOG stream appends a batch that starts over at leaf 0.
     const { js, jsm } = s.server.nats;
-    await js.publish(LEAVES_SUBJECT, encodeJson({ first: 0, through: 1, leaves: [{ src: [1, 0], data: '{"forged":true}' }] }));
+    await js.publish(
+      LEAVES_SUBJECT,
+      encodeJson({ first: 0, through: 1, leaves: [{ src: [1, 0], data: '{"forged":true}' }] }),
+    );
     const view = await startLogView(js, jsm, pino({ level: 'silent' }));
     try {
       const deadline = Date.now() + 60_000;
@@ -240,4 +356,3 @@ describe('transparency log over HTTP, and the monitor', () => {
     }
   });
 });
-

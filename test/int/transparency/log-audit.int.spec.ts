@@ -5,7 +5,13 @@ import pino from 'pino';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { createEventStore, type EventStore } from '../../../src/ledger/event-store.js';
 import { captureLeaf, encodeLeaf } from '../../../src/transparency/leaf.js';
-import { encodeJson, ensureLogStream, type LeafBatch, LEAVES_SUBJECT, readTail } from '../../../src/transparency/log-stream.js';
+import {
+  encodeJson,
+  ensureLogStream,
+  type LeafBatch,
+  LEAVES_SUBJECT,
+  readTail,
+} from '../../../src/transparency/log-stream.js';
 import { type LogView, startLogView } from '../../../src/transparency/log-view.js';
 import { type Sequencer, startSequencer } from '../../../src/transparency/sequencer.js';
 import { cli } from '../cli/cli-fixtures.js';
@@ -33,7 +39,11 @@ describe('capture-ledger log audit', () => {
   /** Append a batch to TLOG by hand, in turn (as someone holding the sequencer's credentials could). */
   async function appendBatchByHand(leaves: string[], through?: number) {
     const tail = await readTail(h.jsm);
-    const batch: LeafBatch = { first: tail.size, through: through ?? tail.through, leaves: leaves.map((data) => ({ src: [0, 0], data })) };
+    const batch: LeafBatch = {
+      first: tail.size,
+      through: through ?? tail.through,
+      leaves: leaves.map((data) => ({ src: [0, 0], data })),
+    };
     await h.js.publish(LEAVES_SUBJECT, encodeJson(batch), { expect: { lastSubjectSequence: tail.seq } });
     await view.waitForSize(tail.size + leaves.length, 60_000);
   }
@@ -65,8 +75,13 @@ describe('capture-ledger log audit', () => {
     for (let k = 0; k < 40; k++) {
       if (k % 9 === 0) await appendCommit(store, null, [keyRotated(`k${k}`)]);
       else if (k % 5 === 0) await appendCommit(store, `t${k % 3}`, [usageRecorded()]);
-      else if (k % 7 === 0) await appendCommit(store, `t${k % 3}`, [completed(`cap_${randomBytes(16).toString('hex')}`, false)]);
-      else await appendCommit(store, `t${k % 3}`, [completed(`cap_${randomBytes(16).toString('hex')}`), completed(`cap_${randomBytes(16).toString('hex')}`)]);
+      else if (k % 7 === 0)
+        await appendCommit(store, `t${k % 3}`, [completed(`cap_${randomBytes(16).toString('hex')}`, false)]);
+      else
+        await appendCommit(store, `t${k % 3}`, [
+          completed(`cap_${randomBytes(16).toString('hex')}`),
+          completed(`cap_${randomBytes(16).toString('hex')}`),
+        ]);
     }
     const expected = await expectedLeaves(store);
     await view.waitForSize(expected.length, 120_000);
@@ -86,16 +101,33 @@ describe('capture-ledger log audit', () => {
     const r = await cli(['log', 'audit'], env);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^log audit: 1 problem\n/);
-    assert.match(r.stderr, new RegExp(`MISSING: capture ${captureId} \\(tenant t1, LEDGER sequence ${seq}\\): bundle ${bundle.bundleHash} has no leaf in the log`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `MISSING: capture ${captureId} \\(tenant t1, LEDGER sequence ${seq}\\): bundle ${bundle.bundleHash} has no leaf in the log`,
+      ),
+    );
   });
 
   it('a leaf appended straight to TLOG for a capture the ledger never signed: UNKNOWN, naming the leaf', async () => {
     const size = (await readTail(h.jsm)).size;
-    const forged = text(encodeLeaf(captureLeaf(`cap_${randomBytes(16).toString('hex')}`, `sha256:${randomBytes(32).toString('hex')}`, 'abcd1234', null)));
+    const forged = text(
+      encodeLeaf(
+        captureLeaf(
+          `cap_${randomBytes(16).toString('hex')}`,
+          `sha256:${randomBytes(32).toString('hex')}`,
+          'abcd1234',
+          null,
+        ),
+      ),
+    );
     await appendBatchByHand([forged]);
     const r = await cli(['log', 'audit'], env);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`UNKNOWN: leaf ${size} is bundle sha256:[0-9a-f]{64} of a capture the ledger has no signed bundle of`));
+    assert.match(
+      r.stderr,
+      new RegExp(`UNKNOWN: leaf ${size} is bundle sha256:[0-9a-f]{64} of a capture the ledger has no signed bundle of`),
+    );
   });
 
   it('a leaf for a real capture with another bundle hash: MISMATCH, naming the capture and both hashes', async () => {
@@ -105,7 +137,12 @@ describe('capture-ledger log audit', () => {
     await appendBatchByHand([text(encodeLeaf(captureLeaf(captureId, swapped, bundle.keyId, bundle.genTime)))], seq);
     const r = await cli(['log', 'audit'], env);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`MISMATCH: capture ${captureId} \\(tenant t2, LEDGER sequence ${seq}\\): the log's leaf \\d+ says bundle ${swapped}, the ledger signed ${bundle.bundleHash}`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `MISMATCH: capture ${captureId} \\(tenant t2, LEDGER sequence ${seq}\\): the log's leaf \\d+ says bundle ${swapped}, the ledger signed ${bundle.bundleHash}`,
+      ),
+    );
     assert.match(r.stdout, /^log audit: 3 problems\n/);
   });
 

@@ -37,8 +37,13 @@ describe('transparency log sequencer', () => {
       const tenant = `t${k % 4}`;
       if (k % 7 === 0) await appendCommit(store, null, [keyRotated(`k${k}`)]);
       else if (k % 5 === 0) await appendCommit(store, tenant, [usageRecorded()]);
-      else if (k % 11 === 0) await appendCommit(store, tenant, [completed(`cap_${randomBytes(16).toString('hex')}`, false)]);
-      else await appendCommit(store, tenant, [completed(`cap_${randomBytes(16).toString('hex')}`), completed(`cap_${randomBytes(16).toString('hex')}`)]);
+      else if (k % 11 === 0)
+        await appendCommit(store, tenant, [completed(`cap_${randomBytes(16).toString('hex')}`, false)]);
+      else
+        await appendCommit(store, tenant, [
+          completed(`cap_${randomBytes(16).toString('hex')}`),
+          completed(`cap_${randomBytes(16).toString('hex')}`),
+        ]);
     }
   }
 
@@ -81,7 +86,16 @@ describe('transparency log sequencer', () => {
   it('signs checkpoints that verify and are consistent with each other, at a cadence and on demand', async () => {
     const signer = noteSignerFromSeed('test.example/v1/log', new Uint8Array(32).fill(3));
     const seq = await startSequencer(h.js, h.jsm, log);
-    const cps = await startCheckpointer({ nc: h.nc, js: h.js, jsm: h.jsm, view, signer, notary: null, intervalMs: 200, log });
+    const cps = await startCheckpointer({
+      nc: h.nc,
+      js: h.js,
+      jsm: h.jsm,
+      view,
+      signer,
+      notary: null,
+      intervalMs: 200,
+      log,
+    });
     try {
       const first = openCheckpoint((await requestCheckpoint(h.nc))!.note, signer);
       assert.equal(first.size, view.size());
@@ -96,7 +110,15 @@ describe('transparency log sequencer', () => {
         latest = openCheckpoint((await latestCheckpoint(h.jsm))!.note, signer);
       }
       assert.equal(latest.size, view.size());
-      assert.ok(verifyConsistency(first.size, latest.size, first.rootHash, latest.rootHash, view.tree.consistencyProof(first.size, latest.size)));
+      assert.ok(
+        verifyConsistency(
+          first.size,
+          latest.size,
+          first.rootHash,
+          latest.rootHash,
+          view.tree.consistencyProof(first.size, latest.size),
+        ),
+      );
       assert.equal((await latestCheckpoint(h.jsm))!.timestamp, null, 'no notary: no timestamp');
     } finally {
       await cps.stop();
@@ -105,7 +127,14 @@ describe('transparency log sequencer', () => {
   });
 
   it('a sequencer process SIGKILLed at any point resumes without a gap or a duplicate', async () => {
-    const env = { NATS_URL: nats.nats.url, ROLES: 'sequencer', DATA_DIR: `${nats.dir}/seq`, SIGNING_KEY: 'none', TSA_URL: 'none', LOG_CHECKPOINT_INTERVAL_MS: '300' };
+    const env = {
+      NATS_URL: nats.nats.url,
+      ROLES: 'sequencer',
+      DATA_DIR: `${nats.dir}/seq`,
+      SIGNING_KEY: 'none',
+      TSA_URL: 'none',
+      LOG_CHECKPOINT_INTERVAL_MS: '300',
+    };
     for (let round = 0; round < 3; round++) {
       const proc = await startServiceProcess(env, await freePort());
       const writing = writeSome(30);

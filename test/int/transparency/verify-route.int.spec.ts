@@ -33,7 +33,12 @@ describe('the transparency extension of verification', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-verify-log-'));
     // The cadence is long, so the verify endpoint's on-demand checkpoint is what covers the capture.
-    s = await startTestServer({ ROLES: 'api,projector,signer,sequencer', SIGNING_KEY: randomBytes(32).toString('base64'), TSA_URL: '', LOG_CHECKPOINT_INTERVAL_MS: '3600000' });
+    s = await startTestServer({
+      ROLES: 'api,projector,signer,sequencer',
+      SIGNING_KEY: randomBytes(32).toString('base64'),
+      TSA_URL: '',
+      LOG_CHECKPOINT_INTERVAL_MS: '3600000',
+    });
     captureId = newId('cap');
     bundle = (await makeBundle(sampleCapture({ captureId }), s.server.evidence.notary!))!;
     assert.ok(bundle.timestamp, 'time-stamped by the built-in TSA');
@@ -51,12 +56,15 @@ describe('the transparency extension of verification', () => {
       if (Date.now() > deadline) throw new Error(`no passing transparency check: ${r.text}`);
       await sleep(300);
     }
-    assert.deepEqual(body.checks.map((c: any) => [c.name, c.status]), [
-      ['artifactHashes', 'pass'],
-      ['bundleHash', 'pass'],
-      ['signature', 'pass'],
-      ['timestamp', 'pass'],
-    ]);
+    assert.deepEqual(
+      body.checks.map((c: any) => [c.name, c.status]),
+      [
+        ['artifactHashes', 'pass'],
+        ['bundleHash', 'pass'],
+        ['signature', 'pass'],
+        ['timestamp', 'pass'],
+      ],
+    );
     assert.equal(body.verified, true);
     assert.match(body.transparency.detail, /included in its signed checkpoint/);
     assert.equal(typeof body.transparency.leafIndex, 'number');
@@ -77,10 +85,29 @@ describe('the transparency extension of verification', () => {
     await writeFile(join(dir, 'log.vkey'), (await s.call('GET', '/v1/log/key')).text);
     await writeFile(join(dir, 'saved.txt'), (await s.call('GET', '/v1/log/checkpoint')).text);
     const logUrl = `${s.baseUrl}/v1/log`;
-    const r = await cli(['verify', file, '--keys', join(dir, 'keys.json'), '--tsa-ca-url', `${s.baseUrl}/.well-known/tsa-certificates`, '--log-url', logUrl, '--log-key', join(dir, 'log.vkey'), '--trusted-checkpoint', join(dir, 'saved.txt')], {});
+    const r = await cli(
+      [
+        'verify',
+        file,
+        '--keys',
+        join(dir, 'keys.json'),
+        '--tsa-ca-url',
+        `${s.baseUrl}/.well-known/tsa-certificates`,
+        '--log-url',
+        logUrl,
+        '--log-key',
+        join(dir, 'log.vkey'),
+        '--trusted-checkpoint',
+        join(dir, 'saved.txt'),
+      ],
+      {},
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const offline = JSON.parse(r.stdout);
-    assert.deepEqual(offline.checks.map((c: any) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+    assert.deepEqual(
+      offline.checks.map((c: any) => c.name),
+      ['artifactHashes', 'bundleHash', 'signature', 'timestamp'],
+    );
     assert.equal(offline.transparency.status, 'pass');
     const bad = await cli(['verify', file, '--log-url', logUrl], {});
     assert.equal(bad.code, 2, 'the log URL needs its pinned key');
@@ -89,13 +116,23 @@ describe('the transparency extension of verification', () => {
     const md = await readFile(join(projectRoot, 'docs', 'transparency.md'), 'utf8');
     const script = /```js\n([\s\S]*?)```/.exec(md)![1]!;
     await writeFile(join(dir, 'by-hand.mjs'), script);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'by-hand.mjs'), captureId, bundle.ref.bundleHash, bundle.ref.keyId, bundle.timestamp!.genTime, logUrl]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      join(dir, 'by-hand.mjs'),
+      captureId,
+      bundle.ref.bundleHash,
+      bundle.ref.keyId,
+      bundle.timestamp!.genTime,
+      logUrl,
+    ]);
     assert.match(stdout, /^leaf \d+ is in the tree of \d+/);
   });
 
   it('a second bundle for the same capture, written straight into the ledger, is caught', async () => {
     // The operator signs another capture for the same ID and appends it past the actor (which would refuse it).
-    const other = (await makeBundle(sampleCapture({ captureId, completedAt: '2024-05-01T10:00:09.000Z' }), s.server.evidence.notary!))!;
+    const other = (await makeBundle(
+      sampleCapture({ captureId, completedAt: '2024-05-01T10:00:09.000Z' }),
+      s.server.evidence.notary!,
+    ))!;
     const store = s.server.store!;
     const subject = 'ledger.tenant.tlog';
     const last = await store.last(subject);
@@ -104,7 +141,16 @@ describe('the transparency extension of verification', () => {
       [
         {
           type: 'capture.completed',
-          data: { captureId, completedAt: new Date().toISOString(), renderQuality: 'full', render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 } as never, artifacts: {} as never, bundle: other.ref, storedBytes: 1, attempts: 1 },
+          data: {
+            captureId,
+            completedAt: new Date().toISOString(),
+            renderQuality: 'full',
+            render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 } as never,
+            artifacts: {} as never,
+            bundle: other.ref,
+            storedBytes: 1,
+            attempts: 1,
+          },
           id: newId('evt'),
           schemaVersion: 1,
           tenantId: 'tlog',

@@ -19,8 +19,11 @@ import { publishedKeys, rezip, sampleCapture, testKey, unzip } from '../../unit/
 
 const run = (file: string, args: string[], cwd: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { cwd, env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      file,
+      args,
+      { cwd, env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 
@@ -33,7 +36,10 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
     work = await mkdtemp(join(tmpdir(), 'cl-verifier-pack-'));
     clean = join(work, 'clean');
     tsa = await startLocalTsa({ dir: join(work, 'tsa') });
-    const bundle = await makeBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    const bundle = await makeBundle(
+      sampleCapture(),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
+    );
     assert.ok(bundle);
     assert.equal(bundle.ref.version, '0.2.0');
     await writeFile(join(work, 'bundle.wacz'), bundle.bytes);
@@ -48,7 +54,10 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
     const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'));
     assert.ok(tarball, 'npm pack wrote no tarball');
     await run('mkdir', ['-p', clean], work);
-    await writeFile(join(clean, 'package.json'), JSON.stringify({ name: 'clean-check', private: true, type: 'module' }));
+    await writeFile(
+      join(clean, 'package.json'),
+      JSON.stringify({ name: 'clean-check', private: true, type: 'module' }),
+    );
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', join(work, tarball)], clean);
     assert.equal(installed.code, 0, installed.stderr);
   });
@@ -60,20 +69,35 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
 
   it('installs nothing of the service: no NATS, Postgres, Fastify or Chromium driver', async () => {
     const listed = await run('npm', ['ls', '--all', '--parseable'], clean);
-    const names = listed.stdout.split('\n').filter(Boolean).map((path) => path.split('node_modules/').pop() ?? '');
+    const names = listed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((path) => path.split('node_modules/').pop() ?? '');
     assert.ok(names.includes('@capture-ledger/verifier'), listed.stdout);
-    for (const name of names) assert.doesNotMatch(name, /nats|^pg$|postgres|fastify|puppeteer|chromium/, `installed ${name}`);
+    for (const name of names)
+      assert.doesNotMatch(name, /nats|^pg$|postgres|fastify|puppeteer|chromium/, `installed ${name}`);
   });
 
   it('its CLI verifies the bundle (exit 0) and refuses a tampered one (exit 1)', async () => {
     const bin = join(clean, 'node_modules', '.bin', 'capture-ledger-verify');
-    const ok = await run(bin, [join(work, 'bundle.wacz'), '--keys', join(work, 'keys.json'), '--tsa-ca', join(work, 'tsa-ca.pem')], clean);
+    const ok = await run(
+      bin,
+      [join(work, 'bundle.wacz'), '--keys', join(work, 'keys.json'), '--tsa-ca', join(work, 'tsa-ca.pem')],
+      clean,
+    );
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     const result = JSON.parse(ok.stdout);
     assert.equal(result.verified, true);
-    assert.deepEqual(result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`), ['artifactHashes:pass', 'bundleHash:pass', 'signature:pass', 'timestamp:pass']);
+    assert.deepEqual(
+      result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`),
+      ['artifactHashes:pass', 'bundleHash:pass', 'signature:pass', 'timestamp:pass'],
+    );
 
-    const bad = await run(bin, [join(work, 'tampered.wacz'), '--keys', join(work, 'keys.json'), '--tsa-ca', join(work, 'tsa-ca.pem')], clean);
+    const bad = await run(
+      bin,
+      [join(work, 'tampered.wacz'), '--keys', join(work, 'keys.json'), '--tsa-ca', join(work, 'tsa-ca.pem')],
+      clean,
+    );
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
     assert.equal(JSON.parse(bad.stdout).checks[0].status, 'fail');
 
@@ -91,11 +115,19 @@ describe('@capture-ledger/verifier as a packed npm package', () => {
       });
       process.stdout.write(JSON.stringify(result));`;
     await writeFile(join(clean, 'check.mjs'), script);
-    const r = await run(process.execPath, ['check.mjs', join(work, 'bundle.wacz'), join(work, 'keys.json'), join(work, 'tsa-ca.pem')], clean);
+    const r = await run(
+      process.execPath,
+      ['check.mjs', join(work, 'bundle.wacz'), join(work, 'keys.json'), join(work, 'tsa-ca.pem')],
+      clean,
+    );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.verified, true, JSON.stringify(result.checks));
     assert.equal(result.capture.captureId, sampleCapture().captureId);
-    assert.ok((await readFile(join(clean, 'node_modules', '@capture-ledger', 'verifier', 'dist', 'index.d.ts'), 'utf8')).includes('verifyCertificate'));
+    assert.ok(
+      (
+        await readFile(join(clean, 'node_modules', '@capture-ledger', 'verifier', 'dist', 'index.d.ts'), 'utf8')
+      ).includes('verifyCertificate'),
+    );
   });
 });

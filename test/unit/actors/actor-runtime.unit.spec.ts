@@ -26,15 +26,26 @@ afterEach(() => {
   for (const r of runtimes.splice(0)) r.close();
 });
 function runtimeOver(store: EventStore, opts: Partial<ActorRuntimeOptions> = {}) {
-  const runtime = createActorRuntime(store, tenantActorDefinition, { newEventId: () => newId('evt'), now: () => NOW, ...opts });
+  const runtime = createActorRuntime(store, tenantActorDefinition, {
+    newEventId: () => newId('evt'),
+    now: () => NOW,
+    ...opts,
+  });
   runtimes.push(runtime);
   return runtime;
 }
 
-const quota = (capturesPerMonth: number): TenantCommand => ({ type: 'SetQuotaOverrides', data: { capturesPerMonth, storageBytes: null } });
+const quota = (capturesPerMonth: number): TenantCommand => ({
+  type: 'SetQuotaOverrides',
+  data: { capturesPerMonth, storageBytes: null },
+});
 const submit = (...captureIds: string[]) =>
-  ({ type: 'SubmitCaptures', data: { captures: captureIds.map((captureId) => ({ captureId, url: 'https://example.org/' })), source: 'batch' } }) as const;
-const fail = (captureId: string) => ({ type: 'FailCapture', data: { captureId, error: 'x', retryable: false, attempts: 1 } }) as const;
+  ({
+    type: 'SubmitCaptures',
+    data: { captures: captureIds.map((captureId) => ({ captureId, url: 'https://example.org/' })), source: 'batch' },
+  }) as const;
+const fail = (captureId: string) =>
+  ({ type: 'FailCapture', data: { captureId, error: 'x', retryable: false, attempts: 1 } }) as const;
 const apiCalls = (count: number) => ({ type: 'RecordApiCalls', data: { period: '2026-11', count } }) as const;
 const is429 = (err: unknown) => err instanceof DomainError && err.status === 429;
 
@@ -48,9 +59,13 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 /** The store with `append` wrapped: `around` decides when (and whether) the real append runs. */
-const withAppend = (inner: EventStore, around: (append: () => Promise<unknown>, subject: string) => Promise<unknown>): EventStore => ({
+const withAppend = (
+  inner: EventStore,
+  around: (append: () => Promise<unknown>, subject: string) => Promise<unknown>,
+): EventStore => ({
   ...inner,
-  append: ((subject, events, opts) => around(() => inner.append(subject, events, opts), subject)) as EventStore['append'],
+  append: ((subject, events, opts) =>
+    around(() => inner.append(subject, events, opts), subject)) as EventStore['append'],
 });
 /**
  * The store with appends held while `hold()` is on: a turn then stays at its append, so what queues meanwhile
@@ -108,7 +123,11 @@ describe('actor runtime: turns and group commit', () => {
     const first = actors.execute(T, quota(3), meta);
     await settle();
     assert.equal(gated.waiting(), 1);
-    const settled = Promise.allSettled([actors.execute(T, submit('cap_a', 'cap_b'), meta), actors.execute(T, submit('cap_c', 'cap_d'), meta), actors.execute(T, submit('cap_e'), meta)]);
+    const settled = Promise.allSettled([
+      actors.execute(T, submit('cap_a', 'cap_b'), meta),
+      actors.execute(T, submit('cap_c', 'cap_d'), meta),
+      actors.execute(T, submit('cap_e'), meta),
+    ]);
     gated.release();
     await first;
     const results = await settled;
@@ -119,11 +138,18 @@ describe('actor runtime: turns and group commit', () => {
     assert.equal(e!.status, 'fulfilled');
     const [ra, re] = [(a as PromiseFulfilledResult<any>).value, (e as PromiseFulfilledResult<any>).value];
     assert.deepEqual(ra.reply, { limit: 3, used: 2, remaining: 1 });
-    assert.deepEqual(re.reply, { limit: 3, used: 3, remaining: 0 }, 'decided on the state evolved by the command before it');
+    assert.deepEqual(
+      re.reply,
+      { limit: 3, used: 3, remaining: 0 },
+      'decided on the state evolved by the command before it',
+    );
     // One commit for the turn: same sequence, consecutive indexes, each command given its own events.
     assert.equal(ra.appended[0].seq, re.appended[0].seq);
     assert.deepEqual([ra.appended[0].index, re.appended[0].index], [0, 1]);
-    assert.deepEqual(ra.appended[0].event.data.captures.map((c: { captureId: string }) => c.captureId), ['cap_a', 'cap_b']);
+    assert.deepEqual(
+      ra.appended[0].event.data.captures.map((c: { captureId: string }) => c.captureId),
+      ['cap_a', 'cap_b'],
+    );
     assert.equal(actors.stats().commits, 2);
     assert.equal((await store.readSubject(SUBJECT)).length, 3);
     assert.equal((await actors.read(T)).usage.captures, 3);
@@ -141,7 +167,10 @@ describe('actor runtime: turns and group commit', () => {
     await first;
     const rest = await waiting;
     // Turns: [1], [2, 3], [4, 5], [6].
-    assert.deepEqual(rest.map((r) => r.appended[0]!.index), [0, 1, 0, 1, 0]);
+    assert.deepEqual(
+      rest.map((r) => r.appended[0]!.index),
+      [0, 1, 0, 1, 0],
+    );
     assert.equal(actors.stats().commits, 4);
   });
 
@@ -157,7 +186,10 @@ describe('actor runtime: turns and group commit', () => {
       }),
     );
     let answered = false;
-    const done = actors.execute(T, apiCalls(1), meta).then((r) => ((answered = true), r));
+    const done = actors.execute(T, apiCalls(1), meta).then((r) => {
+      answered = true;
+      return r;
+    });
     await settle();
     assert.equal(held, 1, 'the turn is at its append');
     assert.equal(answered, false);
@@ -223,7 +255,16 @@ describe('actor runtime: optimistic concurrency', () => {
       appends++;
       if (rivalry) {
         const head = await inner.last(subject);
-        const rival: UnsealedEnvelope = { type: 'usage.api_calls_recorded', data: { period: '2026-11', count: 1 }, id: newId('evt'), tenantId: T, occurredAt: NOW.toISOString(), schemaVersion: 1, causedBy: { kind: 'admin' }, correlationId: 'rival' };
+        const rival: UnsealedEnvelope = {
+          type: 'usage.api_calls_recorded',
+          data: { period: '2026-11', count: 1 },
+          id: newId('evt'),
+          tenantId: T,
+          occurredAt: NOW.toISOString(),
+          schemaVersion: 1,
+          causedBy: { kind: 'admin' },
+          correlationId: 'rival',
+        };
         await inner.append(subject, [rival], { expectedLastSeq: head?.seq ?? 0, prevHash: head?.event.hash ?? null });
       }
       return append();
@@ -236,7 +277,10 @@ describe('actor runtime: optimistic concurrency', () => {
     const r = await actors.execute(T, apiCalls(6), meta);
     assert.equal(r.appended.length, 1);
     const events = await inner.readSubject(SUBJECT);
-    assert.deepEqual(events.map((e) => e.event.correlationId), ['rival', 'rival', 'rival', 'unit']);
+    assert.deepEqual(
+      events.map((e) => e.event.correlationId),
+      ['rival', 'rival', 'rival', 'unit'],
+    );
   });
 
   it('fails every command of a turn whose append fails for another reason, and leaves no trace of their events', async () => {
@@ -296,7 +340,20 @@ describe('actor runtime: a turn that appends nothing is checked against the newe
     const a = runtimeOver(store);
     const b = runtimeOver(store);
     await a.read(T);
-    await b.execute(T, { type: 'RegisterWebhook', data: { webhookId: 'whk_1', url: 'https://hooks.example.org/', events: ['capture.complete'], name: 'h', sealedSecret: 's' } }, meta);
+    await b.execute(
+      T,
+      {
+        type: 'RegisterWebhook',
+        data: {
+          webhookId: 'whk_1',
+          url: 'https://hooks.example.org/',
+          events: ['capture.complete'],
+          name: 'h',
+          sealedSecret: 's',
+        },
+      },
+      meta,
+    );
     const r = await a.execute(T, { type: 'DeleteWebhook', data: { webhookId: 'whk_1' } }, meta);
     assert.equal(r.appended[0]!.event.type, 'webhook.deleted');
   });
@@ -304,11 +361,20 @@ describe('actor runtime: a turn that appends nothing is checked against the newe
   it('trusts a no-op or refusal decided on a state that is the newest', async () => {
     const store = createInMemoryEventStore();
     let lastReads = 0;
-    const actors = runtimeOver({ ...store, last: (s) => (lastReads++, store.last(s)) });
+    const actors = runtimeOver({
+      ...store,
+      last: (s) => {
+        lastReads++;
+        return store.last(s);
+      },
+    });
     await actors.execute(T, quota(5), meta);
     const before = lastReads;
     assert.deepEqual((await actors.execute(T, fail('cap_unknown'), meta)).reply, { applied: false });
-    await assert.rejects(actors.execute(T, { type: 'DeleteWebhook', data: { webhookId: 'whk_none' } }, meta), (err) => err instanceof DomainError && err.status === 404);
+    await assert.rejects(
+      actors.execute(T, { type: 'DeleteWebhook', data: { webhookId: 'whk_none' } }, meta),
+      (err) => err instanceof DomainError && err.status === 404,
+    );
     assert.equal(lastReads - before, 2, 'one look at the subject’s head per turn, and nothing more');
   });
 
@@ -381,7 +447,10 @@ describe('actor runtime: reads and hydration', () => {
   it('hydrates from a snapshot the log confirms plus the tail, and folds the whole subject when the log does not confirm it', async () => {
     const store = createInMemoryEventStore();
     const kept = new Map<string, Uint8Array>();
-    const snapshots: SnapshotStore = { get: async (key) => kept.get(key) ?? null, put: async (key, value) => void kept.set(key, value) };
+    const snapshots: SnapshotStore = {
+      get: async (key) => kept.get(key) ?? null,
+      put: async (key, value) => void kept.set(key, value),
+    };
     const writer = runtimeOver(store, { snapshots, snapshotEvery: 3 });
     await writer.execute(T, quota(50), meta);
     for (let i = 0; i < 6; i++) await writer.execute(T, submit(`cap_${i}`), meta);
@@ -400,7 +469,10 @@ describe('actor runtime: reads and hydration', () => {
     const { format: _f, digest: _d, ...fields } = snapshot;
     kept.set(T, encodeSnapshot(sealSnapshot({ ...fields, lastHash: 'f'.repeat(64) })));
     const problems: string[] = [];
-    const doubter = runtimeOver(store, { snapshots, onSnapshotProblem: (_key, p) => problems.push(p.reason ?? String(p.error)) });
+    const doubter = runtimeOver(store, {
+      snapshots,
+      onSnapshotProblem: (_key, p) => problems.push(p.reason ?? String(p.error)),
+    });
     assert.deepEqual(encodeTenantState(await doubter.read(T)), truth);
     assert.equal(doubter.stats().snapshotRejects, 1);
     assert.equal(doubter.stats().hydratedEvents, 7);

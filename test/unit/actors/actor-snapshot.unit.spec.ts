@@ -1,11 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ActorSnapshot, checkSnapshotAgainstLog, encodeSnapshot, parseSnapshot, sealSnapshot } from '../../../src/actors/actor-snapshot.js';
+import {
+  type ActorSnapshot,
+  checkSnapshotAgainstLog,
+  encodeSnapshot,
+  parseSnapshot,
+  sealSnapshot,
+} from '../../../src/actors/actor-snapshot.js';
 import type { StoredEvent } from '../../../src/ledger/event-store.js';
 
 const snap = (over: Partial<Omit<ActorSnapshot, 'format' | 'digest'>> = {}) =>
-  sealSnapshot({ key: 'acme', stateVersion: 2, lastSeq: 10, lastHash: 'h10', takenAt: '2026-11-22T00:00:00.000Z', state: { a: 1 }, ...over });
-const stored = (seq: number, hash: string): StoredEvent => ({ seq, index: 0, subject: 'ledger.tenant.acme', event: { hash } as StoredEvent['event'] });
+  sealSnapshot({
+    key: 'acme',
+    stateVersion: 2,
+    lastSeq: 10,
+    lastHash: 'h10',
+    takenAt: '2026-11-22T00:00:00.000Z',
+    state: { a: 1 },
+    ...over,
+  });
+const stored = (seq: number, hash: string): StoredEvent => ({
+  seq,
+  index: 0,
+  subject: 'ledger.tenant.acme',
+  event: { hash } as StoredEvent['event'],
+});
 const expect = { key: 'acme', stateVersion: 2 };
 
 describe('actor snapshot envelope', () => {

@@ -52,10 +52,16 @@ describe('snapshot writer', () => {
     writer.write('acme', bytes('1'));
     writer.write('acme', bytes('2'));
     writer.write('acme', bytes('3'));
-    assert.deepEqual(s.puts.map((p) => p.value), ['1']); // 2 waits, then is replaced by 3
+    assert.deepEqual(
+      s.puts.map((p) => p.value),
+      ['1'],
+    ); // 2 waits, then is replaced by 3
     s.puts.shift()!.finish();
     await tick();
-    assert.deepEqual(s.puts.map((p) => p.value), ['3']);
+    assert.deepEqual(
+      s.puts.map((p) => p.value),
+      ['3'],
+    );
     s.puts.shift()!.finish();
     await writer.idle();
     assert.equal(s.stored.get('acme'), '3');

@@ -8,7 +8,11 @@ describe('byte ranges of downloads', () => {
     assert.deepEqual(parseByteRange('bytes=900-', 1000), { kind: 'partial', start: 900, end: 999 });
     assert.deepEqual(parseByteRange('bytes=-22', 1000), { kind: 'partial', start: 978, end: 999 });
     assert.deepEqual(parseByteRange('bytes=-5000', 1000), { kind: 'partial', start: 0, end: 999 });
-    assert.deepEqual(parseByteRange('bytes=990-2000', 1000), { kind: 'partial', start: 990, end: 999 }, 'end clamped to the size');
+    assert.deepEqual(
+      parseByteRange('bytes=990-2000', 1000),
+      { kind: 'partial', start: 990, end: 999 },
+      'end clamped to the size',
+    );
   });
   it('unsatisfiable past the end or reversed', () => {
     assert.deepEqual(parseByteRange('bytes=1000-', 1000), { kind: 'unsatisfiable' });

@@ -42,7 +42,10 @@ describe('MCP tools', () => {
   });
 
   it('offers no certificate tool without a certificate function', () => {
-    assert.equal(mcpTools(deps()).find((t) => t.name === 'get_certificate'), undefined);
+    assert.equal(
+      mcpTools(deps()).find((t) => t.name === 'get_certificate'),
+      undefined,
+    );
   });
 
   it('answers the certificate as an embedded PDF resource with its URL, and passes the refusal of the certificate function through', async () => {
@@ -61,7 +64,9 @@ describe('MCP tools', () => {
     assert.equal(tool.scope, null);
     const out = await tool.run({ captureId: 'cap_1' }, caller);
     assert.ok('content' in out);
-    const resource = out.content.find((c) => c.type === 'resource') as { resource: { uri: string; mimeType: string; blob: string } };
+    const resource = out.content.find((c) => c.type === 'resource') as {
+      resource: { uri: string; mimeType: string; blob: string };
+    };
     assert.equal(resource.resource.uri, 'http://api.test/v1/captures/cap_1/certificate');
     assert.equal(resource.resource.mimeType, 'application/pdf');
     assert.deepEqual(Buffer.from(resource.resource.blob, 'base64'), Buffer.from(pdf));

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TypedApp } from '../../../src/api/app.js';
 import { openApiApp } from '../../support/openapi-document.js';
-import { type OpenApiDoc, operationName, operations, PROBLEM_REF, structuralProblems } from '../../support/openapi-check.js';
+import {
+  type OpenApiDoc,
+  operationName,
+  operations,
+  PROBLEM_REF,
+  structuralProblems,
+} from '../../support/openapi-check.js';
 
 /**
  * The OpenAPI document of the API's plugins, built without NATS or Postgres (nothing is called): every
@@ -24,7 +30,11 @@ describe('OpenAPI document of the API plugins', () => {
   });
 
   it('has one error body component, the spec 7.1 shape, open to limitType and quota', () => {
-    const problem = doc.components?.schemas?.Problem as { required: string[]; properties: Record<string, unknown>; additionalProperties: unknown };
+    const problem = doc.components?.schemas?.Problem as {
+      required: string[];
+      properties: Record<string, unknown>;
+      additionalProperties: unknown;
+    };
     assert.deepEqual(problem.required, ['type', 'status', 'title', 'detail']);
     assert.ok(problem.properties.limitType && problem.properties.quota);
     assert.notEqual(problem.additionalProperties, false);
@@ -65,7 +75,11 @@ describe('OpenAPI document of the API plugins', () => {
       const op = byName.get(name);
       assert.ok(op, `${name} is not documented`);
       const documented = Object.keys(op.responses ?? {});
-      for (const status of statuses) assert.ok(documented.includes(String(status)), `${name} does not document ${status} (has ${documented.join(', ')})`);
+      for (const status of statuses)
+        assert.ok(
+          documented.includes(String(status)),
+          `${name} does not document ${status} (has ${documented.join(', ')})`,
+        );
     }
   });
 
@@ -73,7 +87,12 @@ describe('OpenAPI document of the API plugins', () => {
     const artifact = doc.paths['/v1/captures/{captureId}/artifacts/{name}']!.get!.responses!;
     for (const status of ['200', '206']) {
       const content = artifact[status]!.content!;
-      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'application/wacz+zip', 'image/png', 'text/plain']);
+      assert.deepEqual(Object.keys(content).sort(), [
+        'application/json',
+        'application/wacz+zip',
+        'image/png',
+        'text/plain',
+      ]);
       for (const media of Object.values(content)) assert.deepEqual(media.schema, { type: 'string', format: 'binary' });
     }
     assert.equal(artifact['416']!.content, undefined);
@@ -82,7 +101,9 @@ describe('OpenAPI document of the API plugins', () => {
   });
 
   it('documents list parameters with their rules', () => {
-    const list = doc.paths['/v1/captures']!.get! as { parameters: Array<{ name: string; schema: Record<string, unknown> }> };
+    const list = doc.paths['/v1/captures']!.get! as {
+      parameters: Array<{ name: string; schema: Record<string, unknown> }>;
+    };
     const param = (name: string) => list.parameters.find((p) => p.name === name)?.schema;
     assert.deepEqual(param('limit'), { default: 20, type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
     assert.deepEqual((param('status') as { enum: string[] }).enum, ['pending', 'complete', 'failed']);

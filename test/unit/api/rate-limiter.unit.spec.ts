@@ -55,7 +55,10 @@ describe('the exact rolling log (5 per 60 s)', () => {
 
   it('refuses a burst of six at once, with the wait until the oldest leaves', () => {
     const { decisions } = takeFromLog([], 0, 5, 60_000, [1, 1, 1, 1, 1, 1]);
-    assert.deepEqual(decisions.map((d) => d.allowed), [true, true, true, true, true, false]);
+    assert.deepEqual(
+      decisions.map((d) => d.allowed),
+      [true, true, true, true, true, false],
+    );
     assert.equal(decisions[5]!.retryAfterSec, 60);
   });
 

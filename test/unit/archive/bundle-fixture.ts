@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import type { NetworkExchange } from '../../../src/domain/network-exchange.js';
 import { makeBundle, type MakeBundleOptions, type SignedBundle } from '../../../src/archive/bundle.js';
 import type { FinishedCapture, RecordedPage } from '../../../src/archive/finished-capture.js';
-import type { Notary } from '../../../src/archive/notary.js';
+import { localNotary, type Notary } from '../../../src/archive/notary.js';
+import { type LocalTsa, startLocalTsa } from '../../../src/archive/local-tsa.js';
+import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 
 /** Test data for the archive module: a small page as the browser saw it, and zip helpers. */
@@ -37,7 +42,9 @@ export function sampleExchanges(): NetworkExchange[] {
         ['set-cookie', 'a=1'],
         ['set-cookie', 'b=2'],
       ],
-      body: Buffer.from('<html><head><title>Example</title><link rel=stylesheet href=/s.css></head><body>Hi</body></html>'),
+      body: Buffer.from(
+        '<html><head><title>Example</title><link rel=stylesheet href=/s.css></head><body>Hi</body></html>',
+      ),
       remoteAddress: '93.184.216.34',
       startedAt: '2024-05-01T10:00:00.500Z',
     },
@@ -48,7 +55,10 @@ export function sampleExchanges(): NetworkExchange[] {
       status: 200,
       statusText: '',
       httpVersion: 'HTTP/1.1',
-      responseHeaders: [['Content-Type', 'text/css'], ['Transfer-Encoding', 'chunked']],
+      responseHeaders: [
+        ['Content-Type', 'text/css'],
+        ['Transfer-Encoding', 'chunked'],
+      ],
       body: Buffer.from('body { color: red }'),
       startedAt: '2024-05-01T10:00:00.700Z',
     },
@@ -67,7 +77,9 @@ export function sampleExchanges(): NetworkExchange[] {
   ];
 }
 
-export function sampleCapture(overrides: Partial<Omit<FinishedCapture, 'page'>> & { page?: Partial<RecordedPage> } = {}): FinishedCapture {
+export function sampleCapture(
+  overrides: Partial<Omit<FinishedCapture, 'page'>> & { page?: Partial<RecordedPage> } = {},
+): FinishedCapture {
   const { page, ...capture } = overrides;
   return {
     captureId: 'cap_0123456789abcdef0123456789abcdef',
@@ -88,20 +100,27 @@ export function sampleCapture(overrides: Partial<Omit<FinishedCapture, 'page'>> 
 }
 
 /** makeBundle with a notary that holds its key here (localNotary), which always makes one. */
-export async function signedBundle(capture: FinishedCapture, notary: Notary, options?: MakeBundleOptions): Promise<SignedBundle> {
+export async function signedBundle(
+  capture: FinishedCapture,
+  notary: Notary,
+  options?: MakeBundleOptions,
+): Promise<SignedBundle> {
   const bundle = await makeBundle(capture, notary, options);
   if (!bundle) throw new Error('the notary made no bundle');
   return bundle;
 }
 
 /** RFC 8032 test vector 1 seed; any fixed seed would do. */
-export const TEST_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex').toString(
-  'base64',
-);
+export const TEST_SEED = Buffer.from(
+  '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+  'hex',
+).toString('base64');
 export const testKey = () => signingKeyFromSeed(TEST_SEED);
 export const publishedKeys = () => {
   const key = testKey();
-  return [{ keyId: key.keyId, algorithm: 'Ed25519', publicKey: key.publicKeyBase64, archivedAt: '2024-01-01T00:00:00Z' }];
+  return [
+    { keyId: key.keyId, algorithm: 'Ed25519', publicKey: key.publicKeyBase64, archivedAt: '2024-01-01T00:00:00Z' },
+  ];
 };
 
 export function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
@@ -121,7 +140,9 @@ export function writeJson(files: Record<string, Uint8Array>, path: string, value
 }
 
 /** Central-directory entries of a zip: name and compression method (0 = STORED). */
-export function zipEntries(bytes: Uint8Array): Array<{ name: string; method: number; compressedSize: number; size: number }> {
+export function zipEntries(
+  bytes: Uint8Array,
+): Array<{ name: string; method: number; compressedSize: number; size: number }> {
   const view = Buffer.from(bytes);
   let end = view.length - 22;
   while (end >= 0 && view.readUInt32LE(end) !== 0x06054b50) end--;
@@ -147,4 +168,30 @@ export function zipEntries(bytes: Uint8Array): Array<{ name: string; method: num
 /** The WARC record text (headers + block) at a CDXJ offset/length inside data.warc.gz. */
 export function recordAt(warcGz: Uint8Array, offset: number, length: number): string {
   return gunzipSync(Buffer.from(warcGz.subarray(offset, offset + length))).toString('latin1');
+}
+
+/** The sample capture as a v0.1.0 bundle and as a v0.2.0 bundle time-stamped by a local TSA, with what verifies them. */
+export interface BothVersions {
+  dir: string;
+  tsa: LocalTsa;
+  v1: SignedBundle;
+  v2: SignedBundle;
+  options: { keys: ReturnType<typeof publishedKeys>; tsaCaCertsPem: string[] };
+}
+
+export async function bundlesOfBothVersions(prefix: string): Promise<BothVersions> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
+  return {
+    dir,
+    tsa,
+    options: { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] },
+    v1: await signedBundle(sampleCapture(), localNotary(testKey())),
+    v2: await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) })),
+  };
+}
+
+export async function closeBundlesOfBothVersions(f: Pick<BothVersions, 'dir' | 'tsa'>): Promise<void> {
+  await f.tsa.close();
+  await rm(f.dir, { recursive: true, force: true });
 }

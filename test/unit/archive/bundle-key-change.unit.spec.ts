@@ -30,7 +30,10 @@ describe('a bundle across a signing-key change', () => {
 
   it('gives up with the refusal when the keys keep disagreeing', async () => {
     const notary = rollingSigners([localNotary(keyA)], localNotary(keyB));
-    await assert.rejects(makeBundle(sampleCapture(), notary), (err: unknown) => err instanceof NotaryRefusal && err.code === 'key-changed');
+    await assert.rejects(
+      makeBundle(sampleCapture(), notary),
+      (err: unknown) => err instanceof NotaryRefusal && err.code === 'key-changed',
+    );
     assert.equal(notary.describes, 3);
   });
 });

@@ -6,13 +6,21 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import nacl from 'tweetnacl';
 import type { SignedBundle } from '../../../src/archive/bundle.js';
-import { localNotary } from '../../../src/archive/notary.js';
 import { canonicalJsonBytes } from '../../../src/domain/canonical-json.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { signingKeyFromSeed } from '../../../src/archive/signing-key.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
 import { verifyBundle, type VerificationResult } from '../../../packages/verifier/src/index.js';
-import { publishedKeys, readJson, rezip, sampleCapture, signedBundle, testKey, unzip, writeJson } from './bundle-fixture.js';
+import {
+  bundlesOfBothVersions,
+  closeBundlesOfBothVersions,
+  type publishedKeys,
+  readJson,
+  rezip,
+  testKey,
+  unzip,
+  writeJson,
+} from './bundle-fixture.js';
 
 function statuses(result: VerificationResult): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.name, check.status]));
@@ -26,17 +34,9 @@ describe('signed bundle: build → verify', () => {
   let options: { keys: ReturnType<typeof publishedKeys>; tsaCaCertsPem: string[] };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bundle-verifier-'));
-    tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
-    options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    v1 = await signedBundle(sampleCapture(), localNotary(testKey()));
-    v2 = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    ({ dir, tsa, v1, v2, options } = await bundlesOfBothVersions('bundle-verifier-'));
   });
-
-  after(async () => {
-    await tsa.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => closeBundlesOfBothVersions({ dir, tsa }));
 
   it('v0.1.0 (no timestamper) verifies with three passing checks', async () => {
     assert.equal(v1.ref.version, '0.1.0');
@@ -45,11 +45,14 @@ describe('signed bundle: build → verify', () => {
     assert.equal(v1.timestamp, undefined);
     assert.equal(v1.timestampError, undefined);
     const result = await verifyBundle(v1.bytes, options);
-    assert.deepEqual(result.checks.map((c) => [c.name, c.status]), [
-      ['artifactHashes', 'pass'],
-      ['bundleHash', 'pass'],
-      ['signature', 'pass'],
-    ]);
+    assert.deepEqual(
+      result.checks.map((c) => [c.name, c.status]),
+      [
+        ['artifactHashes', 'pass'],
+        ['bundleHash', 'pass'],
+        ['signature', 'pass'],
+      ],
+    );
     assert.equal(result.verified, true);
     assert.equal(result.version, '0.1.0');
     assert.deepEqual(result.signing, {
@@ -67,8 +70,16 @@ describe('signed bundle: build → verify', () => {
     assert.ok(v2.timestamp);
     assert.equal(v2.timestamp.tsa, tsa.url);
     const result = await verifyBundle(v2.bytes, options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'pass', timestamp: 'pass' });
-    assert.deepEqual(result.checks.map((c) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'pass',
+      signature: 'pass',
+      timestamp: 'pass',
+    });
+    assert.deepEqual(
+      result.checks.map((c) => c.name),
+      ['artifactHashes', 'bundleHash', 'signature', 'timestamp'],
+    );
     assert.equal(result.verified, true);
     assert.equal(result.version, '0.2.0');
     assert.deepEqual(result.signing?.timestamp, v2.timestamp);
@@ -100,7 +111,12 @@ describe('signed bundle: build → verify', () => {
     warc[warc.length - 5] = (warc[warc.length - 5] as number) ^ 0xff;
     files['archive/data.warc.gz'] = warc;
     const result = await verifyBundle(rezip(files), options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'fail', bundleHash: 'pass', signature: 'pass', timestamp: 'pass' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'fail',
+      bundleHash: 'pass',
+      signature: 'pass',
+      timestamp: 'pass',
+    });
     assert.match(result.checks[0]?.detail ?? '', /archive\/data\.warc\.gz does not match its sha256/);
     assert.equal(result.verified, false);
   });
@@ -119,7 +135,12 @@ describe('signed bundle: build → verify', () => {
     dp.title = 'Something else';
     files['datapackage.json'] = canonicalJsonBytes(dp);
     const result = await verifyBundle(rezip(files), options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'fail', signature: 'skip', timestamp: 'skip' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'fail',
+      signature: 'skip',
+      timestamp: 'skip',
+    });
     assert.equal(result.checks[2]?.detail, 'skipped: bundleHash check failed');
     assert.equal(result.verified, false);
   });
@@ -132,7 +153,12 @@ describe('signed bundle: build → verify', () => {
     digest.signedData.signature = signature.toString('base64');
     writeJson(files, 'datapackage-digest.json', digest);
     const result = await verifyBundle(rezip(files), options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'fail', timestamp: 'pass' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'pass',
+      signature: 'fail',
+      timestamp: 'pass',
+    });
     assert.match(result.checks[2]?.detail ?? '', /does not verify with published key/);
     assert.equal(result.verified, false);
   });
@@ -143,10 +169,19 @@ describe('signed bundle: build → verify', () => {
     );
     const files = unzip(v2.bytes);
     const digest = readJson(files, 'datapackage-digest.json');
-    digest.signedData.timestamp = { token: Buffer.from(other.token).toString('base64'), genTime: other.genTime, tsa: other.tsa };
+    digest.signedData.timestamp = {
+      token: Buffer.from(other.token).toString('base64'),
+      genTime: other.genTime,
+      tsa: other.tsa,
+    };
     writeJson(files, 'datapackage-digest.json', digest);
     const result = await verifyBundle(rezip(files), options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'pass', timestamp: 'fail' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'pass',
+      signature: 'pass',
+      timestamp: 'fail',
+    });
     assert.match(result.checks[3]?.detail ?? '', /message imprint is not the bundle digest/);
   });
 
@@ -158,7 +193,12 @@ describe('signed bundle: build → verify', () => {
     digest.signedData.timestamp.token = token.toString('base64');
     writeJson(files, 'datapackage-digest.json', digest);
     const result = await verifyBundle(rezip(files), options);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'pass', timestamp: 'fail' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'pass',
+      signature: 'pass',
+      timestamp: 'fail',
+    });
     assert.match(result.checks[3]?.detail ?? '', /CMS signature of the token does not verify/);
   });
 
@@ -170,7 +210,12 @@ describe('signed bundle: build → verify', () => {
     writeJson(files, 'datapackage-digest.json', digest);
     const result = await verifyBundle(rezip(files), options);
     assert.equal(result.version, '0.2.0');
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'pass', timestamp: 'fail' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'pass',
+      signature: 'pass',
+      timestamp: 'fail',
+    });
     assert.match(result.checks[3]?.detail ?? '', /carries no timestamp token/);
   });
 
@@ -179,7 +224,12 @@ describe('signed bundle: build → verify', () => {
     const otherTsa = await startLocalTsa({ dir: otherDir });
     try {
       const result = await verifyBundle(v2.bytes, { ...options, tsaCaCertsPem: [otherTsa.caCertPem] });
-      assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'pass', signature: 'pass', timestamp: 'fail' });
+      assert.deepEqual(statuses(result), {
+        artifactHashes: 'pass',
+        bundleHash: 'pass',
+        signature: 'pass',
+        timestamp: 'fail',
+      });
       assert.match(result.checks[3]?.detail ?? '', /does not chain to a trusted TSA CA/);
       const none = await verifyBundle(v2.bytes, { ...options, tsaCaCertsPem: [] });
       assert.match(none.checks[3]?.detail ?? '', /no trusted TSA CA certificates/);
@@ -239,7 +289,12 @@ describe('signed bundle: build → verify', () => {
     files['datapackage-digest.json'] = new TextEncoder().encode('{not json');
     const result = await verifyBundle(rezip(files), options);
     assert.equal(result.signing, null);
-    assert.deepEqual(statuses(result), { artifactHashes: 'pass', bundleHash: 'fail', signature: 'skip', timestamp: 'skip' });
+    assert.deepEqual(statuses(result), {
+      artifactHashes: 'pass',
+      bundleHash: 'fail',
+      signature: 'skip',
+      timestamp: 'skip',
+    });
     assert.match(result.checks[1]?.detail ?? '', /not valid JSON/);
   });
 });

@@ -37,14 +37,20 @@ describe('signing key', () => {
   });
 
   it('says what is wrong with a bad seed', () => {
-    assert.throws(() => signingKeyFromSeed(''), (error: unknown) => {
-      assert.ok(error instanceof SigningKeyError);
-      assert.equal(error.code, 'SIGNING_KEY_INVALID');
-      assert.match(error.message, /SIGNING_KEY is empty/);
-      return true;
-    });
+    assert.throws(
+      () => signingKeyFromSeed(''),
+      (error: unknown) => {
+        assert.ok(error instanceof SigningKeyError);
+        assert.equal(error.code, 'SIGNING_KEY_INVALID');
+        assert.match(error.message, /SIGNING_KEY is empty/);
+        return true;
+      },
+    );
     assert.throws(() => signingKeyFromSeed('not*base64!'), /not valid base64/);
-    assert.throws(() => signingKeyFromSeed(Buffer.alloc(16).toString('base64')), /decodes to 16 bytes.*exactly 32 bytes/);
+    assert.throws(
+      () => signingKeyFromSeed(Buffer.alloc(16).toString('base64')),
+      /decodes to 16 bytes.*exactly 32 bytes/,
+    );
   });
 
   it('generates the DATA_DIR seed once, mode 0600, and reuses it', async () => {
@@ -78,7 +84,10 @@ describe('signing key', () => {
       const fs = await import('node:fs/promises');
       await fs.writeFile(join(dir, SEED_FILE_NAME), `${Buffer.alloc(32, 7).toString('base64')}\n`, { mode: 0o600 });
       await fs.chmod(join(dir, SEED_FILE_NAME), 0o644);
-      await assert.rejects(loadOrCreateSigningKey(dir), /open to other users \(mode 644\); run `chmod 600 .*signing-key\.seed`/);
+      await assert.rejects(
+        loadOrCreateSigningKey(dir),
+        /open to other users \(mode 644\); run `chmod 600 .*signing-key\.seed`/,
+      );
       await fs.chmod(join(dir, SEED_FILE_NAME), 0o600);
       assert.ok((await loadOrCreateSigningKey(dir)).keyId);
     } finally {

@@ -11,7 +11,11 @@ const options = { bundleVersion: '0.1.0' as const, keyId: '0011aabb' };
 describe('WACZ writer', () => {
   it('writes the WACZ 1.1.1 members with a datapackage listing each by sha256 and size', async () => {
     const wacz = await buildWacz(sampleCapture(), options);
-    assert.deepEqual([...wacz.files.keys()].sort(), ['archive/data.warc.gz', 'indexes/index.cdxj', 'pages/pages.jsonl']);
+    assert.deepEqual([...wacz.files.keys()].sort(), [
+      'archive/data.warc.gz',
+      'indexes/index.cdxj',
+      'pages/pages.jsonl',
+    ]);
     const dp = wacz.datapackage;
     assert.equal(dp.profile, 'data-package');
     assert.equal(dp.wacz_version, '1.1.1');
@@ -46,7 +50,10 @@ describe('WACZ writer', () => {
 
   it('writes pages.jsonl with a header line and the main page', async () => {
     const wacz = await buildWacz(sampleCapture(), options);
-    const lines = Buffer.from(wacz.files.get('pages/pages.jsonl') as Uint8Array).toString('utf8').trim().split('\n');
+    const lines = Buffer.from(wacz.files.get('pages/pages.jsonl') as Uint8Array)
+      .toString('utf8')
+      .trim()
+      .split('\n');
     assert.equal(lines.length, 2);
     assert.deepEqual(JSON.parse(lines[0] as string), { format: 'json-pages-1.0', id: 'pages', title: 'All Pages' });
     const page = JSON.parse(lines[1] as string);
@@ -81,8 +88,14 @@ describe('WACZ writer', () => {
       'resource urn:capture-ledger:cap_0123456789abcdef0123456789abcdef/headers.json',
     ]);
     // Decoded bodies: wire encodings are kept only as X-Orig-*, Content-Length is the stored length.
-    assert.match(warc, /HTTP\/2\.0 200 OK\r\ncontent-type: text\/html; charset=utf-8\r\nX-Orig-content-encoding: gzip\r\nX-Orig-content-length: 77\r\nset-cookie: \[redacted\]\r\nset-cookie: \[redacted\]\r\nContent-Length: 96\r\n\r\n<html>/);
-    assert.match(warc, /HTTP\/1\.1 200 OK\r\nContent-Type: text\/css\r\nX-Orig-Transfer-Encoding: chunked\r\nContent-Length: 19\r\n/);
+    assert.match(
+      warc,
+      /HTTP\/2\.0 200 OK\r\ncontent-type: text\/html; charset=utf-8\r\nX-Orig-content-encoding: gzip\r\nX-Orig-content-length: 77\r\nset-cookie: \[redacted\]\r\nset-cookie: \[redacted\]\r\nContent-Length: 96\r\n\r\n<html>/,
+    );
+    assert.match(
+      warc,
+      /HTTP\/1\.1 200 OK\r\nContent-Type: text\/css\r\nX-Orig-Transfer-Encoding: chunked\r\nContent-Length: 19\r\n/,
+    );
     assert.match(warc, /POST \/track\?b=2&a=1 HTTP\/1\.1\r\nContent-Type: application\/json\r\n\r\n\{"event":"view"\}/);
     assert.doesNotMatch(warc, /:authority/);
     assert.match(warc, /WARC-IP-Address: 93\.184\.216\.34/);
@@ -121,7 +134,10 @@ describe('WACZ writer', () => {
     );
     const wacz = await buildWacz(sampleCapture({ page: { exchanges } }), options);
     const warc = gunzipSync(Buffer.from(wacz.files.get('archive/data.warc.gz') as Uint8Array)).toString('latin1');
-    assert.match(warc, /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nX-Odd: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/);
+    assert.match(
+      warc,
+      /HTTP\/1\.1 200 OK\r\nWARC-Type: spoof\r\nWARC-Type: again\r\nX-Odd: x=a,,,b\r\nContent-Length: 3\r\n\r\nodd/,
+    );
     assert.match(warc, /WARC-Target-URI: https:\/\/www\.example\.com\/odd\r\nWARC-Date: 2024-05-01T09:59:59\.000Z/);
     assert.doesNotMatch(warc, /data:text/);
   });
@@ -131,7 +147,11 @@ describe('WACZ writer', () => {
     exchanges.push({
       url: 'https://www.example.com/account',
       method: 'GET',
-      requestHeaders: { Cookie: 'session=s3cr3t-cookie', Authorization: 'Bearer s3cr3t-token', 'Proxy-Authorization': 'Basic s3cr3t-proxy' },
+      requestHeaders: {
+        Cookie: 'session=s3cr3t-cookie',
+        Authorization: 'Bearer s3cr3t-token',
+        'Proxy-Authorization': 'Basic s3cr3t-proxy',
+      },
       status: 200,
       statusText: 'OK',
       httpVersion: 'HTTP/1.1',
@@ -184,7 +204,12 @@ describe('WACZ writer', () => {
 
   it('stores every zip member uncompressed', async () => {
     const wacz = await buildWacz(sampleCapture(), options);
-    const zip = zipWacz(wacz.files, wacz.datapackageBytes, new TextEncoder().encode('{}'), new Date('2024-05-01T10:00:05Z'));
+    const zip = zipWacz(
+      wacz.files,
+      wacz.datapackageBytes,
+      new TextEncoder().encode('{}'),
+      new Date('2024-05-01T10:00:05Z'),
+    );
     const entries = zipEntries(zip);
     assert.deepEqual(entries.map((e) => e.name).sort(), [
       'archive/data.warc.gz',

@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADAPTIVE_LIMITS, type CapacitySample, createAdaptiveLimit } from '../../../src/capture/adaptive-concurrency.js';
+import {
+  ADAPTIVE_LIMITS,
+  type CapacitySample,
+  createAdaptiveLimit,
+} from '../../../src/capture/adaptive-concurrency.js';
 
 const GB = 1024 ** 3;
 const calm: CapacitySample = { starvation: 0.05, eventLoopDelayMs: 20, availableMemoryBytes: 8 * GB, running: 0 };
@@ -36,11 +40,18 @@ describe('adaptive concurrency limit', () => {
     assert.equal(a.limit(), 8);
     assert.equal(a.update({ ...calm, starvation: 0.8 }, (t += 1000)), 'hold', 'waits for the effect of a decrease');
     assert.equal(a.update({ ...calm, eventLoopDelayMs: 2000 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'decrease');
-    assert.equal(a.update({ ...calm, availableMemoryBytes: 100 * 1024 ** 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'decrease');
+    assert.equal(
+      a.update({ ...calm, availableMemoryBytes: 100 * 1024 ** 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)),
+      'decrease',
+    );
     assert.equal(a.limit(), 2);
     a.update({ ...calm, starvation: 0.9 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs));
     assert.equal(a.limit(), 1);
-    assert.equal(a.update({ ...calm, starvation: 0.9 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold', 'never below 1');
+    assert.equal(
+      a.update({ ...calm, starvation: 0.9 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)),
+      'hold',
+      'never below 1',
+    );
   });
 
   it('keeps a floor (one per core) against starvation and lag; only memory running short goes below it', () => {
@@ -48,12 +59,29 @@ describe('adaptive concurrency limit', () => {
     let t = 0;
     assert.equal(a.update({ ...calm, starvation: 0.9, running: 4 }, (t += 20_000)), 'decrease');
     assert.equal(a.limit(), 2);
-    assert.equal(a.update({ ...calm, starvation: 0.9, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold', 'a starved host: slower, not fewer than the floor');
-    assert.equal(a.update({ ...calm, eventLoopDelayMs: 5000, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'hold');
+    assert.equal(
+      a.update({ ...calm, starvation: 0.9, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)),
+      'hold',
+      'a starved host: slower, not fewer than the floor',
+    );
+    assert.equal(
+      a.update({ ...calm, eventLoopDelayMs: 5000, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)),
+      'hold',
+    );
     assert.equal(a.limit(), 2);
-    assert.equal(a.update({ ...calm, availableMemoryBytes: 100 * 1024 ** 2, running: 2 }, (t += ADAPTIVE_LIMITS.decreaseCooldownMs)), 'decrease');
+    assert.equal(
+      a.update(
+        { ...calm, availableMemoryBytes: 100 * 1024 ** 2, running: 2 },
+        (t += ADAPTIVE_LIMITS.decreaseCooldownMs),
+      ),
+      'decrease',
+    );
     assert.equal(a.limit(), 1);
-    assert.equal(createAdaptiveLimit({ max: 4, min: 3 }).limit(), 3, 'starts at the floor when half the maximum is below it');
+    assert.equal(
+      createAdaptiveLimit({ max: 4, min: 3 }).limit(),
+      3,
+      'starts at the floor when half the maximum is below it',
+    );
     assert.equal(createAdaptiveLimit({ max: 1, min: 2 }).limit(), 1, 'the floor is never above the maximum');
   });
 

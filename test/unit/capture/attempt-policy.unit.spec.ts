@@ -15,8 +15,18 @@ import { CaptureError, FAILURE_CLASSES } from '../../../src/capture/capture-erro
 import { FAILURE_REASONS } from '../../../src/domain/failure-reason.js';
 
 const policy: AttemptPolicy = { serviceDelaysMs: [30_000, 120_000], pageDelayMs: (n) => 2000 * n };
-const pageTimeout: Failure = { owner: 'page', failureReason: 'target_timeout', error: 'The page did not load within 30 s', retryable: true };
-const busy: Failure = { owner: 'service', failureReason: 'service_overloaded', error: 'The capture service could not open a browser page in time', retryable: true };
+const pageTimeout: Failure = {
+  owner: 'page',
+  failureReason: 'target_timeout',
+  error: 'The page did not load within 30 s',
+  retryable: true,
+};
+const busy: Failure = {
+  owner: 'service',
+  failureReason: 'service_overloaded',
+  error: 'The capture service could not open a browser page in time',
+  retryable: true,
+};
 const failed = (counts: AttemptCounts, f: Failure): AttemptCounts => {
   const page = counts.page + (f.owner === 'page' ? 1 : 0);
   const service = counts.service + (f.owner === 'service' ? 1 : 0);
@@ -35,7 +45,13 @@ describe('attempt policy', () => {
       assert.deepEqual(afterFailure(counts, policy), { kind: 'wait', delayMs: 2000 * n });
     }
     counts = failed(counts, pageTimeout);
-    assert.deepEqual(afterFailure(counts, policy), { kind: 'fail', error: pageTimeout.error, retryable: true, failureReason: 'target_timeout', attempts: MAX_PAGE_ATTEMPTS });
+    assert.deepEqual(afterFailure(counts, policy), {
+      kind: 'fail',
+      error: pageTimeout.error,
+      retryable: true,
+      failureReason: 'target_timeout',
+      attempts: MAX_PAGE_ATTEMPTS,
+    });
   });
 
   it("does not count the service's own failures against the page's attempts, and backs off in order", () => {
@@ -58,8 +74,19 @@ describe('attempt policy', () => {
   });
 
   it('fails at once on a failure that will not change on retry', () => {
-    const refused: Failure = { owner: 'page', failureReason: 'egress_refused', error: 'The address is not allowed', retryable: false };
-    assert.deepEqual(afterFailure(failed(NO_ATTEMPTS, refused), policy), { kind: 'fail', error: refused.error, retryable: false, failureReason: 'egress_refused', attempts: 1 });
+    const refused: Failure = {
+      owner: 'page',
+      failureReason: 'egress_refused',
+      error: 'The address is not allowed',
+      retryable: false,
+    };
+    assert.deepEqual(afterFailure(failed(NO_ATTEMPTS, refused), policy), {
+      kind: 'fail',
+      error: refused.error,
+      retryable: false,
+      failureReason: 'egress_refused',
+      attempts: 1,
+    });
   });
 
   it('counts an attempt that began and never reported as the service failure of a stopped worker', () => {
@@ -74,7 +101,11 @@ describe('attempt policy', () => {
     const counts = countAbandoned({ page: 0, service: 1, started: 2, last: busy });
     assert.deepEqual(beforeAttempt(counts, policy, 40_000), { kind: 'wait', delayMs: 80_000 });
     assert.deepEqual(beforeAttempt(counts, policy, 130_000), { kind: 'run' });
-    assert.deepEqual(beforeAttempt(failed(NO_ATTEMPTS, pageTimeout), policy, 0), { kind: 'run' }, "the page's delay was served by the queue");
+    assert.deepEqual(
+      beforeAttempt(failed(NO_ATTEMPTS, pageTimeout), policy, 0),
+      { kind: 'run' },
+      "the page's delay was served by the queue",
+    );
   });
 });
 
@@ -87,7 +118,12 @@ describe('failure classes', () => {
   });
 
   it("classifies a timeout before navigation as the service's, a page timeout and a challenge as the page's", () => {
-    assert.deepEqual(classify(new CaptureError('service_busy', 'busy', true)), { owner: 'service', failureReason: 'service_overloaded', error: 'busy', retryable: true });
+    assert.deepEqual(classify(new CaptureError('service_busy', 'busy', true)), {
+      owner: 'service',
+      failureReason: 'service_overloaded',
+      error: 'busy',
+      retryable: true,
+    });
     assert.equal(classify(new CaptureError('timeout', 'slow', true)).owner, 'page');
     assert.equal(classify(new CaptureError('timeout', 'slow', true)).failureReason, 'target_timeout');
     assert.equal(classify(new CaptureError('challenge', 'Cloudflare challenge', true)).failureReason, 'blocked');

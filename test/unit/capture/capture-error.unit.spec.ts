@@ -43,24 +43,37 @@ describe('navigationFailure', () => {
   });
 
   it("uses the proxy's explanation: retryable → navigation_failed", () => {
-    const error = navigationFailure({ errorText: 'net::ERR_EMPTY_RESPONSE', url: URL, explain: () => ({ reason: 'upstream timed out', retryable: true }) });
+    const error = navigationFailure({
+      errorText: 'net::ERR_EMPTY_RESPONSE',
+      url: URL,
+      explain: () => ({ reason: 'upstream timed out', retryable: true }),
+    });
     assert.equal(error.code, 'navigation_failed');
     assert.equal(error.retryable, true);
   });
 
   it('ignores an explainer that has nothing to say or throws', () => {
-    assert.equal(navigationFailure({ errorText: 'net::ERR_CONNECTION_REFUSED', url: URL, explain: () => undefined }).code, 'navigation_failed');
+    assert.equal(
+      navigationFailure({ errorText: 'net::ERR_CONNECTION_REFUSED', url: URL, explain: () => undefined }).code,
+      'navigation_failed',
+    );
     const throwing = () => {
       throw new Error('boom');
     };
-    assert.equal(navigationFailure({ errorText: 'net::ERR_CERT_DATE_INVALID', url: URL, explain: throwing }).code, 'tls_error');
+    assert.equal(
+      navigationFailure({ errorText: 'net::ERR_CERT_DATE_INVALID', url: URL, explain: throwing }).code,
+      'tls_error',
+    );
   });
 });
 
 describe('blockedResponse', () => {
   it('is undefined without an explanation', () => {
     assert.equal(blockedResponse(URL, undefined), undefined);
-    assert.equal(blockedResponse(URL, () => undefined), undefined);
+    assert.equal(
+      blockedResponse(URL, () => undefined),
+      undefined,
+    );
   });
 
   it('turns an explained error page into a blocked error', () => {

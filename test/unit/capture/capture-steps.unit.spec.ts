@@ -21,7 +21,12 @@ describe('runSteps', () => {
     const log = { debug: (entry: { step: string; ms: number }) => void logged.push(entry) };
     const state: State = { ran: [], skip: true };
     const timings = await runSteps(
-      [step('a'), step('b', { when: (s) => !s.skip }), { name: 'c', run: async (s) => void s.ran.push('c') }, step('d')],
+      [
+        step('a'),
+        step('b', { when: (s) => !s.skip }),
+        { name: 'c', run: async (s) => void s.ran.push('c') },
+        step('d'),
+      ],
       state,
       log as never,
     );
@@ -50,7 +55,10 @@ describe('runSteps', () => {
         throw new Error('later');
       },
     };
-    await assert.rejects(runSteps([step('a'), failing, step('b'), step('release', { alwaysRun: true }), alsoFailing], state), (e) => e === boom);
+    await assert.rejects(
+      runSteps([step('a'), failing, step('b'), step('release', { alwaysRun: true }), alsoFailing], state),
+      (e) => e === boom,
+    );
     assert.deepEqual(state.ran, ['a', 'release']);
   });
 

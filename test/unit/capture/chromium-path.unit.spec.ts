@@ -4,10 +4,16 @@ import { ChromiumNotFoundError, resolveChromiumPath } from '../../../src/capture
 import { chromiumArgs } from '../../../src/capture/browser-launch.js';
 
 describe('resolveChromiumPath', () => {
-  const only = (...present: string[]) => (path: string) => present.includes(path);
+  const only =
+    (...present: string[]) =>
+    (path: string) =>
+      present.includes(path);
 
   it('uses the configured path when it is executable', () => {
-    assert.equal(resolveChromiumPath({ explicitPath: '/opt/chrome', isExecutable: only('/opt/chrome', '/usr/bin/chromium') }), '/opt/chrome');
+    assert.equal(
+      resolveChromiumPath({ explicitPath: '/opt/chrome', isExecutable: only('/opt/chrome', '/usr/bin/chromium') }),
+      '/opt/chrome',
+    );
   });
 
   it('refuses a configured path that does not exist instead of falling back', () => {
@@ -18,7 +24,10 @@ describe('resolveChromiumPath', () => {
   });
 
   it('prefers the real Debian binary over the wrapper script', () => {
-    assert.equal(resolveChromiumPath({ isExecutable: only('/usr/lib/chromium/chromium', '/usr/bin/chromium') }), '/usr/lib/chromium/chromium');
+    assert.equal(
+      resolveChromiumPath({ isExecutable: only('/usr/lib/chromium/chromium', '/usr/bin/chromium') }),
+      '/usr/lib/chromium/chromium',
+    );
     assert.equal(resolveChromiumPath({ isExecutable: only('/usr/bin/chromium') }), '/usr/bin/chromium');
   });
 

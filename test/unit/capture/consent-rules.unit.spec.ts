@@ -6,7 +6,9 @@ import { filterCompactRules, type IndexedCMPRuleset } from '@duckduckgo/autocons
 import { compactRulesFilter } from '../../../src/capture/consent-handler.js';
 
 const require = createRequire(import.meta.url);
-const rules = JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')) as IndexedCMPRuleset;
+const rules = JSON.parse(
+  readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
+) as IndexedCMPRuleset;
 
 describe('the compact rules a frame is sent', () => {
   const rulesFor = compactRulesFilter(rules);
@@ -24,7 +26,11 @@ describe('the compact rules a frame is sent', () => {
   it('are those of autoconsent’s own filter, in main frames and child frames alike', () => {
     for (const url of urls) {
       for (const mainFrame of [true, false]) {
-        assert.deepEqual(rulesFor(url, mainFrame), filterCompactRules(rules, { url, mainFrame }), `${url} (main frame: ${mainFrame})`);
+        assert.deepEqual(
+          rulesFor(url, mainFrame),
+          filterCompactRules(rules, { url, mainFrame }),
+          `${url} (main frame: ${mainFrame})`,
+        );
       }
     }
   });

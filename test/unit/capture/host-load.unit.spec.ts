@@ -16,8 +16,20 @@ describe('starvation meter', () => {
 
   it('takes the longest wait of any watched process off the page clock', () => {
     const m = createStarvationMeter(0);
-    m.sample(0, new Map([[1, 0], [2, 0]]));
-    m.sample(1000, new Map([[1, ms(300)], [2, ms(750)]]));
+    m.sample(
+      0,
+      new Map([
+        [1, 0],
+        [2, 0],
+      ]),
+    );
+    m.sample(
+      1000,
+      new Map([
+        [1, ms(300)],
+        [2, ms(750)],
+      ]),
+    );
     assert.equal(m.pageTimeAt(1000), 250);
     assert.ok(m.starvation() > 0);
     // Between samples the clock runs on at wall speed.
@@ -27,9 +39,21 @@ describe('starvation meter', () => {
   it('never takes off more than the wall time that passed, and counts nothing for a process first seen', () => {
     const m = createStarvationMeter(0);
     m.sample(0, new Map([[1, 0]]));
-    m.sample(500, new Map([[1, ms(5000)], [3, ms(99_999)]]));
+    m.sample(
+      500,
+      new Map([
+        [1, ms(5000)],
+        [3, ms(99_999)],
+      ]),
+    );
     assert.equal(m.pageTimeAt(500), 0);
-    m.sample(1500, new Map([[1, ms(5000)], [3, ms(99_999)]]));
+    m.sample(
+      1500,
+      new Map([
+        [1, ms(5000)],
+        [3, ms(99_999)],
+      ]),
+    );
     assert.equal(m.pageTimeAt(1500), 1000);
   });
 
@@ -49,13 +73,23 @@ describe('page-clock bounds', () => {
     // A made-up host where every process waits 90 % of the time: page time runs at a tenth of wall time.
     let waited = 0;
     const started = performance.now();
-    const load = startHostLoad({ readRunDelay: () => (waited = 0.9 * (performance.now() - started) * 1e6), readChildren: () => [], sampleMs: 20 });
+    const load = startHostLoad({
+      readRunDelay: () => (waited = 0.9 * (performance.now() - started) * 1e6),
+      readChildren: () => [],
+      sampleMs: 20,
+    });
     try {
       const never = new Promise<never>(() => {});
       const wallStart = performance.now();
-      await assert.rejects(withTimeout(never, 200, () => new Error('page bound'), undefined, load.clock), /page bound/);
+      await assert.rejects(
+        withTimeout(never, 200, () => new Error('page bound'), undefined, load.clock),
+        /page bound/,
+      );
       const wall = performance.now() - wallStart;
-      assert.ok(wall >= 1000, `a 200 ms page-time bound took ${Math.round(wall)} ms of wall time at a tenth of the speed`);
+      assert.ok(
+        wall >= 1000,
+        `a 200 ms page-time bound took ${Math.round(wall)} ms of wall time at a tenth of the speed`,
+      );
       assert.ok(waited > 0);
     } finally {
       load.stop();

@@ -38,7 +38,9 @@ describe('headersArtifact', () => {
 
 describe('parseHeadersText', () => {
   it('parses a raw HTTP/1.1 header block in order, with repeats', () => {
-    const pairs = parseHeadersText('HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Type: text/html\r\nSet-Cookie: b=2\r\n\r\n');
+    const pairs = parseHeadersText(
+      'HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Type: text/html\r\nSet-Cookie: b=2\r\n\r\n',
+    );
     assert.deepEqual(pairs, [
       ['Set-Cookie', 'a=1'],
       ['Content-Type', 'text/html'],

@@ -20,14 +20,23 @@ function fakeSession() {
     on: (e: string, f: (...a: unknown[]) => void) => events.on(e, f),
     off: (e: string, f: (...a: unknown[]) => void) => events.off(e, f),
     send: async (method: string, params?: { requestId: string }) =>
-      method === 'Network.getResponseBody' ? { body: await bodyOf(params!.requestId).promise, base64Encoded: false } : {},
+      method === 'Network.getResponseBody'
+        ? { body: await bodyOf(params!.requestId).promise, base64Encoded: false }
+        : {},
   } as unknown as CDPSession;
   const request = (requestId: string, url: string, type: string) => {
     events.emit('Network.requestWillBeSent', {
-      requestId, loaderId: type === 'Document' ? requestId : 'loader', frameId: 'main', type, wallTime: 1,
+      requestId,
+      loaderId: type === 'Document' ? requestId : 'loader',
+      frameId: 'main',
+      type,
+      wallTime: 1,
       request: { url, method: 'GET', headers: {} },
     });
-    events.emit('Network.responseReceived', { requestId, response: { url, status: 200, statusText: 'OK', headers: {}, protocol: 'http/1.1' } });
+    events.emit('Network.responseReceived', {
+      requestId,
+      response: { url, status: 200, statusText: 'OK', headers: {}, protocol: 'http/1.1' },
+    });
     events.emit('Network.loadingFinished', { requestId });
   };
   return { session, request, answer: (id: string, body: string) => bodyOf(id).resolve(body) };
@@ -51,7 +60,10 @@ describe('network recorder body budget', () => {
     assert.equal(byPath.get('/'), 300, 'the main document is kept');
     assert.ok([...byPath.values()].reduce((a, b) => a + b, 0) <= 400);
     assert.ok(!byPath.get('/b.png'), 'the sub-resource kept last gave way');
-    assert.ok(notes.some((n) => /budget/.test(n)), notes.join('; '));
+    assert.ok(
+      notes.some((n) => /budget/.test(n)),
+      notes.join('; '),
+    );
     recorder.dispose();
   });
 
@@ -68,7 +80,10 @@ describe('network recorder body budget', () => {
     assert.equal(missing.body.length, 0);
     assert.equal(missing.truncated, 'unspecified');
     assert.equal(exchanges.find((e) => e.url === 'http://site.test/')?.truncated, undefined);
-    assert.ok(notes.some((n) => /without their body/.test(n)), notes.join('; '));
+    assert.ok(
+      notes.some((n) => /without their body/.test(n)),
+      notes.join('; '),
+    );
     recorder.dispose();
   });
 });

@@ -4,7 +4,13 @@ import { PNG } from 'pngjs';
 import { pngSize, stitchPngsVertically } from '../../../src/capture/png-stitch.js';
 
 /** A noisy image so that the encoder picks every filter type, including for first rows. */
-function image(width: number, height: number, seed: number, colorType: 2 | 6 = 6, filterType = -1): { png: Buffer; rgba: Buffer } {
+function image(
+  width: number,
+  height: number,
+  seed: number,
+  colorType: 2 | 6 = 6,
+  filterType = -1,
+): { png: Buffer; rgba: Buffer } {
   const png = new PNG({ width, height, colorType, inputColorType: 6, inputHasAlpha: true });
   let state = seed;
   for (let i = 0; i < png.data.length; i += 4) {

@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { combinedInflight, waitForNetworkQuiet, watchNetworkActivity, type InflightSource } from '../../../src/capture/settle.js';
+import {
+  combinedInflight,
+  waitForNetworkQuiet,
+  watchNetworkActivity,
+  type InflightSource,
+} from '../../../src/capture/settle.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,7 +72,12 @@ describe('waitForNetworkQuiet', () => {
     const loadedAt = performance.now();
     await sleep(1100); // the caller got round to waiting only now; the page has been quiet since load
     const waitStart = performance.now();
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 1000, capMs: 60_000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    const result = await waitForNetworkQuiet(network, {
+      quietWindowMs: 1000,
+      capMs: 60_000,
+      startedAt: loadedAt,
+      quietSince: activity.quietSince(),
+    });
     activity.stop();
     assert.equal(result.reason, 'idle');
     // The window was already over: no second window of 1000 ms (the margin is for a busy machine).
@@ -80,7 +90,12 @@ describe('waitForNetworkQuiet', () => {
     const activity = watchNetworkActivity(network); // quiet since now…
     await sleep(150);
     const loadedAt = performance.now(); // …but the window starts at load
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 100, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    const result = await waitForNetworkQuiet(network, {
+      quietWindowMs: 100,
+      capMs: 1000,
+      startedAt: loadedAt,
+      quietSince: activity.quietSince(),
+    });
     activity.stop();
     assert.equal(result.reason, 'idle');
     assert.ok(result.elapsedMs >= 95, `settle ${result.elapsedMs} ms`);
@@ -94,7 +109,12 @@ describe('waitForNetworkQuiet', () => {
     network.set(0); // the last request ends 50 ms after load
     assert.equal(activity.quietSince() !== undefined, true);
     await sleep(50);
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 150, capMs: 1000, startedAt: loadedAt, quietSince: activity.quietSince() });
+    const result = await waitForNetworkQuiet(network, {
+      quietWindowMs: 150,
+      capMs: 1000,
+      startedAt: loadedAt,
+      quietSince: activity.quietSince(),
+    });
     activity.stop();
     assert.equal(result.reason, 'idle');
     assert.ok(result.elapsedMs >= 195, `settle ${result.elapsedMs} ms: 50 ms busy + 150 ms quiet`);

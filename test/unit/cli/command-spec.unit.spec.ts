@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../../src/cli/cli-io.js';
-import { type CommandSpec, helpText, intOpt, listOpt, parseCommandArgs, stringOpt, usageLine } from '../../../src/cli/command-spec.js';
+import {
+  type CommandSpec,
+  helpText,
+  intOpt,
+  listOpt,
+  parseCommandArgs,
+  stringOpt,
+  usageLine,
+} from '../../../src/cli/command-spec.js';
 
 const spec: CommandSpec = {
   path: ['things', 'do'],
@@ -47,7 +55,12 @@ describe('command argument parsing', () => {
       [['f', 'g', '--tenant', 'a'], /unexpected argument 'g'/],
       [['f', '--tenant', 'a', '--all=yes'], /does not take an argument/],
     ];
-    for (const [argv, message] of cases) assert.throws(() => parse(argv), (err: Error) => err instanceof UsageError && message.test(err.message), argv.join(' '));
+    for (const [argv, message] of cases)
+      assert.throws(
+        () => parse(argv),
+        (err: Error) => err instanceof UsageError && message.test(err.message),
+        argv.join(' '),
+      );
   });
 
   it('checks whole-number options', () => {
@@ -58,12 +71,15 @@ describe('command argument parsing', () => {
   });
 
   it('renders the usage line and help from the declaration', () => {
-    assert.equal(usageLine(spec), 'usage: capture-ledger things do FILE --tenant T [--format FORMAT] [--ca PEM]... [--all] [--limit N]');
+    assert.equal(
+      usageLine(spec),
+      'usage: capture-ledger things do FILE --tenant T [--format FORMAT] [--ca PEM]... [--all] [--limit N]',
+    );
     const help = helpText(spec);
     assert.match(help, /^usage: capture-ledger things do FILE/);
-    assert.match(help, /  --format FORMAT  output \(one of: csv, json; default: csv\)\n/);
-    assert.match(help, /  --tenant T       the tenant \(required\)\n/);
-    assert.match(help, /  -h, --help       show this help\n/);
-    assert.match(help, /examples:\n  capture-ledger things do x --tenant a\n$/);
+    assert.match(help, / {2}--format FORMAT {2}output \(one of: csv, json; default: csv\)\n/);
+    assert.match(help, / {2}--tenant T {7}the tenant \(required\)\n/);
+    assert.match(help, / {2}-h, --help {7}show this help\n/);
+    assert.match(help, /examples:\n {2}capture-ledger things do x --tenant a\n$/);
   });
 });

@@ -55,7 +55,12 @@ describe('capture-ledger dispatch and help', () => {
 });
 
 describe('command helpers', () => {
-  const stored = (tenantId: string, type: string, occurredAt: string) => ({ seq: 1, index: 0, subject: '', event: { tenantId, type, occurredAt } as any });
+  const stored = (tenantId: string, type: string, occurredAt: string) => ({
+    seq: 1,
+    index: 0,
+    subject: '',
+    event: { tenantId, type, occurredAt } as any,
+  });
 
   it('event filters', () => {
     assert.equal(subjectFor(undefined), 'ledger.>');
@@ -69,10 +74,16 @@ describe('command helpers', () => {
     assert.ok(!matches(e, { types: [], until: new Date('2025-03-01T10:00:00Z') }), 'until is exclusive');
     assert.ok(!matches(e, { types: [], tenantId: 'other' }));
     assert.equal(
-      eventDetail({ type: 'capture.submitted', data: { captures: [{ captureId: 'cap_1' }, { captureId: 'cap_2' }], source: 'batch' } } as any),
+      eventDetail({
+        type: 'capture.submitted',
+        data: { captures: [{ captureId: 'cap_1' }, { captureId: 'cap_2' }], source: 'batch' },
+      } as any),
       'captures=2 first=cap_1 source=batch',
     );
-    assert.equal(eventDetail({ type: 'key.created', data: { keyHash: 'f'.repeat(64) } } as any), 'keyHash=ffffffffffff…');
+    assert.equal(
+      eventDetail({ type: 'key.created', data: { keyHash: 'f'.repeat(64) } } as any),
+      'keyHash=ffffffffffff…',
+    );
   });
 
   it('scopes, seed archive names, schema stamps', () => {
@@ -97,20 +108,45 @@ describe('command helpers', () => {
       chainOnly: 0,
       cut: 'projection head' as const,
       snapshot: null,
-      counts: { keys: 1, keysRevoked: 0, captures: { pending: 0, complete: 1, failed: 0 }, usagePeriods: 1, webhooks: 0, webhooksDeleted: 0, schedules: 0, schedulesDeleted: 0 },
+      counts: {
+        keys: 1,
+        keysRevoked: 0,
+        captures: { pending: 0, complete: 1, failed: 0 },
+        usagePeriods: 1,
+        webhooks: 0,
+        webhooksDeleted: 0,
+        schedules: 0,
+        schedulesDeleted: 0,
+      },
       divergences: [
         {
           kind: 'projection-mismatch' as const,
-          ref: { seq: 7, index: 0, eventId: 'evt_x', type: 'capture.completed', occurredAt: '2025-03-01T00:00:00.000Z' },
+          ref: {
+            seq: 7,
+            index: 0,
+            eventId: 'evt_x',
+            type: 'capture.completed',
+            occurredAt: '2025-03-01T00:00:00.000Z',
+          },
           detail: { table: 'captures', key: 'cap_1', field: 'status', projection: 'pending', log: 'complete' },
         },
-        { kind: 'projection-extra-row' as const, ref: null, detail: { table: 'api_keys', key: 'k', field: '(row)', projection: 'present', log: null } },
+        {
+          kind: 'projection-extra-row' as const,
+          ref: null,
+          detail: { table: 'api_keys', key: 'k', field: '(row)', projection: 'present', log: null },
+        },
       ],
     };
     const text = formatAuditReport(report, false);
     assert.match(text, /^audit of tenant acme: DIVERGENCE\n/);
-    assert.match(text, /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n    captures cap_1: status is "pending" in the projection but "complete" from the log\n/);
+    assert.match(
+      text,
+      /first divergence at sequence 7 \(event 1 of its commit\), event evt_x, capture\.completed, occurred 2025-03-01T00:00:00\.000Z\n {4}captures cap_1: status is "pending" in the projection but "complete" from the log\n/,
+    );
     assert.match(text, /1 more divergence; run with --all to list them\n$/);
-    assert.match(formatAuditReport(report, true), /divergence 2 in the projection, explained by no event\n    api_keys k: the projection has this row but no event of the tenant creates it\n$/);
+    assert.match(
+      formatAuditReport(report, true),
+      /divergence 2 in the projection, explained by no event\n {4}api_keys k: the projection has this row but no event of the tenant creates it\n$/,
+    );
   });
 });

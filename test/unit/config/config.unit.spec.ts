@@ -10,7 +10,15 @@ describe('configuration', () => {
     assert.equal(c.PORT, 8080);
     assert.equal(c.BATCH_MAX, 20);
     assert.deepEqual(c.WEBHOOK_RETRY_DELAYS, [60, 300, 900]);
-    assert.deepEqual([...c.ROLES].sort(), ['api', 'dispatcher', 'projector', 'scheduler', 'sequencer', 'signer', 'worker']);
+    assert.deepEqual([...c.ROLES].sort(), [
+      'api',
+      'dispatcher',
+      'projector',
+      'scheduler',
+      'sequencer',
+      'signer',
+      'worker',
+    ]);
     assert.equal(c.PUBLIC_BASE_URL, 'http://localhost:8080');
     assert.equal(c.ACTOR_IDLE_MS, 300_000);
     assert.equal(loadConfig({ ACTOR_IDLE_MS: '60000' }).ACTOR_IDLE_MS, 60_000);
@@ -29,18 +37,33 @@ describe('configuration', () => {
       [{ NATS_REPLICAS: '7' }, /NATS_REPLICAS must be between 1 and 5/],
       [{ CAPTURE_API_KEY: 'short-key' }, /CAPTURE_API_KEY must be at least 16 characters/],
       [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be at least 16 characters/],
-      [{ TRUST_PROXY: 'proxy.example' }, /TRUST_PROXY must be true, false, a hop count or comma-separated addresses\/CIDRs; not understood: proxy\.example/],
+      [
+        { TRUST_PROXY: 'proxy.example' },
+        /TRUST_PROXY must be true, false, a hop count or comma-separated addresses\/CIDRs; not understood: proxy\.example/,
+      ],
     ] as const) {
-      assert.throws(() => loadConfig(env as NodeJS.ProcessEnv), (e: Error) => e instanceof ConfigError && pattern.test(e.message));
+      assert.throws(
+        () => loadConfig(env as NodeJS.ProcessEnv),
+        (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+      );
     }
   });
 
   it('keeps the replay origin apart from the API origin (issue 28 §1)', () => {
     assert.equal(loadConfig({}).REPLAY_PORT, 0);
     assert.equal(loadConfig({}).REPLAY_ORIGIN, undefined);
-    assert.equal(loadConfig({ REPLAY_ORIGIN: 'https://replay.example/', PUBLIC_BASE_URL: 'https://x.example' }).REPLAY_ORIGIN, 'https://replay.example');
-    assert.throws(() => loadConfig({ REPLAY_ORIGIN: 'https://x.example', PUBLIC_BASE_URL: 'https://x.example/' }), /REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL/);
-    assert.throws(() => loadConfig({ REPLAY_ORIGIN: 'https://replay.example/path' }), /REPLAY_ORIGIN must be an origin/);
+    assert.equal(
+      loadConfig({ REPLAY_ORIGIN: 'https://replay.example/', PUBLIC_BASE_URL: 'https://x.example' }).REPLAY_ORIGIN,
+      'https://replay.example',
+    );
+    assert.throws(
+      () => loadConfig({ REPLAY_ORIGIN: 'https://x.example', PUBLIC_BASE_URL: 'https://x.example/' }),
+      /REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL/,
+    );
+    assert.throws(
+      () => loadConfig({ REPLAY_ORIGIN: 'https://replay.example/path' }),
+      /REPLAY_ORIGIN must be an origin/,
+    );
     assert.throws(() => loadConfig({ PORT: '8080', REPLAY_PORT: '8080' }), /REPLAY_PORT must differ from PORT/);
     assert.equal(defaultReplayOrigin('http://localhost:8080', 8081), 'http://127.0.0.1:8081');
     assert.equal(defaultReplayOrigin('http://127.0.0.1:8080', 8081), 'http://localhost:8081');
@@ -62,7 +85,11 @@ describe('configuration', () => {
   });
 
   it('parses lists', () => {
-    const c = loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', PUBLIC_BASE_URL: 'https://x.example/' });
+    const c = loadConfig({
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      PUBLIC_BASE_URL: 'https://x.example/',
+    });
     assert.deepEqual(c.CORS_ORIGINS, ['https://a.example', 'https://b.example']);
     assert.deepEqual(c.ALLOW_PRIVATE_TARGETS, ['127.0.0.1/32']);
     assert.equal(c.PUBLIC_BASE_URL, 'https://x.example');

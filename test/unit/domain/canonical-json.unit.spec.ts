@@ -11,7 +11,10 @@ describe('canonical JSON (RFC 8785)', () => {
   });
 
   it('serialises numbers the ECMAScript way', () => {
-    assert.equal(canonicalJson([1.0, 1e21, 0.000001, 1e-7, -0, 333333333.3333333]), '[1,1e+21,0.000001,1e-7,0,333333333.3333333]');
+    assert.equal(
+      canonicalJson([1.0, 1e21, 0.000001, 1e-7, -0, 333333333.3333333]),
+      '[1,1e+21,0.000001,1e-7,0,333333333.3333333]',
+    );
   });
 
   it('keeps non-ASCII characters as UTF-8 and escapes only what JSON requires', () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_CAPTURE_SETTINGS, parseCaptureOptions, resolveCaptureSettings } from '../../../src/domain/capture-options.js';
+import {
+  DEFAULT_CAPTURE_SETTINGS,
+  parseCaptureOptions,
+  resolveCaptureSettings,
+} from '../../../src/domain/capture-options.js';
 import { decideTenant, evolveTenant, initialTenantState } from '../../../src/domain/tenant/index.js';
 
 describe('capture options (issue 15)', () => {
@@ -9,17 +13,39 @@ describe('capture options (issue 15)', () => {
     assert.deepEqual(parseCaptureOptions(null), { ok: true, options: undefined });
     assert.deepEqual(parseCaptureOptions({}), { ok: true, options: undefined });
     assert.deepEqual(resolveCaptureSettings(undefined), DEFAULT_CAPTURE_SETTINGS);
-    assert.deepEqual(DEFAULT_CAPTURE_SETTINGS, { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, fullPage: true, waitForSelector: null, delayMs: 0, pdf: false });
+    assert.deepEqual(DEFAULT_CAPTURE_SETTINGS, {
+      viewport: { width: 1280, height: 800 },
+      deviceScaleFactor: 1,
+      fullPage: true,
+      waitForSelector: null,
+      delayMs: 0,
+      pdf: false,
+    });
   });
 
   it('accepts every option at its limits and resolves the rest to defaults', () => {
-    const parsed = parseCaptureOptions({ viewport: { width: 3840, height: 240 }, deviceScaleFactor: 2.5, fullPage: false, waitForSelector: '#x', delayMs: 10_000, pdf: true });
+    const parsed = parseCaptureOptions({
+      viewport: { width: 3840, height: 240 },
+      deviceScaleFactor: 2.5,
+      fullPage: false,
+      waitForSelector: '#x',
+      delayMs: 10_000,
+      pdf: true,
+    });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
-      viewport: { width: 3840, height: 240 }, deviceScaleFactor: 2.5, fullPage: false, waitForSelector: '#x', delayMs: 10_000, pdf: true,
+      viewport: { width: 3840, height: 240 },
+      deviceScaleFactor: 2.5,
+      fullPage: false,
+      waitForSelector: '#x',
+      delayMs: 10_000,
+      pdf: true,
     });
     const some = parseCaptureOptions({ pdf: true });
-    assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), { ...DEFAULT_CAPTURE_SETTINGS, pdf: true });
+    assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
+      ...DEFAULT_CAPTURE_SETTINGS,
+      pdf: true,
+    });
   });
 
   const refused: Array<[unknown, RegExp]> = [
@@ -57,11 +83,27 @@ describe('capture options of a schedule (given / when / then)', () => {
   it('a schedule created with options submits every run with them', () => {
     const now = new Date('2026-11-22T10:00:00Z');
     const options = { viewport: { width: 390, height: 844 }, pdf: true };
-    const created = decideTenant({ type: 'CreateSchedule', data: { scheduleId: 'sch_1', url: 'https://example.org/', name: 'daily', cron: '0 6 * * *', options } }, initialTenantState('acme'), now);
-    const state = created.events.reduce((s, e) => evolveTenant(s, { ...e, occurredAt: now.toISOString() }), initialTenantState('acme'));
-    const fired = decideTenant({ type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime: '2026-11-23T06:00:00.000Z', captureId: 'cap_1' } }, state, now);
+    const created = decideTenant(
+      {
+        type: 'CreateSchedule',
+        data: { scheduleId: 'sch_1', url: 'https://example.org/', name: 'daily', cron: '0 6 * * *', options },
+      },
+      initialTenantState('acme'),
+      now,
+    );
+    const state = created.events.reduce(
+      (s, e) => evolveTenant(s, { ...e, occurredAt: now.toISOString() }),
+      initialTenantState('acme'),
+    );
+    const fired = decideTenant(
+      { type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime: '2026-11-23T06:00:00.000Z', captureId: 'cap_1' } },
+      state,
+      now,
+    );
     const event = fired.events[0]!;
     assert.equal(event.type, 'capture.submitted');
-    assert.deepEqual(event.type === 'capture.submitted' ? event.data.captures : null, [{ captureId: 'cap_1', url: 'https://example.org/', options }]);
+    assert.deepEqual(event.type === 'capture.submitted' ? event.data.captures : null, [
+      { captureId: 'cap_1', url: 'https://example.org/', options },
+    ]);
   });
 });

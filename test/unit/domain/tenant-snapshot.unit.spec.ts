@@ -12,9 +12,11 @@ import {
 } from '../../../src/domain/tenant/index.js';
 import { randomTenantEvents, seededRandom } from '../../support/random-tenant-events.js';
 
-const fold = (state: TenantState, events: Array<TenantEvent & { occurredAt: string }>) => events.reduce((s, e) => evolveTenant(s, e), state);
+const fold = (state: TenantState, events: Array<TenantEvent & { occurredAt: string }>) =>
+  events.reduce((s, e) => evolveTenant(s, e), state);
 /** Through JSON bytes, as a snapshot travels through the KV bucket. */
-const roundTrip = (state: TenantState) => decodeTenantState(state.tenantId, JSON.parse(JSON.stringify(encodeTenantState(state))));
+const roundTrip = (state: TenantState) =>
+  decodeTenantState(state.tenantId, JSON.parse(JSON.stringify(encodeTenantState(state))));
 
 describe('tenant state snapshots', () => {
   it('snapshot + tail equals the full fold, at every cut of random event sequences (property)', () => {
@@ -33,17 +35,30 @@ describe('tenant state snapshots', () => {
   it('a decoded state decides like the folded one (a schedule fires once per fire time)', () => {
     const created: TenantEvent & { occurredAt: string } = {
       type: 'schedule.created',
-      data: { scheduleId: 'sch_1', url: 'https://example.org/', name: 'n', cron: '0 * * * *', createdAt: '2026-11-01T00:00:00.000Z' },
+      data: {
+        scheduleId: 'sch_1',
+        url: 'https://example.org/',
+        name: 'n',
+        cron: '0 * * * *',
+        createdAt: '2026-11-01T00:00:00.000Z',
+      },
       occurredAt: '2026-11-01T00:00:00.000Z',
     };
     const fired: TenantEvent & { occurredAt: string } = {
       type: 'capture.submitted',
-      data: { captures: [{ captureId: 'cap_1', url: 'https://example.org/' }], period: '2026-11', source: 'schedule', scheduleId: 'sch_1', fireTime: '2026-11-01T01:00:00.000Z' },
+      data: {
+        captures: [{ captureId: 'cap_1', url: 'https://example.org/' }],
+        period: '2026-11',
+        source: 'schedule',
+        scheduleId: 'sch_1',
+        fireTime: '2026-11-01T01:00:00.000Z',
+      },
       occurredAt: '2026-11-01T01:00:00.000Z',
     };
     const state = roundTrip(fold(initialTenantState('acme'), [created, fired]));
     const now = new Date('2026-11-01T01:00:05Z');
-    const fire = (fireTime: string) => decideTenant({ type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime, captureId: 'cap_2' } }, state, now);
+    const fire = (fireTime: string) =>
+      decideTenant({ type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime, captureId: 'cap_2' } }, state, now);
     assert.deepEqual(fire('2026-11-01T01:00:00.000Z').reply, { kind: 'not-due' });
     assert.equal(fire('2026-11-01T02:00:00.000Z').reply.kind, 'fired');
   });
@@ -51,13 +66,25 @@ describe('tenant state snapshots', () => {
   it('keeps no trace of deleted schedules and webhooks or of finished captures (state does not grow with history)', () => {
     const events = randomTenantEvents(seededRandom(7), 5000);
     const state = fold(initialTenantState('acme'), events);
-    const finished = new Set(events.flatMap((e) => (e.type === 'capture.completed' || e.type === 'capture.failed' ? [e.data.captureId] : [])));
+    const finished = new Set(
+      events.flatMap((e) => (e.type === 'capture.completed' || e.type === 'capture.failed' ? [e.data.captureId] : [])),
+    );
     assert.ok([...state.pending.keys()].every((id) => !finished.has(id)));
     const deletedSchedules = new Set(events.flatMap((e) => (e.type === 'schedule.deleted' ? [e.data.scheduleId] : [])));
     assert.ok(deletedSchedules.size > 0 && [...state.schedules.keys()].every((id) => !deletedSchedules.has(id)));
     const deletedHooks = new Set(events.flatMap((e) => (e.type === 'webhook.deleted' ? [e.data.webhookId] : [])));
     assert.ok(deletedHooks.size > 0 && [...state.webhooks.keys()].every((id) => !deletedHooks.has(id)));
-    assert.deepEqual(Object.keys(encodeTenantState(state)).sort(), ['exists', 'keys', 'overrides', 'pending', 'schedules', 'tenantId', 'tier', 'usage', 'webhooks']);
+    assert.deepEqual(Object.keys(encodeTenantState(state)).sort(), [
+      'exists',
+      'keys',
+      'overrides',
+      'pending',
+      'schedules',
+      'tenantId',
+      'tier',
+      'usage',
+      'webhooks',
+    ]);
   });
 
   it('refuses a state of another tenant or of another shape', () => {

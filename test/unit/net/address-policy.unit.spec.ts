@@ -94,7 +94,11 @@ describe('address policy', () => {
 
   it('throws on an invalid CIDR, naming the value', () => {
     for (const bad of ['10.0.0.0/33', 'not-a-cidr', '127.1/32', '10.0.0.0/', 'fe80::/129']) {
-      assert.throws(() => createAddressPolicy({ allowCidrs: [bad] }), (err: Error) => err.message.includes(JSON.stringify(bad)), bad);
+      assert.throws(
+        () => createAddressPolicy({ allowCidrs: [bad] }),
+        (err: Error) => err.message.includes(JSON.stringify(bad)),
+        bad,
+      );
     }
   });
 });

@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
-import { checkTargetUrl, urlRejectionStatus, type UrlCheckDeps, type UrlRejectionReason } from '../../../src/net/url-policy.js';
+import {
+  checkTargetUrl,
+  urlRejectionStatus,
+  type UrlCheckDeps,
+  type UrlRejectionReason,
+} from '../../../src/net/url-policy.js';
 
 const policy = createAddressPolicy({ allowCidrs: [] });
 
 /** Every test passes its own resolver: no test may reach the system resolver (and so the network). */
-function stubResolver(table: Record<string, string[]>): { resolve: NonNullable<UrlCheckDeps['resolve']>; asked: string[] } {
+function stubResolver(table: Record<string, string[]>): {
+  resolve: NonNullable<UrlCheckDeps['resolve']>;
+  asked: string[];
+} {
   const asked: string[] = [];
   return {
     asked,
@@ -38,7 +46,10 @@ describe('checkTargetUrl', () => {
       ok: true,
       url: 'http://example.com/a%20b?q=1#f',
     });
-    assert.deepEqual(await checkTargetUrl('https://93.184.216.34:8443/x', deps), { ok: true, url: 'https://93.184.216.34:8443/x' });
+    assert.deepEqual(await checkTargetUrl('https://93.184.216.34:8443/x', deps), {
+      ok: true,
+      url: 'https://93.184.216.34:8443/x',
+    });
   });
 
   it('missing: absent, null, empty or blank', async () => {
@@ -46,14 +57,31 @@ describe('checkTargetUrl', () => {
   });
 
   it('malformed: not a string, not absolute, unparseable, control characters', async () => {
-    for (const raw of [42, {}, ['https://example.com'], 'example.com/page', '//example.com', 'http://', 'https://exa mple.com/', 'http://[::1/', 'https://example.com/\nx']) {
+    for (const raw of [
+      42,
+      {},
+      ['https://example.com'],
+      'example.com/page',
+      '//example.com',
+      'http://',
+      'https://exa mple.com/',
+      'http://[::1/',
+      'https://example.com/\nx',
+    ]) {
       await rejected(raw, 'malformed');
     }
     assert.match(await rejected('example.com', 'malformed'), /scheme missing/);
   });
 
   it('scheme: anything but http and https', async () => {
-    for (const raw of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,hi', 'gopher://example.com', 'ws://example.com/']) {
+    for (const raw of [
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'gopher://example.com',
+      'ws://example.com/',
+    ]) {
       await rejected(raw, 'scheme');
     }
   });
@@ -65,7 +93,12 @@ describe('checkTargetUrl', () => {
   });
 
   it('double_encoded: %25XX anywhere, or an escape that survives one decoding', async () => {
-    for (const raw of ['https://example.com/%252e%252e/etc', 'https://example.com/?next=%2541', 'https://example.com/%%34%31', 'https://example.com/a%2F%252F']) {
+    for (const raw of [
+      'https://example.com/%252e%252e/etc',
+      'https://example.com/?next=%2541',
+      'https://example.com/%%34%31',
+      'https://example.com/a%2F%252F',
+    ]) {
       await rejected(raw, 'double_encoded');
     }
     // Single encoding is fine.
@@ -101,7 +134,15 @@ describe('checkTargetUrl', () => {
   });
 
   it('private_address: literal IPv6, including IPv4-mapped forms', async () => {
-    for (const raw of ['http://[::1]/', 'http://[::]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[fe80::1]/', 'http://[fc00::1]/', 'http://[::ffff:a9fe:a9fe]/']) {
+    for (const raw of [
+      'http://[::1]/',
+      'http://[::]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[fe80::1]/',
+      'http://[fc00::1]/',
+      'http://[::ffff:a9fe:a9fe]/',
+    ]) {
       await rejected(raw, 'private_address');
     }
   });
@@ -123,7 +164,12 @@ describe('checkTargetUrl', () => {
     });
     const d = { policy, resolve: dns.resolve };
     // The refusal names the host, never what it resolves to (no DNS oracle); the log detail has the address.
-    for (const url of ['https://internal.example/', 'https://mixed.example/', 'https://v6.example/', 'https://mapped.example/']) {
+    for (const url of [
+      'https://internal.example/',
+      'https://mixed.example/',
+      'https://v6.example/',
+      'https://mapped.example/',
+    ]) {
       const detail = await rejected(url, 'private_address', d);
       assert.match(detail, /resolves to an address that is not allowed/);
       assert.doesNotMatch(detail, /10\.0\.0\.5|127\.0\.0\.1|fd00|169\.254|private|loopback|link-local|unique/i);
@@ -160,7 +206,10 @@ describe('checkTargetUrl', () => {
     await rejected('http://other.test/', 'private_address', d);
     // localhost is this machine: allowed when one of its loopback addresses is, and pinned to that one.
     assert.equal((await checkTargetUrl('http://localhost:8080/', d)).ok, true);
-    await rejected('http://localhost/', 'private_address', { policy: createAddressPolicy({ allowCidrs: ['127.0.0.2/32'] }), resolve: dns.resolve });
+    await rejected('http://localhost/', 'private_address', {
+      policy: createAddressPolicy({ allowCidrs: ['127.0.0.2/32'] }),
+      resolve: dns.resolve,
+    });
   });
 });
 
@@ -177,7 +226,11 @@ describe('urlRejectionStatus (spec 7.2)', () => {
     };
     for (const [reason, status] of Object.entries(single) as Array<[UrlRejectionReason, number]>) {
       assert.equal(urlRejectionStatus(reason, { batchItem: false }), status, reason);
-      assert.equal(urlRejectionStatus(reason, { batchItem: true }), reason === 'scheme' ? 422 : status, `batch ${reason}`);
+      assert.equal(
+        urlRejectionStatus(reason, { batchItem: true }),
+        reason === 'scheme' ? 422 : status,
+        `batch ${reason}`,
+      );
     }
     assert.equal(urlRejectionStatus('scheme'), 400);
   });

@@ -4,7 +4,8 @@ import { metricsAllowed } from '../../../src/observability/metrics-access.js';
 
 describe('who may scrape /metrics', () => {
   it('without METRICS_TOKEN: clients on this machine only, by the socket peer address', () => {
-    for (const peer of ['127.0.0.1', '127.0.0.5', '::1', '::ffff:127.0.0.1']) assert.equal(metricsAllowed(undefined, peer, undefined), true, peer);
+    for (const peer of ['127.0.0.1', '127.0.0.5', '::1', '::ffff:127.0.0.1'])
+      assert.equal(metricsAllowed(undefined, peer, undefined), true, peer);
     for (const peer of ['10.0.0.1', '192.168.1.2', '2001:db8::1', '::ffff:10.0.0.1', undefined, 'nonsense']) {
       assert.equal(metricsAllowed(undefined, peer, undefined), false, String(peer));
     }

@@ -32,15 +32,21 @@ describe('docker-compose.yml', () => {
 
   it('runs every role, with two API processes behind one entry point', () => {
     const roles = appServices().map(([, s]) => roleOf(s));
-    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer']) assert.ok(roles.includes(role), role);
+    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'])
+      assert.ok(roles.includes(role), role);
     const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
     assert.equal(apis.length, 2);
     for (const [name, s] of apis) assert.equal(s.ports, undefined, `${name} publishes no host port of its own`);
     // Exactly the load balancer is trusted: one hop, never `true` (which believes a client-sent address).
     for (const [name, s] of apis) assert.equal(s.environment!['TRUST_PROXY'], '1', `${name} trusts one proxy hop`);
-    const published = Object.entries(services).flatMap(([name, s]) => (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })));
+    const published = Object.entries(services).flatMap(([name, s]) =>
+      (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })),
+    );
     assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
-    assert.deepEqual(published.map((p) => p.name), ['lb']);
+    assert.deepEqual(
+      published.map((p) => p.name),
+      ['lb'],
+    );
   });
 
   it('pins every image to a version, NATS to one without the clustered concurrency bugs', () => {
@@ -49,9 +55,12 @@ describe('docker-compose.yml', () => {
       const tag = s.image.split(':')[1] ?? '';
       assert.match(tag, /^\d+\.\d+/, `${name}: ${s.image} is pinned to a release, not a floating major`);
     }
-    const natsImages = Object.entries(services).filter(([n]) => n.startsWith('nats-')).map(([, s]) => s.image!);
+    const natsImages = Object.entries(services)
+      .filter(([n]) => n.startsWith('nats-'))
+      .map(([, s]) => s.image!);
     assert.equal(natsImages.length, 3);
-    for (const image of natsImages) assert.deepEqual(replicatedStreamBugsOf(image.split(':')[1]!.split('-')[0]!), [], image);
+    for (const image of natsImages)
+      assert.deepEqual(replicatedStreamBugsOf(image.split(':')[1]!.split('-')[0]!), [], image);
   });
 
   it('gives every stream and bucket 3 replicas, and every service a healthcheck and a restart policy', () => {
@@ -66,22 +75,37 @@ describe('docker-compose.yml', () => {
       assert.ok(s.healthcheck?.test?.length, `${name} has a healthcheck`);
       assert.equal(s.restart, 'unless-stopped', name);
       for (const [dep, cond] of Object.entries(s.depends_on ?? {})) {
-        assert.equal(cond.condition, dep === 'provision' ? 'service_completed_successfully' : 'service_healthy', `${name} → ${dep}`);
+        assert.equal(
+          cond.condition,
+          dep === 'provision' ? 'service_completed_successfully' : 'service_healthy',
+          `${name} → ${dep}`,
+        );
       }
     }
     for (const [name, s] of appServices()) assert.ok(s.depends_on?.['provision'], `${name} starts after provision`);
-    for (const [name, s] of appServices()) assert.ok(Object.keys(s.depends_on ?? {}).includes('nats-1'), `${name} waits for NATS`);
+    for (const [name, s] of appServices())
+      assert.ok(Object.keys(s.depends_on ?? {}).includes('nats-1'), `${name} waits for NATS`);
   });
 
   it('hands each role only the secrets it uses', () => {
     for (const [name, s] of appServices()) {
       const env = s.environment!;
       assert.equal('ADMIN_KEY' in env, roleOf(s) === 'api', `${name}: ADMIN_KEY only for the API`);
-      assert.equal('SIGNING_KEY' in env, roleOf(s) === 'signer', `${name}: SIGNING_KEY only for the signers, never the browser workers`);
-      assert.equal('LOG_SIGNING_KEY' in env, roleOf(s) === 'sequencer', `${name}: the log's checkpoint key only for the sequencers`);
+      assert.equal(
+        'SIGNING_KEY' in env,
+        roleOf(s) === 'signer',
+        `${name}: SIGNING_KEY only for the signers, never the browser workers`,
+      );
+      assert.equal(
+        'LOG_SIGNING_KEY' in env,
+        roleOf(s) === 'sequencer',
+        `${name}: the log's checkpoint key only for the sequencers`,
+      );
       assert.equal('CAPTURE_API_KEY' in env, false, name);
-      if (roleOf(s) === 'worker') assert.equal(env['SIGNER'], 'remote', `${name}: the workers ask the signers instead of signing in place`);
-      if (roleOf(s) === 'signer') assert.equal(env['DATABASE_URL'], '', `${name}: the signer gets no database URL or password`);
+      if (roleOf(s) === 'worker')
+        assert.equal(env['SIGNER'], 'remote', `${name}: the workers ask the signers instead of signing in place`);
+      if (roleOf(s) === 'signer')
+        assert.equal(env['DATABASE_URL'], '', `${name}: the signer gets no database URL or password`);
     }
   });
 
@@ -91,7 +115,10 @@ describe('docker-compose.yml', () => {
       assert.equal(s.environment!['NATS_PASSWORD'], `\${NATS_${roleOf(s)!.toUpperCase()}_PASSWORD}`, name);
     }
     const conf = await readFile(join(projectRoot, 'ops', 'nats', 'cluster.conf'), 'utf8');
-    assert.ok(conf.includes(natsAuthorizationConfig(COMPOSE_NATS_USERS)), 'ops/nats/cluster.conf carries the authorization block of src/infra/nats-permissions.ts');
+    assert.ok(
+      conf.includes(natsAuthorizationConfig(COMPOSE_NATS_USERS)),
+      'ops/nats/cluster.conf carries the authorization block of src/infra/nats-permissions.ts',
+    );
   });
 
   it("lifts Docker's seccomp profile for the worker only, whose Chromium brings its own sandbox", () => {

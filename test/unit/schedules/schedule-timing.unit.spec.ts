@@ -5,7 +5,10 @@ import { dueFireTime, nextRunAt } from '../../../src/schedules/schedule-timing.j
 
 const at = (iso: string): Date => new Date(iso);
 const due = (cron: string, createdAt: string, lastHandled: string | null, now: string): string | null =>
-  dueFireTime({ cron, createdAt: at(createdAt), lastHandled: lastHandled ? at(lastHandled) : null }, at(now))?.toISOString() ?? null;
+  dueFireTime(
+    { cron, createdAt: at(createdAt), lastHandled: lastHandled ? at(lastHandled) : null },
+    at(now),
+  )?.toISOString() ?? null;
 
 describe('dueFireTime (spec 4.12; docs/schedules.md)', () => {
   it('nothing is due before the first fire time after creation', () => {
@@ -24,12 +27,18 @@ describe('dueFireTime (spec 4.12; docs/schedules.md)', () => {
 
   it('a handled fire time is not due again; the next one is', () => {
     assert.equal(due('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T11:30:00Z'), null);
-    assert.equal(due('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T12:00:00Z'), '2026-03-01T12:00:00.000Z');
+    assert.equal(
+      due('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T12:00:00Z'),
+      '2026-03-01T12:00:00.000Z',
+    );
   });
 
   it('catch-up after downtime: one run, for the most recent missed fire time', () => {
     // Down from 11:30 to 15:20: 12:00, 13:00, 14:00 and 15:00 were missed; only 15:00 runs.
-    assert.equal(due('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T15:20:00Z'), '2026-03-01T15:00:00.000Z');
+    assert.equal(
+      due('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T15:20:00Z'),
+      '2026-03-01T15:00:00.000Z',
+    );
     // Never ran at all: the same rule from creation.
     assert.equal(due('30 6 * * *', '2026-03-01T00:00:00Z', null, '2026-03-05T07:00:00Z'), '2026-03-05T06:30:00.000Z');
     // Once it is handled, nothing older comes back.
@@ -50,7 +59,10 @@ describe('dueFireTime (spec 4.12; docs/schedules.md)', () => {
     const parsed = parseSchedule('0 9 * * 1');
     assert.ok(parsed.ok);
     assert.equal(
-      dueFireTime({ cron: parsed, createdAt: at('2026-03-01T00:00:00Z'), lastHandled: null }, at('2026-03-02T09:00:00Z'))?.toISOString(),
+      dueFireTime(
+        { cron: parsed, createdAt: at('2026-03-01T00:00:00Z'), lastHandled: null },
+        at('2026-03-02T09:00:00Z'),
+      )?.toISOString(),
       '2026-03-02T09:00:00.000Z',
     );
     assert.equal(due('*/30 * * * *', '2026-03-01T00:00:00Z', null, '2026-03-02T00:00:00Z'), null);
@@ -59,11 +71,17 @@ describe('dueFireTime (spec 4.12; docs/schedules.md)', () => {
 
 describe('nextRunAt (spec 2.10)', () => {
   const next = (cron: string, createdAt: string, lastHandled: string | null, now: string) =>
-    nextRunAt({ cron, createdAt: at(createdAt), lastHandled: lastHandled ? at(lastHandled) : null }, at(now))?.toISOString();
+    nextRunAt(
+      { cron, createdAt: at(createdAt), lastHandled: lastHandled ? at(lastHandled) : null },
+      at(now),
+    )?.toISOString();
 
   it('is the first fire time strictly after now', () => {
     assert.equal(next('0 * * * *', '2026-03-01T10:15:00Z', null, '2026-03-01T10:15:00Z'), '2026-03-01T11:00:00.000Z');
-    assert.equal(next('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T11:00:00Z'), '2026-03-01T12:00:00.000Z');
+    assert.equal(
+      next('0 * * * *', '2026-03-01T10:15:00Z', '2026-03-01T11:00:00Z', '2026-03-01T11:00:00Z'),
+      '2026-03-01T12:00:00.000Z',
+    );
     assert.equal(next('0 6 1 * *', '2026-03-01T10:15:00Z', null, '2026-03-01T10:15:00Z'), '2026-04-01T06:00:00.000Z');
   });
 });

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { checkCertificateTransparency, transparencyDigest, type CertificateTransparency } from '../../../packages/verifier/src/index.js';
+import {
+  checkCertificateTransparency,
+  transparencyDigest,
+  type CertificateTransparency,
+} from '../../../packages/verifier/src/index.js';
 import { noteSignerFromSeed, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
 import { captureLeaf, encodeLeaf } from '../../../src/transparency/leaf.js';
 import { MerkleTree } from '../../../src/transparency/merkle.js';
@@ -21,20 +25,38 @@ function blockAt(index: number, size: number): CertificateTransparency {
   const tree = new MerkleTree();
   let leaf = '';
   for (let i = 0; i < size; i++) {
-    const record = i === index ? captureLeaf(captureId, bundleHash, 'k1', '2026-11-25T00:00:00Z') : captureLeaf(`cap_${randomBytes(16).toString('hex')}`, bundleHash, 'k1', null);
+    const record =
+      i === index
+        ? captureLeaf(captureId, bundleHash, 'k1', '2026-11-25T00:00:00Z')
+        : captureLeaf(`cap_${randomBytes(16).toString('hex')}`, bundleHash, 'k1', null);
     const data = encodeLeaf(record);
     if (i === index) leaf = new TextDecoder().decode(data);
     tree.appendLeaf(data);
   }
   const checkpoint = signCheckpoint({ origin: signer.name, size, rootHash: tree.root(size), extensions: [] }, signer);
-  return { leafIndex: index, leaf, checkpoint, checkpointTimestamp: null, inclusionProof: tree.inclusionProof(index, size).map((h) => Buffer.from(h).toString('hex')), logKey };
+  return {
+    leafIndex: index,
+    leaf,
+    checkpoint,
+    checkpointTimestamp: null,
+    inclusionProof: tree.inclusionProof(index, size).map((h) => Buffer.from(h).toString('hex')),
+    logKey,
+  };
 }
 
 const capture = { captureId, bundleHash };
 
 describe('checkCertificateTransparency', () => {
   it('passes for the leaf at any position of trees of many sizes, with the log key', async () => {
-    for (const [index, size] of [[0, 1], [0, 2], [1, 2], [4, 7], [6, 7], [8, 9], [12, 33]] as const) {
+    for (const [index, size] of [
+      [0, 1],
+      [0, 2],
+      [1, 2],
+      [4, 7],
+      [6, 7],
+      [8, 9],
+      [12, 33],
+    ] as const) {
       const check = await checkCertificateTransparency(blockAt(index, size), capture, [logKey]);
       assert.equal(check.status, 'pass', `${index}/${size}: ${check.detail}`);
     }
@@ -56,7 +78,10 @@ describe('checkCertificateTransparency', () => {
       assert.equal(check.status, 'fail');
       return check.detail!;
     };
-    assert.match(await detail(block, { captureId: 'cap_ffffffffffffffffffffffffffffffff', bundleHash }), /not the leaf of capture/);
+    assert.match(
+      await detail(block, { captureId: 'cap_ffffffffffffffffffffffffffffffff', bundleHash }),
+      /not the leaf of capture/,
+    );
     assert.match(await detail(block, { captureId, bundleHash: `sha256:${'cd'.repeat(32)}` }), /names bundle/);
     const proof = [...block.inclusionProof];
     proof[1] = proof[1]!.replace(/^./, (c) => (c === '0' ? '1' : '0'));

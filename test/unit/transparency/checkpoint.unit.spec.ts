@@ -1,7 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CheckpointError, noteSignerFromSeed, openCheckpoint, parseVerifierKey, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
-import { decodeEntryBundle, encodeEntryBundle, encodeTileIndex, parseTilePath, tilePath, tilesForSize } from '../../../src/transparency/tiles.js';
+import {
+  CheckpointError,
+  noteSignerFromSeed,
+  openCheckpoint,
+  parseVerifierKey,
+  signCheckpoint,
+  verifierKeyString,
+} from '../../../src/transparency/checkpoint.js';
+import {
+  decodeEntryBundle,
+  encodeEntryBundle,
+  encodeTileIndex,
+  parseTilePath,
+  tilePath,
+  tilesForSize,
+} from '../../../src/transparency/tiles.js';
 
 const signer = noteSignerFromSeed('log.example/v1/log', new Uint8Array(32).fill(7));
 const root = new Uint8Array(32).fill(9);
@@ -49,11 +63,15 @@ describe('C2SP tlog-tiles paths', () => {
   it('parses exactly the paths it writes', () => {
     assert.deepEqual(parseTilePath('0/x001/x234/067'), { level: 0, index: 1234067, width: 256 });
     assert.deepEqual(parseTilePath('entries/005.p/17'), { level: 'entries', index: 5, width: 17 });
-    for (const bad of ['0/5', '0/x000/005', '01/000', '0/000.p/0', '0/000.p/256', '64/000', 'x/000', '0/000/']) assert.equal(parseTilePath(bad), null, bad);
+    for (const bad of ['0/5', '0/x000/005', '01/000', '0/000.p/0', '0/000.p/256', '64/000', 'x/000', '0/000/'])
+      assert.equal(parseTilePath(bad), null, bad);
   });
 
   it('lists full and partial tiles for a size, and round-trips entries bundles', () => {
-    assert.deepEqual(tilesForSize(0, 600).map((t) => t.width), [256, 256, 88]);
+    assert.deepEqual(
+      tilesForSize(0, 600).map((t) => t.width),
+      [256, 256, 88],
+    );
     assert.deepEqual(tilesForSize(1, 600), [{ level: 1, index: 0, width: 2 }]);
     const entries = [new Uint8Array([1, 2]), new Uint8Array(300).fill(5), new Uint8Array()];
     assert.deepEqual(decodeEntryBundle(encodeEntryBundle(entries)), entries);

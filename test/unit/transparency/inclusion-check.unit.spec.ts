@@ -12,7 +12,16 @@ import type { TransparencyEvidence } from '../../../src/transparency/inclusion-c
 import { type TransparencyInput, verifyBundleWithLog } from '../../../src/transparency/verify-transparency.js';
 import { captureLeaf, encodeLeaf } from '../../../src/transparency/leaf.js';
 import { MerkleTree } from '../../../src/transparency/merkle.js';
-import { publishedKeys, readJson, rezip, sampleCapture, signedBundle, testKey, unzip, writeJson } from '../archive/bundle-fixture.js';
+import {
+  publishedKeys,
+  readJson,
+  rezip,
+  sampleCapture,
+  signedBundle,
+  testKey,
+  unzip,
+  writeJson,
+} from '../archive/bundle-fixture.js';
 
 /**
  * The transparency extension of bundle verification (beside the spec's checks, issue 27): the leaf is made from the bundle itself, and must be in the
@@ -36,16 +45,26 @@ describe('verification: the transparency check', () => {
     dir = await mkdtemp(join(tmpdir(), 'inclusion-check-'));
     tsa = await startLocalTsa({ dir: join(dir, 'tsa') });
     options = { keys: publishedKeys(), tsaCaCertsPem: [tsa.caCertPem] };
-    bundle = await signedBundle(sampleCapture(), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    bundle = await signedBundle(
+      sampleCapture(),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
+    );
     captureId = sampleCapture().captureId;
     // The log: some other leaves, then this bundle's (made as the sequencer makes it from the ledger event), then more.
     const tree = new MerkleTree();
     for (let i = 0; i < 10; i++) {
-      tree.appendLeaf(i === INDEX ? encodeLeaf(captureLeaf(captureId, bundle.ref.bundleHash, bundle.ref.keyId, bundle.timestamp!.genTime)) : filler(i));
+      tree.appendLeaf(
+        i === INDEX
+          ? encodeLeaf(captureLeaf(captureId, bundle.ref.bundleHash, bundle.ref.keyId, bundle.timestamp!.genTime))
+          : filler(i),
+      );
     }
     evidence = {
       logKey: verifierKeyString(logSigner),
-      checkpoint: signCheckpoint({ origin: logSigner.name, size: 10, rootHash: tree.root(), extensions: [] }, logSigner),
+      checkpoint: signCheckpoint(
+        { origin: logSigner.name, size: 10, rootHash: tree.root(), extensions: [] },
+        logSigner,
+      ),
       leafIndex: INDEX,
       inclusionProof: tree.inclusionProof(INDEX).map(b64),
     };
@@ -62,7 +81,10 @@ describe('verification: the transparency check', () => {
 
   it('passes beside the spec checks when the leaf is in the signed tree, with the proof it was checked with', async () => {
     const { r, t } = await check(bundle.bytes, evidence);
-    assert.deepEqual(r.checks.map((c) => c.name), ['artifactHashes', 'bundleHash', 'signature', 'timestamp']);
+    assert.deepEqual(
+      r.checks.map((c) => c.name),
+      ['artifactHashes', 'bundleHash', 'signature', 'timestamp'],
+    );
     assert.equal(t?.status, 'pass', t?.detail);
     assert.equal(t?.leafIndex, INDEX);
     assert.equal(t?.checkpoint, evidence.checkpoint);
@@ -81,7 +103,10 @@ describe('verification: the transparency check', () => {
       ['index', { ...evidence, leafIndex: INDEX + 1 }],
       ['proof', { ...evidence, inclusionProof: [...evidence.inclusionProof.slice(1), evidence.inclusionProof[0]!] }],
       ['checkpoint', { ...evidence, checkpoint: evidence.checkpoint.replace('\n10\n', '\n11\n') }],
-      ['key', { ...evidence, logKey: verifierKeyString(noteSignerFromSeed(logSigner.name, new Uint8Array(32).fill(6))) }],
+      [
+        'key',
+        { ...evidence, logKey: verifierKeyString(noteSignerFromSeed(logSigner.name, new Uint8Array(32).fill(6))) },
+      ],
     ] as Array<[string, TransparencyEvidence]>) {
       const { r, t } = await check(bundle.bytes, ev);
       assert.equal(t?.status, 'fail', what);
@@ -92,7 +117,10 @@ describe('verification: the transparency check', () => {
 
   it('fails for a second bundle of the same capture: the log holds the first one', async () => {
     // The operator signs another capture for the same ID and moment: it verifies on its own, but its leaf is not the logged one.
-    const other = await signedBundle(sampleCapture({ completedAt: '2024-05-01T10:00:09.000Z' }), localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }));
+    const other = await signedBundle(
+      sampleCapture({ completedAt: '2024-05-01T10:00:09.000Z' }),
+      localNotary(testKey(), { timestamper: createTsaClient({ url: tsa.url }) }),
+    );
     assert.notEqual(other.ref.bundleHash, bundle.ref.bundleHash);
     const { r, t } = await check(other.bytes, evidence);
     assert.equal(r.checks.find((c) => c.name === 'signature')?.status, 'pass');

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { EMPTY_ROOT, leafHash, MerkleTree, nodeHash, splitPoint, verifyConsistency, verifyInclusion } from '../../../src/transparency/merkle.js';
+import {
+  EMPTY_ROOT,
+  leafHash,
+  MerkleTree,
+  nodeHash,
+  splitPoint,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../../src/transparency/merkle.js';
 
 /** RFC 9162 MTH written as the RFC's recursion, independent of MerkleTree's stored levels. */
 function mth(leaves: Uint8Array[]): Uint8Array {
@@ -41,7 +49,8 @@ describe('RFC 6962 Merkle tree', () => {
         const proof = tree.inclusionProof(i, size);
         assert.ok(verifyInclusion(i, size, leafHash(data(i)), proof, root), `leaf ${i} in ${size}`);
         assert.ok(!verifyInclusion(i, size, leafHash(data(i + 1)), proof, root));
-        if (size > 1) assert.ok(!verifyInclusion((i + 1) % size, size, leafHash(data(i)), proof, root) || (i + 1) % size === i);
+        if (size > 1)
+          assert.ok(!verifyInclusion((i + 1) % size, size, leafHash(data(i)), proof, root) || (i + 1) % size === i);
         if (proof.length > 0) {
           const bad = proof.map((p) => p.slice());
           bad[0]![0]! ^= 1;
@@ -64,7 +73,15 @@ describe('RFC 6962 Merkle tree', () => {
         assert.ok(verifyConsistency(first, second, tree.root(first), tree.root(second), proof), `${first} → ${second}`);
         if (first > 3) {
           // the fork rewrote leaf 3: its trees are not extensions of the honest ones
-          assert.ok(!verifyConsistency(first, second, tree.root(first), forked.root(second), forked.consistencyProof(first, second)));
+          assert.ok(
+            !verifyConsistency(
+              first,
+              second,
+              tree.root(first),
+              forked.root(second),
+              forked.consistencyProof(first, second),
+            ),
+          );
         }
       }
     }

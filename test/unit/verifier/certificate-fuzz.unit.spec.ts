@@ -28,14 +28,25 @@ function signedDocument(): Uint8Array {
   const head = '%PDF-1.3\n';
   const catalog = '1 0 obj\n<<\n/Type /Catalog\n>>\nendobj\n';
   const xrefAt = head.length + catalog.length;
-  return latin1(`${head}${catalog}xref\n0 2\n0000000000 65535 f \n${String(head.length).padStart(10, '0')} 00000 n \ntrailer\n<<\n/Size 2\n/Root 1 0 R\n>>\nstartxref\n${xrefAt}\n%%EOF\n`);
+  return latin1(
+    `${head}${catalog}xref\n0 2\n0000000000 65535 f \n${String(head.length).padStart(10, '0')} 00000 n \ntrailer\n<<\n/Size 2\n/Root 1 0 R\n>>\nstartxref\n${xrefAt}\n%%EOF\n`,
+  );
 }
 
 async function genuine(): Promise<{ document: Uint8Array; envelope: Record<string, unknown>; pdf: Uint8Array }> {
   const document = signedDocument();
   const certificateHash = await sha256Prefixed(document);
   const attested = await localNotary(testKey()).certify({ captureId, bundleHash, certificateHash });
-  const envelope = { format: CERTIFICATE_FORMAT, captureId, bundleHash, url: 'https://example.com/', certificateHash, bytes: document.length, signature: attested.signature, timestamp: attested.timestamp };
+  const envelope = {
+    format: CERTIFICATE_FORMAT,
+    captureId,
+    bundleHash,
+    url: 'https://example.com/',
+    certificateHash,
+    bytes: document.length,
+    signature: attested.signature,
+    timestamp: attested.timestamp,
+  };
   return { document, envelope, pdf: attachCertificateEnvelope(document, latin1(JSON.stringify(envelope))) };
 }
 
@@ -44,7 +55,8 @@ const withAttachment = (document: Uint8Array, json: Uint8Array) => attachCertifi
 
 const envelopeCheck = (r: CertificateVerification) => r.checks.find((c) => c.name === 'envelope')!;
 /** Nothing the uploader chose comes back at length: the whole answer stays small. */
-const assertSmall = (r: CertificateVerification) => assert.ok(JSON.stringify(r).length < 8 * 1024, `answer of ${JSON.stringify(r).length} characters`);
+const assertSmall = (r: CertificateVerification) =>
+  assert.ok(JSON.stringify(r).length < 8 * 1024, `answer of ${JSON.stringify(r).length} characters`);
 
 describe('certificate verification of hostile uploads', () => {
   it('a genuine certificate verifies (the baseline the cases below break)', async () => {
@@ -70,7 +82,10 @@ describe('certificate verification of hostile uploads', () => {
     assert.match(envelopeCheck(r).detail!, new RegExp(`deeper than ${MAX_ENVELOPE_DEPTH}`));
     // Brackets inside strings are text, not nesting.
     const { document, envelope } = await genuine();
-    const quoted = await verifyCertificate(withAttachment(document, latin1(JSON.stringify({ ...envelope, note: '['.repeat(1000) }))), trust);
+    const quoted = await verifyCertificate(
+      withAttachment(document, latin1(JSON.stringify({ ...envelope, note: '['.repeat(1000) }))),
+      trust,
+    );
     assert.equal(envelopeCheck(quoted).status, 'pass');
   });
 
@@ -108,7 +123,7 @@ describe('certificate verification of hostile uploads', () => {
   it('seeded random mutations of a genuine certificate never throw, and pass only with what is signed intact', async () => {
     const { pdf, envelope } = await genuine();
     let seed = 0x28;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let round = 0; round < 300; round++) {
       const mutated = Buffer.from(pdf);
       const edits = 1 + Math.floor(random() * 4);
@@ -119,7 +134,11 @@ describe('certificate verification of hostile uploads', () => {
       // The envelope's url and signedAt are informational (not in the signed message): an edit there may pass.
       if (r.verified) {
         const { captureId: id, bundleHash: hash, certificateHash } = r.certificate!;
-        assert.deepEqual({ id, hash, certificateHash }, { id: envelope['captureId'], hash: envelope['bundleHash'], certificateHash: envelope['certificateHash'] }, `round ${round}`);
+        assert.deepEqual(
+          { id, hash, certificateHash },
+          { id: envelope['captureId'], hash: envelope['bundleHash'], certificateHash: envelope['certificateHash'] },
+          `round ${round}`,
+        );
       }
       assertSmall(r);
     }

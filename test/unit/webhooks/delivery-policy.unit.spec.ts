@@ -16,7 +16,8 @@ describe('webhook retry table (spec 6.6)', () => {
 
   it('any 2xx is delivered, at any attempt', () => {
     for (const status of [200, 201, 202, 204, 299]) {
-      for (const attempt of [1, 4]) assert.deepEqual(decideAfterAttempt(attempt, http(status), DEFAULT), { kind: 'delivered' });
+      for (const attempt of [1, 4])
+        assert.deepEqual(decideAfterAttempt(attempt, http(status), DEFAULT), { kind: 'delivered' });
     }
   });
 
@@ -52,7 +53,10 @@ describe('webhook retry table (spec 6.6)', () => {
   });
 
   it('a refused (private) address is not retried', () => {
-    assert.equal(decideAfterAttempt(1, { kind: 'blocked', detail: 'refused to connect to a.test: private' }, DEFAULT).kind, 'dead_letter');
+    assert.equal(
+      decideAfterAttempt(1, { kind: 'blocked', detail: 'refused to connect to a.test: private' }, DEFAULT).kind,
+      'dead_letter',
+    );
   });
 
   it('follows configured delays, fractional seconds included', () => {

@@ -26,8 +26,14 @@ describe('webhook signature (spec 6.5)', () => {
 
   it('signs the raw bytes: a Buffer body equals its string, re-serialised JSON does not', () => {
     const raw = '{"b": 1,  "a":"é"}';
-    assert.equal(signWebhookPayload(SECRET, T, Buffer.from(raw, 'utf8')).signature, signWebhookPayload(SECRET, T, raw).signature);
-    assert.notEqual(signWebhookPayload(SECRET, T, JSON.stringify(JSON.parse(raw))).signature, signWebhookPayload(SECRET, T, raw).signature);
+    assert.equal(
+      signWebhookPayload(SECRET, T, Buffer.from(raw, 'utf8')).signature,
+      signWebhookPayload(SECRET, T, raw).signature,
+    );
+    assert.notEqual(
+      signWebhookPayload(SECRET, T, JSON.stringify(JSON.parse(raw))).signature,
+      signWebhookPayload(SECRET, T, raw).signature,
+    );
   });
 
   it('verifies within the tolerance and rejects outside it', () => {
@@ -35,25 +41,50 @@ describe('webhook signature (spec 6.5)', () => {
     assert.deepEqual(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T }), { ok: true, timestamp: T });
     assert.equal(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T + 300 }).ok, true);
     assert.equal(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T - 300 }).ok, true);
-    assert.deepEqual(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T + 301 }), { ok: false, reason: 'stale_timestamp' });
-    assert.deepEqual(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T - 301 }), { ok: false, reason: 'stale_timestamp' });
-    assert.equal(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T + 1000, toleranceSeconds: 1000 }).ok, true);
+    assert.deepEqual(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T + 301 }), {
+      ok: false,
+      reason: 'stale_timestamp',
+    });
+    assert.deepEqual(verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T - 301 }), {
+      ok: false,
+      reason: 'stale_timestamp',
+    });
+    assert.equal(
+      verifyWebhookSignature(SECRET, header, BODY, { nowSeconds: T + 1000, toleranceSeconds: 1000 }).ok,
+      true,
+    );
   });
 
   it('rejects a changed body, another secret, a moved timestamp and malformed headers', () => {
     const { header, signature } = signWebhookPayload(SECRET, T, BODY);
     const opts = { nowSeconds: T };
     assert.deepEqual(verifyWebhookSignature(SECRET, header, `${BODY} `, opts), { ok: false, reason: 'mismatch' });
-    assert.deepEqual(verifyWebhookSignature(generateWebhookSecret(), header, BODY, opts), { ok: false, reason: 'mismatch' });
-    assert.deepEqual(verifyWebhookSignature(SECRET, `t=${T + 1},v1=${signature}`, BODY, { nowSeconds: T + 1 }), { ok: false, reason: 'mismatch' });
-    for (const bad of ['', `v1=${signature}`, `t=${T}`, `t=abc,v1=${signature}`, `t=${T},v1=${signature.slice(2)}`, 'garbage']) {
+    assert.deepEqual(verifyWebhookSignature(generateWebhookSecret(), header, BODY, opts), {
+      ok: false,
+      reason: 'mismatch',
+    });
+    assert.deepEqual(verifyWebhookSignature(SECRET, `t=${T + 1},v1=${signature}`, BODY, { nowSeconds: T + 1 }), {
+      ok: false,
+      reason: 'mismatch',
+    });
+    for (const bad of [
+      '',
+      `v1=${signature}`,
+      `t=${T}`,
+      `t=abc,v1=${signature}`,
+      `t=${T},v1=${signature.slice(2)}`,
+      'garbage',
+    ]) {
       assert.deepEqual(verifyWebhookSignature(SECRET, bad, BODY, opts), { ok: false, reason: 'malformed_header' }, bad);
     }
   });
 
   it('accepts the header in any order and with extra v1 entries', () => {
     const { signature } = signWebhookPayload(SECRET, T, BODY);
-    assert.equal(verifyWebhookSignature(SECRET, `v1=${'0'.repeat(64)}, v1=${signature}, t=${T}`, BODY, { nowSeconds: T }).ok, true);
+    assert.equal(
+      verifyWebhookSignature(SECRET, `v1=${'0'.repeat(64)}, v1=${signature}, t=${T}`, BODY, { nowSeconds: T }).ok,
+      true,
+    );
   });
 
   it('generates svcsec_ + 64 lowercase hex, different every time', () => {

@@ -37,7 +37,14 @@ const failed = (over: Partial<Failed> = {}) => ({
   id: 'evt_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
   occurredAt: '2026-11-22T10:01:00.000Z',
   type: 'capture.failed' as const,
-  data: { captureId: CAP, failedAt: '2026-11-22T10:00:59.000Z', error: 'DNS lookup failed', retryable: false, attempts: 3, ...over },
+  data: {
+    captureId: CAP,
+    failedAt: '2026-11-22T10:00:59.000Z',
+    error: 'DNS lookup failed',
+    retryable: false,
+    attempts: 3,
+    ...over,
+  },
 });
 
 describe('webhook envelopes (spec 6.1-6.4)', () => {
@@ -136,8 +143,27 @@ describe('tenant decider: delivery records', () => {
     assert.deepEqual(d.events, [{ type: 'webhook.delivery_attempted', data: attempt }]);
   });
   it('dead-letters a delivery', () => {
-    const data = { deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' };
+    const data = {
+      deliveryId: 'dlv_1',
+      webhookId: 'whk_1',
+      eventId: 'evt_1',
+      eventType: 'capture.complete',
+      attempts: 4,
+      reason: 'x',
+    };
     const d = decideTenant({ type: 'DeadLetterDelivery', data }, initialTenantState('acme'), new Date());
-    assert.deepEqual(d.events, [{ type: 'webhook.delivery_dead_lettered', data: { deliveryId: 'dlv_1', webhookId: 'whk_1', eventId: 'evt_1', eventType: 'capture.complete', attempts: 4, reason: 'x' } }]);
+    assert.deepEqual(d.events, [
+      {
+        type: 'webhook.delivery_dead_lettered',
+        data: {
+          deliveryId: 'dlv_1',
+          webhookId: 'whk_1',
+          eventId: 'evt_1',
+          eventType: 'capture.complete',
+          attempts: 4,
+          reason: 'x',
+        },
+      },
+    ]);
   });
 });

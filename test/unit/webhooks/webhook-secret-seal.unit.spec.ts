@@ -9,7 +9,9 @@ describe('sealed webhook secrets', () => {
     const key = randomBytes(32);
     const sealed = sealSecret(key, secret, 'whk_a');
     assert.equal(openSecret(key, sealed, 'whk_a'), secret);
-    assert.ok(!sealed.includes(secret.slice(7, 20)) && !Buffer.from(sealed, 'base64').toString('latin1').includes('svcsec_'));
+    assert.ok(
+      !sealed.includes(secret.slice(7, 20)) && !Buffer.from(sealed, 'base64').toString('latin1').includes('svcsec_'),
+    );
     assert.notEqual(sealSecret(key, secret, 'whk_a'), sealed, 'a fresh IV each time');
   });
   it('does not open with another key, for another webhook, or altered', () => {
