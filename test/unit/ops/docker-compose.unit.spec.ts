@@ -43,9 +43,10 @@ describe('docker-compose.yml', () => {
       (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })),
     );
     assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
+    // The balancer alone publishes ports: the API's origin and the replay origin (issue 28 §1).
     assert.deepEqual(
-      published.map((p) => p.name),
-      ['lb'],
+      published.map((p) => `${p.name}:${p.host}`),
+      ['lb:8080', 'lb:8081'],
     );
   });
 
