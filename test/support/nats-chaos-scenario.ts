@@ -33,7 +33,8 @@ async function waitForStreams(cluster: LocalCluster, timeoutMs = 180_000): Promi
   const deadline = Date.now() + timeoutMs;
   const nc = await connect({ servers: cluster.nats.url.split(','), ...cluster.operator, maxReconnectAttempts: -1 });
   try {
-    const jsm = await jetstreamManager(nc, { timeout: 5000 });
+    // No API check at creation: just after a node restart the JetStream API may not answer yet; the loop waits.
+    const jsm = await jetstreamManager(nc, { timeout: 5000, checkAPI: false });
     for (;;) {
       const healthy = await (async () => {
         for (const name of ['LEDGER', 'JOBS', 'OBJ_artifacts', 'KV_webhook-keys']) {
