@@ -115,7 +115,8 @@ describe('a filtered purge and a node restart on a replicated stream (nats-serve
   });
 
   it('our artifact store: writes (one cut short), the same rolling restart, and every object reads back on every node', async () => {
-    const store = await openArtifactStore(nc, 3);
+    // Just after the stepdowns above the JetStream API may not answer for a moment: open once it does.
+    const store = await waitFor('the artifact store to open', () => openArtifactStore(nc, 3));
     const objects = new Map<string, Uint8Array>();
     for (let i = 0; i < 6; i++) {
       // Multi-chunk objects and a small one: the store writes 128 KiB chunks.
