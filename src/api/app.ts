@@ -29,7 +29,7 @@ import {
   openApiTransformObject,
   ROOT_SECURITY,
 } from './openapi-document.js';
-import { HttpProblem, problem, sendProblem } from './problem.js';
+import { HttpProblem, problem, sendProblem, unexpectedErrorProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
 import { MAX_PATH_SEGMENT } from './schemas.js';
@@ -211,11 +211,10 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
     }
-    req.log.error({ err }, 'unhandled error');
-    return sendProblem(
-      reply,
-      new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'),
-    );
+    const answer = unexpectedErrorProblem(err, req.id);
+    if (answer.status === 503) req.log.warn({ err }, 'NATS unavailable; answered 503');
+    else req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, answer);
   });
 
   app.setNotFoundHandler((req, reply) => notFound(req, reply));

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
+import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import { pickHeaders } from './openapi-headers.js';
 
 export { problem, type ProblemBody };
@@ -105,3 +106,26 @@ export const ANSWERS = {
   /** The error handler's last resort. */
   internal: { 500: 'Internal error; the detail carries the request id.' },
 } as const;
+
+/** Seconds a client waits before retrying while a nats-server restarts or a stream elects a leader. */
+export const NATS_RETRY_AFTER_S = 5;
+
+/**
+ * The answer to an error no route expected: 503 with Retry-After while NATS is restarting or electing a leader
+ * (the same request succeeds in a moment), 500 otherwise, with the request id to quote.
+ */
+export function unexpectedErrorProblem(err: unknown, requestId: string): HttpProblem {
+  if (isNatsUnavailable(err))
+    return new HttpProblem(
+      503,
+      `Storage is briefly unavailable (a NATS node is restarting or electing a leader); retry after ${NATS_RETRY_AFTER_S} seconds.`,
+      'Service Unavailable',
+      {},
+      { 'Retry-After': String(NATS_RETRY_AFTER_S) },
+    );
+  return new HttpProblem(
+    500,
+    `Internal error; quote request id ${requestId} when reporting it.`,
+    'Internal Server Error',
+  );
+}

@@ -16,7 +16,7 @@ import type { CaptureVerification } from '../application/capture-verification.js
 import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
 import { parseByteRange } from './byte-range.js';
-import { HttpProblem, sendProblem } from './problem.js';
+import { HttpProblem, sendProblem, unexpectedErrorProblem } from './problem.js';
 import { REPLAY_BASE, type ReplayAssets, replayAssets } from './replay-assets.js';
 import { replayPage } from './replay-page.js';
 import { HSTS } from './response-headers.js';
@@ -100,11 +100,10 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
         reply,
         new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
       );
-    req.log.error({ err }, 'unhandled error');
-    return sendProblem(
-      reply,
-      new HttpProblem(500, `Internal error; quote request id ${req.id} when reporting it.`, 'Internal Server Error'),
-    );
+    const answer = unexpectedErrorProblem(err, req.id);
+    if (answer.status === 503) req.log.warn({ err }, 'NATS unavailable; answered 503');
+    else req.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, answer);
   });
   app.setNotFoundHandler((req, reply) =>
     sendProblem(

@@ -9,6 +9,7 @@ import {
 } from '@nats-io/jetstream';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
+import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import { ARTIFACT_BUCKET } from '../ledger/streams.js';
 
 /**
@@ -80,20 +81,12 @@ function metaSubject(name: string): string {
 const digestOf = (bytes: Uint8Array) => `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
 const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
 
-/** No answer (a timeout, no responders while a node is killed, JetStream briefly unavailable): worth asking again. */
-function isUnanswered(err: unknown): boolean {
-  const e = err as { name?: string; message?: string; code?: unknown } | null;
-  return /timeout|no responders|503|temporarily unavailable|disconnect|closed/i.test(
-    `${e?.name ?? ''} ${e?.message ?? ''} ${String(e?.code ?? '')}`,
-  );
-}
-
 async function withRetries<T>(op: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await op();
     } catch (err) {
-      if (attempt >= PUBLISH_TRIES || !isUnanswered(err)) throw err;
+      if (attempt >= PUBLISH_TRIES || !isNatsUnavailable(err)) throw err;
       await new Promise((r) => setTimeout(r, 250 * attempt));
     }
   }

@@ -1,6 +1,7 @@
 import type { ArtifactRefs, BundleRef } from '../domain/events.js';
-import type { EventStore } from '../ledger/event-store.js';
+import type { EventStore, StoredEvent } from '../ledger/event-store.js';
 import type { ArtifactStore } from './artifact-store.js';
+import { isNatsUnavailable, whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
  * Every artifact the ledger names, read back and checked against its digest (`capture-ledger storage verify`,
@@ -37,6 +38,11 @@ export interface StoredEvidenceCheckOptions {
   onProgress?(seq: number): void;
   /** Stops after the capture being checked; the tally says where to resume. */
   signal?: AbortSignal;
+  /**
+   * How long the walk waits through NATS being unavailable (a node restarting, an election) before it gives up
+   * (default two minutes): run after a restart, it must not report an election as a loss.
+   */
+  unavailableBudgetMs?: number;
 }
 
 type Completed = { captureId: string; artifacts: ArtifactRefs; bundle?: BundleRef };
@@ -51,49 +57,68 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
     lastSeq: opts.fromSeq - 1,
   };
   const stopped = new Error('stopped');
-  try {
-    await opts.events.replay(
-      opts.fromSeq,
-      async (e) => {
-        if (opts.signal?.aborted) throw stopped;
-        // A commit may hold several events: the sequence before this one is complete once we move past it.
-        if (e.seq - 1 > tally.lastSeq) tally.lastSeq = e.seq - 1;
-        opts.onProgress?.(e.seq);
-        if (e.event.type !== 'capture.completed') return;
-        const data = e.event.data as Completed;
-        tally.captures++;
-        const named = Object.entries(data.artifacts ?? {}).filter(
-          (entry): entry is [string, string] => typeof entry[1] === 'string',
-        );
-        // A capture's objects are independent: checked side by side.
-        const checks = await Promise.all(
-          named.map(async ([artifact, object]) => ({ artifact, object, check: await opts.artifacts.check(object) })),
-        );
-        for (const { artifact, object, check } of checks) {
-          tally.artifacts++;
-          let problem: StoredArtifactProblem | null = null;
-          const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
-          if (check.status === 'missing') problem = { ...at, status: 'missing' };
-          else if (check.status === 'corrupt') problem = { ...at, status: 'corrupt', detail: check.detail };
-          else if (artifact === 'wacz' && data.bundle && check.size !== data.bundle.size) {
-            problem = {
-              ...at,
-              status: 'corrupt',
-              detail: `${check.size} bytes stored, the bundle the ledger names has ${data.bundle.size}`,
-            };
-          }
-          if (!problem) tally.ok++;
-          else {
-            tally[problem.status]++;
-            await opts.onProblem(problem);
-          }
-        }
-      },
-      opts.untilSeq,
+  const budgetMs = opts.unavailableBudgetMs ?? 120_000;
+  // The walk resumes after an interruption; events already checked (by sequence and place in their commit) are skipped.
+  let done = { seq: opts.fromSeq - 1, index: Number.MAX_SAFE_INTEGER };
+  const checked = (e: { seq: number; index: number }) =>
+    e.seq < done.seq || (e.seq === done.seq && e.index <= done.index);
+  const onEvent = async (e: StoredEvent) => {
+    if (opts.signal?.aborted) throw stopped;
+    if (checked(e)) return;
+    // A commit may hold several events: the sequence before this one is complete once we move past it.
+    if (e.seq - 1 > tally.lastSeq) tally.lastSeq = e.seq - 1;
+    opts.onProgress?.(e.seq);
+    if (e.event.type === 'capture.completed') await checkCompleted(e);
+    done = { seq: e.seq, index: e.index };
+  };
+  const checkCompleted = async (e: StoredEvent) => {
+    const data = e.event.data as Completed;
+    tally.captures++;
+    const named = Object.entries(data.artifacts ?? {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
     );
-    tally.lastSeq = Math.max(tally.lastSeq, opts.untilSeq);
-  } catch (err) {
-    if (err !== stopped) throw err;
+    // A capture's objects are independent: checked side by side.
+    const checks = await Promise.all(
+      named.map(async ([artifact, object]) => ({
+        artifact,
+        object,
+        check: await whileNatsUnavailable(() => opts.artifacts.check(object), { budgetMs }),
+      })),
+    );
+    for (const { artifact, object, check } of checks) {
+      tally.artifacts++;
+      let problem: StoredArtifactProblem | null = null;
+      const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
+      if (check.status === 'missing') problem = { ...at, status: 'missing' };
+      else if (check.status === 'corrupt') problem = { ...at, status: 'corrupt', detail: check.detail };
+      else if (artifact === 'wacz' && data.bundle && check.size !== data.bundle.size) {
+        problem = {
+          ...at,
+          status: 'corrupt',
+          detail: `${check.size} bytes stored, the bundle the ledger names has ${data.bundle.size}`,
+        };
+      }
+      if (!problem) tally.ok++;
+      else {
+        tally[problem.status]++;
+        await opts.onProblem(problem);
+      }
+    }
+  };
+  // The budget counts from the last progress: a long walk may meet several restarts.
+  let giveUpAt = Date.now() + budgetMs;
+  let doneAtFailure = done;
+  for (;;) {
+    try {
+      await opts.events.replay(Math.max(opts.fromSeq, done.seq), onEvent, opts.untilSeq);
+      tally.lastSeq = Math.max(tally.lastSeq, opts.untilSeq);
+      return tally;
+    } catch (err) {
+      if (err === stopped) return tally;
+      if (done !== doneAtFailure) giveUpAt = Date.now() + budgetMs;
+      doneAtFailure = done;
+      if (!isNatsUnavailable(err) || Date.now() > giveUpAt) throw err;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
   }
-  return tally;
 }

@@ -4,6 +4,7 @@ import { ensureStreams, ReplicasError } from '../ledger/streams.js';
 import type { Logger } from 'pino';
 import { natsInboxPrefix } from './nats-permissions.js';
 import { reportNatsServerVersion } from './nats-server-version.js';
+import { isNatsUnavailable } from './nats-unavailable.js';
 
 export interface NatsHandles {
   nc: NatsConnection;
@@ -68,14 +69,8 @@ async function reachJetStream(nc: NatsConnection): Promise<JetStreamManager> {
     try {
       return await jetstreamManager(nc, { timeout: JETSTREAM_TRY_MS });
     } catch (err) {
-      if (Date.now() + JETSTREAM_TRY_MS > deadline || !isUnanswered(err)) throw err;
+      if (Date.now() + JETSTREAM_TRY_MS > deadline || !isNatsUnavailable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-}
-
-/** No answer yet (a timeout, no responders, JetStream temporarily unavailable): worth asking again. */
-function isUnanswered(err: unknown): boolean {
-  const text = `${(err as Error | null)?.name ?? ''} ${(err as Error | null)?.message ?? ''} ${String((err as { cause?: unknown } | null)?.cause ?? '')}`;
-  return /timeout|no responders|503|temporarily unavailable/i.test(text);
 }

@@ -1,6 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import { TimeoutError } from '@nats-io/transport-node';
+import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import type { DomainEvent } from '../domain/events.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
 import { type EventEnvelope, type UnsealedEnvelope, sealChain } from './envelope.js';
@@ -34,24 +35,10 @@ export class ConcurrencyConflictError extends Error {
 const SHORT_RANGE_GETS = 4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** JetStream's 'temporarily unavailable' (a stream without a leader); nats.js has no name for it. */
-const TEMPORARILY_UNAVAILABLE = 10008;
 /** One try waits this long for the ack; a stream leader lost with its node is replaced within seconds. */
 const PUBLISH_TRY_MS = 2_500;
 /** Retries of one commit stop after this long: the caller then sees the error. */
 const PUBLISH_BUDGET_MS = 30_000;
-
-/**
- * No answer, or no leader to answer (an election after a node was lost): the commit may or may not have
- * landed. Publishing it again is safe — its msgID is its slot, so a copy that did land answers as a duplicate.
- */
-const isTransient = (err: unknown): boolean => {
-  if (err instanceof TimeoutError) return true;
-  if (err instanceof JetStreamApiError) return err.code === TEMPORARILY_UNAVAILABLE;
-  // No responders reaches us as JetStreamNotEnabled, with the RequestError as its cause.
-  const request = err instanceof RequestError ? err : (err as Error | null)?.cause;
-  return request instanceof RequestError && (request.isNoResponders() || request.cause instanceof TimeoutError);
-};
 
 /**
  * Creating a reader's consumer waits at most this long: on nats-server 2.9 an ephemeral consumer
@@ -187,7 +174,7 @@ export function createEventStore(
     } catch (err) {
       // No consumer could be made in time — on nats-server 2.9 an ephemeral consumer may be placed on a peer
       // that is down — so read the rest one commit at a time from the stream leader.
-      if (!isTransient(err)) throw err;
+      if (!isNatsUnavailable(err)) throw err;
       while (next <= untilSeq && (await getOne()));
     }
     return out;
@@ -233,7 +220,7 @@ export function createEventStore(
           if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
             throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
           }
-          if (!isTransient(err) || Date.now() > deadline) throw err;
+          if (!isNatsUnavailable(err) || Date.now() > deadline) throw err;
           await new Promise((r) => setTimeout(r, Math.min(250, 50 * attempt)));
         }
       }

@@ -37,6 +37,9 @@ async function waitForStreams(cluster: LocalCluster, timeoutMs = 180_000): Promi
     const jsm = await jetstreamManager(nc, { timeout: 5000, checkAPI: false });
     for (;;) {
       const healthy = await (async () => {
+        // The meta group has a leader (stream and consumer operations need one) …
+        await jsm.getAccountInfo();
+        // … and every stream has its own and current replicas.
         for (const name of ['LEDGER', 'JOBS', 'OBJ_artifacts', 'KV_webhook-keys']) {
           const info = await jsm.streams.info(name);
           if (!info.cluster?.leader || !(info.cluster.replicas ?? []).every((r) => r.current)) return false;
@@ -99,13 +102,23 @@ export async function runNatsChaos(
   const settled = await client.settle(key, acked, opts.settleMs ?? 900_000);
   const complete = acked.filter((id) => settled.get(id) === 'complete');
   const notVerified: NatsChaosReport['notVerified'] = [];
+  // As a client would: a 503 (a stream electing its leader) is asked again after its Retry-After, within a bound.
+  const base = cluster.apiUrls[0]!;
+  const patiently = async (url: string, init: RequestInit): Promise<Response> => {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const r = await fetch(url, init);
+      if (r.status !== 503 || Date.now() > deadline) return r;
+      await r.arrayBuffer();
+      await sleep(Number(r.headers.get('retry-after') ?? 5) * 1000);
+    }
+  };
   for (const id of complete) {
-    const base = cluster.apiUrls[0]!;
-    const v = await fetch(`${base}/v1/verify/${id}`, { headers: { accept: 'application/json' } });
-    const body = (await v.json().catch(() => ({}))) as { verified?: boolean; checks?: unknown };
+    const v = await patiently(`${base}/v1/verify/${id}`, { headers: { accept: 'application/json' } });
+    const body = (await v.json().catch(() => ({}))) as { verified?: boolean; checks?: unknown; detail?: string };
     if (v.status !== 200 || body.verified !== true)
-      notVerified.push({ id, detail: `verify ${v.status}: ${JSON.stringify(body.checks)}` });
-    const shot = await fetch(`${base}/v1/captures/${id}/artifacts/screenshot`, {
+      notVerified.push({ id, detail: `verify ${v.status}: ${JSON.stringify(body.checks ?? body.detail)}` });
+    const shot = await patiently(`${base}/v1/captures/${id}/artifacts/screenshot`, {
       headers: { authorization: `Bearer ${key}` },
     });
     await shot.arrayBuffer();

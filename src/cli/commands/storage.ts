@@ -1,5 +1,7 @@
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { artifactStoreOver } from '../../capture/artifact-store.js';
 import { checkStoredEvidence } from '../../capture/stored-evidence-check.js';
+import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { CliError, EXIT_FAILURE, EXIT_OK } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
 import { type CommandSpec, intOpt } from '../command-spec.js';
@@ -35,13 +37,16 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
     try {
       const events = await session.store();
       const { js, jsm } = await session.nats();
-      await jsm.streams.info('OBJ_artifacts').catch(() => {
+      // Run just after a restart: an election under way is waited through, not reported as a missing store.
+      const patiently = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs: 120_000 });
+      await patiently(() => jsm.streams.info('OBJ_artifacts')).catch((err: unknown) => {
+        if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
         throw new CliError(
           'the nats-server has no artifacts store (OBJ_artifacts)',
           "Point NATS_URL at the service's nats-server.",
         );
       });
-      const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await events.lastSeq());
+      const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await patiently(() => events.lastSeq()));
       const progress = createProgress(io, { label: 'storage verify', unit: 'seq', from: fromSeq - 1, total: untilSeq });
       const tally = await checkStoredEvidence({
         events,
