@@ -67,18 +67,20 @@ interface ObjectMeta {
 }
 
 const STREAM = `OBJ_${ARTIFACT_BUCKET}`;
-const CHUNK_BYTES = 128 * 1024; // the library's default chunk size
+export const CHUNK_BYTES = 128 * 1024; // the library's default chunk size
 const DIGEST_PREFIX = 'SHA-256=';
 const WRONG_LAST_SEQUENCE = 10071;
 const PUBLISH_TRIES = 5;
 
-const chunkSubject = (id: string) => `$O.${ARTIFACT_BUCKET}.C.${id}`;
+/** Where an object's chunks and its meta entry live: the nats.js object store's layout, so its tools read it too. */
+export const chunkSubject = (id: string) => `$O.${ARTIFACT_BUCKET}.C.${id}`;
 /** The library's meta subject: the name in padded base64url. */
-function metaSubject(name: string): string {
+export function metaSubject(name: string): string {
   const b64 = Buffer.from(name, 'utf8').toString('base64url');
   return `$O.${ARTIFACT_BUCKET}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
 }
-const digestOf = (bytes: Uint8Array) => `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
+export const digestOf = (bytes: Uint8Array) =>
+  `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
 const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
 
 async function withRetries<T>(op: () => Promise<T>): Promise<T> {

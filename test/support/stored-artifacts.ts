@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
+import { CHUNK_BYTES, chunkSubject, digestOf, metaSubject } from '../../src/capture/artifact-store.js';
 import { ARTIFACTS, type ArtifactName } from '../../src/domain/artifacts.js';
 import { ARTIFACT_BUCKET } from '../../src/ledger/streams.js';
 import type { ServerHandle } from '../../src/server.js';
@@ -24,23 +24,19 @@ export async function tamperWithStoredObject(nc: NatsConnection, name: string, b
   const js = jetstream(nc);
   const id = nuid.next();
   let chunks = 0;
-  for (let at = 0; at < bytes.byteLength; at += 128 * 1024) {
-    await js.publish(`$O.${ARTIFACT_BUCKET}.C.${id}`, bytes.subarray(at, at + 128 * 1024));
+  for (let at = 0; at < bytes.byteLength; at += CHUNK_BYTES) {
+    await js.publish(chunkSubject(id), bytes.subarray(at, at + CHUNK_BYTES));
     chunks++;
   }
-  const digest = `SHA-256=${createHash('sha256').update(bytes).digest('base64url')}=`;
   const meta = {
     name,
     bucket: ARTIFACT_BUCKET,
     nuid: id,
     size: bytes.byteLength,
     chunks,
-    digest,
+    digest: digestOf(bytes),
     mtime: new Date().toISOString(),
     deleted: false,
   };
-  await js.publish(
-    `$O.${ARTIFACT_BUCKET}.M.${Buffer.from(name).toString('base64').replace(/\+/g, '-').replace(/\//g, '_')}`,
-    JSON.stringify(meta),
-  );
+  await js.publish(metaSubject(name), JSON.stringify(meta));
 }
