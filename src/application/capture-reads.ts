@@ -14,6 +14,7 @@ import {
   findCaptureStatusFields,
   listCaptures,
 } from '../../projections/read-models/captures.js';
+import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 
 /**
  * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
@@ -50,10 +51,10 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     return row;
   }
 
-  /** The stored bytes of one of a complete capture's artifacts, or null. */
+  /** The stored bytes of one of a complete capture's artifacts; null when it has none (500 when storage lost it). */
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
     const ref = row.status === 'complete' ? row.artifacts?.[ARTIFACTS[name].refKey] : undefined;
-    return ref ? artifacts.get(ref) : null;
+    return ref ? readRecordedArtifact(artifacts, ref, { captureId: row.capture_id, artifact: name }) : null;
   }
 
   return {

@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type pg from 'pg';
 import type { Notary } from '../archive/notary.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
+import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
 import { iso } from '../domain/clock.js';
@@ -94,8 +95,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
     if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz || !deps.notary) return null;
     const existing = await stored(captureId);
     if (existing) return existing;
-    const wacz = await deps.artifacts.get(row.artifacts.wacz);
-    if (!wacz) return null;
+    const wacz = await readRecordedArtifact(deps.artifacts, row.artifacts.wacz, { captureId, artifact: 'wacz' });
     const facts = await certificateFacts(row, wacz, deps);
     if (!facts) return null;
     facts.transparency = await loggedFacts(captureId, facts, deps.transparency, deps.publicBaseUrl);
@@ -186,7 +186,12 @@ async function certificateFacts(
   const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
   const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
 
-  const provenanceBytes = row.artifacts?.provenance ? await deps.artifacts.get(row.artifacts.provenance) : null;
+  const provenanceBytes = row.artifacts?.provenance
+    ? await readRecordedArtifact(deps.artifacts, row.artifacts.provenance, {
+        captureId: row.capture_id,
+        artifact: 'provenance',
+      })
+    : null;
   const provenance = provenanceBytes ? parseProvenance(provenanceBytes) : null;
   const render = (row.render ?? {}) as { mainDocumentStatus?: number };
   const base = deps.publicBaseUrl;

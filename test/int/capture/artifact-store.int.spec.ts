@@ -4,6 +4,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectInfo, type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type ArtifactStore, openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { readRecordedArtifact } from '../../../src/capture/recorded-artifact.js';
+import type { DomainError } from '../../../src/domain/errors.js';
 import { startNatsOnly } from '../../support/harness.js';
 
 /** The write-once artifact store (issue 26): no purge, no delete, no rollup; old objects still read. */
@@ -112,6 +114,25 @@ describe('artifact store', () => {
     assert.equal(check.status, 'corrupt');
     assert.match((check as { detail: string }).detail, /chunk 2 of 2 is missing/);
     await assert.rejects(store.get('cap_damaged/wacz'), { name: 'ArtifactCorruptError' });
+  });
+
+  it('answers a download of a recorded object that storage lost or damaged with 500 naming it, never a 404', async () => {
+    const what = { captureId: 'cap_damaged', artifact: 'wacz' };
+    await assert.rejects(readRecordedArtifact(store, 'cap_damaged/wacz', what), (err: DomainError) => {
+      assert.equal(err.status, 500);
+      assert.match(err.detail, /wacz of capture cap_damaged is damaged in storage .*chunk 2 of 2 is missing/);
+      assert.match(err.detail, /storage verify/);
+      return true;
+    });
+    await assert.rejects(
+      readRecordedArtifact(store, 'cap_lost/wacz', { ...what, captureId: 'cap_lost' }),
+      (err: DomainError) => {
+        assert.equal(err.status, 500);
+        assert.match(err.detail, /wacz of capture cap_lost is recorded but missing from storage/);
+        return true;
+      },
+    );
+    assert.equal((await readRecordedArtifact(store, 'cap_old/wacz', what)).byteLength, oldBytes.byteLength);
   });
 
   it('never asked the server to purge or delete a message', async () => {

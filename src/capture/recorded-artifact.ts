@@ -1,0 +1,27 @@
+import { ArtifactCorruptError, type ArtifactStore } from './artifact-store.js';
+import { refusal } from '../domain/errors.js';
+
+/**
+ * The bytes of an object the ledger names (a completed capture's artifact). Its absence or damage is the
+ * service's loss, never the client's mistake: 500 naming what is missing or damaged and what the operator runs
+ * to find every such object (docs/operators.md, storage verify), not a 404 that reads as "there never was one".
+ */
+export async function readRecordedArtifact(
+  artifacts: ArtifactStore,
+  object: string,
+  what: { captureId: string; artifact: string },
+): Promise<Uint8Array> {
+  const bytes = await artifacts.get(object).catch((err: unknown) => {
+    if (!(err instanceof ArtifactCorruptError)) throw err;
+    throw refusal(
+      500,
+      `The ${what.artifact} of capture ${what.captureId} is damaged in storage (${err.message}); the operator's \`capture-ledger storage verify\` lists every such object. The signed bundle's verification says the same.`,
+    );
+  });
+  if (!bytes)
+    throw refusal(
+      500,
+      `The ${what.artifact} of capture ${what.captureId} is recorded but missing from storage; the operator's \`capture-ledger storage verify\` lists every such object.`,
+    );
+  return bytes;
+}
