@@ -29,7 +29,7 @@ import {
   openApiTransformObject,
   ROOT_SECURITY,
 } from './openapi-document.js';
-import { HttpProblem, problem, sendProblem, unexpectedErrorProblem } from './problem.js';
+import { HttpProblem, NATS_RETRY_AFTER_S, problem, sendProblem, unexpectedErrorProblem } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
 import { MAX_PATH_SEGMENT } from './schemas.js';
@@ -55,7 +55,16 @@ export interface AppOptions {
   metricsToken?: string | undefined;
   /** Area plugins (routes + schemas + hooks), registered in order. */
   plugins: ApiPlugin[];
+  /** How long this process has been without any nats-server (src/infra/nats-link.ts); 0 while connected. */
+  natsDownForMs?: () => number;
 }
+
+/**
+ * Without any nats-server for this long, a write (which always goes through the ledger) is answered 503 at once
+ * instead of after the ledger's retries; losing one node of a cluster reconnects well within it.
+ */
+export const NATS_OUTAGE_MS = 5_000;
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const describeIssue = (v: { instancePath?: string; message?: string }, context: string): string => {
   const path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -140,6 +149,17 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     // No route for this method and path: answer 404 without parsing the body, so neither its size (413)
     // nor its syntax (400) changes the answer.
     if (req.is404) return notFound(req, reply);
+    if (WRITES.has(req.method) && (opts.natsDownForMs?.() ?? 0) >= NATS_OUTAGE_MS)
+      return sendProblem(
+        reply,
+        new HttpProblem(
+          503,
+          `The service cannot reach its message store (NATS) and takes no writes until it is back; retry after ${NATS_RETRY_AFTER_S} seconds.`,
+          'Service Unavailable',
+          {},
+          { 'Retry-After': String(NATS_RETRY_AFTER_S) },
+        ),
+      );
   });
   // Every answer waits until the request body is read (bounded; src/api/request-drain.ts), so a client
   // still sending gets the answer instead of a reset connection.

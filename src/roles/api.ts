@@ -30,6 +30,7 @@ import { createWebhooks } from '../application/webhooks.js';
 import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
+import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import type { DatabaseRuntime } from './database-runtime.js';
@@ -95,8 +96,10 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   // Archived pages replay on an origin of their own, never the verifier's (issue 28 §1).
   const replay = await startReplayServer({ config, verification, reads, guard, log });
   data.ownListeners.add(config.HOST, replay.port);
+  const natsLink = watchNatsLink(nats.nc);
   const app = await buildApp({
     log,
+    natsDownForMs: natsLink.downForMs,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
@@ -131,6 +134,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     url,
     async stop() {
       await app.close();
+      natsLink.stop();
       revocations.unsubscribe();
       await usage.stop();
       await replay.close();

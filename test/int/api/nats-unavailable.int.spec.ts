@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { NATS_OUTAGE_MS } from '../../../src/api/app.js';
 import { type EmbeddedNats, startEmbeddedNats } from '../../../src/infra/embedded-nats.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
 
@@ -8,6 +9,14 @@ import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../.
  * While its nats-server is down (a restart, an election) the API answers what a client can act on: 503 with
  * Retry-After and the error body, never a 500 that reads like a bug; once NATS is back the same request succeeds.
  */
+const waitFor = async (ok: () => Promise<boolean>, limitMs = 60_000) => {
+  const deadline = Date.now() + limitMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+};
+
 describe('the API while NATS is unavailable', () => {
   let s: TestServer;
   let key: string;
@@ -36,6 +45,9 @@ describe('the API while NATS is unavailable', () => {
   it('answers 503 with Retry-After while its nats-server is stopped, and succeeds once it is back', async () => {
     const submit = () => s.call('POST', '/v1/captures', { token: key, body: { url: 'http://127.0.0.1:9/nats-down' } });
     await s.infra.nats.stop();
+    // Health notices first (a ping unanswered); once the outage is longer than a reconnect, writes are refused at once.
+    await waitFor(async () => (await s.call('GET', '/health')).status === 503);
+    await new Promise((r) => setTimeout(r, NATS_OUTAGE_MS));
     const asked = Date.now();
     const down = await submit();
     process.stdout.write(`# 503 after ${Date.now() - asked} ms\n`);
@@ -46,6 +58,8 @@ describe('the API while NATS is unavailable', () => {
     const health = await s.call('GET', '/health');
     assert.equal(health.status, 503, health.text);
     assert.equal(health.body.status, 'degraded');
+    // Reads served from the projections still answer.
+    assert.equal((await s.call('GET', '/v1/captures', { token: key })).status, 200);
 
     // The nats-server comes back: the same request is accepted, without a restart of ours.
     await restartNats();
