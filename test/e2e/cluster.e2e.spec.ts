@@ -499,7 +499,7 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
         const r = await client.submit(key, site.url(`/simple?f=${i}`), cluster.apiUrls[i % 2]!);
         outcomes.push({ at: Date.now(), ok: r.status === 202 });
         if (r.status === 202) acked.push(r.id!);
-        await new Promise((res) => setTimeout(res, 250));
+        await new Promise((res) => setTimeout(res, 500));
       }
     })();
     await waitUntil(() => acked.length >= 5, 120_000, 'the first submissions');
