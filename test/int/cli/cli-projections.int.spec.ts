@@ -134,6 +134,18 @@ describe('capture-ledger projections status / rebuild', () => {
   it('events the live projector applied during the rebuild are applied to the new schema inside the switch', async () => {
     const tenants = s.server.ctx.tenants;
     const { js } = s.server.nats;
+    // The API call of the test before is recorded by the usage recorder's next flush (every 5 s); let it
+    // land first, or it reaches the new schema after the switch and not the old one compared below.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const flushed = await s.server.ctx.pool.query<{ n: number }>(
+        `SELECT COALESCE(sum(api_call_count), 0)::int AS n FROM usage_monthly WHERE tenant_id = 'p1'`,
+      );
+      if (flushed.rows[0]!.n > 0) break;
+      assert.ok(Date.now() < deadline, "p1's API call was never recorded");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await quiesce();
     const result = await rebuildProjection({
       js,
       store: s.server.store!,
