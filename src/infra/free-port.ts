@@ -1,14 +1,38 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The lowest port the kernel hands out as the source port of outgoing connections (Linux; 32768 elsewhere). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2048 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const LOWEST = 15_000;
+
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a child process to listen on.
+ *
+ * Chosen at random below the kernel's ephemeral range: a port the kernel picked for `listen(0)` lies inside that
+ * range, where any process's next outgoing connection may take it as its source port before the child binds it
+ * (seen as EADDRINUSE while other tests ran beside a cluster start).
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST + 1));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free TCP port found between ${LOWEST} and ${high} on 127.0.0.1`);
 }

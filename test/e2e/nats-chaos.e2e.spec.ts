@@ -45,10 +45,10 @@ describe('evidence through repeated NATS node kills', () => {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   });
 
-  it('every completed capture keeps a bundle that verifies and artifacts that read back whole after 10 node kills', async () => {
+  it('every completed capture keeps a bundle that verifies and artifacts that read back whole after 6 node kills (each node twice, round robin)', async () => {
     const r = await runNatsChaos(cluster, client, site, {
       tenant: 'chaos',
-      kills: 10,
+      kills: 6,
       capturesPerKill: 1,
       downMs: 3000,
     });
