@@ -2,6 +2,7 @@ import { createPool } from '../src/infra/postgres.js';
 import { migrate } from '../projections/migrate.js';
 import { startInfra } from '../test/support/harness.js';
 import type { BenchLine } from './registry.js';
+import { countCaptures, fillCaptures } from './support/capture-rows.js';
 
 /**
  * Issue 3 §7: the capture list at a million captures. Fills the `captures` projection with BENCH_LIST_ROWS
@@ -14,18 +15,9 @@ export async function listScaleBench(): Promise<BenchLine[]> {
   const pool = createPool(await infra.freshDatabase(), 'projection');
   try {
     await migrate(pool, 'projection');
-    const fill = async (tenant: string, n: number) =>
-      pool.query(
-        `INSERT INTO captures (capture_id, tenant_id, url, status, period, created_at, source)
-         SELECT 'cap_' || md5($1 || g::text), $1, 'https://example.org/' || (g % 1000) || '/page', (ARRAY['pending','complete','failed'])[1 + g % 3],
-                '2026-11', timestamptz '2026-01-01' + (g || ' seconds')::interval, 'single'
-         FROM generate_series(1, $2::int) g`,
-        [tenant, n],
-      );
-    await fill('big', rows);
-    await fill('small', 1000);
-    await pool.query('INSERT INTO capture_counts SELECT tenant_id, status, count(*) FROM captures GROUP BY 1, 2');
-    await pool.query('VACUUM ANALYZE captures');
+    await fillCaptures(pool, 'big', rows);
+    await fillCaptures(pool, 'small', 1000);
+    await countCaptures(pool);
     // The same queries as GET /v1/captures (src/api/routes/captures.ts): a page, and the total, which for
     // no filter or a status filter comes from capture_counts.
     const shapes: Record<string, { extra: string; status?: string }> = {

@@ -2,6 +2,7 @@ import { admissionBench } from './admission.bench.js';
 import { captureCpuBench } from './capture-cpu.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
+import { consoleListBench } from './console-list.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
 import { evidenceBench } from './evidence.bench.js';
 import { fidelityBench } from './fidelity.bench.js';
@@ -25,6 +26,7 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   evidence: evidenceBench,
   projections: projectionsBench,
   'list-scale': listScaleBench,
+  'console-list': consoleListBench,
   'cluster-scaling': clusterScalingBench,
   'zip-streaming': zipStreamingBench,
   overload: overloadBench,
