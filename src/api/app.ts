@@ -248,7 +248,14 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
         description: 'Signed, timestamped captures of public web pages.',
       },
       servers: [{ url: opts.publicBaseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          // The console's session cookies (src/api/console-cookies.ts), accepted where no Authorization header is sent.
+          consoleTenantSession: { type: 'apiKey', in: 'cookie', name: 'cl_tenant_session' },
+          consoleOperatorSession: { type: 'apiKey', in: 'cookie', name: 'cl_operator_session' },
+        },
+      },
       tags: OPENAPI_TAGS,
       security: ROOT_SECURITY,
       webhooks: OPENAPI_WEBHOOKS,

@@ -22,21 +22,24 @@ export function secretEquals(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
+export const adminNotConfigured = () =>
+  new HttpProblem(
+    503,
+    'The admin API is not configured: set ADMIN_KEY to enable operator endpoints.',
+    'Service Unavailable',
+  );
+
 /** Operator endpoints (spec 5.2): 503 when ADMIN_KEY is not configured, 401 unless it matches. */
 export function checkAdmin(req: FastifyRequest, adminKey: string | undefined): void {
-  if (!adminKey) {
-    throw new HttpProblem(
-      503,
-      'The admin API is not configured: set ADMIN_KEY to enable operator endpoints.',
-      'Service Unavailable',
-    );
-  }
+  if (!adminKey) throw adminNotConfigured();
   const token = bearerToken(req);
   if (!secretEquals(token, adminKey)) throw unauthorized('Invalid admin credential.');
 }
 
 export interface KeyResolver {
   resolve(token: string): Promise<Principal | null>;
+  /** The same, by the key's SHA-256 (a console session holds the hash, never the key). */
+  resolveHash(keyHash: string): Promise<Principal | null>;
   /** Forget a key at once (revocation pushed from any API process). */
   evict(keyHash: string): void;
 }
@@ -53,19 +56,20 @@ export function createKeyResolver(
   const unknownTtlMs = opts.unknownTtlMs ?? 2_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { principal: Principal | null; until: number }>();
+  async function resolveHash(keyHash: string): Promise<Principal | null> {
+    const hit = cache.get(keyHash);
+    if (hit && hit.until > now()) return hit.principal;
+    const row = await findKeyForAuth(pool, keyHash);
+    const principal = row && !row.revoked_at ? { tenantId: row.tenant_id, scopes: row.scopes, keyHash } : null;
+    if (cache.size > 100_000) cache.clear();
+    // An unknown key is remembered briefly only, so guessing costs no query per try while a key created a
+    // moment ago in another process still works within seconds.
+    cache.set(keyHash, { principal, until: now() + (row ? ttlMs : unknownTtlMs) });
+    return principal;
+  }
   return {
-    async resolve(token) {
-      const keyHash = keyHashOf(token);
-      const hit = cache.get(keyHash);
-      if (hit && hit.until > now()) return hit.principal;
-      const row = await findKeyForAuth(pool, keyHash);
-      const principal = row && !row.revoked_at ? { tenantId: row.tenant_id, scopes: row.scopes, keyHash } : null;
-      if (cache.size > 100_000) cache.clear();
-      // An unknown key is remembered briefly only, so guessing costs no query per try while a key created a
-      // moment ago in another process still works within seconds.
-      cache.set(keyHash, { principal, until: now() + (row ? ttlMs : unknownTtlMs) });
-      return principal;
-    },
+    resolve: (token) => resolveHash(keyHashOf(token)),
+    resolveHash,
     evict(keyHash) {
       cache.set(keyHash, { principal: null, until: now() + ttlMs });
     },

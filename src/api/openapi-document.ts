@@ -28,6 +28,11 @@ export const OPENAPI_TAGS = [
   { name: 'usage', description: "The authenticated tenant's usage (spec 4.14)." },
   { name: 'admin', description: 'Operator endpoints: keys, tenant configuration, usage, deliveries (spec 4.11, 5.2).' },
   {
+    name: 'console',
+    description:
+      'Console sign-in: a session cookie in place of the Bearer key for the browser console (an extension; docs/security.md).',
+  },
+  {
     name: 'transparency',
     description: 'The public transparency log: signed checkpoints, tiles and proofs (docs/transparency.md).',
   },

@@ -26,6 +26,10 @@ export const HEADERS = {
     minimum: 0,
     description: 'Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2).',
   },
+  'Set-Cookie': {
+    type: 'string',
+    description: 'The console session cookie (HttpOnly; SameSite=Strict; Path=/; Secure under https), or its clearing.',
+  },
   Location: { type: 'string', format: 'uri', description: 'Absolute URL of the resource this answer is about.' },
 } as const satisfies Record<string, HeaderDoc>;
 

@@ -3,6 +3,14 @@ import type { Config } from '../config/config.js';
 import type { Scope } from '../domain/events.js';
 import { type KeyResolver, bearerToken, secretEquals, unauthorized } from './auth.js';
 import type { Caller, Principal } from '../application/caller.js';
+import { type ConsoleSessions, type LiveSession, secretDigest } from '../application/console-sessions.js';
+import {
+  checkUnsafeCookieRequest,
+  cookieMayAuthenticate,
+  cookieOptions,
+  sessionEnded,
+  sessionIdOf,
+} from './console-cookies.js';
 import { tenantRateLimited } from '../domain/errors.js';
 import { HttpProblem } from './problem.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -11,10 +19,24 @@ import type { RateLimiter } from './rate-limiter.js';
  * Tenant credentials (spec 5) and the limits that hang off them (spec 8.1):
  *   401 missing/malformed/unknown/revoked key → 403 scope not granted → 429 per-tenant rate limit.
  * `capture` implies `read`; `admin` grants nothing on tenant endpoints. Unauthenticated endpoints are limited
- * per IP instead.
+ * per IP instead. A request without an Authorization header may instead carry a console session cookie
+ * (src/api/console-cookies.ts): it stands for the same key, re-resolved on every request, so everything after
+ * authentication is the same; a Bearer header always wins.
  */
 
 export const LEGACY_TENANT = 'default';
+const LEGACY_PRINCIPAL: Principal = { tenantId: LEGACY_TENANT, scopes: ['capture', 'read'], keyHash: null };
+
+export interface OpenedSession {
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** Console sessions, when this API serves the console (src/roles/api.ts). */
+export interface ConsoleSessionOptions {
+  sessions: ConsoleSessions;
+  publicBaseUrl: string;
+}
 const WINDOW_MS = 60_000;
 
 declare module 'fastify' {
@@ -30,6 +52,13 @@ export interface TenantGuard {
   authenticate(req: FastifyRequest): Promise<Principal>;
   /** The scope check (403), usage count and one tenant token (429) of `require`, for a principal already known (an MCP tool call). */
   authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void>;
+  /**
+   * Console sign-in with a tenant key (issue 30 §1): the same key check as a Bearer key, failures charged alike;
+   * 403 for a key that grants nothing here (only 'admin'). Opens a session for it.
+   */
+  openSession(req: FastifyRequest, apiKey: string): Promise<{ principal: Principal; id: string } & OpenedSession>;
+  /** The request's tenant session cookie: null without one; 401 (clearing it) when it has ended or its key is revoked. */
+  consoleSession(req: FastifyRequest): Promise<{ principal: Principal; session: LiveSession; id: string } | null>;
   /** onRequest hook for endpoints without credentials: the per-IP limit. */
   perIp(): (req: FastifyRequest) => Promise<void>;
   /** Take `tokens` more tenant tokens (a batch of N URLs consumes N; spec 8.1). */
@@ -64,16 +93,19 @@ export function createTenantGuard(
   resolver: KeyResolver,
   limiter: RateLimiter,
   onAuthenticated: (p: Principal) => void,
+  consoleAccess?: ConsoleSessionOptions,
 ): TenantGuard {
-  async function authenticate(req: FastifyRequest): Promise<Principal> {
-    const token = bearerToken(req);
+  const cookies = consoleAccess ? cookieOptions(consoleAccess.publicBaseUrl) : { secure: false };
+  const publicOrigin = consoleAccess ? new URL(consoleAccess.publicBaseUrl).origin : '';
+
+  async function principalOfKey(token: string): Promise<Principal> {
     if (config.CAPTURE_API_KEY && secretEquals(token, config.CAPTURE_API_KEY)) {
       // spec 5.10: the legacy single key works only while per-tenant key management is off.
       if (config.ADMIN_KEY)
         throw unauthorized(
           'The legacy API key is disabled because per-tenant keys are enabled; use a key created by your operator.',
         );
-      return { tenantId: LEGACY_TENANT, scopes: ['capture', 'read'], keyHash: null };
+      return LEGACY_PRINCIPAL;
     }
     if (!token.startsWith('svc_live_')) throw unauthorized('Invalid API key.');
     const principal = await resolver.resolve(token);
@@ -81,16 +113,53 @@ export function createTenantGuard(
     return principal;
   }
 
+  /** Who a session stands for now: its key as it is today, so a revoked key (or a disabled legacy key) ends it. */
+  async function principalOfSession(session: LiveSession): Promise<Principal | null> {
+    const r = session.record;
+    if ('keyHash' in r) return resolver.resolveHash(r.keyHash);
+    if ('legacyKeyDigest' in r) {
+      const legacy = config.CAPTURE_API_KEY;
+      const stillValid =
+        legacy !== undefined && !config.ADMIN_KEY && secretEquals(secretDigest(legacy), r.legacyKeyDigest);
+      return stillValid ? LEGACY_PRINCIPAL : null;
+    }
+    return null;
+  }
+
+  async function consoleSession(req: FastifyRequest) {
+    const id = sessionIdOf(req, 'tenant');
+    if (!consoleAccess || id === undefined) return null;
+    const session = await consoleAccess.sessions.find('tenant', id);
+    if (!session) throw sessionEnded('tenant', cookies);
+    const principal = await principalOfSession(session);
+    if (!principal) {
+      await consoleAccess.sessions.end('tenant', id);
+      throw sessionEnded('tenant', cookies);
+    }
+    return { principal, session, id };
+  }
+
+  async function authenticate(req: FastifyRequest): Promise<Principal> {
+    if (cookieMayAuthenticate(req)) {
+      const found = await consoleSession(req);
+      if (found) {
+        checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
+        return found.principal;
+      }
+    }
+    return principalOfKey(bearerToken(req));
+  }
+
   /**
    * Failed authentications are charged to the client address before any key lookup, so an address that keeps
    * guessing is answered 429 without touching Postgres (the per-IP limit otherwise applies only to public routes).
    */
-  async function authenticateCharged(req: FastifyRequest): Promise<Principal> {
+  async function charged(req: FastifyRequest, check: () => Promise<Principal>): Promise<Principal> {
     const key = `authfail:${req.ip}`;
     const before = await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS, 0);
     if (!before.allowed) throw tooManyFromAddress(before.retryAfterSec);
     try {
-      return await authenticate(req);
+      return await check();
     } catch (err) {
       if (err instanceof HttpProblem && err.status === 401)
         await limiter.take(key, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
@@ -111,6 +180,8 @@ export function createTenantGuard(
     if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
   }
 
+  const authenticateCharged = (req: FastifyRequest) => charged(req, () => authenticate(req));
+
   return {
     require(scope) {
       return async (req) => {
@@ -121,6 +192,23 @@ export function createTenantGuard(
     },
     authenticate: authenticateCharged,
     authorize,
+    async openSession(req, apiKey) {
+      if (!consoleAccess) throw new Error('console sessions are not configured in this process');
+      const principal = await charged(req, () => principalOfKey(apiKey));
+      if (!grants(principal.scopes, 'any'))
+        throw new HttpProblem(
+          403,
+          "This API key has only the 'admin' scope, which grants nothing in the tenant console; sign in with a key that has 'read' or 'capture'.",
+          'Forbidden',
+        );
+      const opened = await consoleAccess.sessions.open(
+        principal.keyHash
+          ? { kind: 'tenant', keyHash: principal.keyHash }
+          : { kind: 'tenant', legacyKeyDigest: secretDigest(apiKey) },
+      );
+      return { principal, ...opened };
+    },
+    consoleSession,
     perIp() {
       return async (req) => {
         const d = await limiter.take(`ip:${req.ip}`, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);

@@ -22,6 +22,12 @@ export function defaultWorkerConcurrency(cores: number, memoryBytes: number): nu
   return Math.max(1, Math.min(byCpu, byMemory, 16));
 }
 
+/**
+ * The longest a console session may live: the TTL of its KV bucket (src/infra/topology.ts), which is declared
+ * once and provisioned before any process reads its configuration, so the setting can shorten it, not lengthen it.
+ */
+export const CONSOLE_SESSION_MAX_HOURS_CEILING = 12;
+
 const integer = (name: string, def: number, min: number, max: number) =>
   z
     .string()
@@ -203,6 +209,15 @@ const envSchema = z.object({
   LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
     message: 'LOG_ORIGIN must not contain spaces or +',
   }),
+  /** A console session ends after this long without a request (docs/security.md, Console sessions). */
+  CONSOLE_SESSION_IDLE_MINUTES: integer('CONSOLE_SESSION_IDLE_MINUTES', 60, 1, CONSOLE_SESSION_MAX_HOURS_CEILING * 60),
+  /** A console session ends this long after sign-in, however busy (at most the session bucket's TTL). */
+  CONSOLE_SESSION_MAX_HOURS: integer(
+    'CONSOLE_SESSION_MAX_HOURS',
+    CONSOLE_SESSION_MAX_HOURS_CEILING,
+    1,
+    CONSOLE_SESSION_MAX_HOURS_CEILING,
+  ),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
 });

@@ -1,5 +1,6 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { CONSOLE_SESSION_MAX_HOURS_CEILING } from '../config/config.js';
 
 /**
  * The NATS topology, declared once: every stream, KV and object-store bucket, durable consumer and core subject,
@@ -165,6 +166,16 @@ export const BUCKETS = {
     options: { history: 1, ttl: 7 * 24 * 3600_000 },
     read: ['worker'],
     write: ['worker'],
+  }),
+  consoleSessions: bucket({
+    kind: 'kv',
+    name: 'console-sessions',
+    holds:
+      'console sign-in sessions, `<tenant|operator>.<sha256 of the session id>` (never the id or a key); ended by delete, never purge',
+    // No per-message TTL before NATS 2.11: the bucket's TTL drops an entry not written for the longest lifetime.
+    options: { history: 1, ttl: CONSOLE_SESSION_MAX_HOURS_CEILING * 3600_000 },
+    read: ['api'],
+    write: ['api'],
   }),
   certificates: bucket({
     kind: 'kv',

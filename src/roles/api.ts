@@ -9,6 +9,7 @@ import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
+import { consoleSessionRoutes } from '../api/routes/console-session.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
@@ -24,12 +25,14 @@ import { createCaptureAdmission } from '../application/capture-admission.js';
 import { createCaptureCertificates } from '../application/capture-certificates.js';
 import { createCaptureReads } from '../application/capture-reads.js';
 import { createCaptureVerification } from '../application/capture-verification.js';
+import { createConsoleSessions, sessionPolicy } from '../application/console-sessions.js';
 import { createSchedules } from '../application/schedules.js';
 import { createTenantAdministration } from '../application/tenant-administration.js';
 import { createWebhooks } from '../application/webhooks.js';
 import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
+import { openKvSessionStore } from '../infra/kv-console-session-store.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
@@ -59,8 +62,15 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const resolver = createKeyResolver(ctx.pool);
   const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
   const usage = createUsageRecorder(ctx.tenants, runtime.clock);
-  const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId));
-  const operator = createOperatorGuard(config, limiter);
+  // Console sign-in (issue 30): sessions in a KV bucket, so any API process serves a session another opened.
+  const sessions = createConsoleSessions(
+    await openKvSessionStore(nats.nc, config.NATS_REPLICAS),
+    runtime.clock,
+    sessionPolicy(config),
+  );
+  const consoleAccess = { sessions, publicBaseUrl: config.PUBLIC_BASE_URL };
+  const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId), consoleAccess);
+  const operator = createOperatorGuard(config, limiter, consoleAccess);
 
   const admission = createCaptureAdmission({
     ctx,
@@ -105,6 +115,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     trustProxy: config.TRUST_PROXY,
     plugins: [
       healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
+      consoleSessionRoutes({ guard, operator, sessions, publicBaseUrl: config.PUBLIC_BASE_URL }),
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
       verificationRoutes(guard, verification, evidence, replay.origin),

@@ -6,6 +6,7 @@ import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { createOperatorGuard } from '../../src/api/operator-auth.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
+import { consoleSessionRoutes } from '../../src/api/routes/console-session.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
 import { scheduleRoutes } from '../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
@@ -23,6 +24,8 @@ const guard: TenantGuard = {
   authorize: async () => {},
   perIp: () => async () => {},
   takeTenantTokens: async () => ({ allowed: true, retryAfterSec: 0 }),
+  openSession: async () => stub(),
+  consoleSession: async () => null,
 };
 
 /**
@@ -37,6 +40,12 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
     publicBaseUrl: config.PUBLIC_BASE_URL,
     plugins: [
       healthRoutes(ctx, stub()),
+      consoleSessionRoutes({
+        guard,
+        operator: createOperatorGuard(config, stub()),
+        sessions: stub(),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
       adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub(), 'http://replay.test'),

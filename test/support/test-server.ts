@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import type { ServiceContext } from '../../src/application/service-context.js';
+import type { Clock } from '../../src/domain/clock.js';
 import { startServer, type ServerHandle } from '../../src/server.js';
 import { type Infra, startInfra } from './harness.js';
 
@@ -25,7 +26,7 @@ export interface TestServer {
 /** A whole service in this process against hermetic nats-server + Postgres. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { infra?: Infra; databaseUrl?: string } = {},
+  opts: { infra?: Infra; databaseUrl?: string; clock?: Clock } = {},
 ): Promise<TestServer> {
   const infra = opts.infra ?? (await startInfra());
   const config = loadConfig({
@@ -41,7 +42,12 @@ export async function startTestServer(
     ...env,
   });
   const databaseUrl = opts.databaseUrl ?? (await infra.freshDatabase());
-  const server = await startServer(config, { natsUrl: infra.nats.url, databaseUrl, log: pino({ level: 'silent' }) });
+  const server = await startServer(config, {
+    natsUrl: infra.nats.url,
+    databaseUrl,
+    log: pino({ level: 'silent' }),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
   const { ctx } = server;
   if (!ctx)

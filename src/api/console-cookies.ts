@@ -1,0 +1,91 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { ConsoleSessionKind } from '../application/console-sessions.js';
+import { HttpProblem } from './problem.js';
+
+/**
+ * The console's session cookies and what a cookie-authenticated request must carry besides (issue 30 §1;
+ * docs/security.md, Console sessions): the cookie holds an opaque session id, never a key; an unsafe request also
+ * sends the session's CSRF token in X-CSRF-Token, and an Origin header, when present, must be PUBLIC_BASE_URL's.
+ */
+
+export const SESSION_COOKIES: Record<ConsoleSessionKind, string> = {
+  tenant: 'cl_tenant_session',
+  operator: 'cl_operator_session',
+};
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The value of cookie `name` in a Cookie header (the first one, as browsers send the most specific first). */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    return value.startsWith('"') && value.endsWith('"') && value.length >= 2 ? value.slice(1, -1) : value;
+  }
+  return undefined;
+}
+
+/** The session id a request's cookie carries for this kind of session, if any. */
+export const sessionIdOf = (req: FastifyRequest, kind: ConsoleSessionKind): string | undefined =>
+  readCookie(req.headers.cookie, SESSION_COOKIES[kind]);
+
+/** A request that a session cookie may authenticate: one without an Authorization header (a Bearer key wins). */
+export const cookieMayAuthenticate = (req: FastifyRequest): boolean => req.headers.authorization === undefined;
+
+export interface CookieOptions {
+  /** PUBLIC_BASE_URL is https: the cookie is sent over TLS only. */
+  secure: boolean;
+}
+
+/** Set-Cookie for a new session: HttpOnly, SameSite=Strict, Path=/, Secure under TLS; a browser-session cookie. */
+export const sessionCookie = (kind: ConsoleSessionKind, id: string, o: CookieOptions): string =>
+  `${SESSION_COOKIES[kind]}=${id}; Path=/; HttpOnly; SameSite=Strict${o.secure ? '; Secure' : ''}`;
+
+/** Set-Cookie that makes the browser forget the session cookie. */
+export const clearedCookie = (kind: ConsoleSessionKind, o: CookieOptions): string =>
+  `${SESSION_COOKIES[kind]}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${o.secure ? '; Secure' : ''}`;
+
+export const cookieOptions = (publicBaseUrl: string): CookieOptions => ({
+  secure: new URL(publicBaseUrl).protocol === 'https:',
+});
+
+/** 401 for a cookie whose session is over; the answer also clears the cookie. */
+export const sessionEnded = (kind: ConsoleSessionKind, o: CookieOptions) =>
+  new HttpProblem(
+    401,
+    'Your console session has ended; sign in again.',
+    'Unauthorized',
+    {},
+    {
+      'Set-Cookie': clearedCookie(kind, o),
+    },
+  );
+
+export const CSRF_REFUSAL = 'Missing or wrong X-CSRF-Token header: the console sends the token it got at sign-in.';
+
+const tokenEquals = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/**
+ * A cookie-authenticated request with an unsafe method: 403 unless it carries the session's CSRF token and, when it
+ * sends an Origin, comes from PUBLIC_BASE_URL's origin. SameSite=Strict already keeps the cookie off cross-site
+ * requests; these two checks hold when it does not (an old browser, a sibling subdomain).
+ */
+export function checkUnsafeCookieRequest(req: FastifyRequest, csrfToken: string, publicOrigin: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== publicOrigin)
+    throw new HttpProblem(
+      403,
+      `Requests signed in by a console cookie must come from ${publicOrigin}, not ${origin}.`,
+      'Forbidden',
+    );
+  const sent = req.headers[CSRF_HEADER];
+  if (typeof sent !== 'string' || !tokenEquals(sent, csrfToken)) throw new HttpProblem(403, CSRF_REFUSAL, 'Forbidden');
+}

@@ -1,0 +1,211 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ConsoleSessionKind, ConsoleSessions } from '../../application/console-sessions.js';
+import { requireJsonBody, type TypedApp } from '../app.js';
+import {
+  CSRF_REFUSAL,
+  checkUnsafeCookieRequest,
+  clearedCookie,
+  cookieOptions,
+  sessionCookie,
+} from '../console-cookies.js';
+import { withHeaders } from '../openapi-headers.js';
+import type { OperatorGuard } from '../operator-auth.js';
+import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { dateTime, scopeSchema } from '../schemas.js';
+import type { TenantGuard } from '../tenant-auth.js';
+
+/**
+ * Console sign-in (issue 30 §1; docs/security.md, Console sessions): trade a tenant key or the admin key for an
+ * HttpOnly session cookie, read which sessions the browser holds, sign out. An extension beside the spec (DESIGN
+ * decision 16); who a session is and whether it still holds is decided by the guards.
+ */
+
+const signInBody = z
+  .object(
+    {
+      apiKey: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .optional()
+        .describe('A tenant API key.'),
+      adminKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional().describe('ADMIN_KEY.'),
+    },
+    { error: 'must be a JSON object with apiKey or adminKey' },
+  )
+  .superRefine((b, ctx) => {
+    if ((b.apiKey === undefined) === (b.adminKey === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [b.apiKey === undefined ? 'apiKey' : 'adminKey'],
+        message:
+          b.apiKey === undefined
+            ? 'is required: send apiKey (a tenant key) or adminKey (the admin credential)'
+            : 'must not be sent together with apiKey: sign in as a tenant or as the operator, one at a time',
+      });
+  })
+  .describe('Exactly one of apiKey (a tenant session) and adminKey (an operator session).');
+
+const csrfToken = z
+  .string()
+  .describe('Send it in X-CSRF-Token with every request other than GET, HEAD and OPTIONS made with the cookie.');
+const expiresAt = dateTime().describe(
+  'When the session ends unless used before (idle timeout, capped by its lifetime).',
+);
+const tenantSession = z.object({ tenantId: z.string(), scopes: z.array(scopeSchema), csrfToken, expiresAt });
+const operatorSession = z.object({ csrfToken, expiresAt });
+
+const signedIn = z
+  .discriminatedUnion('kind', [
+    tenantSession.extend({ kind: z.literal('tenant') }),
+    operatorSession.extend({ kind: z.literal('operator') }),
+  ])
+  .describe('The session opened; its id is only in the HttpOnly cookie.');
+
+const sessionsSchema = z
+  .object({ tenant: tenantSession.nullable(), operator: operatorSession.nullable() })
+  .describe('The live sessions of the cookies sent; null for none or one that has ended (its cookie is cleared).');
+
+const signOutQuery = z.object({
+  kind: z.enum(['tenant', 'operator'], {
+    error: (iss) => (iss.input === undefined ? 'is required: tenant or operator' : "must be 'tenant' or 'operator'"),
+  }),
+});
+
+export function consoleSessionRoutes(deps: {
+  guard: TenantGuard;
+  operator: OperatorGuard;
+  sessions: ConsoleSessions;
+  publicBaseUrl: string;
+}) {
+  const cookies = cookieOptions(deps.publicBaseUrl);
+  const publicOrigin = new URL(deps.publicBaseUrl).origin;
+
+  /** A session of this kind from the request's cookie; null (and the cookie cleared) when absent or ended. */
+  async function current<T>(reply: FastifyReply, kind: ConsoleSessionKind, find: () => Promise<T | null>) {
+    try {
+      return await find();
+    } catch (err) {
+      // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY, so no operator session holds.
+      if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
+      reply.header('Set-Cookie', clearedCookie(kind, cookies));
+      return null;
+    }
+  }
+
+  const readTenant = (req: FastifyRequest, reply: FastifyReply) =>
+    current(reply, 'tenant', () => deps.guard.consoleSession(req));
+  const readOperator = (req: FastifyRequest, reply: FastifyReply) =>
+    current(reply, 'operator', () => deps.operator.consoleSession(req));
+
+  return async (app: TypedApp) => {
+    app.addHook('onRequest', deps.guard.perIp());
+
+    app.post(
+      '/console/session',
+      {
+        preValidation: requireJsonBody,
+        schema: {
+          tags: ['console'],
+          summary: 'Sign in to the console',
+          description:
+            'Trades a tenant API key (apiKey) or the admin credential (adminKey) for a session cookie: `cl_tenant_session` or `cl_operator_session`, HttpOnly, SameSite=Strict, Secure when PUBLIC_BASE_URL is https. The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token.',
+          operationId: 'openConsoleSession',
+          security: [],
+          body: signInBody,
+          response: {
+            200: withHeaders(signedIn, 'Signed in; Set-Cookie carries the session cookie.', ['Set-Cookie']),
+            ...problemResponses({
+              ...ANSWERS.jsonBody,
+              ...ANSWERS.internal,
+              400: 'Missing or malformed JSON body, or neither (or both) of apiKey and adminKey; the detail names the field.',
+              401: 'Invalid or revoked API key, or an invalid admin credential.',
+              403: "The key has only the 'admin' scope, which grants nothing in the tenant console.",
+              429: 'Too many failed sign-ins from this address: charged like failed Bearer keys, or like failed admin credentials (5 per 60 s).',
+              503: 'adminKey sent while the admin API is not configured (ADMIN_KEY unset).',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        if (req.body.apiKey !== undefined) {
+          const s = await deps.guard.openSession(req, req.body.apiKey);
+          reply.header('Set-Cookie', sessionCookie('tenant', s.id, cookies));
+          return {
+            kind: 'tenant' as const,
+            tenantId: s.principal.tenantId,
+            scopes: s.principal.scopes,
+            csrfToken: s.csrfToken,
+            expiresAt: s.expiresAt.toISOString(),
+          };
+        }
+        const s = await deps.operator.openSession(req, req.body.adminKey!);
+        reply.header('Set-Cookie', sessionCookie('operator', s.id, cookies));
+        return { kind: 'operator' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
+      },
+    );
+
+    app.get(
+      '/console/session',
+      {
+        schema: {
+          tags: ['console'],
+          summary: 'The console sessions this browser holds',
+          description: 'Never 401: a missing or ended session is null, and an ended one has its cookie cleared.',
+          operationId: 'getConsoleSessions',
+          security: [],
+          response: { 200: sessionsSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal }) },
+        },
+      },
+      async (req, reply) => {
+        const tenant = await readTenant(req, reply);
+        const operator = await readOperator(req, reply);
+        return {
+          tenant: tenant && {
+            tenantId: tenant.principal.tenantId,
+            scopes: tenant.principal.scopes,
+            csrfToken: tenant.session.csrfToken,
+            expiresAt: tenant.session.expiresAt.toISOString(),
+          },
+          operator: operator && {
+            csrfToken: operator.session.csrfToken,
+            expiresAt: operator.session.expiresAt.toISOString(),
+          },
+        };
+      },
+    );
+
+    app.delete(
+      '/console/session',
+      {
+        schema: {
+          tags: ['console'],
+          summary: 'Sign out of the console',
+          description:
+            'Ends the session of that kind on the server and clears its cookie; needs its X-CSRF-Token. Without a live session of that kind there is nothing to end: 204 too.',
+          operationId: 'closeConsoleSession',
+          security: [{ consoleTenantSession: [] }, { consoleOperatorSession: [] }],
+          querystring: signOutQuery,
+          response: {
+            204: z.undefined().describe('Signed out; Set-Cookie clears the cookie.'),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              400: "kind is missing or not 'tenant' or 'operator'.",
+              403: `${CSRF_REFUSAL} Or an Origin other than PUBLIC_BASE_URL's.`,
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const { kind } = req.query;
+        const found = kind === 'tenant' ? await readTenant(req, reply) : await readOperator(req, reply);
+        if (found) {
+          checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
+          await deps.sessions.end(kind, found.id);
+        }
+        return reply.header('Set-Cookie', clearedCookie(kind, cookies)).code(204).send();
+      },
+    );
+  };
+}
