@@ -10,6 +10,7 @@ import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js'
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
 import { healthRoutes } from '../api/routes/health.js';
+import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
@@ -18,11 +19,13 @@ import { startReplayServer } from '../api/replay-server.js';
 import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
 import { createTenantGuard } from '../api/tenant-auth.js';
 import { createUsageRecorder } from '../api/usage-recorder.js';
-import { accountUsage } from '../application/account-usage.js';
+import { accountUsage, accountUsageDaily } from '../application/account-usage.js';
+import { createAnalystReports } from '../application/analyst-reports.js';
 import { createApiKeys } from '../application/api-keys.js';
 import { createCaptureAdmission } from '../application/capture-admission.js';
 import { createCaptureCertificates } from '../application/capture-certificates.js';
 import { createCaptureReads } from '../application/capture-reads.js';
+import { createCapacity } from '../application/capacity.js';
 import { createCaptureVerification } from '../application/capture-verification.js';
 import { createSchedules } from '../application/schedules.js';
 import { createTenantAdministration } from '../application/tenant-administration.js';
@@ -31,7 +34,7 @@ import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
 import { watchNatsLink } from '../infra/nats-link.js';
-import { jobBacklog } from '../ledger/job-backlog.js';
+import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
@@ -111,7 +114,23 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),
-      tenancyRoutes({ guard, operator, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+      tenancyRoutes({
+        guard,
+        operator,
+        usage: usageOf,
+        usageDaily: (tenantId, period) => accountUsageDaily(ctx, tenantId, period),
+        tenants: createTenantAdministration(ctx),
+      }),
+      operatorViewRoutes({
+        guard,
+        operator,
+        reports: createAnalystReports(ctx),
+        capacity: createCapacity({
+          config,
+          jobQueue: jobQueueState(nats.jsm),
+          runsWorker: runtime.roles.has('worker'),
+        }),
+      }),
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
       mcpRoutes({
