@@ -163,6 +163,41 @@ export async function findMonthlyUsage(q: Sql, tenantId: string, period: string)
   );
 }
 
+export type DailyUsageRow = { day: string; captures_completed: number; captures_failed: number; storage_bytes: number };
+
+/** A tenant's usage_daily rows for the days `from`..`to` ('YYYY-MM-DD', inclusive): a range of the primary key. */
+export async function listDailyUsage(q: Sql, tenantId: string, from: string, to: string): Promise<DailyUsageRow[]> {
+  const r = await q.query<DailyUsageRow>(
+    `SELECT day::text AS day, captures_completed, captures_failed, storage_bytes FROM usage_daily
+      WHERE tenant_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+    [tenantId, from, to],
+  );
+  return r.rows;
+}
+
+/**
+ * A page of tenants in tenant id order after `after` (keyset: the tenants primary key), each with its usage in
+ * `period` (zeros when none).
+ */
+export async function listTenantsWithUsage(
+  q: Sql,
+  period: string,
+  page: { after: string | null; limit: number },
+): Promise<TenantUsageRow[]> {
+  const r = await q.query<TenantUsageRow>(
+    `SELECT t.tenant_id, t.tier, t.captures_override, t.storage_override,
+            COALESCE(u.captures_submitted, 0) AS captures_submitted, COALESCE(u.captures_completed, 0) AS captures_completed,
+            COALESCE(u.captures_failed, 0) AS captures_failed, COALESCE(u.storage_bytes, 0) AS storage_bytes,
+            COALESCE(u.api_call_count, 0) AS api_call_count
+       FROM tenants t LEFT JOIN usage_monthly u ON u.tenant_id = t.tenant_id AND u.period = $1
+      WHERE $2::text IS NULL OR t.tenant_id > $2
+      ORDER BY t.tenant_id
+      LIMIT $3`,
+    [period, page.after, page.limit],
+  );
+  return r.rows;
+}
+
 export interface TenantUsageRow {
   tenant_id: string;
   tier: Tier | null;

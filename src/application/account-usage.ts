@@ -4,7 +4,8 @@ import type { Tier } from '../domain/events.js';
 import { DEFAULT_TIER, TIER_LIMITS } from '../domain/tiers.js';
 import type { TenantRow } from '../../projections/read-models/tenants.js';
 import { findTenant } from '../../projections/read-models/tenants.js';
-import { findMonthlyUsage } from '../../projections/read-models/usage.js';
+import { dayOf } from '../../projections/read-models/read-model.js';
+import { findMonthlyUsage, listDailyUsage } from '../../projections/read-models/usage.js';
 
 /**
  * A tenant's quotas in effect and its usage this month (spec 2.11, 4.14). GET /v1/account/usage and the MCP
@@ -14,7 +15,9 @@ import { findMonthlyUsage } from '../../projections/read-models/usage.js';
 const TIER_DISPLAY: Record<Tier, string> = { starter: 'Starter (free)', pro: 'Pro' };
 
 /** The tier and the quotas in effect: the override, else the tier default (spec 8.2). */
-export const limitsOf = (t: TenantRow | null) => {
+export const limitsOf = (
+  t: (Pick<TenantRow, 'captures_override' | 'storage_override'> & { tier: Tier | null }) | null,
+) => {
   const tier = t?.tier ?? DEFAULT_TIER;
   return {
     tier,
@@ -47,4 +50,34 @@ export async function accountUsage(ctx: ServiceContext, tenantId: string) {
     },
     resetsAt: periodEnd(period).toISOString(),
   };
+}
+
+/** The service as the routes are given it: a period's days, bound to the context. */
+export type AccountUsageDaily = (tenantId: string, period?: string) => ReturnType<typeof accountUsageDaily>;
+
+/**
+ * A tenant's usage per UTC day of `period` (default this month), every day from the first of the month up to today
+ * (a past month: all its days; a future one: none), zeros where nothing happened. A completed capture and its
+ * bytes count on the day it completed, a failure on the day it failed (usage_daily; docs/analysts.md).
+ */
+export async function accountUsageDaily(ctx: ServiceContext, tenantId: string, period?: string) {
+  const today = dayOf(ctx.clock.now().toISOString());
+  const inPeriod = period ?? periodOf(ctx.clock.now());
+  const first = `${inPeriod}-01`;
+  const lastOfMonth = dayOf(new Date(periodEnd(inPeriod).getTime() - 1).toISOString());
+  const last = lastOfMonth.localeCompare(today) < 0 ? lastOfMonth : today;
+  const rows = last < first ? [] : await listDailyUsage(ctx.pool, tenantId, first, last);
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const days: Array<{ date: string; captures: number; failed: number; storageBytes: number }> = [];
+  for (let d = new Date(`${first}T00:00:00Z`); dayOf(d.toISOString()) <= last; d = new Date(d.getTime() + 86_400_000)) {
+    const date = dayOf(d.toISOString());
+    const r = byDay.get(date);
+    days.push({
+      date,
+      captures: r?.captures_completed ?? 0,
+      failed: r?.captures_failed ?? 0,
+      storageBytes: r?.storage_bytes ?? 0,
+    });
+  }
+  return { tenantId, period: inPeriod, days };
 }

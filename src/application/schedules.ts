@@ -36,6 +36,13 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
 
   const unknownSchedule = (id: string) => refusal(404, `No schedule ${id}.`);
 
+  /** The cron rules of spec 4.12 (src/schedules/cron-policy.ts), as create and preview answer them: 400 naming the field. */
+  const acceptedCron = (cron: string) => {
+    const parsed = parseSchedule(cron);
+    if (!parsed.ok) throw refusal(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`);
+    return parsed;
+  };
+
   return {
     /** Where a schedule is read (the Location of its 201). */
     scheduleUrl: (id: string) => `${ctx.config.PUBLIC_BASE_URL}/v1/schedules/${id}`,
@@ -44,8 +51,7 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     async create(caller: Caller, body: { url?: unknown; name: string; cron: string; options?: unknown }) {
       // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
       const cron = body.cron.trim();
-      const parsed = parseSchedule(cron);
-      if (!parsed.ok) throw refusal(400, parsed.detail.startsWith('cron') ? parsed.detail : `cron: ${parsed.detail}`);
+      acceptedCron(cron);
       // Same URL rules as POST /v1/captures (spec 4.3); the worker's egress proxy checks again at every run.
       const checked = await checkTargetUrl(body.url, {
         policy,
@@ -80,6 +86,18 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
         last_capture_id: null,
         last_capture_status: null,
       });
+    },
+
+    /** What a schedule with this cron would do from now: its next runs, UTC; the 400 of create for a cron it refuses. */
+    preview(cron: string, runs = 5) {
+      const expression = cron.trim();
+      const parsed = acceptedCron(expression);
+      const next: string[] = [];
+      for (let after = ctx.clock.now(); next.length < runs; ) {
+        after = parsed.nextRunAt(after);
+        next.push(after.toISOString());
+      }
+      return { cron: expression, nextRuns: next };
     },
 
     async list(caller: Caller) {

@@ -6,7 +6,7 @@ import { iso, periodOf } from '../domain/clock.js';
 import type { Tier } from '../domain/events.js';
 import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
 import { findTenant, type TenantRow } from '../../projections/read-models/tenants.js';
-import { findMonthlyUsage } from '../../projections/read-models/usage.js';
+import { findMonthlyUsage, listTenantsWithUsage } from '../../projections/read-models/usage.js';
 
 /**
  * Operators' view and settings of a tenant (spec 2.11, 4.11): its usage in a period, its configuration (quota
@@ -52,6 +52,36 @@ export function createTenantAdministration(ctx: ServiceContext) {
         storageBytes: u?.storage_bytes ?? 0,
         apiCallCount: u?.api_call_count ?? 0,
         updatedAt: iso(u?.updated_at ?? null) ?? null,
+      };
+    },
+
+    /**
+     * Operators' tenant list: every tenant with its quotas in effect, its overrides and its usage this month, in
+     * tenant id order, a page at a time (keyset on the tenants primary key: `cursor` is the last id of the page
+     * before, `nextCursor` null on the last page).
+     */
+    async list(page: { limit: number; cursor?: string | undefined }) {
+      const period = periodOf(ctx.clock.now());
+      // One row more than asked says whether there is a next page.
+      const rows = await listTenantsWithUsage(ctx.pool, period, { after: page.cursor ?? null, limit: page.limit + 1 });
+      const shown = rows.slice(0, page.limit);
+      return {
+        data: shown.map((t) => {
+          const limits = limitsOf(t);
+          return {
+            tenantId: t.tenant_id,
+            tier: limits.tier,
+            quotas: { capturesPerMonth: limits.capturesPerMonth, storageBytes: limits.storageBytes },
+            overrides: { capturesPerMonth: t.captures_override, storageBytes: t.storage_override },
+            usage: {
+              period,
+              captureCount: t.captures_completed,
+              storageBytes: t.storage_bytes,
+              apiCallCount: t.api_call_count,
+            },
+          };
+        }),
+        nextCursor: rows.length > page.limit ? shown.at(-1)!.tenant_id : null,
       };
     },
 

@@ -124,10 +124,13 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
       };
     },
 
-    /** Operators: a webhook's recent delivery attempts and dead letters, newest first; 404 for an unknown webhook. */
-    async deliveries(webhookId: string, limit: number) {
+    /**
+     * A webhook's recent delivery attempts and dead letters, newest first: operators see any webhook's (no tenant),
+     * a tenant only its own. 404 for an unknown webhook, and for another tenant's.
+     */
+    async deliveries(webhookId: string, limit: number, tenantId?: string) {
       const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
-      if (!row) throw unknownWebhook(webhookId);
+      if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw unknownWebhook(webhookId);
       const [attempts, dead] = await Promise.all([
         listDeliveryAttempts(ctx.pool, webhookId, limit),
         listDeadLetters(ctx.pool, webhookId, limit),

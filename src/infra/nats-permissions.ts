@@ -1,4 +1,13 @@
-import { BUCKETS, bucketStream, DURABLES, NATS_ROLES, type NatsRole, STREAMS, SUBJECTS } from './topology.js';
+import {
+  BUCKETS,
+  bucketStream,
+  DURABLES,
+  type DurableDeclaration,
+  NATS_ROLES,
+  type NatsRole,
+  STREAMS,
+  SUBJECTS,
+} from './topology.js';
 export type { NatsRole } from './topology.js';
 
 /**
@@ -36,6 +45,8 @@ export interface RoleGrants {
   streamInfo: string[];
   /** Durable pull consumers it owns: created by name, read, pulled from and acked. */
   durables: Array<{ stream: string; name: string }>;
+  /** Durable consumers of other roles whose info it reads (queue depth and work in hand). */
+  consumerInfo: Array<{ stream: string; name: string }>;
   /** Streams it reads with ordered (ephemeral, randomly named) consumers. */
   ordered: string[];
   /** Streams it reads single messages of (by sequence or last/next by subject). */
@@ -71,6 +82,9 @@ function grantsOf(role: NatsRole): RoleGrants {
     ],
     durables: Object.values(DURABLES)
       .filter((d) => d.owner === role)
+      .map(({ stream, name }) => ({ stream, name })),
+    consumerInfo: Object.values(DURABLES as Record<string, DurableDeclaration>)
+      .filter((d) => d.infoBy?.includes(role))
       .map(({ stream, name }) => ({ stream, name })),
     ordered: streams.filter((s) => has(s.ordered, role)).map((s) => s.name),
     // An object put looks up the object's current entry first (a message read).
@@ -132,6 +146,7 @@ export function publishAllow(g: RoleGrants): string[] {
       `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
       `$JS.ACK.${stream}.${name}.>`,
     ]),
+    ...g.consumerInfo.map(({ stream, name }) => `$JS.API.CONSUMER.INFO.${stream}.${name}`),
     // Ordered consumers have random names (and a filter subject in the create subject).
     ...unique(ordered).flatMap((s) => [
       `$JS.API.CONSUMER.CREATE.${s}`,

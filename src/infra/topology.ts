@@ -55,6 +55,8 @@ export interface DurableDeclaration {
   stream: string;
   name: string;
   owner: NatsRole;
+  /** Roles besides the owner that read its consumer info (the operators' capacity view). */
+  infoBy?: readonly NatsRole[];
 }
 
 export interface SubjectDeclaration {
@@ -189,7 +191,7 @@ export const BUCKETS = {
 
 export const DURABLES = {
   jobFeeder: { stream: STREAMS.ledger.name, name: 'job-feeder', owner: 'worker' },
-  captureWorkers: { stream: STREAMS.jobs.name, name: 'capture-workers', owner: 'worker' },
+  captureWorkers: { stream: STREAMS.jobs.name, name: 'capture-workers', owner: 'worker', infoBy: ['api'] },
   webhookFeeder: { stream: STREAMS.ledger.name, name: 'webhook-feeder', owner: 'dispatcher' },
   webhookDispatchers: { stream: STREAMS.deliveries.name, name: 'webhook-dispatchers', owner: 'dispatcher' },
 } as const satisfies Record<string, DurableDeclaration>;

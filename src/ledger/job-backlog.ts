@@ -1,4 +1,5 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { DURABLES } from '../infra/topology.js';
 import { JOBS_STREAM } from './streams.js';
 
 /**
@@ -26,5 +27,29 @@ export function jobBacklog(
     else if (Date.now() - known.at > maxAgeMs)
       await Promise.race([refresh(), new Promise((r) => setTimeout(r, waitMs))]);
     return known.value;
+  };
+}
+
+/** The capture job queue as its consumer sees it (GET /v1/admin/capacity). */
+export interface JobQueueState {
+  /** Jobs no worker has taken yet. */
+  waiting: number;
+  /** Jobs a worker holds and has not finished (delivered, not acked). */
+  inFlight: number;
+}
+
+/**
+ * Read now from the workers' durable consumer (num_pending, num_ack_pending); before any worker has created it,
+ * every job in the stream is waiting.
+ */
+export function jobQueueState(jsm: JetStreamManager): () => Promise<JobQueueState> {
+  return async () => {
+    try {
+      const info = await jsm.consumers.info(JOBS_STREAM, DURABLES.captureWorkers.name);
+      return { waiting: info.num_pending, inFlight: info.num_ack_pending };
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound)) throw err;
+      return { waiting: (await jsm.streams.info(JOBS_STREAM)).state.messages, inFlight: 0 };
+    }
   };
 }

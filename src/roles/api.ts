@@ -11,6 +11,7 @@ import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
 import { consoleSessionRoutes } from '../api/routes/console-session.js';
 import { healthRoutes } from '../api/routes/health.js';
+import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
@@ -19,11 +20,13 @@ import { startReplayServer } from '../api/replay-server.js';
 import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
 import { createTenantGuard } from '../api/tenant-auth.js';
 import { createUsageRecorder } from '../api/usage-recorder.js';
-import { accountUsage } from '../application/account-usage.js';
+import { accountUsage, accountUsageDaily } from '../application/account-usage.js';
+import { createAnalystReports } from '../application/analyst-reports.js';
 import { createApiKeys } from '../application/api-keys.js';
 import { createCaptureAdmission } from '../application/capture-admission.js';
 import { createCaptureCertificates } from '../application/capture-certificates.js';
 import { createCaptureReads } from '../application/capture-reads.js';
+import { createCapacity } from '../application/capacity.js';
 import { createCaptureVerification } from '../application/capture-verification.js';
 import { createConsoleSessions, sessionPolicy } from '../application/console-sessions.js';
 import { createSchedules } from '../application/schedules.js';
@@ -34,7 +37,7 @@ import { createCertificates, openCertificateStore } from '../evidence/certificat
 import { deploymentTrust } from '../evidence/trust-anchors.js';
 import { openKvSessionStore } from '../infra/kv-console-session-store.js';
 import { watchNatsLink } from '../infra/nats-link.js';
-import { jobBacklog } from '../ledger/job-backlog.js';
+import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
@@ -122,7 +125,23 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),
-      tenancyRoutes({ guard, operator, usage: usageOf, tenants: createTenantAdministration(ctx) }),
+      tenancyRoutes({
+        guard,
+        operator,
+        usage: usageOf,
+        usageDaily: (tenantId, period) => accountUsageDaily(ctx, tenantId, period),
+        tenants: createTenantAdministration(ctx),
+      }),
+      operatorViewRoutes({
+        guard,
+        operator,
+        reports: createAnalystReports(ctx),
+        capacity: createCapacity({
+          config,
+          jobQueue: jobQueueState(nats.jsm),
+          runsWorker: runtime.roles.has('worker'),
+        }),
+      }),
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
       mcpRoutes({

@@ -8,6 +8,7 @@ import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
 import { consoleSessionRoutes } from '../../src/api/routes/console-session.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
+import { operatorViewRoutes } from '../../src/api/routes/operator-views.js';
 import { scheduleRoutes } from '../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
 import { verificationRoutes } from '../../src/api/routes/verification.js';
@@ -51,7 +52,14 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       verificationRoutes(guard, stub(), stub(), 'http://replay.test'),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
-      tenancyRoutes({ guard, operator: createOperatorGuard(config, stub()), usage: stub(), tenants: stub() }),
+      tenancyRoutes({
+        guard,
+        operator: createOperatorGuard(config, stub()),
+        usage: stub(),
+        usageDaily: stub(),
+        tenants: stub(),
+      }),
+      operatorViewRoutes({ guard, operator: createOperatorGuard(config, stub()), reports: stub(), capacity: stub() }),
       webhookRoutes({ guard, webhooks: stub() }),
       adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),

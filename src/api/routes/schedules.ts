@@ -58,6 +58,19 @@ export const scheduleSchema = z
   })
   .describe('Schedule record (spec 2.10).');
 
+const previewQuery = z.object({
+  cron: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be given once') })
+    .describe('Five-field cron expression, UTC (spec 4.12), e.g. "0 6 * * 1".'),
+});
+
+const previewSchema = z
+  .object({
+    cron: z.string().describe('The expression, trimmed.'),
+    nextRuns: z.array(dateTime()).describe('The next five runs after now, UTC, oldest first.'),
+  })
+  .describe('What a schedule with this cron would do (README, Console endpoints).');
+
 export const scheduleIdParams = z.object({ scheduleId: idParam('sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
@@ -117,6 +130,30 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         },
       },
       async (req) => schedules.list(callerOf(req)),
+    );
+
+    // Extension (README, Console endpoints): what a cron expression would do, by the rules POST /v1/schedules applies.
+    app.get(
+      '/v1/schedules/preview',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: "A cron expression's next five runs, UTC",
+          operationId: 'previewSchedule',
+          security: [{ bearer: [] }],
+          querystring: previewQuery,
+          response: {
+            200: previewSchema,
+            ...problemResponses({
+              ...ANSWERS.tenantKey,
+              ...ANSWERS.internal,
+              400: 'Missing or invalid cron, or one firing more than once per hour: the answer POST /v1/schedules gives (spec 4.12).',
+            }),
+          },
+        },
+      },
+      async (req) => schedules.preview(req.query.cron),
     );
 
     app.get(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountUsage } from '../../application/account-usage.js';
+import type { AccountUsage, AccountUsageDaily } from '../../application/account-usage.js';
 import type { TenantAdministration } from '../../application/tenant-administration.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
@@ -83,6 +83,75 @@ const configRecordSchema = z
   })
   .describe('Tenant config record (spec 2.11).');
 
+const periodQuery = z.object({
+  period: z
+    .string({ error: 'must be given once' })
+    .regex(PERIOD, 'must be YYYY-MM')
+    .optional()
+    .describe('YYYY-MM; default the current UTC calendar month.'),
+});
+
+/** Extension (README, Console endpoints). */
+const dailyUsageSchema = z
+  .object({
+    tenantId: z.string(),
+    period: z.string().describe('YYYY-MM'),
+    days: z
+      .array(
+        z.object({
+          date: z.string().describe('YYYY-MM-DD, UTC'),
+          captures: z.number().int().describe('Captures completed that day.'),
+          failed: z.number().int().describe('Captures failed that day.'),
+          storageBytes: z.number().int().describe('Bytes of the captures completed that day.'),
+        }),
+      )
+      .describe('Every day of the period up to today, oldest first; zeros where nothing happened.'),
+  })
+  .describe("The authenticated tenant's usage per day of a month.");
+
+const pageLimit = z
+  .preprocess(
+    (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z
+      .number({ error: 'must be an integer of at least 1' })
+      .int()
+      .min(1, 'must be an integer of at least 1')
+      .default(50),
+  )
+  .transform((n) => Math.min(n, 200))
+  .describe('Default 50, at most 200.');
+
+const tenantListQuery = z.object({
+  limit: pageLimit,
+  cursor: z
+    .string({ error: 'must be given once' })
+    .regex(TENANT_ID_PATTERN, 'must be the nextCursor of a page before')
+    .optional()
+    .describe('The nextCursor of the page before.'),
+});
+
+const tenantListSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        tenantId: z.string(),
+        tier: z.enum(['starter', 'pro']),
+        quotas: quotaPair(z.number().int()).describe('In effect: the override, else the tier default.'),
+        overrides: quotaPair(z.number().int().nullable()).describe('Null: the tier default applies.'),
+        usage: z
+          .object({
+            period: z.string().describe('YYYY-MM, the current UTC month.'),
+            captureCount: z.number().int(),
+            storageBytes: z.number().int(),
+            apiCallCount: z.number().int(),
+          })
+          .describe('As GET /v1/admin/usage answers for the current month.'),
+      }),
+    ),
+    nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page.'),
+  })
+  .describe('Tenants in tenant id order, with quotas and usage (README, Console endpoints).');
+
 /** Operator endpoints here: the per-IP limit, then the admin credential. */
 const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
 
@@ -92,12 +161,14 @@ export interface TenancyRouteDeps {
   operator: OperatorGuard;
   /** The tenant's own usage (the MCP usage tool calls it too). */
   usage: AccountUsage;
+  /** The tenant's own usage per day of a month. */
+  usageDaily: AccountUsageDaily;
   /** The operators' usage reads and config settings. */
   tenants: TenantAdministration;
 }
 
 export function tenancyRoutes(deps: TenancyRouteDeps) {
-  const { guard, operator, usage, tenants } = deps;
+  const { guard, operator, usage, usageDaily, tenants } = deps;
 
   return async (app: TypedApp) => {
     app.get(
@@ -113,6 +184,25 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
         },
       },
       async (req) => usage(req.principal!.tenantId),
+    );
+
+    app.get(
+      '/v1/account/usage/daily',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['usage'],
+          summary: "The authenticated tenant's usage per day of a month",
+          operationId: 'getAccountUsageDaily',
+          security: [{ bearer: [] }],
+          querystring: periodQuery,
+          response: {
+            200: dailyUsageSchema,
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, 400: 'period is not YYYY-MM.' }),
+          },
+        },
+      },
+      async (req) => usageDaily(req.principal!.tenantId, req.query.period),
     );
 
     app.register(async (admin: TypedApp) => {
@@ -139,6 +229,24 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
           },
         },
         async (req) => tenants.usage(req.query.tenant, req.query.period),
+      );
+
+      admin.get(
+        '/v1/admin/tenants',
+        {
+          schema: {
+            tags: ['admin'],
+            summary: 'List tenants with their quotas and usage this month',
+            operationId: 'listTenants',
+            security: [{ bearer: [] }],
+            querystring: tenantListQuery,
+            response: {
+              200: tenantListSchema,
+              ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'limit or cursor is invalid; the detail names it.' }),
+            },
+          },
+        },
+        async (req) => tenants.list({ limit: req.query.limit, cursor: req.query.cursor }),
       );
 
       admin.get(

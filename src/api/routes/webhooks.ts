@@ -87,6 +87,54 @@ const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as cons
 /** Every tenant webhook endpoint: scope capture (spec 5.4). */
 const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
 
+const deliveriesQuery = z.object({
+  limit: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer of at least 1' })
+        .int()
+        .min(1, 'must be an integer of at least 1')
+        .default(100),
+    )
+    .transform((n) => Math.min(n, 500))
+    .describe('Newest first; default 100, at most 500.'),
+});
+
+const deliveriesSchema = z
+  .object({
+    webhookId: z.string(),
+    tenantId: z.string(),
+    deleted: z.boolean(),
+    data: z
+      .array(
+        z.object({
+          deliveryId: z.string(),
+          eventId: z.string(),
+          eventType: z.string(),
+          attempt: z.number().int(),
+          outcome: z.enum(['delivered', 'failed']),
+          httpStatus: z.number().int().nullable(),
+          detail: z.string().optional(),
+          latencyMs: z.number().int().nullable(),
+          attemptedAt: dateTime(),
+          nextAttemptAt: dateTime().optional(),
+        }),
+      )
+      .describe('Delivery attempts, newest first.'),
+    deadLetters: z.array(
+      z.object({
+        deliveryId: z.string(),
+        eventId: z.string(),
+        eventType: z.string(),
+        attempts: z.number().int(),
+        reason: z.string(),
+        deadLetteredAt: dateTime(),
+      }),
+    ),
+  })
+  .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
+
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const { guard, webhooks } = deps;
 
@@ -176,56 +224,32 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       },
       async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
     );
+
+    // Extension (README, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
+    app.get(
+      '/v1/webhooks/:webhookId/deliveries',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: "List one of the tenant's webhooks' delivery attempts and dead letters",
+          operationId: 'listOwnWebhookDeliveries',
+          security: [{ bearer: [] }],
+          params: webhookIdParams,
+          querystring: deliveriesQuery,
+          response: {
+            200: deliveriesSchema,
+            ...problemResponses({
+              ...WEBHOOK_ANSWERS,
+              400: 'limit is not an integer of at least 1.',
+              ...unknownWebhookAnswer,
+            }),
+          },
+        },
+      },
+      async (req) => webhooks.deliveries(req.params.webhookId, req.query.limit, callerOf(req).principal.tenantId),
+    );
   };
 }
-
-const deliveriesQuery = z.object({
-  limit: z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z
-        .number({ error: 'must be an integer of at least 1' })
-        .int()
-        .min(1, 'must be an integer of at least 1')
-        .default(100),
-    )
-    .transform((n) => Math.min(n, 500))
-    .describe('Newest first; default 100, at most 500.'),
-});
-
-const deliveriesSchema = z
-  .object({
-    webhookId: z.string(),
-    tenantId: z.string(),
-    deleted: z.boolean(),
-    data: z
-      .array(
-        z.object({
-          deliveryId: z.string(),
-          eventId: z.string(),
-          eventType: z.string(),
-          attempt: z.number().int(),
-          outcome: z.enum(['delivered', 'failed']),
-          httpStatus: z.number().int().nullable(),
-          detail: z.string().optional(),
-          latencyMs: z.number().int().nullable(),
-          attemptedAt: dateTime(),
-          nextAttemptAt: dateTime().optional(),
-        }),
-      )
-      .describe('Delivery attempts, newest first.'),
-    deadLetters: z.array(
-      z.object({
-        deliveryId: z.string(),
-        eventId: z.string(),
-        eventType: z.string(),
-        attempts: z.number().int(),
-        reason: z.string(),
-        deadLetteredAt: dateTime(),
-      }),
-    ),
-  })
-  .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
 export function adminWebhookRoutes(operator: OperatorGuard, guard: TenantGuard, webhooks: Webhooks) {

@@ -263,8 +263,20 @@ describe('OpenAPI document against the real service', () => {
     }
     assert.equal(exchanges.at(-1)!.status, 429);
 
+    await call('GET', '/v1/schedules/preview?cron=0%206%20*%20*%201', { token: readKey });
+    await call('GET', '/v1/schedules/preview?cron=*/5%20*%20*%20*%20*', { token: readKey });
+
     await call('GET', '/v1/account/usage', { token: readKey });
     await call('GET', '/v1/account/usage');
+    await call('GET', '/v1/account/usage/daily', { token: readKey });
+    await call('GET', '/v1/account/usage/daily?period=2026-13', { token: readKey });
+    await admin('GET', '/v1/admin/tenants?limit=2');
+    await admin('GET', '/v1/admin/tenants?limit=0');
+    await admin('GET', '/v1/admin/capacity');
+    await admin('GET', '/v1/admin/reports/captures-per-day');
+    await admin('GET', '/v1/admin/reports/failures-by-reason?format=csv');
+    await admin('GET', '/v1/admin/reports/capture-latency?from=2024-02-30');
+    await admin('GET', '/v1/admin/reports/nope');
     await admin('GET', '/v1/admin/usage?tenant=oas');
     await admin('GET', '/v1/admin/usage?tenant=oas&period=2020-01');
     await admin('GET', '/v1/admin/usage?tenant=oas&period=2026-13');
@@ -303,6 +315,9 @@ describe('OpenAPI document against the real service', () => {
     await admin('GET', `/v1/admin/webhooks/${first.body.id}/deliveries`);
     await admin('GET', `/v1/admin/webhooks/${first.body.id}/deliveries?limit=0`);
     await admin('GET', `/v1/admin/webhooks/whk_${'0'.repeat(32)}/deliveries`);
+    await call('GET', `/v1/webhooks/${first.body.id}/deliveries`, { token });
+    await call('GET', `/v1/webhooks/${first.body.id}/deliveries?limit=0`, { token });
+    await call('GET', `/v1/webhooks/whk_${'0'.repeat(32)}/deliveries`, { token });
     await call('DELETE', `/v1/webhooks/${first.body.id}`, { token });
     await call('DELETE', `/v1/webhooks/${first.body.id}`, { token });
   });

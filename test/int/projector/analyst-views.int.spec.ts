@@ -29,6 +29,9 @@ const COLUMNS: Record<string, string[]> = {
   v_captures_by_status: ['tenant_id', 'period', 'status', 'render_quality', 'captures'],
   v_failure_reasons: ['tenant_id', 'period', 'error', 'retryable', 'captures'],
   v_webhook_delivery_outcomes: ['tenant_id', 'webhook_id', 'day', 'delivered', 'failed_attempts', 'dead_lettered'],
+  v_failures_daily: ['tenant_id', 'day', 'reason', 'error', 'retryable', 'captures'],
+  v_capture_latency_daily: ['tenant_id', 'day', 'captures', 'p50_ms', 'p90_ms', 'p99_ms', 'max_ms'],
+  v_storage_growth_daily: ['tenant_id', 'day', 'storage_bytes', 'cumulative_storage_bytes'],
 };
 
 describe('analyst views', () => {

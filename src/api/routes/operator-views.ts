@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { AnalystReports } from '../../application/analyst-reports.js';
+import type { Capacity } from '../../application/capacity.js';
+import { REPORT_NAMES } from '../../../projections/read-models/report-views.js';
+import type { TypedApp } from '../app.js';
+import { toCsv } from '../csv.js';
+import type { OperatorGuard } from '../operator-auth.js';
+import { ANSWERS, problemResponses } from '../problem.js';
+import type { TenantGuard } from '../tenant-auth.js';
+
+/**
+ * Extensions for the operator and analyst pages of the console (README, Console endpoints): the analysts'
+ * reports as JSON or CSV, and the capture capacity. Admin credential, like every /v1/admin route.
+ */
+
+export interface OperatorViewRouteDeps {
+  guard: TenantGuard;
+  operator: OperatorGuard;
+  reports: AnalystReports;
+  capacity: Capacity;
+}
+
+const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
+
+const reportParams = z.object({
+  name: z.string().describe(`One of ${REPORT_NAMES.join(', ')}.`),
+});
+
+const once = { error: 'must be given once' };
+const reportQuery = z.object({
+  from: z.string(once).optional().describe('First day, YYYY-MM-DD (UTC); default 29 days before to.'),
+  to: z.string(once).optional().describe('Last day, YYYY-MM-DD (UTC), inclusive; default today.'),
+  tenant: z.string(once).optional().describe('Only this tenant; default all.'),
+  format: z
+    .enum(['json', 'csv'], { error: "must be 'json' or 'csv'" })
+    .default('json')
+    .describe('csv: RFC 4180 text with a header row, as an attachment.'),
+});
+
+const reportSchema = z
+  .object({
+    name: z.enum(REPORT_NAMES),
+    from: z.string().describe('YYYY-MM-DD'),
+    to: z.string().describe('YYYY-MM-DD'),
+    columns: z.array(z.string()),
+    rows: z
+      .array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])))
+      .describe('One array per row, in the order of columns; days as YYYY-MM-DD.'),
+  })
+  .describe('A report over a window of days (docs/analysts.md, Reports).');
+
+const capacitySchema = z
+  .object({
+    jobBacklog: z.number().int().describe('Capture jobs no worker has taken yet.'),
+    inFlight: z.number().int().describe('Capture jobs workers hold now.'),
+    backlogMax: z
+      .number()
+      .int()
+      .describe('CAPTURE_BACKLOG_MAX: with jobBacklog + inFlight at this, submissions are answered 503.'),
+    workerConcurrency: z
+      .number()
+      .int()
+      .nullable()
+      .describe("WORKER_CONCURRENCY of this process's worker; null when this process runs none."),
+  })
+  .describe('Capture capacity (docs/capture.md, Capacity).');
+
+export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
+  const { guard, operator, reports, capacity } = deps;
+  return async (app: TypedApp) => {
+    app.addHook('onRequest', guard.perIp());
+    app.addHook('onRequest', operator.credential());
+
+    app.get(
+      '/v1/admin/reports/:name',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'An analyst report, as JSON or CSV',
+          operationId: 'getReport',
+          security: [{ bearer: [] }],
+          params: reportParams,
+          querystring: reportQuery,
+          response: {
+            200: {
+              description:
+                'The report; with format=csv, RFC 4180 text with a header row, served as an attachment <name>-<from>-<to>.csv.',
+              content: { 'application/json': { schema: reportSchema }, 'text/csv': { schema: z.string() } },
+            },
+            ...problemResponses({
+              ...OPERATOR_ANSWERS,
+              400: 'Invalid from, to, tenant or format, or a window over 366 days; the detail names the field.',
+              404: 'No such report; the detail lists the reports.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const { format, ...window } = req.query;
+        const report = await reports.report(req.params.name, window);
+        if (format === 'json') return report;
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="${report.name}-${report.from}-${report.to}.csv"`)
+          .send(toCsv(report.columns, report.rows));
+      },
+    );
+
+    app.get(
+      '/v1/admin/capacity',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Capture capacity: the job backlog, jobs in flight and the bounds',
+          operationId: 'getCapacity',
+          security: [{ bearer: [] }],
+          response: { 200: capacitySchema, ...problemResponses(OPERATOR_ANSWERS) },
+        },
+      },
+      async () => capacity.read(),
+    );
+  };
+}
