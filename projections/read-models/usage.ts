@@ -175,6 +175,13 @@ export async function listDailyUsage(q: Sql, tenantId: string, from: string, to:
   return r.rows;
 }
 
+/** Tenants with their usage in the period `$1` (zeros for a tenant with no activity then); a WHERE follows. */
+const TENANTS_WITH_USAGE = `SELECT t.tenant_id, t.tier, t.captures_override, t.storage_override,
+            COALESCE(u.captures_submitted, 0) AS captures_submitted, COALESCE(u.captures_completed, 0) AS captures_completed,
+            COALESCE(u.captures_failed, 0) AS captures_failed, COALESCE(u.storage_bytes, 0) AS storage_bytes,
+            COALESCE(u.api_call_count, 0) AS api_call_count
+       FROM tenants t LEFT JOIN usage_monthly u ON u.tenant_id = t.tenant_id AND u.period = $1`;
+
 /**
  * A page of tenants in tenant id order after `after` (keyset: the tenants primary key), each with its usage in
  * `period` (zeros when none).
@@ -185,11 +192,7 @@ export async function listTenantsWithUsage(
   page: { after: string | null; limit: number },
 ): Promise<TenantUsageRow[]> {
   const r = await q.query<TenantUsageRow>(
-    `SELECT t.tenant_id, t.tier, t.captures_override, t.storage_override,
-            COALESCE(u.captures_submitted, 0) AS captures_submitted, COALESCE(u.captures_completed, 0) AS captures_completed,
-            COALESCE(u.captures_failed, 0) AS captures_failed, COALESCE(u.storage_bytes, 0) AS storage_bytes,
-            COALESCE(u.api_call_count, 0) AS api_call_count
-       FROM tenants t LEFT JOIN usage_monthly u ON u.tenant_id = t.tenant_id AND u.period = $1
+    `${TENANTS_WITH_USAGE}
       WHERE $2::text IS NULL OR t.tenant_id > $2
       ORDER BY t.tenant_id
       LIMIT $3`,
@@ -213,11 +216,7 @@ export interface TenantUsageRow {
 /** Every tenant (or one) with its usage in `period`; zeros for a tenant with no activity then. */
 export async function readUsageReport(q: Sql, period: string, tenantId: string | null): Promise<TenantUsageRow[]> {
   const r = await q.query<TenantUsageRow>(
-    `SELECT t.tenant_id, t.tier, t.captures_override, t.storage_override,
-            COALESCE(u.captures_submitted, 0) AS captures_submitted, COALESCE(u.captures_completed, 0) AS captures_completed,
-            COALESCE(u.captures_failed, 0) AS captures_failed, COALESCE(u.storage_bytes, 0) AS storage_bytes,
-            COALESCE(u.api_call_count, 0) AS api_call_count
-       FROM tenants t LEFT JOIN usage_monthly u ON u.tenant_id = t.tenant_id AND u.period = $1
+    `${TENANTS_WITH_USAGE}
       WHERE $2::text IS NULL OR t.tenant_id = $2
       ORDER BY t.tenant_id`,
     [period, tenantId],
