@@ -9,6 +9,7 @@ import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
+import { consoleRoutes } from '../api/routes/console-pages.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
@@ -114,6 +115,8 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       tenancyRoutes({ guard, operator, usage: usageOf, tenants: createTenantAdministration(ctx) }),
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
+      // The console: one more client of the routes above (DESIGN decision 17).
+      consoleRoutes({ replayOrigin: replay.origin }),
       mcpRoutes({
         guard,
         cors,
