@@ -16,6 +16,7 @@ export function consoleShell(opts: { replayOrigin: string }): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="replay-origin" content="${esc(opts.replayOrigin)}">
 <title>Capture Ledger console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${CONSOLE_STYLE_PATH}">
 <script type="module" src="${CONSOLE_SCRIPT_PATH}"></script>
 </head>
