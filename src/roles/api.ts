@@ -10,6 +10,7 @@ import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js'
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
 import { consoleSessionRoutes } from '../api/routes/console-session.js';
+import { consoleRoutes } from '../api/routes/console-pages.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
@@ -144,6 +145,8 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       }),
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
+      // The console: one more client of the routes above (DESIGN decision 17).
+      consoleRoutes({ replayOrigin: replay.origin }),
       mcpRoutes({
         guard,
         cors,

@@ -1,0 +1,92 @@
+import { sessionState } from './session-state.js';
+
+/**
+ * Every request the console makes goes through `call`: same-origin, the session cookie and never an Authorization
+ * header; unsafe methods carry the session's CSRF token. An answer outside 2xx becomes an ApiError that keeps the
+ * spec's error body (spec 7.1); errors.ts turns it into a sentence.
+ */
+export interface ProblemBody {
+  type?: string;
+  status?: number;
+  title?: string;
+  detail?: string;
+  limitType?: string;
+  quota?: { resource?: string; limit?: number; used?: number; remaining?: number; resetsAt?: string };
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly problem: ProblemBody | null,
+    /** Retry-After in seconds, when the answer gave a number of seconds. */
+    readonly retryAfter: number | null,
+    readonly path: string,
+  ) {
+    super(problem?.detail ?? `HTTP ${status} from ${path}`);
+  }
+}
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+const SAFE = new Set(['GET', 'HEAD']);
+
+/** The operator's session answers /v1/admin/…; the tenant's everything else (and the sign-out of each kind). */
+function csrfTokenFor(path: string): string | undefined {
+  const s = sessionState();
+  if (path.startsWith('/v1/admin/') || /[?&]kind=operator\b/.test(path)) return s.operator?.csrfToken;
+  return s.tenant?.csrfToken;
+}
+
+export async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer<T>> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (!SAFE.has(method)) {
+    const token = csrfTokenFor(path);
+    if (token) headers['X-CSRF-Token'] = token;
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, null, null, path);
+  }
+  const text = res.status === 204 ? '' : await res.text();
+  let parsed: unknown = null;
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+  }
+  if (!res.ok) {
+    const ra = res.headers.get('Retry-After');
+    const seconds = ra && /^\d+$/.test(ra.trim()) ? Number(ra) : null;
+    const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : null;
+    throw new ApiError(res.status, problem, seconds, path);
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+export const get = <T>(path: string, signal?: AbortSignal) =>
+  call<T>('GET', path, undefined, signal).then((a) => a.body);
+
+/** A query string from the given values, leaving out empty ones. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

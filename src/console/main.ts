@@ -1,0 +1,113 @@
+import { h, put } from './dom.js';
+import { errorBox } from './errors.js';
+import { captureDetailPage } from './pages/capture-detail.js';
+import { capturesPage } from './pages/captures.js';
+import { capacityPage, keysPage, reportsPage, tenantsPage } from './pages/operator.js';
+import { schedulesPage } from './pages/schedules.js';
+import { signInPage } from './pages/sign-in.js';
+import { submitPage } from './pages/submit.js';
+import { usagePage } from './pages/usage.js';
+import { webhooksPage } from './pages/webhooks.js';
+import { createRouter, type Route } from './router.js';
+import { loadSessions } from './session.js';
+import { onSessionChange, sessionState } from './session-state.js';
+
+/**
+ * The console in the browser (README, Console): one client of the documented API. Pages by path under /console;
+ * the tenant's and the operator's areas each need their own session.
+ */
+const routes: Route[] = [
+  {
+    pattern: /^\/console$/,
+    area: 'public',
+    title: 'Console',
+    render: (ctx) => {
+      const s = sessionState();
+      ctx.navigate(s.tenant ? '/console/captures' : s.operator ? '/console/operator/tenants' : '/console/sign-in', {
+        replace: true,
+      });
+    },
+  },
+  { pattern: /^\/console\/sign-in$/, area: 'public', title: 'Sign in', render: signInPage },
+  { pattern: /^\/console\/captures$/, area: 'tenant', title: 'Captures', render: capturesPage },
+  { pattern: /^\/console\/captures\/([^/]+)$/, area: 'tenant', title: 'Capture', render: captureDetailPage },
+  { pattern: /^\/console\/submit$/, area: 'tenant', title: 'Submit', render: submitPage },
+  { pattern: /^\/console\/schedules$/, area: 'tenant', title: 'Schedules', render: schedulesPage },
+  { pattern: /^\/console\/webhooks$/, area: 'tenant', title: 'Webhooks', render: webhooksPage },
+  { pattern: /^\/console\/usage$/, area: 'tenant', title: 'Usage', render: usagePage },
+  {
+    pattern: /^\/console\/operator$/,
+    area: 'operator',
+    title: 'Operator',
+    render: (ctx) => ctx.navigate('/console/operator/tenants', { replace: true }),
+  },
+  { pattern: /^\/console\/operator\/tenants$/, area: 'operator', title: 'Tenants', render: tenantsPage },
+  { pattern: /^\/console\/operator\/keys$/, area: 'operator', title: 'API keys', render: keysPage },
+  { pattern: /^\/console\/operator\/capacity$/, area: 'operator', title: 'Capacity', render: capacityPage },
+  { pattern: /^\/console\/operator\/reports$/, area: 'operator', title: 'Reports', render: reportsPage },
+];
+
+const TENANT_NAV: [string, string][] = [
+  ['/console/captures', 'Captures'],
+  ['/console/submit', 'Submit'],
+  ['/console/schedules', 'Schedules'],
+  ['/console/webhooks', 'Webhooks'],
+  ['/console/usage', 'Usage'],
+];
+const OPERATOR_NAV: [string, string][] = [
+  ['/console/operator/tenants', 'Tenants'],
+  ['/console/operator/keys', 'API keys'],
+  ['/console/operator/capacity', 'Capacity'],
+  ['/console/operator/reports', 'Reports'],
+];
+
+function drawNav(nav: HTMLElement): void {
+  const s = sessionState();
+  const here = location.pathname;
+  const link = ([href, text]: [string, string]) =>
+    h('li', null, h('a', { href, 'aria-current': here === href || here.startsWith(`${href}/`) ? 'page' : null }, text));
+  const group = (label: string, items: [string, string][]) =>
+    h('div', { class: 'nav-group' }, h('span', { class: 'nav-label' }, label), h('ul', null, items.map(link)));
+  put(
+    nav,
+    s.tenant ? group(`Tenant ${s.tenant.tenantId}`, TENANT_NAV) : null,
+    s.operator ? group('Operator', OPERATOR_NAV) : null,
+    h('ul', { class: 'nav-account' }, link(['/console/sign-in', s.tenant || s.operator ? 'Account' : 'Sign in'])),
+  );
+}
+
+function setUpNavToggle(nav: HTMLElement): void {
+  const toggle = document.getElementById('nav-toggle');
+  if (!toggle) return;
+  const set = (open: boolean) => {
+    toggle.setAttribute('aria-expanded', String(open));
+    nav.classList.toggle('open', open);
+  };
+  toggle.addEventListener('click', () => set(toggle.getAttribute('aria-expanded') !== 'true'));
+  nav.addEventListener('click', (e) => {
+    if ((e.target as Element).closest('a')) set(false);
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && nav.classList.contains('open')) {
+      set(false);
+      toggle.focus();
+    }
+  });
+}
+
+async function boot(): Promise<void> {
+  const main = document.getElementById('main')!;
+  const nav = document.getElementById('nav')!;
+  setUpNavToggle(nav);
+  try {
+    await loadSessions();
+  } catch (err) {
+    put(main, h('h1', null, 'The console could not start'), errorBox(err));
+    return;
+  }
+  const router = createRouter(main, routes, () => drawNav(nav));
+  onSessionChange(() => drawNav(nav));
+  router.start();
+}
+
+void boot();

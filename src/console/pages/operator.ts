@@ -1,0 +1,387 @@
+import { call, get, query } from '../api.js';
+import { barChart, legend, lineChart, type Series } from '../charts.js';
+import { field, formValues, h, put, statusRegion } from '../dom.js';
+import { errorBox } from '../errors.js';
+import { bytes, count, time } from '../format.js';
+import type { PageContext } from '../router.js';
+import {
+  type ApiKeyRecord,
+  parseCapacity,
+  parseReport,
+  parseTenants,
+  REPORT_NAMES,
+  type Report,
+  reportCsvPath,
+  type TenantRow,
+} from '../shapes.js';
+import { confirmButton, facts, heading, shownOnce, table } from '../ui.js';
+
+/** Operator pages (admin session): tenants and their quota overrides, API keys, capacity, reports. */
+
+// ——— Tenants ———
+
+function overrideForm(t: TenantRow, onSaved: () => Promise<void>, message: HTMLElement): HTMLElement {
+  const id = `ov-${t.tenantId}`;
+  const form = h(
+    'form',
+    { class: 'inline', 'aria-label': `Quota overrides of ${t.tenantId}` },
+    field(
+      'Captures per month',
+      h('input', {
+        id: `${id}-c`,
+        name: 'capturesPerMonth',
+        type: 'number',
+        inputmode: 'numeric',
+        value: t.overrides.capturesPerMonth ?? '',
+        placeholder: `tier: ${t.quotas.capturesPerMonth}`,
+      }),
+    ),
+    field(
+      'Storage bytes',
+      h('input', {
+        id: `${id}-s`,
+        name: 'storageBytes',
+        type: 'number',
+        inputmode: 'numeric',
+        value: t.overrides.storageBytes ?? '',
+        placeholder: 'tier default',
+      }),
+    ),
+    h('button', { type: 'submit' }, 'Save overrides'),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    // Empty: no override, the tier default applies (spec 4.11: null removes the override).
+    const value = (s: string | undefined) => (s === undefined || s.trim() === '' ? null : Number(s));
+    try {
+      await call('PUT', `/v1/admin/tenants/${encodeURIComponent(t.tenantId)}/config`, {
+        quotas: { capturesPerMonth: value(v.capturesPerMonth), storageBytes: value(v.storageBytes) },
+      });
+      put(message, `Saved the overrides of ${t.tenantId}.`);
+      await onSaved();
+    } catch (err) {
+      put(message, errorBox(err));
+    }
+  });
+  return form;
+}
+
+export async function tenantsPage(ctx: PageContext): Promise<void> {
+  const list = h('div', null, h('p', null, 'Loading…'));
+  const message = statusRegion();
+  put(
+    ctx.main,
+    heading('Tenants'),
+    h('p', null, 'Usage this month against each quota. An empty override field means the tier default.'),
+    message,
+    list,
+  );
+  const load = async () => {
+    try {
+      const tenants = parseTenants(await get<unknown>('/v1/admin/tenants', ctx.signal));
+      put(
+        list,
+        tenants.length
+          ? table(
+              'Tenants',
+              ['Tenant', 'Tier', 'Captures this month', 'Storage this month', 'API calls', 'Overrides'],
+              tenants.map((t) => [
+                h(
+                  'span',
+                  null,
+                  t.tenantId,
+                  h('br'),
+                  h('a', { href: `/console/operator/keys${query({ tenant: t.tenantId })}` }, 'keys'),
+                ),
+                t.tier,
+                `${count(t.usage.captureCount)} of ${count(t.quotas.capturesPerMonth)}${t.overrides.capturesPerMonth !== null ? ' (override)' : ''}`,
+                `${bytes(t.usage.storageBytes)} of ${bytes(t.quotas.storageBytes)}${t.overrides.storageBytes !== null ? ' (override)' : ''}`,
+                count(t.usage.apiCallCount),
+                overrideForm(t, load, message),
+              ]),
+              'tenants',
+            )
+          : h('p', null, 'No tenants yet: create an API key for one.'),
+      );
+    } catch (err) {
+      put(list, errorBox(err));
+    }
+  };
+  await load();
+}
+
+// ——— API keys (spec 4.11) ———
+
+const SCOPES = ['capture', 'read', 'admin'];
+
+export async function keysPage(ctx: PageContext): Promise<void> {
+  const q = ctx.query;
+  const filters = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Filter keys' },
+    field('Tenant', h('input', { name: 'tenant', type: 'text', value: q.get('tenant') ?? '' })),
+    h(
+      'div',
+      { class: 'field check' },
+      h('input', {
+        type: 'checkbox',
+        name: 'include',
+        value: 'revoked',
+        id: 'inc-revoked',
+        checked: q.get('include') === 'revoked',
+      }),
+      h('label', { for: 'inc-revoked' }, 'Include revoked keys'),
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters')),
+  );
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(filters);
+    ctx.navigate(`/console/operator/keys${query({ tenant: v.tenant?.trim(), include: v.include })}`);
+  });
+  const list = h('section', { 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Keys'));
+  const message = statusRegion();
+  const created = h('div');
+  const form = h(
+    'form',
+    { class: 'stack' },
+    field('Tenant id', h('input', { name: 'tenantId', type: 'text', required: true, value: q.get('tenant') ?? '' })),
+    field('Key name', h('input', { name: 'name', type: 'text', required: true })),
+    h(
+      'fieldset',
+      null,
+      h('legend', null, 'Scopes'),
+      SCOPES.map((s) =>
+        h(
+          'div',
+          { class: 'field check' },
+          h('input', { type: 'checkbox', name: 'scopes', value: s, id: `scope-${s}`, checked: s !== 'admin' }),
+          h('label', { for: `scope-${s}` }, s),
+        ),
+      ),
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create key')),
+  );
+  put(
+    ctx.main,
+    heading('API keys'),
+    filters,
+    list,
+    h(
+      'section',
+      { 'aria-labelledby': 'new-key-heading' },
+      h('h2', { id: 'new-key-heading' }, 'New key'),
+      form,
+      created,
+      message,
+    ),
+  );
+
+  const load = async () => {
+    try {
+      const { data } = await get<{ data: ApiKeyRecord[] }>(
+        `/v1/admin/keys${query({ tenant: q.get('tenant'), include: q.get('include') })}`,
+        ctx.signal,
+      );
+      put(
+        list,
+        h('h2', { id: 'keys-heading' }, 'Keys'),
+        data.length
+          ? table(
+              'API keys',
+              ['Name', 'Tenant', 'Scopes', 'Created', 'State', ''],
+              data.map((k) => [
+                h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
+                k.tenantId,
+                k.scopes.join(', '),
+                time(k.createdAt),
+                k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
+                k.revoked
+                  ? ''
+                  : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
+                      try {
+                        await call('DELETE', `/v1/admin/keys/${k.keyHash}`);
+                        put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
+                        await load();
+                      } catch (err) {
+                        put(message, errorBox(err));
+                      }
+                    }),
+              ]),
+            )
+          : h('p', null, 'No keys match.'),
+      );
+    } catch (err) {
+      put(list, h('h2', { id: 'keys-heading' }, 'Keys'), errorBox(err));
+    }
+  };
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const d = new FormData(form);
+    try {
+      const { body } = await call<ApiKeyRecord>('POST', '/v1/admin/keys', {
+        tenantId: String(d.get('tenantId') ?? '').trim(),
+        name: String(d.get('name') ?? ''),
+        scopes: d.getAll('scopes').map(String),
+      });
+      put(message);
+      put(
+        created,
+        shownOnce(`Key "${body.name}" for ${body.tenantId}`, body.key ?? '', body.warning ?? 'Store this key now.'),
+      );
+      form.reset();
+      await load();
+    } catch (err) {
+      put(message, errorBox(err));
+    }
+  });
+  await load();
+}
+
+// ——— Capacity ———
+
+export async function capacityPage(ctx: PageContext): Promise<void> {
+  const box = h('div', { 'aria-live': 'polite' }, h('p', null, 'Loading…'));
+  const refresh = h('button', { type: 'button' }, 'Refresh');
+  put(
+    ctx.main,
+    heading('Capacity'),
+    h(
+      'p',
+      null,
+      'Capture jobs waiting for a browser worker, and those running now. Past the maximum backlog the API answers 503.',
+    ),
+    refresh,
+    box,
+  );
+  const load = async () => {
+    try {
+      const c = parseCapacity(await get<unknown>('/v1/admin/capacity', ctx.signal));
+      put(
+        box,
+        h(
+          'div',
+          { class: 'meter-row' },
+          h('label', { for: 'backlog-meter' }, 'Job backlog'),
+          h('meter', {
+            id: 'backlog-meter',
+            min: '0',
+            max: String(Math.max(1, c.backlogMax)),
+            value: String(c.jobBacklog),
+            high: String(c.backlogMax * 0.8),
+          }),
+          h('span', null, `${count(c.jobBacklog)} of ${count(c.backlogMax)}`),
+        ),
+        facts([
+          ['Waiting', count(c.jobBacklog)],
+          ['In flight', count(c.inFlight)],
+          ['Maximum backlog', count(c.backlogMax)],
+          ['As of', time(new Date().toISOString())],
+        ]),
+      );
+    } catch (err) {
+      put(box, errorBox(err));
+    }
+  };
+  refresh.addEventListener('click', load);
+  await load();
+}
+
+// ——— Reports ———
+
+const REPORT_TITLES: Record<string, string> = {
+  'captures-per-day': 'Captures per day',
+  'failures-by-reason': 'Failures by reason',
+  'capture-latency': 'Capture latency',
+  'storage-growth': 'Storage growth',
+};
+
+/**
+ * A report as a chart: the first column is the x axis. With a text column beside it (a tenant, a reason) each of its
+ * values is a line of the first number column; otherwise each number column is a line (e.g. latency percentiles).
+ * One number column and no text column is a bar chart.
+ */
+export function reportChart(r: Report): { chart: SVGSVGElement; series: Series[] } | null {
+  if (r.columns.length < 2 || r.rows.length === 0) return null;
+  const isNum = (i: number) =>
+    r.rows.every(
+      (row) =>
+        row[i] === null ||
+        typeof row[i] === 'number' ||
+        (typeof row[i] === 'string' && row[i] !== '' && !Number.isNaN(Number(row[i]))),
+    );
+  const numeric = r.columns.map((_, i) => i).filter((i) => i > 0 && isNum(i));
+  if (numeric.length === 0) return null;
+  const text = r.columns.map((_, i) => i).find((i) => i > 0 && !numeric.includes(i));
+  const xs = [...new Set(r.rows.map((row) => String(row[0])))];
+  const n = (v: unknown) => (v === null || v === undefined || v === '' ? Number.NaN : Number(v));
+  let series: Series[];
+  if (text !== undefined) {
+    const col = numeric[0]!;
+    const groups = [...new Set(r.rows.map((row) => String(row[text])))];
+    series = groups.map((g) => ({
+      name: g,
+      values: xs.map((x) =>
+        r.rows
+          .filter((row) => String(row[0]) === x && String(row[text]) === g)
+          .reduce((sum, row) => sum + (n(row[col]) || 0), 0),
+      ),
+    }));
+  } else {
+    series = numeric.map((i) => ({
+      name: r.columns[i]!,
+      values: xs.map((x) => n(r.rows.find((row) => String(row[0]) === x)?.[i])),
+    }));
+  }
+  const title = REPORT_TITLES[r.name] ?? r.name;
+  const chart = series.length === 1 ? barChart(title, xs, series, count) : lineChart(title, xs, series, count);
+  return { chart, series };
+}
+
+export async function reportsPage(ctx: PageContext): Promise<void> {
+  const sections = REPORT_NAMES.map((name) =>
+    h(
+      'section',
+      { 'aria-labelledby': `r-${name}`, class: 'report' },
+      h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
+      h('p', null, 'Loading…'),
+    ),
+  );
+  put(ctx.main, heading('Reports'), h('p', null, 'Built from the projections. Each downloads as CSV.'), sections);
+  await Promise.all(
+    REPORT_NAMES.map(async (name, i) => {
+      const section = sections[i]!;
+      const csv = h(
+        'a',
+        { href: reportCsvPath(name), download: `${name}.csv`, class: 'button-link' },
+        `Download ${REPORT_TITLES[name]} as CSV`,
+      );
+      try {
+        const r = parseReport(await get<unknown>(`/v1/admin/reports/${name}`, ctx.signal));
+        const drawn = reportChart(r);
+        put(
+          section,
+          h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
+          drawn
+            ? h('figure', { class: 'chart-box' }, drawn.chart, h('figcaption', null, legend(drawn.series)))
+            : h('p', null, 'Nothing to chart yet.'),
+          h('p', null, csv),
+          h(
+            'details',
+            null,
+            h('summary', null, 'The numbers'),
+            table(
+              REPORT_TITLES[name]!,
+              r.columns,
+              r.rows.map((row) => row.map((v) => (v === null ? '—' : String(v)))),
+            ),
+          ),
+        );
+      } catch (err) {
+        put(section, h('h2', { id: `r-${name}` }, REPORT_TITLES[name]), errorBox(err), h('p', null, csv));
+      }
+    }),
+  );
+}

@@ -1,0 +1,131 @@
+import { call, get, query } from '../api.js';
+import { field, formValues, h, put, statusRegion } from '../dom.js';
+import { errorBox } from '../errors.js';
+import { time, utcText } from '../format.js';
+import type { PageContext } from '../router.js';
+import { parseCronPreview, type Schedule } from '../shapes.js';
+import { confirmButton, heading, table } from '../ui.js';
+
+/**
+ * Schedules (spec 4.12): list, create, delete. While the cron expression is typed, the next five runs come from the
+ * server's own cron reading (GET /v1/schedules/preview), shown in UTC as the schedule runs in UTC; the console never
+ * parses cron itself.
+ */
+export async function schedulesPage(ctx: PageContext): Promise<void> {
+  const list = h('section', { 'aria-labelledby': 'list-heading' }, h('h2', { id: 'list-heading' }, 'Your schedules'));
+  const cron = h('input', {
+    name: 'cron',
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: '0 6 * * 1',
+  });
+  const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
+  const message = statusRegion();
+  const form = h(
+    'form',
+    { class: 'stack' },
+    field('Name', h('input', { name: 'name', type: 'text', required: true })),
+    field('URL to capture', h('input', { name: 'url', type: 'url', required: true, inputmode: 'url' })),
+    field('When (cron, UTC)', cron, 'Five fields: minute hour day-of-month month day-of-week, in UTC.'),
+    preview,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create schedule')),
+  );
+  put(
+    ctx.main,
+    heading('Schedules'),
+    list,
+    h('section', { 'aria-labelledby': 'new-heading' }, h('h2', { id: 'new-heading' }, 'New schedule'), form, message),
+  );
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let asked = '';
+  cron.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const expr = cron.value.trim();
+      if (!expr || expr === asked) return;
+      asked = expr;
+      try {
+        const runs = parseCronPreview(await get<unknown>(`/v1/schedules/preview${query({ cron: expr })}`, ctx.signal));
+        if (cron.value.trim() !== expr) return;
+        put(
+          preview,
+          h('p', null, 'Next five runs:'),
+          h(
+            'ol',
+            { class: 'runs' },
+            runs.map((r) => h('li', null, h('time', { datetime: r }, utcText(r)))),
+          ),
+        );
+      } catch (err) {
+        if ((err as Error).name === 'AbortError') return;
+        if (cron.value.trim() === expr) put(preview, errorBox(err));
+      }
+    }, 400);
+  });
+
+  const load = async () => {
+    try {
+      const { data } = await get<{ data: Schedule[] }>('/v1/schedules', ctx.signal);
+      put(
+        list,
+        h('h2', { id: 'list-heading' }, 'Your schedules'),
+        data.length
+          ? table(
+              'Schedules',
+              ['Name', 'URL', 'Cron (UTC)', 'Next run', 'Last run', 'Last result', ''],
+              data.map((s) => [
+                s.name,
+                h('span', { class: 'url' }, s.url),
+                h('code', null, s.cron),
+                time(s.nextRunAt),
+                time(s.lastRunAt),
+                s.lastCaptureId
+                  ? h(
+                      'a',
+                      { href: `/console/captures/${encodeURIComponent(s.lastCaptureId)}` },
+                      s.lastCaptureStatus ?? 'capture',
+                    )
+                  : (s.lastCaptureStatus ?? '—'),
+                h(
+                  'div',
+                  { class: 'row-actions' },
+                  h('a', { href: `/console/captures${query({ schedule_id: s.id })}` }, 'Its captures'),
+                  confirmButton('Delete', `Delete "${s.name}"`, async () => {
+                    try {
+                      await call('DELETE', `/v1/schedules/${encodeURIComponent(s.id)}`);
+                      put(message, `Deleted "${s.name}".`);
+                      await load();
+                    } catch (err) {
+                      put(message, errorBox(err));
+                    }
+                  }),
+                ),
+              ]),
+            )
+          : h('p', null, 'No schedules yet.'),
+      );
+    } catch (err) {
+      put(list, h('h2', { id: 'list-heading' }, 'Your schedules'), errorBox(err));
+    }
+  };
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    try {
+      const { body } = await call<Schedule>('POST', '/v1/schedules', { name: v.name, url: v.url, cron: v.cron });
+      put(message, `Created "${body.name}"; its first run is `, time(body.nextRunAt), '.');
+      form.reset();
+      put(preview);
+      asked = '';
+      await load();
+    } catch (err) {
+      put(message, errorBox(err));
+    }
+  });
+
+  await load();
+}
