@@ -74,16 +74,18 @@ const tokenEquals = (a: string, b: string): boolean => {
 
 /**
  * A cookie-authenticated request with an unsafe method: 403 unless it carries the session's CSRF token and, when it
- * sends an Origin, comes from PUBLIC_BASE_URL's origin. SameSite=Strict already keeps the cookie off cross-site
+ * sends an Origin, comes from PUBLIC_BASE_URL's origin or the origin the request itself was sent to. SameSite=Strict already keeps the cookie off cross-site
  * requests; these two checks hold when it does not (an old browser, a sibling subdomain).
  */
 export function checkUnsafeCookieRequest(req: FastifyRequest, csrfToken: string, publicOrigin: string): void {
   if (SAFE_METHODS.has(req.method)) return;
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== publicOrigin)
+  // The request's own origin as the browser addressed it (the Host it sent) counts too: a console opened by another
+  // name than PUBLIC_BASE_URL's (a loopback address, an internal host name) is still same-origin with its API.
+  if (origin !== undefined && origin !== publicOrigin && origin !== `${req.protocol}://${req.host}`)
     throw new HttpProblem(
       403,
-      `Requests signed in by a console cookie must come from ${publicOrigin}, not ${origin}.`,
+      `Requests signed in by a console cookie must come from the console's own origin (${publicOrigin}), not ${origin}.`,
       'Forbidden',
     );
   const sent = req.headers[CSRF_HEADER];

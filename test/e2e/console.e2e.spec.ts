@@ -15,23 +15,19 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
  * with the API's bytes) and signs out; the operator signs in and creates a key that then works. On every page axe-core
  * finds no serious or critical violation, the browser logs no error, nothing scrolls sideways at 390 px, and every
  * request the page made is an operation of /openapi.json or the console's own (DESIGN decision 17).
- *
- * The sign-in routes (/console/session) come from their own branch: until they are there, the suite says so and skips.
- * CONSOLE_E2E_SESSION_STANDIN may name a module whose `wrap(baseUrl)` puts a stand-in for them in front of the service
- * (for developing the console before they land); by default the browser talks to the service itself.
+
  */
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-const CONSOLE_PATHS = /^\/console(\/.*)?$/;
+/** The console's pages and assets; its sign-in routes are API operations like any other. */
+const CONSOLE_PATHS = /^\/console(?!\/session|\/oidc)(\/.*)?$/;
 
 describe('console in Chromium', () => {
   let s: TestServer;
   let site: FixtureSite;
   let chromium: LaunchedChromium;
   let base: string;
-  let standIn: { close(): Promise<void> } | null = null;
   let tenantKey: string;
-  let sessionRoutes = false;
   let doc: OpenApiDoc;
   const requested: string[] = [];
   const problems: string[] = [];
@@ -47,13 +43,6 @@ describe('console in Chromium', () => {
       WORKER_CONCURRENCY: '1',
     });
     base = s.baseUrl;
-    if (process.env.CONSOLE_E2E_SESSION_STANDIN) {
-      const { wrap } = await import(process.env.CONSOLE_E2E_SESSION_STANDIN);
-      const wrapped = await wrap(s.baseUrl);
-      standIn = wrapped;
-      base = wrapped.url;
-    }
-    sessionRoutes = (await fetch(`${base}/console/session`)).status === 200;
     const key = await s.call('POST', '/v1/admin/keys', {
       token: ADMIN_KEY,
       body: { tenantId: 'console-a', scopes: ['capture', 'read'], name: 'console e2e' },
@@ -66,7 +55,6 @@ describe('console in Chromium', () => {
 
   after(async () => {
     await chromium?.close();
-    await standIn?.close();
     await s?.stop();
     await site?.close();
   });
@@ -126,8 +114,7 @@ describe('console in Chromium', () => {
 
   it('a tenant signs in, submits a capture, watches it complete, opens it and signs out', {
     timeout: 300_000,
-  }, async (t) => {
-    if (!sessionRoutes) return t.skip('the sign-in routes (/console/session) are not on this branch yet');
+  }, async () => {
     const page = await newPage();
     await page.goto(`${base}/console`, { waitUntil: 'load' });
     await at(page, '/console/sign-in');
@@ -195,8 +182,7 @@ describe('console in Chromium', () => {
     await page.close();
   });
 
-  it('the operator signs in and creates an API key that works', { timeout: 120_000 }, async (t) => {
-    if (!sessionRoutes) return t.skip('the sign-in routes (/console/session) are not on this branch yet');
+  it('the operator signs in and creates an API key that works', { timeout: 120_000 }, async () => {
     const page = await newPage();
     await page.goto(`${base}/console/operator/keys`, { waitUntil: 'load' });
     await at(page, '/console/sign-in');
@@ -218,8 +204,7 @@ describe('console in Chromium', () => {
     await page.close();
   });
 
-  it('the browser logged no error and made only documented requests', (t) => {
-    if (!sessionRoutes) return t.skip('the sign-in routes (/console/session) are not on this branch yet');
+  it('the browser logged no error and made only documented requests', () => {
     assert.deepEqual(problems, []);
     const undocumented = requested.filter((r) => {
       const [method, url] = r.split(' ') as [string, string];

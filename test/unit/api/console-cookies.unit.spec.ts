@@ -19,8 +19,15 @@ import { loadConfig } from '../../../src/config/config.js';
 import { fixedClock } from '../../../src/domain/clock.js';
 
 const BASE = 'https://ledger.example';
+/** A request as it reached us at http://127.0.0.1:8080 (the Host the browser addressed). */
 const request = (o: { method?: string; headers?: Record<string, string> } = {}) =>
-  ({ method: o.method ?? 'GET', headers: o.headers ?? {}, ip: '192.0.2.1' }) as unknown as FastifyRequest;
+  ({
+    method: o.method ?? 'GET',
+    headers: o.headers ?? {},
+    ip: '192.0.2.1',
+    protocol: 'http',
+    host: '127.0.0.1:8080',
+  }) as unknown as FastifyRequest;
 
 const refusal = async (p: Promise<unknown> | (() => unknown)): Promise<HttpProblem> => {
   try {
@@ -74,6 +81,20 @@ describe('console cookies', () => {
       BASE,
     );
     checkUnsafeCookieRequest(request({ method: 'POST', headers: { 'x-csrf-token': 'tok' } }), 'tok', BASE);
+    // The origin the request was sent to is the console's own, whatever PUBLIC_BASE_URL names.
+    checkUnsafeCookieRequest(
+      request({ method: 'POST', headers: { 'x-csrf-token': 'tok', origin: 'http://127.0.0.1:8080' } }),
+      'tok',
+      BASE,
+    );
+    const otherPort = await refusal(() =>
+      checkUnsafeCookieRequest(
+        request({ method: 'POST', headers: { 'x-csrf-token': 'tok', origin: 'http://127.0.0.1:8081' } }),
+        'tok',
+        BASE,
+      ),
+    );
+    assert.equal(otherPort.status, 403);
   });
 });
 
