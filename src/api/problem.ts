@@ -53,6 +53,10 @@ export const problemSchema = z
       })
       .optional()
       .describe("Only with limitType 'quota'."),
+    captureStatus: z
+      .literal('pending')
+      .optional()
+      .describe('Extension (issue 31): on a 409 for a capture still running; ask again after Retry-After seconds.'),
   })
   .meta({ id: 'Problem', description: 'Error body (spec 7.1).' });
 

@@ -1,4 +1,4 @@
-import { refusal, unavailable } from '../domain/errors.js';
+import { refusal, stillPending, unavailable } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';
 import type { DeploymentTrust } from '../evidence/trust-anchors.js';
@@ -15,6 +15,8 @@ export type CaptureCertificates = ReturnType<typeof createCaptureCertificates>;
 export interface CertificateLookup {
   /** The bundle hash this service records for a complete capture; null when it has none. */
   bundleHashOf(captureId: string): Promise<string | null>;
+  /** The capture's status, or null for an unknown capture. */
+  statusOf(captureId: string): Promise<'pending' | 'complete' | 'failed' | null>;
 }
 
 /** Uploaded certificates checked at once; more wait (as GET /v1/verify/{id} does, verification-cache.ts). */
@@ -28,7 +30,7 @@ export function createCaptureCertificates(
   const slot = createConcurrencyLimit(CERTIFICATE_VERIFICATIONS_AT_ONCE);
   return {
     /**
-     * The PDF; 404 unless the capture is complete with a signed bundle; 503 with Retry-After when no signer answered
+     * The PDF; 409 with Retry-After while the capture is pending; 404 unless it is complete with a signed bundle; 503 with Retry-After when no signer answered
      * or the bundle is not in a published transparency-log checkpoint yet; 500 when the log holds another leaf for it.
      */
     async certificatePdf(captureId: string, log?: { warn(obj: object, msg: string): void }): Promise<Uint8Array> {
@@ -51,6 +53,8 @@ export function createCaptureCertificates(
           throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
         }
       }
+      if (!pdf && isId('cap', captureId) && (await lookup.statusOf(captureId)) === 'pending')
+        throw stillPending(captureId, 'certificate');
       if (!pdf)
         throw refusal(
           404,

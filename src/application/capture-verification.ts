@@ -1,7 +1,7 @@
 import { type VerificationResult, verifyBundle } from '../../packages/verifier/src/index.js';
 import type { Evidence } from '../archive/evidence-runtime.js';
 import type { ServiceContext } from './service-context.js';
-import { refusal } from '../domain/errors.js';
+import { PENDING_RETRY_AFTER_S, refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { createVerificationCache } from './verification-cache.js';
 import { ArtifactCorruptError, type ArtifactStore } from '../capture/artifact-store.js';
@@ -72,6 +72,14 @@ export function createCaptureVerification(
     /** 404 unless the capture has a signed bundle; 422 when the bundle is over VERIFY_MAX_BYTES (spec 4.9). */
     async verifiable(captureId: string): Promise<VerifiableCapture> {
       const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
+      if (row?.status === 'pending') {
+        // Spec 4.9 keeps the 404; its detail tells "not yet" from "never" (issue 31 §3).
+        throw refusal(
+          404,
+          `Capture ${captureId} is still pending: its bundle is signed when it completes. Poll GET /v1/captures/${captureId}/status and verify then.`,
+          { headers: { 'Retry-After': String(PENDING_RETRY_AFTER_S) } },
+        );
+      }
       if (row?.status !== 'complete' || !row.bundle || !row.artifacts?.wacz) {
         throw refusal(
           404,

@@ -48,3 +48,14 @@ export const tenantRateLimited = (retryAfterSec: number, detail?: string) =>
 export const notFound = (detail: string) => new DomainError(404, 'Not Found', detail);
 export const badRequest = (detail: string) => new DomainError(400, 'Bad Request', detail);
 export const conflict = (detail: string) => new DomainError(409, 'Conflict', detail);
+
+/** How soon a client asking for a pending capture's certificate should ask again (a capture takes seconds). */
+export const PENDING_RETRY_AFTER_S = 5;
+
+/** 409 for a capture still running: "wait", which a client or agent can tell from the 404's "gone" (issue 31 §3). */
+export const stillPending = (captureId: string, what: string) =>
+  refusal(
+    409,
+    `Capture ${captureId} is still pending; its ${what} exists once it completes. Poll GET /v1/captures/${captureId}/status and ask again.`,
+    { body: { captureStatus: 'pending' }, headers: { 'Retry-After': String(PENDING_RETRY_AFTER_S) } },
+  );

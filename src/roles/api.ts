@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { findCapture } from '../../projections/read-models/captures.js';
+import { findCapture, findCaptureStatusFields } from '../../projections/read-models/captures.js';
 import { buildApp } from '../api/app.js';
 import { createKeyResolver } from '../api/auth.js';
 import { createCors } from '../api/cors.js';
@@ -104,6 +104,9 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     async bundleHashOf(captureId) {
       const row = await findCapture(ctx.pool, captureId);
       return row?.status === 'complete' && row.bundle ? row.bundle.bundleHash : null;
+    },
+    async statusOf(captureId) {
+      return (await findCaptureStatusFields(ctx.pool, captureId))?.status ?? null;
     },
   });
 

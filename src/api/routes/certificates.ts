@@ -64,7 +64,8 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
             ...problemResponses({
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
-              404: 'Unknown capture, not complete, or without a signed bundle.',
+              404: 'Unknown capture, failed, or without a signed bundle.',
+              409: 'The capture is still pending (`captureStatus: pending` in the body); ask again after Retry-After seconds.',
               503: 'No signer answered, or the bundle is not in a published transparency-log checkpoint yet; retry after Retry-After seconds.',
             }),
           },

@@ -212,7 +212,7 @@ export function verificationRoutes(
             },
             ...problemResponses({
               ...publicAnswers,
-              404: 'Unknown capture, or one without a signed bundle (not complete, partial, no signing key; spec 4.9).',
+              404: 'Unknown capture, or one without a signed bundle (not complete, partial, no signing key; spec 4.9). For a capture still pending the detail says so and Retry-After says when to ask again.',
               422: 'The bundle exceeds the maximum verifiable size (spec 4.9).',
               503: 'The service is unavailable (spec 4.9).',
             }),

@@ -85,6 +85,7 @@ describe('the certificate carries the transparency-log proof', () => {
     await assert.rejects(pending.certificate(captureId), CertificateNotReady);
     const service = createCaptureCertificates(pending, deploymentTrust(s.server.ctx.pool, s.server.evidence), {
       bundleHashOf: async () => null,
+      statusOf: async () => 'complete',
     });
     await assert.rejects(service.certificatePdf(captureId), (err: any) => {
       assert.equal(err.status, 503);
