@@ -317,6 +317,7 @@ describe('console sign-in with OpenID Connect', () => {
     const r = await s.call('GET', '/console/oidc/nope/start');
     assert.equal(r.status, 303);
     assert.equal(r.headers.get('location'), '/console/sign-in?error=oidc_unknown_provider');
+    assert.equal(r.raw.length, 0, 'a redirect without a body, as documented');
   });
 
   it('ends the session when its mapping is removed (the service restarted with another configuration)', async () => {
