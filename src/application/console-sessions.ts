@@ -4,9 +4,10 @@ import type { Clock } from '../domain/clock.js';
 /**
  * Console sign-in sessions (issue 30 §1; docs/security.md, Console sessions). The browser holds an opaque random
  * id in an HttpOnly cookie; the store holds, under a digest of that id, what the session stands for — the tenant
- * key's hash, a digest of the admin key or an OpenID Connect identity — and when it started and was last used. Who the session is, and whether
- * that still holds (a revoked key, a changed ADMIN_KEY), is decided by the guards on every request; this module
- * only keeps the sessions and their two clocks: idle timeout and absolute lifetime.
+ * key's hash, a digest of the admin key, or an OpenID Connect identity and its mapping — and when it started and was
+ * last used. Who the session is, and whether that still holds (a revoked key, a changed ADMIN_KEY, a removed OIDC
+ * mapping), is decided by the guards on every request; this module only keeps the sessions and their two clocks:
+ * idle timeout and absolute lifetime.
  */
 
 export type ConsoleSessionKind = 'tenant' | 'operator';
