@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Scope } from '../domain/events.js';
 import { type KeyResolver, bearerToken, secretEquals, unauthorized } from './auth.js';
 import type { Caller, Principal } from '../application/caller.js';
+import { principalOfOidcSession } from '../application/console-oidc.js';
 import { type ConsoleSessions, type LiveSession, secretDigest } from '../application/console-sessions.js';
 import {
   checkUnsafeCookieRequest,
@@ -113,10 +114,14 @@ export function createTenantGuard(
     return principal;
   }
 
-  /** Who a session stands for now: its key as it is today, so a revoked key (or a disabled legacy key) ends it. */
+  /**
+   * Who a session stands for now: its key as it is today, so a revoked key (or a disabled legacy key) ends it; an
+   * OpenID Connect session's claim mapped again under today's configuration, so a removed mapping ends it.
+   */
   async function principalOfSession(session: LiveSession): Promise<Principal | null> {
     const r = session.record;
     if ('keyHash' in r) return resolver.resolveHash(r.keyHash);
+    if ('oidc' in r) return principalOfOidcSession(config.CONSOLE_OIDC_PROVIDERS, r);
     if ('legacyKeyDigest' in r) {
       const legacy = config.CAPTURE_API_KEY;
       const stillValid =

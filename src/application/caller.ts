@@ -1,11 +1,13 @@
-import type { Scope } from '../domain/events.js';
+import type { Causer, Scope } from '../domain/events.js';
 
-/** An authenticated tenant key. */
+/** An authenticated tenant key, or a person signed in to the console with OpenID Connect. */
 export interface Principal {
   tenantId: string;
   scopes: Scope[];
-  /** null for the legacy single key. */
+  /** null for the legacy single key and for an OpenID Connect session (then `oidc` says who). */
   keyHash: string | null;
+  /** A console session opened by OpenID Connect: the configured provider's id and the person's `sub` there. */
+  oidc?: { provider: string; subject: string };
 }
 
 /**
@@ -24,7 +26,12 @@ export const causedByAdmin = (correlationId: string) => ({ correlationId, caused
 /** The `causedBy` and correlation id of the events a caller's command appends (docs/architecture.md, The ledger). */
 export const causedBy = (caller: Caller) => ({
   correlationId: caller.correlationId,
-  causedBy: caller.principal.keyHash
-    ? { kind: 'key' as const, keyHash: caller.principal.keyHash }
-    : { kind: 'legacy-key' as const },
+  causedBy: causerOf(caller.principal),
 });
+
+const causerOf = (p: Principal): Causer =>
+  p.keyHash
+    ? { kind: 'key', keyHash: p.keyHash }
+    : p.oidc
+      ? { kind: 'oidc', provider: p.oidc.provider, subject: p.oidc.subject }
+      : { kind: 'legacy-key' };

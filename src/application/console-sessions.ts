@@ -4,9 +4,10 @@ import type { Clock } from '../domain/clock.js';
 /**
  * Console sign-in sessions (issue 30 §1; docs/security.md, Console sessions). The browser holds an opaque random
  * id in an HttpOnly cookie; the store holds, under a digest of that id, what the session stands for — the tenant
- * key's hash or a digest of the admin key — and when it started and was last used. Who the session is, and whether
- * that still holds (a revoked key, a changed ADMIN_KEY), is decided by the guards on every request; this module
- * only keeps the sessions and their two clocks: idle timeout and absolute lifetime.
+ * key's hash, a digest of the admin key, or an OpenID Connect identity and its mapping — and when it started and was
+ * last used. Who the session is, and whether that still holds (a revoked key, a changed ADMIN_KEY, a removed OIDC
+ * mapping), is decided by the guards on every request; this module only keeps the sessions and their two clocks:
+ * idle timeout and absolute lifetime.
  */
 
 export type ConsoleSessionKind = 'tenant' | 'operator';
@@ -16,7 +17,23 @@ export type SessionBinding =
   | { kind: 'tenant'; keyHash: string }
   /** The legacy single key (spec 5.10): a digest of CAPTURE_API_KEY, valid while that key is. */
   | { kind: 'tenant'; legacyKeyDigest: string }
+  /**
+   * A person signed in with OpenID Connect (src/application/console-oidc.ts): the tenant and scopes their claim
+   * mapped to, and the claim's values, mapped again on every request so that a changed configuration ends it.
+   */
+  | { kind: 'tenant'; oidc: OidcSessionBinding; tenantId: string; scopes: ('capture' | 'read')[] }
   | { kind: 'operator'; adminKeyDigest: string };
+
+export interface OidcSessionBinding {
+  /** The configured provider's id and its issuer at sign-in (a provider pointed elsewhere ends the session). */
+  provider: string;
+  issuer: string;
+  /** The ID token's `sub`. */
+  subject: string;
+  /** The mapped claim's name and its values at sign-in (one for a string claim, every element of an array claim). */
+  claim: string;
+  claimValues: string[];
+}
 
 /** The stored record (JSON in the store). Times are epoch milliseconds. */
 export type SessionRecord = SessionBinding & { v: 1; createdAt: number; lastSeen: number };

@@ -1,6 +1,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { parseOidcProviders } from './console-oidc-providers.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -218,6 +219,18 @@ const envSchema = z.object({
     1,
     CONSOLE_SESSION_MAX_HOURS_CEILING,
   ),
+  /**
+   * OpenID providers for console sign-in and how a claim maps to a tenant and scopes: a JSON array
+   * (src/config/console-oidc-providers.ts; README, Signing in with OpenID Connect). Unset: API keys only.
+   */
+  CONSOLE_OIDC_PROVIDERS: optionalString.transform((v, ctx) => {
+    const parsed = parseOidcProviders(v);
+    if ('errors' in parsed) {
+      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return parsed.providers;
+  }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
 });

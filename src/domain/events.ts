@@ -16,6 +16,8 @@ export type Causer =
   | { kind: 'admin' }
   | { kind: 'key'; keyHash: string }
   | { kind: 'legacy-key' }
+  /** A person signed in to the console with OpenID Connect: the configured provider and their `sub` there. */
+  | { kind: 'oidc'; provider: string; subject: string }
   | { kind: 'schedule'; scheduleId: string }
   | { kind: 'system'; component: string };
 

@@ -9,6 +9,7 @@ import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
+import { consoleOidcRoutes } from '../api/routes/console-oidc.js';
 import { consoleSessionRoutes } from '../api/routes/console-session.js';
 import { consoleRoutes } from '../api/routes/console-pages.js';
 import { healthRoutes } from '../api/routes/health.js';
@@ -29,6 +30,7 @@ import { createCaptureCertificates } from '../application/capture-certificates.j
 import { createCaptureReads } from '../application/capture-reads.js';
 import { createCapacity } from '../application/capacity.js';
 import { createCaptureVerification } from '../application/capture-verification.js';
+import { createConsoleOidcSignIn } from '../application/console-oidc.js';
 import { createConsoleSessions, sessionPolicy } from '../application/console-sessions.js';
 import { createSchedules } from '../application/schedules.js';
 import { createTenantAdministration } from '../application/tenant-administration.js';
@@ -37,6 +39,7 @@ import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
 import { openKvSessionStore } from '../infra/kv-console-session-store.js';
+import { createOidcRelyingParty } from '../infra/oidc-relying-party.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
@@ -123,6 +126,16 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     plugins: [
       healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
       consoleSessionRoutes({ guard, operator, sessions, publicBaseUrl: config.PUBLIC_BASE_URL }),
+      consoleOidcRoutes({
+        guard,
+        signIn: createConsoleOidcSignIn({
+          providers: config.CONSOLE_OIDC_PROVIDERS,
+          relyingParty: createOidcRelyingParty(),
+          sessions,
+        }),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        clock: runtime.clock,
+      }),
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
       verificationRoutes(guard, verification, evidence, replay.origin),

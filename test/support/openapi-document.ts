@@ -6,6 +6,7 @@ import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { createOperatorGuard } from '../../src/api/operator-auth.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
+import { consoleOidcRoutes } from '../../src/api/routes/console-oidc.js';
 import { consoleSessionRoutes } from '../../src/api/routes/console-session.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
 import { operatorViewRoutes } from '../../src/api/routes/operator-views.js';
@@ -47,6 +48,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
         sessions: stub(),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
+      consoleOidcRoutes({ guard, signIn: stub(), publicBaseUrl: config.PUBLIC_BASE_URL, clock: stub() }),
       adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub(), 'http://replay.test'),

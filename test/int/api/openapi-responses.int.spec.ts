@@ -220,6 +220,16 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', '/v1/log/proof/consistency');
   });
 
+  it('answers the console OpenID Connect endpoints as documented (no provider configured here)', async () => {
+    const providers = await call('GET', '/console/oidc/providers', { from: freshAddress() });
+    assert.deepEqual(providers.body, { data: [] });
+    for (const step of ['start', 'callback']) {
+      const r = await call('GET', `/console/oidc/unknown/${step}`, { from: freshAddress() });
+      assert.equal(r.status, 303, r.text);
+      assert.equal(r.headers.get('location'), '/console/sign-in?error=oidc_unknown_provider');
+    }
+  });
+
   it('answers quota refusals with the documented error body', async () => {
     const token = await tenantKey('oas-quota', ['capture']);
     await admin('PUT', '/v1/admin/tenants/oas-quota/config', { body: { quotas: { capturesPerMonth: 0 } } });
