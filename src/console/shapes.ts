@@ -244,6 +244,8 @@ export interface Capacity {
   jobBacklog: number;
   inFlight: number;
   backlogMax: number;
+  /** WORKER_CONCURRENCY of the answering process's worker; null when it runs none. */
+  workerConcurrency: number | null;
 }
 /** GET /v1/admin/capacity */
 export function parseCapacity(body: unknown): Capacity {
@@ -252,6 +254,7 @@ export function parseCapacity(body: unknown): Capacity {
     jobBacklog: num(b.jobBacklog, 'jobBacklog'),
     inFlight: num(b.inFlight, 'inFlight'),
     backlogMax: num(b.backlogMax, 'backlogMax'),
+    workerConcurrency: numOrNull(b.workerConcurrency, 'workerConcurrency'),
   };
 }
 
