@@ -115,6 +115,25 @@ export async function listDeadLetters(q: Sql, webhookId: string, limit: number):
   ).rows;
 }
 
+/**
+ * Dead letters of every tenant (or one), newest first, a page at a time: `before` is the last row of the page
+ * before (keyset on (dead_lettered_at, delivery_id), served by webhook_dead_letters_recent / _tenant_recent).
+ */
+export async function listRecentDeadLetters(
+  q: Sql,
+  page: { tenantId: string | null; before: { at: Date; deliveryId: string } | null; limit: number },
+): Promise<DeadLetterRow[]> {
+  return (
+    await q.query<DeadLetterRow>(
+      `SELECT * FROM webhook_dead_letters
+        WHERE ($1::text IS NULL OR tenant_id = $1)
+          AND ($2::timestamptz IS NULL OR (dead_lettered_at, delivery_id) < ($2::timestamptz, $3::text))
+        ORDER BY dead_lettered_at DESC, delivery_id DESC LIMIT $4`,
+      [page.tenantId, page.before?.at ?? null, page.before?.deliveryId ?? null, page.limit],
+    )
+  ).rows;
+}
+
 // ---- the read model (not audited: no fold) ----------------------------------------------------------------
 
 export const webhookDeliveriesReadModel = readModel({

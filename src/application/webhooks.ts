@@ -10,7 +10,12 @@ import { generateWebhookSecret } from '../webhooks/signature.js';
 import { envelopeBody, pingEnvelope } from '../webhooks/webhook-events.js';
 import { sendWebhook } from '../webhooks/webhook-sender.js';
 import { secretOfWebhook, type WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
-import { listDeadLetters, listDeliveryAttempts } from '../../projections/read-models/webhook-deliveries.js';
+import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
+import {
+  listDeadLetters,
+  listDeliveryAttempts,
+  listRecentDeadLetters,
+} from '../../projections/read-models/webhook-deliveries.js';
 import {
   findActiveWebhookOfTenant,
   findWebhookOwner,
@@ -36,6 +41,19 @@ export interface WebhookDeps {
 const WARNING = 'Store this secret now. It cannot be retrieved after this response.';
 
 const unknownWebhook = (id: string) => refusal(404, `No webhook ${id}.`);
+const invalidQuery = (field: string, why: string) => refusal(400, `Invalid request: querystring.${field}: ${why}`);
+
+/** The dead-letter page cursor: the last row's time and delivery id, opaque to callers. */
+const deadLetterCursor = {
+  encode: (at: Date, deliveryId: string) => Buffer.from(`${at.toISOString()}|${deliveryId}`).toString('base64url'),
+  decode(cursor: string): { at: Date; deliveryId: string } {
+    const [at = '', deliveryId = '', extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+    const when = new Date(at);
+    if (extra !== undefined || !/^[\w-]{1,100}$/.test(deliveryId) || Number.isNaN(when.getTime()))
+      throw invalidQuery('cursor', 'must be the nextCursor of a page before');
+    return { at: when, deliveryId };
+  },
+};
 
 export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
   const { policy, secrets } = deps;
@@ -121,6 +139,38 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
         httpStatus: sent.httpStatus ?? 0,
         latencyMs: sent.latencyMs,
         ...(success ? {} : { detail: sent.detail ?? `HTTP ${sent.httpStatus}` }),
+      };
+    },
+
+    /**
+     * The dead-letter queue across tenants (or of one), newest first, a page at a time: deliveries the dispatcher
+     * gave up after the retry table (docs/webhooks.md). Operators only; 400 naming tenant or cursor when malformed.
+     */
+    async deadLetters(page: { tenant?: string | undefined; limit: number; cursor?: string | undefined }) {
+      if (page.tenant !== undefined && !TENANT_ID_PATTERN.test(page.tenant))
+        throw invalidQuery('tenant', 'must match ^[a-z0-9_-]{1,64}$');
+      const before = page.cursor === undefined ? null : deadLetterCursor.decode(page.cursor);
+      // One row more than asked says whether there is a next page.
+      const rows = await listRecentDeadLetters(ctx.pool, {
+        tenantId: page.tenant ?? null,
+        before,
+        limit: page.limit + 1,
+      });
+      const shown = rows.slice(0, page.limit);
+      const last = shown.at(-1);
+      return {
+        data: shown.map((d) => ({
+          deliveryId: d.delivery_id,
+          tenantId: d.tenant_id,
+          webhookId: d.webhook_id,
+          eventId: d.event_id,
+          eventType: d.event_type,
+          attempts: d.attempts,
+          reason: d.reason,
+          deadLetteredAt: iso(d.dead_lettered_at)!,
+        })),
+        nextCursor:
+          rows.length > page.limit && last ? deadLetterCursor.encode(last.dead_lettered_at, last.delivery_id) : null,
       };
     },
 

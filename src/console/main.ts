@@ -3,6 +3,8 @@ import { errorBox } from './errors.js';
 import { captureDetailPage } from './pages/capture-detail.js';
 import { capturesPage } from './pages/captures.js';
 import { capacityPage, keysPage, reportsPage, tenantsPage } from './pages/operator.js';
+import { checksPage, deadLettersPage } from './pages/operator-checks.js';
+import { operatorUsagePage } from './pages/operator-usage.js';
 import { schedulesPage } from './pages/schedules.js';
 import { signInPage } from './pages/sign-in.js';
 import { submitPage } from './pages/submit.js';
@@ -44,7 +46,15 @@ const routes: Route[] = [
   { pattern: /^\/console\/operator\/tenants$/, area: 'operator', title: 'Tenants', render: tenantsPage },
   { pattern: /^\/console\/operator\/keys$/, area: 'operator', title: 'API keys', render: keysPage },
   { pattern: /^\/console\/operator\/capacity$/, area: 'operator', title: 'Capacity', render: capacityPage },
+  { pattern: /^\/console\/operator\/usage$/, area: 'operator', title: 'Usage', render: operatorUsagePage },
   { pattern: /^\/console\/operator\/reports$/, area: 'operator', title: 'Reports', render: reportsPage },
+  { pattern: /^\/console\/operator\/checks$/, area: 'operator', title: 'Checks', render: checksPage },
+  {
+    pattern: /^\/console\/operator\/dead-letters$/,
+    area: 'operator',
+    title: 'Dead letters',
+    render: deadLettersPage,
+  },
 ];
 
 const TENANT_NAV: [string, string][] = [
@@ -57,7 +67,10 @@ const TENANT_NAV: [string, string][] = [
 const OPERATOR_NAV: [string, string][] = [
   ['/console/operator/tenants', 'Tenants'],
   ['/console/operator/keys', 'API keys'],
+  ['/console/operator/usage', 'Usage'],
   ['/console/operator/capacity', 'Capacity'],
+  ['/console/operator/checks', 'Checks'],
+  ['/console/operator/dead-letters', 'Dead letters'],
   ['/console/operator/reports', 'Reports'],
 ];
 

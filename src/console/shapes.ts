@@ -244,6 +244,8 @@ export interface Capacity {
   jobBacklog: number;
   inFlight: number;
   backlogMax: number;
+  /** WORKER_CONCURRENCY of the answering process's worker; null when it runs none. */
+  workerConcurrency: number | null;
 }
 /** GET /v1/admin/capacity */
 export function parseCapacity(body: unknown): Capacity {
@@ -252,6 +254,7 @@ export function parseCapacity(body: unknown): Capacity {
     jobBacklog: num(b.jobBacklog, 'jobBacklog'),
     inFlight: num(b.inFlight, 'inFlight'),
     backlogMax: num(b.backlogMax, 'backlogMax'),
+    workerConcurrency: numOrNull(b.workerConcurrency, 'workerConcurrency'),
   };
 }
 
@@ -259,6 +262,9 @@ export const REPORT_NAMES = ['captures-per-day', 'failures-by-reason', 'capture-
 export type ReportName = (typeof REPORT_NAMES)[number];
 export interface Report {
   name: string;
+  /** The window, YYYY-MM-DD (UTC), inclusive. */
+  from: string;
+  to: string;
   columns: string[];
   rows: (string | number | null)[][];
 }
@@ -269,7 +275,13 @@ export function parseReport(body: unknown): Report {
   const rows = arr(b.rows, 'rows').map((r, i) =>
     arr(r, `rows[${i}]`).map((v) => (typeof v === 'number' || typeof v === 'string' || v === null ? v : String(v))),
   );
-  return { name: str(b.name, 'name'), columns, rows };
+  return {
+    name: str(b.name, 'name'),
+    from: typeof b.from === 'string' ? b.from : '',
+    to: typeof b.to === 'string' ? b.to : '',
+    columns,
+    rows,
+  };
 }
 export const reportCsvPath = (name: ReportName) => `/v1/admin/reports/${name}?format=csv`;
 
@@ -301,6 +313,83 @@ export function parseDeliveries(body: unknown): Deliveries {
   return {
     data: arr(b.data, 'data') as Deliveries['data'],
     deadLetters: arr(b.deadLetters ?? [], 'deadLetters') as Deliveries['deadLetters'],
+  };
+}
+
+export interface CheckRun {
+  ranAt: string;
+  durationMs: number;
+  ok: boolean;
+  findings: { kind: string; message: string }[];
+  findingCount: number;
+  covered: string;
+  ranBy: 'cli' | 'api';
+}
+export interface OperatorCheck {
+  name: string;
+  summary: string;
+  command: string;
+  onDemand: boolean;
+  last: CheckRun | null;
+}
+/** One check run: GET /v1/admin/checks (`last`) and POST /v1/admin/checks/log-monitor. */
+export function parseCheckRun(body: unknown, what = 'the check result'): CheckRun {
+  const o = obj(body, what);
+  return {
+    ranAt: str(o.ranAt, `${what}.ranAt`),
+    durationMs: num(o.durationMs, `${what}.durationMs`),
+    ok: o.ok === true,
+    findings: arr(o.findings, `${what}.findings`).map((f, i) => {
+      const x = obj(f, `${what}.findings[${i}]`);
+      return { kind: str(x.kind, 'kind'), message: str(x.message, 'message') };
+    }),
+    findingCount: num(o.findingCount, `${what}.findingCount`),
+    covered: str(o.covered, `${what}.covered`),
+    ranBy: o.ranBy === 'api' ? 'api' : 'cli',
+  };
+}
+/** GET /v1/admin/checks */
+export function parseChecks(body: unknown): OperatorCheck[] {
+  return arr(obj(body, 'the checks').checks, 'checks').map((c, i) => {
+    const o = obj(c, `checks[${i}]`);
+    return {
+      name: str(o.name, 'name'),
+      summary: str(o.summary, 'summary'),
+      command: str(o.command, 'command'),
+      onDemand: o.onDemand === true,
+      last: o.last === null || o.last === undefined ? null : parseCheckRun(o.last, `checks[${i}].last`),
+    };
+  });
+}
+
+export interface DeadLetter {
+  deliveryId: string;
+  tenantId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  attempts: number;
+  reason: string;
+  deadLetteredAt: string;
+}
+/** GET /v1/admin/webhooks/dead-letters */
+export function parseDeadLetters(body: unknown): { data: DeadLetter[]; nextCursor: string | null } {
+  const b = obj(body, 'the dead letters');
+  return {
+    data: arr(b.data, 'data').map((d, i) => {
+      const o = obj(d, `data[${i}]`);
+      return {
+        deliveryId: str(o.deliveryId, 'deliveryId'),
+        tenantId: str(o.tenantId, 'tenantId'),
+        webhookId: str(o.webhookId, 'webhookId'),
+        eventId: str(o.eventId, 'eventId'),
+        eventType: str(o.eventType, 'eventType'),
+        attempts: num(o.attempts, 'attempts'),
+        reason: str(o.reason, 'reason'),
+        deadLetteredAt: str(o.deadLetteredAt, 'deadLetteredAt'),
+      };
+    }),
+    nextCursor: typeof b.nextCursor === 'string' ? b.nextCursor : null,
   };
 }
 

@@ -179,6 +179,16 @@ export const BUCKETS = {
     read: ['api'],
     write: ['api'],
   }),
+  operatorChecks: bucket({
+    kind: 'kv',
+    name: 'operator-checks',
+    holds:
+      "the last result of each operator check, `<check>` (ledger-audit, log-audit, log-monitor, storage-verify), and `log-monitor-state` (checkpoints the API's monitor has seen); written by the CLI's operator user and the api, never purged",
+    // A few revisions for `nats kv history`; older ones fall off by the per-subject limit, never by a purge (#4196).
+    options: { history: 5 },
+    read: ['api'],
+    write: ['api'],
+  }),
   certificates: bucket({
     kind: 'kv',
     name: 'certificates',

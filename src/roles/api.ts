@@ -29,6 +29,7 @@ import { createCaptureAdmission } from '../application/capture-admission.js';
 import { createCaptureCertificates } from '../application/capture-certificates.js';
 import { createCaptureReads } from '../application/capture-reads.js';
 import { createCapacity } from '../application/capacity.js';
+import { createOperatorChecks } from '../application/operator-checks.js';
 import { createCaptureVerification } from '../application/capture-verification.js';
 import { createConsoleOidcSignIn } from '../application/console-oidc.js';
 import { createConsoleSessions, sessionPolicy } from '../application/console-sessions.js';
@@ -38,11 +39,13 @@ import { createWebhooks } from '../application/webhooks.js';
 import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
+import { openCheckStore } from '../infra/kv-check-store.js';
 import { openKvSessionStore } from '../infra/kv-console-session-store.js';
 import { createOidcRelyingParty } from '../infra/oidc-relying-party.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
+import { ownLogMonitor } from '../transparency/own-log-monitor.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -103,6 +106,12 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
     transparency,
   });
+  // The operators' checks: results the CLI records, and the log monitor run here against this deployment's log.
+  const checks = createOperatorChecks({
+    store: await openCheckStore(nats.nc, config.NATS_REPLICAS),
+    clock: runtime.clock,
+    ownLogMonitor: transparency ? ownLogMonitor(transparency) : null,
+  });
   const captureCertificates = createCaptureCertificates(certificates, trust, {
     async bundleHashOf(captureId) {
       const row = await findCapture(ctx.pool, captureId);
@@ -158,6 +167,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
           jobQueue: jobQueueState(nats.jsm),
           runsWorker: runtime.roles.has('worker'),
         }),
+        checks,
       }),
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),

@@ -1,16 +1,18 @@
 import { z } from 'zod';
 import type { AnalystReports } from '../../application/analyst-reports.js';
 import type { Capacity } from '../../application/capacity.js';
+import { CHECK_NAMES, type OperatorChecks } from '../../application/operator-checks.js';
 import { REPORT_NAMES } from '../../../projections/read-models/report-views.js';
 import type { TypedApp } from '../app.js';
 import { toCsv } from '../csv.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
+import { dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
  * Extensions for the operator and analyst pages of the console (README, Console endpoints): the analysts'
- * reports as JSON or CSV, and the capture capacity. Admin credential, like every /v1/admin route.
+ * reports as JSON or CSV, the capture capacity, and the operator checks' last results (and the log monitor on demand). Admin credential, like every /v1/admin route.
  */
 
 export interface OperatorViewRouteDeps {
@@ -18,6 +20,7 @@ export interface OperatorViewRouteDeps {
   operator: OperatorGuard;
   reports: AnalystReports;
   capacity: Capacity;
+  checks: OperatorChecks;
 }
 
 const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
@@ -65,8 +68,42 @@ const capacitySchema = z
   })
   .describe('Capture capacity (docs/capture.md, Capacity).');
 
+const checkResultSchema = z
+  .object({
+    check: z.enum(CHECK_NAMES),
+    ranAt: dateTime().describe('When the run started.'),
+    durationMs: z.number().int(),
+    ok: z.boolean().describe('True when the run found nothing wrong.'),
+    findings: z
+      .array(
+        z.object({
+          kind: z.string().describe("The check's name for it: a divergence kind, MISSING, fork, corrupt, …"),
+          message: z.string().describe('What is wrong, in a sentence.'),
+        }),
+      )
+      .describe('The first 20 findings.'),
+    findingCount: z.number().int().describe('How many findings there were in all.'),
+    covered: z.string().describe('What the run looked at: a tenant and its sequences, a log size, a ledger range.'),
+    ranBy: z.enum(['cli', 'api']).describe("cli: a capture-ledger run on a host; api: run on an operator's request."),
+  })
+  .describe('One finished run of an operator check (docs/operators.md, Recorded results).');
+
+const checksSchema = z
+  .object({
+    checks: z.array(
+      z.object({
+        name: z.enum(CHECK_NAMES),
+        summary: z.string().describe('What the check proves.'),
+        command: z.string().describe('The CLI command that runs it (and records its result).'),
+        onDemand: z.boolean().describe('True when POST /v1/admin/checks/{name} runs it in the API.'),
+        last: checkResultSchema.nullable().describe('Its last recorded result; null when it never ran.'),
+      }),
+    ),
+  })
+  .describe('Every operator check with its last result.');
+
 export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
-  const { guard, operator, reports, capacity } = deps;
+  const { guard, operator, reports, capacity, checks } = deps;
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
     app.addHook('onRequest', operator.credential());
@@ -118,6 +155,40 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
         },
       },
       async () => capacity.read(),
+    );
+
+    app.get(
+      '/v1/admin/checks',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'The operator checks (audits, log monitor, storage verify) and the last result of each',
+          operationId: 'listOperatorChecks',
+          security: [{ bearer: [] }],
+          response: { 200: checksSchema, ...problemResponses(OPERATOR_ANSWERS) },
+        },
+      },
+      async () => checks.list(),
+    );
+
+    app.post(
+      '/v1/admin/checks/log-monitor',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: "Run the log monitor's checkpoint and consistency check against this deployment's log now",
+          operationId: 'runLogMonitorCheck',
+          security: [{ bearer: [] }],
+          response: {
+            200: checkResultSchema,
+            ...problemResponses({
+              ...OPERATOR_ANSWERS,
+              503: 'The admin API is not configured (ADMIN_KEY unset), or this API process serves no transparency log.',
+            }),
+          },
+        },
+      },
+      async () => checks.runLogMonitor(),
     );
   };
 }

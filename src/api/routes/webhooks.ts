@@ -252,6 +252,43 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
 }
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
+const once = { error: 'must be given once' };
+const deadLettersQuery = z.object({
+  tenant: z.string(once).optional().describe('Only this tenant; default all.'),
+  limit: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer of at least 1' })
+        .int()
+        .min(1, 'must be an integer of at least 1')
+        .default(50),
+    )
+    .transform((n) => Math.min(n, 200))
+    .describe('Newest first; default 50, at most 200.'),
+  cursor: z.string(once).optional().describe('The nextCursor of the page before.'),
+});
+
+const deadLetterListSchema = z
+  .object({
+    data: z
+      .array(
+        z.object({
+          deliveryId: z.string(),
+          tenantId: z.string(),
+          webhookId: z.string(),
+          eventId: z.string().describe('The webhook event id receivers dedupe on.'),
+          eventType: z.string(),
+          attempts: z.number().int().describe('Attempts made before giving up (docs/webhooks.md, retry table).'),
+          reason: z.string().describe("The last attempt's failure: an HTTP status, a refused address, a timeout."),
+          deadLetteredAt: dateTime(),
+        }),
+      )
+      .describe('Dead letters, newest first.'),
+    nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page.'),
+  })
+  .describe('The webhook dead-letter queue across tenants (docs/webhooks.md).');
+
 export function adminWebhookRoutes(operator: OperatorGuard, guard: TenantGuard, webhooks: Webhooks) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
@@ -279,6 +316,28 @@ export function adminWebhookRoutes(operator: OperatorGuard, guard: TenantGuard, 
         },
       },
       async (req) => webhooks.deliveries(req.params.webhookId, req.query.limit),
+    );
+
+    app.get(
+      '/v1/admin/webhooks/dead-letters',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'List webhook dead letters across tenants, newest first',
+          operationId: 'listWebhookDeadLetters',
+          security: [{ bearer: [] }],
+          querystring: deadLettersQuery,
+          response: {
+            200: deadLetterListSchema,
+            ...problemResponses({
+              ...ANSWERS.operator,
+              ...ANSWERS.internal,
+              400: 'tenant, limit or cursor is invalid; the detail names it.',
+            }),
+          },
+        },
+      },
+      async (req) => webhooks.deadLetters(req.query),
     );
   };
 }

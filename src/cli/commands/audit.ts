@@ -1,7 +1,9 @@
 import { openExistingSnapshotStore } from '../../actors/snapshot-store.js';
 import { tenantIdSchema } from '../../api/schemas.js';
 import { LEDGER_STREAM, tenantSubject } from '../../ledger/streams.js';
+import { checkResult } from '../../application/operator-checks.js';
 import { auditTenant, type TenantAuditReport } from '../audit/tenant-audit.js';
+import { recordCheck } from '../check-record.js';
 import type { Divergence } from '../audit/tenant-audit-model.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
@@ -83,6 +85,12 @@ export function formatAuditReport(r: TenantAuditReport, all: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What an audit looked at, in a sentence (the console's checks page). */
+function auditCoverage(r: TenantAuditReport): string {
+  if (r.events === 0) return `tenant ${r.tenantId}: no events on ${r.subject}`;
+  return `tenant ${r.tenantId}: ${r.events} events in ${r.commits} commits (LEDGER sequences ${r.firstSeq}..${r.lastSeq}), ${r.compared} compared with the projection at checkpoint ${r.checkpoint}`;
+}
+
 export const audit: CommandSpec = {
   path: ['audit'],
   summary: "Verify a tenant's hash chain and compare its re-folded log with the projections.",
@@ -121,11 +129,21 @@ exit 1 naming the first divergence (stream sequence, event id, what differs) oth
         projectedStream && subject === tenantSubject(tenantId)
           ? await openExistingSnapshotStore((await session.nats()).nc)
           : null;
+      const started = new Date();
       const report = await auditTenant({ store, subject, pool, tenantId, projectedStream, snapshots });
       if (report.events === 0 && report.divergences.length === 0) {
         throw new CliError(
           `tenant '${tenantId}' has no events on ${subject}`,
           'Check the tenant id (`capture-ledger usage report --period YYYY-MM` lists the tenants).',
+        );
+      }
+      // Only the live ledger's audit is the deployment's result; a copy read from a backup is not.
+      if (stream === LEDGER_STREAM && subject === tenantSubject(tenantId)) {
+        const findings = report.divergences.map((d) => ({ kind: d.kind, message: describeDivergence(d).join(': ') }));
+        await recordCheck(
+          session,
+          io,
+          checkResult('ledger-audit', started, new Date(), findings, auditCoverage(report), 'cli'),
         );
       }
       if (flagOpt(args, 'json')) {

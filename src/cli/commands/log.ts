@@ -10,6 +10,8 @@ import {
   type LoggedLeaf,
 } from '../../transparency/log-audit.js';
 import { LOG_STREAM, readAllBatches } from '../../transparency/log-stream.js';
+import { checkResult } from '../../application/operator-checks.js';
+import { recordCheck, recordCheckIfConnected } from '../check-record.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
 import { type CommandSpec, flagOpt, intOpt, stringOpt } from '../command-spec.js';
@@ -111,7 +113,17 @@ problem (FORK, INCONSISTENT, MISSING, …), 0 when all holds. Needs only HTTP ac
           .filter(Boolean)
       : [];
     for (;;) {
+      const started = new Date();
+      const seenBefore = state.checkpoints.length;
       const result = await monitorOnce(client, verifier, state, { rederive: flagOpt(args, 'rederive'), captureIds });
+      const covered =
+        `${client.base}: ${result.checkpoint ? `the checkpoint of ${result.checkpoint.size} leaves` : 'no checkpoint could be read'}, ` +
+        `against ${seenBefore} checkpoint${seenBefore === 1 ? '' : 's'} seen before` +
+        `${flagOpt(args, 'rederive') ? '; tiles re-derived' : ''}${captureIds.length ? `; ${captureIds.length} captures looked up` : ''}`;
+      await recordCheckIfConnected(
+        io,
+        checkResult('log-monitor', started, new Date(), result.findings, covered, 'cli'),
+      );
       await io.stdout(
         `${JSON.stringify({ treeSize: result.checkpoint?.size ?? null, rootHash: result.checkpoint?.rootHash ?? null, findings: result.findings })}\n`,
       );
@@ -150,6 +162,7 @@ NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a
   async run(args, io) {
     const limit = intOpt(args, 'limit', 1, 1_000_000) ?? 50;
     const session = openSession(io);
+    const started = new Date();
     try {
       const { js, jsm } = await session.nats();
       try {
@@ -193,6 +206,10 @@ NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a
           `${lastLedger > tail.through ? ` (the ledger is at ${lastLedger}: later events are not logged yet)` : ''}\n` +
           `  ledger: ${facts.length} logged events up to that sequence: ${facts.length - keys} signed bundles of ${report.captures} captures, ${keys} key and TSA publications\n`,
       );
+      const covered =
+        `${leaves.length} leaves of TLOG against LEDGER through sequence ${tail.through}: ` +
+        `${facts.length - keys} signed bundles of ${report.captures} captures, ${keys} key and TSA publications`;
+      await recordCheck(session, io, checkResult('log-audit', started, new Date(), findings, covered, 'cli'));
       for (const f of findings.slice(0, limit)) io.stderr(`capture-ledger log audit: ${f.kind}: ${f.message}\n`);
       if (findings.length > limit)
         io.stderr(`capture-ledger log audit: ${findings.length - limit} more problems; raise --limit to list them\n`);

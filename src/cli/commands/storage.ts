@@ -2,6 +2,8 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { artifactStoreOver } from '../../capture/artifact-store.js';
 import { checkStoredEvidence } from '../../capture/stored-evidence-check.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
+import { type CheckFinding, checkResult, MAX_RECORDED_FINDINGS } from '../../application/operator-checks.js';
+import { recordCheck } from '../check-record.js';
 import { CliError, EXIT_FAILURE, EXIT_OK } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
 import { type CommandSpec, intOpt } from '../command-spec.js';
@@ -48,12 +50,21 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
       });
       const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await patiently(() => events.lastSeq()));
       const progress = createProgress(io, { label: 'storage verify', unit: 'seq', from: fromSeq - 1, total: untilSeq });
+      const started = new Date();
+      const findings: CheckFinding[] = [];
       const tally = await checkStoredEvidence({
         events,
         artifacts: artifactStoreOver(js, jsm),
         fromSeq,
         untilSeq,
-        onProblem: (p) => io.stdout(jsonLine(p)),
+        onProblem: (p) => {
+          if (findings.length < MAX_RECORDED_FINDINGS)
+            findings.push({
+              kind: p.status,
+              message: `${p.artifact} of capture ${p.captureId} (tenant ${p.tenantId}, LEDGER sequence ${p.seq}), object ${p.object}, is ${p.status}${p.detail ? `: ${p.detail}` : ''}`,
+            });
+          return io.stdout(jsonLine(p));
+        },
         onProgress: (seq) => progress.update(seq),
         ...(io.signal ? { signal: io.signal } : {}),
       });
@@ -70,6 +81,12 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
           },
         }),
       );
+      const problems = tally.missing + tally.corrupt;
+      const covered =
+        `LEDGER sequences ${fromSeq}..${complete ? untilSeq : tally.lastSeq}${complete ? '' : ` of ..${untilSeq} (stopped)`}: ` +
+        `${tally.artifacts} artifacts of ${tally.captures} captures, ${tally.ok} whole, ${tally.missing} missing, ${tally.corrupt} corrupt`;
+      const recorded = checkResult('storage-verify', started, new Date(), findings, covered, 'cli');
+      await recordCheck(session, io, { ...recorded, ok: problems === 0, findingCount: problems });
       if (!complete) io.stderr(`stopped; resume with: capture-ledger storage verify --from ${tally.lastSeq + 1}\n`);
       return tally.missing + tally.corrupt > 0 ? EXIT_FAILURE : EXIT_OK;
     } finally {

@@ -278,6 +278,13 @@ export async function capacityPage(ctx: PageContext): Promise<void> {
           ['Waiting', count(c.jobBacklog)],
           ['In flight', count(c.inFlight)],
           ['Maximum backlog', count(c.backlogMax)],
+          // Only the answering process's setting is known: workers elsewhere do not report theirs (yet).
+          [
+            'Worker concurrency',
+            c.workerConcurrency === null
+              ? 'not known here: this API process runs no worker (each worker’s WORKER_CONCURRENCY is in its own environment)'
+              : `at most $count(c.workerConcurrency)captures at once in this process's worker (WORKER_CONCURRENCY)`,
+          ],
           ['As of', time(new Date().toISOString())],
         ]),
       );

@@ -283,6 +283,10 @@ describe('OpenAPI document against the real service', () => {
     await admin('GET', '/v1/admin/tenants?limit=2');
     await admin('GET', '/v1/admin/tenants?limit=0');
     await admin('GET', '/v1/admin/capacity');
+    await admin('GET', '/v1/admin/checks');
+    await admin('POST', '/v1/admin/checks/log-monitor');
+    await admin('GET', '/v1/admin/webhooks/dead-letters?limit=5');
+    await admin('GET', '/v1/admin/webhooks/dead-letters?tenant=oas&cursor=bm90LWEtY3Vyc29y');
     await admin('GET', '/v1/admin/reports/captures-per-day');
     await admin('GET', '/v1/admin/reports/failures-by-reason?format=csv');
     await admin('GET', '/v1/admin/reports/capture-latency?from=2024-02-30');

@@ -1,0 +1,218 @@
+import { get, query } from '../api.js';
+import { legend, lineChart, type Series } from '../charts.js';
+import { field, formValues, h, put } from '../dom.js';
+import { errorBox } from '../errors.js';
+import { count } from '../format.js';
+import type { PageContext } from '../router.js';
+import { parseReport, type Report } from '../shapes.js';
+import { heading, table } from '../ui.js';
+
+/**
+ * Operator usage across tenants and periods (issue 30 §3): captures per tenant per day and failures by reason per
+ * day, for a period picked on the page, from the analysts' reports (GET /v1/admin/reports/{name}). The console only
+ * regroups the report's rows for drawing; the numbers are the report's.
+ */
+
+const DAY = 86_400_000;
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+/** At most this many lines in one chart; the rest are summed into one "other" line. */
+const LINES = 5;
+
+interface Period {
+  value: string;
+  label: string;
+  from: string;
+  to: string;
+}
+
+/** Periods to pick: the last 7, 30, 90 and 365 days, and each of the last 12 calendar months (UTC). */
+function periods(now = new Date()): Period[] {
+  const today = utcDay(now);
+  const back = (n: number) => utcDay(new Date(now.getTime() - (n - 1) * DAY));
+  const out: Period[] = [7, 30, 90, 365].map((n) => ({
+    value: `last-${n}`,
+    label: `Last ${n} days`,
+    from: back(n),
+    to: today,
+  }));
+  for (let i = 0; i < 12; i++) {
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - i, 1));
+    const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0));
+    const month = first.toISOString().slice(0, 7);
+    out.push({
+      value: month,
+      label: `${new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(first)}${i === 0 ? ' (so far)' : ''}`,
+      from: utcDay(first),
+      to: i === 0 ? today : utcDay(last),
+    });
+  }
+  return out;
+}
+
+/** Every day of the window, so a day without rows is a zero, not a gap. */
+function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY)
+    days.push(utcDay(new Date(t)));
+  return days;
+}
+
+/** Sums `value` of each row by (group, day); the largest LINES groups are lines, the rest one "other" line. */
+function groupedSeries(
+  rows: Report['rows'],
+  days: string[],
+  groupOf: (row: Report['rows'][number]) => string,
+  amountOf: (row: Report['rows'][number]) => number,
+  other: string,
+): { series: Series[]; totals: [string, number][] } {
+  const index = new Map(days.map((d, i) => [d, i]));
+  const byGroup = new Map<string, number[]>();
+  for (const row of rows) {
+    const i = index.get(String(row[0]));
+    if (i === undefined) continue;
+    const g = groupOf(row);
+    const values = byGroup.get(g) ?? days.map(() => 0);
+    values[i]! += amountOf(row);
+    byGroup.set(g, values);
+  }
+  const totals = [...byGroup].map(([g, v]) => [g, v.reduce((a, b) => a + b, 0)] as [string, number]);
+  totals.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = totals.slice(0, LINES).map(([g]) => ({ name: g, values: byGroup.get(g)! }));
+  const rest = totals.slice(LINES);
+  if (rest.length)
+    shown.push({
+      name: `${other} (${rest.length})`,
+      values: days.map((_, i) => rest.reduce((sum, [g]) => sum + byGroup.get(g)![i]!, 0)),
+    });
+  return { series: shown, totals };
+}
+
+const n = (v: unknown) => (typeof v === 'number' ? v : Number(v) || 0);
+
+function chartFigure(title: string, days: string[], series: Series[]): HTMLElement {
+  if (series.length === 0) return h('p', null, 'Nothing in this period.');
+  return h(
+    'figure',
+    { class: 'chart-box' },
+    lineChart(title, days, series, count),
+    h('figcaption', null, legend(series), h('small', { class: 'muted' }, 'Days are UTC days.')),
+  );
+}
+
+export async function operatorUsagePage(ctx: PageContext): Promise<void> {
+  const options = periods();
+  const picked = options.find((p) => p.value === ctx.query.get('period')) ?? options[1]!;
+  const tenant = ctx.query.get('tenant') ?? '';
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Period and tenant' },
+    field(
+      'Period',
+      h(
+        'select',
+        { name: 'period' },
+        options.map((p) => h('option', { value: p.value, selected: p.value === picked.value }, p.label)),
+      ),
+    ),
+    field('Tenant', h('input', { name: 'tenant', type: 'text', value: tenant }), 'Empty: every tenant.'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Show')),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(form);
+    ctx.navigate(`/console/operator/usage${query({ period: v.period, tenant: v.tenant?.trim() })}`);
+  });
+  const captures = h(
+    'section',
+    { 'aria-labelledby': 'u-captures' },
+    h('h2', { id: 'u-captures' }, 'Captures per tenant per day'),
+    h('p', null, 'Loading…'),
+  );
+  const failures = h(
+    'section',
+    { 'aria-labelledby': 'u-failures' },
+    h('h2', { id: 'u-failures' }, 'Failures by reason per day'),
+    h('p', null, 'Loading…'),
+  );
+  put(
+    ctx.main,
+    heading('Usage'),
+    h('p', null, 'Completed captures and failures across tenants, from the analysts’ reports.'),
+    form,
+    captures,
+    failures,
+  );
+  const window = { from: picked.from, to: picked.to, tenant: tenant || undefined };
+  const days = daysOf(picked.from, picked.to);
+
+  const drawCaptures = async () => {
+    const title = h('h2', { id: 'u-captures' }, 'Captures per tenant per day');
+    try {
+      const r = parseReport(await get<unknown>(`/v1/admin/reports/captures-per-day${query(window)}`, ctx.signal));
+      const col = (name: string) => r.columns.indexOf(name);
+      const [t, done, failed, submitted] = [
+        col('tenant_id'),
+        col('captures_completed'),
+        col('captures_failed'),
+        col('captures_submitted'),
+      ];
+      const { series, totals } = groupedSeries(
+        r.rows,
+        days,
+        (row) => String(row[t]),
+        (row) => n(row[done]),
+        'Other tenants',
+      );
+      const sums = new Map<string, [number, number, number]>();
+      for (const row of r.rows) {
+        const s = sums.get(String(row[t])) ?? [0, 0, 0];
+        sums.set(String(row[t]), [s[0] + n(row[submitted]), s[1] + n(row[done]), s[2] + n(row[failed])]);
+      }
+      put(
+        captures,
+        title,
+        chartFigure(`Completed captures per tenant per day, ${picked.label}`, days, series),
+        totals.length || sums.size
+          ? table(
+              `Captures per tenant, ${picked.label}`,
+              ['Tenant', 'Submitted', 'Completed', 'Failed'],
+              [...sums].map(([tenantId, [s, c, f]]) => [tenantId, count(s), count(c), count(f)]),
+            )
+          : null,
+      );
+    } catch (err) {
+      put(captures, title, errorBox(err));
+    }
+  };
+
+  const drawFailures = async () => {
+    const title = h('h2', { id: 'u-failures' }, 'Failures by reason per day');
+    try {
+      const r = parseReport(await get<unknown>(`/v1/admin/reports/failures-by-reason${query(window)}`, ctx.signal));
+      const [reason, captured] = [r.columns.indexOf('reason'), r.columns.indexOf('captures')];
+      const { series, totals } = groupedSeries(
+        r.rows,
+        days,
+        (row) => (row[reason] === null || row[reason] === '' ? 'unclassified' : String(row[reason])),
+        (row) => n(row[captured]),
+        'Other reasons',
+      );
+      put(
+        failures,
+        title,
+        chartFigure(`Failed captures by reason per day, ${picked.label}`, days, series),
+        totals.length
+          ? table(
+              `Failures by reason, ${picked.label}`,
+              ['Reason', 'Failed captures'],
+              totals.map(([g, v]) => [g, count(v)]),
+            )
+          : null,
+      );
+    } catch (err) {
+      put(failures, title, errorBox(err));
+    }
+  };
+
+  await Promise.all([drawCaptures(), drawFailures()]);
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'puppeteer-core';
+import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
+import { newId } from '../../src/domain/ids.js';
+import type { TenantCommand } from '../../src/domain/tenant/index.js';
+import { cli } from '../int/cli/cli-fixtures.js';
+import { appendCommit, keyRotated } from '../support/log-events.js';
+import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
+
+/**
+ * The operator pages of issue 30 §3 in the real Chromium against the real service: Usage (the charts and the period
+ * picker), Checks (a result the CLI recorded, and the log monitor run from the page), Dead letters and Capacity. On
+ * every page, at 1280 and 390 px: axe-core finds no serious or critical violation, nothing scrolls sideways; the
+ * browser logs no error and every request is an operation of /openapi.json or the console's own.
+ */
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+const CONSOLE_PATHS = /^\/console(?!\/session|\/oidc)(\/.*)?$/;
+const by = { correlationId: 'console-operator-e2e', causedBy: { kind: 'admin' as const } };
+
+describe('operator console pages in Chromium', () => {
+  let s: TestServer;
+  let chromium: LaunchedChromium;
+  let page: Page;
+  let doc: OpenApiDoc;
+  const requested: string[] = [];
+  const problems: string[] = [];
+
+  before(async () => {
+    s = await startTestServer({
+      ROLES: 'api,projector,sequencer',
+      LOG_CHECKPOINT_INTERVAL_MS: '300',
+      LOG_SIGNING_KEY: randomBytes(32).toString('base64'),
+    });
+    const run = (tenantId: string, command: TenantCommand) => s.server.ctx.tenants.execute(tenantId, command, by);
+    // Failures with a reason and a dead letter, so the charts and the queue have something to show.
+    for (const [tenantId, reason] of [
+      ['ops-a', 'target_timeout'],
+      ['ops-b', undefined],
+    ] as const) {
+      const captureId = newId('cap');
+      await run(tenantId, {
+        type: 'SubmitCaptures',
+        data: { captures: [{ captureId, url: 'https://example.org/' }], source: 'single' },
+      });
+      await run(tenantId, {
+        type: 'FailCapture',
+        data: {
+          captureId,
+          error: 'timed out',
+          retryable: true,
+          attempts: 3,
+          ...(reason ? { failureReason: reason } : {}),
+        },
+      });
+    }
+    const webhookId = newId('whk');
+    await run('ops-a', {
+      type: 'RegisterWebhook',
+      data: {
+        webhookId,
+        url: 'https://hooks.example.org/',
+        events: ['capture.complete'],
+        name: 'h',
+        sealedSecret: 'eA',
+      },
+    } as TenantCommand);
+    await run('ops-a', {
+      type: 'DeadLetterDelivery',
+      data: {
+        deliveryId: newId('dlv'),
+        webhookId,
+        eventId: newId('evt'),
+        eventType: 'capture.complete',
+        attempts: 4,
+        reason: 'HTTP 503',
+      },
+    });
+    await appendCommit(s.server.store!, null, [keyRotated('k0')]);
+    await s.server.ctx.waiter.waitFor(await s.server.store!.lastSeq());
+    // A result recorded by a real CLI run.
+    const audit = await cli(['log', 'audit'], { NATS_URL: s.infra.nats.url, DATABASE_URL: s.databaseUrl });
+    assert.equal(audit.code, 0, audit.stderr);
+    doc = (await s.call('GET', '/openapi.json')).body;
+    chromium = await launchChromium();
+    page = await (await chromium.browser.createBrowserContext()).newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const origin = new URL(s.baseUrl).origin;
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.origin === origin) requested.push(`${r.method()} ${u.pathname}${u.search}`);
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message} (${page.url()})`));
+  });
+
+  after(async () => {
+    await chromium?.close();
+    await s?.stop();
+  });
+
+  const at = (path: string) => page.waitForFunction((p) => location.pathname === p, { timeout: 20_000 }, path);
+  const heading = (text: string) =>
+    page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 20_000 }, text);
+
+  async function accessible(what: string): Promise<void> {
+    await page.evaluate(await AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as any).axe;
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    });
+    assert.deepEqual(violations, [], `${what}: axe-core violations`);
+  }
+
+  /** Accessible at 1280 px, and at 390 px too without scrolling sideways. */
+  async function checked(what: string): Promise<void> {
+    await accessible(what);
+    await page.setViewport({ width: 390, height: 844 });
+    const { scroll, inner } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      inner: window.innerWidth,
+    }));
+    assert.ok(scroll <= inner, `${what}: ${scroll} px wide in a ${inner} px viewport`);
+    await accessible(`${what} at 390 px`);
+    await page.setViewport({ width: 1280, height: 900 });
+  }
+
+  it('signs in as the operator and shows usage charts for a picked period', { timeout: 60_000 }, async () => {
+    await page.goto(`${s.baseUrl}/console/operator/usage`, { waitUntil: 'load' });
+    await at('/console/sign-in');
+    await page.type('#operator-key', ADMIN_KEY);
+    await page.click('form:has(#operator-key) button[type=submit]');
+    await at('/console/operator/usage');
+    await heading('Usage');
+    await page.waitForSelector('#u-captures ~ figure svg.chart', { timeout: 20_000 });
+    await page.waitForSelector('#u-failures ~ figure svg.chart', { timeout: 20_000 });
+    const reasons = await page.$$eval('#u-failures ~ .table-wrap td:first-child', (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    assert.deepEqual(reasons.sort(), ['target_timeout', 'unclassified']);
+    await checked('usage');
+    // Another period through the picker: the page reloads its reports for it.
+    await page.select('select[name=period]', 'last-7');
+    await page.click('form[aria-label="Period and tenant"] button[type=submit]');
+    await page.waitForFunction(() => location.search.includes('period=last-7'), { timeout: 10_000 });
+    await page.waitForSelector('#u-captures ~ figure svg.chart', { timeout: 20_000 });
+  });
+
+  it('shows the recorded checks and runs the log monitor from the page', { timeout: 60_000 }, async () => {
+    await page.click('nav a[href="/console/operator/checks"]');
+    await at('/console/operator/checks');
+    await heading('Checks');
+    await page.waitForSelector('section:has(#check-log-audit) dl .status-complete', { timeout: 20_000 });
+    const never = await page.$eval('section:has(#check-storage-verify)', (e) => e.textContent ?? '');
+    assert.match(never, /Never recorded\. Run capture-ledger storage verify on a host/);
+    for (let tries = 0; (await s.call('GET', '/v1/log/checkpoint')).status !== 200; tries++) {
+      assert.ok(tries < 100, 'the sequencer published a checkpoint');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await page.click('section:has(#check-log-monitor) button.primary');
+    await page.waitForSelector('section:has(#check-log-monitor) dl .status-complete', { timeout: 20_000 });
+    const monitor = await page.$eval('section:has(#check-log-monitor)', (e) => e.textContent ?? '');
+    assert.match(monitor, /the API, on request from this console/);
+    // Dates in the viewer's zone, UTC on hover.
+    const title = await page.$eval('section:has(#check-log-monitor) time', (e) => e.getAttribute('title') ?? '');
+    assert.match(title, / UTC$/);
+    await checked('checks');
+  });
+
+  it('lists the dead letters across tenants and shows capacity', { timeout: 60_000 }, async () => {
+    await page.click('nav a[href="/console/operator/dead-letters"]');
+    await at('/console/operator/dead-letters');
+    await heading('Webhook dead letters');
+    await page.waitForSelector('table caption', { timeout: 20_000 });
+    const row = await page.$eval('tbody tr', (tr) => tr.textContent ?? '');
+    assert.match(row, /ops-a.*capture\.complete.*4.*HTTP 503/);
+    await checked('dead letters');
+    await page.click('nav a[href="/console/operator/capacity"]');
+    await at('/console/operator/capacity');
+    await heading('Capacity');
+    await page.waitForSelector('#backlog-meter', { timeout: 20_000 });
+    await checked('capacity');
+  });
+
+  it('logged no browser error and made only documented requests', () => {
+    assert.deepEqual(problems, []);
+    const undocumented = requested.filter((r) => {
+      const [method, url] = r.split(' ') as [string, string];
+      return !CONSOLE_PATHS.test(url.split('?')[0]!) && !matchOperation(doc, method, url);
+    });
+    assert.deepEqual([...new Set(undocumented)], []);
+  });
+});
