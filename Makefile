@@ -2,12 +2,12 @@
 SHELL := /bin/bash
 export DATA_DIR ?= ./data
 
-.PHONY: run cluster test test-unit test-int lint format bench build deps clean
+.PHONY: run cluster test test-unit test-int lint format bench build deps clean screenshots
 
 # nginx is a test-only dependency (the load-balancer test): run, cluster and bench do not install it.
 INSTALL_DEPS ?= test
 run cluster bench build: INSTALL_DEPS := run
-test test-unit test-int lint format: INSTALL_DEPS := test
+test test-unit test-int lint format screenshots: INSTALL_DEPS := test
 
 deps:
 	@INSTALL_DEPS=$(INSTALL_DEPS) bash ops/install-deps.sh
@@ -44,6 +44,10 @@ format: deps
 
 bench: build
 	@node --import tsx bench/run.ts
+
+# A PNG of every console page at 1280 and 390 px (README, Console), against a service started as the e2e starts it.
+screenshots: deps
+	@node --import tsx ops/console-screenshots.ts docs/console
 
 clean:
 	rm -rf dist

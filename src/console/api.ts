@@ -35,6 +35,13 @@ export interface Answer<T> {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
+/** Told when a request made with a session answers 401: that session has ended (signed out, expired, key revoked). */
+let sessionEnded: ((kind: 'tenant' | 'operator') => void) | null = null;
+export function onSessionEnded(handler: (kind: 'tenant' | 'operator') => void): void {
+  sessionEnded = handler;
+}
+const SIGN_IN_PATH = '/console/session';
+
 /** The operator's session answers /v1/admin/…; the tenant's everything else (and the sign-out of each kind). */
 function csrfTokenFor(path: string): string | undefined {
   const s = sessionState();
@@ -75,6 +82,8 @@ export async function call<T>(method: string, path: string, body?: unknown, sign
     const ra = res.headers.get('Retry-After');
     const seconds = ra && /^\d+$/.test(ra.trim()) ? Number(ra) : null;
     const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : null;
+    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH))
+      sessionEnded?.(path.startsWith('/v1/admin/') ? 'operator' : 'tenant');
     throw new ApiError(res.status, problem, seconds, path);
   }
   return { status: res.status, body: parsed as T, headers: res.headers };

@@ -1,3 +1,4 @@
+import { onSessionEnded } from './api.js';
 import { h, put } from './dom.js';
 import { errorBox } from './errors.js';
 import { captureDetailPage } from './pages/capture-detail.js';
@@ -12,7 +13,7 @@ import { usagePage } from './pages/usage.js';
 import { webhooksPage } from './pages/webhooks.js';
 import { createRouter, type Route } from './router.js';
 import { loadSessions } from './session.js';
-import { onSessionChange, sessionState } from './session-state.js';
+import { onSessionChange, sessionState, setSessionState } from './session-state.js';
 
 /**
  * The console in the browser (README, Console): one client of the documented API. Pages by path under /console;
@@ -120,6 +121,13 @@ async function boot(): Promise<void> {
   }
   const router = createRouter(main, routes, () => drawNav(nav));
   onSessionChange(() => drawNav(nav));
+  // A session that ends under an open page (a revoked key, the idle timeout) sends the viewer to sign in, told why.
+  onSessionEnded((kind) => {
+    if (!sessionState()[kind] || location.pathname === '/console/sign-in') return;
+    setSessionState({ ...sessionState(), [kind]: null });
+    const next = encodeURIComponent(location.pathname + location.search);
+    router.navigate(`/console/sign-in?as=${kind}&ended=1&next=${next}`, { replace: true });
+  });
   router.start();
 }
 

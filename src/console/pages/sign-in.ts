@@ -97,9 +97,17 @@ export function signInPage(ctx: PageContext): void {
       : signInForm(ctx, 'operator'),
   );
   const operatorFirst = ctx.query.get('as') === 'operator';
+  const ended = ctx.query.get('ended') === '1';
   put(
     ctx.main,
     heading('Sign in'),
+    ended
+      ? h(
+          'p',
+          { class: 'error', role: 'alert' },
+          `Your ${operatorFirst ? 'operator session' : 'session'} has ended: it expired, or the key it was opened with was revoked. Sign in again to go on.`,
+        )
+      : null,
     h(
       'p',
       null,
