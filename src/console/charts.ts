@@ -63,7 +63,8 @@ export function barChart(title: string, labels: string[], series: Series[], form
   const max = Math.max(0, ...series.flatMap((s) => s.values));
   const { top, step } = ticks(max);
   const { root, y, slot } = frame(title, labels, top, step, format);
-  const barW = Math.max(1, slot * 0.7);
+  // A bar is at most 48 units wide: one day of data is a bar, not a block across the chart.
+  const barW = Math.min(48, Math.max(1, slot * 0.7));
   series.slice(0, 2).forEach((s, k) => {
     s.values.forEach((v, i) => {
       if (!v) return;

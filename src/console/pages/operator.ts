@@ -178,44 +178,39 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ),
   );
 
-  const load = async () => {
-    try {
-      const { data } = await get<{ data: ApiKeyRecord[] }>(
-        `/v1/admin/keys${query({ tenant: q.get('tenant'), include: q.get('include') })}`,
-        ctx.signal,
-      );
-      put(
-        list,
-        h('h2', { id: 'keys-heading' }, 'Keys'),
-        data.length
-          ? table(
-              'API keys',
-              ['Name', 'Tenant', 'Scopes', 'Created', 'State', ''],
-              data.map((k) => [
-                h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
-                k.tenantId,
-                k.scopes.join(', '),
-                time(k.createdAt),
-                k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
-                k.revoked
-                  ? ''
-                  : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
-                      try {
-                        await call('DELETE', `/v1/admin/keys/${k.keyHash}`);
-                        put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
-                        await load();
-                      } catch (err) {
-                        put(message, errorBox(err));
-                      }
-                    }),
-              ]),
-            )
-          : h('p', null, 'No keys match.'),
-      );
-    } catch (err) {
-      put(list, h('h2', { id: 'keys-heading' }, 'Keys'), errorBox(err));
-    }
-  };
+  // The key endpoints allow 5 requests per 60 s per address (spec 4.11), listing included: the list is read once and
+  // kept up to date from the answers of create and revoke, never read again after each.
+  let keys: ApiKeyRecord[] = [];
+  const render = () =>
+    put(
+      list,
+      h('h2', { id: 'keys-heading' }, 'Keys'),
+      keys.length
+        ? table(
+            'API keys',
+            ['Name', 'Tenant', 'Scopes', 'Created', 'State', ''],
+            keys.map((k) => [
+              h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
+              k.tenantId,
+              k.scopes.join(', '),
+              time(k.createdAt),
+              k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
+              k.revoked
+                ? ''
+                : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
+                    try {
+                      const { body } = await call<ApiKeyRecord>('DELETE', `/v1/admin/keys/${k.keyHash}`);
+                      keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
+                      put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
+                      render();
+                    } catch (err) {
+                      put(message, errorBox(err));
+                    }
+                  }),
+            ]),
+          )
+        : h('p', null, 'No keys match.'),
+    );
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -232,12 +227,27 @@ export async function keysPage(ctx: PageContext): Promise<void> {
         shownOnce(`Key "${body.name}" for ${body.tenantId}`, body.key ?? '', body.warning ?? 'Store this key now.'),
       );
       form.reset();
-      await load();
+      const filter = q.get('tenant');
+      if (!filter || filter === body.tenantId) {
+        const { key: _shownOnce, warning: _note, ...record } = body;
+        keys = [record, ...keys];
+        render();
+      }
     } catch (err) {
       put(message, errorBox(err));
     }
   });
-  await load();
+  try {
+    keys = (
+      await get<{ data: ApiKeyRecord[] }>(
+        `/v1/admin/keys${query({ tenant: q.get('tenant'), include: q.get('include') })}`,
+        ctx.signal,
+      )
+    ).data;
+    render();
+  } catch (err) {
+    put(list, h('h2', { id: 'keys-heading' }, 'Keys'), errorBox(err));
+  }
 }
 
 // ——— Capacity ———
@@ -298,51 +308,47 @@ export async function capacityPage(ctx: PageContext): Promise<void> {
 
 // ——— Reports ———
 
-const REPORT_TITLES: Record<string, string> = {
-  'captures-per-day': 'Captures per day',
-  'failures-by-reason': 'Failures by reason',
-  'capture-latency': 'Capture latency',
-  'storage-growth': 'Storage growth',
+/** What each report charts: lines per value of `group`, summing `value` per day (the rows are per day and tenant). */
+const REPORT_CHARTS: Record<string, { title: string; group: string; value: string; unit: string }> = {
+  'captures-per-day': {
+    title: 'Captures per day',
+    group: 'tenant_id',
+    value: 'captures_completed',
+    unit: 'completed captures',
+  },
+  'failures-by-reason': { title: 'Failures by reason', group: 'reason', value: 'captures', unit: 'failed captures' },
+  'capture-latency': { title: 'Capture latency', group: 'tenant_id', value: 'p90_ms', unit: 'p90 latency, ms' },
+  'storage-growth': {
+    title: 'Storage growth',
+    group: 'tenant_id',
+    value: 'cumulative_storage_bytes',
+    unit: 'bytes stored',
+  },
 };
+const REPORT_TITLES: Record<string, string> = Object.fromEntries(
+  Object.entries(REPORT_CHARTS).map(([name, c]) => [name, c.title]),
+);
 
 /**
- * A report as a chart: the first column is the x axis. With a text column beside it (a tenant, a reason) each of its
- * values is a line of the first number column; otherwise each number column is a line (e.g. latency percentiles).
- * One number column and no text column is a bar chart.
+ * A report as a chart: days along the x axis, one line (or bar series) per value of the report's group column, its
+ * value column summed per day. Latency charts each tenant's p90 (percentiles do not add up across tenants).
  */
 export function reportChart(r: Report): { chart: SVGSVGElement; series: Series[] } | null {
-  if (r.columns.length < 2 || r.rows.length === 0) return null;
-  const isNum = (i: number) =>
-    r.rows.every(
-      (row) =>
-        row[i] === null ||
-        typeof row[i] === 'number' ||
-        (typeof row[i] === 'string' && row[i] !== '' && !Number.isNaN(Number(row[i]))),
-    );
-  const numeric = r.columns.map((_, i) => i).filter((i) => i > 0 && isNum(i));
-  if (numeric.length === 0) return null;
-  const text = r.columns.map((_, i) => i).find((i) => i > 0 && !numeric.includes(i));
-  const xs = [...new Set(r.rows.map((row) => String(row[0])))];
-  const n = (v: unknown) => (v === null || v === undefined || v === '' ? Number.NaN : Number(v));
-  let series: Series[];
-  if (text !== undefined) {
-    const col = numeric[0]!;
-    const groups = [...new Set(r.rows.map((row) => String(row[text])))];
-    series = groups.map((g) => ({
-      name: g,
-      values: xs.map((x) =>
-        r.rows
-          .filter((row) => String(row[0]) === x && String(row[text]) === g)
-          .reduce((sum, row) => sum + (n(row[col]) || 0), 0),
-      ),
-    }));
-  } else {
-    series = numeric.map((i) => ({
-      name: r.columns[i]!,
-      values: xs.map((x) => n(r.rows.find((row) => String(row[0]) === x)?.[i])),
-    }));
-  }
-  const title = REPORT_TITLES[r.name] ?? r.name;
+  const spec = REPORT_CHARTS[r.name];
+  const group = spec ? r.columns.indexOf(spec.group) : -1;
+  const value = spec ? r.columns.indexOf(spec.value) : -1;
+  if (!spec || group < 0 || value < 0 || r.rows.length === 0) return null;
+  const xs = [...new Set(r.rows.map((row) => String(row[0])))].sort();
+  const groups = [...new Set(r.rows.map((row) => String(row[group] ?? '—')))];
+  const series: Series[] = groups.map((g) => ({
+    name: g,
+    values: xs.map((x) =>
+      r.rows
+        .filter((row) => String(row[0]) === x && String(row[group] ?? '—') === g)
+        .reduce((sum, row) => sum + (Number(row[value]) || 0), 0),
+    ),
+  }));
+  const title = `${spec.title} (${spec.unit})`;
   const chart = series.length === 1 ? barChart(title, xs, series, count) : lineChart(title, xs, series, count);
   return { chart, series };
 }

@@ -1,3 +1,4 @@
+import { get } from '../api.js';
 import { field, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time } from '../format.js';
@@ -73,8 +74,49 @@ function signedIn(ctx: PageContext, kind: 'tenant' | 'operator', text: string, e
   return h('div', null, h('p', null, `${text} The session ends `, time(expiresAt), '. '), out, message);
 }
 
+/** Why a sign-in with an OpenID provider came back refused (`?error=` of the callback's redirect), for a person. */
+const OIDC_REFUSALS: Record<string, string> = {
+  oidc_unknown_provider: 'That sign-in option is not configured here (any more). Choose another, or use an API key.',
+  oidc_state: 'The sign-in took too long or was started in another browser window. Start it again from this page.',
+  oidc_denied: 'Your organisation’s sign-in was cancelled or refused. Try again, or ask your administrator.',
+  oidc_provider:
+    'Your organisation’s sign-in service could not be reached or gave an answer we cannot trust. Try again in a moment.',
+  oidc_no_mapping:
+    'You signed in, but your account is not given access to any organisation here. Ask your operator to map it.',
+};
+
+/** "Sign in with …" for each OpenID provider the operator configured (none: nothing shown). */
+async function providerLinks(box: HTMLElement, signal: AbortSignal): Promise<void> {
+  try {
+    const { data } = await get<{ data: { id: string; label: string }[] }>('/console/oidc/providers', signal);
+    if (data.length === 0) return;
+    put(
+      box,
+      h('p', null, 'Or sign in through your organisation:'),
+      h(
+        'ul',
+        { class: 'plain' },
+        data.map((p) =>
+          h(
+            'li',
+            null,
+            h(
+              'a',
+              { href: `/console/oidc/${encodeURIComponent(p.id)}/start`, class: 'button-link' },
+              `Sign in with ${p.label}`,
+            ),
+          ),
+        ),
+      ),
+    );
+  } catch {
+    // Without the list, the key form still works; nothing to tell a person here.
+  }
+}
+
 export function signInPage(ctx: PageContext): void {
   const s = sessionState();
+  const providers = h('div');
   const tenant = h(
     'section',
     { 'aria-labelledby': 'tenant-heading', class: 'card' },
@@ -86,7 +128,7 @@ export function signInPage(ctx: PageContext): void {
           `Signed in as tenant ${s.tenant.tenantId} (${s.tenant.scopes.join(', ')}).`,
           s.tenant.expiresAt,
         )
-      : signInForm(ctx, 'tenant'),
+      : [signInForm(ctx, 'tenant'), providers],
   );
   const operator = h(
     'section',
@@ -98,6 +140,7 @@ export function signInPage(ctx: PageContext): void {
   );
   const operatorFirst = ctx.query.get('as') === 'operator';
   const ended = ctx.query.get('ended') === '1';
+  const refused = ctx.query.get('error');
   put(
     ctx.main,
     heading('Sign in'),
@@ -108,6 +151,13 @@ export function signInPage(ctx: PageContext): void {
           `Your ${operatorFirst ? 'operator session' : 'session'} has ended: it expired, or the key it was opened with was revoked. Sign in again to go on.`,
         )
       : null,
+    refused
+      ? h(
+          'p',
+          { class: 'error', role: 'alert' },
+          OIDC_REFUSALS[refused] ?? 'The sign-in through your organisation did not complete. Try again.',
+        )
+      : null,
     h(
       'p',
       null,
@@ -115,4 +165,5 @@ export function signInPage(ctx: PageContext): void {
     ),
     h('div', { class: 'cards' }, operatorFirst ? [operator, tenant] : [tenant, operator]),
   );
+  if (!s.tenant) void providerLinks(providers, ctx.signal);
 }
