@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { projectRoot } from '../infra/project-root.js';
+import { BROWSER_BUNDLE } from './browser-bundle.js';
 
 /**
  * The console's browser bundle (src/console/): one script and one stylesheet, built by esbuild on first request
@@ -31,15 +32,8 @@ async function bundle(): Promise<ConsoleAssets> {
       { in: join(consoleDir, 'main.ts'), out: 'console' },
       { in: join(consoleDir, 'console.css'), out: 'console' },
     ],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    write: false,
+    ...BROWSER_BUNDLE,
     outdir: '/console-assets',
-    logLevel: 'silent',
-    legalComments: 'none',
   });
   const asset = (ext: string, contentType: string): ConsoleAsset => {
     const file = result.outputFiles.find((f) => f.path.endsWith(`/console.${ext}`));

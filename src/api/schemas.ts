@@ -60,3 +60,17 @@ export const documentedAs = (doc: z.ZodType) => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(doc, { target: 'draft-2020-12', io: 'input' });
   return z.unknown().meta(json);
 };
+
+/** A list's `limit` query parameter: a whole number of at least 1 (400 otherwise), `def` when absent, clamped to `max`. */
+export const pageLimit = (def: number, max: number, description: string) =>
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer of at least 1' })
+        .int()
+        .min(1, 'must be an integer of at least 1')
+        .default(def),
+    )
+    .transform((n) => Math.min(n, max))
+    .describe(description);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { projectRoot } from '../infra/project-root.js';
+import { BROWSER_BUNDLE } from './browser-bundle.js';
 
 /**
  * The verifier package (packages/verifier) as one ES module for browsers, served at /verifier/verifier.js so the
@@ -16,14 +17,7 @@ export function verifierAssets(): { script(): Promise<Uint8Array> } {
     script() {
       bundled ??= build({
         entryPoints: [join(projectRoot, 'packages', 'verifier', 'src', 'index.ts')],
-        bundle: true,
-        format: 'esm',
-        platform: 'browser',
-        target: 'es2022',
-        minify: true,
-        write: false,
-        logLevel: 'silent',
-        legalComments: 'none',
+        ...BROWSER_BUNDLE,
       }).then((result) => result.outputFiles[0]!.contents);
       bundled.catch(() => (bundled = null));
       return bundled;

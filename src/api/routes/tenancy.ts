@@ -4,7 +4,7 @@ import type { TenantAdministration } from '../../application/tenant-administrati
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
+import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
@@ -109,20 +109,10 @@ const dailyUsageSchema = z
   })
   .describe("The authenticated tenant's usage per day of a month.");
 
-const pageLimit = z
-  .preprocess(
-    (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: 'must be an integer of at least 1' })
-      .int()
-      .min(1, 'must be an integer of at least 1')
-      .default(50),
-  )
-  .transform((n) => Math.min(n, 200))
-  .describe('Default 50, at most 200.');
+const tenantPageLimit = pageLimit(50, 200, 'Default 50, at most 200.');
 
 const tenantListQuery = z.object({
-  limit: pageLimit,
+  limit: tenantPageLimit,
   cursor: z
     .string({ error: 'must be given once' })
     .regex(TENANT_ID_PATTERN, 'must be the nextCursor of a page before')

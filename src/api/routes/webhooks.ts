@@ -3,7 +3,7 @@ import type { Webhooks } from '../../application/webhooks.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, nameSchema, uri } from '../schemas.js';
+import { dateTime, nameSchema, pageLimit, uri } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
@@ -88,17 +88,7 @@ const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as cons
 const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
 
 const deliveriesQuery = z.object({
-  limit: z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z
-        .number({ error: 'must be an integer of at least 1' })
-        .int()
-        .min(1, 'must be an integer of at least 1')
-        .default(100),
-    )
-    .transform((n) => Math.min(n, 500))
-    .describe('Newest first; default 100, at most 500.'),
+  limit: pageLimit(100, 500, 'Newest first; default 100, at most 500.'),
 });
 
 const deliveriesSchema = z
@@ -255,17 +245,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
 const once = { error: 'must be given once' };
 const deadLettersQuery = z.object({
   tenant: z.string(once).optional().describe('Only this tenant; default all.'),
-  limit: z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-      z
-        .number({ error: 'must be an integer of at least 1' })
-        .int()
-        .min(1, 'must be an integer of at least 1')
-        .default(50),
-    )
-    .transform((n) => Math.min(n, 200))
-    .describe('Newest first; default 50, at most 200.'),
+  limit: pageLimit(50, 200, 'Newest first; default 50, at most 200.'),
   cursor: z.string(once).optional().describe('The nextCursor of the page before.'),
 });
 
