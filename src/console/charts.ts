@@ -19,7 +19,8 @@ function ticks(max: number): { top: number; step: number } {
   if (max <= 0) return { top: 1, step: 1 };
   const raw = max / 4;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
+  // Whole steps: every charted quantity is a count (captures, milliseconds, bytes).
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!);
   return { top: Math.ceil(max / step) * step, step };
 }
 
