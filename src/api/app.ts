@@ -254,6 +254,13 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
           // The console's session cookies (src/api/console-cookies.ts), accepted where no Authorization header is sent.
           consoleTenantSession: { type: 'apiKey', in: 'cookie', name: 'cl_tenant_session' },
           consoleOperatorSession: { type: 'apiKey', in: 'cookie', name: 'cl_operator_session' },
+          consoleAnalystSession: { type: 'apiKey', in: 'cookie', name: 'cl_analyst_session' },
+          // ANALYST_KEY: a Bearer token like the others, accepted on the report routes only (docs/security.md).
+          analystBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'ANALYST_KEY; accepted by GET /v1/admin/reports/{name} only.',
+          },
         },
       },
       tags: OPENAPI_TAGS,

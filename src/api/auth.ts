@@ -29,6 +29,13 @@ export const adminNotConfigured = () =>
     'Service Unavailable',
   );
 
+export const analystNotConfigured = () =>
+  new HttpProblem(
+    503,
+    'Analyst access is not configured: set ANALYST_KEY to let analysts sign in to the reports.',
+    'Service Unavailable',
+  );
+
 /** Operator endpoints (spec 5.2): 503 when ADMIN_KEY is not configured, 401 unless it matches. */
 export function checkAdmin(req: FastifyRequest, adminKey: string | undefined): void {
   if (!adminKey) throw adminNotConfigured();

@@ -12,6 +12,7 @@ import { HttpProblem } from './problem.js';
 export const SESSION_COOKIES: Record<ConsoleSessionKind, string> = {
   tenant: 'cl_tenant_session',
   operator: 'cl_operator_session',
+  analyst: 'cl_analyst_session',
 };
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

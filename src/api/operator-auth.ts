@@ -1,8 +1,15 @@
 import type { FastifyRequest } from 'fastify';
-import type { LiveSession } from '../application/console-sessions.js';
+import type { LiveSession, SessionBinding, SessionRecord } from '../application/console-sessions.js';
 import { secretDigest } from '../application/console-sessions.js';
 import type { Config } from '../config/config.js';
-import { adminNotConfigured, checkAdmin, secretEquals, unauthorized } from './auth.js';
+import {
+  adminNotConfigured,
+  analystNotConfigured,
+  bearerToken,
+  checkAdmin,
+  secretEquals,
+  unauthorized,
+} from './auth.js';
 import {
   checkUnsafeCookieRequest,
   cookieMayAuthenticate,
@@ -21,17 +28,27 @@ import type { ConsoleSessionOptions, OpenedSession } from './tenant-auth.js';
  * fail closed: a guess must not get through while NATS is unreachable (docs/security.md).
  * A request without an Authorization header may instead carry the operator console's session cookie (never the
  * tenant one): it holds a digest of the admin key it was opened with, so changing ADMIN_KEY ends it.
+ * The report routes alone also take the analysts' credential (ANALYST_KEY, or an analyst session bound to it the same
+ * way): least privilege for people who read the reports (docs/security.md, Analyst access).
  */
 export interface OperatorGuard {
   /** onRequest of the key endpoints: 5 requests per 60 s per address, then the admin credential. */
   keyEndpoints(): (req: FastifyRequest) => Promise<void>;
   /** onRequest of the other operator routes: the admin credential, failed ones charged at the operator limit. */
   credential(): (req: FastifyRequest) => Promise<void>;
-  /** Console sign-in with the admin key: failed ones charged like failed credentials (429 after 5); 503 when unset. */
-  openSession(req: FastifyRequest, adminKey: string): Promise<{ id: string } & OpenedSession>;
-  /** The request's operator session cookie: null without one; 401 (clearing it) when ended or ADMIN_KEY changed. */
-  consoleSession(req: FastifyRequest): Promise<{ session: LiveSession; id: string } | null>;
+  /** onRequest of the report routes: the admin or the analyst credential, failed ones charged like failed admin ones. */
+  reportReader(): (req: FastifyRequest) => Promise<void>;
+  /**
+   * Console sign-in with the admin key (or, for `analyst`, ANALYST_KEY): failed ones charged like failed credentials
+   * (429 after 5); 503 when that key is unset.
+   */
+  openSession(req: FastifyRequest, key: string, kind?: KeyedKind): Promise<{ id: string } & OpenedSession>;
+  /** The request's operator (or analyst) session cookie: null without one; 401 (clearing it) when ended or its key changed. */
+  consoleSession(req: FastifyRequest, kind?: KeyedKind): Promise<{ session: LiveSession; id: string } | null>;
 }
+
+/** The console sessions opened with a configured key rather than a tenant's. */
+export type KeyedKind = 'operator' | 'analyst';
 
 /** spec 4.11 and 8.1: "Operator key endpoints: 5 requests per 60 seconds per IP". */
 export const OPERATOR_LIMIT = 5;
@@ -46,6 +63,33 @@ const tooMany = (what: string, retryAfterSec: number) =>
     { 'Retry-After': String(retryAfterSec) },
   );
 
+/** The key behind each keyed session, how its session records it, and the answers when it is unset or wrong. */
+const KEYED: Record<
+  KeyedKind,
+  {
+    secret: (config: Config) => string | undefined;
+    digestOf: (r: SessionRecord) => string | undefined;
+    binding: (digest: string) => SessionBinding;
+    notConfigured: () => HttpProblem;
+    invalid: string;
+  }
+> = {
+  operator: {
+    secret: (c) => c.ADMIN_KEY,
+    digestOf: (r) => ('adminKeyDigest' in r ? r.adminKeyDigest : undefined),
+    binding: (adminKeyDigest) => ({ kind: 'operator', adminKeyDigest }),
+    notConfigured: adminNotConfigured,
+    invalid: 'Invalid admin credential.',
+  },
+  analyst: {
+    secret: (c) => c.ANALYST_KEY,
+    digestOf: (r) => ('analystKeyDigest' in r ? r.analystKeyDigest : undefined),
+    binding: (analystKeyDigest) => ({ kind: 'analyst', analystKeyDigest }),
+    notConfigured: analystNotConfigured,
+    invalid: 'Invalid analyst credential.',
+  },
+};
+
 export function createOperatorGuard(
   config: Config,
   limiter: RateLimiter,
@@ -56,17 +100,18 @@ export function createOperatorGuard(
   const cookies = consoleAccess ? cookieOptions(consoleAccess.publicBaseUrl) : { secure: false };
   const publicOrigin = consoleAccess ? new URL(consoleAccess.publicBaseUrl).origin : '';
 
-  async function consoleSession(req: FastifyRequest) {
-    const id = sessionIdOf(req, 'operator');
+  async function consoleSession(req: FastifyRequest, kind: KeyedKind = 'operator') {
+    const id = sessionIdOf(req, kind);
     if (!consoleAccess || id === undefined) return null;
-    const adminKey = config.ADMIN_KEY;
-    if (!adminKey) throw adminNotConfigured();
-    const session = await consoleAccess.sessions.find('operator', id);
-    if (!session) throw sessionEnded('operator', cookies);
-    const r = session.record;
-    if (!('adminKeyDigest' in r) || !secretEquals(r.adminKeyDigest, secretDigest(adminKey))) {
-      await consoleAccess.sessions.end('operator', id);
-      throw sessionEnded('operator', cookies);
+    const keyed = KEYED[kind];
+    const secret = keyed.secret(config);
+    if (!secret) throw keyed.notConfigured();
+    const session = await consoleAccess.sessions.find(kind, id);
+    if (!session) throw sessionEnded(kind, cookies);
+    const digest = keyed.digestOf(session.record);
+    if (digest === undefined || !secretEquals(digest, secretDigest(secret))) {
+      await consoleAccess.sessions.end(kind, id);
+      throw sessionEnded(kind, cookies);
     }
     return { session, id };
   }
@@ -78,6 +123,43 @@ export function createOperatorGuard(
       if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
     }
     checkAdmin(req, config.ADMIN_KEY);
+  }
+
+  /**
+   * The first live one of the operator and analyst sessions the request's cookies name: a browser signed in as both
+   * reads the reports while either holds. Null without such cookies; the first refusal when none is live.
+   */
+  async function reportSession(req: FastifyRequest) {
+    // Without ANALYST_KEY an analyst cookie is not looked at: the reports are as they were before analysts.
+    const kinds: KeyedKind[] = config.ANALYST_KEY ? ['operator', 'analyst'] : ['operator'];
+    let refusal: unknown = null;
+    for (const kind of kinds) {
+      try {
+        const found = await consoleSession(req, kind);
+        if (found) return found;
+      } catch (err) {
+        if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
+        refusal ??= err;
+      }
+    }
+    if (refusal) throw refusal;
+    return null;
+  }
+
+  /** The report routes' credential: the admin key or ANALYST_KEY by Bearer, or an operator or analyst session. */
+  async function checkReportReader(req: FastifyRequest): Promise<void> {
+    if (cookieMayAuthenticate(req)) {
+      const found = await reportSession(req);
+      if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
+    }
+    const analystKey = config.ANALYST_KEY;
+    if (!analystKey) return checkAdmin(req, config.ADMIN_KEY);
+    const token = bearerToken(req);
+    const adminKey = config.ADMIN_KEY;
+    // Both compared, so the time taken does not tell which key a guess was near.
+    const analyst = secretEquals(token, analystKey);
+    const admin = adminKey !== undefined && secretEquals(token, adminKey);
+    if (!analyst && !admin) throw unauthorized('Invalid admin or analyst credential.');
   }
 
   /** Failed admin credentials charged to the address; an address out of guesses is not told whether this one was right. */
@@ -104,13 +186,17 @@ export function createOperatorGuard(
     credential() {
       return (req) => chargedFailures(req, () => checkOperator(req));
     },
-    async openSession(req, adminKey) {
+    reportReader() {
+      return (req) => chargedFailures(req, () => checkReportReader(req));
+    },
+    async openSession(req, key, kind = 'operator') {
       if (!consoleAccess) throw new Error('console sessions are not configured in this process');
-      const configured = config.ADMIN_KEY;
-      if (!configured) throw adminNotConfigured();
+      const keyed = KEYED[kind];
+      const configured = keyed.secret(config);
+      if (!configured) throw keyed.notConfigured();
       return chargedFailures(req, async () => {
-        if (!secretEquals(adminKey, configured)) throw unauthorized('Invalid admin credential.');
-        return consoleAccess.sessions.open({ kind: 'operator', adminKeyDigest: secretDigest(configured) });
+        if (!secretEquals(key, configured)) throw unauthorized(keyed.invalid);
+        return consoleAccess.sessions.open(keyed.binding(secretDigest(configured)));
       });
     },
     consoleSession,

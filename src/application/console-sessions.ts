@@ -4,13 +4,13 @@ import type { Clock } from '../domain/clock.js';
 /**
  * Console sign-in sessions (issue 30 §1; docs/security.md, Console sessions). The browser holds an opaque random
  * id in an HttpOnly cookie; the store holds, under a digest of that id, what the session stands for — the tenant
- * key's hash, a digest of the admin key, or an OpenID Connect identity and its mapping — and when it started and was
+ * key's hash, a digest of the admin or analyst key, or an OpenID Connect identity and its mapping — and when it started and was
  * last used. Who the session is, and whether that still holds (a revoked key, a changed ADMIN_KEY, a removed OIDC
  * mapping), is decided by the guards on every request; this module only keeps the sessions and their two clocks:
  * idle timeout and absolute lifetime.
  */
 
-export type ConsoleSessionKind = 'tenant' | 'operator';
+export type ConsoleSessionKind = 'tenant' | 'operator' | 'analyst';
 
 /** What a session stands for: re-checked on every request, so revoking the key or changing ADMIN_KEY ends it. */
 export type SessionBinding =
@@ -22,7 +22,9 @@ export type SessionBinding =
    * mapped to, and the claim's values, mapped again on every request so that a changed configuration ends it.
    */
   | { kind: 'tenant'; oidc: OidcSessionBinding; tenantId: string; scopes: ('capture' | 'read')[] }
-  | { kind: 'operator'; adminKeyDigest: string };
+  | { kind: 'operator'; adminKeyDigest: string }
+  /** An analyst (the report routes only): a digest of ANALYST_KEY, valid while that key is. */
+  | { kind: 'analyst'; analystKeyDigest: string };
 
 export interface OidcSessionBinding {
   /** The configured provider's id and its issuer at sign-in (a provider pointed elsewhere ends the session). */
@@ -82,7 +84,7 @@ export const sessionStoreKey = (kind: ConsoleSessionKind, id: string): string =>
  */
 export const csrfTokenOf = (id: string): string => sha256(`capture-ledger console csrf\0${id}`).digest('base64url');
 
-/** A digest of a configured secret (ADMIN_KEY, CAPTURE_API_KEY) to keep in a session instead of the secret. */
+/** A digest of a configured secret (ADMIN_KEY, ANALYST_KEY, CAPTURE_API_KEY) to keep in a session instead of the secret. */
 export const secretDigest = (secret: string): string =>
   sha256(`capture-ledger console secret\0${secret}`).digest('hex');
 

@@ -120,6 +120,13 @@ const envSchema = z.object({
   ADMIN_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'ADMIN_KEY must be at least 16 characters',
   }),
+  /**
+   * The analysts' credential: the report routes (GET /v1/admin/reports/{name}) and nothing else, by Bearer or an
+   * analyst console session (docs/security.md, Analyst access). Unset: the reports take the admin credential only.
+   */
+  ANALYST_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'ANALYST_KEY must be at least 16 characters',
+  }),
   CAPTURE_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'CAPTURE_API_KEY must be at least 16 characters',
   }),
@@ -262,6 +269,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `invalid configuration:\n  REPLAY_ORIGIN must be another origin than PUBLIC_BASE_URL (${base.origin}): archived pages must not run on the verifier's origin`,
     );
+  // The analysts' key must grant only the reports: equal to another credential, it would grant that one's powers too.
+  for (const other of ['ADMIN_KEY', 'CAPTURE_API_KEY'] as const)
+    if (cfg.ANALYST_KEY !== undefined && cfg.ANALYST_KEY === cfg[other])
+      throw new ConfigError(
+        `invalid configuration:\n  ANALYST_KEY must differ from ${other}: the analysts' key grants the reports only`,
+      );
   if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT)
     throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
   return {

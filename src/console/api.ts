@@ -1,3 +1,4 @@
+import type { SessionKind } from './shapes.js';
 import { sessionState } from './session-state.js';
 
 /**
@@ -35,18 +36,37 @@ export interface Answer<T> {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
-/** Told when a request made with a session answers 401: that session has ended (signed out, expired, key revoked). */
-let sessionEnded: ((kind: 'tenant' | 'operator') => void) | null = null;
-export function onSessionEnded(handler: (kind: 'tenant' | 'operator') => void): void {
+/**
+ * Told when a request made with a session answers 401: the sessions that could have answered it have ended (signed
+ * out, expired, key revoked or changed).
+ */
+let sessionEnded: ((kinds: SessionKind[]) => void) | null = null;
+export function onSessionEnded(handler: (kinds: SessionKind[]) => void): void {
   sessionEnded = handler;
 }
 const SIGN_IN_PATH = '/console/session';
+const REPORTS_PATH = '/v1/admin/reports/';
 
-/** The operator's session answers /v1/admin/…; the tenant's everything else (and the sign-out of each kind). */
+/**
+ * Which sessions a request's cookies can stand for: the reports take the operator's or the analyst's (the server uses
+ * whichever is live), the rest of /v1/admin/… the operator's only, everything else the tenant's; a sign-out, its kind.
+ */
+function sessionsFor(path: string): SessionKind[] {
+  const signOut = /[?&]kind=(tenant|operator|analyst)\b/.exec(path);
+  if (path.startsWith(SIGN_IN_PATH) && signOut) return [signOut[1] as SessionKind];
+  if (path.startsWith(REPORTS_PATH)) return ['operator', 'analyst'];
+  if (path.startsWith('/v1/admin/')) return ['operator'];
+  return ['tenant'];
+}
+
+/** The CSRF token to send: that of the first of those sessions the browser holds. */
 function csrfTokenFor(path: string): string | undefined {
   const s = sessionState();
-  if (path.startsWith('/v1/admin/') || /[?&]kind=operator\b/.test(path)) return s.operator?.csrfToken;
-  return s.tenant?.csrfToken;
+  for (const kind of sessionsFor(path)) {
+    const token = s[kind]?.csrfToken;
+    if (token) return token;
+  }
+  return undefined;
 }
 
 export async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer<T>> {
@@ -82,8 +102,7 @@ export async function call<T>(method: string, path: string, body?: unknown, sign
     const ra = res.headers.get('Retry-After');
     const seconds = ra && /^\d+$/.test(ra.trim()) ? Number(ra) : null;
     const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : null;
-    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH))
-      sessionEnded?.(path.startsWith('/v1/admin/') ? 'operator' : 'tenant');
+    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH)) sessionEnded?.(sessionsFor(path));
     throw new ApiError(res.status, problem, seconds, path);
   }
   return { status: res.status, body: parsed as T, headers: res.headers };

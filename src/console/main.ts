@@ -3,9 +3,9 @@ import { h, put } from './dom.js';
 import { errorBox } from './errors.js';
 import { captureDetailPage } from './pages/capture-detail.js';
 import { capturesPage } from './pages/captures.js';
-import { capacityPage, keysPage, reportsPage, tenantsPage } from './pages/operator.js';
+import { capacityPage, keysPage, tenantsPage } from './pages/operator.js';
 import { checksPage, deadLettersPage } from './pages/operator-checks.js';
-import { operatorUsagePage } from './pages/operator-usage.js';
+import { reportsPage, usageAcrossTenantsPage } from './pages/reports.js';
 import { schedulesPage } from './pages/schedules.js';
 import { signInPage } from './pages/sign-in.js';
 import { submitPage } from './pages/submit.js';
@@ -14,10 +14,12 @@ import { webhooksPage } from './pages/webhooks.js';
 import { createRouter, type Route } from './router.js';
 import { loadSessions } from './session.js';
 import { onSessionChange, sessionState, setSessionState } from './session-state.js';
+import type { SessionKind } from './shapes.js';
 
 /**
  * The console in the browser (README, Console): one client of the documented API. Pages by path under /console;
- * the tenant's and the operator's areas each need their own session.
+ * the tenant's, the operator's and the analyst's areas each need their own session. The analyst's area is the
+ * operator's two report pages, nothing more (the analysts' key reads the reports only).
  */
 const routes: Route[] = [
   {
@@ -26,9 +28,14 @@ const routes: Route[] = [
     title: 'Console',
     render: (ctx) => {
       const s = sessionState();
-      ctx.navigate(s.tenant ? '/console/captures' : s.operator ? '/console/operator/tenants' : '/console/sign-in', {
-        replace: true,
-      });
+      const start = s.tenant
+        ? '/console/captures'
+        : s.operator
+          ? '/console/operator/tenants'
+          : s.analyst
+            ? '/console/analyst/reports'
+            : '/console/sign-in';
+      ctx.navigate(start, { replace: true });
     },
   },
   { pattern: /^\/console\/sign-in$/, area: 'public', title: 'Sign in', render: signInPage },
@@ -47,7 +54,7 @@ const routes: Route[] = [
   { pattern: /^\/console\/operator\/tenants$/, area: 'operator', title: 'Tenants', render: tenantsPage },
   { pattern: /^\/console\/operator\/keys$/, area: 'operator', title: 'API keys', render: keysPage },
   { pattern: /^\/console\/operator\/capacity$/, area: 'operator', title: 'Capacity', render: capacityPage },
-  { pattern: /^\/console\/operator\/usage$/, area: 'operator', title: 'Usage', render: operatorUsagePage },
+  { pattern: /^\/console\/operator\/usage$/, area: 'operator', title: 'Usage', render: usageAcrossTenantsPage },
   { pattern: /^\/console\/operator\/reports$/, area: 'operator', title: 'Reports', render: reportsPage },
   { pattern: /^\/console\/operator\/checks$/, area: 'operator', title: 'Checks', render: checksPage },
   {
@@ -56,6 +63,14 @@ const routes: Route[] = [
     title: 'Dead letters',
     render: deadLettersPage,
   },
+  {
+    pattern: /^\/console\/analyst$/,
+    area: 'analyst',
+    title: 'Analyst',
+    render: (ctx) => ctx.navigate('/console/analyst/reports', { replace: true }),
+  },
+  { pattern: /^\/console\/analyst\/reports$/, area: 'analyst', title: 'Reports', render: reportsPage },
+  { pattern: /^\/console\/analyst\/usage$/, area: 'analyst', title: 'Usage', render: usageAcrossTenantsPage },
 ];
 
 const TENANT_NAV: [string, string][] = [
@@ -74,6 +89,10 @@ const OPERATOR_NAV: [string, string][] = [
   ['/console/operator/dead-letters', 'Dead letters'],
   ['/console/operator/reports', 'Reports'],
 ];
+const ANALYST_NAV: [string, string][] = [
+  ['/console/analyst/reports', 'Reports'],
+  ['/console/analyst/usage', 'Usage'],
+];
 
 function drawNav(nav: HTMLElement): void {
   const s = sessionState();
@@ -86,7 +105,12 @@ function drawNav(nav: HTMLElement): void {
     nav,
     s.tenant ? group(`Tenant ${s.tenant.tenantId}`, TENANT_NAV) : null,
     s.operator ? group('Operator', OPERATOR_NAV) : null,
-    h('ul', { class: 'nav-account' }, link(['/console/sign-in', s.tenant || s.operator ? 'Account' : 'Sign in'])),
+    s.analyst ? group('Analyst', ANALYST_NAV) : null,
+    h(
+      'ul',
+      { class: 'nav-account' },
+      link(['/console/sign-in', s.tenant || s.operator || s.analyst ? 'Account' : 'Sign in']),
+    ),
   );
 }
 
@@ -122,11 +146,16 @@ async function boot(): Promise<void> {
   const router = createRouter(main, routes, () => drawNav(nav));
   onSessionChange(() => drawNav(nav));
   // A session that ends under an open page (a revoked key, the idle timeout) sends the viewer to sign in, told why.
-  onSessionEnded((kind) => {
-    if (!sessionState()[kind] || location.pathname === '/console/sign-in') return;
-    setSessionState({ ...sessionState(), [kind]: null });
-    const next = encodeURIComponent(location.pathname + location.search);
-    router.navigate(`/console/sign-in?as=${kind}&ended=1&next=${next}`, { replace: true });
+  onSessionEnded((kinds) => {
+    const ended = kinds.filter((kind) => sessionState()[kind]);
+    if (ended.length === 0 || location.pathname === '/console/sign-in') return;
+    const next: Record<string, null> = Object.fromEntries(ended.map((kind) => [kind, null]));
+    setSessionState({ ...sessionState(), ...next });
+    // The area of the page decides which sign-in card comes first (a report page of the analyst's area: analyst).
+    const area = /^\/console\/(operator|analyst)(\/|$)/.exec(location.pathname)?.[1] as SessionKind | undefined;
+    const as = area && ended.includes(area) ? area : ended[0]!;
+    const back = encodeURIComponent(location.pathname + location.search);
+    router.navigate(`/console/sign-in?as=${as}&ended=1&next=${back}`, { replace: true });
   });
   router.start();
 }

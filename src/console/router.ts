@@ -14,7 +14,7 @@ export interface PageContext {
   navigate(path: string, opts?: { replace?: boolean }): void;
 }
 
-export type Area = 'public' | 'tenant' | 'operator';
+export type Area = 'public' | 'tenant' | 'operator' | 'analyst';
 
 export interface Route {
   pattern: RegExp;
@@ -63,7 +63,7 @@ export function createRouter(main: HTMLElement, routes: Route[], onNavigate: () 
       return focusHeading();
     }
     const s = sessionState();
-    if ((route.area === 'tenant' && !s.tenant) || (route.area === 'operator' && !s.operator)) {
+    if (route.area !== 'public' && !s[route.area]) {
       const next = encodeURIComponent(location.pathname + location.search);
       return navigate(`/console/sign-in?as=${route.area}&next=${next}`, { replace: true });
     }

@@ -1,10 +1,10 @@
-import type { Sessions } from './shapes.js';
+import { NO_SESSIONS, type Sessions } from './shapes.js';
 
 /**
  * Who is signed in, as GET /console/session last said. Only the CSRF tokens and what the answer shows: the keys
  * themselves are never kept (not in memory after the sign-in request, never in localStorage or sessionStorage).
  */
-let current: Sessions = { tenant: null, operator: null };
+let current: Sessions = NO_SESSIONS;
 const listeners = new Set<() => void>();
 
 export const sessionState = (): Sessions => current;

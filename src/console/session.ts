@@ -1,5 +1,5 @@
 import { ApiError, call } from './api.js';
-import { parseSessions, type Sessions } from './shapes.js';
+import { NO_SESSIONS, parseSessions, type SessionKind, type Sessions } from './shapes.js';
 import { sessionState, setSessionState } from './session-state.js';
 
 /**
@@ -15,18 +15,21 @@ export async function loadSessions(): Promise<Sessions> {
     setSessionState(parseSessions(body));
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500 || err.status === 0) throw err;
-    setSessionState({ tenant: null, operator: null });
+    setSessionState(NO_SESSIONS);
   }
   return sessionState();
 }
 
-export async function signIn(kind: 'tenant' | 'operator', key: string): Promise<void> {
-  await call<unknown>('POST', SESSION_PATH, kind === 'tenant' ? { apiKey: key } : { adminKey: key });
+/** The sign-in body's field for each kind of session. */
+const KEY_FIELD: Record<SessionKind, string> = { tenant: 'apiKey', operator: 'adminKey', analyst: 'analystKey' };
+
+export async function signIn(kind: SessionKind, key: string): Promise<void> {
+  await call<unknown>('POST', SESSION_PATH, { [KEY_FIELD[kind]]: key });
   // The session answer names the session just made; GET gives both kinds, as every later page needs them.
   await loadSessions();
 }
 
-export async function signOut(kind: 'tenant' | 'operator'): Promise<void> {
+export async function signOut(kind: SessionKind): Promise<void> {
   try {
     await call<unknown>('DELETE', `${SESSION_PATH}?kind=${kind}`);
   } finally {

@@ -409,14 +409,20 @@ export interface OperatorSession {
   csrfToken: string;
   expiresAt: string;
 }
+/** An analyst's session: the same two fields; it reads the reports only. */
+export type AnalystSession = OperatorSession;
+export type SessionKind = 'tenant' | 'operator' | 'analyst';
 export interface Sessions {
   tenant: TenantSession | null;
   operator: OperatorSession | null;
+  analyst: AnalystSession | null;
 }
+export const NO_SESSIONS: Sessions = { tenant: null, operator: null, analyst: null };
 export function parseSessions(body: unknown): Sessions {
   const b = obj(body, 'the session');
   const t = isObj(b.tenant) ? b.tenant : null;
   const o = isObj(b.operator) ? b.operator : null;
+  const a = isObj(b.analyst) ? b.analyst : null;
   return {
     tenant: t
       ? {
@@ -428,6 +434,9 @@ export function parseSessions(body: unknown): Sessions {
       : null,
     operator: o
       ? { csrfToken: str(o.csrfToken, 'operator.csrfToken'), expiresAt: str(o.expiresAt, 'operator.expiresAt') }
+      : null,
+    analyst: a
+      ? { csrfToken: str(a.csrfToken, 'analyst.csrfToken'), expiresAt: str(a.expiresAt, 'analyst.expiresAt') }
       : null,
   };
 }

@@ -12,9 +12,12 @@ import { appendCommit, keyRotated } from '../support/log-events.js';
 import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
+const ANALYST_KEY = 'e2e-analyst-key-0123456789';
+
 /**
  * The operator pages of issue 30 §3 in the real Chromium against the real service: Usage (the charts and the period
- * picker), Checks (a result the CLI recorded, and the log monitor run from the page), Dead letters and Capacity. On
+ * picker), Checks (a result the CLI recorded, and the log monitor run from the page), Dead letters and Capacity; and
+ * the analyst's area (ANALYST_KEY) in a browser of its own: Reports and Usage, without the operator's pages. On
  * every page, at 1280 and 390 px: axe-core finds no serious or critical violation, nothing scrolls sideways; the
  * browser logs no error and every request is an operation of /openapi.json or the console's own.
  */
@@ -36,6 +39,7 @@ describe('operator console pages in Chromium', () => {
       ROLES: 'api,projector,sequencer',
       LOG_CHECKPOINT_INTERVAL_MS: '300',
       LOG_SIGNING_KEY: randomBytes(32).toString('base64'),
+      ANALYST_KEY,
     });
     const run = (tenantId: string, command: TenantCommand) => s.server.ctx.tenants.execute(tenantId, command, by);
     // Failures with a reason and a dead letter, so the charts and the queue have something to show.
@@ -88,7 +92,12 @@ describe('operator console pages in Chromium', () => {
     assert.equal(audit.code, 0, audit.stderr);
     doc = (await s.call('GET', '/openapi.json')).body;
     chromium = await launchChromium();
-    page = await (await chromium.browser.createBrowserContext()).newPage();
+    page = await watchedPage();
+  });
+
+  /** A page in a fresh browser context (its own cookies), its requests and errors recorded for the last test. */
+  async function watchedPage(): Promise<Page> {
+    const page = await (await chromium.browser.createBrowserContext()).newPage();
     await page.setViewport({ width: 1280, height: 900 });
     const origin = new URL(s.baseUrl).origin;
     page.on('request', (r) => {
@@ -102,7 +111,8 @@ describe('operator console pages in Chromium', () => {
       if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message} (${page.url()})`));
-  });
+    return page;
+  }
 
   after(async () => {
     await chromium?.close();
@@ -193,6 +203,53 @@ describe('operator console pages in Chromium', () => {
     await heading('Capacity');
     await page.waitForSelector('#backlog-meter', { timeout: 20_000 });
     await checked('capacity');
+  });
+
+  it('signs an analyst in, in a browser of their own, to Reports and Usage only', { timeout: 60_000 }, async () => {
+    page = await watchedPage();
+    await page.goto(`${s.baseUrl}/console/analyst/reports`, { waitUntil: 'load' });
+    await at('/console/sign-in');
+    // The analyst's card comes first when the analyst's area sent the viewer here.
+    assert.equal(await page.$eval('.cards > .card h2', (e) => e.textContent), 'Analyst');
+    await page.type('#analyst-key', ANALYST_KEY);
+    await page.click('form:has(#analyst-key) button[type=submit]');
+    await at('/console/analyst/reports');
+    await heading('Reports');
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('section.report a[download]').length === 4 &&
+        !document.querySelector('section.report .error'),
+      { timeout: 20_000 },
+    );
+    await page.waitForSelector('#r-failures-by-reason ~ figure svg.chart', { timeout: 20_000 });
+    const nav = await page.$$eval('nav a', (as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual(
+      nav.filter((href) => href !== '/console/sign-in'),
+      ['/console/analyst/reports', '/console/analyst/usage'],
+      'the analyst navigation only, no operator pages',
+    );
+    const csv = await page.evaluate(async () => {
+      const r = await fetch('/v1/admin/reports/failures-by-reason?format=csv', { credentials: 'same-origin' });
+      return { status: r.status, type: r.headers.get('content-type') };
+    });
+    assert.equal(csv.status, 200);
+    assert.match(csv.type ?? '', /^text\/csv/);
+    await checked('analyst reports');
+
+    await page.click('nav a[href="/console/analyst/usage"]');
+    await at('/console/analyst/usage');
+    await heading('Usage');
+    await page.waitForSelector('#u-failures ~ figure svg.chart', { timeout: 20_000 });
+    // The period picker keeps the viewer in the analyst's area.
+    await page.select('select[name=period]', 'last-7');
+    await page.click('form[aria-label="Period and tenant"] button[type=submit]');
+    await page.waitForFunction(() => location.search.includes('period=last-7'), { timeout: 10_000 });
+    assert.equal(new URL(page.url()).pathname, '/console/analyst/usage');
+    await page.waitForSelector('#u-captures ~ figure svg.chart', { timeout: 20_000 });
+    await accessible('analyst usage');
+    // An operator page is not the analyst's: the console sends them to the operator's sign-in.
+    await page.goto(`${s.baseUrl}/console/operator/tenants`, { waitUntil: 'load' });
+    await at('/console/sign-in');
   });
 
   it('logged no browser error and made only documented requests', () => {

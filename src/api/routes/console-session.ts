@@ -30,21 +30,33 @@ const signInBody = z
         .optional()
         .describe('A tenant API key.'),
       adminKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional().describe('ADMIN_KEY.'),
+      analystKey: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .optional()
+        .describe('ANALYST_KEY: a session that reads the reports only.'),
     },
-    { error: 'must be a JSON object with apiKey or adminKey' },
+    { error: 'must be a JSON object with apiKey, adminKey or analystKey' },
   )
   .superRefine((b, ctx) => {
-    if ((b.apiKey === undefined) === (b.adminKey === undefined))
+    const sent = (['apiKey', 'adminKey', 'analystKey'] as const).filter((k) => b[k] !== undefined);
+    if (sent.length === 0)
       ctx.addIssue({
         code: 'custom',
-        path: [b.apiKey === undefined ? 'apiKey' : 'adminKey'],
+        path: ['apiKey'],
         message:
-          b.apiKey === undefined
-            ? 'is required: send apiKey (a tenant key) or adminKey (the admin credential)'
-            : 'must not be sent together with apiKey: sign in as a tenant or as the operator, one at a time',
+          'is required: send apiKey (a tenant key), adminKey (the admin credential) or analystKey (the analysts’ key)',
+      });
+    else if (sent.length > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [sent[1]!],
+        message: `must not be sent together with ${sent[0]}: sign in as one kind of user at a time`,
       });
   })
-  .describe('Exactly one of apiKey (a tenant session) and adminKey (an operator session).');
+  .describe(
+    'Exactly one of apiKey (a tenant session), adminKey (an operator session) and analystKey (an analyst session).',
+  );
 
 const csrfToken = z
   .string()
@@ -54,21 +66,32 @@ const expiresAt = dateTime().describe(
 );
 const tenantSession = z.object({ tenantId: z.string(), scopes: z.array(scopeSchema), csrfToken, expiresAt });
 const operatorSession = z.object({ csrfToken, expiresAt });
+const analystSession = z
+  .object({ csrfToken, expiresAt })
+  .describe('An analyst session: it reads GET /v1/admin/reports/{name} and nothing else.');
 
 const signedIn = z
   .discriminatedUnion('kind', [
     tenantSession.extend({ kind: z.literal('tenant') }),
     operatorSession.extend({ kind: z.literal('operator') }),
+    analystSession.extend({ kind: z.literal('analyst') }),
   ])
   .describe('The session opened; its id is only in the HttpOnly cookie.');
 
 const sessionsSchema = z
-  .object({ tenant: tenantSession.nullable(), operator: operatorSession.nullable() })
+  .object({
+    tenant: tenantSession.nullable(),
+    operator: operatorSession.nullable(),
+    analyst: analystSession.nullable(),
+  })
   .describe('The live sessions of the cookies sent; null for none or one that has ended (its cookie is cleared).');
 
 const signOutQuery = z.object({
-  kind: z.enum(['tenant', 'operator'], {
-    error: (iss) => (iss.input === undefined ? 'is required: tenant or operator' : "must be 'tenant' or 'operator'"),
+  kind: z.enum(['tenant', 'operator', 'analyst'], {
+    error: (iss) =>
+      iss.input === undefined
+        ? 'is required: tenant, operator or analyst'
+        : "must be 'tenant', 'operator' or 'analyst'",
   }),
 });
 
@@ -86,7 +109,7 @@ export function consoleSessionRoutes(deps: {
     try {
       return await find();
     } catch (err) {
-      // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY, so no operator session holds.
+      // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY (ANALYST_KEY), so no operator (analyst) session holds.
       if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
       reply.header('Set-Cookie', clearedCookie(kind, cookies));
       return null;
@@ -96,7 +119,10 @@ export function consoleSessionRoutes(deps: {
   const readTenant = (req: FastifyRequest, reply: FastifyReply) =>
     current(reply, 'tenant', () => deps.guard.consoleSession(req));
   const readOperator = (req: FastifyRequest, reply: FastifyReply) =>
-    current(reply, 'operator', () => deps.operator.consoleSession(req));
+    current(reply, 'operator', () => deps.operator.consoleSession(req, 'operator'));
+  const readAnalyst = (req: FastifyRequest, reply: FastifyReply) =>
+    current(reply, 'analyst', () => deps.operator.consoleSession(req, 'analyst'));
+  const read = { tenant: readTenant, operator: readOperator, analyst: readAnalyst };
 
   return async (app: TypedApp) => {
     app.addHook('onRequest', deps.guard.perIp());
@@ -109,7 +135,7 @@ export function consoleSessionRoutes(deps: {
           tags: ['console'],
           summary: 'Sign in to the console',
           description:
-            'Trades a tenant API key (apiKey) or the admin credential (adminKey) for a session cookie: `cl_tenant_session` or `cl_operator_session`, HttpOnly, SameSite=Strict, Secure when PUBLIC_BASE_URL is https. The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token.',
+            "Trades a tenant API key (apiKey), the admin credential (adminKey) or the analysts' key (analystKey, ANALYST_KEY) for a session cookie: `cl_tenant_session`, `cl_operator_session` or `cl_analyst_session`, HttpOnly, SameSite=Strict, Secure when PUBLIC_BASE_URL is https. The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token. An analyst session reaches the report routes only.",
           operationId: 'openConsoleSession',
           security: [],
           body: signInBody,
@@ -118,11 +144,11 @@ export function consoleSessionRoutes(deps: {
             ...problemResponses({
               ...ANSWERS.jsonBody,
               ...ANSWERS.internal,
-              400: 'Missing or malformed JSON body, or neither (or both) of apiKey and adminKey; the detail names the field.',
-              401: 'Invalid or revoked API key, or an invalid admin credential.',
+              400: 'Missing or malformed JSON body, or not exactly one of apiKey, adminKey and analystKey; the detail names the field.',
+              401: 'Invalid or revoked API key, or an invalid admin or analyst credential.',
               403: "The key has only the 'admin' scope, which grants nothing in the tenant console.",
-              429: 'Too many failed sign-ins from this address: charged like failed Bearer keys, or like failed admin credentials (5 per 60 s).',
-              503: 'adminKey sent while the admin API is not configured (ADMIN_KEY unset).',
+              429: 'Too many failed sign-ins from this address: charged like failed Bearer keys, or (adminKey, analystKey) like failed admin credentials (5 per 60 s).',
+              503: 'adminKey sent while the admin API is not configured (ADMIN_KEY unset), or analystKey while analyst access is not (ANALYST_KEY unset).',
             }),
           },
         },
@@ -139,7 +165,12 @@ export function consoleSessionRoutes(deps: {
             expiresAt: s.expiresAt.toISOString(),
           };
         }
-        const s = await deps.operator.openSession(req, req.body.adminKey!);
+        if (req.body.analystKey !== undefined) {
+          const s = await deps.operator.openSession(req, req.body.analystKey, 'analyst');
+          reply.header('Set-Cookie', sessionCookie('analyst', s.id, cookies));
+          return { kind: 'analyst' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
+        }
+        const s = await deps.operator.openSession(req, req.body.adminKey!, 'operator');
         reply.header('Set-Cookie', sessionCookie('operator', s.id, cookies));
         return { kind: 'operator' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
       },
@@ -160,6 +191,7 @@ export function consoleSessionRoutes(deps: {
       async (req, reply) => {
         const tenant = await readTenant(req, reply);
         const operator = await readOperator(req, reply);
+        const analyst = await readAnalyst(req, reply);
         return {
           tenant: tenant && {
             tenantId: tenant.principal.tenantId,
@@ -170,6 +202,10 @@ export function consoleSessionRoutes(deps: {
           operator: operator && {
             csrfToken: operator.session.csrfToken,
             expiresAt: operator.session.expiresAt.toISOString(),
+          },
+          analyst: analyst && {
+            csrfToken: analyst.session.csrfToken,
+            expiresAt: analyst.session.expiresAt.toISOString(),
           },
         };
       },
@@ -184,14 +220,14 @@ export function consoleSessionRoutes(deps: {
           description:
             'Ends the session of that kind on the server and clears its cookie; needs its X-CSRF-Token. Without a live session of that kind there is nothing to end: 204 too.',
           operationId: 'closeConsoleSession',
-          security: [{ consoleTenantSession: [] }, { consoleOperatorSession: [] }],
+          security: [{ consoleTenantSession: [] }, { consoleOperatorSession: [] }, { consoleAnalystSession: [] }],
           querystring: signOutQuery,
           response: {
             204: z.undefined().describe('Signed out; Set-Cookie clears the cookie.'),
             ...problemResponses({
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
-              400: "kind is missing or not 'tenant' or 'operator'.",
+              400: "kind is missing or not 'tenant', 'operator' or 'analyst'.",
               403: `${CSRF_REFUSAL} Or an Origin other than PUBLIC_BASE_URL's.`,
             }),
           },
@@ -199,7 +235,7 @@ export function consoleSessionRoutes(deps: {
       },
       async (req, reply) => {
         const { kind } = req.query;
-        const found = kind === 'tenant' ? await readTenant(req, reply) : await readOperator(req, reply);
+        const found = await read[kind](req, reply);
         if (found) {
           checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
           await deps.sessions.end(kind, found.id);

@@ -12,7 +12,8 @@ import type { TenantGuard } from '../tenant-auth.js';
 
 /**
  * Extensions for the operator and analyst pages of the console (README, Console endpoints): the analysts'
- * reports as JSON or CSV, the capture capacity, and the operator checks' last results (and the log monitor on demand). Admin credential, like every /v1/admin route.
+ * reports as JSON or CSV, the capture capacity, and the operator checks' last results (and the log monitor on demand). Admin credential, like every /v1/admin route;
+ * the reports also take the analysts' (ANALYST_KEY or an analyst session), and nothing else does.
  */
 
 export interface OperatorViewRouteDeps {
@@ -106,16 +107,26 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
   const { guard, operator, reports, capacity, checks } = deps;
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-    app.addHook('onRequest', operator.credential());
+    // Per route, not per plugin: the reports take the analysts' credential too, the other routes the admin one only.
+    const admin = operator.credential();
+    const reportReader = operator.reportReader();
 
     app.get(
       '/v1/admin/reports/:name',
       {
+        onRequest: reportReader,
         schema: {
           tags: ['admin'],
           summary: 'An analyst report, as JSON or CSV',
+          description:
+            "The admin credential or the analysts' (ANALYST_KEY, the only route it opens), by Bearer or by an operator or analyst console session.",
           operationId: 'getReport',
-          security: [{ bearer: [] }],
+          security: [
+            { bearer: [] },
+            { analystBearer: [] },
+            { consoleOperatorSession: [] },
+            { consoleAnalystSession: [] },
+          ],
           params: reportParams,
           querystring: reportQuery,
           response: {
@@ -126,6 +137,9 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
             },
             ...problemResponses({
               ...OPERATOR_ANSWERS,
+              401: 'Missing or invalid credential: neither the admin key nor ANALYST_KEY, or an ended console session.',
+              429: 'Rate limited per client address (spec 8.1), or 5 failed admin or analyst credentials from it within 60 s.',
+              503: 'Neither ADMIN_KEY nor ANALYST_KEY is configured.',
               400: 'Invalid from, to, tenant or format, or a window over 366 days; the detail names the field.',
               404: 'No such report; the detail lists the reports.',
             }),
@@ -146,6 +160,7 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
     app.get(
       '/v1/admin/capacity',
       {
+        onRequest: admin,
         schema: {
           tags: ['admin'],
           summary: 'Capture capacity: the job backlog, jobs in flight and the bounds',
@@ -160,6 +175,7 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
     app.get(
       '/v1/admin/checks',
       {
+        onRequest: admin,
         schema: {
           tags: ['admin'],
           summary: 'The operator checks (audits, log monitor, storage verify) and the last result of each',
@@ -174,6 +190,7 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
     app.post(
       '/v1/admin/checks/log-monitor',
       {
+        onRequest: admin,
         schema: {
           tags: ['admin'],
           summary: "Run the log monitor's checkpoint and consistency check against this deployment's log now",

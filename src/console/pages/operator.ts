@@ -1,22 +1,12 @@
 import { call, get, query } from '../api.js';
-import { barChart, legend, lineChart, type Series } from '../charts.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import {
-  type ApiKeyRecord,
-  parseCapacity,
-  parseReport,
-  parseTenants,
-  REPORT_NAMES,
-  type Report,
-  reportCsvPath,
-  type TenantRow,
-} from '../shapes.js';
+import { type ApiKeyRecord, parseCapacity, parseTenants, type TenantRow } from '../shapes.js';
 import { confirmButton, facts, heading, shownOnce, table } from '../ui.js';
 
-/** Operator pages (admin session): tenants and their quota overrides, API keys, capacity, reports. */
+/** Operator pages (admin session): tenants and their quota overrides, API keys, capacity. Reports: reports.ts. */
 
 // ——— Tenants ———
 
@@ -304,97 +294,4 @@ export async function capacityPage(ctx: PageContext): Promise<void> {
   };
   refresh.addEventListener('click', load);
   await load();
-}
-
-// ——— Reports ———
-
-/** What each report charts: lines per value of `group`, summing `value` per day (the rows are per day and tenant). */
-const REPORT_CHARTS: Record<string, { title: string; group: string; value: string; unit: string }> = {
-  'captures-per-day': {
-    title: 'Captures per day',
-    group: 'tenant_id',
-    value: 'captures_completed',
-    unit: 'completed captures',
-  },
-  'failures-by-reason': { title: 'Failures by reason', group: 'reason', value: 'captures', unit: 'failed captures' },
-  'capture-latency': { title: 'Capture latency', group: 'tenant_id', value: 'p90_ms', unit: 'p90 latency, ms' },
-  'storage-growth': {
-    title: 'Storage growth',
-    group: 'tenant_id',
-    value: 'cumulative_storage_bytes',
-    unit: 'bytes stored',
-  },
-};
-const REPORT_TITLES: Record<string, string> = Object.fromEntries(
-  Object.entries(REPORT_CHARTS).map(([name, c]) => [name, c.title]),
-);
-
-/**
- * A report as a chart: days along the x axis, one line (or bar series) per value of the report's group column, its
- * value column summed per day. Latency charts each tenant's p90 (percentiles do not add up across tenants).
- */
-export function reportChart(r: Report): { chart: SVGSVGElement; series: Series[] } | null {
-  const spec = REPORT_CHARTS[r.name];
-  const group = spec ? r.columns.indexOf(spec.group) : -1;
-  const value = spec ? r.columns.indexOf(spec.value) : -1;
-  if (!spec || group < 0 || value < 0 || r.rows.length === 0) return null;
-  const xs = [...new Set(r.rows.map((row) => String(row[0])))].sort();
-  const groups = [...new Set(r.rows.map((row) => String(row[group] ?? '—')))];
-  const series: Series[] = groups.map((g) => ({
-    name: g,
-    values: xs.map((x) =>
-      r.rows
-        .filter((row) => String(row[0]) === x && String(row[group] ?? '—') === g)
-        .reduce((sum, row) => sum + (Number(row[value]) || 0), 0),
-    ),
-  }));
-  const title = `${spec.title} (${spec.unit})`;
-  const chart = series.length === 1 ? barChart(title, xs, series, count) : lineChart(title, xs, series, count);
-  return { chart, series };
-}
-
-export async function reportsPage(ctx: PageContext): Promise<void> {
-  const sections = REPORT_NAMES.map((name) =>
-    h(
-      'section',
-      { 'aria-labelledby': `r-${name}`, class: 'report' },
-      h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
-      h('p', null, 'Loading…'),
-    ),
-  );
-  put(ctx.main, heading('Reports'), h('p', null, 'Built from the projections. Each downloads as CSV.'), sections);
-  await Promise.all(
-    REPORT_NAMES.map(async (name, i) => {
-      const section = sections[i]!;
-      const csv = h(
-        'a',
-        { href: reportCsvPath(name), download: `${name}.csv`, class: 'button-link' },
-        `Download ${REPORT_TITLES[name]} as CSV`,
-      );
-      try {
-        const r = parseReport(await get<unknown>(`/v1/admin/reports/${name}`, ctx.signal));
-        const drawn = reportChart(r);
-        put(
-          section,
-          h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
-          drawn
-            ? h('figure', { class: 'chart-box' }, drawn.chart, h('figcaption', null, legend(drawn.series)))
-            : h('p', null, 'Nothing to chart yet.'),
-          h('p', null, csv),
-          h(
-            'details',
-            null,
-            h('summary', null, 'The numbers'),
-            table(
-              REPORT_TITLES[name]!,
-              r.columns,
-              r.rows.map((row) => row.map((v) => (v === null ? '—' : String(v)))),
-            ),
-          ),
-        );
-      } catch (err) {
-        put(section, h('h2', { id: `r-${name}` }, REPORT_TITLES[name]), errorBox(err), h('p', null, csv));
-      }
-    }),
-  );
 }

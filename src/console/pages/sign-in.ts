@@ -5,17 +5,40 @@ import { time } from '../format.js';
 import type { PageContext } from '../router.js';
 import { signIn, signOut } from '../session.js';
 import { sessionState } from '../session-state.js';
+import type { SessionKind } from '../shapes.js';
 import { heading } from '../ui.js';
 
 /**
- * Sign-in with an API key (tenants) or the admin key (operators). The key goes to POST /console/session and is not
+ * Sign-in with an API key (tenants), the admin key (operators) or the analysts' key (analysts: the reports). The key goes to POST /console/session and is not
  * kept: the field is cleared and the browser holds only the HttpOnly session cookie.
  */
 const safeNext = (next: string | null, fallback: string) =>
   next && /^\/console(\/|$|\?)/.test(next) && !next.startsWith('//') ? next : fallback;
 
-function signInForm(ctx: PageContext, kind: 'tenant' | 'operator'): HTMLElement {
-  const label = kind === 'tenant' ? 'API key' : 'Admin key';
+/** Each card's field, hint, button and the page a sign-in goes to when nothing else was asked for. */
+const FORMS: Record<SessionKind, { label: string; hint: string; button: string; start: string }> = {
+  tenant: {
+    label: 'API key',
+    hint: 'A key of your organisation (svc_live_…), from your operator.',
+    button: 'Sign in',
+    start: '/console/captures',
+  },
+  operator: {
+    label: 'Admin key',
+    hint: "The deployment's ADMIN_KEY.",
+    button: 'Sign in as operator',
+    start: '/console/operator/tenants',
+  },
+  analyst: {
+    label: 'Analyst key',
+    hint: "The deployment's ANALYST_KEY: it opens the reports and nothing else.",
+    button: 'Sign in as analyst',
+    start: '/console/analyst/reports',
+  },
+};
+
+function signInForm(ctx: PageContext, kind: SessionKind): HTMLElement {
+  const { label, hint, button, start } = FORMS[kind];
   const key = h('input', {
     type: 'password',
     name: 'key',
@@ -28,18 +51,8 @@ function signInForm(ctx: PageContext, kind: 'tenant' | 'operator'): HTMLElement 
   const form = h(
     'form',
     { class: 'stack', 'aria-labelledby': `${kind}-heading` },
-    field(
-      label,
-      key,
-      kind === 'tenant'
-        ? 'A key of your organisation (svc_live_…), from your operator.'
-        : "The deployment's ADMIN_KEY.",
-    ),
-    h(
-      'div',
-      { class: 'actions' },
-      h('button', { type: 'submit', class: 'primary' }, kind === 'tenant' ? 'Sign in' : 'Sign in as operator'),
-    ),
+    field(label, key, hint),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, button)),
     message,
   );
   form.addEventListener('submit', async (e) => {
@@ -49,9 +62,8 @@ function signInForm(ctx: PageContext, kind: 'tenant' | 'operator'): HTMLElement 
     put(message, 'Signing in…');
     try {
       await signIn(kind, value);
-      const fallback = kind === 'tenant' ? '/console/captures' : '/console/operator/tenants';
       const wanted = ctx.query.get('as') === kind || !ctx.query.get('as') ? ctx.query.get('next') : null;
-      ctx.navigate(safeNext(wanted, fallback));
+      ctx.navigate(safeNext(wanted, start));
     } catch (err) {
       put(message, errorBox(err));
       key.focus();
@@ -60,7 +72,7 @@ function signInForm(ctx: PageContext, kind: 'tenant' | 'operator'): HTMLElement 
   return form;
 }
 
-function signedIn(ctx: PageContext, kind: 'tenant' | 'operator', text: string, expiresAt: string): HTMLElement {
+function signedIn(ctx: PageContext, kind: SessionKind, text: string, expiresAt: string): HTMLElement {
   const out = h('button', { type: 'button' }, 'Sign out');
   const message = statusRegion();
   out.addEventListener('click', async () => {
@@ -138,7 +150,17 @@ export function signInPage(ctx: PageContext): void {
       ? signedIn(ctx, 'operator', 'Signed in as the operator.', s.operator.expiresAt)
       : signInForm(ctx, 'operator'),
   );
-  const operatorFirst = ctx.query.get('as') === 'operator';
+  const analyst = h(
+    'section',
+    { 'aria-labelledby': 'analyst-heading', class: 'card' },
+    h('h2', { id: 'analyst-heading' }, 'Analyst'),
+    s.analyst
+      ? signedIn(ctx, 'analyst', 'Signed in as an analyst (reports only).', s.analyst.expiresAt)
+      : signInForm(ctx, 'analyst'),
+  );
+  const as = ctx.query.get('as');
+  const cards = { tenant, operator, analyst };
+  const first = as === 'operator' || as === 'analyst' ? as : 'tenant';
   const ended = ctx.query.get('ended') === '1';
   const refused = ctx.query.get('error');
   put(
@@ -148,7 +170,7 @@ export function signInPage(ctx: PageContext): void {
       ? h(
           'p',
           { class: 'error', role: 'alert' },
-          `Your ${operatorFirst ? 'operator session' : 'session'} has ended: it expired, or the key it was opened with was revoked. Sign in again to go on.`,
+          `Your ${first === 'tenant' ? 'session' : `${first} session`} has ended: it expired, or the key it was opened with was revoked or changed. Sign in again to go on.`,
         )
       : null,
     refused
@@ -163,7 +185,10 @@ export function signInPage(ctx: PageContext): void {
       null,
       'Your key is sent once to start a session and is not stored in this browser; the session ends when you sign out or it expires.',
     ),
-    h('div', { class: 'cards' }, operatorFirst ? [operator, tenant] : [tenant, operator]),
+    h('div', { class: 'cards' }, [
+      cards[first],
+      ...(['tenant', 'operator', 'analyst'] as const).filter((k) => k !== first).map((k) => cards[k]),
+    ]),
   );
   if (!s.tenant) void providerLinks(providers, ctx.signal);
 }

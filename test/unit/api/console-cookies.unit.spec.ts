@@ -123,6 +123,34 @@ describe('the guards with console sessions', () => {
     assert.equal(await sessions.find('operator', id), null, 'and it is gone');
   });
 
+  it('lets an analyst cookie through the report routes only, and ends it when ANALYST_KEY changes', async () => {
+    const analystConfig = (analystKey: string) =>
+      loadConfig({
+        ADMIN_KEY: 'admin-key-one-0123456789',
+        ANALYST_KEY: analystKey,
+        PUBLIC_BASE_URL: BASE,
+        SIGNING_KEY: 'none',
+      });
+    const guard = createOperatorGuard(analystConfig('analyst-key-one-0123456789'), createMemoryRateLimiter(), access);
+    const { id } = await guard.openSession(request(), 'analyst-key-one-0123456789', 'analyst');
+    const cookie = { cookie: `cl_analyst_session=${id}` };
+    await guard.reportReader()(request({ headers: cookie }));
+    assert.equal((await refusal(guard.credential()(request({ headers: cookie })))).status, 401);
+    assert.equal((await refusal(guard.keyEndpoints()(request({ headers: cookie })))).status, 401);
+    // The analyst id under the operator cookie's name names no operator session.
+    const renamed = { cookie: `cl_operator_session=${id}` };
+    assert.equal((await refusal(guard.credential()(request({ headers: renamed })))).status, 401);
+    const afterChange = createOperatorGuard(
+      analystConfig('analyst-key-two-0123456789'),
+      createMemoryRateLimiter(),
+      access,
+    );
+    const ended = await refusal(afterChange.reportReader()(request({ headers: cookie })));
+    assert.equal(ended.status, 401);
+    assert.equal(ended.detail, 'Your console session has ended; sign in again.');
+    assert.equal(await sessions.find('analyst', id), null, 'and it is gone');
+  });
+
   it('never lets a tenant cookie through the operator guard, nor an operator cookie through the tenant guard', async () => {
     const cfg = config('admin-key-one-0123456789');
     const tenant = createTenantGuard(cfg, resolver, createMemoryRateLimiter(), () => {}, access);

@@ -49,6 +49,27 @@ describe('configuration', () => {
     }
   });
 
+  it('takes an optional ANALYST_KEY of 16 characters or more that is no other credential', () => {
+    assert.equal(loadConfig({}).ANALYST_KEY, undefined);
+    assert.equal(loadConfig({ ANALYST_KEY: ' analyst-key-0123456789 ' }).ANALYST_KEY, 'analyst-key-0123456789');
+    for (const [env, pattern] of [
+      [{ ANALYST_KEY: 'short-key' }, /ANALYST_KEY must be at least 16 characters/],
+      [
+        { ANALYST_KEY: 'same-key-0123456789', ADMIN_KEY: 'same-key-0123456789' },
+        /ANALYST_KEY must differ from ADMIN_KEY/,
+      ],
+      [
+        { ANALYST_KEY: 'same-key-0123456789', CAPTURE_API_KEY: 'same-key-0123456789' },
+        /ANALYST_KEY must differ from CAPTURE_API_KEY/,
+      ],
+    ] as const)
+      assert.throws(
+        () => loadConfig(env as NodeJS.ProcessEnv),
+        (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+        JSON.stringify(env),
+      );
+  });
+
   it('keeps the replay origin apart from the API origin (issue 28 §1)', () => {
     assert.equal(loadConfig({}).REPLAY_PORT, 0);
     assert.equal(loadConfig({}).REPLAY_ORIGIN, undefined);

@@ -1,16 +1,117 @@
 import { get, query } from '../api.js';
-import { legend, lineChart, type Series } from '../charts.js';
+import { barChart, legend, lineChart, type Series } from '../charts.js';
 import { field, formValues, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count } from '../format.js';
 import type { PageContext } from '../router.js';
-import { parseReport, type Report } from '../shapes.js';
+import { parseReport, REPORT_NAMES, type Report, reportCsvPath } from '../shapes.js';
 import { heading, table } from '../ui.js';
 
 /**
- * Operator usage across tenants and periods (issue 30 §3): captures per tenant per day and failures by reason per
- * day, for a period picked on the page, from the analysts' reports (GET /v1/admin/reports/{name}). The console only
- * regroups the report's rows for drawing; the numbers are the report's.
+ * The pages that read only the reports (GET /v1/admin/reports/{name}): Reports and Usage across tenants. Both the
+ * operator's area and the analyst's show them (src/console/main.ts); the admin session or the analyst session reads
+ * them, whichever the browser holds.
+ */
+
+// ——— Reports ———
+
+/** What each report charts: lines per value of `group`, summing `value` per day (the rows are per day and tenant). */
+const REPORT_CHARTS: Record<string, { title: string; group: string; value: string; unit: string }> = {
+  'captures-per-day': {
+    title: 'Captures per day',
+    group: 'tenant_id',
+    value: 'captures_completed',
+    unit: 'completed captures',
+  },
+  'failures-by-reason': { title: 'Failures by reason', group: 'reason', value: 'captures', unit: 'failed captures' },
+  'capture-latency': { title: 'Capture latency', group: 'tenant_id', value: 'p90_ms', unit: 'p90 latency, ms' },
+  'storage-growth': {
+    title: 'Storage growth',
+    group: 'tenant_id',
+    value: 'cumulative_storage_bytes',
+    unit: 'bytes stored',
+  },
+};
+const REPORT_TITLES: Record<string, string> = Object.fromEntries(
+  Object.entries(REPORT_CHARTS).map(([name, c]) => [name, c.title]),
+);
+
+/**
+ * A report as a chart: days along the x axis, one line (or bar series) per value of the report's group column, its
+ * value column summed per day. Latency charts each tenant's p90 (percentiles do not add up across tenants).
+ */
+export function reportChart(r: Report): { chart: SVGSVGElement; series: Series[] } | null {
+  const spec = REPORT_CHARTS[r.name];
+  const group = spec ? r.columns.indexOf(spec.group) : -1;
+  const value = spec ? r.columns.indexOf(spec.value) : -1;
+  if (!spec || group < 0 || value < 0 || r.rows.length === 0) return null;
+  const xs = [...new Set(r.rows.map((row) => String(row[0])))].sort();
+  const groups = [...new Set(r.rows.map((row) => String(row[group] ?? '—')))];
+  const series: Series[] = groups.map((g) => ({
+    name: g,
+    values: xs.map((x) =>
+      r.rows
+        .filter((row) => String(row[0]) === x && String(row[group] ?? '—') === g)
+        .reduce((sum, row) => sum + (Number(row[value]) || 0), 0),
+    ),
+  }));
+  const title = `${spec.title} (${spec.unit})`;
+  const chart = series.length === 1 ? barChart(title, xs, series, count) : lineChart(title, xs, series, count);
+  return { chart, series };
+}
+
+export async function reportsPage(ctx: PageContext): Promise<void> {
+  const sections = REPORT_NAMES.map((name) =>
+    h(
+      'section',
+      { 'aria-labelledby': `r-${name}`, class: 'report' },
+      h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
+      h('p', null, 'Loading…'),
+    ),
+  );
+  put(ctx.main, heading('Reports'), h('p', null, 'Built from the projections. Each downloads as CSV.'), sections);
+  await Promise.all(
+    REPORT_NAMES.map(async (name, i) => {
+      const section = sections[i]!;
+      const csv = h(
+        'a',
+        { href: reportCsvPath(name), download: `${name}.csv`, class: 'button-link' },
+        `Download ${REPORT_TITLES[name]} as CSV`,
+      );
+      try {
+        const r = parseReport(await get<unknown>(`/v1/admin/reports/${name}`, ctx.signal));
+        const drawn = reportChart(r);
+        put(
+          section,
+          h('h2', { id: `r-${name}` }, REPORT_TITLES[name]),
+          drawn
+            ? h('figure', { class: 'chart-box' }, drawn.chart, h('figcaption', null, legend(drawn.series)))
+            : h('p', null, 'Nothing to chart yet.'),
+          h('p', null, csv),
+          h(
+            'details',
+            null,
+            h('summary', null, 'The numbers'),
+            table(
+              REPORT_TITLES[name]!,
+              r.columns,
+              r.rows.map((row) => row.map((v) => (v === null ? '—' : String(v)))),
+            ),
+          ),
+        );
+      } catch (err) {
+        put(section, h('h2', { id: `r-${name}` }, REPORT_TITLES[name]), errorBox(err), h('p', null, csv));
+      }
+    }),
+  );
+}
+
+// ——— Usage across tenants ———
+
+/**
+ * Usage across tenants and periods (issue 30 §3): captures per tenant per day and failures by reason per day, for a
+ * period picked on the page, from the reports. The console only regroups the report's rows for drawing; the numbers
+ * are the report's.
  */
 
 const DAY = 86_400_000;
@@ -99,7 +200,7 @@ function chartFigure(title: string, days: string[], series: Series[]): HTMLEleme
   );
 }
 
-export async function operatorUsagePage(ctx: PageContext): Promise<void> {
+export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
   const options = periods();
   const picked = options.find((p) => p.value === ctx.query.get('period')) ?? options[1]!;
   const tenant = ctx.query.get('tenant') ?? '';
@@ -120,7 +221,8 @@ export async function operatorUsagePage(ctx: PageContext): Promise<void> {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(form);
-    ctx.navigate(`/console/operator/usage${query({ period: v.period, tenant: v.tenant?.trim() })}`);
+    // The same page in the operator's and the analyst's area: stay in the one it was opened in.
+    ctx.navigate(`${location.pathname}${query({ period: v.period, tenant: v.tenant?.trim() })}`);
   });
   const captures = h(
     'section',
