@@ -33,6 +33,8 @@ export interface Router {
 export function createRouter(main: HTMLElement, routes: Route[], onNavigate: () => void): Router {
   let leave: (() => void) | null = null;
   let first = true;
+  const pathOf = (pathname: string) => pathname.replace(/\/+$/, '') || '/console';
+  const routeOf = (path: string) => routes.find((r) => r.pattern.test(path));
 
   function render(): void {
     leave?.();
@@ -42,8 +44,8 @@ export function createRouter(main: HTMLElement, routes: Route[], onNavigate: () 
       controller.abort();
       poller.stop();
     };
-    const path = location.pathname.replace(/\/+$/, '') || '/console';
-    const route = routes.find((r) => r.pattern.test(path));
+    const path = pathOf(location.pathname);
+    const route = routeOf(path);
     const ctx: PageContext = {
       main,
       params: route ? (route.pattern.exec(path)?.slice(1) ?? []).map(decodeURIComponent) : [],
@@ -101,7 +103,8 @@ export function createRouter(main: HTMLElement, routes: Route[], onNavigate: () 
         const a = (e.target as Element | null)?.closest?.('a');
         if (!a || a.target || a.hasAttribute('download')) return;
         const url = new URL(a.href, location.href);
-        if (url.origin !== location.origin || !/^\/console(\/|$)/.test(url.pathname)) return;
+        // Only the console's own pages; a server route under /console (the OpenID sign-in's start) is a navigation.
+        if (url.origin !== location.origin || !routeOf(pathOf(url.pathname))) return;
         e.preventDefault();
         navigate(url.pathname + url.search);
       });

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
@@ -9,7 +7,8 @@ import { newId } from '../../src/domain/ids.js';
 import type { TenantCommand } from '../../src/domain/tenant/index.js';
 import { cli } from '../int/cli/cli-fixtures.js';
 import { appendCommit, keyRotated } from '../support/log-events.js';
-import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
+import { assertAccessible, undocumentedRequests, watchPage } from '../support/console-browser.js';
+import type { OpenApiDoc } from '../support/openapi-check.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
 const ANALYST_KEY = 'e2e-analyst-key-0123456789';
@@ -21,9 +20,6 @@ const ANALYST_KEY = 'e2e-analyst-key-0123456789';
  * every page, at 1280 and 390 px: axe-core finds no serious or critical violation, nothing scrolls sideways; the
  * browser logs no error and every request is an operation of /openapi.json or the console's own.
  */
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-const CONSOLE_PATHS = /^\/console(?!\/session|\/oidc)(\/.*)?$/;
 const by = { correlationId: 'console-operator-e2e', causedBy: { kind: 'admin' as const } };
 
 describe('operator console pages in Chromium', () => {
@@ -99,18 +95,7 @@ describe('operator console pages in Chromium', () => {
   async function watchedPage(): Promise<Page> {
     const page = await (await chromium.browser.createBrowserContext()).newPage();
     await page.setViewport({ width: 1280, height: 900 });
-    const origin = new URL(s.baseUrl).origin;
-    page.on('request', (r) => {
-      const u = new URL(r.url());
-      if (u.origin === origin) requested.push(`${r.method()} ${u.pathname}${u.search}`);
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
-    });
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message} (${page.url()})`));
+    watchPage(page, new URL(s.baseUrl).origin, { requested, problems });
     return page;
   }
 
@@ -123,17 +108,7 @@ describe('operator console pages in Chromium', () => {
   const heading = (text: string) =>
     page.waitForFunction((t) => document.querySelector('h1')?.textContent === t, { timeout: 20_000 }, text);
 
-  async function accessible(what: string): Promise<void> {
-    await page.evaluate(await AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as any).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    assert.deepEqual(violations, [], `${what}: axe-core violations`);
-  }
+  const accessible = (what: string) => assertAccessible(page, what);
 
   /** Accessible at 1280 px, and at 390 px too without scrolling sideways. */
   async function checked(what: string): Promise<void> {
@@ -254,10 +229,6 @@ describe('operator console pages in Chromium', () => {
 
   it('logged no browser error and made only documented requests', () => {
     assert.deepEqual(problems, []);
-    const undocumented = requested.filter((r) => {
-      const [method, url] = r.split(' ') as [string, string];
-      return !CONSOLE_PATHS.test(url.split('?')[0]!) && !matchOperation(doc, method, url);
-    });
-    assert.deepEqual([...new Set(undocumented)], []);
+    assert.deepEqual(undocumentedRequests(doc, requested), []);
   });
 });

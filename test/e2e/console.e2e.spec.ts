@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
-import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
+import { assertAccessible, undocumentedRequests, watchPage } from '../support/console-browser.js';
+import type { OpenApiDoc } from '../support/openapi-check.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
@@ -23,10 +23,6 @@ import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '.
  * critical violation and nothing scrolls sideways at 390 px; the browser logs no error, and every request the page
  * made is an operation of /openapi.json or the console's own (DESIGN decision 17).
  */
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
-/** The console's pages and assets; its sign-in routes are API operations like any other. */
-const CONSOLE_PATHS = /^\/console(?!\/session|\/oidc)(\/.*)?$/;
 const WAIT = { timeout: 30_000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -105,25 +101,9 @@ describe('console in Chromium', () => {
     });
     const page = await context.newPage();
     await page.setViewport({ width, height: 900 });
-    const origin = new URL(base).origin;
-    page.on('request', (r) => {
-      const u = new URL(r.url());
-      if (u.origin === origin) requested.push(`${r.method()} ${u.pathname}${u.search}`);
-    });
     // The console's own errors; the archived page replays in a sandboxed frame on the replay origin, where
     // ReplayWeb.page probes its own service worker's API (a 404 there is its business, not the console's).
-    const ours = (url: string | undefined) => !url || new URL(url).origin === origin;
-    const expected = (status: number) => status === 401 && endingSession.has(page);
-    page.on('console', (m) => {
-      if (m.type() !== 'error' || !ours(m.location().url)) return;
-      if (endingSession.has(page) && /status of 401/.test(m.text())) return;
-      problems.push(`console: ${m.text()} (${m.location().url})`);
-    });
-    page.on('response', (r) => {
-      if (r.status() >= 400 && ours(r.url()) && !expected(r.status()))
-        problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message} (${page.url()})`));
+    watchPage(page, new URL(base).origin, { requested, problems }, () => endingSession.has(page));
     return page;
   }
 
@@ -171,19 +151,6 @@ describe('console in Chromium', () => {
     await heading(page, title);
   }
 
-  /** axe-core in the page (injected over CDP, so the page's CSP is untouched): no serious or critical violation. */
-  async function accessible(page: Page, what: string): Promise<void> {
-    await page.evaluate(await AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as any).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations
-        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-    });
-    assert.deepEqual(violations, [], `${what}: axe-core violations`);
-  }
-
   async function fitsWidth(page: Page, what: string): Promise<void> {
     const { scroll, inner } = await page.evaluate(() => ({
       scroll: document.documentElement.scrollWidth,
@@ -194,7 +161,7 @@ describe('console in Chromium', () => {
 
   /** The checks of every page: axe-core at 1280 px, and nothing wider than the viewport at 390 px. */
   async function checkPage(page: Page, what: string): Promise<void> {
-    await accessible(page, what);
+    await assertAccessible(page, what);
     await page.setViewport({ width: 390, height: 844 });
     await fitsWidth(page, `${what} at 390 px`);
     await page.setViewport({ width: 1280, height: 900 });
@@ -477,10 +444,6 @@ describe('console in Chromium', () => {
 
   it('the browser logged no error and made only documented requests', () => {
     assert.deepEqual(problems, []);
-    const undocumented = requested.filter((r) => {
-      const [method, url] = r.split(' ') as [string, string];
-      return !CONSOLE_PATHS.test(url.split('?')[0]!) && !matchOperation(doc, method, url);
-    });
-    assert.deepEqual([...new Set(undocumented)], []);
+    assert.deepEqual(undocumentedRequests(doc, requested), []);
   });
 });

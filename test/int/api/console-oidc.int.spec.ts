@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import Provider from 'oidc-provider';
-import { freePort } from '../../../src/infra/free-port.js';
 import { type Infra, startInfra } from '../../support/harness.js';
+import { type OidcProviderHandle, startOidcProvider } from '../../support/oidc-provider.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
@@ -20,10 +18,10 @@ const CLIENT_SECRET = 'a-client-secret-for-the-test';
 const CALLBACK = `${PUBLIC_BASE_URL}/console/oidc/test-idp/callback`;
 
 /** The people the provider knows, by login name: the groups claim the test maps. */
-const ACCOUNTS: Record<string, string[]> = {
-  'legal-person': ['everyone', 'legal'],
-  'staff-person': ['everyone', 'staff'],
-  stranger: ['everyone'],
+const ACCOUNTS = {
+  'legal-person': { groups: ['everyone', 'legal'] },
+  'staff-person': { groups: ['everyone', 'staff'] },
+  stranger: { groups: ['everyone'] },
 };
 
 /** A cookie jar good enough for two hosts and one flow: name → value, per origin, paths ignored. */
@@ -55,7 +53,7 @@ describe('console sign-in with OpenID Connect', () => {
   let infra: Infra;
   let databaseUrl: string;
   let s: TestServer;
-  let idp: Server;
+  let idp: OidcProviderHandle;
   let issuer: string;
 
   const providersConfig = (mappings: { value: string; tenantId: string; scopes: string[] }[]) =>
@@ -165,30 +163,14 @@ describe('console sign-in with OpenID Connect', () => {
   }
 
   before(async () => {
-    const port = await freePort();
-    issuer = `http://127.0.0.1:${port}`;
-    const provider = new Provider(issuer, {
-      clients: [
-        {
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          redirect_uris: [CALLBACK],
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'client_secret_basic',
-        },
-      ],
+    idp = await startOidcProvider({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: CALLBACK,
+      accounts: ACCOUNTS,
       claims: { openid: ['sub'], groups: ['groups'] },
-      scopes: ['openid', 'groups'],
-      features: { devInteractions: { enabled: true } },
-      pkce: { required: () => true },
-      cookies: { keys: ['oidc-provider-test-cookie-key'] },
-      async findAccount(_ctx, sub) {
-        if (!(sub in ACCOUNTS)) return undefined;
-        return { accountId: sub, claims: async () => ({ sub, groups: ACCOUNTS[sub] }) };
-      },
     });
-    idp = provider.listen(port, '127.0.0.1');
+    issuer = idp.issuer;
     infra = await startInfra();
     databaseUrl = await infra.freshDatabase();
     s = await startService();
@@ -197,7 +179,7 @@ describe('console sign-in with OpenID Connect', () => {
   after(async () => {
     await s?.stop();
     await infra?.stop();
-    await new Promise((resolve) => (idp ? idp.close(resolve) : resolve(undefined)));
+    await idp?.close();
   });
 
   it('lists the providers without secrets', async () => {

@@ -1,4 +1,4 @@
-/** The few parts of oidc-provider (no types shipped) that test/int/api/console-oidc.int.spec.ts uses. */
+/** The few parts of oidc-provider (no types shipped) that test/support/oidc-provider.ts uses. */
 declare module 'oidc-provider' {
   import type { Server } from 'node:http';
 
