@@ -11,7 +11,7 @@ import { iso } from '../../domain/clock.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { replayPagePath } from '../replay-server.js';
 import { verificationPage } from '../verification-page.js';
-import { VERIFIER_SCRIPT_PATH, verifierAssets } from '../verifier-assets.js';
+import { VERIFIER_CLI_PATH, VERIFIER_SCRIPT_PATH, VERIFIER_TARBALL_PATH, verifierAssets } from '../verifier-assets.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -194,6 +194,21 @@ export function verificationRoutes(
         .type('application/javascript; charset=utf-8')
         .header('Cache-Control', 'public, max-age=3600')
         .send(Buffer.from(await verifier.script())),
+    );
+    // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (README, Verifier package).
+    app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('Content-Disposition', 'attachment; filename="capture-ledger-verify.mjs"')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(Buffer.from(await verifier.cli())),
+    );
+    app.get(VERIFIER_TARBALL_PATH, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('application/gzip')
+        .header('Content-Disposition', 'attachment; filename="capture-ledger-verifier.tgz"')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(Buffer.from(await verifier.tarball())),
     );
 
     app.get(
