@@ -1,6 +1,11 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { TRANSPARENCY_INFO_KEY, type CertificateTransparency } from '../../packages/verifier/src/index.js';
+import {
+  BUNDLE_BYTES_INFO_KEY,
+  BUNDLE_FILE_INFO_KEY,
+  TRANSPARENCY_INFO_KEY,
+  type CertificateTransparency,
+} from '../../packages/verifier/src/index.js';
 
 /**
  * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
@@ -341,6 +346,8 @@ export async function renderCertificatePdf(
       CreationDate: fixed,
       ModDate: fixed,
       ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
+      // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
+      ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
     },
   });
   const chunks: Buffer[] = [];
