@@ -267,8 +267,9 @@ const verification: CertificateSection = (doc, f) => {
     .fontSize(8.5)
     .text(
       pdfText(
-        'Anyone can repeat the checks without this service: npx @capture-ledger/verifier capture.wacz (or this certificate.pdf) ' +
-          `--keys-url ${f.keysUrl} --tsa-ca-url ${f.tsaCertificatesUrl}. This certificate itself is signed: its Ed25519 signature and ` +
+        `Anyone can repeat the checks, with Node.js 20+ and curl: curl -fsSL -o capture.wacz ${f.keysUrl.replace('/.well-known/signing-keys', '')}/v1/captures/${f.captureId}/artifacts/wacz ; ` +
+          `npx --yes ${f.keysUrl.replace('/.well-known/signing-keys', '')}/verifier/capture-ledger-verifier.tgz capture.wacz --certificate certificate.pdf ` +
+          `--keys-url ${f.keysUrl} --tsa-ca-url ${f.tsaCertificatesUrl} (or node capture-ledger-verify.mjs, from /verifier/capture-ledger-verify.mjs, with the same arguments). This certificate itself is signed: its Ed25519 signature and ` +
           'RFC 3161 timestamp are attached to this PDF as certificate-signature.json.',
       ),
       MARGIN,
