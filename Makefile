@@ -12,8 +12,10 @@ test test-unit test-int lint format screenshots: INSTALL_DEPS := test
 deps:
 	@INSTALL_DEPS=$(INSTALL_DEPS) bash ops/install-deps.sh
 
+# Also the offline verifier's two downloads (dist/verifier/; the service builds the same on first request).
 build: deps
 	@npx tsc -p tsconfig.json
+	@node -e "import('./dist/src/api/verifier-assets.js').then((m) => m.writeVerifierDownloads('dist/verifier'))"
 
 run: build
 	@bash ops/run.sh

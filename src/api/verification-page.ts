@@ -22,6 +22,8 @@ export interface VerificationPageAssets {
   /** The replay origin's page for this capture (absolute: another origin than this page's). */
   replayFrameUrl: string;
   verifierScript: string;
+  /** The command lines to check this capture offline (verify-commands.ts), an HTML fragment. */
+  commands: string;
 }
 
 export function verificationPage(captureId: string, nonce: string, assets: VerificationPageAssets): string {
@@ -72,7 +74,7 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
 <br><input id="file" type="file" accept=".wacz,.pdf,application/pdf,application/wacz+zip"></div>
 <p id="local-verdict" hidden></p>
 <table id="local-checks" hidden><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
-<p>Offline: <code>npx @capture-ledger/verifier capture.wacz --keys-url …/.well-known/signing-keys</code>.</p>
+${assets.commands}
 </main>
 <section id="archived" aria-label="The archived page, replayed from the signed bundle">
 <h2>The archived page</h2>

@@ -1,6 +1,11 @@
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
-import { TRANSPARENCY_INFO_KEY, type CertificateTransparency } from '../../packages/verifier/src/index.js';
+import {
+  BUNDLE_BYTES_INFO_KEY,
+  BUNDLE_FILE_INFO_KEY,
+  TRANSPARENCY_INFO_KEY,
+  type CertificateTransparency,
+} from '../../packages/verifier/src/index.js';
 
 /**
  * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
@@ -262,8 +267,9 @@ const verification: CertificateSection = (doc, f) => {
     .fontSize(8.5)
     .text(
       pdfText(
-        'Anyone can repeat the checks without this service: npx @capture-ledger/verifier capture.wacz (or this certificate.pdf) ' +
-          `--keys-url ${f.keysUrl} --tsa-ca-url ${f.tsaCertificatesUrl}. This certificate itself is signed: its Ed25519 signature and ` +
+        `Anyone can repeat the checks, with Node.js 20+ and curl: curl -fsSL -o capture.wacz ${f.keysUrl.replace('/.well-known/signing-keys', '')}/v1/captures/${f.captureId}/artifacts/wacz ; ` +
+          `npx --yes ${f.keysUrl.replace('/.well-known/signing-keys', '')}/verifier/capture-ledger-verifier.tgz capture.wacz --certificate certificate.pdf ` +
+          `--keys-url ${f.keysUrl} --tsa-ca-url ${f.tsaCertificatesUrl} (or node capture-ledger-verify.mjs, from /verifier/capture-ledger-verify.mjs, with the same arguments). This certificate itself is signed: its Ed25519 signature and ` +
           'RFC 3161 timestamp are attached to this PDF as certificate-signature.json.',
       ),
       MARGIN,
@@ -341,6 +347,8 @@ export async function renderCertificatePdf(
       CreationDate: fixed,
       ModDate: fixed,
       ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
+      // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
+      ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
     },
   });
   const chunks: Buffer[] = [];

@@ -147,7 +147,10 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       }),
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
-      verificationRoutes(guard, verification, evidence, replay.origin),
+      verificationRoutes(guard, verification, evidence, replay.origin, {
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        log: Boolean(transparency),
+      }),
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),

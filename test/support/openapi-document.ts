@@ -51,7 +51,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       consoleOidcRoutes({ guard, signIn: stub(), publicBaseUrl: config.PUBLIC_BASE_URL, clock: stub() }),
       adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
-      verificationRoutes(guard, stub(), stub(), 'http://replay.test'),
+      verificationRoutes(guard, stub(), stub(), 'http://replay.test', { publicBaseUrl: 'http://api.test', log: true }),
       certificateRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
       tenancyRoutes({

@@ -20,6 +20,7 @@ import {
 import { checkPublishedSignature } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 import type { ParsedTimestampToken } from './timestamp-token.js';
+import { zipContainerProblems } from './zip-container.js';
 
 /**
  * The one bundle verification (spec 2.6), used by GET /v1/verify/{captureId}, the operator CLI, this
@@ -27,7 +28,9 @@ import type { ParsedTimestampToken } from './timestamp-token.js';
  *
  * Checks, in this order:
  *   artifactHashes  every resource in datapackage.json is in the zip with that sha256 and byte size, and
- *                   the zip holds no unlisted file (besides datapackage.json and datapackage-digest.json)
+ *                   the zip holds no unlisted file (besides datapackage.json and datapackage-digest.json), and
+ *                   the container itself is unambiguous (zip-container.ts: central directory and local headers
+ *                   agree, CRC-32s hold, no bytes outside the archive)
  *   bundleHash      sha256 of the datapackage.json bytes equals the digest document's `hash`
  *   signature       Ed25519 over the UTF-8 `bundleHash` string, with the PUBLISHED key named by keyId
  *                   (a key found only in the bundle is never trusted; an unknown keyId fails)
@@ -86,6 +89,7 @@ export interface VerificationResult {
 interface Bundle {
   files: Map<string, Uint8Array> | null;
   zipProblem: string | null;
+  containerProblems: string[];
   datapackageBytes: Uint8Array | null;
   datapackage: Json | null;
   datapackageProblem: string | null;
@@ -144,6 +148,7 @@ function openBundle(bytes: Uint8Array, maxUncompressedBytes: number): Bundle {
   const bundle: Bundle = {
     files: null,
     zipProblem: null,
+    containerProblems: [],
     datapackageBytes: null,
     datapackage: null,
     datapackageProblem: null,
@@ -159,6 +164,7 @@ function openBundle(bytes: Uint8Array, maxUncompressedBytes: number): Bundle {
     bundle.digestProblem = bundle.zipProblem;
     return bundle;
   }
+  bundle.containerProblems = zipContainerProblems(bytes, bundle.files);
   bundle.datapackageBytes = bundle.files.get(DATAPACKAGE_PATH) ?? null;
   const datapackage = parseJsonObject(bundle.datapackageBytes, DATAPACKAGE_PATH);
   bundle.datapackage = datapackage.value;
@@ -249,7 +255,7 @@ async function checkArtifactHashes(bundle: Bundle): Promise<BundleCheck> {
   if (!bundle.datapackage) return fail(name, bundle.datapackageProblem ?? `${DATAPACKAGE_PATH} unreadable`);
   const resources = bundle.datapackage['resources'];
   if (!Array.isArray(resources) || resources.length === 0) return fail(name, `${DATAPACKAGE_PATH} lists no resources`);
-  const problems: string[] = [];
+  const problems = bundle.containerProblems.map((p) => `ZIP container: ${p}`);
   const listed = new Set<string>();
   for (const resource of resources) {
     if (!isObject(resource) || typeof resource['path'] !== 'string') {

@@ -69,6 +69,9 @@ export interface CertificateEnvelope {
 
 /** The Info entry of the signed document that states the digest of the envelope's transparency block. */
 export const TRANSPARENCY_INFO_KEY = 'CaptureLedgerTransparency';
+/** The Info entries of the signed document that state the SHA-256 and size of the WACZ file it certifies. */
+export const BUNDLE_FILE_INFO_KEY = 'CaptureLedgerBundleFile';
+export const BUNDLE_BYTES_INFO_KEY = 'CaptureLedgerBundleBytes';
 
 /** The exact bytes the signer role signs for a certificate: a context string keeps them apart from bundle signatures. */
 export function certificateMessage(captureId: string, bundleHash: string, certificateHash: string): Uint8Array {
@@ -389,12 +392,26 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
   };
 }
 
-/** The digest the signed document's Info entry /CaptureLedgerTransparency states (a direct string or, as pdfkit writes it, an indirect one). */
-function statedTransparencyDigest(body: string): string | null {
-  const entry = new RegExp(`\n/${TRANSPARENCY_INFO_KEY} (?:\\((sha256:[0-9a-f]{64})\\)|(\\d+) 0 R)\n`).exec(body);
+/** A string the signed document's Info entry `key` states (a direct string or, as pdfkit writes it, an indirect one). */
+function statedInfo(body: string, key: string, value: string): string | null {
+  const entry = new RegExp(`\n/${key} (?:\\((${value})\\)|(\\d+) 0 R)\n`).exec(body);
   if (!entry) return null;
   if (entry[1]) return entry[1];
-  return new RegExp(`\n${entry[2]} 0 obj\n\\((sha256:[0-9a-f]{64})\\)\nendobj\n`).exec(body)?.[1] ?? null;
+  return new RegExp(`\n${entry[2]} 0 obj\n\\((${value})\\)\nendobj\n`).exec(body)?.[1] ?? null;
+}
+
+/** The digest the signed document's Info entry /CaptureLedgerTransparency states. */
+const statedTransparencyDigest = (body: string) => statedInfo(body, TRANSPARENCY_INFO_KEY, 'sha256:[0-9a-f]{64}');
+
+/**
+ * The WACZ file a certificate names, as its signed document states it (Info entries /CaptureLedgerBundleFile,
+ * `sha256:<hex>` of the whole file, and /CaptureLedgerBundleBytes); null when the document does not (older certificates).
+ */
+export function statedBundleFile(document: Uint8Array): { sha256: string; bytes: number } | null {
+  const body = latin1(document);
+  const sha256 = statedInfo(body, BUNDLE_FILE_INFO_KEY, 'sha256:[0-9a-f]{64}');
+  const bytes = statedInfo(body, BUNDLE_BYTES_INFO_KEY, '\\d{1,15}');
+  return sha256 && bytes ? { sha256, bytes: Number(bytes) } : null;
 }
 
 /**

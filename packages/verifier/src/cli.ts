@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { verifyEvidenceFile } from './evidence.js';
+import { evidenceAccepted, verifyEvidenceFile } from './evidence.js';
 
 /**
- * capture-ledger-verify FILE [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL] [--log-key FILE | --log-key-url URL]
- * Verifies a WACZ bundle or a certificate PDF; prints the result as JSON. Exit 0 verified, 1 not verified
- * (or a source could not be read), 2 bad arguments.
+ * capture-ledger-verify FILE [trust options] — verifies a WACZ bundle or a certificate PDF; prints the result as JSON.
+ * Exit 0 verified, 1 not verified (or a source could not be read), 2 bad arguments.
  */
 const USAGE = `usage: capture-ledger-verify FILE(.wacz|.pdf) [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL]
-                             [--log-key FILE | --log-key-url URL]
+                             [--log-key FILE | --log-key-url URL] [--log-url URL] [--certificate FILE]
 
-  --keys FILE        published keys, as served by /.well-known/signing-keys
-  --keys-url URL     fetch them, e.g. https://ledger.example.org/.well-known/signing-keys
-  --tsa-ca FILE      PEM of a trusted timestamp authority CA (may repeat)
-  --tsa-ca-url URL   a deployment's built-in TSA CAs (/.well-known/tsa-certificates); reported as self-issued
-  --log-key FILE     a transparency log's verifier key (/v1/log/key): checks a certificate's inclusion proof
-  --log-key-url URL  fetch it, e.g. https://ledger.example.org/v1/log/key
+Trust is what you give; nothing in FILE is trusted on its own word.
+  --keys FILE         the signing keys, /.well-known/signing-keys (or /.well-known/signing-key) saved as served
+  --keys-url URL      fetch them, e.g. https://ledger.example.org/.well-known/signing-keys
+  --tsa-ca FILE       a trusted timestamp authority: PEM certificates, or /.well-known/tsa-certificates saved as
+                      served (may repeat)
+  --tsa-ca-url URL    a deployment's built-in TSA CAs (/.well-known/tsa-certificates); reported as self-issued
+  --log-key FILE      the transparency log's verifier key, /v1/log/key saved as served: checks a certificate's
+                      embedded inclusion proof, or (with --log-url) a bundle's
+  --log-key-url URL   fetch it, e.g. https://ledger.example.org/v1/log/key (the log itself is then beside it)
+  --log-url URL       a bundle's log, e.g. https://ledger.example.org/v1/log: its inclusion proof is fetched from
+                      there and checked against the log key
+  --certificate FILE  with a bundle: its certificate PDF, which must verify and name this very file (its SHA-256
+                      and size), not only the same bundle hash
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -32,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
         'tsa-ca-url': { type: 'string' },
         'log-key': { type: 'string' },
         'log-key-url': { type: 'string' },
+        'log-url': { type: 'string' },
+        certificate: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -62,11 +70,13 @@ async function main(argv: string[]): Promise<number> {
         tsaCaUrl: values['tsa-ca-url'],
         logKeyFiles: values['log-key'] !== undefined ? [values['log-key']] : [],
         logKeyUrl: values['log-key-url'],
+        logUrl: values['log-url'],
+        certificateFile: values.certificate,
       },
       { readFile: async (path) => new Uint8Array(await readFile(path)) },
     );
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return result.verified ? 0 : 1;
+    return evidenceAccepted(result) ? 0 : 1;
   } catch (error) {
     process.stderr.write(`capture-ledger-verify: ${(error as Error).message}\n`);
     return 1;

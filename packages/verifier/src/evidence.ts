@@ -1,9 +1,34 @@
 import { verifyBundle, type VerificationResult, type VerifyOptions } from './bundle.js';
-import { verifyCertificate, type CertificateVerification } from './certificate.js';
-import { fetchJson, keysFromDocument, parseJson, tsaCertificatesFromDocument } from './sources.js';
-import type { PublishedKey } from './format.js';
+import { splitCertificate, statedBundleFile, verifyCertificate, type CertificateVerification } from './certificate.js';
+import { sha256Prefixed } from './bytes.js';
+import { fail, pass, skip, type Check, type PublishedKey } from './format.js';
+import {
+  fetchJson,
+  keysFromDocument,
+  parseJson,
+  tsaCertificatesFromDocument,
+  tsaCertificatesFromText,
+} from './sources.js';
+import { checkBundleInclusion, fetchBundleInclusion } from './transparency.js';
 
-export type EvidenceVerification = (VerificationResult & { kind: 'bundle' }) | CertificateVerification;
+/**
+ * A bundle's result from the command line may carry, beside the spec's checks (never among them, as the API's):
+ *   transparency  its leaf's inclusion in the log (--log-url with --log-key)
+ *   certificate   whether it is the file a certificate names (--certificate): the certificate verifies, names this
+ *                 bundle hash, and its signed document states this file's SHA-256 and size
+ */
+export type BundleEvidence = VerificationResult & {
+  kind: 'bundle';
+  transparency?: Check<'transparency'>;
+  certificate?: Check<'certificate'> & { verification: CertificateVerification };
+};
+export type EvidenceVerification = BundleEvidence | CertificateVerification;
+
+/** What the command line's exit status says: verified, and no check asked for beside the spec's failed. */
+export function evidenceAccepted(result: EvidenceVerification): boolean {
+  if (result.kind === 'certificate') return result.verified;
+  return result.verified && result.transparency?.status !== 'fail' && result.certificate?.status !== 'fail';
+}
 
 /** A certificate PDF or a WACZ bundle, told apart by their first bytes. */
 export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' {
@@ -30,6 +55,10 @@ export interface EvidenceSources {
   logKeyUrl?: string | undefined;
   /** Log verifier keys given inline. */
   logKeys?: string[] | undefined;
+  /** For a bundle: the log to fetch its inclusion proof from (https://host/v1/log); default: beside logKeyUrl. */
+  logUrl?: string | undefined;
+  /** For a bundle: the certificate it must be the file of. */
+  certificateFile?: string | undefined;
 }
 
 export interface EvidenceIo {
@@ -47,7 +76,12 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
     keys = keysFromDocument(parseJson(decode(await io.readFile(sources.keysFile)), sources.keysFile), sources.keysFile);
   else if (sources.keysUrl !== undefined)
     keys = keysFromDocument(await fetchJson(sources.keysUrl, doFetch), sources.keysUrl);
-  const configured = await Promise.all(sources.tsaCaFiles.map(async (path) => decode(await io.readFile(path))));
+  // A --tsa-ca file is PEM or the /.well-known/tsa-certificates document as served.
+  const configured = (
+    await Promise.all(
+      sources.tsaCaFiles.map(async (path) => tsaCertificatesFromText(decode(await io.readFile(path)), path)),
+    )
+  ).flat();
   const builtIn =
     sources.tsaCaUrl !== undefined
       ? tsaCertificatesFromDocument(await fetchJson(sources.tsaCaUrl, doFetch), sources.tsaCaUrl)
@@ -61,10 +95,74 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
     if (!response.ok) throw new Error(`${sources.logKeyUrl} answered HTTP ${response.status}`);
     logKeys.push((await response.text()).trim());
   }
-  return verifyEvidence(bytes, {
-    keys,
-    tsaCaCertsPem: [...configured, ...builtIn],
-    selfIssuedTsaCaCertsPem: builtIn,
-    logKeys,
-  });
+  const trust = { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn, logKeys };
+  const result = await verifyEvidence(bytes, trust);
+  if (result.kind === 'certificate') {
+    if (sources.certificateFile !== undefined)
+      throw new Error('--certificate goes with a WACZ bundle, not a certificate');
+    return result;
+  }
+  const logUrl = sources.logUrl ?? sources.logKeyUrl?.replace(/\/key\/?$/, '');
+  if (logKeys.length > 0 && logUrl === undefined)
+    throw new Error(
+      "a bundle's inclusion proof comes from its log: give --log-url (https://host/v1/log) with --log-key",
+    );
+  if (logUrl !== undefined) result.transparency = await bundleTransparency(result, logUrl, logKeys, doFetch);
+  if (sources.certificateFile !== undefined)
+    result.certificate = await bundleMatchesCertificate(
+      bytes,
+      result,
+      await io.readFile(sources.certificateFile),
+      trust,
+    );
+  return result;
+}
+
+async function bundleTransparency(
+  result: BundleEvidence,
+  logUrl: string,
+  logKeys: string[],
+  doFetch: typeof globalThis.fetch,
+): Promise<Check<'transparency'>> {
+  if (logKeys.length === 0) throw new Error("--log-url needs --log-key or --log-key-url (the log's verifier key)");
+  if (result.checks[1]?.status !== 'pass') return skip('transparency', 'bundleHash check failed');
+  const captureId = result.capture?.captureId;
+  const signing = result.signing;
+  if (!captureId || !signing?.keyId)
+    return fail('transparency', 'datapackage.json does not name the captureId and keyId its log leaf is made of');
+  const facts = {
+    captureId,
+    bundleHash: signing.bundleHash,
+    keyId: signing.keyId,
+    genTime: signing.timestamp?.genTime ?? null,
+  };
+  return checkBundleInclusion(facts, await fetchBundleInclusion(logUrl, captureId, doFetch), logKeys);
+}
+
+async function bundleMatchesCertificate(
+  wacz: Uint8Array,
+  bundle: BundleEvidence,
+  pdf: Uint8Array,
+  trust: VerifyOptions,
+): Promise<NonNullable<BundleEvidence['certificate']>> {
+  const verification = await verifyCertificate(pdf, trust);
+  const check = await (async (): Promise<Check<'certificate'>> => {
+    if (!verification.verified) return fail('certificate', 'the certificate itself does not verify');
+    const named = verification.certificate;
+    if (named?.bundleHash !== bundle.signing?.bundleHash)
+      return fail(
+        'certificate',
+        `the certificate names bundle ${named?.bundleHash}, this file is bundle ${bundle.signing?.bundleHash ?? 'unknown'}`,
+      );
+    const stated = statedBundleFile(splitCertificate(pdf).document);
+    if (!stated) return fail('certificate', 'the certificate does not state the SHA-256 and size of its WACZ file');
+    const fileHash = await sha256Prefixed(wacz);
+    if (fileHash !== stated.sha256 || wacz.length !== stated.bytes)
+      return fail(
+        'certificate',
+        `this file hashes to ${fileHash} (${wacz.length} bytes); the certificate names the file ${stated.sha256} (${stated.bytes} bytes): not the container it certifies`,
+      );
+    return pass('certificate', `the file the certificate names: ${fileHash}, ${wacz.length} bytes`);
+  })();
+  return { ...check, verification };
 }

@@ -18,7 +18,10 @@ export {
   attachCertificateEnvelope,
   certificateMessage,
   splitCertificate,
+  statedBundleFile,
   verifyCertificate,
+  BUNDLE_BYTES_INFO_KEY,
+  BUNDLE_FILE_INFO_KEY,
   CERTIFICATE_ATTACHMENT,
   CERTIFICATE_FORMAT,
   MAX_ENVELOPE_BYTES,
@@ -32,20 +35,26 @@ export {
 } from './certificate.js';
 export {
   canonicalJson,
+  checkBundleInclusion,
   checkCertificateTransparency,
+  fetchBundleInclusion,
   noteSignedBy,
   parseCheckpointNote,
   parseNoteKey,
   transparencyDigest,
   verifyInclusionProof,
+  type BundleInclusion,
+  type BundleLeafFacts,
   type CertificateTransparency,
   type CertifiedCapture,
   type NoteKey,
 } from './transparency.js';
 export {
+  evidenceAccepted,
   evidenceKind,
   verifyEvidence,
   verifyEvidenceFile,
+  type BundleEvidence,
   type EvidenceIo,
   type EvidenceSources,
   type EvidenceVerification,
@@ -63,7 +72,13 @@ export {
   type PublishedKey,
   type TrustAnchors,
 } from './format.js';
-export { fetchJson, keysFromDocument, parseJson, tsaCertificatesFromDocument } from './sources.js';
+export {
+  fetchJson,
+  keysFromDocument,
+  parseJson,
+  tsaCertificatesFromDocument,
+  tsaCertificatesFromText,
+} from './sources.js';
 export { digestBytesOf, fromBase64Strict, sha256Prefixed, toArrayBuffer, toBase64 } from './bytes.js';
 export {
   OID,

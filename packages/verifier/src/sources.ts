@@ -33,6 +33,17 @@ export function tsaCertificatesFromDocument(document: unknown, source: string): 
   });
 }
 
+/**
+ * A trusted-TSA file as given to --tsa-ca: PEM certificates, or the /.well-known/tsa-certificates document saved as
+ * served (JSON). Throws naming the file when it is neither.
+ */
+export function tsaCertificatesFromText(text: string, source: string): string[] {
+  if (text.trimStart().startsWith('{')) return tsaCertificatesFromDocument(parseJson(text, source), source);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`${source} holds neither PEM certificates nor a /.well-known/tsa-certificates document`);
+  return [text];
+}
+
 export function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text);

@@ -227,3 +227,88 @@ export async function checkCertificateTransparency(
   }
   return fail('transparency', `${included}, but the checkpoint is not signed by the log key given`);
 }
+
+/** What a log answers for a bundle (GET <log>/checkpoint, then GET <log>/proof/inclusion?captureId=&treeSize=). */
+export interface BundleInclusion {
+  checkpoint: string;
+  leafIndex: number;
+  /** Base64 hashes, leaf to root, as the log serves them. */
+  inclusionProof: string[];
+}
+
+/**
+ * Fetches a bundle's inclusion proof from a deployment's log (`logUrl` = https://host/v1/log): the latest
+ * checkpoint and the proof of the capture's leaf in its tree. Nothing fetched is trusted (checkBundleInclusion
+ * checks it); null when the log has no leaf for the capture.
+ */
+export async function fetchBundleInclusion(
+  logUrl: string,
+  captureId: string,
+  doFetch: typeof globalThis.fetch = globalThis.fetch,
+): Promise<BundleInclusion | null> {
+  const base = logUrl.replace(/\/+$/, '');
+  const answer = await doFetch(`${base}/checkpoint`, { headers: { accept: 'text/plain' } });
+  if (!answer.ok) throw new Error(`${base}/checkpoint answered HTTP ${answer.status}`);
+  const checkpoint = await answer.text();
+  const size = parseCheckpointNote(checkpoint).size;
+  const url = `${base}/proof/inclusion?captureId=${encodeURIComponent(captureId)}&treeSize=${size}`;
+  const proof = await doFetch(url, { headers: { accept: 'application/json' } });
+  if (proof.status === 404) return null;
+  if (!proof.ok) throw new Error(`${url} answered HTTP ${proof.status}`);
+  const body = (await proof.json()) as { leafIndex?: unknown; hashes?: unknown };
+  if (typeof body.leafIndex !== 'number' || !Array.isArray(body.hashes)) throw new Error(`${url} is not a proof`);
+  return { checkpoint, leafIndex: body.leafIndex, inclusionProof: body.hashes.map(String) };
+}
+
+/** The facts of a verified bundle its log leaf is made of (the log's capture leaf, src/transparency/leaf.ts). */
+export interface BundleLeafFacts {
+  captureId: string;
+  bundleHash: string;
+  keyId: string;
+  genTime: string | null;
+}
+
+/**
+ * A bundle's `transparency` check: its leaf — rebuilt from the bundle's own statements, never taken from the log —
+ * is included by the proof in the tree of a checkpoint signed by one of `logKeys`.
+ */
+export async function checkBundleInclusion(
+  facts: BundleLeafFacts,
+  inclusion: BundleInclusion | null,
+  logKeys: readonly string[],
+): Promise<Check<'transparency'>> {
+  if (!inclusion) return fail('transparency', `the log has no leaf for capture ${facts.captureId} (yet)`);
+  const leaf = canonicalJson({
+    bundleHash: facts.bundleHash,
+    captureIdHash: hex(await sha256(utf8(facts.captureId))),
+    genTime: facts.genTime,
+    keyId: facts.keyId,
+    kind: 'capture',
+    v: 1,
+  });
+  const proof = inclusion.inclusionProof.map((h) => fromBase64Strict(h));
+  if (proof.some((h) => h?.length !== 32))
+    return fail('transparency', 'the inclusion proof holds a value that is not base64 of a SHA-256 hash');
+  let cp;
+  try {
+    cp = parseCheckpointNote(inclusion.checkpoint);
+  } catch (error) {
+    return fail('transparency', (error as Error).message);
+  }
+  const leafHash = await sha256Of(Uint8Array.of(0), utf8(leaf));
+  if (!(await verifyInclusionProof(inclusion.leafIndex, cp.size, leafHash, proof as Uint8Array[], cp.rootHash)))
+    return fail(
+      'transparency',
+      `the bundle's leaf is not at index ${inclusion.leafIndex} of the checkpoint's tree of ${cp.size} (another leaf is there, or the proof is wrong)`,
+    );
+  const included = `leaf ${inclusion.leafIndex} is included in the tree of ${cp.size} leaves of ${cp.origin}`;
+  for (const text of logKeys) {
+    const key = await parseNoteKey(text);
+    if (await noteSignedBy(inclusion.checkpoint, key))
+      return pass(
+        'transparency',
+        `${included}, whose checkpoint is signed by the log key ${key.name}+${hex(key.keyHash)}`,
+      );
+  }
+  return fail('transparency', `${included}, but the checkpoint is not signed by the log key given`);
+}

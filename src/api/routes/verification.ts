@@ -11,7 +11,8 @@ import { iso } from '../../domain/clock.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { replayPagePath } from '../replay-server.js';
 import { verificationPage } from '../verification-page.js';
-import { VERIFIER_SCRIPT_PATH, verifierAssets } from '../verifier-assets.js';
+import { type VerifyCommandsDeployment, verifyCommandsHtml } from '../verify-commands.js';
+import { VERIFIER_CLI_PATH, VERIFIER_SCRIPT_PATH, VERIFIER_TARBALL_PATH, verifierAssets } from '../verifier-assets.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -86,13 +87,15 @@ const noSigningKey = { 503: 'No signing key is configured on this deployment (sp
 
 /**
  * Verification anyone can repeat (spec 4.9) and the published keys (spec 4.10). `replayOrigin`: where the verification
- * page frames the archived page from (src/api/replay-server.ts), never this origin.
+ * page frames the archived page from (src/api/replay-server.ts), never this origin. `published`: where the page's
+ * command lines fetch the bundle, the verifier and the trust documents from.
  */
 export function verificationRoutes(
   guard: TenantGuard,
   verification: CaptureVerification,
   evidence: Evidence,
   replayOrigin: string,
+  published: VerifyCommandsDeployment,
 ) {
   const { publishedKeys, trustedTsaCertificates } = verification;
   const verifier = verifierAssets();
@@ -195,6 +198,21 @@ export function verificationRoutes(
         .header('Cache-Control', 'public, max-age=3600')
         .send(Buffer.from(await verifier.script())),
     );
+    // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (README, Verifier package).
+    app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('Content-Disposition', 'attachment; filename="capture-ledger-verify.mjs"')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(Buffer.from(await verifier.cli())),
+    );
+    app.get(VERIFIER_TARBALL_PATH, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .type('application/gzip')
+        .header('Content-Disposition', 'attachment; filename="capture-ledger-verifier.tgz"')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(Buffer.from(await verifier.tarball())),
+    );
 
     app.get(
       '/v1/verify/:captureId',
@@ -241,6 +259,7 @@ export function verificationRoutes(
                 waczPath: `/v1/captures/${captureId}/artifacts/wacz`,
                 replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`,
                 verifierScript: VERIFIER_SCRIPT_PATH,
+                commands: verifyCommandsHtml(published, captureId),
               }),
             );
         }
