@@ -28,13 +28,19 @@ describe('MCP with a bad key, as an OAuth-capable SDK client sees it', () => {
       get clientMetadata() {
         return { redirect_uris: ['http://127.0.0.1:1/oauth/callback'], client_name: 'test' };
       },
-      clientInformation: () => (asked.push('clientInformation'), undefined),
+      clientInformation: () => {
+        asked.push('clientInformation');
+        return undefined;
+      },
       saveClientInformation: () => void asked.push('saveClientInformation'),
       tokens: () => undefined,
       saveTokens: () => void asked.push('saveTokens'),
       redirectToAuthorization: () => void asked.push('redirectToAuthorization'),
       saveCodeVerifier: () => void asked.push('saveCodeVerifier'),
-      codeVerifier: () => (asked.push('codeVerifier'), ''),
+      codeVerifier: () => {
+        asked.push('codeVerifier');
+        return '';
+      },
     };
   }
 
@@ -44,7 +50,10 @@ describe('MCP with a bad key, as an OAuth-capable SDK client sees it', () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${s.baseUrl}/mcp`), {
       authProvider: recordingProvider(asked),
       requestInit: { headers: { Authorization: `Bearer ${unknownKey}` } },
-      fetch: (url, init) => (fetched.push(String(url)), fetch(url, init)),
+      fetch: (url, init) => {
+        fetched.push(String(url));
+        return fetch(url, init);
+      },
     });
     const client = new Client({ name: 'bad-key-test', version: '1.0.0' });
     await assert.rejects(client.connect(transport), (err: Error) => {
