@@ -143,8 +143,35 @@ export const openApiTransform: typeof jsonSchemaTransform = (doc) => {
     doc.schema as { response?: Record<string, unknown> },
     out.schema as { response?: Record<string, unknown> },
   );
+  declareBinaryBody(doc.schema as BinaryBodyRoute, doc.route as { bodyLimit?: number }, out.schema as BinaryBodyRoute);
   return nameTrailingWildcard(out);
 };
+
+interface BinaryBodyRoute {
+  consumes?: string[];
+  body?: unknown;
+  bodyDescription?: string;
+}
+
+/**
+ * A route that reads its body as bytes (POST /v1/verify/certificate: `consumes: ['application/pdf']`, no zod body, which
+ * would validate the Buffer) gets its request body declared here: raw bytes of each media type, at most the route's
+ * bodyLimit (said in the description: JSON Schema's length keywords count characters), so a generated client takes a
+ * Uint8Array or Blob without a cast.
+ */
+function declareBinaryBody(route: BinaryBodyRoute, options: { bodyLimit?: number }, out: BinaryBodyRoute): void {
+  if (!route.consumes?.length || route.body || route.consumes.includes('application/json')) return;
+  const limit = options.bodyLimit;
+  // OpenAPI 3.1 binary content: no `type` (the bytes are no JSON string), the media type named; generators type it `unknown`.
+  out.body = {
+    contentMediaType: route.consumes[0],
+    description: [route.bodyDescription, limit ? `At most ${limit} bytes (${limit / 1024} KiB); larger is 413.` : '']
+      .filter(Boolean)
+      .join(' '),
+  };
+  out.consumes = route.consumes;
+  delete out.bodyDescription;
+}
 
 /**
  * A route ending in Fastify's wildcard (`/v1/log/tile/*`) is documented with the path parameter `{path}`:

@@ -10,8 +10,15 @@
  * the browser with WebCrypto (SHA-256, Ed25519) and pkijs, and each row says where it ran. The keys and TSA
  * certificates it trusts are the ones this service publishes under /.well-known/, which anyone can mirror.
  *
- * Layout: one column below 1000 px, two from there (checks at most 36rem, the replay the rest); every column
- * may shrink (min-width 0) and long values wrap anywhere, so nothing overlaps at 375, 1280 or 1920 px
+ * Plain words first (issue 31 §4): one sentence a layperson can act on — what the page is, when it was captured,
+ * whether anything changed — and where the time comes from, a self-issued timestamp (the built-in TSA: this
+ * service's own clock) said as a weaker statement than a public TSA's; the technical table follows, each check
+ * named in words (the JSON keeps the spec 2.6 names).
+ *
+ * Layout: one column below 1000 px — the verdict, a link to the archived page, the archived page, then the tables
+ * (on a phone the archived page is near the top, not under them); two columns from 1000 px (verdict and checks at
+ * most 36rem, the replay the rest). Every column may shrink (min-width 0), values wrap anywhere but column heads
+ * only between words, so nothing overlaps or scrolls sideways at 375, 390, 1280 or 1920 px
  * (test/e2e/verification-page.e2e.spec.ts).
  */
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -26,6 +33,17 @@ export interface VerificationPageAssets {
   commands: string;
 }
 
+/** The spec 2.6 checks (and the transparency extension) in words; the JSON and the verifier keep the names. */
+export const CHECK_WORDS: Record<string, string> = {
+  artifactHashes: 'Every file in the bundle is unchanged',
+  bundleHash: 'The bundle as a whole is unchanged',
+  signature: "This service's signature on the bundle is genuine",
+  timestamp: 'The time-stamp matches the bundle',
+  transparency: "The bundle is recorded in this service's public log",
+};
+
+const script = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
 export function verificationPage(captureId: string, nonce: string, assets: VerificationPageAssets): string {
   const id = esc(captureId);
   return `<!doctype html>
@@ -33,21 +51,31 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Verification of capture ${id}</title>
 <style nonce="${nonce}">
   *, *::before, *::after { box-sizing: border-box; }
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; color: #1b1b1b; }
-  .layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1.5rem; max-width: 120rem; margin: 0 auto; }
-  @media (min-width: 1000px) { .layout { grid-template-columns: minmax(0, 36rem) minmax(0, 1fr); } }
-  main, #archived { min-width: 0; }
+  .layout { display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "summary" "archived" "details"; gap: 1.5rem; max-width: 120rem; margin: 0 auto; }
+  @media (min-width: 1000px) { .layout { grid-template-columns: minmax(0, 36rem) minmax(0, 1fr); grid-template-areas: "summary archived" "details archived"; grid-template-rows: auto 1fr; } }
+  #summary { grid-area: summary; } #archived { grid-area: archived; } main { grid-area: details; }
+  main, #archived, #summary { min-width: 0; }
+  #archived h2 { margin-top: 0; }
+  #time-source { margin: .5rem 0; padding: .4rem 1rem; border-left: 4px solid #11602b; overflow-wrap: anywhere; }
+  #time-source.weak { border-left-color: #b08900; background: #fff8e1; }
+  #see-archived { display: inline-block; margin-top: .25rem; }
+  @media (min-width: 1000px) { #see-archived { display: none; } }
+  .tech { display: block; color: #555; font-size: .8rem; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; overflow-wrap: anywhere; }
   h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   #captured { margin: 0 0 1rem; overflow-wrap: anywhere; }
   #verdict, #local-verdict { font-size: 1.1rem; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; overflow-wrap: anywhere; }
   .ok { background: #e3f6e8; color: #11602b; } .bad { background: #fde7e7; color: #8a1111; } .wait { background: #eef; }
   table { border-collapse: collapse; width: 100%; margin-top: 1rem; table-layout: fixed; }
-  td, th { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; font-size: .9rem; }
-  th:nth-child(1) { width: 30%; } th:nth-child(2) { width: 14%; } th:nth-child(4) { width: 20%; }
+  td, th { text-align: left; padding: .4rem .35rem; border-bottom: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; font-size: .9rem; }
+  /* Column heads and the status and place words wrap between words only: never "Sta-tus" at 390 px. */
+  th, #checks td:nth-child(2), #checks td:nth-child(4), #local-checks td:nth-child(2), #local-checks td:nth-child(4) { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+  th:nth-child(1) { width: 32%; } th:nth-child(2) { width: 3.6rem; } th:nth-child(4) { width: 4.6rem; }
   #facts td:first-child { width: 30%; font-weight: 600; }
   .pass { color: #11602b; } .fail { color: #8a1111; } .skip { color: #6b5b00; }
   code { overflow-wrap: anywhere; font-size: .85rem; }
@@ -56,16 +84,23 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
   #drop input { max-width: 100%; }
   button { font: inherit; padding: .4rem .8rem; margin-top: .5rem; max-width: 100%; }
   #replay { display: block; width: 100%; height: 80vh; border: 1px solid #ccc; }
+  @media (max-width: 999px) { #replay { height: 70vh; } }
 </style>
 </head>
 <body>
 <div class="layout">
-<main>
+<section id="summary" aria-label="What this capture shows">
 <h1>Verification of capture <code>${id}</code></h1>
 <p id="captured">Captured URL: <code id="captured-url">${esc(assets.url)}</code></p>
 <p id="verdict" class="wait">Verifying…</p>
+<p id="time-source" hidden></p>
+<a id="see-archived" href="#archived">See the archived page</a>
+</section>
+<main>
+<h2>The checks, in detail</h2>
 <table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
+<!-- Below the technical table: the "how to verify it yourself" command lines (issue 31 §1). -->
 <h2>Check it yourself, in this browser</h2>
 <p>The same verifier runs here, with WebCrypto: nothing below depends on the server's verdict. It trusts the keys and
 timestamp authorities this service publishes at <code>/.well-known/signing-keys</code> and <code>/.well-known/tsa-certificates</code>.</p>
@@ -84,6 +119,16 @@ ${assets.commands}
 <script nonce="${nonce}">
 (function () {
   var verdict = document.getElementById('verdict');
+  var timeSource = document.getElementById('time-source');
+  var words = ${script(CHECK_WORDS)};
+  var url = ${script(assets.url)};
+  var MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+  function when(iso) {
+    var d = new Date(iso);
+    if (isNaN(d)) return iso;
+    var two = function (n) { return (n < 10 ? '0' : '') + n; };
+    return d.getUTCDate() + ' ' + MONTHS[d.getUTCMonth()] + ' ' + d.getUTCFullYear() + ' at ' + two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + ' UTC';
+  }
   function row(table, cells, cls) {
     var tr = document.createElement('tr');
     cells.forEach(function (text, i) {
@@ -93,9 +138,38 @@ ${assets.commands}
       tr.appendChild(td);
     });
     document.querySelector(table + ' tbody').appendChild(tr);
+    return tr;
+  }
+  /** A check row: its name in words (the spec name in a small line below it), the detail, where it ran. */
+  function checkRow(name, status, detail, explained) {
+    var tr = row('#checks', [words[name] || name, status, explained || detail || '', 'on the server'], status);
+    tr.dataset.check = name;
+    var tech = document.createElement('code');
+    tech.className = 'tech';
+    tech.textContent = name;
+    tr.firstChild.appendChild(tech);
+    if (explained && detail) {
+      var raw = document.createElement('code');
+      raw.className = 'tech';
+      raw.textContent = detail;
+      tr.children[2].appendChild(raw);
+    }
+  }
+  /** What a failed check means, in words. */
+  var FAILED = {
+    artifactHashes: 'at least one file in it differs from the one that was signed',
+    bundleHash: 'the bundle differs from the one that was signed',
+    signature: "the signature is not this service's",
+    timestamp: 'the time-stamp does not match the bundle',
+  };
+  /** The transparency log's leaf, in words: which entry, in a log of how many. */
+  function logWords(t) {
+    if (t.status !== 'pass' || t.leafIndex == null) return '';
+    var size = /of (\\d+) leaves/.exec(t.detail || '');
+    return 'Entry number ' + (t.leafIndex + 1) + (size ? ' of the ' + size[1] + ' entries' : '') + " in this service's public, append-only log, which anyone can download and check: the bundle cannot be swapped later without it showing.";
   }
   // This capture's result, by its id: never by the address bar, which is not this page's to trust.
-  fetch(${JSON.stringify(`/v1/verify/${encodeURIComponent(captureId)}`).replace(/</g, '\\u003c')}, { headers: { Accept: 'application/json' } })
+  fetch(${script(`/v1/verify/${encodeURIComponent(captureId)}`)}, { headers: { Accept: 'application/json' } })
     .then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
     .then(function (res) {
       var b = res.body;
@@ -103,12 +177,24 @@ ${assets.commands}
       // A failed inclusion proof (the transparency extension) makes the page say "not verified", though the JSON's
       // \`verified\` is the spec's checks only: the log contradicting the bundle is what a reader must not miss (README).
       var logFailed = !!(b.transparency && b.transparency.status === 'fail');
+      var failed = (b.checks || []).filter(function (c) { return c.status === 'fail'; }).map(function (c) { return FAILED[c.name] || c.name; });
+      var asLooked = 'This is the page at ' + url + ' as it looked on ' + when(b.capture.completedAt) + '.';
       verdict.className = b.verified && !logFailed ? 'ok' : 'bad';
-      verdict.textContent = !b.verified ? 'Not verified: at least one check failed.'
-        : logFailed ? "Not verified: the bundle is intact and signed, but its inclusion in this service's public transparency log failed."
-        : 'Verified: the bundle is intact and signed by this service.';
-      (b.checks || []).forEach(function (c) { row('#checks', [c.name, c.status, c.detail || '', 'on the server'], c.status); });
-      if (b.transparency) row('#checks', ['transparency', b.transparency.status, b.transparency.detail || '', 'on the server'], b.transparency.status);
+      verdict.textContent = !b.verified
+        ? 'This copy of the page at ' + url + ' cannot be trusted: ' + (failed.join('; ') || 'a check failed') + '. It may have been changed or damaged since it was captured on ' + when(b.capture.completedAt) + '.'
+        : logFailed
+          ? asLooked + " The bundle is intact and signed, but this service's public log does not confirm it: treat it as not verified."
+          : asLooked + ' Nothing in it has changed since.';
+      var ts = b.signing && b.signing.timestamp;
+      timeSource.hidden = false;
+      timeSource.className = ts && !ts.selfIssued ? 'strong' : 'weak';
+      timeSource.textContent = !ts
+        ? "No time-stamp: the time is this service's own record, which nobody else vouches for."
+        : ts.selfIssued
+          ? "The time comes from this service's own clock (its built-in time-stamping authority), not from an independent one: it is as trustworthy as this service."
+          : 'A public time-stamping authority (' + ts.tsa + ') attests that the bundle existed on ' + when(ts.genTime) + '.';
+      (b.checks || []).forEach(function (c) { checkRow(c.name, c.status, c.detail, ''); });
+      if (b.transparency) checkRow('transparency', b.transparency.status, b.transparency.detail, logWords(b.transparency));
       row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
       if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
       if (b.signing) {
@@ -125,7 +211,8 @@ ${assets.commands}
 // Loaded on first use only: most readers never check in the browser.
 let verifier = null;
 const loadVerifier = () => (verifier ??= import(${JSON.stringify(assets.verifierScript)}));
-const captureId = ${JSON.stringify(captureId).replace(/</g, '\\u003c')};
+const captureId = ${script(captureId)};
+const words = ${script(CHECK_WORDS)};
 const localVerdict = document.getElementById('local-verdict');
 const localChecks = document.getElementById('local-checks');
 const json = async (path) => { const r = await fetch(path, { headers: { Accept: 'application/json' } }); if (!r.ok) throw new Error(path + ' answered HTTP ' + r.status); return r.json(); };
@@ -141,7 +228,9 @@ async function checkHere(bytes, source) {
     const result = await verifyEvidence(bytes, { keys: keysFromDocument(keys, '/.well-known/signing-keys'), tsaCaCertsPem: builtIn, selfIssuedTsaCaCertsPem: builtIn, logKeys: log ? [log.trim()] : [] });
     for (const c of result.checks) {
       const tr = document.createElement('tr');
-      [c.name, c.status, c.detail || '', 'in this browser'].forEach((text, i) => { const td = document.createElement('td'); td.textContent = text; if (i === 1) td.className = c.status; tr.appendChild(td); });
+      tr.dataset.check = c.name;
+      [words[c.name] ?? c.name, c.status, c.detail || '', 'in this browser'].forEach((text, i) => { const td = document.createElement('td'); td.textContent = text; if (i === 1) td.className = c.status; tr.appendChild(td); });
+      const tech = document.createElement('code'); tech.className = 'tech'; tech.textContent = c.name; tr.firstChild.appendChild(tech);
       body.appendChild(tr);
     }
     localChecks.hidden = false;

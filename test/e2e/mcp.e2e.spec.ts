@@ -307,7 +307,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
     assert.equal(tooOften.status, 400);
   });
 
-  it('refuses a missing or unknown key before MCP, as a JSON-RPC error carrying the REST 401 body', async () => {
+  it('refuses a missing or unknown key before MCP with 403 (not 401: no OAuth here), as a JSON-RPC error with the detail', async () => {
     await assert.rejects(connect(null), (err: Error) => /Missing Authorization header/.test(err.message));
     await assert.rejects(connect(`svc_live_${'0'.repeat(64)}`), (err: Error) =>
       /Invalid or revoked API key/.test(err.message),
@@ -319,11 +319,11 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     };
     const r = await s.call('POST', '/mcp', { body: init, headers: { accept: 'application/json, text/event-stream' } });
-    assert.equal(r.status, 401);
-    assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(r.status, 403);
+    assert.equal(r.headers.get('www-authenticate'), null);
     assert.equal(r.body.jsonrpc, '2.0');
     assert.equal(r.body.id, 7);
-    assertProblem(r.body.error.data, 401);
+    assertProblem(r.body.error.data, 403);
     assert.equal(r.body.error.message, r.body.error.data.detail);
     assert.equal(r.body.error.data.detail, (await s.call('GET', '/v1/captures')).body.detail);
     // A page of another origin may not drive the endpoint with a key it got hold of (DNS rebinding).

@@ -13,8 +13,8 @@ import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
 import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
- * The verification page in the real Chromium (README, "Verification page"): it names the captured URL; at 375,
- * 1280 and 1920 px no box overlaps another, nothing leaves the viewport sideways and no table cell overflows
+ * The verification page in the real Chromium (README, "Verification page"): it names the captured URL and says in plain
+ * words what the capture shows (issue 31 §4); at 390 (a phone: the archived page before the tables), 1280 and 1920 px no box overlaps another, nothing leaves the viewport sideways and no table cell overflows
  * (checked on the laid-out boxes of each screenshot); and the page checks a WACZ in the browser itself — this
  * capture's, and a tampered one dropped on it — with every row saying where it ran.
  */
@@ -70,7 +70,7 @@ describe('verification page in Chromium', () => {
     return page;
   }
 
-  for (const width of [375, 1280, 1920]) {
+  for (const width of [390, 1280, 1920]) {
     it(`at ${width} px: the captured URL is shown and no box overlaps another or leaves the page`, async () => {
       const page = await open(width);
       try {
@@ -83,17 +83,38 @@ describe('verification page in Chromium', () => {
         );
 
         const layout = await page.evaluate(() => {
-          const names = ['h1', '#captured', '#verdict', '#checks', '#facts', '#check-here', '#drop', '#replay'];
+          const names = [
+            'h1',
+            '#captured',
+            '#verdict',
+            '#time-source',
+            '#checks',
+            '#facts',
+            '#check-here',
+            '#drop',
+            '#replay',
+          ];
           const boxes = names.map((name) => {
             const r = document.querySelector(name)!.getBoundingClientRect();
             return { name, x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
           });
+          // A column head broken mid-word is taller than one line of its text.
+          const brokenHeads = [...document.querySelectorAll('#checks th')]
+            .filter((th) => th.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(th).lineHeight))
+            .map((th) => th.textContent);
+          const wider = [...document.querySelectorAll('body *')]
+            .filter((e) => !e.closest('#replay') && e.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .map((e) => e.tagName + (e.id ? `#${e.id}` : ''));
           const overflowingCells = [...document.querySelectorAll('td, th')]
             .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
             .map((cell) => `${cell.closest('table')?.id}: ${cell.textContent?.slice(0, 40)}`);
           return {
             boxes,
             overflowingCells,
+            brokenHeads,
+            wider,
+            seeArchived: (document.getElementById('see-archived') as HTMLAnchorElement | null)?.getAttribute('href'),
+            seeArchivedY: document.getElementById('see-archived')!.getBoundingClientRect().top + window.scrollY,
             scrollWidth: document.documentElement.scrollWidth,
             innerWidth: window.innerWidth,
             url: document.getElementById('captured-url')?.textContent ?? '',
@@ -107,6 +128,12 @@ describe('verification page in Chromium', () => {
           `the page is ${layout.scrollWidth} px wide in a ${layout.innerWidth} px viewport`,
         );
         assert.deepEqual(layout.overflowingCells, []);
+        assert.deepEqual(layout.brokenHeads, [], 'no column head breaks mid-word');
+        assert.deepEqual(layout.wider, [], `nothing is wider than ${width} px`);
+        if (width < 1000) {
+          assert.equal(layout.seeArchived, '#archived');
+          assert.ok(layout.seeArchivedY < 600, `"See the archived page" is near the top (${layout.seeArchivedY} px)`);
+        }
         const boxes = layout.boxes as Box[];
         for (const b of boxes) {
           assert.ok(b.width > 0 && b.height > 0, `${b.name} is not laid out`);
@@ -128,12 +155,68 @@ describe('verification page in Chromium', () => {
         const checks = boxes.find((b) => b.name === '#checks')!;
         if (width >= 1000)
           assert.ok(replay.x >= checks.x + checks.width, 'two columns: the replay is beside the checks');
-        else assert.ok(replay.y >= checks.y + checks.height, 'one column: the replay is below the checks');
+        else {
+          assert.ok(replay.y + replay.height <= checks.y, 'one column: the archived page comes before the long tables');
+          assert.ok(replay.y < 900, `one column: the archived page starts on the first screen (at ${replay.y} px)`);
+        }
       } finally {
         await page.close();
       }
     });
   }
+
+  it('on a first visit at 390 px: plain words first, the built-in TSA said as weaker, no console error, no failed request', {
+    // Still open (issue 31 §4): three 404s answered by ReplayWeb.page's own service worker, not the server — its probe of
+    // the collection before loading it (`/replay/w/api/c/<coll>?all=1`) and the archived page's favicon (not in the
+    // bundle), asked twice. Runs and reports until they are gone; the plain-words assertions above it pass.
+    todo: 'the replay worker answers its collection probe and the missing archived favicon with 404',
+  }, async () => {
+    const page = await chromium.browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()} ${m.location().url ?? ''}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e}`));
+    page.on('requestfailed', (r) => {
+      // The replay viewer aborts its first whole-file read once it knows the bundle takes byte ranges.
+      if (!/\/bundles\/.*\.wacz$/.test(new URL(r.url()).pathname))
+        problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+    });
+    try {
+      await page.setViewport({ width: 390, height: 844 });
+      await page.goto(verifyUrl, { waitUntil: 'load' });
+      await page.waitForFunction(
+        () => !/Verifying/.test(document.getElementById('verdict')?.textContent ?? 'Verifying'),
+        { timeout: 60_000 },
+      );
+      // The archived page has replayed: its frame shows the captured page.
+      const replayed = async () => page.frames().some((f) => /\/replay\/w\/.*mp_\//.test(f.url()));
+      const deadline = Date.now() + 60_000;
+      while (!(await replayed())) {
+        assert.ok(Date.now() < deadline, 'the archived page never replayed');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      const text = await page.evaluate(() => ({
+        verdict: document.getElementById('verdict')?.textContent ?? '',
+        time: document.getElementById('time-source')?.textContent ?? '',
+        names: [...document.querySelectorAll('#checks tbody tr td:first-child')].map((td) => td.textContent ?? ''),
+      }));
+      assert.match(
+        text.verdict,
+        /^This is the page at http:\/\/127\.0\.0\.1:\d+\/simple as it looked on \d{1,2} [A-Z][a-z]+ \d{4} at \d\d:\d\d UTC\. Nothing in it has changed since\.$/,
+      );
+      assert.match(text.time, /this service's own clock/);
+      assert.doesNotMatch(text.time, /public time-stamping authority/);
+      assert.ok(text.names[0]?.startsWith('Every file in the bundle is unchanged'), text.names.join(' | '));
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
 
   it("checks this capture's bundle in the browser, and a tampered one dropped on it, saying where each check ran", async () => {
     const page = await open(1280);
@@ -147,9 +230,10 @@ describe('verification page in Chromium', () => {
       );
       const here = await page.evaluate(() => ({
         verdict: document.getElementById('local-verdict')?.textContent ?? '',
-        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) =>
-          [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
-        ),
+        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) => [
+          (tr as HTMLElement).dataset.check ?? '',
+          ...[...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent ?? ''),
+        ]),
         server: [...document.querySelectorAll('#checks tbody tr')].map(
           (tr) => tr.querySelectorAll('td')[3]?.textContent ?? '',
         ),
@@ -187,9 +271,10 @@ describe('verification page in Chromium', () => {
       );
       const dropped = await page.evaluate(() => ({
         verdict: document.getElementById('local-verdict')?.textContent ?? '',
-        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) =>
-          [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
-        ),
+        rows: [...document.querySelectorAll('#local-checks tbody tr')].map((tr) => [
+          (tr as HTMLElement).dataset.check ?? '',
+          ...[...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent ?? ''),
+        ]),
       }));
       assert.match(dropped.verdict, /^Not verified in this browser: tampered\.wacz/);
       assert.deepEqual(dropped.rows[0]?.slice(0, 2), ['artifactHashes', 'fail']);

@@ -75,6 +75,17 @@ function problemOf(err: unknown): { body: ProblemBody; headers: Record<string, s
   return null;
 }
 
+/**
+ * A missing, invalid or revoked key, answered 403 where REST answers 401. MCP authorization (2025-06-18) is OAuth, and
+ * this server does not use it: an MCP client that can do OAuth (the MCP Inspector, the SDK's transport with an
+ * authProvider) reads any 401 as "authorize first" and starts protected-resource-metadata discovery and client
+ * registration, so its user would see an OAuth failure instead of the reason. 403 — the credentials given do not
+ * grant access (RFC 9110 15.5.4) — with no WWW-Authenticate starts nothing, and the SDK client's error carries the body.
+ */
+function keyRefused(body: ProblemBody): ProblemBody {
+  return problem(403, body.detail, 'Forbidden');
+}
+
 function toolError(body: ProblemBody, headers: Record<string, string>): CallToolResult {
   const retryAfter = headers['Retry-After'];
   return {
@@ -163,11 +174,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
         ? body.id
         : null;
     for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
-    if (p.body.status === 401) reply.header('WWW-Authenticate', 'Bearer');
+    const answer = p.body.status === 401 ? keyRefused(p.body) : p.body;
     return reply
-      .code(p.body.status)
+      .code(answer.status)
       .type('application/json; charset=utf-8')
-      .send({ jsonrpc: '2.0', id, error: { code, message: p.body.detail, data: p.body } });
+      .send({ jsonrpc: '2.0', id, error: { code, message: answer.detail, data: answer } });
   }
 
   /**

@@ -116,6 +116,9 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           summary: 'Verify a certificate PDF',
           operationId: 'verifyCertificate',
           security: [],
+          // The body as the OpenAPI document declares it (src/api/openapi-document.ts declareBinaryBody): bytes, not JSON.
+          consumes: ['application/pdf'],
+          bodyDescription: 'The certificate PDF, as downloaded from GET /v1/captures/{captureId}/certificate.',
           description:
             "Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service's.",
           response: {

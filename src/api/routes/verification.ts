@@ -225,7 +225,8 @@ export function verificationRoutes(
           params: verifyParams,
           response: {
             200: {
-              description: 'The verification result; with Accept: text/html a page that fetches it (spec 4.9).',
+              description:
+                'The verification result as JSON (spec 2.6), the default for every client that does not prefer text/html; with Accept: text/html (a browser) the page that fetches it (spec 4.9).',
               content: { 'application/json': { schema: verificationSchema }, 'text/html': { schema: z.string() } },
             },
             ...problemResponses({
@@ -249,7 +250,7 @@ export function verificationRoutes(
               'Content-Security-Policy',
               // Scripts: this page's own and the verifier module. The archived page is framed from the replay origin only; no
               // worker runs on this origin.
-              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self' data:; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
             )
             .header('Referrer-Policy', 'no-referrer')
             .type('text/html; charset=utf-8')
