@@ -79,6 +79,8 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
   #facts td:first-child { width: 30%; font-weight: 600; }
   .pass { color: #11602b; } .fail { color: #8a1111; } .skip { color: #6b5b00; }
   code { overflow-wrap: anywhere; font-size: .85rem; }
+  /* The command lines wrap inside the column: a long URL never widens the page; pasted, they are the same lines. */
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%; background: #f5f5f8; padding: .6rem .8rem; border-radius: .3rem; }
   #drop { margin-top: 1rem; padding: 1rem; border: 2px dashed #99a; border-radius: .4rem; text-align: center; }
   #drop.over { background: #eef; }
   #drop input { max-width: 100%; }
@@ -100,7 +102,7 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
 <h2>The checks, in detail</h2>
 <table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
-<!-- Below the technical table: the "how to verify it yourself" command lines (issue 31 §1). -->
+${assets.commands}
 <h2>Check it yourself, in this browser</h2>
 <p>The same verifier runs here, with WebCrypto: nothing below depends on the server's verdict. It trusts the keys and
 timestamp authorities this service publishes at <code>/.well-known/signing-keys</code> and <code>/.well-known/tsa-certificates</code>.</p>
@@ -109,7 +111,6 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
 <br><input id="file" type="file" accept=".wacz,.pdf,application/pdf,application/wacz+zip"></div>
 <p id="local-verdict" hidden></p>
 <table id="local-checks" hidden><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
-${assets.commands}
 </main>
 <section id="archived" aria-label="The archived page, replayed from the signed bundle">
 <h2>The archived page</h2>
