@@ -324,6 +324,8 @@ function instructions(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
 }
 
 const declaration: CertificateSection = (doc, f) => {
+  // Kept on one page: a declaration split from what it declares could be detached.
+  if (doc.y > doc.page.height - MARGIN - 360) doc.addPage();
   heading(doc, 'Declaration of the custodian');
   field(doc, 'Capture', f.captureId, true);
   field(doc, 'Captured URL', f.requestedUrl, true);
