@@ -16,6 +16,9 @@ command -v openssl >/dev/null || missing+=(openssl)
 if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
 # pdftoppm / pdftotext: the certificate test renders the PDF and reads back its text.
 command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
+# The certificate PDF embeds DejaVu, and Noto Sans CJK for the characters DejaVu lacks (src/evidence/certificate-fonts.ts).
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} with apt-get" >&2
   as_root apt-get update -qq

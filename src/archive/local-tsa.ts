@@ -5,7 +5,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { loadOrCreateIdentity, positiveRandom, type TsaIdentity } from './local-tsa-identity.js';
 import { OID, toArrayBuffer } from '../../packages/verifier/src/index.js';
-import { signingCertificateV2Attribute } from './pki.js';
+import { signingCertificateV2Attribute, sortedForDer } from './pki.js';
 
 export { existingLocalTsaCaCertPem } from './local-tsa-identity.js';
 
@@ -180,22 +180,4 @@ function rejection(text: string, failureBit: number): Buffer {
     }),
   });
   return Buffer.from(response.toSchema().toBER(false));
-}
-
-// DER encodes SET OF in ascending order of the element encodings; verifiers such as OpenSSL re-encode
-// the signed attributes that way before checking the signature, so we must sign them in that order.
-function sortedForDer(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
-  const encoded = attributes.map((attribute) => ({
-    attribute,
-    der: new Uint8Array(attribute.toSchema().toBER(false)),
-  }));
-  encoded.sort((a, b) => {
-    const length = Math.max(a.der.length, b.der.length);
-    for (let i = 0; i < length; i++) {
-      const difference = (a.der[i] ?? 0) - (b.der[i] ?? 0);
-      if (difference !== 0) return difference;
-    }
-    return 0;
-  });
-  return encoded.map((entry) => entry.attribute);
 }

@@ -24,6 +24,7 @@ export const NOTARY_SUBJECTS = {
   timestamp: SUBJECTS.notaryTimestamp.subject,
   sign: SUBJECTS.notarySign.subject,
   certify: SUBJECTS.notaryCertify.subject,
+  signPdf: SUBJECTS.notarySignPdf.subject,
 } as const;
 const QUEUE = 'signers';
 
@@ -126,6 +127,14 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
       );
       return attested;
     }),
+    [NOTARY_SUBJECTS.signPdf]: answer(async (body) => {
+      const r = body as { captureId?: unknown; digest?: unknown } | null;
+      if (!isString(r?.captureId) || !isString(r.digest))
+        throw new NotaryRefusal('bad-request', 'a signPdf request needs captureId and digest (base64 SHA-256)');
+      const signed = await notary.signPdf({ captureId: r.captureId, digest: r.digest });
+      log.info({ captureId: r.captureId, digest: r.digest }, 'certificate PDF signed');
+      return signed;
+    }),
   };
   const subscriptions: Subscription[] = Object.entries(handlers).map(([subject, handle]) =>
     nc.subscribe(subject, {
@@ -141,7 +150,7 @@ export function serveNotary(nc: NatsConnection, notary: Notary, log: Logger): { 
 }
 
 /** How long a signer may take: a timestamp includes the TSA client's own retries. */
-const TIMEOUT_MS = { describe: 10_000, sign: 10_000, timestamp: 60_000, certify: 60_000 } as const;
+const TIMEOUT_MS = { describe: 10_000, sign: 10_000, timestamp: 60_000, certify: 60_000, signPdf: 60_000 } as const;
 
 /** The worker's notary: every call is a request to a signer role somewhere in the deployment. */
 export function remoteNotary(nc: NatsConnection): Notary {
@@ -178,5 +187,6 @@ export function remoteNotary(nc: NatsConnection): Notary {
     },
     sign: (request) => call<SignedData>('sign', request),
     certify: (request) => call<CertificateAttestation>('certify', request),
+    signPdf: (request) => call<{ cms: string }>('signPdf', request),
   };
 }

@@ -1,10 +1,12 @@
 import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
 import { signBundleHash } from './bundle-signer.js';
+import { pdfSigningIdentity, type PdfSigningIdentity } from './pdf-signer.js';
 import type { SigningKey } from './signing-key.js';
 import type { Timestamper, TimestampResult } from './tsa-client.js';
 import {
   certificateMessage,
   digestBytesOf,
+  fromBase64Strict,
   toBase64,
   type CertificateEnvelope,
 } from '../../packages/verifier/src/index.js';
@@ -26,6 +28,18 @@ export interface Notary {
    * over certificateMessage(…), whose context string keeps it from ever passing for a bundle signature.
    */
   certify(request: CertifyRequest): Promise<CertificateAttestation>;
+  /**
+   * The CMS SignedData of a certificate PDF's standard signature (PAdES, packages/verifier/src/pdf-signature.ts):
+   * by the PDF-signing key (pdf-signer.ts), with its certificate and, when this notary time-stamps, an RFC 3161
+   * signature-time-stamp.
+   */
+  signPdf(request: SignPdfRequest): Promise<{ cms: string }>;
+}
+
+export interface SignPdfRequest {
+  captureId: string;
+  /** base64 SHA-256 of the PDF's signed byte range. */
+  digest: string;
 }
 
 export interface CertifyRequest {
@@ -41,6 +55,8 @@ export interface NotaryDescription {
   keyId: string;
   /** Bundles are time-stamped (v0.2.0); false: signed only (v0.1.0). */
   timestamps: boolean;
+  /** The key certificates' PDF signatures are made with: base64 DER certificate, `sha256:` of its SubjectPublicKeyInfo. */
+  pdfSigning?: { certificate: string; fingerprint: string };
 }
 
 export interface SignRequest {
@@ -70,8 +86,26 @@ export function localNotary(
   opts: { timestamper?: Timestamper | undefined; now?: () => Date } = {},
 ): Notary {
   const now = opts.now ?? (() => new Date());
+  let pdfIdentity: Promise<PdfSigningIdentity> | null = null;
+  const pdfSigner = () => {
+    pdfIdentity ??= pdfSigningIdentity(signingKey, 'Capture Ledger');
+    return pdfIdentity;
+  };
   return {
-    describe: async () => ({ keyId: signingKey.keyId, timestamps: Boolean(opts.timestamper) }),
+    async describe() {
+      const pdf = await pdfSigner();
+      return {
+        keyId: signingKey.keyId,
+        timestamps: Boolean(opts.timestamper),
+        pdfSigning: { certificate: pdf.certificateBase64, fingerprint: pdf.fingerprint },
+      };
+    },
+    async signPdf({ digest }) {
+      const bytes = fromBase64Strict(digest);
+      if (bytes?.length !== 32)
+        throw new NotaryRefusal('bad-request', 'digest must be a base64 SHA-256 digest (32 bytes)');
+      return { cms: toBase64(await (await pdfSigner()).signCms(bytes, opts.timestamper)) };
+    },
     timestamp(digest) {
       if (!opts.timestamper)
         return Promise.reject(new NotaryRefusal('bad-request', 'this notary does not time-stamp bundles'));

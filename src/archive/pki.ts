@@ -25,3 +25,21 @@ export async function signingCertificateV2Attribute(certificate: pkijs.Certifica
   const value = new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
   return new pkijs.Attribute({ type: OID.signingCertificateV2, values: [value] });
 }
+
+// DER encodes SET OF in ascending order of the element encodings; verifiers such as OpenSSL re-encode
+// the signed attributes that way before checking the signature, so we must sign them in that order.
+export function sortedForDer(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
+  const encoded = attributes.map((attribute) => ({
+    attribute,
+    der: new Uint8Array(attribute.toSchema().toBER(false)),
+  }));
+  encoded.sort((a, b) => {
+    const length = Math.max(a.der.length, b.der.length);
+    for (let i = 0; i < length; i++) {
+      const difference = (a.der[i] ?? 0) - (b.der[i] ?? 0);
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  });
+  return encoded.map((entry) => entry.attribute);
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readSecretFile, writeOnce } from '../infra/write-once.js';
@@ -20,6 +20,8 @@ export interface SigningKey {
   readonly publicKeyBase64: string;
   /** Detached 64-byte Ed25519 signature of `message`. */
   sign(message: Uint8Array): Uint8Array;
+  /** `length` bytes derived from the seed for one purpose (HKDF-SHA256, `context` as info): the PDF-signing key. */
+  derive(context: string, length: number): Uint8Array;
 }
 
 export const SEED_FILE_NAME = 'signing-key.seed';
@@ -58,6 +60,8 @@ export function signingKeyFromSeedBytes(seed: Uint8Array): SigningKey {
     publicKey: pair.publicKey,
     publicKeyBase64: toBase64(pair.publicKey),
     sign: (message: Uint8Array) => nacl.sign.detached(message, secretKey),
+    derive: (context: string, length: number) =>
+      new Uint8Array(hkdfSync('sha256', seed, new Uint8Array(0), context, length)),
   });
 }
 

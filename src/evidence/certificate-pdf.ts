@@ -3,19 +3,29 @@ import QRCode from 'qrcode';
 import {
   BUNDLE_BYTES_INFO_KEY,
   BUNDLE_FILE_INFO_KEY,
+  PDF_SIGNING_KEY_INFO_KEY,
   TRANSPARENCY_INFO_KEY,
   type CertificateTransparency,
 } from '../../packages/verifier/src/index.js';
+import { CERTIFICATE_FONTS, FONT, fontFor } from './certificate-fonts.js';
+import { verificationInstructions } from './certificate-instructions.js';
+import { screenshotPreview } from './screenshot-preview.js';
 
 /**
  * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
  * Evidence 902(13)/(14) — what was captured, how, the SHA-256 of every artifact, the signature and timestamp
  * of the bundle, how to verify it (URL and QR code), and a declaration for the custodian to sign.
  *
- * The same facts always give the same bytes: the PDF dates are the capture's completion time, the document id
- * pdfkit derives from them, only the standard 14 fonts (nothing embedded), and the QR code drawn as vector
- * squares. The rendered bytes are what the signer role signs (certificate.ts); the signature travels in an
- * attachment added after them (packages/verifier/src/certificate.ts).
+ * PDF/A-3b (ISO 19005-3: PDF/A-2b's rules — every font embedded, XMP metadata, an sRGB OutputIntent, no
+ * transparency — plus the JSON attachment our envelope is, which PDF/A-2 forbids): DejaVu fonts, and Noto Sans
+ * CJK for the characters DejaVu lacks (certificate-fonts.ts), so any title or URL prints as it was. Every page
+ * carries the capture id, the URL, the bundle hash and "page N of M".
+ *
+ * The same facts (issue time included) always give the same bytes: the PDF dates are the issue time, the
+ * document id pdfkit derives from them, font subsets in order of use, and the QR code drawn as vector squares.
+ * The rendered bytes are what the signer role signs (certificate.ts); the signature travels in an attachment
+ * added after them (packages/verifier/src/certificate.ts), and the standard PDF signature that covers both is
+ * the last update (packages/verifier/src/pdf-signature.ts).
  *
  * The body is a list of sections, numbered as they are drawn (a section with nothing to state draws nothing).
  * The transparency-log section's data travels, machine-readable, in the signature attachment; the document states
@@ -49,6 +59,14 @@ export interface CertificateFacts {
   issuer: string;
   /** The bundle's leaf in the public transparency log with its first covering checkpoint; null without a log. */
   transparency: { block: CertificateTransparency; digest: string; logKeyUrl: string } | null;
+  /** When this certificate is issued (ISO 8601, whole seconds). */
+  issuedAt: string;
+  /** The captured page's title (pages/pages.jsonl of the bundle); null when it had none. */
+  title: string | null;
+  /** The full-page screenshot (PNG) as stored; page 1 shows its top, downscaled. */
+  screenshot: Uint8Array | null;
+  /** `sha256:` of the SubjectPublicKeyInfo of the key that signs this PDF (PAdES); null: not PDF-signed. */
+  pdfSigningKey: string | null;
 }
 
 export type CertificateSection = (doc: PDFKit.PDFDocument, facts: CertificateFacts) => void;
@@ -57,9 +75,42 @@ const MARGIN = 50;
 const INK = '#1b1b1b';
 const MUTED = '#555555';
 
-/** Standard-14 fonts speak WinAnsi: anything outside Latin-1 prints as '?' rather than as garbage. */
+/** Control characters but line breaks print as nothing; everything else as it is (the fonts cover it). */
 export function pdfText(value: string): string {
-  return value.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
+  let out = '';
+  for (const char of value.replace(/\r\n?/g, '\n')) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === '\n' || !(code < 0x20 || (code >= 0x7f && code < 0xa0))) out += char;
+  }
+  return out;
+}
+
+/**
+ * Text in `base` (a FONT name), each run of characters the base font lacks in the font that has them, flowing
+ * as one paragraph (pdfkit's `continued`).
+ */
+function write(
+  doc: PDFKit.PDFDocument,
+  base: keyof typeof FONT,
+  value: string,
+  x: number | undefined,
+  y: number | undefined,
+  options: PDFKit.Mixins.TextOptions,
+): void {
+  const runs: Array<{ font: string; text: string }> = [];
+  for (const char of pdfText(value)) {
+    const font = fontFor(base, char);
+    const last = runs.at(-1);
+    if (last && last.font === font) last.text += char;
+    else runs.push({ font, text: char });
+  }
+  if (runs.length === 0) runs.push({ font: FONT[base], text: ' ' });
+  runs.forEach((run, i) => {
+    doc.font(run.font);
+    const opts = { ...options, continued: i < runs.length - 1 };
+    if (i === 0 && x !== undefined) doc.text(run.text, x, y, opts);
+    else doc.text(run.text, opts);
+  });
 }
 
 /** Sections are numbered in the order drawn. */
@@ -69,7 +120,7 @@ function heading(doc: PDFKit.PDFDocument, title: string): void {
   const number = (drawnSections.get(doc) ?? 0) + 1;
   drawnSections.set(doc, number);
   if (doc.y > doc.page.height - MARGIN - 120) doc.addPage();
-  doc.moveDown(0.8).font('Helvetica-Bold').fontSize(12).fillColor(INK).text(`${number}. ${title}`, MARGIN);
+  doc.moveDown(0.8).font(FONT.bold).fontSize(12).fillColor(INK).text(`${number}. ${title}`, MARGIN);
   const y = doc.y + 2;
   doc
     .moveTo(MARGIN, y)
@@ -80,29 +131,25 @@ function heading(doc: PDFKit.PDFDocument, title: string): void {
   doc.moveDown(0.4);
 }
 
-/** A label and its value; `mono` for hashes, keys and URLs (Courier keeps them unambiguous). */
+/** A label and its value; `mono` for hashes, keys and URLs (a monospace face keeps them unambiguous). */
 function field(doc: PDFKit.PDFDocument, label: string, value: string, mono = false): void {
   const width = doc.page.width - 2 * MARGIN;
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text(pdfText(label), MARGIN, doc.y, { width });
-  doc
-    .font(mono ? 'Courier' : 'Helvetica')
-    .fontSize(mono ? 8 : 9.5)
-    .fillColor(INK)
-    .text(pdfText(value), MARGIN, doc.y, { width });
+  doc.fontSize(8.5).fillColor(MUTED);
+  write(doc, 'bold', label, MARGIN, doc.y, { width });
+  doc.fontSize(mono ? 8 : 9.5).fillColor(INK);
+  write(doc, mono ? 'mono' : 'regular', value, MARGIN, doc.y, { width });
   doc.moveDown(0.25);
 }
 
 function paragraph(doc: PDFKit.PDFDocument, text: string, size = 9.5): void {
-  doc
-    .font('Helvetica')
-    .fontSize(size)
-    .fillColor(INK)
-    .text(pdfText(text), MARGIN, doc.y, { width: doc.page.width - 2 * MARGIN, align: 'left' });
+  doc.fontSize(size).fillColor(INK);
+  write(doc, 'regular', text, MARGIN, doc.y, { width: doc.page.width - 2 * MARGIN, align: 'left' });
   doc.moveDown(0.4);
 }
 
 const captured: CertificateSection = (doc, f) => {
   heading(doc, 'What was captured');
+  if (f.title !== null) field(doc, 'Page title', f.title);
   field(doc, 'Requested URL', f.requestedUrl, true);
   field(doc, 'Final URL (after redirects)', f.finalUrl, true);
   if (f.redirectChain.length > 1) {
@@ -169,6 +216,13 @@ const signature: CertificateSection = (doc, f) => {
   field(doc, 'Public key (Ed25519, base64)', f.signing.publicKey, true);
   field(doc, 'Signature over the bundle hash (base64)', f.signing.signature, true);
   field(doc, 'Signed at', f.signing.signedAt);
+  if (f.pdfSigningKey)
+    field(
+      doc,
+      'This PDF is signed (PDF signature, PAdES) with the ECDSA P-256 key derived from the key above; SHA-256 of its public key (SubjectPublicKeyInfo)',
+      f.pdfSigningKey,
+      true,
+    );
   if (f.timestamp) {
     field(doc, 'Time-stamping authority', f.timestamp.tsa, true);
     field(doc, 'Timestamp time (genTime)', f.timestamp.genTime);
@@ -188,14 +242,10 @@ const signature: CertificateSection = (doc, f) => {
 /** Monospace lines (a signed note, proof hashes) kept as they are: small enough that a line never wraps. */
 function monoLines(doc: PDFKit.PDFDocument, label: string, lines: string[]): void {
   const width = doc.page.width - 2 * MARGIN;
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text(pdfText(label), MARGIN, doc.y, { width });
-  // The note's signature line starts with an em dash (U+2014), which the standard fonts' WinAnsi encoding holds.
-  for (const line of lines)
-    doc
-      .font('Courier')
-      .fontSize(6.5)
-      .fillColor(INK)
-      .text(line.replace(/[^\x20-\x7e\xa0-\xff\u2014]/g, '?') || ' ', MARGIN, doc.y, { width, lineBreak: true });
+  doc.fontSize(8.5).fillColor(MUTED);
+  write(doc, 'bold', label, MARGIN, doc.y, { width });
+  doc.fontSize(6.5).fillColor(INK);
+  for (const line of lines) write(doc, 'mono', line || ' ', MARGIN, doc.y, { width, lineBreak: true });
   doc.moveDown(0.25);
 }
 
@@ -247,44 +297,46 @@ const verification: CertificateSection = (doc, f) => {
   const top = doc.y;
   drawQr(doc, f.verifyUrl, doc.page.width - MARGIN - qrSize, top, qrSize);
   const width = doc.page.width - 2 * MARGIN - qrSize - 16;
-  doc.font('Helvetica-Bold').fontSize(8.5).fillColor(MUTED).text('Verification URL', MARGIN, top, { width });
-  doc.font('Courier').fontSize(8).fillColor(INK).text(pdfText(f.verifyUrl), MARGIN, doc.y, { width });
+  doc.fontSize(8.5).fillColor(MUTED);
+  write(doc, 'bold', 'Verification URL', MARGIN, top, { width });
+  doc.fontSize(8).fillColor(INK);
+  write(doc, 'mono', f.verifyUrl, MARGIN, doc.y, { width });
   doc.moveDown(0.3);
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(8.5)
-    .fillColor(MUTED)
-    .text('Checks when this certificate was issued', MARGIN, doc.y, { width });
-  for (const c of f.checks)
-    doc
-      .font('Helvetica')
-      .fontSize(9)
-      .fillColor(INK)
-      .text(pdfText(`${c.name}: ${c.status}`), MARGIN, doc.y, { width });
-  doc.moveDown(0.3);
-  doc
-    .font('Helvetica')
-    .fontSize(8.5)
-    .text(
-      pdfText(
-        `Anyone can repeat the checks, with Node.js 20+ and curl: curl -fsSL -o capture.wacz ${f.keysUrl.replace('/.well-known/signing-keys', '')}/v1/captures/${f.captureId}/artifacts/wacz ; ` +
-          `npx --yes ${f.keysUrl.replace('/.well-known/signing-keys', '')}/verifier/capture-ledger-verifier.tgz capture.wacz --certificate certificate.pdf ` +
-          `--keys-url ${f.keysUrl} --tsa-ca-url ${f.tsaCertificatesUrl} (or node capture-ledger-verify.mjs, from /verifier/capture-ledger-verify.mjs, with the same arguments). This certificate itself is signed: its Ed25519 signature and ` +
-          'RFC 3161 timestamp are attached to this PDF as certificate-signature.json.',
-      ),
-      MARGIN,
-      doc.y,
-      { width },
-    );
+  doc.fontSize(8.5).fillColor(MUTED);
+  write(doc, 'bold', 'Checks when this certificate was issued', MARGIN, doc.y, { width });
+  doc.fontSize(9).fillColor(INK);
+  for (const c of f.checks) write(doc, 'regular', `${c.name}: ${c.status}`, MARGIN, doc.y, { width });
   doc.y = Math.max(doc.y, top + qrSize) + 6;
+  instructions(doc, f);
 };
 
+/** How to verify: the text and command lines are certificate-instructions.ts's; this draws them. */
+function instructions(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
+  const width = doc.page.width - 2 * MARGIN;
+  for (const block of verificationInstructions(f)) {
+    if (block.kind === 'text') {
+      doc.fontSize(8.5).fillColor(INK);
+      write(doc, 'regular', block.text, MARGIN, doc.y, { width });
+    } else {
+      doc.fontSize(7.5).fillColor(INK);
+      for (const line of block.lines) write(doc, 'mono', line, MARGIN + 8, doc.y, { width: width - 8 });
+    }
+    doc.moveDown(0.3);
+  }
+}
+
 const declaration: CertificateSection = (doc, f) => {
+  // Kept on one page: a declaration split from what it declares could be detached.
+  if (doc.y > doc.page.height - MARGIN - 360) doc.addPage();
   heading(doc, 'Declaration of the custodian');
+  field(doc, 'Capture', f.captureId, true);
+  field(doc, 'Captured URL', f.requestedUrl, true);
+  field(doc, 'Bundle hash (SHA-256 of datapackage.json)', f.bundle.hash, true);
+  field(doc, 'Certificate issued', humanTime(f.issuedAt));
   paragraph(
     doc,
     `I, the undersigned, declare that I am a custodian of the records of ${f.issuer}, or another person qualified to certify them; that ` +
-      'the electronic record described above was generated by an electronic process or system that produces an accurate result, as ' +
+      `the electronic record described above (capture ${f.captureId} of the URL above, with the bundle hash above) was generated by an electronic process or system that produces an accurate result, as ` +
       'described in section 2; that the record was made at or near the time shown by, or from information transmitted by, a person with ' +
       'knowledge of those matters, in the course of a regularly conducted activity; and that its copies can be identified as true by the ' +
       'SHA-256 hashes and the digital signature listed above (compare US Federal Rules of Evidence 902(11), 902(13) and 902(14)). ' +
@@ -301,7 +353,7 @@ const declaration: CertificateSection = (doc, f) => {
       .lineWidth(0.5)
       .strokeColor('#777777')
       .stroke();
-    doc.font('Helvetica').fontSize(9).fillColor(INK).text(`${label}:`, MARGIN, doc.y);
+    doc.font(FONT.regular).fontSize(9).fillColor(INK).text(`${label}:`, MARGIN, doc.y);
   }
 };
 
@@ -330,40 +382,84 @@ function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, siz
   doc.fill().restore();
 }
 
-export async function renderCertificatePdf(
-  facts: CertificateFacts,
-  sections: readonly CertificateSection[] = SECTIONS,
-): Promise<Uint8Array> {
-  const fixed = new Date(facts.completedAt);
-  const doc = new PDFDocument({
-    size: 'A4',
-    margin: MARGIN,
-    info: {
-      Title: `Certificate of capture ${facts.captureId}`,
-      Author: facts.issuer,
-      Subject: pdfText(facts.requestedUrl),
-      Creator: 'Capture Ledger',
-      Producer: 'Capture Ledger (pdfkit)',
-      CreationDate: fixed,
-      ModDate: fixed,
-      ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
-      // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
-      ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
-    },
-  });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<void>((resolve, reject) => {
-    doc.on('end', resolve);
-    doc.on('error', reject);
-  });
+/** "25 November 2026, 21:36:07 UTC": how the certificate states a time to a reader. */
+export function humanTime(value: string): string {
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return value;
+  const month = d.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' });
+  return `${d.getUTCDate()} ${month} ${d.getUTCFullYear()}, ${d.toISOString().slice(11, 19)} UTC`;
+}
 
-  doc.font('Helvetica-Bold').fontSize(17).fillColor(INK).text('Certificate of a Web Capture', MARGIN);
-  doc
-    .font('Helvetica')
-    .fontSize(10)
-    .fillColor(MUTED)
-    .text(pdfText(`Capture ${facts.captureId} - issued by ${facts.issuer}`));
+const HEADER_Y = 20;
+const FOOTER_GAP = 34;
+
+/** The running head and foot of every page: capture id, URL, bundle hash and "page N of M" (drawn once all pages exist). */
+function runningHeadAndFoot(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
+  const range = doc.bufferedPageRange();
+  const width = doc.page.width - 2 * MARGIN;
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0; // text in the margin must not open a new page
+    doc.fontSize(7).fillColor(MUTED);
+    write(doc, 'regular', `Capture ${f.captureId} · ${f.requestedUrl}`, MARGIN, HEADER_Y, {
+      width,
+      height: 18,
+      ellipsis: true,
+    });
+    const footY = doc.page.height - FOOTER_GAP;
+    doc.fontSize(7).fillColor(MUTED);
+    write(doc, 'mono', `Bundle hash ${f.bundle.hash}`, MARGIN, footY, { width: width - 70, lineBreak: false });
+    doc
+      .font(FONT.regular)
+      .fontSize(7)
+      .text(`page ${i - range.start + 1} of ${range.count}`, MARGIN, footY, {
+        width,
+        align: 'right',
+        lineBreak: false,
+      });
+    doc.page.margins.bottom = bottom;
+  }
+}
+
+/** Page 1's head: what the document is, the page title and the top of the screenshot. */
+function front(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
+  const width = doc.page.width - 2 * MARGIN;
+  doc.font(FONT.bold).fontSize(17).fillColor(INK).text('Certificate of a Web Capture', MARGIN, MARGIN);
+  doc.fontSize(10).fillColor(MUTED);
+  write(doc, 'regular', `Capture ${f.captureId} — issued ${humanTime(f.issuedAt)} by ${f.issuer}`, MARGIN, doc.y, {
+    width,
+  });
+  doc.moveDown(0.3);
+  if (f.title !== null) {
+    doc.fontSize(12).fillColor(INK);
+    write(doc, 'bold', f.title, MARGIN, doc.y, { width });
+  }
+  doc.fontSize(9).fillColor(INK);
+  write(doc, 'mono', f.requestedUrl, MARGIN, doc.y, { width });
+  doc.moveDown(0.4);
+  const preview = f.screenshot ? screenshotPreview(f.screenshot) : null;
+  if (preview) {
+    const fit: [number, number] = [width, 300];
+    const scale = Math.min(fit[0] / preview.width, fit[1] / preview.height);
+    const w = preview.width * scale;
+    const h = preview.height * scale;
+    const top = doc.y;
+    doc.image(preview.png, MARGIN, top, { width: w, height: h });
+    doc.rect(MARGIN, top, w, h).lineWidth(0.5).strokeColor('#999999').stroke();
+    doc.y = top + h + 3;
+    doc.fontSize(7.5).fillColor(MUTED);
+    write(
+      doc,
+      'regular',
+      preview.cropped
+        ? 'The top of the full-page screenshot, downscaled; the whole screenshot is the artifact screenshot.png listed in section 3.'
+        : 'The full-page screenshot, downscaled; the original is the artifact screenshot.png listed in section 3.',
+      MARGIN,
+      doc.y,
+      { width },
+    );
+  }
   doc.moveDown(0.3);
   paragraph(
     doc,
@@ -371,7 +467,47 @@ export async function renderCertificatePdf(
       'evidence; this document states what it contains and how to check it.',
     9,
   );
+}
+
+export async function renderCertificatePdf(
+  facts: CertificateFacts,
+  sections: readonly CertificateSection[] = SECTIONS,
+): Promise<Uint8Array> {
+  const fixed = new Date(facts.issuedAt);
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    pdfVersion: '1.7',
+    subset: 'PDF/A-3b',
+    lang: 'en',
+    displayTitle: true,
+    bufferPages: true,
+    autoFirstPage: true,
+    info: {
+      Title: `Certificate of capture ${facts.captureId}`,
+      Author: facts.issuer,
+      Subject: facts.requestedUrl,
+      Creator: 'Capture Ledger',
+      Producer: 'Capture Ledger (pdfkit)',
+      CreationDate: fixed,
+      ModDate: fixed,
+      ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
+      ...(facts.pdfSigningKey ? { [PDF_SIGNING_KEY_INFO_KEY]: facts.pdfSigningKey } : {}),
+      // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
+      ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
+    },
+  });
+  for (const [name, font] of Object.entries(CERTIFICATE_FONTS)) doc.registerFont(name, font.path, font.family);
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+
+  front(doc, facts);
   for (const section of sections) section(doc, facts);
+  runningHeadAndFoot(doc, facts);
   doc.end();
   await done;
   return new Uint8Array(Buffer.concat(chunks));

@@ -12,6 +12,11 @@ import { findCapture, type CaptureRow } from '../../projections/read-models/capt
 import {
   attachCertificateEnvelope,
   CERTIFICATE_FORMAT,
+  embedPdfSignature,
+  preparePdfSignature,
+  sha256,
+  signedPdfBytes,
+  toBase64,
   DATAPACKAGE_PATH,
   DIGEST_PATH,
   fromBase64Strict,
@@ -33,7 +38,9 @@ import { BUCKETS } from '../infra/topology.js';
  *
  * Made once: the PDF is rendered from the stored record, provenance and bundle (certificate-pdf.ts), its hash
  * is signed and time-stamped by the signer role (notary.certify), the signature is attached
- * (packages/verifier/src/certificate.ts), and the result is created in the `certificates` KV bucket.
+ * (packages/verifier/src/certificate.ts), the whole is signed with a standard PDF signature by the signer role
+ * (notary.signPdf, packages/verifier/src/pdf-signature.ts), and the result is created in the `certificates` KV
+ * bucket.
  * KV `create` fails when the key exists, so of two API processes racing on a first request one wins and
  * both answer its bytes; every later request reads them back — the same bytes, never signed again.
  *
@@ -43,6 +50,7 @@ import { BUCKETS } from '../infra/topology.js';
  * Retry-After) rather than issue a certificate without the proof, which — stored once — would stay without it.
  */
 export const CERTIFICATE_BUCKET = BUCKETS.certificates.name;
+const PAGES_PATH = 'pages/pages.jsonl';
 
 export interface Certificates {
   /** null: unknown capture, not complete, or no signed bundle (404 at the route). Throws when the signer cannot be reached. */
@@ -61,6 +69,8 @@ export interface CertificateDeps {
   allowPrivateTargets: readonly string[];
   /** The transparency log (TransparencyService); absent where the process follows none. */
   transparency?: CertificateLog | undefined;
+  /** The clock the issue time is read from. */
+  now?: () => Date;
 }
 
 export interface CertificateLog {
@@ -99,6 +109,9 @@ export function createCertificates(deps: CertificateDeps): Certificates {
     const facts = await certificateFacts(row, wacz, deps);
     if (!facts) return null;
     facts.transparency = await loggedFacts(captureId, facts, deps.transparency, deps.publicBaseUrl);
+    const issued = new Date(Math.floor((deps.now ?? (() => new Date()))().getTime() / 1000) * 1000);
+    facts.issuedAt = issued.toISOString();
+    facts.pdfSigningKey = (await deps.notary.describe())?.pdfSigning?.fingerprint ?? null;
     const document = await renderCertificatePdf(facts);
     const certificateHash = await sha256Prefixed(document);
     const attested = await deps.notary.certify({ captureId, bundleHash: facts.bundle.hash, certificateHash });
@@ -113,7 +126,8 @@ export function createCertificates(deps: CertificateDeps): Certificates {
       timestamp: attested.timestamp,
       ...(facts.transparency ? { transparency: facts.transparency.block } : {}),
     };
-    const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+    const attached = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+    const pdf = facts.pdfSigningKey ? await pdfSigned(attached, captureId, issued, deps.notary) : attached;
     try {
       await deps.store.create(captureId, pdf);
       return pdf;
@@ -137,6 +151,31 @@ export function createCertificates(deps: CertificateDeps): Certificates {
       return pending;
     },
   };
+}
+
+/** The certificate with its standard PDF signature (PAdES) as the last update, made by the signer role. */
+async function pdfSigned(pdf: Uint8Array, captureId: string, signedAt: Date, notary: Notary): Promise<Uint8Array> {
+  const prepared = preparePdfSignature(pdf, signedAt);
+  const digest = await sha256(signedPdfBytes(prepared.prepared, prepared.byteRange));
+  const { cms } = await notary.signPdf({ captureId, digest: toBase64(digest) });
+  const der = fromBase64Strict(cms);
+  if (!der) throw new Error('the signer answered a PDF signature that is not base64');
+  return embedPdfSignature(prepared, der);
+}
+
+/** A capture setting as a reader would say it: yes/no, numbers and text as they are, lists and objects spelled out. */
+function readableSetting(value: unknown): string {
+  if (value === true) return 'yes';
+  if (value === false) return 'no';
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map(readableSetting).join(', ');
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${k} ${readableSetting(v)}`)
+      .join(', ');
+  return JSON.stringify(value);
 }
 
 /**
@@ -176,7 +215,9 @@ async function certificateFacts(
 ): Promise<CertificateFacts | null> {
   const result = await verifyBundle(wacz, await deps.trust.anchors());
   if (!result.signing) return null;
-  const members = unzipSync(wacz, { filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH });
+  const members = unzipSync(wacz, {
+    filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH || file.name === PAGES_PATH,
+  });
   const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as {
     signedData?: { timestamp?: { token?: string } };
   };
@@ -186,6 +227,19 @@ async function certificateFacts(
   const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
   const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
 
+  const pageLines = new TextDecoder()
+    .decode(members[PAGES_PATH] ?? new Uint8Array())
+    .split('\n')
+    .slice(1);
+  const title = pageLines
+    .map((line) => (line ? (JSON.parse(line) as { title?: unknown }).title : undefined))
+    .find((t): t is string => typeof t === 'string' && t.length > 0);
+  const screenshot = row.artifacts?.screenshot
+    ? await readRecordedArtifact(deps.artifacts, row.artifacts.screenshot, {
+        captureId: row.capture_id,
+        artifact: 'screenshot',
+      })
+    : null;
   const provenanceBytes = row.artifacts?.provenance
     ? await readRecordedArtifact(deps.artifacts, row.artifacts.provenance, {
         captureId: row.capture_id,
@@ -204,7 +258,7 @@ async function certificateFacts(
         const c = value as { result?: string; cmp?: string | null };
         return `consent banner: ${c.result ?? 'unknown'}${c.cmp ? ` (${c.cmp})` : ''}`;
       }
-      return `${name}: ${JSON.stringify(value)}`;
+      return `${name}: ${readableSetting(value)}`;
     });
 
   const artifacts = [
@@ -263,5 +317,9 @@ async function certificateFacts(
     tsaCertificatesUrl: `${base}/.well-known/tsa-certificates`,
     issuer: `Capture Ledger at ${new URL(base).host}`,
     transparency: null,
+    issuedAt: iso(row.completed_at)!,
+    title: title ?? null,
+    screenshot,
+    pdfSigningKey: null,
   };
 }

@@ -280,8 +280,8 @@ export const SUBJECTS = {
   notaryDescribe: subject({
     subject: 'notary.describe',
     kind: 'request',
-    holds: "the signer's key and TSA",
-    publish: ['worker', 'sequencer'],
+    holds: "the signer's keys and TSA",
+    publish: ['worker', 'sequencer', 'api'],
     subscribe: ['signer'],
   }),
   notaryTimestamp: subject({
@@ -302,6 +302,13 @@ export const SUBJECTS = {
     subject: 'notary.certify',
     kind: 'request',
     holds: "a certificate's hash signed",
+    publish: ['api'],
+    subscribe: ['signer'],
+  }),
+  notarySignPdf: subject({
+    subject: 'notary.sign-pdf',
+    kind: 'request',
+    holds: "a certificate PDF's byte-range digest signed (PAdES CMS)",
     publish: ['api'],
     subscribe: ['signer'],
   }),

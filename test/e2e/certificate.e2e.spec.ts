@@ -9,7 +9,7 @@ import { PNG } from 'pngjs';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { splitCertificate } from '../../packages/verifier/src/index.js';
 import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
-import { freshCertificates } from '../support/logged-capture.js';
+import { certificateIssuedAt, freshCertificates } from '../support/logged-capture.js';
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -91,7 +91,7 @@ describe('capture certificate (PDF)', () => {
   });
 
   it('the same capture renders the same document: made afresh without the stored copy, the signed bytes are identical', async () => {
-    const certificates = await freshCertificates(s.server, seed);
+    const certificates = await freshCertificates(s.server, seed, undefined, certificateIssuedAt(pdf));
     const remade = await certificates.certificate(captureId);
     assert.ok(remade);
     assert.ok(Buffer.from(splitCertificate(remade).document).equals(Buffer.from(splitCertificate(pdf).document)));
@@ -158,7 +158,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(result.verified, true);
     assert.deepEqual(
       result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`),
-      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass'],
+      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'pdfSignature:pass'],
     );
     assert.equal(result.certificate.captureId, captureId);
     assert.equal(result.signing.timestamp.selfIssued, true);
@@ -172,7 +172,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(ok.body.verified, true, JSON.stringify(ok.body.checks));
     assert.deepEqual(
       ok.body.checks.map((c: { name: string }) => c.name),
-      ['envelope', 'certificateHash', 'signature', 'timestamp', 'capture'],
+      ['envelope', 'certificateHash', 'signature', 'timestamp', 'pdfSignature', 'capture'],
     );
 
     // One character of the rendered text changed: the document no longer has the signed hash.

@@ -1,3 +1,4 @@
+import { PNG } from 'pngjs';
 import type { SignedBundle } from '../../src/archive/bundle.js';
 import { localNotary } from '../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
@@ -14,21 +15,35 @@ import type { ServerHandle } from '../../src/server.js';
 
 const byOperator = (correlationId: string) => ({ correlationId, causedBy: { kind: 'admin' as const } });
 
-/** Stores `bundle` as the capture's WACZ and has the tenant actor submit and complete the capture with it. */
+/** A 64 x 48 grey PNG: the screenshot a logged capture stores when the test names none. */
+function greyScreenshot(): Buffer {
+  const png = new PNG({ width: 64, height: 48 });
+  png.data.fill(0x80);
+  return PNG.sync.write(png);
+}
+
+/**
+ * Stores `bundle` as the capture's WACZ (and `screenshot`, the certificate shows it) and has the tenant actor
+ * submit and complete the capture with it.
+ */
 export async function completeWithBundle(
   server: ServerHandle,
   tenant: string,
   captureId: string,
   bundle: SignedBundle,
   correlationId = 'logged-capture',
+  screenshot: Uint8Array = greyScreenshot(),
+  url = 'https://example.com/',
 ): Promise<void> {
   const store = await openArtifactStore(server.nats.nc);
   const wacz = artifactObjectName(captureId, 'logged', 'wacz');
   await store.put(wacz, bundle.bytes);
+  const shot = artifactObjectName(captureId, 'logged', 'screenshot');
+  await store.put(shot, screenshot);
   const tenants = server.ctx!.tenants;
   await tenants.execute(
     tenant,
-    { type: 'SubmitCaptures', data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' } },
+    { type: 'SubmitCaptures', data: { captures: [{ captureId, url }], source: 'single' } },
     byOperator(correlationId),
   );
   await tenants.execute(
@@ -40,7 +55,7 @@ export async function completeWithBundle(
         completedAt: new Date().toISOString(),
         renderQuality: 'full',
         render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
-        artifacts: { screenshot: 's', html: 'h', wacz },
+        artifacts: { screenshot: shot, html: 'h', wacz },
         bundle: bundle.ref,
         storedBytes: bundle.ref.size,
         attempts: 1,
@@ -54,7 +69,12 @@ export async function completeWithBundle(
  * A certificate maker over the server's own stores and a signer with `seed`, but with a certificate store of
  * its own: what it makes is made afresh, never the copy the route stored.
  */
-export async function freshCertificates(server: ServerHandle, seed: string, transparency?: CertificateLog) {
+export async function freshCertificates(
+  server: ServerHandle,
+  seed: string,
+  transparency?: CertificateLog,
+  issuedAt?: Date,
+) {
   const made = new Map<string, Uint8Array>();
   const ctx = server.ctx!;
   return createCertificates({
@@ -72,5 +92,13 @@ export async function freshCertificates(server: ServerHandle, seed: string, tran
     publicBaseUrl: ctx.config.PUBLIC_BASE_URL,
     allowPrivateTargets: ctx.config.ALLOW_PRIVATE_TARGETS,
     ...(transparency ? { transparency } : {}),
+    ...(issuedAt ? { now: () => issuedAt } : {}),
   });
+}
+
+/** When a certificate was issued: the XMP CreateDate (certificate-pdf.ts writes the issue time there and in /Info). */
+export function certificateIssuedAt(pdf: Uint8Array): Date {
+  const m = /<xmp:CreateDate>([0-9T:-]+Z)<\/xmp:CreateDate>/.exec(Buffer.from(pdf).toString('latin1'));
+  if (!m?.[1]) throw new Error('the certificate states no xmp:CreateDate');
+  return new Date(m[1]);
 }

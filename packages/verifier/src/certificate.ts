@@ -1,5 +1,6 @@
 import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
 import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
+import { checkPdfSignature, splitPdfSignature, statedPdfSigningKey, type PdfSignatureParts } from './pdf-signature.js';
 import { checkPublishedSignature } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 import { checkCertificateTransparency, transparencyDigest, type CertificateTransparency } from './transparency.js';
@@ -28,7 +29,9 @@ import { checkCertificateTransparency, transparencyDigest, type CertificateTrans
  * signature with a published key and the timestamp. Checks, in order: envelope, certificateHash, signature,
  * timestamp; later checks are skipped when envelope or certificateHash fail. When the certificate carries a
  * transparency-log proof (or its document says it does), `transparency` follows: the proof checked against the
- * log keys the caller trusts.
+ * log keys the caller trusts. A certificate issued with a standard PDF signature (pdf-signature.ts: the last update,
+ * after the attachment) is checked without it first, then `pdfSignature` checks the PDF signature itself; a document
+ * that names a PDF-signing key but has no PDF signature fails it (removed after signing).
  */
 
 export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
@@ -78,7 +81,13 @@ export function certificateMessage(captureId: string, bundleHash: string, certif
   return utf8(`capture-ledger certificate\n${captureId}\n${bundleHash}\n${certificateHash}`);
 }
 
-export type CertificateCheckName = 'envelope' | 'certificateHash' | 'signature' | 'timestamp' | 'transparency';
+export type CertificateCheckName =
+  | 'envelope'
+  | 'certificateHash'
+  | 'signature'
+  | 'timestamp'
+  | 'transparency'
+  | 'pdfSignature';
 export type CertificateCheck = Check<CertificateCheckName>;
 
 export interface CertificateVerification {
@@ -291,11 +300,15 @@ function parseEnvelope(json: Uint8Array): CertificateEnvelope {
   return value as unknown as CertificateEnvelope;
 }
 
-export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): Promise<CertificateVerification> {
+export async function verifyCertificate(file: Uint8Array, trust: TrustAnchors): Promise<CertificateVerification> {
   const checks: CertificateCheck[] = [];
   let envelope: CertificateEnvelope | null = null;
   let document: Uint8Array | null = null;
+  let pdfParts: PdfSignatureParts | null = null;
+  let pdf = file;
   try {
+    pdfParts = splitPdfSignature(file);
+    if (pdfParts) pdf = pdfParts.unsigned;
     const split = splitCertificate(pdf);
     envelope = parseEnvelope(split.envelopeJson);
     const rebuilt = attachCertificateEnvelope(split.document, split.envelopeJson);
@@ -370,6 +383,9 @@ export async function verifyCertificate(pdf: Uint8Array, trust: TrustAnchors): P
   }
   const logged = await transparencyCheck(document, envelope, hashOk, trust.logKeys ?? []);
   if (logged) checks.push(logged);
+  if (pdfParts) checks.push(await checkPdfSignature(pdfParts, file, trust));
+  else if (statedPdfSigningKey(document) !== null)
+    checks.push(fail('pdfSignature', 'the signed document names a PDF-signing key but the PDF signature is missing'));
   const sig = envelope.signature;
   return {
     verified: verdict(checks),

@@ -79,7 +79,7 @@ export {
   tsaCertificatesFromDocument,
   tsaCertificatesFromText,
 } from './sources.js';
-export { digestBytesOf, fromBase64Strict, sha256Prefixed, toArrayBuffer, toBase64 } from './bytes.js';
+export { digestBytesOf, fromBase64Strict, sha256, sha256Prefixed, toArrayBuffer, toBase64 } from './bytes.js';
 export {
   OID,
   certificateDer,
@@ -96,3 +96,20 @@ export {
   parseTokenContentInfo,
   type ParsedTimestampToken,
 } from './timestamp-token.js';
+export {
+  PDF_SIGNATURE_CONTENTS_BYTES,
+  PDF_SIGNATURE_MARKER,
+  PDF_SIGNATURE_OIDS,
+  PDF_SIGNING_KEY_INFO_KEY,
+  checkPdfSignature,
+  embedPdfSignature,
+  pdfDate,
+  pdfSignedAttributes,
+  preparePdfSignature,
+  signedPdfBytes,
+  spkiFingerprint,
+  splitPdfSignature,
+  statedPdfSigningKey,
+  type PdfSignatureParts,
+  type PreparedPdfSignature,
+} from './pdf-signature.js';

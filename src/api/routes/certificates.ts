@@ -6,11 +6,12 @@ import { binary, idParam } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Largest body POST /v1/verify/certificate reads. A certificate is 12 KB of PDF (19 KB with a 2048-character URL
- * and 20 redirects) plus its attachment (about 6 KB, at most MAX_ENVELOPE_BYTES = 64 KiB): 256 KiB is three
- * times the largest that can verify, and bounds what an anonymous upload costs (issue 28).
+ * Largest body POST /v1/verify/certificate reads. A certificate is about 90 KB of PDF/A (embedded font subsets, the
+ * text) plus page 1's screenshot preview (at most MAX_PREVIEW_BYTES, 192 KiB) plus its attachment (about 6 KB, at
+ * most MAX_ENVELOPE_BYTES = 64 KiB, bounded before it is parsed): 1 MiB is three times the largest a service issues,
+ * and bounds what an anonymous upload costs (issue 28).
  */
-export const MAX_CERTIFICATE_BYTES = 256 * 1024;
+export const MAX_CERTIFICATE_BYTES = 1024 * 1024;
 
 const certificateVerificationSchema = z
   .object({

@@ -16,6 +16,7 @@ function rollingSigners(describers: Notary[], signer: Notary): Notary & { descri
     timestamp: (d: Uint8Array) => signer.timestamp(d),
     sign: signer.sign,
     certify: signer.certify,
+    signPdf: signer.signPdf,
   };
   return n;
 }
