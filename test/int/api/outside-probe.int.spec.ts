@@ -92,7 +92,7 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
       const r = await upload(big);
       assert.equal(r.status, 413);
       assertProblem(r.body, 413);
-      assert.equal(r.body.detail, `The request body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`);
+      assert.equal(r.body.detail, `The request body is larger than ${MAX_CERTIFICATE_BYTES / 1024 / 1024} MiB.`);
       // The JSON endpoints keep their 1 MiB, and say so.
       const json = await s.call('POST', '/v1/captures', {
         token: await mkKey('big-body', ['capture']),
