@@ -51,7 +51,7 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.ico">
 <title>Verification of capture ${id}</title>
 <style nonce="${nonce}">
   *, *::before, *::after { box-sizing: border-box; }

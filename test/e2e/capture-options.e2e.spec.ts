@@ -255,14 +255,15 @@ describe('capture options, provenance, downloads and replay beside verification'
       const siteRequestsBefore = site.requests.length;
       await page.goto(`${origin}/v1/verify/${rec.id}`, { waitUntil: 'load' });
       await page
-        .waitForFunction(() => /^(Verified|Not verified)/.test(document.getElementById('verdict')?.textContent ?? ''), {
+        .waitForFunction(() => /^(ok|bad)$/.test(document.getElementById('verdict')?.className ?? ''), {
           timeout: 20_000,
         })
         .catch((error: Error) => assert.fail(`${error.message}; page errors: ${JSON.stringify(problems)}`));
       const checks = await page.evaluate(() =>
-        [...document.querySelectorAll('#checks tbody tr')].map((tr) =>
-          [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent),
-        ),
+        [...document.querySelectorAll<HTMLElement>('#checks tbody tr')].map((tr) => [
+          tr.dataset.check,
+          tr.querySelectorAll('td')[1]?.textContent,
+        ]),
       );
       assert.deepEqual(checks, [
         ['artifactHashes', 'pass'],

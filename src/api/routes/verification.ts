@@ -198,6 +198,10 @@ export function verificationRoutes(
         .header('Cache-Control', 'public, max-age=3600')
         .send(Buffer.from(await verifier.script())),
     );
+    // Browsers ask every origin for its icon: the service has none, and says so without a 404 in the console.
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+      reply.code(204).header('Cache-Control', 'public, max-age=86400').send(),
+    );
     // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (README, Verifier package).
     app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
       reply
@@ -250,7 +254,7 @@ export function verificationRoutes(
               'Content-Security-Policy',
               // Scripts: this page's own and the verifier module. The archived page is framed from the replay origin only; no
               // worker runs on this origin.
-              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self' data:; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
             )
             .header('Referrer-Policy', 'no-referrer')
             .type('text/html; charset=utf-8')
