@@ -7,6 +7,11 @@
  * viewer's own (scope /replay/): an archived page can register one under /replay/w/ with options of its choosing,
  * and it would otherwise intercept every later replay in that browser (issue 28 §1). Then it waits for the viewer's
  * worker to be active, so the viewer's frame is served by it from its first load (issue 29 §7).
+ *
+ * Then it has that worker load the bundle, as the viewer's loader would (its `addColl` message, the same collection
+ * id and settings), and starts the viewer once it is loaded: the viewer's first request asks the worker whether the
+ * collection is there (`…/w/api/c/<id>?all=1`), and a 404 — logged as an error in the replay frame — was how it
+ * learnt to load it (issue 31 §4). If loading fails, the viewer starts anyway, tries again and shows its own error.
  */
 import { REPLAY_BASE } from './replay-assets.js';
 
@@ -52,6 +57,28 @@ if (navigator.serviceWorker) {
     if (registration.active || !worker) return resolve();
     worker.addEventListener('statechange', () => worker.state === 'activated' && resolve());
   });
+  const active = registration.active;
+  if (active && crypto.subtle) {
+    // ReplayWeb.page names a collection after its source as the embed resolves it (pageutils.ts sourceToId).
+    const source = new URL(${JSON.stringify(input.waczPath)}, document.baseURI).href;
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(source)));
+    const coll = 'id-' + Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('').slice(0, 12);
+    await new Promise((resolve) => {
+      navigator.serviceWorker.addEventListener('message', ({ data }) => {
+        if (data?.name === coll && (data.msg_type === 'collAdded' || data.error)) resolve();
+      });
+      navigator.serviceWorker.startMessages();
+      // What the embed's loader sends (loader.ts doLoad), with the settings the embed gives it (appmain.ts).
+      active.postMessage({
+        msg_type: 'addColl',
+        name: coll,
+        skipExisting: true,
+        file: { sourceUrl: source },
+        extraConfig: { baseUrlSourcePrefix: 'https://replayweb.page/', baseUrl: location.href.split('#')[0] },
+      });
+      setTimeout(resolve, 60000);
+    });
+  }
 }
 document.body.appendChild(document.getElementById('viewer').content.cloneNode(true));
 </script>

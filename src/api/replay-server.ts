@@ -6,10 +6,10 @@
  * origin: the browser's same-origin policy keeps them out, as webrecorder's and Perma.cc's separate replay hosts do.
  *
  * It sets no cookies, answers nothing of the API (verification, keys, the verifier module) and serves no script
- * a service worker could be registered from except the viewer's own sw.js.
+ * a service worker could be registered from except /replay/sw.js: the viewer's own worker, which ours imports.
  */
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { CaptureReads } from '../application/capture-reads.js';
 import type { CaptureVerification } from '../application/capture-verification.js';
@@ -19,6 +19,7 @@ import { parseByteRange } from './byte-range.js';
 import { HttpProblem, sendProblem, unexpectedErrorProblem } from './problem.js';
 import { REPLAY_BASE, type ReplayAssets, replayAssets } from './replay-assets.js';
 import { replayPage } from './replay-page.js';
+import { RWP_WORKER, replayWorkerScript } from './replay-worker.js';
 import { HSTS } from './response-headers.js';
 import type { TenantGuard } from './tenant-auth.js';
 
@@ -77,7 +78,8 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   });
 
   app.addHook('onRequest', async (req) => {
-    // A service worker may be registered from the viewer's sw.js only (browsers send this header for its script).
+    // A service worker may be registered from /replay/sw.js only (browsers send this header for its script; not for
+    // the scripts it imports, such as the viewer's own /replay/rwp-sw.js, which is thus no worker of its own).
     if (req.headers['service-worker'] === 'script' && req.url.split('?')[0] !== `${REPLAY_BASE}sw.js`) {
       throw new HttpProblem(404, 'No service worker script here.', 'Not Found');
     }
@@ -116,19 +118,18 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
     ),
   );
 
-  // ui.js loads in the replay page and again in the viewer's iframe (under /replay/).
+  // ui.js loads in the replay page and again in the viewer's iframe (under /replay/). The worker registered is ours
+  // (/replay/sw.js, src/api/replay-worker.ts), which imports the viewer's own sw.js from /replay/rwp-sw.js.
+  const script = (reply: FastifyReply, bytes: Buffer | string) =>
+    reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(bytes);
   for (const [path, name] of [
     ['/ui.js', 'ui.js'],
     [`${REPLAY_BASE}ui.js`, 'ui.js'],
-    [`${REPLAY_BASE}sw.js`, 'sw.js'],
+    [`${REPLAY_BASE}${RWP_WORKER}`, 'sw.js'],
   ] as const) {
-    app.get(path, async (_req, reply) =>
-      reply
-        .type('application/javascript; charset=utf-8')
-        .header('Cache-Control', 'public, max-age=3600')
-        .send(await assets.get(name)),
-    );
+    app.get(path, async (_req, reply) => script(reply, await assets.get(name)));
   }
+  app.get(`${REPLAY_BASE}sw.js`, async (_req, reply) => script(reply, replayWorkerScript));
 
   app.get<{ Params: { captureId: string } }>('/captures/:captureId', async (req, reply) => {
     const { captureId } = req.params;

@@ -64,6 +64,8 @@ async function attack(out) {
   await register('swOnApiOrigin', realNavigator.serviceWorker, apiOrigin + '/replay/sw.js', apiOrigin + '/replay/w/');
   await register('swOnApiOriginUnwrapped', unwrapped, apiOrigin + '/replay/sw.js', apiOrigin + '/replay/w/');
   await register('swOnReplayOrigin', realNavigator.serviceWorker, realLocation.origin + '/replay/sw.js?hostile=1', realLocation.origin + '/replay/w/');
+  // The viewer's own worker script, which the replay origin's /replay/sw.js imports: no worker of its own.
+  await register('swViewerScriptOnReplayOrigin', unwrapped, realLocation.origin + '/replay/rwp-sw.js', realLocation.origin + '/replay/w/');
   out.setAttribute('data-done', '1');
 }`;
 
@@ -203,6 +205,7 @@ describe('replayed pages run on their own origin (issue 28 §1)', () => {
     }
     assert.doesNotMatch(report.swOnApiOrigin, /^registered/, JSON.stringify(report));
     assert.doesNotMatch(report.swOnApiOriginUnwrapped, /^registered/, JSON.stringify(report));
+    assert.doesNotMatch(report.swViewerScriptOnReplayOrigin, /^registered/, JSON.stringify(report));
 
     // What the verifier shows, and the address bar, are as they were.
     assert.deepEqual(await shown(), before);
