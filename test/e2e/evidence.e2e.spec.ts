@@ -125,6 +125,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     ]);
     assert.deepEqual(v.body.capture, {
       id,
+      url: rec.url, // an extension beside spec 2.6's fields (issue 31 §3)
       createdAt: rec.createdAt,
       completedAt: rec.completedAt,
       renderQuality: rec.renderQuality,

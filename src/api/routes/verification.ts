@@ -27,6 +27,7 @@ export const verificationSchema = z
     verified: z.boolean().describe('True only when all checks pass or skip.'),
     capture: z.object({
       id: z.string(),
+      url: z.string().describe('Extension: the URL that was captured (as submitted).'),
       createdAt: dateTime(),
       completedAt: dateTime(),
       renderQuality: z.enum(['full', 'partial']).optional(),
