@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
-import { ConfigError, loadConfig, rolesUsePostgres } from './config/config.js';
+import { type Config, ConfigError, loadConfig, rolesUsePostgres } from './config/config.js';
 import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
 import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
 import type { ServerHandle } from './server.js';
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
+  if (config.ROLES.has('witness')) return runWitness(config, log);
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
   if (startTracing()) log.info('OpenTelemetry tracing enabled');
   const { startServer } = await import('./server.js');
@@ -99,6 +100,21 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'start failed');
     await shutdown('start-failure', 1);
   }
+}
+
+/** ROLES=witness: the witness alone, without NATS or Postgres (src/roles/witness.ts). */
+async function runWitness(config: Config, log: pino.Logger): Promise<void> {
+  const { startWitnessRole } = await import('./roles/witness.js');
+  const witness = await startWitnessRole(config, log).catch((err: Error) => {
+    process.stderr.write(`capture-ledger witness: ${err.message}\n`);
+    process.exit(2);
+  });
+  const stop = async () => {
+    await witness.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }
 
 await main();

@@ -10,6 +10,7 @@ import { storageVerify } from './commands/storage.js';
 import { usageReport } from './commands/usage.js';
 import { verify } from './commands/verify.js';
 import { logAudit, logMonitor } from './commands/log.js';
+import { witness } from './commands/witness.js';
 
 /** The operator CLI: finds the command named by the leading words, parses its options and runs it. */
 
@@ -26,6 +27,7 @@ export const COMMANDS: CommandSpec[] = [
   logAudit,
   audit,
   storageVerify,
+  witness,
 ];
 
 export function topLevelHelp(): string {

@@ -2,6 +2,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parseOidcProviders } from './console-oidc-providers.js';
+import { parseLogWitnesses } from './log-witnesses.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -88,12 +89,17 @@ const optionalString = z
 const urlString = (name: string) =>
   optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `${name} must be an absolute URL` });
 
-const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'] as const;
+const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer', 'witness'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
+/**
+ * The witness (src/witness/) is another party's check on the log, not part of the service: it is never among the
+ * default roles and runs alone in its process (no NATS, no database; docs/transparency.md, "Running a witness").
+ */
+const DEFAULT_ROLES = ROLE_NAMES.filter((r) => r !== 'witness');
 
-/** Every role but the signer and the transparency-log sequencer reads or writes the projections. */
+/** Every role but the signer, the transparency-log sequencer and the witness reads or writes the projections. */
 export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean =>
-  [...roles].some((r) => r !== 'signer' && r !== 'sequencer');
+  [...roles].some((r) => r !== 'signer' && r !== 'sequencer' && r !== 'witness');
 
 const envSchema = z.object({
   PORT: integer('PORT', 8080, 0, 65535),
@@ -170,12 +176,19 @@ const envSchema = z.object({
   /** Tenant actors idle this long are dropped from memory (after a snapshot); the next command re-hydrates. */
   ACTOR_IDLE_MS: integer('ACTOR_IDLE_MS', 5 * 60_000, 1000, 24 * 3_600_000),
   ROLES: optionalString.transform((v, ctx) => {
-    const roles = csv(v ?? ROLE_NAMES.join(','));
+    const roles = csv(v ?? DEFAULT_ROLES.join(','));
     const unknown = roles.filter((r) => !(ROLE_NAMES as readonly string[]).includes(r));
     if (unknown.length > 0 || roles.length === 0) {
       ctx.addIssue({
         code: 'custom',
         message: `ROLES must be a comma-separated subset of ${ROLE_NAMES.join(',')}; unknown: ${unknown.join(',') || '(empty)'}`,
+      });
+      return z.NEVER;
+    }
+    if (roles.includes('witness') && roles.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'ROLES=witness runs alone: a witness is an independent check on the log, not one of its roles',
       });
       return z.NEVER;
     }
@@ -240,9 +253,46 @@ const envSchema = z.object({
   }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
+  /** Witnesses asked to cosign each checkpoint: `<vkey> <URL>` per comma or line (src/config/log-witnesses.ts). */
+  LOG_WITNESSES: optionalString.transform((v, ctx) => {
+    const parsed = parseLogWitnesses(v);
+    if ('errors' in parsed) {
+      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return parsed.witnesses;
+  }),
+  /** How many of LOG_WITNESSES must cosign a checkpoint for the verify result to call it witnessed; default: all. */
+  LOG_WITNESS_QUORUM: optionalString.pipe(
+    z.string().regex(/^\d+$/, 'LOG_WITNESS_QUORUM must be a whole number').optional(),
+  ),
+  /** How long the sequencer waits for the witnesses' cosignatures before it publishes a checkpoint without them. */
+  LOG_WITNESS_TIMEOUT_MS: integer('LOG_WITNESS_TIMEOUT_MS', 5_000, 100, 120_000),
+  /** ROLES=witness: the witness's key name (default: PUBLIC_BASE_URL's host and path + /witness). */
+  WITNESS_NAME: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
+    message: 'WITNESS_NAME must not contain spaces or +',
+  }),
+  /** ROLES=witness: its Ed25519 key, base64 32-byte seed; unset → generated once into DATA_DIR/witness-key.seed. */
+  WITNESS_SIGNING_KEY: optionalString.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
+    message: 'WITNESS_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
+  }),
+  /** ROLES=witness: the verifier keys (GET /v1/log/key) of the logs it witnesses, comma-separated. */
+  WITNESS_LOG_KEYS: optionalString.transform((v) => csv(v)),
 });
 
-export type Config = z.output<typeof envSchema> & { PUBLIC_BASE_URL: string; LOG_ORIGIN: string };
+export type Config = Omit<z.output<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
+  PUBLIC_BASE_URL: string;
+  LOG_ORIGIN: string;
+  /** How many of LOG_WITNESSES must cosign (0 when there are none). */
+  LOG_WITNESS_QUORUM: number;
+  WITNESS_NAME: string;
+};
+
+/** The log's origin when LOG_ORIGIN is unset: PUBLIC_BASE_URL's host and path + /v1/log. */
+export function defaultLogOrigin(publicBaseUrl: string): string {
+  const base = new URL(publicBaseUrl);
+  return `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log`;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -277,10 +327,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
   if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT)
     throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
+  const witnessCount = cfg.LOG_WITNESSES.length;
+  const quorum = cfg.LOG_WITNESS_QUORUM === undefined ? witnessCount : Number(cfg.LOG_WITNESS_QUORUM);
+  if (witnessCount > 0 ? quorum < 1 || quorum > witnessCount : cfg.LOG_WITNESS_QUORUM !== undefined)
+    throw new ConfigError(
+      `invalid configuration:\n  LOG_WITNESS_QUORUM must be between 1 and the ${witnessCount} witnesses of LOG_WITNESSES; got ${cfg.LOG_WITNESS_QUORUM}`,
+    );
+  if (cfg.ROLES.has('witness') && cfg.WITNESS_LOG_KEYS.length === 0)
+    throw new ConfigError(
+      'invalid configuration:\n  WITNESS_LOG_KEYS must name the verifier key of at least one log (GET /v1/log/key) for ROLES=witness',
+    );
   return {
     ...cfg,
+    LOG_WITNESS_QUORUM: quorum,
+    WITNESS_NAME: cfg.WITNESS_NAME ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/witness`,
     REPLAY_ORIGIN: replayOrigin,
     PUBLIC_BASE_URL: publicBaseUrl,
-    LOG_ORIGIN: cfg.LOG_ORIGIN ?? `${base.host}${base.pathname.replace(/\/+$/, '')}/v1/log`,
+    LOG_ORIGIN: cfg.LOG_ORIGIN ?? defaultLogOrigin(publicBaseUrl),
   };
 }

@@ -5,6 +5,7 @@ import type { Notary } from '../archive/notary.js';
 import type { Config, Role } from '../config/config.js';
 import { createTransparencyService, type TransparencyService } from './log-service.js';
 import { startLogView } from './log-view.js';
+import { createCosigning } from './witness-cosigning.js';
 import { loadLogSigner, startCheckpointer, startSequencer } from './sequencer.js';
 
 /**
@@ -35,7 +36,18 @@ export async function startTransparency(opts: {
   if (roles.has('sequencer')) {
     const signer = await loadLogSigner(config.LOG_ORIGIN, config.LOG_SIGNING_KEY, opts.dataDir);
     const sequencer = await startSequencer(js, jsm, log);
+    const cosigning =
+      config.LOG_WITNESSES.length > 0
+        ? createCosigning({
+            witnesses: config.LOG_WITNESSES,
+            consistencyProof: (first, second) => view.tree.consistencyProof(first, second),
+            timeoutMs: config.LOG_WITNESS_TIMEOUT_MS,
+            quorum: config.LOG_WITNESS_QUORUM,
+            log,
+          })
+        : undefined;
     const checkpointer = await startCheckpointer({
+      cosigning,
       nc,
       js,
       jsm,
@@ -51,7 +63,10 @@ export async function startTransparency(opts: {
     );
   }
   return {
-    service: createTransparencyService(nc, jsm, view, log),
+    service: {
+      ...createTransparencyService(nc, jsm, view, log),
+      witnessPolicy: { quorum: config.LOG_WITNESS_QUORUM, witnesses: config.LOG_WITNESSES },
+    },
     async stop() {
       for (const stop of stops)
         await stop().catch((err) => log.warn({ err }, 'transparency log: error while stopping'));

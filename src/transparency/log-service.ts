@@ -14,6 +14,7 @@ import {
 import type { LogView } from './log-view.js';
 import { requestCheckpoint } from './sequencer.js';
 import type { CertificateTransparency } from '../../packages/verifier/src/index.js';
+import type { ConfiguredWitness } from '../config/log-witnesses.js';
 
 /**
  * What the API asks of the log: the latest checkpoint, the verifier key, proofs for a capture. Everything comes
@@ -37,6 +38,13 @@ export interface TransparencyService {
    * facts once published, so a certificate made twice is the same. `unavailable` says why there is none yet.
    */
   certificateEvidence(captureId: string): Promise<CertificateTransparency | { unavailable: string; noLog?: true }>;
+  /** The witnesses this deployment's log asks to cosign, and how many must (LOG_WITNESSES, LOG_WITNESS_QUORUM). */
+  witnessPolicy?: WitnessPolicy;
+}
+
+export interface WitnessPolicy {
+  quorum: number;
+  witnesses: readonly ConfiguredWitness[];
 }
 
 const VIEW_CATCH_UP_MS = 10_000;

@@ -33,6 +33,7 @@ import {
   type StoredCheckpoint,
 } from './log-stream.js';
 import type { LogView } from './log-view.js';
+import type { Cosigning } from './witness-cosigning.js';
 
 /**
  * The sequencer decides the order of the log's leaves once (docs/transparency.md): it reads LEDGER in stream
@@ -184,6 +185,7 @@ export interface Checkpointer {
  * (`tlog.checkpoint.request`, queue group `sequencers`). Each note is time-stamped through the notary (the
  * signer role's TSA path) when the deployment time-stamps; a TSA that is down leaves `timestamp` null rather
  * than holding the checkpoint back. Checkpoints only grow: one is published only after the latest, in its slot.
+ * With witnesses configured, each note carries the cosignatures that came back within LOG_WITNESS_TIMEOUT_MS.
  */
 export async function startCheckpointer(opts: {
   nc: NatsConnection;
@@ -194,6 +196,8 @@ export async function startCheckpointer(opts: {
   notary: Notary | null;
   intervalMs: number;
   log: Logger;
+  /** The witnesses' cosignatures, asked for before each checkpoint is published (witness-cosigning.ts). */
+  cosigning?: Cosigning | undefined;
 }): Promise<Checkpointer> {
   const { nc, js, jsm, view, signer, log } = opts;
   const vkey = verifierKeyString(signer);
@@ -223,10 +227,12 @@ export async function startCheckpointer(opts: {
       if (view.problem()) throw new Error(view.problem()!);
       if (latest && checkpointSize(latest.note) >= size) return latest;
       if (size === 0) return latest;
-      const note = signCheckpoint(
+      const signed = signCheckpoint(
         { origin: signer.name, size, rootHash: view.tree.root(size), extensions: [] },
         signer,
       );
+      // Cosigned before it is time-stamped and published: the stored note, and so a certificate, carries them.
+      const note = opts.cosigning ? await opts.cosigning.cosign(signed, size) : signed;
       const cp: StoredCheckpoint = { note, timestamp: await timestampNote(note) };
       const expected = latest?.seq ?? 0;
       try {

@@ -28,7 +28,7 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
   let site: FixtureSite;
   let nc: NatsConnection;
   /** A client with a role's NATS user, as that role's processes connect (src/infra/nats.ts). */
-  const connectAs = (role: Exclude<RoleName, 'operator'>) => {
+  const connectAs = (role: Exclude<RoleName, 'operator' | 'witness'>) => {
     const { user, pass } = cluster.natsUserOf(role);
     return connect({
       servers: cluster.nats.url.split(','),
@@ -128,7 +128,7 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       JSON.stringify({ last_by_subj: tenantSubject(tenant) }),
     ] as const;
     const plan: Record<
-      Exclude<RoleName, 'operator'>,
+      Exclude<RoleName, 'operator' | 'witness'>,
       { refused: Array<readonly [string, string]>; allowed: Array<readonly [string, string]>; noSubscribe: string[] }
     > = {
       worker: {
@@ -226,7 +226,7 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
       },
     };
     for (const [role, checks] of Object.entries(plan) as Array<
-      [Exclude<RoleName, 'operator'>, (typeof plan)['worker']]
+      [Exclude<RoleName, 'operator' | 'witness'>, (typeof plan)['worker']]
     >) {
       const c = await connectAs(role);
       try {

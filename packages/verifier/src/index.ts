@@ -50,6 +50,19 @@ export {
   type NoteKey,
 } from './transparency.js';
 export {
+  checkWitnessQuorum,
+  cosignatureKeyId,
+  cosignedMessage,
+  parseWitnessKey,
+  splitCosignature,
+  verifiedCosigners,
+  witnessKeyString,
+  COSIGNATURE_TYPE,
+  type WitnessedBy,
+  type WitnessKey,
+  type WitnessReport,
+} from './witnesses.js';
+export {
   evidenceAccepted,
   evidenceKind,
   verifyEvidence,
