@@ -40,6 +40,7 @@ export const CHECK_WORDS: Record<string, string> = {
   signature: "This service's signature on the bundle is genuine",
   timestamp: 'The time-stamp matches the bundle',
   transparency: "The bundle is recorded in this service's public log",
+  witnesses: 'Independent witnesses saw the same log',
 };
 
 const script = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -169,6 +170,13 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
     var size = /of (\\d+) leaves/.exec(t.detail || '');
     return 'Entry number ' + (t.leafIndex + 1) + (size ? ' of the ' + size[1] + ' entries' : '') + " in this service's public, append-only log, which anyone can download and check: the bundle cannot be swapped later without it showing.";
   }
+  /** Who witnessed the log's checkpoint, in words. */
+  function witnessWords(w) {
+    var names = (w.witnessed || []).map(function (x) { return x.name; }).join(', ');
+    return w.status === 'pass'
+      ? 'Cosigned by ' + names + ': ' + w.witnessed.length + ' independent witness' + (w.witnessed.length === 1 ? '' : 'es') + ' (' + w.quorum + ' required) confirmed that everyone is shown this same log, so it cannot have been rewritten for you alone.'
+      : 'Only ' + (w.witnessed || []).length + ' of the ' + w.quorum + ' required independent witnesses confirmed this log' + (names ? ' (' + names + ')' : '') + ': that this service shows everyone the same log is not confirmed yet.';
+  }
   // This capture's result, by its id: never by the address bar, which is not this page's to trust.
   fetch(${script(`/v1/verify/${encodeURIComponent(captureId)}`)}, { headers: { Accept: 'application/json' } })
     .then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
@@ -185,7 +193,7 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
         ? 'This copy of the page at ' + url + ' cannot be trusted: ' + (failed.join('; ') || 'a check failed') + '. It may have been changed or damaged since it was captured on ' + when(b.capture.completedAt) + '.'
         : logFailed
           ? asLooked + " The bundle is intact and signed, but this service's public log does not confirm it: treat it as not verified."
-          : asLooked + ' Nothing in it has changed since.';
+          : asLooked + ' Nothing in it has changed since.' + (b.witnesses && b.witnesses.status === 'fail' ? " Fewer independent witnesses than required have confirmed this service's log (below)." : '');
       var ts = b.signing && b.signing.timestamp;
       timeSource.hidden = false;
       timeSource.className = ts && !ts.selfIssued ? 'strong' : 'weak';
@@ -196,6 +204,7 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
           : 'A public time-stamping authority (' + ts.tsa + ') attests that the bundle existed on ' + when(ts.genTime) + '.';
       (b.checks || []).forEach(function (c) { checkRow(c.name, c.status, c.detail, ''); });
       if (b.transparency) checkRow('transparency', b.transparency.status, b.transparency.detail, logWords(b.transparency));
+      if (b.witnesses) checkRow('witnesses', b.witnesses.status, b.witnesses.detail, witnessWords(b.witnesses));
       row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
       if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
       if (b.signing) {

@@ -7,7 +7,7 @@ import { createVerificationCache } from './verification-cache.js';
 import { ArtifactCorruptError, type ArtifactStore } from '../capture/artifact-store.js';
 import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
-import { captureTransparency } from '../transparency/verify-transparency.js';
+import { captureTransparency, checkpointWitnesses } from '../transparency/verify-transparency.js';
 import { verificationResult } from './verification-result.js';
 import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
 import { listSigningKeys, listTsaCertificates } from '../../projections/read-models/evidence-keys.js';
@@ -120,7 +120,8 @@ export function createCaptureVerification(
           selfIssuedTsaCaCertsPem: [...evidence.localTsaCaCertsPem, ...published],
         });
       });
-      return verificationResult(row, result, log ? await captureTransparency(log, captureId, result) : null);
+      const transparency = log ? await captureTransparency(log, captureId, result) : null;
+      return verificationResult(row, result, transparency, await checkpointWitnesses(log?.witnessPolicy, transparency));
     },
   };
 }

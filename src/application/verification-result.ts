@@ -2,6 +2,7 @@ import { type BundleCheck, type VerificationResult, verdict } from '../../packag
 import { iso } from '../domain/clock.js';
 import type { CaptureRow } from '../../projections/read-models/captures.js';
 import type { TransparencyResult } from '../transparency/verify-transparency.js';
+import type { WitnessReport } from '../../packages/verifier/src/witnesses.js';
 
 /** The check names of spec 2.6, in its order: the only names `checks` ever holds (a contract test pins them). */
 export const SPEC_CHECK_NAMES = ['artifactHashes', 'bundleHash', 'signature', 'timestamp'] as const;
@@ -22,6 +23,8 @@ export function verificationResult(
   row: CaptureRow,
   bundle: VerificationResult | null,
   transparency: TransparencyResult | null,
+  /** The witnesses' cosignatures on the transparency checkpoint, an extension beside it (docs/transparency.md). */
+  witnesses: WitnessReport | null = null,
 ) {
   const checks: BundleCheck[] = bundle?.checks ?? MISSING_BUNDLE;
   return {
@@ -47,5 +50,6 @@ export function verificationResult(
     checks,
     ...(row.capture_settings ? { captureSettings: row.capture_settings } : {}),
     ...(transparency ? { transparency } : {}),
+    ...(witnesses ? { witnesses } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { type VerificationResult, type VerifyOptions, verifyBundle } from '../../packages/verifier/src/index.js';
 import { checkInclusion, type TransparencyEvidence } from './inclusion-check.js';
-import type { TransparencyService } from './log-service.js';
+import type { TransparencyService, WitnessPolicy } from './log-service.js';
+import { checkWitnessQuorum, type WitnessReport } from '../../packages/verifier/src/witnesses.js';
 
 /** The log's proof for a bundle, or why there is none (the result is then 'skip'). */
 export type TransparencyInput = TransparencyEvidence | { unavailable: string };
@@ -91,4 +92,21 @@ function inclusionResult(
     inclusionProof: evidence.inclusionProof,
     logKey: evidence.logKey,
   };
+}
+
+/**
+ * The `witnesses` extension of a verify result: whether the checkpoint the transparency result was checked against
+ * is cosigned by a quorum of the deployment's witnesses (LOG_WITNESSES, LOG_WITNESS_QUORUM). null when the
+ * deployment has no witnesses or no checkpoint covers the bundle yet.
+ */
+export async function checkpointWitnesses(
+  policy: WitnessPolicy | undefined,
+  transparency: TransparencyResult | null,
+): Promise<WitnessReport | null> {
+  if (!policy || policy.witnesses.length === 0 || !transparency?.checkpoint) return null;
+  return checkWitnessQuorum(
+    transparency.checkpoint,
+    policy.witnesses.map((w) => w.vkey),
+    policy.quorum,
+  );
 }

@@ -9,6 +9,7 @@ import { evidenceAccepted, verifyEvidenceFile } from './evidence.js';
  */
 const USAGE = `usage: capture-ledger-verify FILE(.wacz|.pdf) [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL]
                              [--log-key FILE | --log-key-url URL] [--log-url URL] [--certificate FILE]
+                             [--witness-key KEY|FILE]... [--witness-quorum N]
 
 Trust is what you give; nothing in FILE is trusted on its own word.
   --keys FILE         the signing keys, /.well-known/signing-keys (or /.well-known/signing-key) saved as served
@@ -23,7 +24,14 @@ Trust is what you give; nothing in FILE is trusted on its own word.
                       there and checked against the log key
   --certificate FILE  with a bundle: its certificate PDF, which must verify and name this very file (its SHA-256
                       and size), not only the same bundle hash
+  --witness-key KEY|FILE  a witness you trust (its vkey, C2SP tlog-cosignature), inline or a file (may repeat):
+                      the log checkpoint the evidence was checked against must carry a quorum of their
+                      cosignatures, reported as \`witnesses\` (a certificate's embedded checkpoint; a bundle's with --log-url)
+  --witness-quorum N  how many of the --witness-key witnesses must have cosigned (default: all of them)
 `;
+
+const VKEY = /^[^\s+]+\+[0-9a-f]{8}\+\S+$/;
+const readKey = async (value: string) => (VKEY.test(value) ? value : (await readFile(value, 'utf8')).trim());
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -40,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
         'log-key-url': { type: 'string' },
         'log-url': { type: 'string' },
         certificate: { type: 'string' },
+        'witness-key': { type: 'string', multiple: true },
+        'witness-quorum': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -55,7 +65,8 @@ async function main(argv: string[]): Promise<number> {
   if (
     positionals.length !== 1 ||
     (values.keys !== undefined && values['keys-url'] !== undefined) ||
-    (values['log-key'] !== undefined && values['log-key-url'] !== undefined)
+    (values['log-key'] !== undefined && values['log-key-url'] !== undefined) ||
+    (values['witness-quorum'] !== undefined && !/^[1-9]\d*$/.test(values['witness-quorum']))
   ) {
     process.stderr.write(USAGE);
     return 2;
@@ -72,6 +83,8 @@ async function main(argv: string[]): Promise<number> {
         logKeyUrl: values['log-key-url'],
         logUrl: values['log-url'],
         certificateFile: values.certificate,
+        witnessKeys: await Promise.all((values['witness-key'] ?? []).map(readKey)),
+        witnessQuorum: values['witness-quorum'] !== undefined ? Number(values['witness-quorum']) : undefined,
       },
       { readFile: async (path) => new Uint8Array(await readFile(path)) },
     );

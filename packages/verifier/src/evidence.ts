@@ -10,6 +10,7 @@ import {
   tsaCertificatesFromText,
 } from './sources.js';
 import { checkBundleInclusion, fetchBundleInclusion } from './transparency.js';
+import { checkWitnessQuorum, type WitnessReport, witnessPolicy } from './witnesses.js';
 
 /**
  * A bundle's result from the command line may carry, beside the spec's checks (never among them, as the API's):
@@ -21,13 +22,51 @@ export type BundleEvidence = VerificationResult & {
   kind: 'bundle';
   transparency?: Check<'transparency'>;
   certificate?: Check<'certificate'> & { verification: CertificateVerification };
+  /** --witness-key: whether the log's checkpoint is cosigned by a quorum of them (witnesses.ts). */
+  witnesses?: WitnessReport;
 };
-export type EvidenceVerification = BundleEvidence | CertificateVerification;
+export type EvidenceVerification = BundleEvidence | (CertificateVerification & { witnesses?: WitnessReport });
 
 /** What the command line's exit status says: verified, and no check asked for beside the spec's failed. */
 export function evidenceAccepted(result: EvidenceVerification): boolean {
+  if (result.witnesses?.status === 'fail') return false;
   if (result.kind === 'certificate') return result.verified;
   return result.verified && result.transparency?.status !== 'fail' && result.certificate?.status !== 'fail';
+}
+
+/**
+ * The checkpoint a result was checked against: a certificate's embedded one (its envelope's `transparency`), a
+ * bundle's fetched one. null when there is none.
+ */
+export function certificateCheckpoint(pdf: Uint8Array): string | null {
+  try {
+    const envelope = JSON.parse(new TextDecoder().decode(splitCertificate(pdf).envelopeJson)) as {
+      transparency?: { checkpoint?: unknown };
+    };
+    return typeof envelope.transparency?.checkpoint === 'string' ? envelope.transparency.checkpoint : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The witness report of a checkpoint, or a failing one when there is no checkpoint to be witnessed. */
+export async function witnessReport(
+  checkpoint: string | null,
+  witnessKeys: readonly string[],
+  quorum: number,
+): Promise<WitnessReport> {
+  if (checkpoint === null) {
+    const keys = await witnessPolicy(witnessKeys, quorum);
+    return {
+      status: 'fail',
+      quorum,
+      witnessed: [],
+      missing: keys.map((k) => k.name),
+      treeSize: null,
+      detail: 'there is no log checkpoint to check witnesses on (a bundle needs --log-url; a certificate, a log proof)',
+    };
+  }
+  return checkWitnessQuorum(checkpoint, witnessKeys, quorum);
 }
 
 /** A certificate PDF or a WACZ bundle, told apart by their first bytes. */
@@ -59,6 +98,10 @@ export interface EvidenceSources {
   logUrl?: string | undefined;
   /** For a bundle: the certificate it must be the file of. */
   certificateFile?: string | undefined;
+  /** Witness vkeys (files holding one, or inline) whose cosignatures on the log's checkpoint count. */
+  witnessKeys?: string[] | undefined;
+  /** How many of them must have cosigned (default: all). */
+  witnessQuorum?: number | undefined;
 }
 
 export interface EvidenceIo {
@@ -96,18 +139,27 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
     logKeys.push((await response.text()).trim());
   }
   const trust = { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn, logKeys };
+  const witnessKeys = sources.witnessKeys ?? [];
+  const quorum = sources.witnessQuorum ?? witnessKeys.length;
   const result = await verifyEvidence(bytes, trust);
   if (result.kind === 'certificate') {
     if (sources.certificateFile !== undefined)
       throw new Error('--certificate goes with a WACZ bundle, not a certificate');
-    return result;
+    if (witnessKeys.length === 0) return result;
+    return { ...result, witnesses: await witnessReport(certificateCheckpoint(bytes), witnessKeys, quorum) };
   }
   const logUrl = sources.logUrl ?? sources.logKeyUrl?.replace(/\/key\/?$/, '');
   if (logKeys.length > 0 && logUrl === undefined)
     throw new Error(
       "a bundle's inclusion proof comes from its log: give --log-url (https://host/v1/log) with --log-key",
     );
-  if (logUrl !== undefined) result.transparency = await bundleTransparency(result, logUrl, logKeys, doFetch);
+  let checkpoint: string | null = null;
+  if (logUrl !== undefined) {
+    const checked = await bundleTransparency(result, logUrl, logKeys, doFetch);
+    result.transparency = checked.check;
+    checkpoint = checked.checkpoint;
+  }
+  if (witnessKeys.length > 0) result.witnesses = await witnessReport(checkpoint, witnessKeys, quorum);
   if (sources.certificateFile !== undefined)
     result.certificate = await bundleMatchesCertificate(
       bytes,
@@ -123,20 +175,25 @@ async function bundleTransparency(
   logUrl: string,
   logKeys: string[],
   doFetch: typeof globalThis.fetch,
-): Promise<Check<'transparency'>> {
+): Promise<{ check: Check<'transparency'>; checkpoint: string | null }> {
   if (logKeys.length === 0) throw new Error("--log-url needs --log-key or --log-key-url (the log's verifier key)");
-  if (result.checks[1]?.status !== 'pass') return skip('transparency', 'bundleHash check failed');
+  if (result.checks[1]?.status !== 'pass')
+    return { check: skip('transparency', 'bundleHash check failed'), checkpoint: null };
   const captureId = result.capture?.captureId;
   const signing = result.signing;
   if (!captureId || !signing?.keyId)
-    return fail('transparency', 'datapackage.json does not name the captureId and keyId its log leaf is made of');
+    return {
+      check: fail('transparency', 'datapackage.json does not name the captureId and keyId its log leaf is made of'),
+      checkpoint: null,
+    };
   const facts = {
     captureId,
     bundleHash: signing.bundleHash,
     keyId: signing.keyId,
     genTime: signing.timestamp?.genTime ?? null,
   };
-  return checkBundleInclusion(facts, await fetchBundleInclusion(logUrl, captureId, doFetch), logKeys);
+  const inclusion = await fetchBundleInclusion(logUrl, captureId, doFetch);
+  return { check: await checkBundleInclusion(facts, inclusion, logKeys), checkpoint: inclusion?.checkpoint ?? null };
 }
 
 async function bundleMatchesCertificate(

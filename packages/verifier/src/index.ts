@@ -57,12 +57,15 @@ export {
   splitCosignature,
   verifiedCosigners,
   witnessKeyString,
+  witnessPolicy,
   COSIGNATURE_TYPE,
   type WitnessedBy,
   type WitnessKey,
   type WitnessReport,
 } from './witnesses.js';
 export {
+  certificateCheckpoint,
+  witnessReport,
   evidenceAccepted,
   evidenceKind,
   verifyEvidence,

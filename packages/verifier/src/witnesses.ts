@@ -115,15 +115,21 @@ export interface WitnessReport {
   detail: string;
 }
 
-/** Checks `note` against witness vkeys and a quorum (1 ≤ quorum ≤ keys); throws on a bad key or quorum (the caller's input). */
+/** The trusted witness keys, checked with their quorum (1 ≤ quorum ≤ keys); throws on a bad key or quorum (the caller's input). */
+export async function witnessPolicy(witnessKeys: readonly string[], quorum: number): Promise<WitnessKey[]> {
+  const keys = await Promise.all(witnessKeys.map(parseWitnessKey));
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > keys.length)
+    throw new Error(`the witness quorum must be between 1 and the ${keys.length} witness keys given; got ${quorum}`);
+  return keys;
+}
+
+/** Checks `note` against witness vkeys and a quorum; throws on a bad key or quorum (witnessPolicy). */
 export async function checkWitnessQuorum(
   note: string,
   witnessKeys: readonly string[],
   quorum: number,
 ): Promise<WitnessReport> {
-  const keys = await Promise.all(witnessKeys.map(parseWitnessKey));
-  if (!Number.isInteger(quorum) || quorum < 1 || quorum > keys.length)
-    throw new Error(`the witness quorum must be between 1 and the ${keys.length} witness keys given; got ${quorum}`);
+  const keys = await witnessPolicy(witnessKeys, quorum);
   let treeSize: number | null = null;
   let witnessed: WitnessedBy[] = [];
   try {

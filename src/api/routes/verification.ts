@@ -77,6 +77,21 @@ export const verificationSchema = z
       .describe(
         "Extension (not in spec 2.6; README, Verification): the bundle's leaf in the public transparency log, checked against a signed checkpoint (docs/transparency.md). Present when the deployment runs the log. Not part of `verified`.",
       ),
+    witnesses: z
+      .object({
+        status: z.enum(['pass', 'fail']).describe("'fail': fewer than `quorum` of the log's witnesses cosigned."),
+        quorum: z.number().int(),
+        witnessed: z
+          .array(z.object({ name: z.string(), keyId: z.string(), cosignedAt: dateTime() }))
+          .describe('The witnesses whose cosignature on the checkpoint verifies under their published key.'),
+        missing: z.array(z.string()).describe('The witnesses that did not cosign it.'),
+        treeSize: z.number().int().nullable(),
+        detail: z.string(),
+      })
+      .optional()
+      .describe(
+        "Extension (not in spec 2.6; docs/transparency.md, Witnesses): whether `transparency.checkpoint` is cosigned by a quorum of the log's witnesses (LOG_WITNESSES, LOG_WITNESS_QUORUM). Present when the deployment has witnesses and a checkpoint covers the bundle. Not part of `verified`.",
+      ),
   })
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { evidenceKind, verifyEvidenceFile } from '../../../packages/verifier/src/index.js';
+import { evidenceKind, verifyEvidenceFile, witnessReport } from '../../../packages/verifier/src/index.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
-import { type CommandSpec, listOpt, stringOpt } from '../command-spec.js';
+import { type CommandSpec, intOpt, listOpt, stringOpt } from '../command-spec.js';
 import { createLogClient } from '../../transparency/log-client.js';
 import { captureIdOfBundle, fetchEvidence } from '../../transparency/offline-proof.js';
 import { withTransparency, type TransparencyInput } from '../../transparency/verify-transparency.js';
@@ -51,6 +51,17 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
       value: 'FILE',
       help: "a checkpoint saved earlier: today's log must be consistent with it",
     },
+    'witness-key': {
+      type: 'string',
+      value: 'KEY|FILE',
+      multiple: true,
+      help: "a witness you trust (its vkey), inline or a file (may repeat): the log's checkpoint must carry a quorum of their cosignatures",
+    },
+    'witness-quorum': {
+      type: 'string',
+      value: 'N',
+      help: 'how many of the --witness-key witnesses must have cosigned (default: all of them)',
+    },
   },
   examples: [
     'capture-ledger verify capture.wacz --keys-url https://ledger.example.org/.well-known/signing-keys',
@@ -59,6 +70,7 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --trusted-checkpoint saved-checkpoint.txt',
     'capture-ledger verify certificate.pdf --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
     'capture-ledger verify certificate.pdf --keys keys.json --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates --log-key log.vkey',
+    'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --witness-key w1.vkey --witness-key w2.vkey --witness-quorum 1',
   ],
   async run(args, io) {
     const keysFile = stringOpt(args, 'keys');
@@ -72,6 +84,10 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     if (trustedPath !== undefined && logUrl === undefined)
       throw new UsageError('--trusted-checkpoint needs --log-url and --log-key');
     const logKey = logKeyArg !== undefined ? await readLogKey(logKeyArg) : null;
+    const witnessKeys = await Promise.all(listOpt(args, 'witness-key').map(readWitnessKey));
+    const witnessQuorum = intOpt(args, 'witness-quorum', 1, Math.max(1, witnessKeys.length));
+    if (witnessQuorum !== undefined && witnessKeys.length === 0)
+      throw new UsageError('--witness-quorum goes with --witness-key');
     const sources = {
       file: args.positionals[0]!,
       keysFile,
@@ -98,10 +114,20 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
         transparency = 'inconsistent' in evidence ? { unavailable: evidence.inconsistent } : evidence;
       }
       // This command checks a bundle's log itself (--trusted-checkpoint too), so the package is given the key for a certificate only.
-      const trustSources = evidenceKind(bytes) === 'bundle' ? { ...sources, logKeys: [] } : sources;
+      const trustSources =
+        evidenceKind(bytes) === 'bundle'
+          ? { ...sources, logKeys: [] }
+          : { ...sources, witnessKeys, witnessQuorum: witnessQuorum ?? witnessKeys.length };
       const verified = await verifyEvidenceFile(trustSources, { readFile: read });
       // A certificate carries its own proof (checked by the verifier with --log-key); a bundle's is fetched from --log-url.
       result = transparency && verified.kind === 'bundle' ? withTransparency(verified, transparency) : verified;
+      if (witnessKeys.length > 0 && verified.kind === 'bundle') {
+        const checkpoint = transparency && 'checkpoint' in transparency ? transparency.checkpoint : null;
+        result = {
+          ...result,
+          witnesses: await witnessReport(checkpoint, witnessKeys, witnessQuorum ?? witnessKeys.length),
+        };
+      }
     } catch (err) {
       if (err instanceof UsageError) throw err;
       throw new CliError((err as Error).message, 'Check the file names and URLs given; nothing was verified.');
@@ -113,6 +139,20 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     await io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     // `verified` is the spec's (2.6); a log check asked for with --log-url that fails fails the command too.
     const logFailed = 'transparency' in result && result.transparency?.status === 'fail';
-    return result.verified && !logFailed ? EXIT_OK : EXIT_FAILURE;
+    // So does a checkpoint below the quorum of the witnesses given (--witness-key, --witness-quorum).
+    const unwitnessed = 'witnesses' in result && result.witnesses?.status === 'fail';
+    return result.verified && !logFailed && !unwitnessed ? EXIT_OK : EXIT_FAILURE;
   },
 };
+
+/** A witness vkey given inline or as a file holding one. */
+async function readWitnessKey(value: string): Promise<string> {
+  if (/^[^\s+]+\+[0-9a-f]{8}\+\S+$/.test(value)) return value;
+  try {
+    return (await readFile(value, 'utf8')).trim();
+  } catch {
+    throw new UsageError(
+      `--witness-key is neither a witness vkey (<name>+<hex key ID>+<base64 key>) nor a readable file: ${value}`,
+    );
+  }
+}
