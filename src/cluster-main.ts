@@ -3,7 +3,8 @@ import { startLocalCluster } from './infra/local-cluster.js';
 
 /**
  * `make cluster`: the scaled deployment on this machine — three clustered nats-servers, Postgres, and
- * 2 api (PORT and PORT+1), 2 workers, 2 signers, projector, dispatcher and scheduler as separate processes, each with
+ * 2 api (PORT and PORT+1), 2 workers, 2 signers, projector, dispatcher, scheduler, 2 sequencers and 2 witnesses of
+ * the transparency log as separate processes, each with
  * its own DATA_DIR under CLUSTER_DIR. Ctrl-C stops all of it. See docs/scaling.md.
  */
 const dir = resolve(process.env['CLUSTER_DIR'] ?? './data/cluster');
@@ -13,6 +14,7 @@ const cluster = await startLocalCluster({
   dir,
   apiPorts: [port, port + 1],
   replicas: Number(process.env['NATS_REPLICAS'] ?? 3),
+  witnesses: 2,
   env: {
     ...pass('ADMIN_KEY'),
     ...pass('SIGNING_KEY'),
@@ -33,6 +35,8 @@ process.stdout.write(
     `  NATS_URL=${cluster.nats.url}  (operator: NATS_USER=${cluster.operator.user} NATS_PASSWORD=${cluster.operator.pass})`,
     `  API: ${cluster.apiUrls.join('  ')}`,
     ...cluster.processes.filter((p) => p.role !== 'api').map((p) => `  ${p.name}: ${p.url}/health`),
+    `  log key: ${cluster.logKey}`,
+    ...cluster.witnessKeys.map((k) => `  witness key: ${k}`),
     `  ADMIN_KEY=${cluster.adminKey}`,
     'Ctrl-C stops every process.',
     '',

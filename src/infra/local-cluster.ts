@@ -12,6 +12,9 @@ import { type NatsCluster, startNatsCluster } from './nats-cluster.js';
 import { natsAuthorizationConfig, type NatsUser } from './nats-permissions.js';
 import { projectRoot } from './project-root.js';
 import { stopChild } from './stop-child.js';
+import { defaultLogOrigin } from '../config/config.js';
+import { noteSignerFromSeed, verifierKeyString } from '../transparency/checkpoint.js';
+import { cosignerFromSeed } from '../witness/cosigner.js';
 
 const STARTUP_LIMIT_MS = 600_000;
 
@@ -45,6 +48,9 @@ export interface LocalCluster {
   processes: RoleProcess[];
   /** Base URLs of the API processes. */
   apiUrls: string[];
+  /** The witnesses' vkeys (in order: witness-1, …) and the log's verifier key they witness. */
+  witnessKeys: string[];
+  logKey: string;
   process(name: string): RoleProcess;
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
   start(name: string): Promise<void>;
@@ -59,6 +65,11 @@ export interface LocalClusterOptions {
   signers?: number;
   /** Transparency-log sequencers (default 2). */
   sequencers?: number;
+  /**
+   * Witnesses of the log (default 0), each its own process (ROLES=witness, no NATS, no database) with its own key;
+   * the sequencers ask them to cosign (LOG_WITNESSES) and the API processes check them in verify results.
+   */
+  witnesses?: number;
   replicas?: number;
   /** Extra environment for every role process (ALLOW_PRIVATE_TARGETS, CAPTURE_TIMEOUT_MS, …). */
   env?: Record<string, string>;
@@ -126,6 +137,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     ['scheduler', 1],
     // Two sequencers of the transparency log: OCC on the log's own stream makes them safe side by side.
     ['sequencer', opts.sequencers ?? 2],
+    ['witness', opts.witnesses ?? 0],
   ];
   const processes: RoleProcess[] = [];
   const outputs = new Map<string, string[]>();
@@ -148,8 +160,34 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     }
   }
   const apiUrls = processes.filter((p) => p.role === 'api').map((p) => p.url);
+  // The log's public key, which is all a witness is given of the log; each witness's key, which the log is given.
+  const publicBaseUrl = opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!;
+  const logKey = verifierKeyString(
+    noteSignerFromSeed(
+      opts.env?.['LOG_ORIGIN'] ?? defaultLogOrigin(publicBaseUrl),
+      new Uint8Array(Buffer.from(logSeed, 'base64')),
+    ),
+  );
+  const witnessProcesses = processes.filter((p) => p.role === 'witness');
+  const witnessSeeds = new Map(witnessProcesses.map((p) => [p.name, randomBytes(32)]));
+  const witnessNameOf = (p: RoleProcess) => `${p.name}.cluster.local/witness`;
+  const witnessKeys = witnessProcesses.map((p) => cosignerFromSeed(witnessNameOf(p), witnessSeeds.get(p.name)!).vkey);
+  const logWitnesses = witnessProcesses.map((p, i) => `${witnessKeys[i]} ${p.url}`).join(',');
+
+  /** A witness knows nothing of the deployment but the log's public key: no NATS, no database, no secret of it. */
+  const witnessEnv = (p: RoleProcess): Record<string, string> => ({
+    ROLES: 'witness',
+    HOST: '127.0.0.1',
+    PORT: String(p.port),
+    DATA_DIR: p.dataDir,
+    WITNESS_NAME: witnessNameOf(p),
+    WITNESS_SIGNING_KEY: witnessSeeds.get(p.name)!.toString('base64'),
+    WITNESS_LOG_KEYS: logKey,
+    LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
+  });
 
   const envOf = (p: RoleProcess): Record<string, string> => {
+    if (p.role === 'witness') return witnessEnv(p);
     const { ADMIN_KEY: _a, SIGNING_KEY: _s, LOG_SIGNING_KEY: _l, ...shared } = opts.env ?? {};
     return {
       ...shared,
@@ -163,7 +201,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       NATS_REPLICAS: String(replicas),
       // The signers use no database, so they do not get its URL (and password).
       ...(p.role === 'signer' || p.role === 'sequencer' ? {} : { DATABASE_URL: databaseUrl }),
-      PUBLIC_BASE_URL: opts.env?.['PUBLIC_BASE_URL'] ?? apiUrls[0]!,
+      PUBLIC_BASE_URL: publicBaseUrl,
+      // The sequencers ask the witnesses to cosign; the API processes check their cosignatures when verifying.
+      ...(logWitnesses && (p.role === 'sequencer' || p.role === 'api') ? { LOG_WITNESSES: logWitnesses } : {}),
       LOG_LEVEL: opts.env?.['LOG_LEVEL'] ?? 'warn',
       // Secrets by role (DESIGN decision 11): only the API authenticates operators, only signers hold the key.
       ...(p.role === 'api' ? { ADMIN_KEY: adminKey } : {}),
@@ -190,6 +230,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
             'ADMIN_KEY',
             'SIGNING_KEY',
             'LOG_SIGNING_KEY',
+            'WITNESS_SIGNING_KEY',
+            'LOG_WITNESSES',
             'CAPTURE_API_KEY',
             'ROLES',
             'DATA_DIR',
@@ -247,6 +289,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     adminKey,
     processes,
     apiUrls,
+    witnessKeys,
+    logKey,
     process: byName,
     kill,
     start,

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { checkWitnessQuorum } from '../../packages/verifier/src/index.js';
 import { runLogFailover } from '../support/log-cluster-scenario.js';
 
 /**
@@ -10,7 +11,9 @@ import { runLogFailover } from '../support/log-cluster-scenario.js';
  * the log keeps appending across a SIGKILL of a sequencer process (the other carries on), of both (one restarted
  * resumes where the log stopped) and of the nats-server leading TLOG; every
  * logged ledger event is one leaf, in ledger order; every root either API process served, and the root each
- * computes from its own view, is the root of that one tree at that size; `log audit` agrees.
+ * computes from its own view, is the root of that one tree at that size; `log audit` agrees. Two witnesses, each its
+ * own process, cosign the checkpoints throughout: with one SIGKILLed the log goes on with the other's cosignature,
+ * and the witnesses' records are of the same one tree.
  */
 describe('transparency log on a 3-node NATS cluster', () => {
   let dir: string;
@@ -54,5 +57,35 @@ describe('transparency log on a 3-node NATS cluster', () => {
     }
     assert.equal(r.audit.code, 0, r.audit.stdout + r.audit.stderr);
     assert.match(r.audit.stdout, /^log audit: OK\n/);
+
+    // Witnesses (issue 33 §3): the last checkpoint, after every kill and restart, is cosigned by both.
+    const last = r.samples.reduce((a, b) => (b.size > a.size ? b : a));
+    const both = await checkWitnessQuorum(last.note, r.witnessKeys, 2);
+    assert.equal(both.status, 'pass', both.detail);
+    // With witness-1 down the log went on, its checkpoints cosigned by witness-2 alone: below a quorum of 2.
+    assert.ok(r.samplesWhileWitnessDown.length > 0, 'checkpoints were served while witness-1 was down');
+    const down = await checkWitnessQuorum(r.samplesWhileWitnessDown[0]!.note, r.witnessKeys, 2);
+    assert.equal(down.status, 'fail');
+    assert.deepEqual(
+      down.witnessed.map((w) => w.name),
+      ['witness-2.cluster.local/witness'],
+    );
+    // Every cosignature served verifies, and each witness recorded a checkpoint of the one tree.
+    for (const s of r.samples.filter((_, i) => i % 10 === 0)) {
+      const lines = s.note.split('\n\n')[1]!.trim().split('\n').length - 1;
+      const report = await checkWitnessQuorum(s.note, r.witnessKeys, 1).catch(() => null);
+      assert.equal(
+        report?.witnessed.length ?? 0,
+        lines,
+        `a cosignature on the checkpoint of ${s.size} does not verify`,
+      );
+    }
+    for (const record of r.witnessRecords) {
+      assert.ok(record && record.size > 0, 'the witness cosigned');
+      assert.equal(record.rootHash, r.rootAt(record.size), 'the witness recorded a root of the one tree');
+    }
+    process.stdout.write(
+      `# witnesses: ${r.samplesWhileWitnessDown.length} checkpoints served with witness-1 down (from ${r.leavesAtWitnessKill} leaves); last checkpoint of ${last.size} cosigned by ${both.witnessed.map((w) => w.name).join(', ')}\n`,
+    );
   });
 });

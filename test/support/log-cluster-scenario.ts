@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -16,7 +17,8 @@ import { appendCommit, completed, expectedLeaves } from './log-events.js';
  * ledger, one of the two sequencer processes is SIGKILLed (the other carries on), then the other too (the log
  * stops until one is restarted), then the nats-server leading TLOG; the log must keep appending, and at
  * the end hold every logged ledger event once, in ledger order, with every root any API process served equal to the
- * root of that one tree at that size.
+ * root of that one tree at that size. Two witnesses (issue 33 §3), each its own process, cosign the checkpoints; one is
+ * SIGKILLed and restarted meanwhile.
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,6 +29,8 @@ export interface CheckpointSample {
   at: number;
   size: number;
   rootHash: string;
+  /** The signed note as served: the log's signature and the witnesses' cosignatures. */
+  note: string;
 }
 
 export interface LogFailoverResult {
@@ -55,6 +59,12 @@ export interface LogFailoverResult {
   /** Root of the tree of `expected` at each size. */
   rootAt(size: number): string;
   audit: { code: number; stdout: string; stderr: string };
+  /** The two witness processes (issue 33 §3): their keys, and what each recorded as the last checkpoint it cosigned. */
+  witnessKeys: string[];
+  witnessRecords: Array<{ size: number; rootHash: string } | undefined>;
+  /** Leaves when witness-1 was SIGKILLed; checkpoints served larger than that while it was down. */
+  leavesAtWitnessKill: number;
+  samplesWhileWitnessDown: CheckpointSample[];
   writeErrors: number;
   seconds: number;
 }
@@ -98,8 +108,10 @@ export async function runLogFailover(
       dir,
       workers: 0,
       signers: 1,
+      witnesses: 2,
       env: {
         LOG_CHECKPOINT_INTERVAL_MS: '1000',
+        LOG_WITNESS_TIMEOUT_MS: '3000',
         RATE_LIMIT_IP_PER_MIN: '1000000',
         RATE_LIMIT_TENANT_PER_MIN: '1000000',
       },
@@ -135,8 +147,8 @@ export async function runLogFailover(
               () => null,
             );
             if (r?.status === 200) {
-              const body = (await r.json()) as { treeSize: number; rootHash: string };
-              samples.push({ api, at: Date.now(), size: body.treeSize, rootHash: body.rootHash });
+              const body = (await r.json()) as { treeSize: number; rootHash: string; note: string };
+              samples.push({ api, at: Date.now(), size: body.treeSize, rootHash: body.rootHash, note: body.note });
             } else await r?.arrayBuffer().catch(() => undefined);
           }),
         );
@@ -156,11 +168,20 @@ export async function runLogFailover(
     );
     say(`sequencer-1 killed at ${leavesAtSequencerKill} leaves; grew again after ${sequencerResumeMs} ms`);
 
+    // A witness down never holds the log back: checkpoints go on, cosigned by the other one.
+    await c.kill('witness-1');
+    const leavesAtWitnessKill = latest();
+    const witnessDownAt = Date.now();
+    await waitUntil(() => latest() > leavesAtWitnessKill, 120_000, 'the log to grow with witness-1 down');
+    say(`witness-1 killed at ${leavesAtWitnessKill} leaves; the log grew again after ${Date.now() - witnessDownAt} ms`);
+    const samplesWhileWitnessDown = samples.filter((s) => s.at >= witnessDownAt && s.size > leavesAtWitnessKill);
+
     await c.kill('sequencer-2');
     const leavesAtAllSequencersKilled = latest();
     await sleep(2000); // the ledger grows meanwhile; nothing sequences it
     const restartAt = Date.now();
     await c.start('sequencer-1');
+    await c.start('witness-1');
     await waitUntil(
       () => latest() > leavesAtAllSequencersKilled,
       120_000,
@@ -246,7 +267,21 @@ export async function runLogFailover(
       );
     });
     await nc.close();
+    const witnessRecords = await Promise.all(
+      c.processes
+        .filter((p) => p.role === 'witness')
+        .map(async (p) => {
+          const state = JSON.parse(await readFile(join(p.dataDir, 'witness-state.json'), 'utf8')) as {
+            logs: Record<string, { size: number; rootHash: string }>;
+          };
+          return Object.values(state.logs)[0];
+        }),
+    );
     return {
+      witnessKeys: c.witnessKeys,
+      witnessRecords,
+      leavesAtWitnessKill,
+      samplesWhileWitnessDown,
       leavesAtSequencerKill,
       sequencerResumeMs,
       leavesAtAllSequencersKilled,

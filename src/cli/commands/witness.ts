@@ -59,8 +59,9 @@ parties pass to \`verify --witness-key\`. Needs no NATS, no database and no cred
       name: stringOpt(args, 'name')!,
       logKeys,
       origin,
-      seedBase64: io.env.WITNESS_SIGNING_KEY?.trim() || undefined,
+      // --key-file, else WITNESS_SIGNING_KEY, else the seed generated once into the data directory.
       keyFile: stringOpt(args, 'key-file'),
+      seedBase64: stringOpt(args, 'key-file') ? undefined : io.env.WITNESS_SIGNING_KEY?.trim() || undefined,
       dataDir: stringOpt(args, 'data-dir')!,
       port,
       host: stringOpt(args, 'host')!,
