@@ -161,6 +161,45 @@ export function transparencyLogRoutes(log: TransparencyService, guard: TenantGua
     );
 
     app.get(
+      `${LOG_PREFIX}/witnesses`,
+      {
+        schema: {
+          operationId: 'listLogWitnesses',
+          tags: ['transparency'],
+          summary: 'The witnesses this log asks to cosign its checkpoints',
+          description:
+            'LOG_WITNESSES and LOG_WITNESS_QUORUM as configured (docs/transparency.md, Witnesses). Informational: a relying party pins the witness keys it trusts, from the witnesses themselves.',
+          security: [],
+          response: {
+            200: z
+              .object({
+                quorum: z
+                  .number()
+                  .int()
+                  .describe('How many must cosign for a verify result to call a checkpoint witnessed.'),
+                witnesses: z.array(
+                  z.object({
+                    name: z.string(),
+                    key: z.string().describe('The witness vkey, `<name>+<hex key ID>+<base64 0x04‖key>`.'),
+                    url: z.string().describe('Its C2SP tlog-witness submission prefix.'),
+                  }),
+                ),
+              })
+              .describe('The configured witnesses (none: an empty list and quorum 0).'),
+            ...problemResponses(publicAnswers),
+          },
+        },
+      },
+      async () => {
+        const policy = log.witnessPolicy ?? { quorum: 0, witnesses: [] };
+        return {
+          quorum: policy.quorum,
+          witnesses: policy.witnesses.map((w) => ({ name: w.name, key: w.vkey, url: w.url })),
+        };
+      },
+    );
+
+    app.get(
       `${LOG_PREFIX}/tile/*`,
       {
         schema: {

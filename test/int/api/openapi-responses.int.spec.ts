@@ -199,6 +199,7 @@ describe('OpenAPI document against the real service', () => {
     await call('GET', '/v1/log/checkpoint');
     await call('GET', '/v1/log/checkpoint.json');
     await call('GET', '/v1/log/key');
+    await call('GET', '/v1/log/witnesses');
     // The tile path as a generated client sends the documented `{path}` parameter: its slashes encoded.
     const tile = async (path: string) => {
       const r = await call('GET', `/v1/log/tile/${encodeURIComponent(path)}`);

@@ -111,6 +111,13 @@ describe('verification with witnessed checkpoints', () => {
     assert.equal(body.witnesses.status, 'pass', body.witnesses.detail);
     assert.equal(body.witnesses.quorum, 2);
     assert.deepEqual(body.witnesses.witnessed.map((w: any) => w.name).sort(), ['w1.test/witness', 'w2.test/witness']);
+    // The deployment publishes whom it asks (informational: a relying party pins keys from the witnesses).
+    const listed = (await s.call('GET', '/v1/log/witnesses')).body;
+    assert.equal(listed.quorum, 2);
+    assert.deepEqual(
+      listed.witnesses.map((w: any) => w.key),
+      [w1.vkey, w2.vkey],
+    );
     // The served checkpoint is one signed note with the log's signature and both cosignatures.
     const note = (await s.call('GET', '/v1/log/checkpoint')).text;
     assert.equal(note.split('\n\n')[1]!.trim().split('\n').length, 3);
