@@ -9,6 +9,8 @@ import { newId } from '../../../src/domain/ids.js';
 import { freePort } from '../../../src/infra/free-port.js';
 import { noteSignerFromSeed, verifierKeyString } from '../../../src/transparency/checkpoint.js';
 import { cli } from '../cli/cli-fixtures.js';
+import { execFile } from 'node:child_process';
+import { projectRoot } from '../../../src/infra/project-root.js';
 import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { completeWithBundle } from '../../support/logged-capture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
@@ -23,6 +25,21 @@ import { startWitnessProcess, type WitnessProcess } from '../../support/witness-
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The verifier package's own CLI, from source. */
+const run = (args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', ...args],
+      { cwd: projectRoot, timeout: 120_000 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? ((err as { code?: number }).code ?? 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
+    );
+  });
 const ORIGIN = 'witnessed.test/v1/log';
 const logSeed = randomBytes(32);
 const logVkey = verifierKeyString(noteSignerFromSeed(ORIGIN, logSeed));
@@ -124,6 +141,56 @@ describe('verification with witnessed checkpoints', () => {
     const r = await offline(file, '--witness-key', join(dir, 'w1.vkey'), '--witness-key', w2.vkey);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(JSON.parse(r.stdout).witnesses.status, 'pass');
+  });
+
+  it("a certificate embeds the cosigned checkpoint: both CLIs check its witnesses, the spec's checks unchanged", async () => {
+    const { captureId } = await verifiedCapture();
+    const deadline = Date.now() + 120_000;
+    let pdf: Uint8Array;
+    for (;;) {
+      const c = await s.call('GET', `/v1/captures/${captureId}/certificate`);
+      if (c.status === 200) {
+        pdf = c.raw;
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`no certificate: ${c.status} ${c.text}`);
+      await sleep(300);
+    }
+    const file = join(dir, `${captureId}.pdf`);
+    await writeFile(file, pdf);
+    const trust = ['--keys', join(dir, 'keys.json'), '--tsa-ca-url', `${s.baseUrl}/.well-known/tsa-certificates`];
+    const r = await cli(
+      ['verify', file, ...trust, '--log-key', logVkey, '--witness-key', w1.vkey, '--witness-key', w2.vkey],
+      {},
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.ok(!result.checks.some((c: any) => c.name === 'witnesses'), 'witnesses is beside the checks, not one');
+    assert.equal(result.witnesses.status, 'pass', result.witnesses.detail);
+    const pkg = await run([
+      join(projectRoot, 'packages', 'verifier', 'src', 'cli.ts'),
+      file,
+      ...trust,
+      '--log-key-url',
+      `${s.baseUrl}/v1/log/key`,
+      '--witness-key',
+      join(dir, 'w1.vkey'),
+      '--witness-key',
+      w2.vkey,
+    ]);
+    assert.equal(pkg.code, 0, pkg.stdout + pkg.stderr);
+    assert.deepEqual(
+      JSON.parse(pkg.stdout)
+        .witnesses.witnessed.map((w: any) => w.name)
+        .sort(),
+      ['w1.test/witness', 'w2.test/witness'],
+    );
+    // A witness the certificate's checkpoint was not cosigned by: below a quorum that needs it.
+    const stranger = await startWitnessProcess(witnessArgs('w9.test/witness', 0));
+    const strict = await cli(['verify', file, ...trust, '--witness-key', stranger.vkey], {});
+    await stranger.stop();
+    assert.equal(strict.code, 1, strict.stdout + strict.stderr);
+    assert.deepEqual(JSON.parse(strict.stdout).witnesses.missing, ['w9.test/witness']);
   });
 
   it('a witness down: checkpoints still published with the cosignature there is, and reported below quorum', async () => {
