@@ -17,6 +17,7 @@ import {
   httpVersionOf,
   statusTextOf,
 } from './http-headers.js';
+import { rescueErrorBodies, type ErrorBodyRescue } from './error-body-rescue.js';
 import type { InflightSource } from './settle.js';
 import { withTimeout } from './step-timeout.js';
 
@@ -45,6 +46,8 @@ interface RequestRecord {
   body?: Buffer;
   bodyFetch?: Promise<void>;
   bodyMissing?: 'over-budget' | 'unavailable';
+  /** An error body Blink cancelled, read at the response stage (error-body-rescue.ts). */
+  rescuedBody?: Buffer;
   /** Its frame moved to another renderer process (a cross-site frame's document): it finished over there. */
   movedAway?: boolean;
 }
@@ -102,6 +105,7 @@ export function createNetworkRecorder(
   let mainRequestId: string | undefined;
   let recordedBodyBytes = 0;
   let disposed = false;
+  let rescue: ErrorBodyRescue | undefined;
 
   const recordFor = (from: CDPSession, requestId: string): RequestRecord => {
     const key = keyOf(from, requestId);
@@ -255,6 +259,13 @@ export function createNetworkRecorder(
     }
   }
 
+  /** Kept within the same budget as every other body. */
+  const onRescuedBody = (requestId: string, body: Buffer) => {
+    if (disposed || recordedBodyBytes + body.length > maxBodyBytes) return;
+    recordedBodyBytes += body.length;
+    recordFor(session, requestId).rescuedBody = body;
+  };
+
   const handlerSet = {
     'Network.requestWillBeSent': onRequest,
     'Network.requestWillBeSentExtraInfo': onRequestExtra,
@@ -290,7 +301,7 @@ export function createNetworkRecorder(
   return {
     async start() {
       subscribe(session);
-      await enable(session);
+      [, rescue] = await Promise.all([enable(session), rescueErrorBodies(session, onRescuedBody)]);
     },
     async addSession(frameSession) {
       if (disposed || sessionKeys.has(frameSession)) return;
@@ -343,6 +354,7 @@ export function createNetworkRecorder(
       }
       subscriptions.clear();
       listeners.clear();
+      void rescue?.stop();
     },
   };
 }
@@ -365,6 +377,8 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
         body = Buffer.alloc(0); // Chromium does not keep redirect bodies
       } else if (record.body) {
         body = record.body;
+      } else if (record.rescuedBody) {
+        body = record.rescuedBody;
       } else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
         body = Buffer.alloc(0);
       } else {

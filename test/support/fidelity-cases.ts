@@ -15,6 +15,7 @@ import {
   COLORS,
   INFINITE_BATCHES,
   INFINITE_COLORS,
+  MISSING_SCRIPT_BODY,
   type ColorName,
   type FidelitySite,
 } from './fidelity-site.js';
@@ -36,8 +37,11 @@ export interface FidelityCase {
   pixels?: PixelSample[];
   /** Text the rendered HTML must contain. */
   html?: string[];
-  /** Response records the WARC must hold: path (with query) relative to the page's origin, or a full URL; and status. */
-  warc?: Array<{ url: string; status: number }>;
+  /**
+   * Response records the WARC must hold: path (with query) relative to the page's origin, or a full URL; its
+   * status; and, when given, text its body must contain.
+   */
+  warc?: Array<{ url: string; status: number; body?: string }>;
   /** Path the page was at when captured. */
   finalPath?: string;
   /** The capture must fail naming a challenge instead of archiving the page. */
@@ -56,7 +60,7 @@ export interface FidelityObservation {
   html?: string;
   finalUrl?: string;
   /** Response records (service: the WARC's; baseline: the responses puppeteer saw). */
-  responses: Array<{ url: string; status: number; truncated?: string }>;
+  responses: Array<{ url: string; status: number; truncated?: string; body?: Buffer }>;
 }
 
 const VIEWPORT_H = 800;
@@ -232,6 +236,20 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
       html: ['after the alert'],
     },
     {
+      name: 'navigator-webdriver-check',
+      kind: 'a page that shows "bot detected" instead of its content when navigator.webdriver is true',
+      path: '/f/webdriver',
+      pixels: [{ x: 300, y: 200, color: 'green', what: 'the content shown to a person' }],
+      html: ['welcome, human visitor'],
+    },
+    {
+      name: 'script-404-with-body',
+      kind: 'a script that answers 404 with a body (Blink cancels it; the WARC must still hold what the server sent)',
+      path: '/f/script-404',
+      pixels: [{ x: 300, y: 150, color: 'olive', what: 'the page' }],
+      warc: [{ url: '/f/js/gone.js', status: 404, body: MISSING_SCRIPT_BODY.trim() }],
+    },
+    {
       name: 'css-import-background',
       kind: 'a stylesheet @import-ing another that tiles a background image',
       path: '/f/css-import',
@@ -264,10 +282,16 @@ export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObserv
   for (const w of c.warc ?? []) {
     const url = /^https?:/.test(w.url) ? w.url : site.url(w.url);
     const records = o.responses.filter((r) => r.url === url);
-    if (!records.some((r) => r.status === w.status)) {
+    const withStatus = records.filter((r) => r.status === w.status);
+    if (withStatus.length === 0) {
       problems.push(
         `no ${w.status} response record for ${w.url}${records.length ? ` (statuses ${records.map((r) => r.status).join(', ')})` : ''}`,
       );
+    } else if (w.body !== undefined && !withStatus.some((r) => r.body?.toString('utf8').includes(w.body!))) {
+      const sizes = withStatus.map(
+        (r) => `${r.body?.length ?? 0} bytes${r.truncated ? `, truncated: ${r.truncated}` : ''}`,
+      );
+      problems.push(`the ${w.status} record for ${w.url} lacks what the server sent (${sizes.join('; ')})`);
     }
   }
   if (c.finalPath !== undefined) {
@@ -331,6 +355,7 @@ export async function responseRecords(wacz: Uint8Array): Promise<FidelityObserva
       url: record.warcTargetURI ?? '',
       status: Number(record.httpHeaders?.statusCode ?? 0),
       ...(truncated ? { truncated } : {}),
+      body: Buffer.from(await record.readFully()),
     });
   }
   return out;
@@ -347,11 +372,23 @@ export async function captureWithBarePuppeteer(
     const page = await context.newPage();
     await page.setViewport({ width: 1280, height: 800 });
     const responses: FidelityObservation['responses'] = [];
-    page.on('response', (r: HTTPResponse) => void responses.push({ url: r.url(), status: r.status() }));
+    const bodies: Array<Promise<unknown>> = [];
+    page.on('response', (r: HTTPResponse) => {
+      const seen: FidelityObservation['responses'][number] = { url: r.url(), status: r.status() };
+      responses.push(seen);
+      // What a script that keeps response.buffer() would hold (nothing when Chromium dropped the body).
+      bodies.push(
+        r.buffer().then(
+          (b) => void (seen.body = Buffer.from(b)),
+          () => {},
+        ),
+      );
+    });
     try {
       await page.goto(url, { waitUntil: 'networkidle0', timeout: timeoutMs });
       const shot = await page.screenshot({ fullPage: true, type: 'png' });
       const html = await page.content();
+      await Promise.race([Promise.all(bodies), new Promise((resolve) => setTimeout(resolve, 5000))]);
       return { png: PNG.sync.read(Buffer.from(shot)), html, finalUrl: page.url(), responses };
     } catch (error) {
       return { failed: error instanceof Error ? error.message : String(error), responses };

@@ -89,6 +89,7 @@ export async function startFidelitySite(): Promise<FidelitySite> {
         'text/html; charset=utf-8',
         '<!doctype html><title>Not found</title><h1>404 Not Found</h1>',
       );
+    if (path === '/f/js/gone.js') return send(res, 404, 'application/javascript', MISSING_SCRIPT_BODY);
     if (path === '/f/late-data')
       return send(res, 200, 'application/json', JSON.stringify({ text: 'late content arrived' }));
     if (path === '/f/font/icons.woff2') return later(res, 600, () => send(res, 200, 'font/woff2', iconFont));
@@ -336,10 +337,30 @@ ${block('teal', 'height: 800px', 'article behind the banner')}
 ${block('purple', 'height: 400px', 'after the alert')}
 </body></html>`,
 
+  // A page that hides its content from automated browsers (navigator.webdriver), as bot-detection scripts do.
+  '/f/webdriver': () => `${head('Checks navigator.webdriver')}<body>
+<div id="content" style="height: 400px; background: ${css('red')}; color: #fff">bot detected</div>
+<script>
+  if (!navigator.webdriver) {
+    const content = document.getElementById('content');
+    content.style.background = '${css('green')}';
+    content.textContent = 'welcome, human visitor';
+  }
+</script>
+</body></html>`,
+
+  '/f/script-404': () => `${head('A script that answers 404 with a body')}<body>
+${block('olive', 'height: 300px', 'page with a retired script')}
+<script src="/f/js/gone.js"></script>
+</body></html>`,
+
   '/f/css-import':
     () => `<!doctype html><html><head><meta charset="utf-8"><title>CSS @import and background image</title>
 <link rel="stylesheet" href="/f/css/main.css"></head><body><div id="bg">tiled background</div></body></html>`,
 };
+
+/** What the server says when the script of /f/script-404 is asked for: the WARC must hold it. */
+export const MISSING_SCRIPT_BODY = '/* 404 Not Found: widget.js was retired on 2026-01-01 */\n';
 
 const GUARDED_PAGE = `${head('Guarded page')}<body>${block('blue', 'height: 400px', 'real guarded content')}</body></html>`;
 
