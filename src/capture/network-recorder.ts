@@ -86,6 +86,13 @@ export interface NetworkRecorder extends InflightSource {
   mainDocumentFailure(): MainDocumentFailure | undefined;
   /** The URLs the main-frame document requests went to (original and redirect targets), in order. */
   mainDocumentUrls(): string[];
+  /** Every http(s) URL requested so far (behaviors fetch only what is not among them). */
+  requestedUrls(): Set<string>;
+  /**
+   * URLs with a response that holds the whole resource so far: any but a 206 whose Content-Range is part of
+   * it (replay cannot serve a media file, or a stream segment, from a part).
+   */
+  completeUrls(): Set<string>;
   /** Waits (bounded) for pending body reads, then assembles the exchanges. Call before the page closes. */
   finish(waitForBodiesMs: number): Promise<RecordedNetwork>;
   dispose(): void;
@@ -340,6 +347,20 @@ export function createNetworkRecorder(
       const record = mainRequestId ? records.get(mainRequestId) : undefined;
       return record ? record.hops.map((h) => h.url) : [];
     },
+    requestedUrls() {
+      const urls = new Set<string>();
+      for (const record of records.values()) for (const hop of record.hops) urls.add(hop.url);
+      return urls;
+    },
+    completeUrls() {
+      const urls = new Set<string>();
+      for (const record of records.values()) {
+        const hop = record.hops.at(-1);
+        if (!hop?.response || record.state === 'failed') continue;
+        if (hop.response.status !== 206 || wholeRange(hop.response.headers)) urls.add(hop.url);
+      }
+      return urls;
+    },
     async finish(waitForBodiesMs) {
       const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
       pending.push(fetchMovedBodies());
@@ -420,6 +441,13 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
     );
   }
   return { exchanges, notes };
+}
+
+/** A 206 whose Content-Range is the whole resource ("bytes 0-999/1000"). */
+function wholeRange(headers: Protocol.Network.Headers): boolean {
+  const range = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-range')?.[1] ?? '';
+  const m = /^bytes 0-(\d+)\/(\d+)$/.exec(range.trim());
+  return m !== null && Number(m[1]) + 1 === Number(m[2]);
 }
 
 function emptyBodyExpected(hop: Hop): boolean {
