@@ -39,9 +39,10 @@ export interface FidelityCase {
   html?: string[];
   /**
    * Response records the WARC must hold: path (with query) relative to the page's origin, or a full URL; its
-   * status; and, when given, text its body must contain.
+   * status; and, when given, text its body must contain. `whole`: a 200 or a 206 of every byte (replay serves a
+   * media file or a stream segment from such a record only), its body not truncated.
    */
-  warc?: Array<{ url: string; status: number; body?: string }>;
+  warc?: Array<{ url: string; status: number; body?: string; whole?: true }>;
   /** Path the page was at when captured. */
   finalPath?: string;
   /** The capture must fail naming a challenge instead of archiving the page. */
@@ -60,7 +61,7 @@ export interface FidelityObservation {
   html?: string;
   finalUrl?: string;
   /** Response records (service: the WARC's; baseline: the responses puppeteer saw). */
-  responses: Array<{ url: string; status: number; truncated?: string; body?: Buffer }>;
+  responses: Array<{ url: string; status: number; truncated?: string; body?: Buffer; contentRange?: string }>;
 }
 
 const VIEWPORT_H = 800;
@@ -250,6 +251,41 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
       warc: [{ url: '/f/js/gone.js', status: 404, body: MISSING_SCRIPT_BODY.trim() }],
     },
     {
+      name: 'thread-show-more-replies',
+      kind: 'a thread whose replies open behind "Show more replies", then "Show 2 more replies" (fetched on click)',
+      path: '/f/thread',
+      html: ['reply 1.1', 'reply 1.3', 'reply 2.1'],
+      warc: [
+        { url: '/f/replies?post=1&page=2', status: 200 },
+        { url: '/f/replies?post=2&page=1', status: 200 },
+      ],
+    },
+    {
+      name: 'video-progressive-mp4',
+      kind: 'a video element with a progressive MP4 the server sends in 32 KiB Range answers (206)',
+      path: '/f/video-mp4',
+      html: ['<video'],
+      warc: [{ url: '/f/media/clip.mp4', status: 200, whole: true }],
+    },
+    {
+      name: 'video-hls',
+      kind: 'a video element playing an HLS stream (a playlist of 1 s MPEG-TS segments)',
+      path: '/f/video-hls',
+      html: ['<video'],
+      warc: ['low.m3u8', ...(site.media?.segments('low') ?? [])].map((name) => ({
+        url: `/f/media/${name}`,
+        status: 200,
+        whole: true as const,
+      })),
+    },
+    {
+      name: 'audio-element',
+      kind: 'an audio element (preload none: nothing is fetched until it is played)',
+      path: '/f/audio',
+      html: ['<audio'],
+      warc: [{ url: '/f/media/tone.mp3', status: 200, whole: true }],
+    },
+    {
       name: 'css-import-background',
       kind: 'a stylesheet @import-ing another that tiles a background image',
       path: '/f/css-import',
@@ -282,6 +318,13 @@ export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObserv
   for (const w of c.warc ?? []) {
     const url = /^https?:/.test(w.url) ? w.url : site.url(w.url);
     const records = o.responses.filter((r) => r.url === url);
+    if (w.whole) {
+      if (!records.some(isWhole))
+        problems.push(
+          `no record of all of ${w.url}${records.length ? ` (${records.map((r) => `${r.status} ${r.contentRange ?? ''} ${r.body?.length ?? 0} bytes`.trim()).join('; ')})` : ''}`,
+        );
+      continue;
+    }
     const withStatus = records.filter((r) => r.status === w.status);
     if (withStatus.length === 0) {
       problems.push(
@@ -299,6 +342,11 @@ export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObserv
     if (path !== c.finalPath) problems.push(`final URL path ${path}, not ${c.finalPath}`);
   }
   return problems;
+}
+
+function isWhole(r: FidelityObservation['responses'][number]): boolean {
+  if (!r.body?.length || r.truncated) return false;
+  return r.status === 200 || (r.status === 206 && r.contentRange === `bytes 0-${r.body.length - 1}/${r.body.length}`);
 }
 
 function pixelAt(png: PNG, x: number, y: number): [number, number, number] | undefined {
@@ -351,7 +399,9 @@ export async function responseRecords(wacz: Uint8Array): Promise<FidelityObserva
   for await (const record of parser) {
     if (record.warcType !== 'response') continue;
     const truncated = record.warcHeader('WARC-Truncated');
+    const contentRange = record.httpHeaders?.headers.get('content-range');
     out.push({
+      ...(contentRange ? { contentRange } : {}),
       url: record.warcTargetURI ?? '',
       status: Number(record.httpHeaders?.statusCode ?? 0),
       ...(truncated ? { truncated } : {}),
@@ -374,7 +424,12 @@ export async function captureWithBarePuppeteer(
     const responses: FidelityObservation['responses'] = [];
     const bodies: Array<Promise<unknown>> = [];
     page.on('response', (r: HTTPResponse) => {
-      const seen: FidelityObservation['responses'][number] = { url: r.url(), status: r.status() };
+      const range = r.headers()['content-range'];
+      const seen: FidelityObservation['responses'][number] = {
+        url: r.url(),
+        status: r.status(),
+        ...(range ? { contentRange: range } : {}),
+      };
       responses.push(seen);
       // What a script that keeps response.buffer() would hold (nothing when Chromium dropped the body).
       bodies.push(
