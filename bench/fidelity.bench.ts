@@ -50,7 +50,8 @@ export async function fidelityBench(): Promise<BenchLine[]> {
     } finally {
       await server.stop();
     }
-    const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH });
+    // Bare puppeteer as puppeteer.launch() starts it: automation switch on (navigator.webdriver true).
+    const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH, asAutomatedBrowser: true });
     try {
       for (const c of cases) {
         const started = performance.now();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPTURE_OPTION_LIMITS as L } from '../domain/capture-options.js';
+import { BEHAVIOR_NAMES, CAPTURE_OPTION_LIMITS as L } from '../domain/capture-options.js';
 
 /**
  * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
@@ -38,6 +38,22 @@ export const captureOptionsSchema = z
       .optional()
       .describe('Extra wait after the settle phase; default 0.'),
     pdf: z.boolean().optional().describe('Also print the page to PDF: artifact `pdf`, hashed into the bundle.'),
+    behaviors: z
+      .array(z.enum(BEHAVIOR_NAMES))
+      .max(BEHAVIOR_NAMES.length * 2)
+      .optional()
+      .describe(
+        'Behaviors run after load (README, Behaviors); default all of them (feed-timeline only where it matches); [] runs none. What each did is in captureSettings.behaviors.',
+      ),
+    behaviorTimeout: z
+      .number()
+      .int()
+      .min(L.behaviorTimeout.min)
+      .max(L.behaviorTimeout.max)
+      .optional()
+      .describe(
+        `Seconds the behaviors may take together; default ${L.behaviorTimeout.default}. A page that never ends is captured when it runs out, with a note.`,
+      ),
   })
   .optional()
   .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');

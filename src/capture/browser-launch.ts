@@ -23,6 +23,11 @@ export interface ChromiumLaunchOptions {
   launchTimeoutMs?: number;
   /** More Chromium flags (tests: trusting a fixture's certificate by its SPKI hash). */
   extraArgs?: string[];
+  /**
+   * Keep puppeteer's automation switch (navigator.webdriver true), as a script that calls puppeteer.launch()
+   * gets it: only for the bare-puppeteer baseline of BENCH=fidelity.
+   */
+  asAutomatedBrowser?: boolean;
 }
 
 export interface LaunchedChromium {
@@ -31,6 +36,8 @@ export interface LaunchedChromium {
   /** Closes the browser (killing it if it does not close in time) and removes its profile directory. */
   close(): Promise<void>;
 }
+
+const WEBDRIVER_OFF = '--disable-blink-features=AutomationControlled';
 
 export function chromiumArgs(options: { proxyServer?: string | undefined }): string[] {
   const args = [
@@ -54,6 +61,10 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
     // (which only carries TCP): only proxied connections are allowed, i.e. no UDP at all.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    // A person's browser reports navigator.webdriver false; pages that check it show a "bot detected" text
+    // instead of their content (issue 35 §4). Blink then reports false although the browser is driven over
+    // the DevTools pipe; puppeteer's --enable-automation is left out too (launchChromium).
+    WEBDRIVER_OFF,
   ];
   if (options.proxyServer) {
     // "<-loopback>" removes Chromium's implicit bypass of localhost, so loopback is proxied too.
@@ -129,7 +140,12 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
       pipe: true,
       userDataDir: home.userDataDir,
       env: home.env,
-      args: [...chromiumArgs(options), ...(options.extraArgs ?? [])],
+      args: [
+        ...chromiumArgs(options).filter((arg) => !options.asAutomatedBrowser || arg !== WEBDRIVER_OFF),
+        ...(options.extraArgs ?? []),
+      ],
+      // --enable-automation sets navigator.webdriver and is nothing a person's browser runs with.
+      ignoreDefaultArgs: options.asAutomatedBrowser ? [] : ['--enable-automation'],
       defaultViewport: null,
       // A busy host starts Chromium slowly; a start that fails is the service's failure, retried later.
       timeout: options.launchTimeoutMs ?? 120_000,

@@ -197,7 +197,8 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     if (callerSignal?.aborted) onCallerAbort();
 
     // Both limits end in an abort, so the capture unwinds the same way whichever fires.
-    const limitMs = captureOptions.timeoutMs + hungMs;
+    // The tenant's behaviors budget (options.behaviorTimeout) is time the capture is allowed on top.
+    const limitMs = captureOptions.timeoutMs + hungMs + (captureOptions.settings?.behaviorTimeoutMs ?? 0);
     let unwindTimer: NodeJS.Timeout | undefined;
     const finished = new AbortController();
     const overran = (reason: CaptureError) => () => {

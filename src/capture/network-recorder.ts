@@ -17,6 +17,7 @@ import {
   httpVersionOf,
   statusTextOf,
 } from './http-headers.js';
+import { rescueErrorBodies, type ErrorBodyRescue } from './error-body-rescue.js';
 import type { InflightSource } from './settle.js';
 import { withTimeout } from './step-timeout.js';
 
@@ -45,6 +46,8 @@ interface RequestRecord {
   body?: Buffer;
   bodyFetch?: Promise<void>;
   bodyMissing?: 'over-budget' | 'unavailable';
+  /** An error body Blink cancelled, read at the response stage (error-body-rescue.ts). */
+  rescuedBody?: Buffer;
   /** Its frame moved to another renderer process (a cross-site frame's document): it finished over there. */
   movedAway?: boolean;
 }
@@ -83,6 +86,13 @@ export interface NetworkRecorder extends InflightSource {
   mainDocumentFailure(): MainDocumentFailure | undefined;
   /** The URLs the main-frame document requests went to (original and redirect targets), in order. */
   mainDocumentUrls(): string[];
+  /** Every http(s) URL requested so far (behaviors fetch only what is not among them). */
+  requestedUrls(): Set<string>;
+  /**
+   * URLs with a response that holds the whole resource so far: any but a 206 whose Content-Range is part of
+   * it (replay cannot serve a media file, or a stream segment, from a part).
+   */
+  completeUrls(): Set<string>;
   /** Waits (bounded) for pending body reads, then assembles the exchanges. Call before the page closes. */
   finish(waitForBodiesMs: number): Promise<RecordedNetwork>;
   dispose(): void;
@@ -102,6 +112,7 @@ export function createNetworkRecorder(
   let mainRequestId: string | undefined;
   let recordedBodyBytes = 0;
   let disposed = false;
+  let rescue: ErrorBodyRescue | undefined;
 
   const recordFor = (from: CDPSession, requestId: string): RequestRecord => {
     const key = keyOf(from, requestId);
@@ -255,6 +266,13 @@ export function createNetworkRecorder(
     }
   }
 
+  /** Kept within the same budget as every other body. */
+  const onRescuedBody = (requestId: string, body: Buffer) => {
+    if (disposed || recordedBodyBytes + body.length > maxBodyBytes) return;
+    recordedBodyBytes += body.length;
+    recordFor(session, requestId).rescuedBody = body;
+  };
+
   const handlerSet = {
     'Network.requestWillBeSent': onRequest,
     'Network.requestWillBeSentExtraInfo': onRequestExtra,
@@ -290,7 +308,7 @@ export function createNetworkRecorder(
   return {
     async start() {
       subscribe(session);
-      await enable(session);
+      [, rescue] = await Promise.all([enable(session), rescueErrorBodies(session, onRescuedBody)]);
     },
     async addSession(frameSession) {
       if (disposed || sessionKeys.has(frameSession)) return;
@@ -329,6 +347,20 @@ export function createNetworkRecorder(
       const record = mainRequestId ? records.get(mainRequestId) : undefined;
       return record ? record.hops.map((h) => h.url) : [];
     },
+    requestedUrls() {
+      const urls = new Set<string>();
+      for (const record of records.values()) for (const hop of record.hops) urls.add(hop.url);
+      return urls;
+    },
+    completeUrls() {
+      const urls = new Set<string>();
+      for (const record of records.values()) {
+        const hop = record.hops.at(-1);
+        if (!hop?.response || record.state === 'failed') continue;
+        if (hop.response.status !== 206 || wholeRange(hop.response.headers)) urls.add(hop.url);
+      }
+      return urls;
+    },
     async finish(waitForBodiesMs) {
       const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
       pending.push(fetchMovedBodies());
@@ -343,6 +375,7 @@ export function createNetworkRecorder(
       }
       subscriptions.clear();
       listeners.clear();
+      void rescue?.stop();
     },
   };
 }
@@ -365,6 +398,8 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
         body = Buffer.alloc(0); // Chromium does not keep redirect bodies
       } else if (record.body) {
         body = record.body;
+      } else if (record.rescuedBody) {
+        body = record.rescuedBody;
       } else if (record.state === 'finished' && record.bodyMissing === 'unavailable' && emptyBodyExpected(hop)) {
         body = Buffer.alloc(0);
       } else {
@@ -406,6 +441,13 @@ function assemble(records: RequestRecord[]): RecordedNetwork {
     );
   }
   return { exchanges, notes };
+}
+
+/** A 206 whose Content-Range is the whole resource ("bytes 0-999/1000"). */
+function wholeRange(headers: Protocol.Network.Headers): boolean {
+  const range = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-range')?.[1] ?? '';
+  const m = /^bytes 0-(\d+)\/(\d+)$/.exec(range.trim());
+  return m !== null && Number(m[1]) + 1 === Number(m[2]);
 }
 
 function emptyBodyExpected(hop: Hop): boolean {

@@ -1,7 +1,8 @@
 /**
  * One capture of one URL in its own browser context (no cookies or cache shared with other captures):
  * navigate to `load` (or settle for a partial capture after DOMContentLoaded); then, side by side from the
- * load event, settle, scroll for lazy content and detect a consent banner; answer the banner; then take the
+ * load event, settle, run the behaviors (scroll for lazy content, expand, play media …: behaviors/) and detect
+ * a consent banner; answer the banner; then take the
  * full-page PNG, the rendered HTML, the main document's headers and every network exchange.
  * Spec 2.3 (renderQuality, render) and 2.4 (artifacts).
  */
@@ -23,7 +24,7 @@ import {
 } from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
-import { scrollWhileGrowing, SCROLL_GROWTH_BUDGET_MS } from './lazy-scroll.js';
+import { runBehaviors, type BehaviorsReport } from './behaviors/run-behaviors.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
 import {
   createNetworkRecorder,
@@ -141,7 +142,10 @@ export interface RenderStages {
   /** From navigation start to the load event (to the timeout for a partial capture). */
   navigationMs: number;
   settleMs?: number;
+  /** The auto-scroll behavior's time (0 when it did not run). */
   scrollMs: number;
+  /** All behaviors together (behaviors/run-behaviors.ts), from the load event. */
+  behaviorsMs?: number;
   /** From the start of detection (at load) to the verdict, or to the end of the opt-out. */
   consentMs?: number;
   screenshotBeforeMs?: number;
@@ -191,13 +195,14 @@ export interface PageCaptureResult {
   pdf?: Buffer;
   /** Things an operator may want to know: screenshot cut, responses left out of `exchanges`, … */
   notes: string[];
+  /** Which behaviors ran, for how long and what each did (captureSettings.behaviors); absent on a partial capture's failure to run them. */
+  behaviors?: BehaviorsReport;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
 export const DEFAULT_QUIET_WINDOW_MS = 500;
 export const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 
-const SCROLL_BUDGET_MS = 1200;
 const AFTER_SCROLL_QUIET = { quietWindowMs: 300, capMs: 800 };
 const CONSENT_START_MS = 3000;
 const CONSENT_DETECT_MS = 2000; // counted from injection; detection overlaps settle and scroll
@@ -208,6 +213,8 @@ const CONSENT_OPT_OUT_MS = 6000;
 const CONSENT_PAINT_MS = 2000;
 const AFTER_CONSENT_QUIET = { quietWindowMs: 300, capMs: 1000 };
 const STEP_TIMEOUT_MS = 10_000;
+/** The behaviors' own budget is theirs to keep (run-behaviors.ts); this only bounds a renderer that stopped answering. */
+const BEHAVIORS_OVERRUN_MS = 10_000;
 /** Opening the page and its protocol session: the service's own steps, bounded only against a hung browser. */
 const SERVICE_STEP_TIMEOUT_MS = 60_000;
 const SCREENSHOT_SLICE_TIMEOUT_MS = 15_000;
@@ -306,7 +313,8 @@ interface CaptureState {
   /** consentStart on the page clock: detection's budget is page time. */
   consentClockStart: number;
   consentRun?: Promise<ConsentRun | null>;
-  scrolling?: Promise<{ scrollMs: number }>;
+  behaving?: Promise<BehaviorsReport | undefined>;
+  behaviors?: BehaviorsReport;
   scrollMs: number;
   settle?: SettleResult;
   settledAt: number;
@@ -346,9 +354,9 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
     run: waitForTenantSelector,
   },
   { name: 'detect-consent', when: (s) => s.options.handleConsent !== false, run: startConsentDetection },
-  { name: 'scroll', run: startLazyScroll },
+  { name: 'behaviors', run: startBehaviors },
   { name: 'settle', run: settle },
-  { name: 'after-scroll', run: quietAfterScroll },
+  { name: 'after-behaviors', run: quietAfterBehaviors },
   { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
   { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
   { name: 'screenshot', run: takeScreenshot },
@@ -474,10 +482,10 @@ function startConsentDetection(s: CaptureState): void {
   s.consentRun.catch(() => {}); // awaited by answer-consent; a rejection here is the capture's abort
 }
 
-/** Scrolls for lazy content beside the settle phase, whose quiet window then covers what it loads (awaited by after-scroll). */
-function startLazyScroll(s: CaptureState): void {
-  s.scrolling = scrollForLazyContent(s);
-  s.scrolling.catch(() => {});
+/** The behaviors run beside the settle phase, whose quiet window then covers what they load (awaited by after-behaviors). */
+function startBehaviors(s: CaptureState): void {
+  s.behaving = runCaptureBehaviors(s);
+  s.behaving.catch(() => {});
 }
 
 /** The adaptive settle phase, only after a real load: until no request or short timer has been pending for the quiet window. */
@@ -494,9 +502,10 @@ async function settle(s: CaptureState): Promise<void> {
   s.settledAt = performance.now();
 }
 
-/** What the scroll started after the settle phase ended (a long page) still gets its quiet window. */
-async function quietAfterScroll(s: CaptureState): Promise<void> {
-  ({ scrollMs: s.scrollMs } = await s.scrolling!);
+/** What the behaviors started after the settle phase ended (a long page, a video) still gets its quiet window. */
+async function quietAfterBehaviors(s: CaptureState): Promise<void> {
+  s.behaviors = await s.behaving!;
+  s.scrollMs = s.behaviors?.ran.find((r) => r.name === 'auto-scroll')?.ms ?? 0;
   if (s.activity!.lastActiveAt() > s.settledAt || s.pending.inflight() > 0) {
     await waitForNetworkQuiet(s.pending, {
       ...AFTER_SCROLL_QUIET,
@@ -668,25 +677,27 @@ function startConsent(s: CaptureState): Promise<ConsentRun | null> {
     });
 }
 
-/** Scrolls for lazy content within its budget; how far it got goes to the notes. */
-async function scrollForLazyContent(s: CaptureState): Promise<{ scrollMs: number; steps: number }> {
-  const { session, mainFrameId, pending, signal, notes } = s;
-  const scrollStart = performance.now();
-  const scrolling = scrollWhileGrowing(session, { mainFrameId, budgetMs: SCROLL_BUDGET_MS, pending, signal });
-  const scrolled = await s.bounds
-    .page(scrolling, SCROLL_BUDGET_MS + SCROLL_GROWTH_BUDGET_MS + 4000)
-    .catch((error: unknown) => {
-      if (signal.aborted) throw error;
-      notes.push('scrolling for lazy content failed');
-      return undefined;
-    });
-  if (scrolled && !scrolled.reachedBottom)
-    notes.push(`scrolling for lazy content stopped at ${scrolled.reachedY} px (time budget)`);
-  if (scrolled?.stillGrowing)
-    notes.push(
-      `the page was still growing after ${scrolled.growthRounds} more scroll passes (infinite scroll; budget)`,
-    );
-  return { scrollMs: since(scrollStart), steps: scrolled?.steps ?? 0 };
+/** The tenant's behaviors within their budget (behaviors/); undefined, with a note, when they could not run. */
+async function runCaptureBehaviors(s: CaptureState): Promise<BehaviorsReport | undefined> {
+  const { settings, signal, notes } = s;
+  const running = runBehaviors({
+    page: s.page,
+    session: s.session,
+    mainFrameId: s.mainFrameId,
+    pending: s.pending,
+    signal,
+    names: settings.behaviors,
+    budgetMs: settings.behaviorTimeoutMs,
+    requestedUrls: () => s.recorder.requestedUrls(),
+    completeUrls: () => s.recorder.completeUrls(),
+    maxPageHeightPx: s.options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX,
+    notes,
+  });
+  return s.bounds.page(running, settings.behaviorTimeoutMs + BEHAVIORS_OVERRUN_MS).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    notes.push('the behaviors could not run on this page');
+    return undefined;
+  });
 }
 
 /** The record of what the steps found; the stages that are one step each are that step's time. */
@@ -701,6 +712,7 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   };
   const { settle, consent } = s;
   if (settle) stages.settleMs = settle.elapsedMs;
+  if (s.behaviors) stages.behaviorsMs = s.behaviors.ms;
   if (consent) stages.consentMs = consent.durationMs;
   if (s.screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = s.screenshotBeforeMs;
   const durationMs = Math.round(s.captureMoment - s.navigationStart);
@@ -734,6 +746,7 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   if (s.pdf) result.pdf = s.pdf;
   if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
   if (consent) result.consent = consent;
+  if (s.behaviors) result.behaviors = s.behaviors;
   return result;
 }
 

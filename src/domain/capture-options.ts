@@ -12,7 +12,26 @@ export interface CaptureOptions {
   waitForSelector?: string;
   delayMs?: number;
   pdf?: boolean;
+  /** Behaviors run after load (issue 35): by name, in any order; [] runs none. */
+  behaviors?: BehaviorName[];
+  /** Seconds the behaviors may take together. */
+  behaviorTimeout?: number;
 }
+
+/**
+ * The behaviors a capture can run after load (src/capture/behaviors/): what a person does on the page so that
+ * its content loads — scroll, open "show more", play the media — and fetching what replay at another size needs.
+ */
+export const BEHAVIOR_NAMES = ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'] as const;
+export type BehaviorName = (typeof BEHAVIOR_NAMES)[number];
+/** What a capture runs when the tenant does not say (issue 35 §1); site-specific ones run where they match. */
+export const DEFAULT_BEHAVIORS: readonly BehaviorName[] = [
+  'auto-scroll',
+  'auto-fetch',
+  'auto-play',
+  'expand',
+  'feed-timeline',
+];
 
 /** What a capture actually used: every option with its default filled in. */
 export interface CaptureSettings {
@@ -22,6 +41,8 @@ export interface CaptureSettings {
   waitForSelector: string | null;
   delayMs: number;
   pdf: boolean;
+  behaviors: BehaviorName[];
+  behaviorTimeoutMs: number;
 }
 
 export const CAPTURE_OPTION_LIMITS = {
@@ -30,6 +51,8 @@ export const CAPTURE_OPTION_LIMITS = {
   deviceScaleFactor: { min: 1, max: 3 },
   delayMs: { min: 0, max: 10_000 },
   waitForSelectorLength: 1024,
+  /** Seconds (issue 35 §1: about 20 s by default, at most 90 s). */
+  behaviorTimeout: { min: 1, max: 90, default: 20 },
 } as const;
 
 export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
@@ -39,11 +62,22 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
   waitForSelector: null,
   delayMs: 0,
   pdf: false,
+  behaviors: [...DEFAULT_BEHAVIORS],
+  behaviorTimeoutMs: CAPTURE_OPTION_LIMITS.behaviorTimeout.default * 1000,
 };
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
 
-const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf']);
+const KNOWN = new Set([
+  'viewport',
+  'deviceScaleFactor',
+  'fullPage',
+  'waitForSelector',
+  'delayMs',
+  'pdf',
+  'behaviors',
+  'behaviorTimeout',
+]);
 
 /**
  * Checks a client's `options` value; `field` is how the error names it (`options`, `urls[2].options`).
@@ -103,6 +137,23 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
     if (typeof input['pdf'] !== 'boolean') return fail(`${field}.pdf must be true or false.`);
     out.pdf = input['pdf'];
   }
+  if (input['behaviors'] !== undefined) {
+    const b = input['behaviors'];
+    const known = (name: unknown): name is BehaviorName => BEHAVIOR_NAMES.includes(name as BehaviorName);
+    if (!Array.isArray(b) || b.length > BEHAVIOR_NAMES.length * 2)
+      return fail(`${field}.behaviors must be an array of behavior names (${BEHAVIOR_NAMES.join(', ')}).`);
+    const at = b.findIndex((name) => !known(name));
+    if (at >= 0) return fail(`${field}.behaviors[${at}] is not a behavior (known: ${BEHAVIOR_NAMES.join(', ')}).`);
+    out.behaviors = [...new Set(b as BehaviorName[])];
+  }
+  if (input['behaviorTimeout'] !== undefined) {
+    const t = input['behaviorTimeout'];
+    if (!isIntIn(t, L.behaviorTimeout.min, L.behaviorTimeout.max))
+      return fail(
+        `${field}.behaviorTimeout must be an integer from ${L.behaviorTimeout.min} to ${L.behaviorTimeout.max} (seconds).`,
+      );
+    out.behaviorTimeout = t as number;
+  }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }
 
@@ -115,6 +166,8 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
     waitForSelector: options?.waitForSelector ?? d.waitForSelector,
     delayMs: options?.delayMs ?? d.delayMs,
     pdf: options?.pdf ?? d.pdf,
+    behaviors: options?.behaviors ? [...options.behaviors] : [...d.behaviors],
+    behaviorTimeoutMs: options?.behaviorTimeout !== undefined ? options.behaviorTimeout * 1000 : d.behaviorTimeoutMs,
   };
 }
 

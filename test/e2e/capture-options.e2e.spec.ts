@@ -83,6 +83,16 @@ describe('capture options, provenance, downloads and replay beside verification'
     });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.detail, /fullpage/);
+    // Issue 35 §1: the behaviors and their budget are checked the same way.
+    for (const [options, field] of [
+      [{ behaviorTimeout: 91 }, /options\.behaviorTimeout/],
+      [{ behaviors: ['expand', 'dance'] }, /options\.behaviors/],
+    ] as const) {
+      const refused = await s.call('POST', '/v1/captures', { token, body: { url: site.url('/simple'), options } });
+      assert.equal(refused.status, 400, refused.text);
+      assertProblem(refused.body, 400);
+      assert.match(refused.body.detail, field);
+    }
     const batch = await s.call('POST', '/v1/captures/batch', {
       token,
       body: { urls: [{ url: site.url('/simple'), options: { delayMs: 20_000 } }] },
@@ -102,6 +112,8 @@ describe('capture options, provenance, downloads and replay beside verification'
     const options =
       doc.body.paths['/v1/captures'].post.requestBody.content['application/json'].schema.properties.options;
     assert.deepEqual(Object.keys(options.properties).sort(), [
+      'behaviorTimeout',
+      'behaviors',
       'delayMs',
       'deviceScaleFactor',
       'fullPage',
@@ -139,9 +151,22 @@ describe('capture options, provenance, downloads and replay beside verification'
         delayMs: 100,
         pdf: true,
         consent: rec.captureSettings.consent,
+        behaviors: rec.captureSettings.behaviors,
       },
     );
     assert.equal(rec.captureSettings.selectorWait.found, true);
+    // Issue 35 §1: the default behaviors, and what each did, are recorded.
+    assert.deepEqual(rec.captureSettings.behaviors.requested, [
+      'auto-scroll',
+      'auto-fetch',
+      'auto-play',
+      'expand',
+      'feed-timeline',
+    ]);
+    assert.deepEqual(
+      rec.captureSettings.behaviors.ran.map((r: { name: string }) => r.name),
+      ['auto-scroll', 'expand', 'auto-play', 'auto-fetch'],
+    );
     const shot = await s.call('GET', new URL(rec.artifacts.screenshot).pathname);
     assert.equal(shot.raw.readUInt32BE(16), 1024);
     assert.equal(shot.raw.readUInt32BE(20), 700, 'viewport only');

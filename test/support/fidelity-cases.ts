@@ -15,6 +15,7 @@ import {
   COLORS,
   INFINITE_BATCHES,
   INFINITE_COLORS,
+  MISSING_SCRIPT_BODY,
   type ColorName,
   type FidelitySite,
 } from './fidelity-site.js';
@@ -36,8 +37,12 @@ export interface FidelityCase {
   pixels?: PixelSample[];
   /** Text the rendered HTML must contain. */
   html?: string[];
-  /** Response records the WARC must hold: path (with query) relative to the page's origin, or a full URL; and status. */
-  warc?: Array<{ url: string; status: number }>;
+  /**
+   * Response records the WARC must hold: path (with query) relative to the page's origin, or a full URL; its
+   * status; and, when given, text its body must contain. `whole`: a 200 or a 206 of every byte (replay serves a
+   * media file or a stream segment from such a record only), its body not truncated.
+   */
+  warc?: Array<{ url: string; status: number; body?: string; whole?: true }>;
   /** Path the page was at when captured. */
   finalPath?: string;
   /** The capture must fail naming a challenge instead of archiving the page. */
@@ -56,7 +61,7 @@ export interface FidelityObservation {
   html?: string;
   finalUrl?: string;
   /** Response records (service: the WARC's; baseline: the responses puppeteer saw). */
-  responses: Array<{ url: string; status: number; truncated?: string }>;
+  responses: Array<{ url: string; status: number; truncated?: string; body?: Buffer; contentRange?: string }>;
 }
 
 const VIEWPORT_H = 800;
@@ -232,6 +237,55 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
       html: ['after the alert'],
     },
     {
+      name: 'navigator-webdriver-check',
+      kind: 'a page that shows "bot detected" instead of its content when navigator.webdriver is true',
+      path: '/f/webdriver',
+      pixels: [{ x: 300, y: 200, color: 'green', what: 'the content shown to a person' }],
+      html: ['welcome, human visitor'],
+    },
+    {
+      name: 'script-404-with-body',
+      kind: 'a script that answers 404 with a body (Blink cancels it; the WARC must still hold what the server sent)',
+      path: '/f/script-404',
+      pixels: [{ x: 300, y: 150, color: 'olive', what: 'the page' }],
+      warc: [{ url: '/f/js/gone.js', status: 404, body: MISSING_SCRIPT_BODY.trim() }],
+    },
+    {
+      name: 'thread-show-more-replies',
+      kind: 'a thread whose replies open behind "Show more replies", then "Show 2 more replies" (fetched on click)',
+      path: '/f/thread',
+      html: ['reply 1.1', 'reply 1.3', 'reply 2.1'],
+      warc: [
+        { url: '/f/replies?post=1&page=2', status: 200 },
+        { url: '/f/replies?post=2&page=1', status: 200 },
+      ],
+    },
+    {
+      name: 'video-progressive-mp4',
+      kind: 'a video element with a progressive MP4 the server sends in 32 KiB Range answers (206)',
+      path: '/f/video-mp4',
+      html: ['<video'],
+      warc: [{ url: '/f/media/clip.mp4', status: 200, whole: true }],
+    },
+    {
+      name: 'video-hls',
+      kind: 'a video element playing an HLS stream (a playlist of 1 s MPEG-TS segments)',
+      path: '/f/video-hls',
+      html: ['<video'],
+      warc: ['low.m3u8', ...(site.media?.segments('low') ?? [])].map((name) => ({
+        url: `/f/media/${name}`,
+        status: 200,
+        whole: true as const,
+      })),
+    },
+    {
+      name: 'audio-element',
+      kind: 'an audio element (preload none: nothing is fetched until it is played)',
+      path: '/f/audio',
+      html: ['<audio'],
+      warc: [{ url: '/f/media/tone.mp3', status: 200, whole: true }],
+    },
+    {
       name: 'css-import-background',
       kind: 'a stylesheet @import-ing another that tiles a background image',
       path: '/f/css-import',
@@ -264,10 +318,23 @@ export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObserv
   for (const w of c.warc ?? []) {
     const url = /^https?:/.test(w.url) ? w.url : site.url(w.url);
     const records = o.responses.filter((r) => r.url === url);
-    if (!records.some((r) => r.status === w.status)) {
+    if (w.whole) {
+      if (!records.some(isWhole))
+        problems.push(
+          `no record of all of ${w.url}${records.length ? ` (${records.map((r) => `${r.status} ${r.contentRange ?? ''} ${r.body?.length ?? 0} bytes`.trim()).join('; ')})` : ''}`,
+        );
+      continue;
+    }
+    const withStatus = records.filter((r) => r.status === w.status);
+    if (withStatus.length === 0) {
       problems.push(
         `no ${w.status} response record for ${w.url}${records.length ? ` (statuses ${records.map((r) => r.status).join(', ')})` : ''}`,
       );
+    } else if (w.body !== undefined && !withStatus.some((r) => r.body?.toString('utf8').includes(w.body!))) {
+      const sizes = withStatus.map(
+        (r) => `${r.body?.length ?? 0} bytes${r.truncated ? `, truncated: ${r.truncated}` : ''}`,
+      );
+      problems.push(`the ${w.status} record for ${w.url} lacks what the server sent (${sizes.join('; ')})`);
     }
   }
   if (c.finalPath !== undefined) {
@@ -275,6 +342,11 @@ export function checkCase(site: FidelitySite, c: FidelityCase, o: FidelityObserv
     if (path !== c.finalPath) problems.push(`final URL path ${path}, not ${c.finalPath}`);
   }
   return problems;
+}
+
+function isWhole(r: FidelityObservation['responses'][number]): boolean {
+  if (!r.body?.length || r.truncated) return false;
+  return r.status === 200 || (r.status === 206 && r.contentRange === `bytes 0-${r.body.length - 1}/${r.body.length}`);
 }
 
 function pixelAt(png: PNG, x: number, y: number): [number, number, number] | undefined {
@@ -327,10 +399,13 @@ export async function responseRecords(wacz: Uint8Array): Promise<FidelityObserva
   for await (const record of parser) {
     if (record.warcType !== 'response') continue;
     const truncated = record.warcHeader('WARC-Truncated');
+    const contentRange = record.httpHeaders?.headers.get('content-range');
     out.push({
+      ...(contentRange ? { contentRange } : {}),
       url: record.warcTargetURI ?? '',
       status: Number(record.httpHeaders?.statusCode ?? 0),
       ...(truncated ? { truncated } : {}),
+      body: Buffer.from(await record.readFully()),
     });
   }
   return out;
@@ -347,11 +422,28 @@ export async function captureWithBarePuppeteer(
     const page = await context.newPage();
     await page.setViewport({ width: 1280, height: 800 });
     const responses: FidelityObservation['responses'] = [];
-    page.on('response', (r: HTTPResponse) => void responses.push({ url: r.url(), status: r.status() }));
+    const bodies: Array<Promise<unknown>> = [];
+    page.on('response', (r: HTTPResponse) => {
+      const range = r.headers()['content-range'];
+      const seen: FidelityObservation['responses'][number] = {
+        url: r.url(),
+        status: r.status(),
+        ...(range ? { contentRange: range } : {}),
+      };
+      responses.push(seen);
+      // What a script that keeps response.buffer() would hold (nothing when Chromium dropped the body).
+      bodies.push(
+        r.buffer().then(
+          (b) => void (seen.body = Buffer.from(b)),
+          () => {},
+        ),
+      );
+    });
     try {
       await page.goto(url, { waitUntil: 'networkidle0', timeout: timeoutMs });
       const shot = await page.screenshot({ fullPage: true, type: 'png' });
       const html = await page.content();
+      await Promise.race([Promise.all(bodies), new Promise((resolve) => setTimeout(resolve, 5000))]);
       return { png: PNG.sync.read(Buffer.from(shot)), html, finalUrl: page.url(), responses };
     } catch (error) {
       return { failed: error instanceof Error ? error.message : String(error), responses };

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { solidPng } from './fixture-site.js';
+import { makeTestMedia, serveMedia, type TestMedia } from './test-media.js';
 
 export type Rgb = readonly [number, number, number];
 
@@ -40,6 +41,8 @@ export const BIG_IMAGE = { width: 6000, height: 4000 } as const;
 export interface FidelitySite {
   origin: string;
   crossOrigin: string;
+  /** The media the video, stream and audio pages serve (made with ffmpeg at start). */
+  media?: TestMedia;
   url(path: string): string;
   close(): Promise<void>;
 }
@@ -60,6 +63,7 @@ export async function startFidelitySite(): Promise<FidelitySite> {
   const require = createRequire(import.meta.url);
   const iconFont = readFileSync(require.resolve('@fortawesome/fontawesome-free/webfonts/fa-solid-900.woff2'));
   let crossOrigin = '';
+  const media = await makeTestMedia();
 
   const makeServer = () => {
     const server = createServer((req, res) => route(new URL(req.url ?? '/', 'http://fidelity.invalid'), req, res));
@@ -72,6 +76,18 @@ export async function startFidelitySite(): Promise<FidelitySite> {
 
   function route(url: URL, req: IncomingMessage, res: ServerResponse): void {
     const path = url.pathname;
+    if (path.startsWith('/f/media/')) return serveMedia(media, path.slice('/f/media/'.length), req, res);
+    if (path === '/f/replies') {
+      const post = url.searchParams.get('post');
+      const page = url.searchParams.get('page');
+      const replies =
+        post === '1' && page === '1'
+          ? { items: ['reply 1.1'], next: '2' }
+          : post === '1'
+            ? { items: ['reply 1.2', 'reply 1.3'] }
+            : { items: [`reply ${post}.1`] };
+      return later(res, 150, () => send(res, 200, 'application/json', JSON.stringify(replies)));
+    }
     const page = PAGES[path];
     if (page) return html(res, page(crossOrigin));
     const image = /^\/f\/img\/([\w-]+)\.png$/.exec(path);
@@ -89,6 +105,7 @@ export async function startFidelitySite(): Promise<FidelitySite> {
         'text/html; charset=utf-8',
         '<!doctype html><title>Not found</title><h1>404 Not Found</h1>',
       );
+    if (path === '/f/js/gone.js') return send(res, 404, 'application/javascript', MISSING_SCRIPT_BODY);
     if (path === '/f/late-data')
       return send(res, 200, 'application/json', JSON.stringify({ text: 'late content arrived' }));
     if (path === '/f/font/icons.woff2') return later(res, 600, () => send(res, 200, 'font/woff2', iconFont));
@@ -149,10 +166,12 @@ export async function startFidelitySite(): Promise<FidelitySite> {
   return {
     origin,
     crossOrigin,
+    media,
     url: (path) => origin + path,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await Promise.all([server, crossServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await media.remove();
     },
   };
 }
@@ -336,10 +355,68 @@ ${block('teal', 'height: 800px', 'article behind the banner')}
 ${block('purple', 'height: 400px', 'after the alert')}
 </body></html>`,
 
+  // A page that hides its content from automated browsers (navigator.webdriver), as bot-detection scripts do.
+  '/f/webdriver': () => `${head('Checks navigator.webdriver')}<body>
+<div id="content" style="height: 400px; background: ${css('red')}; color: #fff">bot detected</div>
+<script>
+  if (!navigator.webdriver) {
+    const content = document.getElementById('content');
+    content.style.background = '${css('green')}';
+    content.textContent = 'welcome, human visitor';
+  }
+</script>
+</body></html>`,
+
+  '/f/script-404': () => `${head('A script that answers 404 with a body')}<body>
+${block('olive', 'height: 300px', 'page with a retired script')}
+<script src="/f/js/gone.js"></script>
+</body></html>`,
+
+  // A thread whose replies open behind "Show more replies" (and, once open, "Show 2 more replies").
+  '/f/thread':
+    () => `${head('Thread with more replies', `article { margin: 8px; padding: 8px; border: 1px solid #ccc } .reply { background: ${css('pink')}; color: #fff; margin: 4px 0 }`)}<body>
+<article><p>post 1</p><div class="replies"></div><button class="more" data-post="1">Show more replies</button></article>
+<article><p>post 2</p><div class="replies"></div><button class="more" data-post="2">View 3 more replies</button></article>
+<script>
+  document.addEventListener('click', async (event) => {
+    const button = event.target.closest('button.more');
+    if (!button) return;
+    const post = button.dataset.post;
+    const replies = await (await fetch('/f/replies?post=' + post + '&page=' + (button.dataset.page || '1'))).json();
+    const list = button.parentElement.querySelector('.replies');
+    for (const r of replies.items) list.insertAdjacentHTML('beforeend', '<p class="reply">' + r + '</p>');
+    if (replies.next) {
+      const next = Object.assign(document.createElement('button'), { className: 'more', textContent: 'Show 2 more replies' });
+      next.dataset.post = post;
+      next.dataset.page = replies.next;
+      button.replaceWith(next);
+    } else button.remove();
+  });
+</script>
+</body></html>`,
+
+  '/f/video-mp4': () => `${head('Progressive MP4')}<body>
+<video src="/f/media/clip.mp4" width="320" height="240" controls preload="metadata"></video>
+<p>a post whose point is its video</p>
+</body></html>`,
+
+  '/f/video-hls': () => `${head('HLS stream')}<body>
+<video src="/f/media/low.m3u8" width="320" height="240" controls preload="metadata"></video>
+<p>a stream in segments</p>
+</body></html>`,
+
+  '/f/audio': () => `${head('Audio element')}<body>
+<audio src="/f/media/tone.mp3" controls preload="none"></audio>
+<p>a podcast episode</p>
+</body></html>`,
+
   '/f/css-import':
     () => `<!doctype html><html><head><meta charset="utf-8"><title>CSS @import and background image</title>
 <link rel="stylesheet" href="/f/css/main.css"></head><body><div id="bg">tiled background</div></body></html>`,
 };
+
+/** What the server says when the script of /f/script-404 is asked for: the WARC must hold it. */
+export const MISSING_SCRIPT_BODY = '/* 404 Not Found: widget.js was retired on 2026-01-01 */\n';
 
 const GUARDED_PAGE = `${head('Guarded page')}<body>${block('blue', 'height: 400px', 'real guarded content')}</body></html>`;
 

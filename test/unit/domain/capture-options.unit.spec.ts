@@ -20,6 +20,8 @@ describe('capture options (issue 15)', () => {
       waitForSelector: null,
       delayMs: 0,
       pdf: false,
+      behaviors: ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'],
+      behaviorTimeoutMs: 20_000,
     });
   });
 
@@ -31,6 +33,8 @@ describe('capture options (issue 15)', () => {
       waitForSelector: '#x',
       delayMs: 10_000,
       pdf: true,
+      behaviors: ['expand', 'auto-play', 'expand'],
+      behaviorTimeout: 90,
     });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
@@ -40,6 +44,8 @@ describe('capture options (issue 15)', () => {
       waitForSelector: '#x',
       delayMs: 10_000,
       pdf: true,
+      behaviors: ['expand', 'auto-play'],
+      behaviorTimeoutMs: 90_000,
     });
     const some = parseCaptureOptions({ pdf: true });
     assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
@@ -63,6 +69,11 @@ describe('capture options (issue 15)', () => {
     [{ delayMs: 10_001 }, /^options\.delayMs/],
     [{ pdf: 1 }, /^options\.pdf must be true or false/],
     [{ fullpage: true }, /^options\.fullpage is not a capture option/],
+    [{ behaviors: 'expand' }, /^options\.behaviors must be an array of behavior names/],
+    [{ behaviors: ['expand', 'dance'] }, /^options\.behaviors\[1\] is not a behavior \(known: auto-scroll, /],
+    [{ behaviorTimeout: 0 }, /^options\.behaviorTimeout must be an integer from 1 to 90 \(seconds\)/],
+    [{ behaviorTimeout: 91 }, /^options\.behaviorTimeout/],
+    [{ behaviorTimeout: 2.5 }, /^options\.behaviorTimeout/],
   ];
   for (const [raw, message] of refused) {
     it(`refuses ${JSON.stringify(raw)} naming the field`, () => {
@@ -71,6 +82,11 @@ describe('capture options (issue 15)', () => {
       assert.match(parsed.ok ? '' : parsed.detail, message);
     });
   }
+
+  it('behaviors: [] runs none', () => {
+    const parsed = parseCaptureOptions({ behaviors: [] });
+    assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined).behaviors, []);
+  });
 
   it('names batch items by their index', () => {
     const parsed = parseCaptureOptions({ delayMs: 'soon' }, 'urls[3].options');

@@ -1,0 +1,41 @@
+/**
+ * A behavior: something a person does on a page so that what they came for loads — scroll, open "show more",
+ * play the video — run by the capture after load within the tenant's behaviorTimeout (issue 35 §1). One
+ * module per behavior (this folder); registry.ts lists them in the order they run. A site-specific one says
+ * where it applies with `matches`, a page-side expression; the others run on every page and return at once
+ * when the page gives them nothing to do.
+ */
+import type { CDPSession, Page } from 'puppeteer-core';
+import type { BehaviorName } from '../../domain/capture-options.js';
+import type { InflightSource } from '../settle.js';
+
+/** What a behavior did, in counts and flags (recorded in captureSettings.behaviors and the provenance). */
+export type BehaviorFindings = Record<string, number | boolean>;
+
+export interface BehaviorContext {
+  readonly page: Page;
+  readonly session: CDPSession;
+  readonly mainFrameId: string;
+  /** The page's requests and short timers: a behavior waits for what it started to end. */
+  readonly pending: InflightSource;
+  readonly signal: AbortSignal;
+  /** Milliseconds left of the behaviors' budget (0 when spent). */
+  left(): number;
+  /** Every URL the page requested so far. */
+  requestedUrls(): Set<string>;
+  /** URLs the page has a whole response for (not only byte ranges of). */
+  completeUrls(): Set<string>;
+  /** Runs page-side code (plain text, not a serialised function) in the behaviors' isolated world of the main frame. */
+  evaluate<T>(expression: string): Promise<T>;
+  /** The full-page screenshot is cut at this height: scrolling further only feeds the archive. */
+  readonly maxPageHeightPx: number;
+  /** Things an operator may want to know. */
+  readonly notes: string[];
+}
+
+export interface Behavior {
+  readonly name: BehaviorName;
+  /** A page-side expression that is true where this site-specific behavior applies; absent: every page. */
+  readonly matches?: string;
+  run(ctx: BehaviorContext): Promise<BehaviorFindings>;
+}
