@@ -38,6 +38,12 @@ export const captureOptionsSchema = z
       .optional()
       .describe('Extra wait after the settle phase; default 0.'),
     pdf: z.boolean().optional().describe('Also print the page to PDF: artifact `pdf`, hashed into the bundle.'),
+    recordSession: z
+      .boolean()
+      .optional()
+      .describe(
+        'Also keep a WebM video of what the browser showed from navigation to the screenshot, on the capture clock: artifact `session`, hashed into the bundle and named on the certificate. Default false.',
+      ),
   })
   .optional()
   .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');

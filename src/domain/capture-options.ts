@@ -1,7 +1,7 @@
 /**
  * Capture options (README, Capture options): the optional `options` object of POST /v1/captures, of each batch item
  * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
- * no selector wait, no delay, no PDF). Pure: validated here, resolved to `CaptureSettings` with defaults,
+ * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.
  */
 
@@ -12,6 +12,8 @@ export interface CaptureOptions {
   waitForSelector?: string;
   delayMs?: number;
   pdf?: boolean;
+  /** Keep a video of what the browser showed from navigation to the screenshot (issue 35 §3). */
+  recordSession?: boolean;
 }
 
 /** What a capture actually used: every option with its default filled in. */
@@ -22,6 +24,7 @@ export interface CaptureSettings {
   waitForSelector: string | null;
   delayMs: number;
   pdf: boolean;
+  recordSession: boolean;
 }
 
 export const CAPTURE_OPTION_LIMITS = {
@@ -39,11 +42,20 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
   waitForSelector: null,
   delayMs: 0,
   pdf: false,
+  recordSession: false,
 };
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
 
-const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf']);
+const KNOWN = new Set([
+  'viewport',
+  'deviceScaleFactor',
+  'fullPage',
+  'waitForSelector',
+  'delayMs',
+  'pdf',
+  'recordSession',
+]);
 
 /**
  * Checks a client's `options` value; `field` is how the error names it (`options`, `urls[2].options`).
@@ -103,6 +115,10 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
     if (typeof input['pdf'] !== 'boolean') return fail(`${field}.pdf must be true or false.`);
     out.pdf = input['pdf'];
   }
+  if (input['recordSession'] !== undefined) {
+    if (typeof input['recordSession'] !== 'boolean') return fail(`${field}.recordSession must be true or false.`);
+    out.recordSession = input['recordSession'];
+  }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }
 
@@ -115,6 +131,7 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
     waitForSelector: options?.waitForSelector ?? d.waitForSelector,
     delayMs: options?.delayMs ?? d.delayMs,
     pdf: options?.pdf ?? d.pdf,
+    recordSession: options?.recordSession ?? d.recordSession,
   };
 }
 

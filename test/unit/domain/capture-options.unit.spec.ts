@@ -20,6 +20,7 @@ describe('capture options (issue 15)', () => {
       waitForSelector: null,
       delayMs: 0,
       pdf: false,
+      recordSession: false,
     });
   });
 
@@ -31,6 +32,7 @@ describe('capture options (issue 15)', () => {
       waitForSelector: '#x',
       delayMs: 10_000,
       pdf: true,
+      recordSession: true,
     });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
@@ -40,6 +42,7 @@ describe('capture options (issue 15)', () => {
       waitForSelector: '#x',
       delayMs: 10_000,
       pdf: true,
+      recordSession: true,
     });
     const some = parseCaptureOptions({ pdf: true });
     assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
@@ -58,6 +61,7 @@ describe('capture options (issue 15)', () => {
     [{ deviceScaleFactor: 0.5 }, /^options\.deviceScaleFactor must be a number from 1 to 3/],
     [{ deviceScaleFactor: '2' }, /^options\.deviceScaleFactor/],
     [{ fullPage: 'false' }, /^options\.fullPage must be true or false/],
+    [{ recordSession: 'yes' }, /^options\.recordSession must be true or false/],
     [{ waitForSelector: '  ' }, /^options\.waitForSelector must be a non-empty CSS selector/],
     [{ delayMs: -1 }, /^options\.delayMs must be an integer from 0 to 10000/],
     [{ delayMs: 10_001 }, /^options\.delayMs/],
