@@ -449,8 +449,10 @@ async function startRecording(s: CaptureState): Promise<void> {
 
 /** The recording ends where the screenshot begins; it is encoded while the HTML and the network are read. */
 function endRecording(s: CaptureState): void {
-  const startEpochMs = performance.timeOrigin + s.navigationStart;
-  s.sessionEncoding = s.sessionRecorder!.finish({ startEpochMs, endEpochMs: Date.now() }, s.signal);
+  // Frames carry the wall clock: the span is anchored to it now, its length is render.durationMs's clock.
+  const endEpochMs = Date.now();
+  const startEpochMs = endEpochMs - (performance.now() - s.navigationStart);
+  s.sessionEncoding = s.sessionRecorder!.finish({ startEpochMs, endEpochMs }, s.signal);
   s.sessionEncoding.catch(() => {}); // awaited by session-video
 }
 
