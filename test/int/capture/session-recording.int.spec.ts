@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
+import { launchChromium } from '../../../src/capture/browser-launch.js';
+import { isCaptureError } from '../../../src/capture/capture-error.js';
+import { capturePage } from '../../../src/capture/page-capture.js';
+import { DEFAULT_CAPTURE_SETTINGS } from '../../../src/domain/capture-options.js';
 import { type FixtureSite, startFixtureSite } from '../../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
 
@@ -190,5 +194,43 @@ describe('session recording (recordSession)', () => {
     );
     const verify = await s.call('GET', `/v1/verify/${plain.id}`);
     assert.equal(verify.body.verified, true);
+  });
+});
+
+describe('session recorder: its frames leave no trace (capturePage, real Chromium)', () => {
+  it('removes its frames after a capture, and after a capture that failed', { timeout: 120_000 }, async () => {
+    const site = await startFixtureSite();
+    const chromium = await launchChromium();
+    // The recorder keeps its frames under os.tmpdir(): a directory of this test's own, to see what is left there.
+    const tmp = await mkdtemp(join(tmpdir(), 'cl-recorder-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    const settings = { ...DEFAULT_CAPTURE_SETTINGS, recordSession: true };
+    const leftOver = async () => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const entries = await readdir(tmp);
+        if (entries.length === 0 || Date.now() > deadline) return entries;
+        await sleep(100);
+      }
+    };
+    try {
+      const done = await capturePage(chromium.browser, site.url('/simple'), { timeoutMs: 10_000, settings });
+      assert.ok(done.sessionRecording && done.sessionRecording.frames >= 1);
+      assert.deepEqual(await leftOver(), []);
+      // DOMContentLoaded never comes: the capture fails after the recording started.
+      const failed = await capturePage(chromium.browser, site.url('/hang-html'), { timeoutMs: 1500, settings }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(isCaptureError(failed), String(failed));
+      assert.deepEqual(await leftOver(), []);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await chromium.close();
+      await site.close();
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 });
