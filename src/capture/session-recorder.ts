@@ -19,7 +19,10 @@ import { CaptureError } from './capture-error.js';
 
 export const SESSION_VIDEO_MEDIA_TYPE = 'video/webm';
 
-/** At most this many frames are kept (≈ 100 s at 30 frames a second); later ones are counted, not kept. */
+/**
+ * At most this many frames are kept (≈ 100 s at 30 frames a second); past it each new frame replaces the last one
+ * kept, so the video still ends on what the screen showed last, and the frames it replaced are counted.
+ */
 export const MAX_SESSION_FRAMES = 3000;
 const JPEG_QUALITY = 80;
 /** VP8's realtime speed and a quality target fit for text on screen; the bit rate is the ceiling crf works under. */
@@ -35,7 +38,7 @@ export interface SessionRecording {
   durationMs: number;
   /** Frames the browser drew and the video shows. */
   frames: number;
-  /** Frames drawn after MAX_SESSION_FRAMES, not in the video. */
+  /** Frames drawn past MAX_SESSION_FRAMES that a later one replaced: not in the video. */
   framesDropped: number;
 }
 
@@ -59,11 +62,13 @@ interface Frame {
 export async function startSessionRecorder(
   session: CDPSession,
   size: { width: number; height: number },
-  options: { ffmpegPath?: string } = {},
+  options: { ffmpegPath?: string; maxFrames?: number } = {},
 ): Promise<SessionRecorder> {
+  const maxFrames = options.maxFrames ?? MAX_SESSION_FRAMES;
   const dir = await mkdtemp(join(tmpdir(), 'cl-session-'));
   const frames: Frame[] = [];
   const writes: Array<Promise<void>> = [];
+  let received = 0;
   let dropped = 0;
   let stopped = false;
   let removed: Promise<void> | undefined;
@@ -73,13 +78,12 @@ export async function startSessionRecorder(
   const onFrame = (event: Protocol.Page.ScreencastFrameEvent) => {
     session.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {});
     if (stopped) return;
-    if (frames.length >= MAX_SESSION_FRAMES) {
-      dropped++;
-      return;
-    }
     const at = event.metadata.timestamp !== undefined ? event.metadata.timestamp * 1000 : Date.now();
-    const file = `f${String(frames.length).padStart(6, '0')}.jpg`;
-    frames.push({ file, at });
+    const file = `f${String(received++).padStart(6, '0')}.jpg`;
+    if (frames.length >= maxFrames) {
+      frames[frames.length - 1] = { file, at };
+      dropped++;
+    } else frames.push({ file, at });
     writes.push(writeFile(join(dir, file), Buffer.from(event.data, 'base64')));
   };
   session.on('Page.screencastFrame', onFrame);
