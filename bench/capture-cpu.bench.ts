@@ -6,6 +6,7 @@ import type { BenchLine } from './registry.js';
 import { httpCall } from '../test/support/test-server.js';
 import { captureClient, envCount, round } from './support/bench-kit.js';
 import { watchTreeCpu } from './support/process-cpu.js';
+import { startStaticPages } from './support/static-pages.js';
 
 /**
  * Issue 22 §5, the part wall clocks cannot show on a shared host: CPU time per capture, the service's
@@ -17,7 +18,8 @@ import { watchTreeCpu } from './support/process-cpu.js';
  * beside the fixture site and the sampling).
  *
  * BENCH_CPU_CAPTURES (default 10): sequential captures per page and side, after two warm-ups.
- * BENCH_CPU_PAGES (default /simple,/article): the fixture pages measured.
+ * BENCH_CPU_PAGES (default /simple,/article): the pages measured — the fixture site's, and /plain.html (the plain
+ * static page of bench/support/static-pages.ts, BENCH=capture-latency's black-box page).
  * BENCH_CPU_POLLS (default 200): status polls measured.
  * BENCH_CPU_SERVICE_ONLY: the service's captures only (no bare side, no idle or poll figures).
  * BENCH_CPU_PROF (a directory): the service's node process writes a V8 CPU profile there at exit.
@@ -27,7 +29,9 @@ const POLLS = envCount('BENCH_CPU_POLLS', 200);
 
 export async function captureCpuBench(): Promise<BenchLine[]> {
   const count = envCount('BENCH_CPU_CAPTURES', 10);
-  const site = await startFixtureSite();
+  const fixtures = await startFixtureSite();
+  const plain = await startStaticPages();
+  const site = { url: (path: string) => (path === '/plain.html' ? plain.url : fixtures.url(path)) };
   const lines: BenchLine[] = [];
   try {
     const service = await serviceCpu(site, count);
@@ -77,14 +81,14 @@ export async function captureCpuBench(): Promise<BenchLine[]> {
     });
     return lines;
   } finally {
-    await site.close();
+    await fixtures.close();
+    await plain.close();
   }
 }
 
-async function serviceCpu(
-  site: Awaited<ReturnType<typeof startFixtureSite>>,
-  count: number,
-): Promise<Record<string, Record<string, number>>> {
+type Pages = { url(path: string): string };
+
+async function serviceCpu(site: Pages, count: number): Promise<Record<string, Record<string, number>>> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   return withMakeRunService(
     'cpu',
@@ -113,10 +117,7 @@ async function serviceCpu(
   );
 }
 
-async function bareCpu(
-  site: Awaited<ReturnType<typeof startFixtureSite>>,
-  count: number,
-): Promise<Record<string, Record<string, number>>> {
+async function bareCpu(site: Pages, count: number): Promise<Record<string, Record<string, number>>> {
   const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   try {
     const out: Record<string, Record<string, number>> = {};

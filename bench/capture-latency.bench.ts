@@ -2,6 +2,7 @@ import type { Browser } from 'puppeteer-core';
 import { launchChromium } from '../src/capture/browser-launch.js';
 import { DEFAULT_VIEWPORT } from '../src/capture/page-capture.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
+import { startStaticPages } from './support/static-pages.js';
 import { httpCall } from '../test/support/test-server.js';
 import type { BenchLine } from './registry.js';
 import { withMakeRunService } from './support/make-run-service.js';
@@ -15,36 +16,60 @@ import { captureClient, type CaptureClient, envCount, percentile, pool, round, t
  * same run, bare puppeteer on the same page: `goto(networkidle0)`, full-page screenshot, `content()`, a new
  * browser context each time (launchChromium's flags, the same viewport).
  *
- * Two pages: /simple (a plain static page: CSS, one image, one small script) and /article (3,600 px, one
- * inline script). For each: sequential latency (p50/p95), then throughput two at a time — two client loops,
- * each submitting and waiting, against two bare captures in parallel. The worker's own render stages of the
- * sequential captures say where the time went; `outsideRenderMs` is the client's latency less the render
- * (job pickup, bundle, signature, timestamp, storage, outcome, projection, the status read).
+ * Three pages: /plain.html (issue 35 §6: the black-box figure's kind of page — text only, three viewports
+ * tall, served as a file server serves it, bench/support/static-pages.ts), /simple (CSS, one image, one
+ * small script) and /article (3,600 px, one inline script). For each: sequential latency (p50/p95), then
+ * throughput two at a time — two client loops, each submitting and waiting, against two bare captures in
+ * parallel. Each page's bare side runs right after its service side, with the service still up (idle), as a
+ * black-box run has both in one window of the host's time. The worker's own render stages of the sequential
+ * captures say where the time went; `outsideRenderMs` is the client's latency less the render (job pickup,
+ * bundle, signature, timestamp, storage, outcome, projection, the status read).
  *
  * Then one capture each of the pages where settle, scroll, consent and stitching have real work.
  *
  * BENCH_CAPTURE_SEQUENTIAL (default 12): sequential captures per page and side.
  * BENCH_CAPTURE_CONCURRENT (default 12): captures per page and side in the two-at-a-time run.
+ * BENCH_CAPTURE_PAGES (default /plain.html,/simple,/article): the pages; when set, the workload captures are left out.
+ * BENCH_CAPTURE_CLIENT=one-address: the client as a black-box script is — every status poll from one address,
+ *   a 429 polled again 25 ms later — against the service with `make run`'s default rate limits (600 unauthenticated
+ *   requests per address a minute); default: each poll loop its own address, limits out of reach.
  */
-const PAGES = ['/simple', '/article'] as const;
+const PAGES = process.env.BENCH_CAPTURE_PAGES?.split(',') ?? ['/plain.html', '/simple', '/article'];
+const ONE_ADDRESS = process.env.BENCH_CAPTURE_CLIENT === 'one-address';
 const PARALLEL = 2;
 
 export async function captureLatencyBench(): Promise<BenchLine[]> {
   const sequential = envCount('BENCH_CAPTURE_SEQUENTIAL', 12);
   const concurrent = envCount('BENCH_CAPTURE_CONCURRENT', 12);
   const site = await startFixtureSite();
+  const plain = await startStaticPages();
+  const urlOf = (path: string) => (path === '/plain.html' ? plain.url : site.url(path));
   const lines: BenchLine[] = [];
   try {
-    const service = await withMakeRunService('latency', async ({ baseUrl }, adminKey) => {
-      const client = await captureClient(baseUrl, adminKey, 'bench-latency');
-      const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
-      for (const path of PAGES)
-        pages[path] = await measureService(baseUrl, client, site.url(path), sequential, concurrent);
-      return { pages, workloads: await measureWorkloads(baseUrl, client, site), retried429: client.stats.retried429 };
-    });
+    const service = await withMakeRunService(
+      'latency',
+      async ({ baseUrl }, adminKey) => {
+        const client = await captureClient(baseUrl, adminKey, 'bench-latency', { oneAddress: ONE_ADDRESS });
+        const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
+        const bares: Record<string, Awaited<ReturnType<typeof measureBare>>> = {};
+        for (const path of PAGES) {
+          pages[path] = await measureService(baseUrl, client, urlOf(path), sequential, concurrent);
+          bares[path] = await measureBare(urlOf(path), sequential, concurrent);
+        }
+        return {
+          pages,
+          bares,
+          workloads: process.env.BENCH_CAPTURE_PAGES ? [] : await measureWorkloads(baseUrl, client, site),
+          retried429: client.stats.retried429,
+          polls429: client.stats.polls429,
+        };
+      },
+      [],
+      { defaultRateLimits: ONE_ADDRESS },
+    );
     for (const path of PAGES) {
       const ours = service.pages[path]!;
-      const bare = await measureBare(site.url(path), sequential, concurrent);
+      const bare = service.bares[path]!;
       const p50 = (xs: number[]) => percentile(xs, 50);
       lines.push({
         figure: 'client latency ms, POST to complete (sequential)',
@@ -69,12 +94,15 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
         ratioIs: 'service / bare networkidle0 (goal ≥ 1.0)',
         workerConcurrencyLimitAfter: ours.concurrencyLimit,
         retried429: service.retried429,
+        client: ONE_ADDRESS ? 'one address, default rate limits' : 'a loopback address per poll loop, limits raised',
+        ...(ONE_ADDRESS ? { statusPolls429: service.polls429 } : {}),
       });
     }
     for (const w of service.workloads) lines.push({ figure: 'capture of a page with real work', ...w });
     return lines;
   } finally {
     await site.close();
+    await plain.close();
   }
 }
 

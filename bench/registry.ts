@@ -15,6 +15,7 @@ import { zipStreamingBench } from './zip-streaming.bench.js';
 import { transparencyBench } from './transparency.bench.js';
 import { natsChaosBench } from './nats-chaos.bench.js';
 import { witnessBench } from './witness.bench.js';
+import { sessionRecordingBench } from './session-recording.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -35,4 +36,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   fidelity: fidelityBench,
   'nats-chaos': natsChaosBench,
   witness: witnessBench,
+  'session-recording': sessionRecordingBench,
 };

@@ -11,6 +11,9 @@ missing=()
 [ -x /usr/sbin/nats-server ] || command -v nats-server >/dev/null || missing+=(nats-server)
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v openssl >/dev/null || missing+=(openssl)
+# ffmpeg: the worker encodes a capture's session recording with it (options.recordSession, src/capture/session-recorder.ts);
+# ffprobe (same package) is what the session-recording test plays the video with.
+command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
 # nginx: only for `make test` (test/e2e/load-balancer.e2e.spec.ts runs ops/nginx/lb.conf on loopback);
 # `make run` and the service never use it. INSTALL_DEPS=run skips it.
 if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi

@@ -44,11 +44,20 @@ export interface CaptureClient {
   submit(url: string): Promise<string>;
   /** Polls status every `pollMs` until complete/failed; throws on failed or after `timeoutMs`. */
   waitDone(id: string, opts?: { timeoutMs?: number; pollMs?: number }): Promise<void>;
-  /** 429 answers the client waited out and retried. */
-  stats: { retried429: number };
+  /** 429 answers the client waited out and retried; status polls answered 429 (the one-address client polls on). */
+  stats: { retried429: number; polls429: number };
 }
 
-export async function captureClient(baseUrl: string, adminKey: string, tenantId: string): Promise<CaptureClient> {
+/**
+ * `oneAddress`: every status poll from one address (127.0.0.2), as one black-box client polls, and a 429 on a poll
+ * is "not yet" (polled again after `pollMs`); by default each poll loop takes its own loopback address.
+ */
+export async function captureClient(
+  baseUrl: string,
+  adminKey: string,
+  tenantId: string,
+  opts: { oneAddress?: boolean } = {},
+): Promise<CaptureClient> {
   const call = async (method: string, path: string, body: unknown, token: string): Promise<any> => {
     const res = await httpCall(
       baseUrl + path,
@@ -67,7 +76,7 @@ export async function captureClient(baseUrl: string, adminKey: string, tenantId:
   };
   // Status is limited per source address: each poll loop takes its own loopback address (127.0.0.2–251).
   let nextSource = 0;
-  const stats = { retried429: 0 };
+  const stats = { retried429: 0, polls429: 0 };
   const quotas = { capturesPerMonth: 100_000_000, storageBytes: 1_000_000_000_000 };
   await call('PUT', `/v1/admin/tenants/${tenantId}/config`, { quotas }, adminKey);
   const { key } = await call('POST', '/v1/admin/keys', { tenantId, scopes: ['capture'], name: 'bench' }, adminKey);
@@ -78,9 +87,15 @@ export async function captureClient(baseUrl: string, adminKey: string, tenantId:
     stats,
     async waitDone(id, { timeoutMs = 60_000, pollMs = 25 } = {}) {
       const deadline = Date.now() + timeoutMs;
-      const from = `127.0.0.${2 + (nextSource++ % 250)}`;
+      const from = opts.oneAddress ? '127.0.0.2' : `127.0.0.${2 + (nextSource++ % 250)}`;
       for (;;) {
         const res = await httpCall(`${baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, from);
+        if (res.status === 429 && opts.oneAddress) {
+          stats.polls429++;
+          if (Date.now() > deadline) throw new Error(`capture ${id}: still 429 after ${timeoutMs} ms`);
+          await sleep(pollMs);
+          continue;
+        }
         const status = res.body?.status;
         if (status === 'complete') return;
         if (status === 'failed' || res.status >= 400) throw new Error(`capture ${id}: ${res.status} ${res.text}`);

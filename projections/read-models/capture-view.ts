@@ -72,6 +72,7 @@ export function captureViews(baseUrl: string) {
         ...(a.headers ? { headers: artifactUrl(r.capture_id, 'headers') } : {}),
         // An extension beside spec 4.8's artifact names: served at its own path, not under /artifacts/.
         ...(a.pdf ? { pdf: `${captureUrl(r.capture_id)}/pdf` } : {}),
+        ...(a.session ? { session: `${captureUrl(r.capture_id)}/session` } : {}),
       };
     },
 

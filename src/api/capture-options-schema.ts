@@ -54,6 +54,12 @@ export const captureOptionsSchema = z
       .describe(
         `Seconds the behaviors may take together; default ${L.behaviorTimeout.default}. A page that never ends is captured when it runs out, with a note.`,
       ),
+    recordSession: z
+      .boolean()
+      .optional()
+      .describe(
+        'Also keep a WebM video of what the browser showed from navigation to the screenshot, on the capture clock: artifact `session`, hashed into the bundle and named on the certificate. Default false.',
+      ),
   })
   .optional()
   .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');

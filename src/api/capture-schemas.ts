@@ -84,6 +84,9 @@ export const captureRecordSchema = z
       html: uri(),
       headers: uri().optional(),
       pdf: uri().optional().describe('Present when the capture asked for `pdf`.'),
+      session: uri()
+        .optional()
+        .describe('Present when the capture asked for `recordSession`: the WebM of the session (extension).'),
     }),
     wacz: z
       .object({ url: uri(), bundleHash: z.string().describe('sha256:<hex>'), size: z.number().int() })

@@ -24,6 +24,7 @@ export const PUBLIC_READ_ROUTES: ReadonlySet<string> = new Set([
   '/v1/captures/:captureId/status',
   '/v1/captures/:captureId/artifacts/:name',
   '/v1/captures/:captureId/pdf',
+  '/v1/captures/:captureId/session',
   '/v1/captures/:captureId/provenance',
   '/v1/captures/:captureId/certificate',
   // The transparency log: anyone may mirror and monitor it, from a browser too (docs/transparency.md).

@@ -6,6 +6,7 @@
  *   indexes/index.cdxj        CDXJ, lines sorted bytewise, offsets/lengths into data.warc.gz
  *   pages/pages.jsonl         json-pages-1.0 header line + the main page
  *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (README, Capture options)
+ *   attachments/session.webm  the session recording, when the capture asked for it (recordSession)
  *   provenance/provenance.json, provenance/provenance.html   the provenance record (provenance-record.ts)
  *   datapackage.json          RFC 8785 canonical JSON (exact bytes are what `bundleHash` covers)
  *   datapackage-digest.json   RFC 8785 canonical JSON, signature + optional RFC 3161 token
@@ -58,6 +59,7 @@ export const WARC_FILENAME = 'data.warc.gz';
 export const CDXJ_PATH = 'indexes/index.cdxj';
 export const PAGES_PATH = 'pages/pages.jsonl';
 export const PDF_PATH = 'attachments/page.pdf';
+export const SESSION_VIDEO_PATH = 'attachments/session.webm';
 export const DATAPACKAGE_PATH = 'datapackage.json';
 export const DIGEST_PATH = 'datapackage-digest.json';
 

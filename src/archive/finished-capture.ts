@@ -18,6 +18,8 @@ export interface RecordedPage {
   headers: object | null;
   /** The page printed to PDF, when the capture asked for it: member attachments/page.pdf. */
   pdf?: Buffer;
+  /** The session recording, when the capture asked for it: member attachments/session.webm. */
+  sessionRecording?: { video: Buffer };
 }
 
 /** Everything a bundle is made from (makeBundle, bundle.ts): the capture's identity, times and settings, and its page. */

@@ -6,6 +6,7 @@ import {
   DIGEST_PATH,
   PAGES_PATH,
   PDF_PATH,
+  SESSION_VIDEO_PATH,
   SOFTWARE,
   WACZ_VERSION,
   WARC_PATH,
@@ -51,6 +52,7 @@ export async function buildWaczMembers(input: FinishedCapture): Promise<WaczMemb
   ]);
   // Extra members (README, Capture options) are listed in datapackage.json like the others, so the signature covers them.
   if (input.page.pdf) members.set(PDF_PATH, input.page.pdf);
+  if (input.page.sessionRecording) members.set(SESSION_VIDEO_PATH, input.page.sessionRecording.video);
   if (input.provenance) {
     members.set(PROVENANCE_JSON_PATH, provenanceJsonBytes(input.provenance));
     members.set(PROVENANCE_HTML_PATH, new TextEncoder().encode(provenancePage(input.provenance)));

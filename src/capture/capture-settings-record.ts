@@ -1,12 +1,14 @@
 import type { PageCaptureResult } from './page-capture.js';
 import type { CaptureSettings } from '../domain/events.js';
+import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
 
 /**
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
- * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf and the behaviors' report.
+ * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf and the behaviors' report;
+ * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts.
  */
 export function captureSettingsRecord(
-  result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait' | 'behaviors'>,
+  result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording'>,
 ): CaptureSettings {
   const { settings } = result;
   return {
@@ -28,6 +30,22 @@ export function captureSettingsRecord(
       notMatched: [],
       outOfBudget: false,
       couldNotRun: true,
+    },
+    ...(settings.recordSession ? { recordSession: true, ...sessionRecordingFacts(result) } : {}),
+  };
+}
+
+/** When the video's 0 was on the capture's clock, how long it runs and what it shows (session-recorder.ts). */
+function sessionRecordingFacts(result: Pick<PageCaptureResult, 'sessionRecording'>) {
+  const recording = result.sessionRecording;
+  if (!recording) return {};
+  return {
+    sessionRecording: {
+      mediaType: SESSION_VIDEO_MEDIA_TYPE,
+      startedAt: recording.startedAt,
+      durationMs: recording.durationMs,
+      frames: recording.frames,
+      ...(recording.framesDropped > 0 ? { framesDropped: recording.framesDropped } : {}),
     },
   };
 }

@@ -75,7 +75,7 @@ export interface CaptureWorker {
   inFlight(): number;
 }
 
-/** The downloadable artifacts of a capture (spec 2.4, plus `pdf`), in the bytes that are stored and served. */
+/** The downloadable artifacts of a capture (spec 2.4, plus `pdf` and `session`), in the bytes that are stored and served. */
 function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Array]> {
   const files: Array<[ArtifactName, Uint8Array]> = [
     ['screenshot', result.screenshot],
@@ -83,6 +83,7 @@ function artifactFiles(result: PageCaptureResult): Array<[ArtifactName, Uint8Arr
   ];
   if (result.screenshotBefore) files.push(['screenshot-before', result.screenshotBefore]);
   if (result.pdf) files.push(['pdf', result.pdf]);
+  if (result.sessionRecording) files.push(['session', result.sessionRecording.video]);
   if (result.headers) files.push(['headers', Buffer.from(JSON.stringify(result.headers, null, 2), 'utf8')]);
   return files;
 }

@@ -51,6 +51,7 @@ import { abortReason, withTimeout } from './step-timeout.js';
 import { type PageClock, wallClock } from './host-load.js';
 import { captureViewport } from './viewport-screenshot.js';
 import { runSteps, type Step, type StepTimings } from './capture-steps.js';
+import { startSessionRecorder, type SessionRecorder, type SessionRecording } from './session-recorder.js';
 import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
 
 export interface PageCaptureOptions {
@@ -193,6 +194,8 @@ export interface PageCaptureResult {
   browser: { version: string; userAgent: string };
   /** The page printed to PDF; only with settings.pdf. */
   pdf?: Buffer;
+  /** What the browser showed from navigation to the screenshot (session-recorder.ts); only with settings.recordSession. */
+  sessionRecording?: SessionRecording;
   /** Things an operator may want to know: screenshot cut, responses left out of `exchanges`, … */
   notes: string[];
   /** Which behaviors ran, for how long and what each did (captureSettings.behaviors); absent on a partial capture's failure to run them. */
@@ -326,6 +329,10 @@ interface CaptureState {
   captureMoment: number;
   screenshot?: Buffer;
   pdf?: Buffer;
+  // record-session, end-recording, session-video
+  sessionRecorder?: SessionRecorder;
+  sessionEncoding?: Promise<SessionRecording>;
+  sessionRecording?: SessionRecording;
   html: string;
   /** The main document's HTML without its frames', when rendered-html.ts could read it. */
   mainHtml?: string;
@@ -347,6 +354,7 @@ interface CaptureState {
  */
 const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'prepare', run: prepare },
+  { name: 'record-session', when: (s) => s.settings.recordSession, run: startRecording },
   { name: 'navigate', run: navigateToLoad },
   {
     name: 'wait-for-selector',
@@ -359,11 +367,13 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'after-behaviors', run: quietAfterBehaviors },
   { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
   { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
+  { name: 'end-recording', when: (s) => s.sessionRecorder !== undefined, run: endRecording },
   { name: 'screenshot', run: takeScreenshot },
   { name: 'pdf', when: (s) => s.settings.pdf, run: printPdf },
   { name: 'html', run: readRenderedHtml },
   { name: 'challenge', run: refuseChallengePage },
   { name: 'network', run: collectNetwork },
+  { name: 'session-video', when: (s) => s.sessionEncoding !== undefined, run: awaitSessionVideo },
   { name: 'release', alwaysRun: true, run: release },
 ];
 
@@ -438,6 +448,24 @@ async function prepare(s: CaptureState): Promise<void> {
   s.stopFollowingFrames = recordOutOfProcessFrames(page, recorder);
   s.pending = combinedInflight(recorder, watch);
   s.activity = watchNetworkActivity(s.pending);
+}
+
+/** The session recording starts before navigation, so its first frame is the screen navigation started from. */
+async function startRecording(s: CaptureState): Promise<void> {
+  s.sessionRecorder = await s.bounds.service(startSessionRecorder(s.session, s.settings.viewport));
+}
+
+/** The recording ends where the screenshot begins; it is encoded while the HTML and the network are read. */
+function endRecording(s: CaptureState): void {
+  // Frames carry the wall clock: the span is anchored to it now, its length is render.durationMs's clock.
+  const endEpochMs = Date.now();
+  const startEpochMs = endEpochMs - (performance.now() - s.navigationStart);
+  s.sessionEncoding = s.sessionRecorder!.finish({ startEpochMs, endEpochMs }, s.signal);
+  s.sessionEncoding.catch(() => {}); // awaited by session-video
+}
+
+async function awaitSessionVideo(s: CaptureState): Promise<void> {
+  s.sessionRecording = await s.sessionEncoding!;
 }
 
 /** Spec 2.3: 'full' needs load; 'partial' needs at least DOMContentLoaded. An error status the egress proxy explains is its refusal. */
@@ -643,6 +671,7 @@ function release(s: CaptureState): void {
   s.recorder.dispose();
   void s.timers?.dispose();
   void s.consentPreload?.dispose();
+  void s.sessionRecorder?.dispose();
 }
 
 // ---- what the steps share -----------------------------------------------------------------------------------
@@ -744,6 +773,7 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   };
   if (s.selectorWait) result.selectorWait = s.selectorWait;
   if (s.pdf) result.pdf = s.pdf;
+  if (s.sessionRecording) result.sessionRecording = s.sessionRecording;
   if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
   if (consent) result.consent = consent;
   if (s.behaviors) result.behaviors = s.behaviors;

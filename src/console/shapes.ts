@@ -40,7 +40,7 @@ export interface CaptureStatusRecord {
   failureReason?: string;
 }
 
-/** spec 2.3 with the extensions the service documents (finalUrl, pdf, transparency). */
+/** spec 2.3 with the extensions the service documents (finalUrl, pdf, session, transparency). */
 export interface CaptureRecord {
   id: string;
   status: 'complete';
@@ -56,7 +56,14 @@ export interface CaptureRecord {
     settleMs?: number;
     settleReason?: string;
   };
-  artifacts: { screenshot: string; screenshotBefore?: string; html: string; headers?: string; pdf?: string };
+  artifacts: {
+    screenshot: string;
+    screenshotBefore?: string;
+    html: string;
+    headers?: string;
+    pdf?: string;
+    session?: string;
+  };
   wacz?: { url: string; bundleHash: string; size: number };
   verifyUrl?: string;
   captureSettings?: Record<string, unknown>;

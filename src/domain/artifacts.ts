@@ -51,6 +51,13 @@ export const ARTIFACTS = {
     download: { type: 'application/pdf', name: 'page.pdf', beside: true },
     warcName: null,
   },
+  // The session recording (issue 35 §3): an extension beside spec 4.8's names, like the pdf.
+  session: {
+    refKey: 'session',
+    mediaType: 'video/webm',
+    download: { type: 'video/webm', name: 'session.webm', beside: true },
+    warcName: null,
+  },
   provenance: { refKey: 'provenance', mediaType: 'application/json', download: null, warcName: null },
   wacz: {
     refKey: 'wacz',

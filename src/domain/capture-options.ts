@@ -1,7 +1,7 @@
 /**
  * Capture options (README, Capture options): the optional `options` object of POST /v1/captures, of each batch item
  * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
- * no selector wait, no delay, no PDF). Pure: validated here, resolved to `CaptureSettings` with defaults,
+ * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.
  */
 
@@ -16,6 +16,8 @@ export interface CaptureOptions {
   behaviors?: BehaviorName[];
   /** Seconds the behaviors may take together. */
   behaviorTimeout?: number;
+  /** Keep a video of what the browser showed from navigation to the screenshot (issue 35 §3). */
+  recordSession?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export interface CaptureSettings {
   pdf: boolean;
   behaviors: BehaviorName[];
   behaviorTimeoutMs: number;
+  recordSession: boolean;
 }
 
 export const CAPTURE_OPTION_LIMITS = {
@@ -64,6 +67,7 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
   pdf: false,
   behaviors: [...DEFAULT_BEHAVIORS],
   behaviorTimeoutMs: CAPTURE_OPTION_LIMITS.behaviorTimeout.default * 1000,
+  recordSession: false,
 };
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
@@ -77,6 +81,7 @@ const KNOWN = new Set([
   'pdf',
   'behaviors',
   'behaviorTimeout',
+  'recordSession',
 ]);
 
 /**
@@ -154,6 +159,10 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
       );
     out.behaviorTimeout = t as number;
   }
+  if (input['recordSession'] !== undefined) {
+    if (typeof input['recordSession'] !== 'boolean') return fail(`${field}.recordSession must be true or false.`);
+    out.recordSession = input['recordSession'];
+  }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }
 
@@ -168,6 +177,7 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
     pdf: options?.pdf ?? d.pdf,
     behaviors: options?.behaviors ? [...options.behaviors] : [...d.behaviors],
     behaviorTimeoutMs: options?.behaviorTimeout !== undefined ? options.behaviorTimeout * 1000 : d.behaviorTimeoutMs,
+    recordSession: options?.recordSession ?? d.recordSession,
   };
 }
 

@@ -53,6 +53,8 @@ export interface ArtifactRefs {
   headers?: string;
   /** Only when the capture asked for `pdf` (README, Capture options). */
   pdf?: string;
+  /** Only when the capture asked for `recordSession` (README, Capture options): the WebM of the session. */
+  session?: string;
   /** The provenance record (JSON); absent on captures completed before provenance records were made. */
   provenance?: string;
   wacz?: string;

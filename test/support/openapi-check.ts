@@ -48,6 +48,7 @@ export const OWN_ERROR_ANSWERS = [
   'GET /health 503',
   'GET /v1/captures/{captureId}/artifacts/{name} 416',
   'GET /v1/captures/{captureId}/pdf 416',
+  'GET /v1/captures/{captureId}/session 416',
 ];
 
 /**

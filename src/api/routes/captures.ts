@@ -93,7 +93,7 @@ const artifactParams = captureIdParams.extend({
     .string()
     .meta({ enum: DOWNLOADABLE_ARTIFACTS })
     .describe(
-      'screenshot, screenshot-before, html, headers or wacz (spec 4.8); any other name is 404. The printed page is at /v1/captures/{captureId}/pdf.',
+      'screenshot, screenshot-before, html, headers or wacz (spec 4.8); any other name is 404. The printed page is at /v1/captures/{captureId}/pdf, the session recording at /v1/captures/{captureId}/session.',
     ),
 });
 
@@ -399,6 +399,37 @@ export function captureRoutes(deps: CaptureRouteDeps) {
     );
 
     app.get(
+      '/v1/captures/:captureId/session',
+      {
+        onRequest: guard.perIp(),
+        schema: {
+          tags: ['captures'],
+          summary: 'Download the session recording (extension)',
+          operationId: 'getCaptureSession',
+          security: [],
+          description:
+            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (README, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
+          params: captureIdParams,
+          response: {
+            200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },
+            206: {
+              description: 'The requested byte range (Content-Range).',
+              content: { 'video/webm': { schema: binary() } },
+            },
+            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+            ...problemResponses({
+              ...ANSWERS.perIp,
+              ...ANSWERS.internal,
+              404: 'Unknown capture, or one captured without `recordSession`.',
+            }),
+          },
+        },
+      },
+      async (req, reply) =>
+        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'session', 'beside')),
+    );
+
+    app.get(
       '/v1/captures/:captureId/provenance',
       {
         onRequest: guard.perIp(),
@@ -441,7 +472,11 @@ export function captureRoutes(deps: CaptureRouteDeps) {
     );
 
     // Preflight of a cross-origin artifact read (a Range header that is not CORS-safelisted).
-    for (const path of ['/v1/captures/:captureId/artifacts/:name', '/v1/captures/:captureId/pdf']) {
+    for (const path of [
+      '/v1/captures/:captureId/artifacts/:name',
+      '/v1/captures/:captureId/pdf',
+      '/v1/captures/:captureId/session',
+    ]) {
       app.options(path, { schema: { hide: true } }, async (_req, reply) =>
         reply
           .code(204)

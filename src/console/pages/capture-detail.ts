@@ -125,6 +125,7 @@ async function showComplete(ctx: PageContext, id: string, title: HTMLElement, bo
     ['Rendered HTML (text)', a.html, ''],
     ['Response headers (JSON)', a.headers, ''],
     ['Printed page (PDF)', a.pdf, ''],
+    ['Session recording (WebM video)', a.session, ''],
     ['Signed bundle (WACZ)', record.wacz?.url, record.wacz ? bytes(record.wacz.size) : ''],
     ['Certificate (PDF)', record.wacz ? capturePaths.certificate(id) : undefined, ''],
     ['Provenance record (JSON)', capturePaths.provenance(id), ''],

@@ -163,6 +163,8 @@ describe('OpenAPI document against the real service', () => {
     for (const name of ['screenshot', 'html', 'headers', 'pdf', 'wacz'])
       await call('GET', `/v1/captures/${captureId}/artifacts/${name}`);
     await call('GET', `/v1/captures/${captureId}/pdf`);
+    // Captured without recordSession: the extension's documented 404.
+    await call('GET', `/v1/captures/${captureId}/session`);
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=0-99' } });
     await call('GET', `/v1/captures/${captureId}/artifacts/wacz`, { headers: { range: 'bytes=999999999-' } });
     await call('GET', `/v1/captures/${captureId}/artifacts/screenshot-before`);

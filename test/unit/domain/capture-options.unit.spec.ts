@@ -22,6 +22,7 @@ describe('capture options (issue 15)', () => {
       pdf: false,
       behaviors: ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'],
       behaviorTimeoutMs: 20_000,
+      recordSession: false,
     });
   });
 
@@ -35,6 +36,7 @@ describe('capture options (issue 15)', () => {
       pdf: true,
       behaviors: ['expand', 'auto-play', 'expand'],
       behaviorTimeout: 90,
+      recordSession: true,
     });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
@@ -46,6 +48,7 @@ describe('capture options (issue 15)', () => {
       pdf: true,
       behaviors: ['expand', 'auto-play'],
       behaviorTimeoutMs: 90_000,
+      recordSession: true,
     });
     const some = parseCaptureOptions({ pdf: true });
     assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
@@ -64,6 +67,7 @@ describe('capture options (issue 15)', () => {
     [{ deviceScaleFactor: 0.5 }, /^options\.deviceScaleFactor must be a number from 1 to 3/],
     [{ deviceScaleFactor: '2' }, /^options\.deviceScaleFactor/],
     [{ fullPage: 'false' }, /^options\.fullPage must be true or false/],
+    [{ recordSession: 'yes' }, /^options\.recordSession must be true or false/],
     [{ waitForSelector: '  ' }, /^options\.waitForSelector must be a non-empty CSS selector/],
     [{ delayMs: -1 }, /^options\.delayMs must be an integer from 0 to 10000/],
     [{ delayMs: 10_001 }, /^options\.delayMs/],
