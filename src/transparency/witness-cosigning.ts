@@ -68,8 +68,11 @@ export function createCosigning(opts: {
         { witness: w.name, status: res.status, answer: text.trim() },
         'transparency log: the witness refused the checkpoint',
       );
+      witnessCosignings.inc({ witness: w.name, outcome: 'refused' });
       return null;
     }
+    // Still a 409 after learning its size twice: its record is moving under us (another sequencer); next time.
+    witnessCosignings.inc({ witness: w.name, outcome: 'refused' });
     return null;
   }
 

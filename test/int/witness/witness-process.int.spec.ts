@@ -185,6 +185,19 @@ describe('witness processes and witnessed checkpoints', () => {
       ['w2.test/witness', 'cosigned', 2],
     ]);
     assert.equal((await checkpointCosignatures.get()).values[0]?.value, 2);
+    // A forked log asking: refused (after learning the size from a 409), and published without the cosignature.
+    const forkedLog = createCosigning({
+      witnesses: [config.witnesses[0]!],
+      consistencyProof: (a, b) => forked.consistencyProof(a, b),
+      timeoutMs: 10_000,
+      quorum: 1,
+      log: quiet,
+    });
+    assert.equal(await forkedLog.cosign(checkpoint(forked, 40), 40), checkpoint(forked, 40));
+    const refused = (await witnessCosignings.get()).values.find(
+      (v) => v.labels.witness === 'w1.test/witness' && v.labels.outcome === 'refused',
+    );
+    assert.equal(refused?.value, 1);
   });
 
   it('the verifier rejects a checkpoint below the quorum and accepts one at quorum', async () => {
