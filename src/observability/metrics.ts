@@ -77,3 +77,16 @@ export async function scrape(): Promise<string> {
   await Promise.allSettled(probes.map((p) => p()));
   return registry.metrics();
 }
+
+export const witnessCosignings = new Counter({
+  name: 'capture_ledger_witness_cosignings_total',
+  help: 'Checkpoints a sequencer asked a witness to cosign, by witness and outcome (cosigned, refused, unavailable, invalid, ahead: it already cosigned a larger one)',
+  labelNames: ['witness', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const checkpointCosignatures = new Gauge({
+  name: 'capture_ledger_checkpoint_cosignatures',
+  help: 'Witness cosignatures on the last checkpoint this sequencer signed (below LOG_WITNESS_QUORUM: a warning is logged)',
+  registers: [registry],
+});

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { parseWitnessKey, verifiedCosigners } from '../../packages/verifier/src/witnesses.js';
 import type { ConfiguredWitness } from '../config/log-witnesses.js';
+import { checkpointCosignatures, witnessCosignings } from '../observability/metrics.js';
 import { addCheckpointBody } from '../witness/add-checkpoint.js';
 import type { Hash } from './merkle.js';
 
@@ -38,6 +39,7 @@ export function createCosigning(opts: {
       const old = known.get(w.name) ?? 0;
       if (old > size) {
         log.info({ witness: w.name, old, size }, 'transparency log: the witness has cosigned a larger checkpoint');
+        witnessCosignings.inc({ witness: w.name, outcome: 'ahead' });
         return null;
       }
       const body = addCheckpointBody(old, opts.consistencyProof(old, size), note);
@@ -50,7 +52,9 @@ export function createCosigning(opts: {
       const text = await res.text();
       if (res.status === 200) {
         known.set(w.name, size);
-        return verifiedLines(w, note, text);
+        const line = await verifiedLines(w, note, text);
+        witnessCosignings.inc({ witness: w.name, outcome: line ? 'cosigned' : 'invalid' });
+        return line;
       }
       if (res.status === 409 && (res.headers.get('content-type') ?? '').startsWith('text/x.tlog.size')) {
         const latest = /^(\d+)\n$/.exec(text);
@@ -64,8 +68,11 @@ export function createCosigning(opts: {
         { witness: w.name, status: res.status, answer: text.trim() },
         'transparency log: the witness refused the checkpoint',
       );
+      witnessCosignings.inc({ witness: w.name, outcome: 'refused' });
       return null;
     }
+    // Still a 409 after learning its size twice: its record is moving under us (another sequencer); next time.
+    witnessCosignings.inc({ witness: w.name, outcome: 'refused' });
     return null;
   }
 
@@ -87,11 +94,13 @@ export function createCosigning(opts: {
         opts.witnesses.map((w) =>
           ask(w, note, size, signal).catch((err: Error) => {
             log.warn({ witness: w.name, err: err.message }, 'transparency log: no cosignature from the witness');
+            witnessCosignings.inc({ witness: w.name, outcome: 'unavailable' });
             return null;
           }),
         ),
       );
       const lines = answers.filter((l): l is string => l !== null);
+      checkpointCosignatures.set(lines.length);
       if (lines.length < opts.quorum)
         log.warn(
           { size, cosigned: lines.length, quorum: opts.quorum },

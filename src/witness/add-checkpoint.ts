@@ -130,13 +130,15 @@ export function decideAddCheckpoint(
     };
   const newRoot = checkpoint.rootHash;
   const root = Buffer.from(newRoot).toString('base64');
-  if (record && latest === checkpoint.size && record.rootHash !== root)
+  // With no record the witness holds the empty tree (size 0), whose root is SHA-256 of nothing.
+  const recordedRoot = record?.rootHash ?? Buffer.from(emptyRoot).toString('base64');
+  if (latest === checkpoint.size && recordedRoot !== root)
     return {
       status: 409,
-      conflict: true,
-      reason: `a checkpoint of size ${latest} with root ${root}, but this witness cosigned root ${record.rootHash} at that size: the log is forked`,
+      conflict: record !== undefined,
+      reason: `a checkpoint of size ${latest} with root ${root}, but the tree this witness holds at that size has root ${recordedRoot}: the log is forked`,
     };
-  const oldRoot = record ? new Uint8Array(Buffer.from(record.rootHash, 'base64')) : emptyRoot;
+  const oldRoot = new Uint8Array(Buffer.from(recordedRoot, 'base64'));
   if (!verifyConsistency(request.oldSize, checkpoint.size, oldRoot, newRoot, request.proof))
     return {
       status: 422,

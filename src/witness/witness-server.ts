@@ -47,7 +47,9 @@ export async function startWitnessServer(opts: WitnessServerOptions): Promise<Wi
   async function addCheckpoint(body: string, res: ServerResponse): Promise<void> {
     const request = parseAddCheckpoint(body);
     const origin = request.note.slice(0, request.note.indexOf('\n'));
-    await serially(origin, async () => {
+    // Only known origins get a lock (and a map entry): any other is a 404 that touches no state.
+    const lockOf = logs.has(origin) ? serially : <T>(_: string, work: () => Promise<T>) => work();
+    await lockOf(origin, async () => {
       const answer = decideAddCheckpoint(request, logs, (o) => state.get(o));
       if (answer.status !== 200) {
         if (answer.conflict) {

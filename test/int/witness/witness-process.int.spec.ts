@@ -11,6 +11,7 @@ import { freePort } from '../../../src/infra/free-port.js';
 import { noteSignerFromSeed, signCheckpoint, verifierKeyString } from '../../../src/transparency/checkpoint.js';
 import { leafHash, MerkleTree } from '../../../src/transparency/merkle.js';
 import { createCosigning } from '../../../src/transparency/witness-cosigning.js';
+import { checkpointCosignatures, witnessCosignings } from '../../../src/observability/metrics.js';
 import { addCheckpointBody } from '../../../src/witness/add-checkpoint.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
 import { startWitnessProcess, type WitnessProcess } from '../../support/witness-process.js';
@@ -176,6 +177,27 @@ describe('witness processes and witnessed checkpoints', () => {
     // A second checkpoint from where each witness now is: no 409 needed, both cosign again.
     const again = await cosigning.cosign(checkpoint(honest, 40), 40);
     assert.equal((await checkWitnessQuorum(again, [w1.vkey, w2Vkey], 2)).status, 'pass');
+    // What /metrics says of it: each witness's outcomes, and the cosignatures on the last checkpoint.
+    const counts = (await witnessCosignings.get()).values.map((v) => [v.labels.witness, v.labels.outcome, v.value]);
+    assert.deepEqual(counts.sort(), [
+      ['down.test/witness', 'unavailable', 2],
+      ['w1.test/witness', 'cosigned', 2],
+      ['w2.test/witness', 'cosigned', 2],
+    ]);
+    assert.equal((await checkpointCosignatures.get()).values[0]?.value, 2);
+    // A forked log asking: refused (after learning the size from a 409), and published without the cosignature.
+    const forkedLog = createCosigning({
+      witnesses: [config.witnesses[0]!],
+      consistencyProof: (a, b) => forked.consistencyProof(a, b),
+      timeoutMs: 10_000,
+      quorum: 1,
+      log: quiet,
+    });
+    assert.equal(await forkedLog.cosign(checkpoint(forked, 40), 40), checkpoint(forked, 40));
+    const refused = (await witnessCosignings.get()).values.find(
+      (v) => v.labels.witness === 'w1.test/witness' && v.labels.outcome === 'refused',
+    );
+    assert.equal(refused?.value, 1);
   });
 
   it('the verifier rejects a checkpoint below the quorum and accepts one at quorum', async () => {

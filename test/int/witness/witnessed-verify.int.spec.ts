@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeBundle } from '../../../src/archive/bundle.js';
+import { launchChromium } from '../../../src/capture/browser-launch.js';
 import { newId } from '../../../src/domain/ids.js';
 import { freePort } from '../../../src/infra/free-port.js';
 import { noteSignerFromSeed, verifierKeyString } from '../../../src/transparency/checkpoint.js';
@@ -141,6 +142,38 @@ describe('verification with witnessed checkpoints', () => {
     const r = await offline(file, '--witness-key', join(dir, 'w1.vkey'), '--witness-key', w2.vkey);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(JSON.parse(r.stdout).witnesses.status, 'pass');
+
+    // The verification page, in Chromium: one more row after the checks, naming who witnessed.
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.browser.newPage();
+      await page.goto(`${s.baseUrl}/v1/verify/${body.capture.id}`, { waitUntil: 'load' });
+      await page.waitForSelector('#checks tbody tr[data-check="witnesses"]', { timeout: 60_000 });
+      const rows = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>('#checks tbody tr')].map((tr) => [
+          tr.dataset.check ?? '',
+          tr.querySelectorAll('td')[1]?.textContent ?? '',
+          tr.querySelectorAll('td')[2]?.textContent ?? '',
+        ]),
+      );
+      assert.deepEqual(
+        rows.map(([name, status]) => [name, status]),
+        [
+          ['artifactHashes', 'pass'],
+          ['bundleHash', 'pass'],
+          ['signature', 'pass'],
+          ['timestamp', 'pass'],
+          ['transparency', 'pass'],
+          ['witnesses', 'pass'],
+        ],
+      );
+      assert.match(
+        rows[5]![2]!,
+        /^Cosigned by w1\.test\/witness, w2\.test\/witness: 2 independent witnesses \(2 required\)/,
+      );
+    } finally {
+      await chromium.close();
+    }
   });
 
   it("a certificate embeds the cosigned checkpoint: both CLIs check its witnesses, the spec's checks unchanged", async () => {

@@ -55,6 +55,11 @@ describe('add-checkpoint', () => {
     const grown = decideAddCheckpoint(request(b, 10, 15), logs, given(recordOf(a, 10)));
     assert.equal(grown.status, 422);
   });
+  it('409 for an empty tree whose root is not the empty root (old size = size, roots differ)', () => {
+    const bad = signCheckpoint({ origin: log.name, size: 0, rootHash: a.root(5), extensions: [] }, log);
+    assert.equal(decideAddCheckpoint(parseAddCheckpoint(addCheckpointBody(0, [], bad)), logs, given()).status, 409);
+    assert.equal(decideAddCheckpoint(request(a, 0, 0), logs, given()).status, 200);
+  });
   it('404 unknown origin, 403 no valid log signature, 400 old above the size', () => {
     const other = noteSignerFromSeed('other.test/log', new Uint8Array(32).fill(1));
     assert.equal(decideAddCheckpoint(request(a, 0, 5, note(a, 5, other)), logs, given()).status, 404);
