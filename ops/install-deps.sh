@@ -19,9 +19,19 @@ command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(p
 # The certificate PDF embeds DejaVu, and Noto Sans CJK for the characters DejaVu lacks (src/evidence/certificate-fonts.ts).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]} with apt-get" >&2
-  as_root apt-get update -qq
+# radosgw / ceph-mon / ceph-osd: only for `make test` — the S3 artifact-store tests run a throw-away one-node Ceph on
+# loopback (test/support/radosgw.ts). Installed on their own, without recommends (~270 MB instead of ~1 GB).
+ceph=()
+if [ "${INSTALL_DEPS:-test}" = test ]; then
+  for bin in radosgw ceph-mon ceph-osd; do [ -x "/usr/bin/$bin" ] || ceph+=("$bin"); done
+fi
+if [ ${#missing[@]} -gt 0 ] || [ ${#ceph[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]} ${ceph[*]} with apt-get" >&2
+  # apt-get and the packages' maintainer scripts get a temporary directory of their own (/tmp may be 0755).
+  TMPDIR=$(mktemp -d "${XDG_RUNTIME_DIR:-/var/tmp}/cl-apt.XXXXXX")
+  export TMPDIR
+  chmod 1777 "$TMPDIR"
+  as_root env TMPDIR="$TMPDIR" apt-get update -qq
   # A package's maintainer script must not start a system nginx on port 80: policy-rc.d 101 forbids
   # starting services during this install (a file that is already there is left alone).
   guard=""
@@ -30,7 +40,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     trap 'as_root rm -f "$guard"' EXIT
     printf '#!/bin/sh\nexit 101\n' | as_root tee "$guard" >/dev/null && as_root chmod 755 "$guard"
   fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    as_root env TMPDIR="$TMPDIR" DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if [ ${#ceph[@]} -gt 0 ]; then
+    as_root env TMPDIR="$TMPDIR" DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${ceph[@]}" >/dev/null
+  fi
 fi
 
 stamp=node_modules/.capture-ledger-lock
