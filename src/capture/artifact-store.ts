@@ -30,14 +30,66 @@ import { ARTIFACT_BUCKET } from '../ledger/streams.js';
  * - reads come from the stream's leader (not a possibly lagging replica) and check the digest.
  */
 export interface ArtifactStore {
-  /** Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name). */
-  put(name: string, bytes: Uint8Array): Promise<void>;
+  /** Which adapter: `jetstream` (default) or `s3` (src/capture/s3-artifact-store.ts, docs/storage.md). */
+  readonly kind: 'jetstream' | 's3';
+  /**
+   * Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name).
+   * `retainUntil`: storage that can lock objects (S3 Object Lock, compliance mode) refuses deleting or
+   * overwriting them before then; the JetStream store never deletes anything anyway.
+   */
+  put(name: string, bytes: Uint8Array, opts?: { retainUntil?: Date }): Promise<void>;
   /** The bytes, or null when nothing complete is stored under `name`; ArtifactCorruptError when they do not match the digest. */
   get(name: string): Promise<Uint8Array | null>;
+  /**
+   * The object's size and its bytes from `range.start` to `range.end` (inclusive; the whole object without a
+   * range) as a stream, for downloads: the S3 adapter never holds the object in memory. Null when absent.
+   */
+  read(
+    name: string,
+    range?: ByteSpan,
+  ): Promise<{ size: number; body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> } | null>;
   /** The digest of what is stored under `name` (`SHA-256=` + base64url), or null. */
   digest(name: string): Promise<string | null>;
+  /** The size and digest of what is stored under `name` (without reading it), or null. */
+  stat(name: string): Promise<{ size: number; digest: string } | null>;
   /** Read the object in full and check it against its digest (`capture-ledger storage verify`). */
   check(name: string): Promise<ArtifactCheck>;
+  /** S3 only: a short-lived URL a client downloads the object from directly (null when absent). */
+  presign?(name: string, as: { fileName: string; type: string }): Promise<string | null>;
+  /** S3 only: Object Lock — the retention and legal hold of stored objects (retention.ts). */
+  lock?: ObjectLock;
+}
+
+export interface ByteSpan {
+  start: number;
+  end: number;
+}
+
+export interface ObjectLock {
+  /** The object's retain-until date and legal hold, or null when absent. */
+  state(name: string): Promise<{ retainUntil: Date | null; legalHold: boolean } | null>;
+  /** Place (true) or lift (false) a legal hold on the named objects. */
+  legalHold(names: readonly string[], on: boolean): Promise<void>;
+  /** Ask storage to delete the object; ArtifactLockedError when Object Lock refuses (the point of it). */
+  remove(name: string): Promise<void>;
+  /** Ask storage to move the retain-until date; ArtifactLockedError when that would shorten it. */
+  retain(name: string, until: Date): Promise<void>;
+}
+
+/** The storage refused a delete or a shortened retention (S3 Object Lock, compliance mode). */
+export class ArtifactLockedError extends Error {
+  override name = 'ArtifactLockedError';
+}
+
+/** The object storage cannot be reached (down, restarting): retry later; nothing was lost. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterS = 5,
+  ) {
+    super(message);
+  }
 }
 
 export type ArtifactCheck =
@@ -139,6 +191,7 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
   }
 
   return {
+    kind: 'jetstream',
     async put(name, bytes) {
       const digest = digestOf(bytes);
       const existing = await metaOf(name);
@@ -174,8 +227,20 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
       const meta = await metaOf(name);
       return meta ? read(meta) : null;
     },
+    async read(name, range) {
+      // Chunks are checked against the whole object's digest, so a range is cut from the whole object here.
+      const meta = await metaOf(name);
+      if (!meta) return null;
+      const bytes = await read(meta);
+      const part = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+      return { size: bytes.byteLength, body: [part] };
+    },
     async digest(name) {
       return (await metaOf(name))?.digest ?? null;
+    },
+    async stat(name) {
+      const meta = await metaOf(name);
+      return meta ? { size: meta.size, digest: meta.digest } : null;
     },
     async check(name) {
       const meta = await metaOf(name);

@@ -2,6 +2,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parseOidcProviders } from './console-oidc-providers.js';
+import { STORAGE_ENV } from './storage-config.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -240,6 +241,8 @@ const envSchema = z.object({
   }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
+  /** Where artifacts are stored: ARTIFACT_STORE, S3_*, RETENTION_DEFAULT_DAYS (src/config/storage-config.ts). */
+  ...STORAGE_ENV,
 });
 
 export type Config = z.output<typeof envSchema> & { PUBLIC_BASE_URL: string; LOG_ORIGIN: string };
