@@ -16,6 +16,8 @@ import { healthRoutes } from '../api/routes/health.js';
 import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
+import { retentionRoutes } from '../api/routes/retention.js';
+import { createRetention } from '../application/retention.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
@@ -161,6 +163,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         usageDaily: (tenantId, period) => accountUsageDaily(ctx, tenantId, period),
         tenants: createTenantAdministration(ctx),
       }),
+      retentionRoutes(guard, operator, createRetention(ctx, artifacts)),
       operatorViewRoutes({
         guard,
         operator,
