@@ -36,7 +36,10 @@ export function retentionPolicy(ctx: Pick<ServiceContext, 'pool' | 'config'>, ar
   };
 }
 
-export function createRetention(ctx: ServiceContext, artifacts: ArtifactStore) {
+/** The parts of the service's context it needs (the CLI builds the same from its session). */
+export type RetentionContext = Pick<ServiceContext, 'pool' | 'config' | 'tenants' | 'waiter'>;
+
+export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore) {
   const lockOf = (): ObjectLock => {
     if (!artifacts.lock)
       throw refusal(

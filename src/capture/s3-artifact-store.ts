@@ -81,6 +81,8 @@ async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
 export interface S3StoreOptions {
   /** How long a write waits through a storage outage before giving up (the worker then retries the capture). */
   outageWaitMs?: number;
+  /** Create the bucket (with Object Lock) when it is absent; default true. The CLI only reads what is there. */
+  createBucket?: boolean;
 }
 
 export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2): S3Client {
@@ -105,6 +107,8 @@ export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOpt
     await s3.send(new HeadBucketCommand({ Bucket }));
   } catch (err) {
     if (!isNotFound(err)) throw unavailable(err, `bucket ${Bucket} at ${settings.endpoint ?? 'AWS S3'}`);
+    if (opts.createBucket === false)
+      throw new Error(`S3 bucket ${Bucket} does not exist at ${settings.endpoint ?? 'AWS S3'}`);
     await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true }));
   }
   const lockConfig = await s3
