@@ -109,7 +109,10 @@ export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOpt
     if (!isNotFound(err)) throw unavailable(err, `bucket ${Bucket} at ${settings.endpoint ?? 'AWS S3'}`);
     if (opts.createBucket === false)
       throw new Error(`S3 bucket ${Bucket} does not exist at ${settings.endpoint ?? 'AWS S3'}`);
-    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true }));
+    // Another process may create it at the same moment: its bucket is as good as ours.
+    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true })).catch((err: unknown) => {
+      if (statusOf(err) !== 409) throw err;
+    });
   }
   const lockConfig = await s3
     .send(new GetObjectLockConfigurationCommand({ Bucket }))
