@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { type FixtureSite, captureUntilComplete, startFixtureSite } from '../../support/fixture-site.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
@@ -73,6 +78,19 @@ describe('retention and legal hold in S3', () => {
     assert.equal(state.body.storage, 's3');
     assert.equal(state.body.retainUntil, retention.retainUntil, 'storage holds the date the record states');
     assert.deepEqual(state.body.legalHold, { active: false });
+
+    const certificate = await fetch(`${s.baseUrl}/v1/captures/${captureId}/certificate`);
+    assert.equal(certificate.status, 200);
+    const dir = await mkdtemp(join(tmpdir(), 'cl-cert-'));
+    try {
+      const file = join(dir, 'c.pdf');
+      await writeFile(file, Buffer.from(await certificate.arrayBuffer()));
+      const text = (await promisify(execFile)('pdftotext', [file, '-'])).stdout.replace(/\s+/g, ' ');
+      assert.match(text, /Retention in storage/);
+      assert.ok(text.includes(retention.retainUntil), 'the certificate states the retain-until date');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses shortening the retention (storage says no, the service says so); extends it', async () => {
