@@ -40,6 +40,7 @@ import { createTenantAdministration } from '../application/tenant-administration
 import { createWebhooks } from '../application/webhooks.js';
 import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
+import { certificateStore } from '../evidence/certificate-storage.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
 import { openCheckStore } from '../infra/kv-check-store.js';
 import { openKvSessionStore } from '../infra/kv-console-session-store.js';
@@ -101,7 +102,8 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const certificates = createCertificates({
     pool: ctx.pool,
     artifacts,
-    store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+    // With S3, certificates are stored beside the artifacts (issue 34); the KV bucket stays readable.
+    store: certificateStore(artifacts, await openCertificateStore(nats.nc, config.NATS_REPLICAS)),
     notary: runtime.evidenceNotary,
     trust,
     publicBaseUrl: config.PUBLIC_BASE_URL,

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { openS3ArtifactStore } from '../../../src/capture/s3-artifact-store.js';
+import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';
 import { type FixtureSite, captureUntilComplete, startFixtureSite } from '../../support/fixture-site.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
@@ -88,6 +90,18 @@ describe('retention and legal hold in S3', () => {
       const text = (await promisify(execFile)('pdftotext', [file, '-'])).stdout.replace(/\s+/g, ' ');
       assert.match(text, /Retention in storage/);
       assert.ok(text.includes(retention.retainUntil), 'the certificate states the retain-until date');
+      // Issued once, kept in S3 beside the capture's objects, and served as stored.
+      const store = await openS3ArtifactStore({
+        endpoint: gw.endpoint,
+        region: gw.region,
+        bucket: 'evidence',
+        forcePathStyle: true,
+        credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
+        presignedDownloads: false,
+        presignSeconds: 60,
+      });
+      const kept = await store.get(certificateObjectName(captureId));
+      assert.ok(kept && Buffer.from(kept).equals(await readFile(file)), 'the certificate is stored in S3');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
