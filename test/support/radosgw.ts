@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -106,7 +106,11 @@ async function stopStaleClusters(): Promise<void> {
   for (const name of await readdir(base).catch(() => [] as string[])) {
     if (!name.startsWith(DIR_PREFIX)) continue;
     const dir = join(base, name);
-    const owner = Number((await readFile(join(dir, 'owner'), 'utf8').catch(() => '')).trim());
+    const ownerText = await readFile(join(dir, 'owner'), 'utf8').catch(() => null);
+    // No owner yet: another test process may be creating it this moment; left alone unless it is old.
+    if (ownerText === null && Date.now() - (await stat(dir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs < 600_000)
+      continue;
+    const owner = Number((ownerText ?? '').trim());
     if (Number.isInteger(owner) && owner > 0 && alive(owner)) continue;
     for (const daemon of ['radosgw', 'ceph-osd', 'ceph-mon'])
       await stopStaleProcess(join(dir, `${daemon}.pid`), daemon, 'SIGKILL');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -66,5 +67,41 @@ describe('radosgw test cluster', () => {
     await other.stop();
     for (const pid of pids) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
     assert.equal(existsSync(other.dir), false);
+  });
+
+  it('stops the daemons of a test killed before it stopped its cluster, at the next start', async () => {
+    // A process that starts a cluster, says where, and is then killed outright.
+    const module = new URL('../../support/radosgw.ts', import.meta.url).href;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const { startRadosgw } = await import(${JSON.stringify(module)}); const g = await startRadosgw(); console.log(JSON.stringify({ dir: g.dir, pids: g.pids() })); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited ${code} before starting its cluster`)));
+    });
+    const left: { dir: string; pids: number[] } = JSON.parse(line);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    for (const pid of left.pids) assert.doesNotThrow(() => process.kill(pid, 0), 'its daemons outlive it');
+    const next = await startRadosgw();
+    try {
+      for (const pid of left.pids) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
+      assert.equal(existsSync(left.dir), false);
+    } finally {
+      await next.stop();
+    }
   });
 });

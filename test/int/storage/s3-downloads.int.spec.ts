@@ -98,6 +98,9 @@ describe('downloads from S3', () => {
     const beyond = await fetch(url(streamed), { headers: { range: `bytes=${bundle.byteLength}-` } });
     assert.equal(beyond.status, 416);
     assert.equal(beyond.headers.get('content-range'), `bytes */${bundle.byteLength}`);
+    const head = await fetch(url(streamed), { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(bundle.byteLength));
     const shot = await fetch(`${streamed.baseUrl}/v1/captures/${captureId}/artifacts/screenshot`);
     assert.equal(shot.status, 500, 'an object the ledger names but storage lacks is the service’s loss');
   });
