@@ -35,9 +35,10 @@ export interface ArtifactStore {
   /**
    * Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name).
    * `retainUntil`: storage that can lock objects (S3 Object Lock, compliance mode) refuses deleting or
-   * overwriting them before then; the JetStream store never deletes anything anyway.
+   * overwriting them before then; the JetStream store never deletes anything anyway. `body` is the bytes, or a
+   * stream of them for a large object (a session video): neither store then holds it whole in memory.
    */
-  put(name: string, bytes: Uint8Array, opts?: { retainUntil?: Date }): Promise<void>;
+  put(name: string, body: ObjectBody, opts?: { retainUntil?: Date }): Promise<void>;
   /** The bytes, or null when nothing complete is stored under `name`; ArtifactCorruptError when they do not match the digest. */
   get(name: string): Promise<Uint8Array | null>;
   /**
@@ -58,6 +59,51 @@ export interface ArtifactStore {
   presign?(name: string, as: { fileName: string; type: string }): Promise<string | null>;
   /** S3 only: Object Lock — the retention and legal hold of stored objects (retention.ts). */
   lock?: ObjectLock;
+}
+
+/** An object's bytes: whole, or as a stream (consumed once: a failed put of a stream is retried with a new one). */
+export type ObjectBody = Uint8Array | AsyncIterable<Uint8Array>;
+
+/** The body's bytes in pieces of at most `size` bytes (the last one shorter; none for an empty body). */
+export async function* piecesOf(body: ObjectBody, size: number): AsyncGenerator<Uint8Array> {
+  if (body instanceof Uint8Array) {
+    for (let offset = 0; offset < body.byteLength; offset += size) yield body.subarray(offset, offset + size);
+    return;
+  }
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const part of body) {
+    let rest = part;
+    while (pendingBytes + rest.byteLength >= size) {
+      const take = size - pendingBytes;
+      pending.push(rest.subarray(0, take));
+      yield Buffer.concat(pending);
+      rest = rest.subarray(take);
+      pending = [];
+      pendingBytes = 0;
+    }
+    if (rest.byteLength > 0) {
+      pending.push(rest);
+      pendingBytes += rest.byteLength;
+    }
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending);
+}
+
+/** SHA-256 and size of bytes seen one piece at a time, in the store's digest form. */
+export function digestCounter() {
+  const hash = createHash('sha256');
+  let size = 0;
+  return {
+    add(piece: Uint8Array) {
+      hash.update(piece);
+      size += piece.byteLength;
+    },
+    get size() {
+      return size;
+    },
+    digest: () => `${DIGEST_PREFIX + hash.digest('base64url')}=`,
+  };
 }
 
 export interface ByteSpan {
@@ -192,21 +238,27 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
 
   return {
     kind: 'jetstream',
-    async put(name, bytes) {
-      const digest = digestOf(bytes);
+    async put(name, body) {
+      const seen = digestCounter();
       const existing = await metaOf(name);
-      if (existing) return alreadyStored(name, existing, digest, bytes.byteLength);
+      if (existing) {
+        for await (const piece of piecesOf(body, CHUNK_BYTES)) seen.add(piece);
+        return alreadyStored(name, existing, seen.digest(), seen.size);
+      }
+      // Chunks go out as the body arrives; the meta entry, with the digest, last.
       const id = nuid.next();
       let chunks = 0;
-      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
-        await publish(chunkSubject(id), bytes.subarray(offset, offset + CHUNK_BYTES), `${id}.${chunks}`);
+      for await (const piece of piecesOf(body, CHUNK_BYTES)) {
+        seen.add(piece);
+        await publish(chunkSubject(id), piece, `${id}.${chunks}`);
         chunks++;
       }
+      const digest = seen.digest();
       const meta: ObjectMeta = {
         name,
         bucket: ARTIFACT_BUCKET,
         nuid: id,
-        size: bytes.byteLength,
+        size: seen.size,
         chunks,
         digest,
         mtime: new Date().toISOString(),
@@ -220,7 +272,7 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
         if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
         const winner = await metaOf(name);
         if (!winner) throw err;
-        alreadyStored(name, winner, digest, bytes.byteLength);
+        alreadyStored(name, winner, digest, seen.size);
       }
     },
     async get(name) {

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -19,8 +22,10 @@ import {
   ArtifactCorruptError,
   ArtifactLockedError,
   type ArtifactStore,
+  digestCounter,
   digestOf,
   type ObjectLock,
+  piecesOf,
   StorageUnavailableError,
 } from './artifact-store.js';
 import type { S3Settings } from '../config/storage-config.js';
@@ -202,29 +207,88 @@ export function s3ArtifactStoreOver(
       : {};
 
   /** Stores the blob unless these bytes are there already; a longer retention is extended, never shortened. */
-  async function putBlob(key: string, bytes: Uint8Array, retainUntil: Date | undefined): Promise<string | undefined> {
+  /**
+   * Makes `key` hold the blob: left alone when it holds these bytes already (a longer retention is added, never a
+   * shorter one), else written by `write` (which answers the new version).
+   */
+  async function ensureBlob(
+    key: string,
+    size: number,
+    retainUntil: Date | undefined,
+    write: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
     const head = await s3.send(new HeadObjectCommand({ Bucket, Key: key })).catch((err: unknown) => {
       if (isNotFound(err)) return null;
       throw err;
     });
-    if (head && head.ContentLength === bytes.byteLength) {
-      const held = head.ObjectLockRetainUntilDate;
-      if (retainUntil && opts.lockEnabled && (!held || held < retainUntil))
-        await s3.send(
-          new PutObjectRetentionCommand({
-            Bucket,
-            Key: key,
-            VersionId: head.VersionId,
-            Retention: { Mode: 'COMPLIANCE', RetainUntilDate: retainUntil },
-          }),
+    if (!head || head.ContentLength !== size) return write();
+    const held = head.ObjectLockRetainUntilDate;
+    if (retainUntil && opts.lockEnabled && (!held || held < retainUntil))
+      await s3.send(
+        new PutObjectRetentionCommand({
+          Bucket,
+          Key: key,
+          VersionId: head.VersionId,
+          Retention: { Mode: 'COMPLIANCE', RetainUntilDate: retainUntil },
+        }),
+      );
+    return head.VersionId;
+  }
+
+  async function putBlob(key: string, bytes: Uint8Array, retainUntil: Date | undefined): Promise<string | undefined> {
+    return ensureBlob(key, bytes.byteLength, retainUntil, async () => {
+      const params = { Bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ...lockParams(retainUntil) };
+      if (bytes.byteLength <= PART_BYTES) return (await s3.send(new PutObjectCommand(params))).VersionId;
+      // Large objects go up in parts (multipart upload), a few at a time.
+      const done = await new Upload({ client: s3, params, partSize: PART_BYTES, queueSize: 4 }).done();
+      return (done as { VersionId?: string }).VersionId;
+    });
+  }
+
+  /**
+   * A streamed body: its digest is known only at its end, so it goes up (in parts) to a staging key first,
+   * then is copied inside S3 to its content-addressed key (up to S3's 5 GB copy limit) and the staging object
+   * is deleted. A stream is consumed once, so an outage fails the put at once (the caller retries with a new
+   * stream) instead of waiting.
+   */
+  async function putStream(body: AsyncIterable<Uint8Array>, retainUntil: Date | undefined) {
+    const seen = digestCounter();
+    const staging = `staging/${randomUUID()}`;
+    const counted = Readable.from(
+      (async function* () {
+        for await (const piece of body) {
+          seen.add(piece);
+          yield piece;
+        }
+      })(),
+    );
+    const staged = (await new Upload({
+      client: s3,
+      params: { Bucket, Key: staging, Body: counted },
+      partSize: PART_BYTES,
+      queueSize: 2,
+    }).done()) as { VersionId?: string };
+    const digest = seen.digest();
+    const blob = blobKey(digest);
+    try {
+      const version = await ensureBlob(blob, seen.size, retainUntil, async () => {
+        const copied = await s3.send(
+          new CopyObjectCommand({ Bucket, Key: blob, CopySource: `${Bucket}/${staging}`, ...lockParams(retainUntil) }),
         );
-      return head.VersionId;
+        return copied.VersionId;
+      });
+      return { digest, size: seen.size, blob, version };
+    } finally {
+      await s3
+        .send(
+          new DeleteObjectCommand({
+            Bucket,
+            Key: staging,
+            ...(staged.VersionId ? { VersionId: staged.VersionId } : {}),
+          }),
+        )
+        .catch(() => {}); // an unlocked leftover under staging/, harmless
     }
-    const params = { Bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ...lockParams(retainUntil) };
-    if (bytes.byteLength <= PART_BYTES) return (await s3.send(new PutObjectCommand(params))).VersionId;
-    // Large objects go up in parts (multipart upload), a few at a time.
-    const done = await new Upload({ client: s3, params, partSize: PART_BYTES, queueSize: 4 }).done();
-    return (done as { VersionId?: string }).VersionId;
   }
 
   const lock: ObjectLock = {
@@ -287,16 +351,24 @@ export function s3ArtifactStoreOver(
 
   return {
     kind: 's3',
-    async put(name, bytes, putOpts = {}) {
-      const digest = digestOf(bytes);
+    async put(name, body, putOpts = {}) {
       const existing = await patiently(`reading ${name}`, () => recordOf(name));
       if (existing) {
-        if (existing.digest === digest && existing.size === bytes.byteLength) return;
+        const seen = digestCounter();
+        for await (const piece of piecesOf(body, PART_BYTES)) seen.add(piece);
+        if (existing.digest === seen.digest() && existing.size === seen.size) return;
         throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
       }
-      const blob = blobKey(digest);
-      const version = await patiently(`storing ${name}`, () => putBlob(blob, bytes, putOpts.retainUntil));
-      const record: NameRecord = { digest, size: bytes.byteLength, blob, ...(version ? { version } : {}) };
+      let record: NameRecord;
+      if (body instanceof Uint8Array) {
+        const digest = digestOf(body);
+        const blob = blobKey(digest);
+        const version = await patiently(`storing ${name}`, () => putBlob(blob, body, putOpts.retainUntil));
+        record = { digest, size: body.byteLength, blob, ...(version ? { version } : {}) };
+      } else {
+        const { version, ...rest } = await once(`storing ${name}`, () => putStream(body, putOpts.retainUntil));
+        record = { ...rest, ...(version ? { version } : {}) };
+      }
       await patiently(`storing ${name}`, () =>
         s3.send(
           new PutObjectCommand({

@@ -19,6 +19,10 @@ const text = async (body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) => {
   return Buffer.concat(parts);
 };
 
+async function* pieces(bytes: Uint8Array, size: number) {
+  for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.subarray(offset, offset + size);
+}
+
 /** The S3 adapter of the artifact store against a real S3 server (radosgw, test/support/radosgw.ts). */
 describe('S3 artifact store', () => {
   let gw: Radosgw;
@@ -57,6 +61,21 @@ describe('S3 artifact store', () => {
     assert.equal(await store.get('cap_x/none'), null);
     assert.equal(await store.read('cap_x/none'), null);
     assert.deepEqual(await store.check('cap_x/none'), { status: 'missing' });
+  });
+
+  it('stores a streamed body without knowing its digest first: staged, copied to its digest key, staging removed', async () => {
+    for (const size of [0, 70_000, 9 * 1024 * 1024 + 5]) {
+      const bytes = bytesOf(size, 11);
+      await store.put(`cap_s/${size}`, pieces(bytes, 65_537));
+      assert.equal(await store.digest(`cap_s/${size}`), digestOf(bytes), `${size} bytes`);
+      assert.ok(Buffer.from((await store.get(`cap_s/${size}`))!).equals(Buffer.from(bytes)));
+    }
+    // The same bytes streamed under another name, and again under the first: one blob, no conflict.
+    await store.put('cap_s/again', pieces(bytesOf(70_000, 11), 4096));
+    await store.put('cap_s/70000', pieces(bytesOf(70_000, 11), 1000));
+    await assert.rejects(store.put('cap_s/70000', pieces(bytesOf(70_000, 12), 1000)), ArtifactConflictError);
+    const staging = await raw.send(new ListObjectVersionsCommand({ Bucket: 'artifacts', Prefix: 'staging/' }));
+    assert.deepEqual(staging.Versions ?? [], [], 'nothing left under staging/');
   });
 
   it('streams byte ranges', async () => {
