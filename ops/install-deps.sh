@@ -12,17 +12,18 @@ missing=()
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v openssl >/dev/null || missing+=(openssl)
 # nginx: only for `make test` (test/e2e/load-balancer.e2e.spec.ts runs ops/nginx/lb.conf on loopback);
-# `make run` and the service never use it. INSTALL_DEPS=run skips it.
-if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
+# `make run`, `make bench` and the service never use it: only INSTALL_DEPS=test installs it.
+if [ "${INSTALL_DEPS:-test}" = test ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
 # pdftoppm / pdftotext: the certificate test renders the PDF and reads back its text.
 command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
 # The certificate PDF embeds DejaVu, and Noto Sans CJK for the characters DejaVu lacks (src/evidence/certificate-fonts.ts).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
 # radosgw / ceph-mon / ceph-osd: only for `make test` — the S3 artifact-store tests run a throw-away one-node Ceph on
-# loopback (test/support/radosgw.ts). Installed on their own, without recommends (~270 MB instead of ~1 GB).
+# loopback (test/support/radosgw.ts) — and for `make bench` when it runs the storage bench (BENCH unset or naming
+# storage). Installed on their own, without recommends (~270 MB instead of ~1 GB).
 ceph=()
-if [ "${INSTALL_DEPS:-test}" = test ]; then
+if [ "${INSTALL_DEPS:-test}" = test ] || { [ "${INSTALL_DEPS:-}" = bench ] && [[ ",${BENCH:-storage}," == *,storage,* ]]; }; then
   for bin in radosgw ceph-mon ceph-osd; do [ -x "/usr/bin/$bin" ] || ceph+=("$bin"); done
 fi
 if [ ${#missing[@]} -gt 0 ] || [ ${#ceph[@]} -gt 0 ]; then
