@@ -6,6 +6,7 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import { type ArtifactStore, digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
 import { readRecordedArtifact } from '../../../src/capture/recorded-artifact.js';
 import type { DomainError } from '../../../src/domain/errors.js';
+import { artifactStoreContract } from '../../support/artifact-store-contract.js';
 import { startNatsOnly } from '../../support/harness.js';
 
 async function* pieces(bytes: Uint8Array, size: number) {
@@ -45,6 +46,8 @@ describe('artifact store', () => {
     await nc?.close();
     await infra?.stop();
   });
+
+  artifactStoreContract(() => store);
 
   it('stores and reads objects of every size, with the object store digest', async () => {
     for (const size of [0, 1, 128 * 1024, 128 * 1024 + 1, 700_000]) {

@@ -10,6 +10,7 @@ import {
 } from '../../../src/capture/artifact-store.js';
 import { blobKey, nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import type { S3Settings } from '../../../src/config/storage-config.js';
+import { artifactStoreContract } from '../../support/artifact-store-contract.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
 
 const bytesOf = (n: number, seed = 1) => new Uint8Array(n).map((_, k) => (k * 31 + seed) & 0xff);
@@ -48,6 +49,8 @@ describe('S3 artifact store', () => {
     raw?.destroy();
     await gw?.stop();
   });
+
+  artifactStoreContract(() => store);
 
   it('stores and reads objects of every size, multipart above 8 MiB, with the JetStream store digest', async () => {
     assert.equal(store.kind, 's3');
