@@ -49,6 +49,7 @@ interface NameRecord {
 
 const PART_BYTES = 8 * 1024 * 1024;
 const RETRY_AFTER_S = 5;
+const RECORD_CACHE_SIZE = 10_000;
 
 export const blobKey = (digest: string) =>
   `blobs/sha256/${Buffer.from(digest.replace(/^SHA-256=/, '').replace(/=+$/, ''), 'base64url').toString('hex')}`;
@@ -182,10 +183,18 @@ export function s3ArtifactStoreOver(
     return oldest ? getObject(Key, { VersionId: oldest.VersionId! }) : null;
   }
 
+  // Name records are written once, so one read is good for the life of the process (a download then costs one
+  // request for the blob, not two more for its record).
+  const records = new Map<string, NameRecord>();
   async function recordOf(name: string): Promise<NameRecord | null> {
+    const known = records.get(name);
+    if (known) return known;
     const got = await firstVersion(nameKey(name));
     if (!got?.Body) return null;
-    return JSON.parse(await got.Body.transformToString()) as NameRecord;
+    const record = JSON.parse(await got.Body.transformToString()) as NameRecord;
+    if (records.size >= RECORD_CACHE_SIZE) records.delete(records.keys().next().value!);
+    records.set(name, record);
+    return record;
   }
 
   const versionOf = (r: NameRecord) => (r.version ? { VersionId: r.version } : {});
