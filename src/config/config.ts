@@ -2,7 +2,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parseOidcProviders } from './console-oidc-providers.js';
-import { STORAGE_ENV } from './storage-config.js';
+import { STORAGE_ENV, storageSettings } from './storage-config.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -278,6 +278,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(
         `invalid configuration:\n  ANALYST_KEY must differ from ${other}: the analysts' key grants the reports only`,
       );
+  // The storage settings go together (S3_BUCKET with ARTIFACT_STORE=s3, a readable credentials file).
+  try {
+    storageSettings(cfg);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
+  }
   if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT)
     throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
   return {

@@ -53,11 +53,8 @@ describe('storage configuration (ARTIFACT_STORE, S3_*)', () => {
     assert.deepEqual(s.kind === 's3' && s.credentials, { accessKeyId: 'fa', secretAccessKey: 'fs' });
     writeFileSync(file, '{"accessKeyId": 1}');
     assert.throws(
-      () =>
-        storageSettings(
-          loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_CREDENTIALS_FILE: file }),
-        ),
-      StorageConfigError,
+      () => loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_CREDENTIALS_FILE: file }),
+      (err: Error) => err instanceof ConfigError && /S3_CREDENTIALS_FILE must hold/.test(err.message),
     );
   });
 
@@ -78,7 +75,12 @@ describe('storage configuration (ARTIFACT_STORE, S3_*)', () => {
         /S3_BUCKET must be a bucket name/.test(err.message) &&
         /RETENTION_DEFAULT_DAYS/.test(err.message),
     );
-    assert.throws(() => storageSettings(loadConfig({ ...base, ARTIFACT_STORE: 's3' })), /S3_BUCKET is required/);
+    // Checked at start with the rest: a process never starts half configured.
+    assert.throws(
+      () => loadConfig({ ...base, ARTIFACT_STORE: 's3' }),
+      (err: Error) => err instanceof ConfigError && /S3_BUCKET is required/.test(err.message),
+    );
+    assert.throws(() => storageSettings(loadConfig(base) && { ARTIFACT_STORE: 's3' }), StorageConfigError);
     assert.throws(
       () =>
         storageSettings(loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_ACCESS_KEY_ID: 'a' })),
