@@ -10,25 +10,25 @@ import {
   HeadObjectCommand,
   ListObjectVersionsCommand,
   PutObjectCommand,
-  PutObjectLegalHoldCommand,
   PutObjectRetentionCommand,
   S3Client,
-  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   ArtifactConflictError,
   ArtifactCorruptError,
-  ArtifactLockedError,
   type ArtifactStore,
   digestCounter,
   digestOf,
-  type ObjectLock,
   piecesOf,
-  StorageUnavailableError,
 } from './artifact-store.js';
+import { isNotFound, isStorageUnavailable, statusOf, unavailable } from './s3-errors.js';
+import { blobKey, type NameRecord, nameKey, versionOf } from './s3-layout.js';
+import { s3ObjectLock } from './s3-object-lock.js';
 import type { S3Settings } from '../config/storage-config.js';
+
+export { blobKey, nameKey } from './s3-layout.js';
 
 /**
  * The artifact store in S3-compatible object storage (issue 34; docs/storage.md). Two kinds of object:
@@ -40,43 +40,8 @@ import type { S3Settings } from '../config/storage-config.js';
  * Storage that cannot be reached answers StorageUnavailableError: reads fail fast (the API answers 503 with
  * Retry-After), writes wait and retry with back-off for `outageWaitMs` first (a capture is not failed for it).
  */
-interface NameRecord {
-  digest: string;
-  size: number;
-  blob: string;
-  version?: string;
-}
-
 const PART_BYTES = 8 * 1024 * 1024;
-const RETRY_AFTER_S = 5;
 const RECORD_CACHE_SIZE = 10_000;
-
-export const blobKey = (digest: string) =>
-  `blobs/sha256/${Buffer.from(digest.replace(/^SHA-256=/, '').replace(/=+$/, ''), 'base64url').toString('hex')}`;
-export const nameKey = (name: string) => `names/${name}`;
-
-function statusOf(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
-}
-
-const isNotFound = (err: unknown) =>
-  statusOf(err) === 404 || (err instanceof S3ServiceException && /NoSuchKey|NotFound|NoSuchVersion/.test(err.name));
-
-/** Down, restarting, overloaded or unreachable: the storage's outage, not a fault of the object. */
-export function isStorageUnavailable(err: unknown): boolean {
-  if (err instanceof StorageUnavailableError) return true;
-  const status = statusOf(err);
-  if (status !== undefined) return status >= 500 || status === 429 || status === 408;
-  const code = (err as { code?: string })?.code ?? '';
-  const name = (err as { name?: string })?.name ?? '';
-  return (
-    /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND)$/.test(code) ||
-    /TimeoutError|RequestTimeout|AbortError/.test(name) ||
-    (err instanceof Error && /socket hang up|ECONNREFUSED|ECONNRESET/.test(err.message))
-  );
-}
-
-const isLockRefusal = (err: unknown) => statusOf(err) === 403;
 
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -125,12 +90,6 @@ export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOpt
     .catch((err: unknown) => (isNotFound(err) || statusOf(err) === 400 ? null : Promise.reject(err)));
   const lockEnabled = lockConfig?.ObjectLockConfiguration?.ObjectLockEnabled === 'Enabled';
   return s3ArtifactStoreOver(s3, settings, { ...opts, lockEnabled });
-}
-
-function unavailable(err: unknown, what: string): unknown {
-  if (!isStorageUnavailable(err)) return err;
-  const why = err instanceof Error ? err.message || err.name : String(err);
-  return new StorageUnavailableError(`Object storage is unavailable (${what}: ${why})`, RETRY_AFTER_S);
 }
 
 export function s3ArtifactStoreOver(
@@ -196,8 +155,6 @@ export function s3ArtifactStoreOver(
     records.set(name, record);
     return record;
   }
-
-  const versionOf = (r: NameRecord) => (r.version ? { VersionId: r.version } : {});
 
   async function blobBytes(name: string, record: NameRecord): Promise<Uint8Array | null> {
     const got = await getObject(record.blob, versionOf(record));
@@ -300,63 +257,7 @@ export function s3ArtifactStoreOver(
     }
   }
 
-  const lock: ObjectLock = {
-    async state(name) {
-      const record = await once(`reading ${name}`, () => recordOf(name));
-      if (!record) return null;
-      const head = await once(`reading ${name}`, () =>
-        s3.send(new HeadObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) })),
-      );
-      return {
-        retainUntil: head.ObjectLockRetainUntilDate ?? null,
-        legalHold: head.ObjectLockLegalHoldStatus === 'ON',
-      };
-    },
-    async legalHold(names, on) {
-      for (const name of names) {
-        const record = await patiently(`reading ${name}`, () => recordOf(name));
-        if (!record) continue;
-        const LegalHold = { Status: on ? ('ON' as const) : ('OFF' as const) };
-        await patiently(`holding ${name}`, async () => {
-          await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: record.blob, ...versionOf(record), LegalHold }));
-          await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: nameKey(name), LegalHold }));
-        });
-      }
-    },
-    async remove(name) {
-      const record = await once(`reading ${name}`, () => recordOf(name));
-      if (!record) return;
-      try {
-        await s3.send(new DeleteObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) }));
-      } catch (err) {
-        if (isLockRefusal(err))
-          throw new ArtifactLockedError(
-            `Object storage refused deleting ${name}: it is under S3 Object Lock (compliance retention or legal hold).`,
-          );
-        throw unavailable(err, `deleting ${name}`);
-      }
-    },
-    async retain(name, until) {
-      const record = await once(`reading ${name}`, () => recordOf(name));
-      if (!record) return;
-      try {
-        await s3.send(
-          new PutObjectRetentionCommand({
-            Bucket,
-            Key: record.blob,
-            ...versionOf(record),
-            Retention: { Mode: 'COMPLIANCE', RetainUntilDate: until },
-          }),
-        );
-      } catch (err) {
-        if (isLockRefusal(err))
-          throw new ArtifactLockedError(
-            `Object storage refused retaining ${name} only until ${until.toISOString()}: compliance-mode retention can be extended, never shortened.`,
-          );
-        throw unavailable(err, `retaining ${name}`);
-      }
-    },
-  };
+  const lock = s3ObjectLock({ s3, Bucket, recordOf, once, patiently });
 
   return {
     kind: 's3',
