@@ -44,7 +44,9 @@ lint: deps
 format: deps
 	@npx biome check --write .
 
+# The storage bench runs radosgw like the tests (BENCH=storage, or no BENCH): install-deps adds it for that.
 bench: build
+	@INSTALL_DEPS=bench bash ops/install-deps.sh
 	@node --import tsx bench/run.ts
 
 # A PNG of every console page at 1280 and 390 px (README, Console), against a service started as the e2e starts it.

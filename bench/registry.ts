@@ -16,6 +16,7 @@ import { transparencyBench } from './transparency.bench.js';
 import { natsChaosBench } from './nats-chaos.bench.js';
 import { witnessBench } from './witness.bench.js';
 import { sessionRecordingBench } from './session-recording.bench.js';
+import { storageBench } from './storage.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -37,4 +38,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'nats-chaos': natsChaosBench,
   witness: witnessBench,
   'session-recording': sessionRecordingBench,
+  storage: storageBench,
 };

@@ -15,16 +15,27 @@ command -v openssl >/dev/null || missing+=(openssl)
 # ffprobe (same package) is what the session-recording test plays the video with.
 command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=(ffmpeg)
 # nginx: only for `make test` (test/e2e/load-balancer.e2e.spec.ts runs ops/nginx/lb.conf on loopback);
-# `make run` and the service never use it. INSTALL_DEPS=run skips it.
-if [ "${INSTALL_DEPS:-test}" != run ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
+# `make run`, `make bench` and the service never use it: only INSTALL_DEPS=test installs it.
+if [ "${INSTALL_DEPS:-test}" = test ]; then [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || missing+=(nginx); fi
 # pdftoppm / pdftotext: the certificate test renders the PDF and reads back its text.
 command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
 # The certificate PDF embeds DejaVu, and Noto Sans CJK for the characters DejaVu lacks (src/evidence/certificate-fonts.ts).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]} with apt-get" >&2
-  as_root apt-get update -qq
+# radosgw / ceph-mon / ceph-osd: only for `make test` — the S3 artifact-store tests run a throw-away one-node Ceph on
+# loopback (test/support/radosgw.ts) — and for `make bench` when it runs the storage bench (BENCH unset or naming
+# storage). Installed on their own, without recommends (~270 MB instead of ~1 GB).
+ceph=()
+if [ "${INSTALL_DEPS:-test}" = test ] || { [ "${INSTALL_DEPS:-}" = bench ] && [[ ",${BENCH:-storage}," == *,storage,* ]]; }; then
+  for bin in radosgw ceph-mon ceph-osd; do [ -x "/usr/bin/$bin" ] || ceph+=("$bin"); done
+fi
+if [ ${#missing[@]} -gt 0 ] || [ ${#ceph[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]} ${ceph[*]} with apt-get" >&2
+  # apt-get and the packages' maintainer scripts get a temporary directory of their own (/tmp may be 0755).
+  TMPDIR=$(mktemp -d "${XDG_RUNTIME_DIR:-/var/tmp}/cl-apt.XXXXXX")
+  export TMPDIR
+  chmod 1777 "$TMPDIR"
+  as_root env TMPDIR="$TMPDIR" apt-get update -qq
   # A package's maintainer script must not start a system nginx on port 80: policy-rc.d 101 forbids
   # starting services during this install (a file that is already there is left alone).
   guard=""
@@ -33,7 +44,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     trap 'as_root rm -f "$guard"' EXIT
     printf '#!/bin/sh\nexit 101\n' | as_root tee "$guard" >/dev/null && as_root chmod 755 "$guard"
   fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    as_root env TMPDIR="$TMPDIR" DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if [ ${#ceph[@]} -gt 0 ]; then
+    as_root env TMPDIR="$TMPDIR" DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${ceph[@]}" >/dev/null
+  fi
 fi
 
 stamp=node_modules/.capture-ledger-lock

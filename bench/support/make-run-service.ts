@@ -15,6 +15,8 @@ export async function withMakeRunService<T>(
   nodeArgs: string[] = [],
   /** `defaultRateLimits`: keep `make run`'s per-address and per-tenant limits (600 and 1200 a minute), as a black-box client meets them. */
   opts: { defaultRateLimits?: boolean } = {},
+  /** Settings beside `make run`'s defaults (e.g. ARTIFACT_STORE=s3 for the storage bench). */
+  extraEnv: Record<string, string> = {},
 ): Promise<T> {
   const dataDir = await mkdtemp(join(tmpdir(), `cl-bench-${name}-`));
   const adminKey = `bench-${name}-admin-${process.pid}-0123456789`;
@@ -23,6 +25,7 @@ export async function withMakeRunService<T>(
     ADMIN_KEY: adminKey,
     ALLOW_PRIVATE_TARGETS: '127.0.0.1/32,127.0.0.3/32',
     ...(opts.defaultRateLimits ? {} : { RATE_LIMIT_IP_PER_MIN: '10000000', RATE_LIMIT_TENANT_PER_MIN: '10000000' }),
+    ...extraEnv,
   };
   // Whatever the shell running the bench points at (NATS_URL, DATABASE_URL, …) is not `make run`'s default.
   for (const variable of [

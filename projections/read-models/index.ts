@@ -15,6 +15,7 @@ import {
   type Sql,
   type TableComparison,
 } from './read-model.js';
+import { retentionReadModel } from './retention.js';
 import { schedulesReadModel } from './schedules.js';
 import { tenantsReadModel } from './tenants.js';
 import { usageReadModel } from './usage.js';
@@ -37,6 +38,7 @@ export const READ_MODELS = [
   webhookDeliveriesReadModel,
   schedulesReadModel,
   evidenceKeysReadModel,
+  retentionReadModel,
 ] as const;
 
 export type { EventRef, SettledCapture, Sql, TableComparison } from './read-model.js';

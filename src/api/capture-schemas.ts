@@ -155,6 +155,12 @@ export const provenanceSchema = z
       }),
     ),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
+    retention: z
+      .object({ mode: z.literal('compliance'), retainUntil: dateTime(), storage: z.literal('S3 Object Lock') })
+      .optional()
+      .describe(
+        "Extension (issue 34): storage keeps the capture's objects, bundle included, undeletable until retainUntil (S3 Object Lock, compliance mode). Absent: no retention.",
+      ),
     notes: z.array(z.string()),
     signature: z
       .object({

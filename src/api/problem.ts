@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
+import { StorageUnavailableError } from '../capture/artifact-store.js';
 import { pickHeaders } from './openapi-headers.js';
 
 export { problem, type ProblemBody };
@@ -119,6 +120,14 @@ export const NATS_RETRY_AFTER_S = 5;
  * (the same request succeeds in a moment), 500 otherwise, with the request id to quote.
  */
 export function unexpectedErrorProblem(err: unknown, requestId: string): HttpProblem {
+  if (err instanceof StorageUnavailableError)
+    return new HttpProblem(
+      503,
+      `${err.message}; nothing stored is lost, retry after ${err.retryAfterS} seconds.`,
+      'Service Unavailable',
+      {},
+      { 'Retry-After': String(err.retryAfterS) },
+    );
   if (isNatsUnavailable(err))
     return new HttpProblem(
       503,

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 /**
  * The replay origin (issue 28 §1): a listener of its own on another origin than the API, serving only what
  * ReplayWeb.page needs to replay a capture — its viewer (ui.js, the service worker sw.js), one page per capture
@@ -35,7 +36,7 @@ export interface ReplayServerDeps {
   config: Pick<Config, 'HOST' | 'REPLAY_PORT' | 'REPLAY_ORIGIN' | 'PUBLIC_BASE_URL' | 'TRUST_PROXY'>;
   /** Which captures have a bundle to replay (the same rule as verification: complete, signed, within VERIFY_MAX_BYTES). */
   verification: Pick<CaptureVerification, 'verifiable'>;
-  reads: Pick<CaptureReads, 'artifact'>;
+  reads: Pick<CaptureReads, 'download'>;
   guard: Pick<TenantGuard, 'perIp'>;
   log: Logger;
   /** The viewer's files; default: npm `replaywebpage`'s (tests wrap them, e.g. a worker that installs slowly). */
@@ -146,21 +147,21 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   app.get<{ Params: { captureId: string } }>('/bundles/:captureId.wacz', async (req, reply) => {
     const { captureId } = req.params;
     await verification.verifiable(captureId);
-    const body = Buffer.from((await reads.artifact(captureId, 'wacz')).bytes);
+    const wacz = await reads.download(captureId, 'wacz');
     reply
       .header('Accept-Ranges', 'bytes')
       .type('application/wacz+zip')
       .header('Cache-Control', 'private, max-age=3600');
-    const range = parseByteRange(req.headers.range, body.byteLength);
-    if (range.kind === 'unsatisfiable')
-      return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
+    const range = parseByteRange(req.headers.range, wacz.size);
+    if (range.kind === 'unsatisfiable') return reply.header('Content-Range', `bytes */${wacz.size}`).code(416).send();
     if (range.kind === 'partial') {
       return reply
         .code(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
-        .send(body.subarray(range.start, range.end + 1));
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${wacz.size}`)
+        .header('Content-Length', String(range.end - range.start + 1))
+        .send(Readable.from(await wacz.open(range)));
     }
-    return reply.send(body);
+    return reply.header('Content-Length', String(wacz.size)).send(Readable.from(await wacz.open()));
   });
 
   const address = await app.listen({ port: config.REPLAY_PORT, host: config.HOST });

@@ -14,7 +14,8 @@ import {
   findCaptureStatusFields,
   listCaptures,
 } from '../../projections/read-models/captures.js';
-import { readRecordedArtifact } from '../capture/recorded-artifact.js';
+import { openRecordedArtifact, readRecordedArtifact, recordedArtifactSize } from '../capture/recorded-artifact.js';
+import type { ByteSpan } from '../capture/artifact-store.js';
 
 /**
  * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
@@ -29,6 +30,18 @@ export interface ArtifactDownload {
   bytes: Uint8Array;
   type: string;
   fileName: string;
+}
+
+/**
+ * An artifact to stream (spec 4.8, byte ranges): its size, media type and file name, its bytes on demand, and
+ * — with S3_PRESIGNED_DOWNLOADS — a short-lived link to fetch them from storage directly (issue 34 §2).
+ */
+export interface StreamedDownload {
+  size: number;
+  type: string;
+  fileName: string;
+  open(range?: ByteSpan): Promise<AsyncIterable<Uint8Array> | Iterable<Uint8Array>>;
+  presigned(): Promise<string | null>;
 }
 
 /**
@@ -55,6 +68,18 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
     const ref = row.status === 'complete' ? row.artifacts?.[ARTIFACTS[name].refKey] : undefined;
     return ref ? readRecordedArtifact(artifacts, ref, { captureId: row.capture_id, artifact: name }) : null;
+  }
+
+  /** What `name` downloads as; 404 for an unknown name (`beside`: the extensions at their own path). */
+  function downloadKind(name: string, where: 'artifacts' | 'beside') {
+    const kind = isArtifactName(name) ? ARTIFACTS[name].download : null;
+    const download = kind && Boolean((kind as { beside?: true }).beside) === (where === 'beside') ? kind : null;
+    if (!download)
+      throw refusal(
+        404,
+        `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`,
+      );
+    return download;
   }
 
   return {
@@ -100,16 +125,29 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
      * (yet). `beside`: one of the extensions served at their own path (ARTIFACTS_BESIDE), never under /artifacts/.
      */
     async artifact(id: string, name: string, where: 'artifacts' | 'beside' = 'artifacts'): Promise<ArtifactDownload> {
-      const kind = isArtifactName(name) ? ARTIFACTS[name].download : null;
-      const download = kind && Boolean((kind as { beside?: true }).beside) === (where === 'beside') ? kind : null;
-      if (!download)
-        throw refusal(
-          404,
-          `Unknown artifact '${name}'; use ${DOWNLOADABLE_ARTIFACTS.slice(0, -1).join(', ')} or ${DOWNLOADABLE_ARTIFACTS.at(-1)}.`,
-        );
+      const download = downloadKind(name, where);
       const bytes = await artifactOf(await loadKnown(id), name as keyof typeof ARTIFACTS);
       if (!bytes) throw refusal(404, `Capture ${id} has no ${name} artifact.`);
       return { bytes, type: download.type, fileName: `${id}-${download.name}` };
+    },
+
+    /** As `artifact`, streamed from storage (or redirected to it): what the download routes send. */
+    async download(id: string, name: string, where: 'artifacts' | 'beside' = 'artifacts'): Promise<StreamedDownload> {
+      const download = downloadKind(name, where);
+      const row = await loadKnown(id);
+      const ref =
+        row.status === 'complete' ? row.artifacts?.[ARTIFACTS[name as keyof typeof ARTIFACTS].refKey] : undefined;
+      if (!ref) throw refusal(404, `Capture ${id} has no ${name} artifact.`);
+      const what = { captureId: row.capture_id, artifact: name };
+      const fileName = `${id}-${download.name}`;
+      const presign = ctx.config.S3_PRESIGNED_DOWNLOADS === 'true' ? artifacts.presign : undefined;
+      return {
+        size: await recordedArtifactSize(artifacts, ref, what),
+        type: download.type,
+        fileName,
+        open: (range) => openRecordedArtifact(artifacts, ref, what, range),
+        presigned: async () => (presign ? presign(ref, { fileName, type: download.type }) : null),
+      };
     },
 
     /**

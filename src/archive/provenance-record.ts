@@ -46,7 +46,18 @@ export interface ProvenanceRecord {
   artifacts: ProvenanceArtifact[];
   /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
+  /**
+   * How long storage keeps this capture's objects, bundle included, beyond anyone's reach (issue 34): S3 Object
+   * Lock in compliance mode until `retainUntil`. Absent: no retention (the JetStream store, or none configured).
+   */
+  retention?: ProvenanceRetention;
   notes: string[];
+}
+
+export interface ProvenanceRetention {
+  mode: 'compliance';
+  retainUntil: string;
+  storage: 'S3 Object Lock';
 }
 
 /** What GET /v1/captures/{id}/provenance adds from the bundle's digest document. */

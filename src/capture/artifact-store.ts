@@ -30,14 +30,112 @@ import { ARTIFACT_BUCKET } from '../ledger/streams.js';
  * - reads come from the stream's leader (not a possibly lagging replica) and check the digest.
  */
 export interface ArtifactStore {
-  /** Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name). */
-  put(name: string, bytes: Uint8Array): Promise<void>;
+  /** Which adapter: `jetstream` (default) or `s3` (src/capture/s3-artifact-store.ts, docs/storage.md). */
+  readonly kind: 'jetstream' | 's3';
+  /**
+   * Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name).
+   * `retainUntil`: storage that can lock objects (S3 Object Lock, compliance mode) refuses deleting or
+   * overwriting them before then; the JetStream store never deletes anything anyway. `body` is the bytes, or a
+   * stream of them for a large object (a session video): neither store then holds it whole in memory.
+   */
+  put(name: string, body: ObjectBody, opts?: { retainUntil?: Date }): Promise<void>;
   /** The bytes, or null when nothing complete is stored under `name`; ArtifactCorruptError when they do not match the digest. */
   get(name: string): Promise<Uint8Array | null>;
+  /**
+   * The object's size and its bytes from `range.start` to `range.end` (inclusive; the whole object without a
+   * range) as a stream, for downloads: the S3 adapter never holds the object in memory. Null when absent.
+   */
+  read(
+    name: string,
+    range?: ByteSpan,
+  ): Promise<{ size: number; body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> } | null>;
   /** The digest of what is stored under `name` (`SHA-256=` + base64url), or null. */
   digest(name: string): Promise<string | null>;
+  /** The size and digest of what is stored under `name` (without reading it), or null. */
+  stat(name: string): Promise<{ size: number; digest: string } | null>;
   /** Read the object in full and check it against its digest (`capture-ledger storage verify`). */
   check(name: string): Promise<ArtifactCheck>;
+  /** S3 only: a short-lived URL a client downloads the object from directly (null when absent). */
+  presign?(name: string, as: { fileName: string; type: string }): Promise<string | null>;
+  /** S3 only: Object Lock — the retention and legal hold of stored objects (retention.ts). */
+  lock?: ObjectLock;
+}
+
+/** An object's bytes: whole, or as a stream (consumed once: a failed put of a stream is retried with a new one). */
+export type ObjectBody = Uint8Array | AsyncIterable<Uint8Array>;
+
+/** The body's bytes in pieces of at most `size` bytes (the last one shorter; none for an empty body). */
+export async function* piecesOf(body: ObjectBody, size: number): AsyncGenerator<Uint8Array> {
+  if (body instanceof Uint8Array) {
+    for (let offset = 0; offset < body.byteLength; offset += size) yield body.subarray(offset, offset + size);
+    return;
+  }
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const part of body) {
+    let rest = part;
+    while (pendingBytes + rest.byteLength >= size) {
+      const take = size - pendingBytes;
+      pending.push(rest.subarray(0, take));
+      yield Buffer.concat(pending);
+      rest = rest.subarray(take);
+      pending = [];
+      pendingBytes = 0;
+    }
+    if (rest.byteLength > 0) {
+      pending.push(rest);
+      pendingBytes += rest.byteLength;
+    }
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending);
+}
+
+/** SHA-256 and size of bytes seen one piece at a time, in the store's digest form. */
+export function digestCounter() {
+  const hash = createHash('sha256');
+  let size = 0;
+  return {
+    add(piece: Uint8Array) {
+      hash.update(piece);
+      size += piece.byteLength;
+    },
+    get size() {
+      return size;
+    },
+    digest: () => `${DIGEST_PREFIX + hash.digest('base64url')}=`,
+  };
+}
+
+export interface ByteSpan {
+  start: number;
+  end: number;
+}
+
+export interface ObjectLock {
+  /** The object's retain-until date and legal hold, or null when absent. */
+  state(name: string): Promise<{ retainUntil: Date | null; legalHold: boolean } | null>;
+  /** Place (true) or lift (false) a legal hold on the named objects. */
+  legalHold(names: readonly string[], on: boolean): Promise<void>;
+  /** Ask storage to delete the object; ArtifactLockedError when Object Lock refuses (the point of it). */
+  remove(name: string): Promise<void>;
+  /** Ask storage to move the retain-until date; ArtifactLockedError when that would shorten it. */
+  retain(name: string, until: Date): Promise<void>;
+}
+
+/** The storage refused a delete or a shortened retention (S3 Object Lock, compliance mode). */
+export class ArtifactLockedError extends Error {
+  override name = 'ArtifactLockedError';
+}
+
+/** The object storage cannot be reached (down, restarting): retry later; nothing was lost. */
+export class StorageUnavailableError extends Error {
+  override name = 'StorageUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterS = 5,
+  ) {
+    super(message);
+  }
 }
 
 export type ArtifactCheck =
@@ -139,21 +237,28 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
   }
 
   return {
-    async put(name, bytes) {
-      const digest = digestOf(bytes);
+    kind: 'jetstream',
+    async put(name, body) {
+      const seen = digestCounter();
       const existing = await metaOf(name);
-      if (existing) return alreadyStored(name, existing, digest, bytes.byteLength);
+      if (existing) {
+        for await (const piece of piecesOf(body, CHUNK_BYTES)) seen.add(piece);
+        return alreadyStored(name, existing, seen.digest(), seen.size);
+      }
+      // Chunks go out as the body arrives; the meta entry, with the digest, last.
       const id = nuid.next();
       let chunks = 0;
-      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
-        await publish(chunkSubject(id), bytes.subarray(offset, offset + CHUNK_BYTES), `${id}.${chunks}`);
+      for await (const piece of piecesOf(body, CHUNK_BYTES)) {
+        seen.add(piece);
+        await publish(chunkSubject(id), piece, `${id}.${chunks}`);
         chunks++;
       }
+      const digest = seen.digest();
       const meta: ObjectMeta = {
         name,
         bucket: ARTIFACT_BUCKET,
         nuid: id,
-        size: bytes.byteLength,
+        size: seen.size,
         chunks,
         digest,
         mtime: new Date().toISOString(),
@@ -167,15 +272,27 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
         if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
         const winner = await metaOf(name);
         if (!winner) throw err;
-        alreadyStored(name, winner, digest, bytes.byteLength);
+        alreadyStored(name, winner, digest, seen.size);
       }
     },
     async get(name) {
       const meta = await metaOf(name);
       return meta ? read(meta) : null;
     },
+    async read(name, range) {
+      // Chunks are checked against the whole object's digest, so a range is cut from the whole object here.
+      const meta = await metaOf(name);
+      if (!meta) return null;
+      const bytes = await read(meta);
+      const part = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+      return { size: bytes.byteLength, body: [part] };
+    },
     async digest(name) {
       return (await metaOf(name))?.digest ?? null;
+    },
+    async stat(name) {
+      const meta = await metaOf(name);
+      return meta ? { size: meta.size, digest: meta.digest } : null;
     },
     async check(name) {
       const meta = await metaOf(name);

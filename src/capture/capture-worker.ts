@@ -54,6 +54,8 @@ export interface CaptureWorkerDeps {
    */
   outcomes: CaptureOutcomes;
   artifacts: ArtifactStore;
+  /** When the tenant's captures are retained until, from their completion (issue 34); absent or null: no retention. */
+  retention?: (tenantId: string, completedAt: Date) => Promise<Date | null>;
   browsers: BrowserPool;
   log: Logger;
   clock: Clock;
@@ -101,14 +103,19 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     pageDelayMs: defaultPageDelayMs,
   };
 
-  async function storeArtifacts(job: CaptureJob, attemptKey: string, files: Array<[ArtifactName, Uint8Array]>) {
+  async function storeArtifacts(
+    job: CaptureJob,
+    attemptKey: string,
+    files: Array<[ArtifactName, Uint8Array]>,
+    retainUntil: Date | null,
+  ) {
     const refs: Partial<ArtifactRefs> = {};
     let bytes = 0;
     // Independent objects: stored side by side, not one round trip after another.
     await Promise.all(
       files.map(async ([name, data]) => {
         const objectName = artifactObjectName(job.captureId, attemptKey, name);
-        await deps.artifacts.put(objectName, data);
+        await deps.artifacts.put(objectName, data, retainUntil ? { retainUntil } : {});
         bytes += data.byteLength;
         (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
       }),
@@ -135,7 +142,12 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
     const files = artifactFiles(result);
+    // The tenant's retention (issue 34): every object of the capture is stored locked until then.
+    const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
     const provenance = buildProvenanceRecord({
+      ...(retainUntil
+        ? { retention: { mode: 'compliance', retainUntil: retainUntil.toISOString(), storage: 'S3 Object Lock' } }
+        : {}),
       captureId: job.captureId,
       requestedUrl: job.url,
       submittedAt: job.createdAt,
@@ -150,7 +162,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
-    const storingPageArtifacts = storeArtifacts(job, attemptKey, files);
+    const storingPageArtifacts = storeArtifacts(job, attemptKey, files, retainUntil);
     storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
     const bundle =
       result.renderQuality === 'full' && deps.notary
@@ -179,7 +191,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
     const [pageStored, bundleStored] = await Promise.all([
       storingPageArtifacts,
-      storeArtifacts(job, attemptKey, bundleFiles),
+      storeArtifacts(job, attemptKey, bundleFiles, retainUntil),
     ]);
     const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
     const outcome = await deps.outcomes.report(

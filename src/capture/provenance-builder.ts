@@ -1,5 +1,10 @@
 import { sha256Prefixed } from '../archive/digests.js';
-import type { ProvenanceArtifact, ProvenanceRecord, RedirectHop } from '../archive/provenance-record.js';
+import type {
+  ProvenanceArtifact,
+  ProvenanceRecord,
+  ProvenanceRetention,
+  RedirectHop,
+} from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { normaliseHost } from '../net/resolve.js';
 import type { PageCaptureResult } from './page-capture.js';
@@ -16,6 +21,8 @@ export function buildProvenanceRecord(input: {
   connections: ObservedConnection[];
   /** The downloadable artifacts, as stored. */
   artifacts: Array<{ name: string; mediaType: string; bytes: Uint8Array }>;
+  /** The retention the objects are stored with (issue 34), when there is one. */
+  retention?: ProvenanceRetention;
 }): ProvenanceRecord {
   const { result } = input;
   return {
@@ -41,6 +48,7 @@ export function buildProvenanceRecord(input: {
         bytes: a.bytes.byteLength,
       }),
     ),
+    ...(input.retention ? { retention: input.retention } : {}),
     notes: result.notes,
   };
 }

@@ -1,4 +1,4 @@
-import { ArtifactCorruptError, type ArtifactStore } from './artifact-store.js';
+import { ArtifactCorruptError, type ArtifactStore, type ByteSpan } from './artifact-store.js';
 import { refusal } from '../domain/errors.js';
 
 /**
@@ -25,3 +25,38 @@ export async function readRecordedArtifact(
     );
   return bytes;
 }
+
+/** As readRecordedArtifact, streamed: the object's bytes in `range` (all without), for downloads. */
+export async function openRecordedArtifact(
+  artifacts: ArtifactStore,
+  object: string,
+  what: { captureId: string; artifact: string },
+  range?: ByteSpan,
+): Promise<AsyncIterable<Uint8Array> | Iterable<Uint8Array>> {
+  const read = await artifacts.read(object, range).catch((err: unknown) => {
+    if (!(err instanceof ArtifactCorruptError)) throw err;
+    throw refusal(
+      500,
+      `The ${what.artifact} of capture ${what.captureId} is damaged in storage (${err.message}); the operator's \`capture-ledger storage verify\` lists every such object.`,
+    );
+  });
+  if (!read) throw missing(what);
+  return read.body;
+}
+
+/** The size of an object the ledger names; 500 when storage lost it. */
+export async function recordedArtifactSize(
+  artifacts: ArtifactStore,
+  object: string,
+  what: { captureId: string; artifact: string },
+): Promise<number> {
+  const stat = await artifacts.stat(object);
+  if (!stat) throw missing(what);
+  return stat.size;
+}
+
+const missing = (what: { captureId: string; artifact: string }) =>
+  refusal(
+    500,
+    `The ${what.artifact} of capture ${what.captureId} is recorded but missing from storage; the operator's \`capture-ledger storage verify\` lists every such object.`,
+  );

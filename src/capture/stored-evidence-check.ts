@@ -45,7 +45,59 @@ export interface StoredEvidenceCheckOptions {
   unavailableBudgetMs?: number;
 }
 
-type Completed = { captureId: string; artifacts: ArtifactRefs; bundle?: BundleRef };
+export type Completed = { captureId: string; artifacts: ArtifactRefs; bundle?: BundleRef };
+
+/** The options of a walk over the ledger's completed captures (verify and migrate). */
+export type LedgerWalkOptions = Pick<
+  StoredEvidenceCheckOptions,
+  'events' | 'fromSeq' | 'untilSeq' | 'onProgress' | 'signal' | 'unavailableBudgetMs'
+>;
+
+/** A completed capture's named objects: [artifact, object name] for each of its artifacts refs. */
+export const namedObjects = (data: Completed): Array<[string, string]> =>
+  Object.entries(data.artifacts ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+
+/**
+ * Calls `onCompleted` for every capture.completed event from `fromSeq` to `untilSeq`, in order; waits through
+ * NATS being unavailable (resuming after the last event handled); returns the last sequence fully handled
+ * (less than untilSeq when stopped by the signal).
+ */
+export async function walkCompletedCaptures(
+  opts: LedgerWalkOptions,
+  onCompleted: (e: StoredEvent, data: Completed) => Promise<void>,
+): Promise<number> {
+  const stopped = new Error('stopped');
+  const budgetMs = opts.unavailableBudgetMs ?? 120_000;
+  let lastSeq = opts.fromSeq - 1;
+  // The walk resumes after an interruption; events already handled (by sequence and place in their commit) are skipped.
+  let done = { seq: opts.fromSeq - 1, index: Number.MAX_SAFE_INTEGER };
+  const handled = (e: { seq: number; index: number }) =>
+    e.seq < done.seq || (e.seq === done.seq && e.index <= done.index);
+  const onEvent = async (e: StoredEvent) => {
+    if (opts.signal?.aborted) throw stopped;
+    if (handled(e)) return;
+    // A commit may hold several events: the sequence before this one is complete once we move past it.
+    if (e.seq - 1 > lastSeq) lastSeq = e.seq - 1;
+    opts.onProgress?.(e.seq);
+    if (e.event.type === 'capture.completed') await onCompleted(e, e.event.data as Completed);
+    done = { seq: e.seq, index: e.index };
+  };
+  // The budget counts from the last progress: a long walk may meet several restarts.
+  let giveUpAt = Date.now() + budgetMs;
+  let doneAtFailure = done;
+  for (;;) {
+    try {
+      await opts.events.replay(Math.max(opts.fromSeq, done.seq), onEvent, opts.untilSeq);
+      return Math.max(lastSeq, opts.untilSeq);
+    } catch (err) {
+      if (err === stopped) return lastSeq;
+      if (done !== doneAtFailure) giveUpAt = Date.now() + budgetMs;
+      doneAtFailure = done;
+      if (!isNatsUnavailable(err) || Date.now() > giveUpAt) throw err;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
 
 export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Promise<StoredEvidenceTally> {
   const tally: StoredEvidenceTally = {
@@ -56,30 +108,12 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
     corrupt: 0,
     lastSeq: opts.fromSeq - 1,
   };
-  const stopped = new Error('stopped');
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
-  // The walk resumes after an interruption; events already checked (by sequence and place in their commit) are skipped.
-  let done = { seq: opts.fromSeq - 1, index: Number.MAX_SAFE_INTEGER };
-  const checked = (e: { seq: number; index: number }) =>
-    e.seq < done.seq || (e.seq === done.seq && e.index <= done.index);
-  const onEvent = async (e: StoredEvent) => {
-    if (opts.signal?.aborted) throw stopped;
-    if (checked(e)) return;
-    // A commit may hold several events: the sequence before this one is complete once we move past it.
-    if (e.seq - 1 > tally.lastSeq) tally.lastSeq = e.seq - 1;
-    opts.onProgress?.(e.seq);
-    if (e.event.type === 'capture.completed') await checkCompleted(e);
-    done = { seq: e.seq, index: e.index };
-  };
-  const checkCompleted = async (e: StoredEvent) => {
-    const data = e.event.data as Completed;
+  tally.lastSeq = await walkCompletedCaptures(opts, async (e, data) => {
     tally.captures++;
-    const named = Object.entries(data.artifacts ?? {}).filter(
-      (entry): entry is [string, string] => typeof entry[1] === 'string',
-    );
     // A capture's objects are independent: checked side by side.
     const checks = await Promise.all(
-      named.map(async ([artifact, object]) => ({
+      namedObjects(data).map(async ([artifact, object]) => ({
         artifact,
         object,
         check: await whileNatsUnavailable(() => opts.artifacts.check(object), { budgetMs }),
@@ -104,21 +138,6 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
         await opts.onProblem(problem);
       }
     }
-  };
-  // The budget counts from the last progress: a long walk may meet several restarts.
-  let giveUpAt = Date.now() + budgetMs;
-  let doneAtFailure = done;
-  for (;;) {
-    try {
-      await opts.events.replay(Math.max(opts.fromSeq, done.seq), onEvent, opts.untilSeq);
-      tally.lastSeq = Math.max(tally.lastSeq, opts.untilSeq);
-      return tally;
-    } catch (err) {
-      if (err === stopped) return tally;
-      if (done !== doneAtFailure) giveUpAt = Date.now() + budgetMs;
-      doneAtFailure = done;
-      if (!isNatsUnavailable(err) || Date.now() > giveUpAt) throw err;
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-  }
+  });
+  return tally;
 }

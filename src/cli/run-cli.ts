@@ -7,6 +7,7 @@ import { keysCreate } from './commands/keys.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
 import { signingRotate } from './commands/signing.js';
 import { storageVerify } from './commands/storage.js';
+import { storageHold, storageMigrate, storageRelease } from './commands/storage-s3.js';
 import { usageReport } from './commands/usage.js';
 import { verify } from './commands/verify.js';
 import { logAudit, logMonitor } from './commands/log.js';
@@ -28,6 +29,9 @@ export const COMMANDS: CommandSpec[] = [
   audit,
   storageVerify,
   witness,
+  storageMigrate,
+  storageHold,
+  storageRelease,
 ];
 
 export function topLevelHelp(): string {

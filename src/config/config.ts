@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parseOidcProviders } from './console-oidc-providers.js';
 import { parseLogWitnesses } from './log-witnesses.js';
+import { STORAGE_ENV, storageSettings } from './storage-config.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -278,6 +279,8 @@ const envSchema = z.object({
   }),
   /** ROLES=witness: the verifier keys (GET /v1/log/key) of the logs it witnesses, comma-separated. */
   WITNESS_LOG_KEYS: optionalString.transform((v) => csv(v)),
+  /** Where artifacts are stored: ARTIFACT_STORE, S3_*, RETENTION_DEFAULT_DAYS (src/config/storage-config.ts). */
+  ...STORAGE_ENV,
 });
 
 export type Config = Omit<z.output<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
@@ -325,6 +328,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(
         `invalid configuration:\n  ANALYST_KEY must differ from ${other}: the analysts' key grants the reports only`,
       );
+  // The storage settings go together (S3_BUCKET with ARTIFACT_STORE=s3, a readable credentials file).
+  try {
+    storageSettings(cfg);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  ${(err as Error).message}`);
+  }
   if (cfg.REPLAY_PORT !== 0 && cfg.REPLAY_PORT === cfg.PORT)
     throw new ConfigError(`invalid configuration:\n  REPLAY_PORT must differ from PORT (${cfg.PORT})`);
   const witnessCount = cfg.LOG_WITNESSES.length;

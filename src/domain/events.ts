@@ -170,7 +170,19 @@ export type TenantEvent =
     }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
-  | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } };
+  | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } }
+  // Retention and legal hold of stored evidence (issue 34; docs/storage.md): who and why, on the ledger.
+  | { type: 'tenant.retention_set'; data: RetentionChange & { days: number | null } }
+  | { type: 'capture.legal_hold_placed'; data: RetentionChange & { captureId: string } }
+  | { type: 'capture.legal_hold_lifted'; data: RetentionChange & { captureId: string } }
+  | { type: 'capture.retention_extended'; data: RetentionChange & { captureId: string; retainUntil: string } };
+
+/** Who changed a retention or legal hold, why, and when (issue 34 §3). */
+export interface RetentionChange {
+  by: string;
+  reason: string;
+  at: string;
+}
 
 export type TenantEventType = TenantEvent['type'];
 

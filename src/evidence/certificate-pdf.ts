@@ -67,6 +67,8 @@ export interface CertificateFacts {
   screenshot: Uint8Array | null;
   /** `sha256:` of the SubjectPublicKeyInfo of the key that signs this PDF (PAdES); null: not PDF-signed. */
   pdfSigningKey: string | null;
+  /** The retention the provenance record states (issue 34); null: none. */
+  retention?: { mode: 'compliance'; retainUntil: string; storage: string } | null;
 }
 
 export type CertificateSection = (doc: PDFKit.PDFDocument, facts: CertificateFacts) => void;
@@ -208,6 +210,12 @@ const artifacts: CertificateSection = (doc, f) => {
     true,
   );
   field(doc, 'Bundle hash (SHA-256 of datapackage.json, the signed manifest)', f.bundle.hash, true);
+  if (f.retention)
+    field(
+      doc,
+      'Retention in storage',
+      `Stored under ${f.retention.storage} in ${f.retention.mode} mode until ${f.retention.retainUntil}: nobody, the operator included, can delete the bundle or shorten this before then.`,
+    );
 };
 
 const signature: CertificateSection = (doc, f) => {

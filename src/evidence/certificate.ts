@@ -321,5 +321,6 @@ async function certificateFacts(
     title: title ?? null,
     screenshot,
     pdfSigningKey: null,
+    retention: provenance?.retention ?? null,
   };
 }

@@ -16,6 +16,8 @@ import { healthRoutes } from '../api/routes/health.js';
 import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
+import { retentionRoutes } from '../api/routes/retention.js';
+import { createRetention } from '../application/retention.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
@@ -38,6 +40,7 @@ import { createTenantAdministration } from '../application/tenant-administration
 import { createWebhooks } from '../application/webhooks.js';
 import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
 import { createCertificates, openCertificateStore } from '../evidence/certificate.js';
+import { certificateStore } from '../evidence/certificate-storage.js';
 import { deploymentTrust } from '../evidence/trust-anchors.js';
 import { openCheckStore } from '../infra/kv-check-store.js';
 import { openKvSessionStore } from '../infra/kv-console-session-store.js';
@@ -99,7 +102,8 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const certificates = createCertificates({
     pool: ctx.pool,
     artifacts,
-    store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+    // With S3, certificates are stored beside the artifacts (issue 34); the KV bucket stays readable.
+    store: certificateStore(artifacts, await openCertificateStore(nats.nc, config.NATS_REPLICAS)),
     notary: runtime.evidenceNotary,
     trust,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -161,6 +165,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         usageDaily: (tenantId, period) => accountUsageDaily(ctx, tenantId, period),
         tenants: createTenantAdministration(ctx),
       }),
+      retentionRoutes(guard, operator, createRetention(ctx, artifacts)),
       operatorViewRoutes({
         guard,
         operator,

@@ -3,7 +3,8 @@ import { openSnapshotStore } from '../actors/snapshot-store.js';
 import { createTenantActors } from '../actors/tenant-actors.js';
 import { REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import type { ServiceContext } from '../application/service-context.js';
-import { type ArtifactStore, openArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../capture/artifact-store.js';
+import { openConfiguredArtifactStore, storageOf } from '../capture/configured-artifact-store.js';
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from '../ledger/streams.js';
 import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.js';
@@ -58,7 +59,8 @@ export async function startDatabaseRuntime(
         : log.info({ tenantId, reason: p.reason }, 'actor snapshot ignored; folding the log'),
   });
   stops.add(() => tenants.close());
-  const artifacts = await openArtifactStore(nats.nc, replicas);
+  // JetStream's object store, or S3 when ARTIFACT_STORE=s3 (docs/storage.md).
+  const artifacts = await openConfiguredArtifactStore(storageOf(config), nats.nc, replicas);
   // The port bound for PORT=0 is added once listening.
   const ownListeners = createOwnListeners();
   ownListeners.add(config.HOST, config.PORT);

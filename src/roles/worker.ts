@@ -1,3 +1,4 @@
+import { retentionPolicy } from '../application/retention.js';
 import { availableParallelism } from 'node:os';
 import { openAttemptStore } from '../capture/attempt-store.js';
 import { defaultPageDelayMs } from '../capture/attempt-policy.js';
@@ -49,6 +50,7 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
     jsm: nats.jsm,
     outcomes: runtime.roles.has('api') ? localCaptureOutcomes(data.ctx.tenants) : natsCaptureOutcomes(nats.nc),
     artifacts: data.artifacts,
+    retention: retentionPolicy(data.ctx, data.artifacts),
     browsers,
     log,
     clock,

@@ -2,7 +2,8 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Admission } from '../../domain/tenant/index.js';
 import type { CaptureAdmission } from '../../application/capture-admission.js';
-import type { ArtifactDownload, CaptureReads } from '../../application/capture-reads.js';
+import { Readable } from 'node:stream';
+import type { CaptureReads, StreamedDownload } from '../../application/capture-reads.js';
 import { DOWNLOADABLE_ARTIFACTS } from '../../domain/artifacts.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import {
@@ -98,6 +99,14 @@ const artifactParams = captureIdParams.extend({
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
+/** With S3_PRESIGNED_DOWNLOADS (issue 34 §2): the bytes come from storage, the same headers and ranges. */
+const REDIRECTED = z
+  .undefined()
+  .describe(
+    'With S3_PRESIGNED_DOWNLOADS=true: Location is a short-lived presigned link into object storage, which answers as 200/206 here would (same bytes, Content-Type, Content-Disposition, ranges).',
+  );
+const STORAGE_DOWN = { 503: 'Object storage is unavailable; retry after Retry-After seconds.' };
+
 const download = (description: string) => ({
   description,
   content: Object.fromEntries(
@@ -354,17 +363,19 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           response: {
             200: download('The artifact (spec 4.8).'),
             206: download('The requested byte range (Content-Range).'),
+            302: REDIRECTED,
             416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
             ...problemResponses({
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
+              ...STORAGE_DOWN,
               404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).',
             }),
           },
         },
       },
       async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, req.params.name)),
+        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, req.params.name)),
     );
 
     app.get(
@@ -385,17 +396,19 @@ export function captureRoutes(deps: CaptureRouteDeps) {
               description: 'The requested byte range (Content-Range).',
               content: { 'application/pdf': { schema: binary() } },
             },
+            302: REDIRECTED,
             416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
             ...problemResponses({
               ...ANSWERS.perIp,
               ...ANSWERS.internal,
+              ...STORAGE_DOWN,
               404: 'Unknown capture, or one captured without `pdf`.',
             }),
           },
         },
       },
       async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'pdf', 'beside')),
+        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'pdf', 'beside')),
     );
 
     app.get(
@@ -426,7 +439,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.artifact(req.params.captureId, 'session', 'beside')),
+        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'session', 'beside')),
     );
 
     app.get(
@@ -490,31 +503,35 @@ export function captureRoutes(deps: CaptureRouteDeps) {
   };
 }
 
-/** Answers a download (an artifact, or an extension beside them) as raw bytes, honouring one Range (spec 4.8). */
-function sendDownload(
-  rangeHeader: string | undefined,
-  reply: FastifyReply,
-  { bytes, type, fileName }: ArtifactDownload,
-) {
+/**
+ * Answers a download (an artifact, or an extension beside them) as raw bytes streamed from storage, honouring
+ * one Range (spec 4.8); with S3_PRESIGNED_DOWNLOADS, a redirect to a short-lived link into storage instead, which
+ * serves the same bytes, ranges and headers to a client that follows it (issue 34 §2).
+ */
+async function sendDownload(rangeHeader: string | undefined, reply: FastifyReply, download: StreamedDownload) {
+  const { size, type, fileName } = download;
   // Artifacts are readable by anyone holding the capture id, so any origin may read them too (no
   // credentials): ReplayWeb.page and other WACZ tools open a bundle by URL with Range requests.
   reply
     .header('Access-Control-Allow-Origin', '*')
     .header('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition')
-    .header('Accept-Ranges', 'bytes')
+    .header('Accept-Ranges', 'bytes');
+  const presigned = await download.presigned();
+  if (presigned) return reply.header('Cache-Control', 'no-store').redirect(presigned, 302);
+  reply
     .header('Content-Type', type)
     .header('Content-Disposition', `attachment; filename="${fileName}"`)
     .header('Cache-Control', 'private, max-age=3600');
-  const body = Buffer.from(bytes);
-  const range = parseByteRange(rangeHeader, body.byteLength);
+  const range = parseByteRange(rangeHeader, size);
   if (range.kind === 'unsatisfiable') {
-    return reply.header('Content-Range', `bytes */${body.byteLength}`).code(416).send();
+    return reply.header('Content-Range', `bytes */${size}`).code(416).send();
   }
   if (range.kind === 'partial') {
     return reply
       .code(206)
-      .header('Content-Range', `bytes ${range.start}-${range.end}/${body.byteLength}`)
-      .send(body.subarray(range.start, range.end + 1));
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('Content-Length', String(range.end - range.start + 1))
+      .send(Readable.from(await download.open(range)));
   }
-  return reply.send(body);
+  return reply.header('Content-Length', String(size)).send(Readable.from(await download.open()));
 }

@@ -1,11 +1,13 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { artifactStoreOver } from '../../capture/artifact-store.js';
+import { type ArtifactStore, artifactStoreOver } from '../../capture/artifact-store.js';
+import { openS3ArtifactStore } from '../../capture/s3-artifact-store.js';
+import { type S3Settings, storageSettings } from '../../config/storage-config.js';
 import { checkStoredEvidence } from '../../capture/stored-evidence-check.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { type CheckFinding, checkResult, MAX_RECORDED_FINDINGS } from '../../application/operator-checks.js';
 import { recordCheck } from '../check-record.js';
 import { CliError, EXIT_FAILURE, EXIT_OK } from '../cli-io.js';
-import { openSession } from '../cli-session.js';
+import { type CliSession, openSession } from '../cli-session.js';
 import { type CommandSpec, intOpt } from '../command-spec.js';
 import { jsonLine } from '../output-format.js';
 import { createProgress } from '../progress.js';
@@ -17,7 +19,8 @@ export const storageVerify: CommandSpec = {
     'Read every artifact the ledger names back from storage and check its digest; name each missing or corrupt one.',
   description: `
 Walks the LEDGER stream and, for every capture.completed event, reads each object its artifacts name
-(screenshots, HTML, headers, PDF, provenance record, WACZ bundle) from the artifacts store in full and checks
+(screenshots, HTML, headers, PDF, provenance record, WACZ bundle) from the artifacts store the service is
+configured with (ARTIFACT_STORE: the JetStream object store, or S3) in full and checks
 it against its recorded SHA-256 digest (and a bundle's size against the ledger's). Prints one JSON line per
 missing or corrupt object on stdout — tenant, capture, artifact, object name, stream sequence — and a summary
 line at the end; progress on stderr. Resumable: the summary (also printed when stopped with Ctrl-C) names the
@@ -38,23 +41,17 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
     const session = openSession(io);
     try {
       const events = await session.store();
-      const { js, jsm } = await session.nats();
       // Run just after a restart: an election under way is waited through, not reported as a missing store.
       const patiently = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs: 120_000 });
-      await patiently(() => jsm.streams.info('OBJ_artifacts')).catch((err: unknown) => {
-        if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
-        throw new CliError(
-          'the nats-server has no artifacts store (OBJ_artifacts)',
-          "Point NATS_URL at the service's nats-server.",
-        );
-      });
+      // The store the service is configured with (ARTIFACT_STORE, docs/storage.md).
+      const artifacts = await configuredStore(session);
       const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await patiently(() => events.lastSeq()));
       const progress = createProgress(io, { label: 'storage verify', unit: 'seq', from: fromSeq - 1, total: untilSeq });
       const started = new Date();
       const findings: CheckFinding[] = [];
       const tally = await checkStoredEvidence({
         events,
-        artifacts: artifactStoreOver(js, jsm),
+        artifacts,
         fromSeq,
         untilSeq,
         onProblem: (p) => {
@@ -94,3 +91,45 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
     }
   },
 };
+
+/** The JetStream object store of the service's nats-server; says so when that server has none. */
+export async function jetstreamStore(session: CliSession): Promise<ArtifactStore> {
+  const { js, jsm } = await session.nats();
+  await whileNatsUnavailable(() => jsm.streams.info('OBJ_artifacts'), { budgetMs: 120_000 }).catch((err: unknown) => {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+    throw new CliError(
+      'the nats-server has no artifacts store (OBJ_artifacts)',
+      "Point NATS_URL at the service's nats-server.",
+    );
+  });
+  return artifactStoreOver(js, jsm);
+}
+
+/** The S3 settings of the session (S3_*), whether or not ARTIFACT_STORE=s3 yet (migrate runs before the switch). */
+export function s3SettingsOf(session: CliSession): S3Settings {
+  try {
+    const settings = storageSettings({ ...session.config, ARTIFACT_STORE: 's3' });
+    if (settings.kind !== 's3') throw new Error('unreachable');
+    return settings;
+  } catch (err) {
+    throw new CliError((err as Error).message, 'Set S3_ENDPOINT, S3_BUCKET and the credentials (docs/storage.md).');
+  }
+}
+
+/** The S3 store of the session's settings; `create`: make the bucket (with Object Lock) when absent. */
+export async function s3Store(session: CliSession, create: boolean): Promise<ArtifactStore> {
+  const settings = s3SettingsOf(session);
+  try {
+    return await openS3ArtifactStore(settings, { createBucket: create, outageWaitMs: 120_000 });
+  } catch (err) {
+    throw new CliError(
+      `cannot open S3 bucket ${settings.bucket} at ${settings.endpoint ?? 'AWS S3'}: ${(err as Error).message}`,
+      'Check S3_ENDPOINT, S3_BUCKET and the credentials (docs/storage.md).',
+    );
+  }
+}
+
+/** The store the session's configuration names (ARTIFACT_STORE). */
+export async function configuredStore(session: CliSession): Promise<ArtifactStore> {
+  return session.config.ARTIFACT_STORE === 's3' ? s3Store(session, false) : jetstreamStore(session);
+}

@@ -36,7 +36,12 @@ export type TenantCommand =
   | { type: 'DeleteSchedule'; data: { scheduleId: string } }
   | { type: 'FireSchedule'; data: { scheduleId: string; fireTime: string; captureId: string } }
   // usage
-  | { type: 'RecordApiCalls'; data: { period: string; count: number } };
+  | { type: 'RecordApiCalls'; data: { period: string; count: number } }
+  // retention and legal hold (issue 34): recorded after storage applied them; `at` is the time of the decision
+  | { type: 'SetRetention'; data: Omit<EventData<'tenant.retention_set'>, 'at'> }
+  | { type: 'PlaceLegalHold'; data: Omit<EventData<'capture.legal_hold_placed'>, 'at'> }
+  | { type: 'LiftLegalHold'; data: Omit<EventData<'capture.legal_hold_lifted'>, 'at'> }
+  | { type: 'ExtendRetention'; data: Omit<EventData<'capture.retention_extended'>, 'at'> };
 
 export type TenantCommandType = TenantCommand['type'];
 export type TenantCommandOf<T extends TenantCommandType> = Extract<TenantCommand, { type: T }>;
@@ -79,6 +84,10 @@ export interface TenantReplies {
   DeleteSchedule: null;
   FireSchedule: FireOutcome;
   RecordApiCalls: null;
+  SetRetention: { at: string };
+  PlaceLegalHold: { at: string };
+  LiftLegalHold: { at: string };
+  ExtendRetention: { at: string };
 }
 
 /** The reply to command `C`: `TenantReply<{ type: 'CreateKey', … }>` is `{ createdAt: string }`. */

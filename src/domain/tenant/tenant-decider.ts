@@ -262,6 +262,18 @@ const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
   return { events: [{ type: 'usage.api_calls_recorded', data: cmd }], reply: null };
 };
 
+// ---- retention and legal hold (issue 34) -----------------------------------------------------------------
+
+/** Recorded as asked: the operator route checked the capture and storage applied the change first. */
+const recorded =
+  <T extends 'SetRetention' | 'PlaceLegalHold' | 'LiftLegalHold' | 'ExtendRetention'>(
+    type: Extract<TenantEvent, { data: { by: string } }>['type'],
+  ): Handler<T> =>
+  (cmd, _state, now) => {
+    const at = now.toISOString();
+    return { events: [{ type, data: { ...cmd, at } } as TenantEvent], reply: { at } as TenantReplies[T] };
+  };
+
 // ---- the decider -------------------------------------------------------------------------------------
 
 /** One handler per command type; a command type without one does not compile. */
@@ -281,6 +293,10 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   DeleteSchedule: deleteSchedule,
   FireSchedule: fireSchedule,
   RecordApiCalls: recordApiCalls,
+  SetRetention: recorded('tenant.retention_set'),
+  PlaceLegalHold: recorded('capture.legal_hold_placed'),
+  LiftLegalHold: recorded('capture.legal_hold_lifted'),
+  ExtendRetention: recorded('capture.retention_extended'),
 };
 
 export function decideTenant<C extends TenantCommand>(

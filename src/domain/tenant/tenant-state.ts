@@ -126,6 +126,11 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
     case 'webhook.delivery_attempted':
     case 'webhook.delivery_dead_lettered':
     case 'usage.api_calls_recorded':
+    // Retention and holds live in storage and the projection; no decision here needs them.
+    case 'tenant.retention_set':
+    case 'capture.legal_hold_placed':
+    case 'capture.legal_hold_lifted':
+    case 'capture.retention_extended':
       break;
   }
   return state;

@@ -3,10 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectInfo, type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { type ArtifactStore, openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { type ArtifactStore, digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
 import { readRecordedArtifact } from '../../../src/capture/recorded-artifact.js';
 import type { DomainError } from '../../../src/domain/errors.js';
+import { artifactStoreContract } from '../../support/artifact-store-contract.js';
 import { startNatsOnly } from '../../support/harness.js';
+
+async function* pieces(bytes: Uint8Array, size: number) {
+  for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.subarray(offset, offset + size);
+}
 
 /** The write-once artifact store (issue 26): no purge, no delete, no rollup; old objects still read. */
 describe('artifact store', () => {
@@ -42,6 +47,8 @@ describe('artifact store', () => {
     await infra?.stop();
   });
 
+  artifactStoreContract(() => store);
+
   it('stores and reads objects of every size, with the object store digest', async () => {
     for (const size of [0, 1, 128 * 1024, 128 * 1024 + 1, 700_000]) {
       const bytes = bytesOf(size, size);
@@ -54,6 +61,15 @@ describe('artifact store', () => {
         digest: (await store.digest(`cap_x/a/${size}`))!,
       });
     }
+    // A streamed body, in pieces that do not line up with the chunks: the same object, the same digest.
+    const streamed = bytesOf(300_001, 5);
+    await store.put('cap_x/streamed', pieces(streamed, 7777));
+    assert.deepEqual(Buffer.from((await store.get('cap_x/streamed'))!), Buffer.from(streamed));
+    assert.equal(await store.digest('cap_x/streamed'), digestOf(streamed));
+    await store.put('cap_x/streamed', pieces(streamed, 100_000)); // retried with a new stream: fine
+    await assert.rejects(store.put('cap_x/streamed', pieces(bytesOf(300_001, 6), 7777)), {
+      name: 'ArtifactConflictError',
+    });
     assert.equal(await store.get('cap_x/none'), null);
     assert.equal(await store.digest('cap_x/none'), null);
     assert.deepEqual(await store.check('cap_x/none'), { status: 'missing' });

@@ -49,9 +49,15 @@ describe('a capture bundle opens in ReplayWeb.page', () => {
       config: loadConfig({ PORT: '0', HOST: '127.0.0.1', PUBLIC_BASE_URL: 'http://localhost:1' }),
       verification: { verifiable: async (id) => ({ url: target, capture_id: id }) as never },
       reads: {
-        artifact: async (id) => {
+        download: async (id) => {
           bundleReads.push(id);
-          return { bytes: bundle.bytes, type: 'application/wacz+zip', fileName: `${id}.wacz` };
+          return {
+            size: bundle.bytes.byteLength,
+            type: 'application/wacz+zip',
+            fileName: `${id}.wacz`,
+            open: async (range) => [range ? bundle.bytes.subarray(range.start, range.end + 1) : bundle.bytes],
+            presigned: async () => null,
+          };
         },
       },
       guard: { perIp: () => async () => {} },

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { replicatedStreamBugsOf } from '../../../src/infra/nats-server-version.js';
 import { COMPOSE_NATS_USERS, natsAuthorizationConfig } from '../../../src/infra/nats-permissions.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
+import { STORAGE_ENV } from '../../../src/config/storage-config.js';
 
 /** No Docker engine runs here: docker-compose.yml is checked as data (issue 10 §5). */
 interface Service {
@@ -126,6 +127,20 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of Object.entries(services)) {
       const lifted = (s.security_opt ?? []).includes('seccomp=unconfined');
       assert.equal(lifted, s.environment?.['ROLES'] === 'worker', name);
+    }
+  });
+
+  it('stores artifacts in its S3 service, whose credentials only the API and the workers get (issue 34)', () => {
+    assert.ok(services['s3']?.healthcheck?.test?.length, 'an S3 service with a healthcheck');
+    for (const [name, s] of appServices()) {
+      const env = s.environment!;
+      const stores = roleOf(s) === 'api' || roleOf(s) === 'worker';
+      assert.equal('S3_SECRET_ACCESS_KEY' in env, stores, `${name}: S3 credentials only where artifacts are stored`);
+      if (!stores) continue;
+      assert.equal(env['ARTIFACT_STORE'], 's3', name);
+      for (const key of Object.keys(env).filter((k) => k.startsWith('S3_') || k === 'RETENTION_DEFAULT_DAYS'))
+        assert.ok(key in STORAGE_ENV, `${name}: ${key} is a storage setting the service reads`);
+      assert.equal(s.depends_on?.['s3']?.condition, 'service_healthy', `${name} waits for S3`);
     }
   });
 

@@ -1,0 +1,154 @@
+import type { ServiceContext } from './service-context.js';
+import { causedByAdmin } from './caller.js';
+import { ArtifactLockedError, type ArtifactStore, type ObjectLock } from '../capture/artifact-store.js';
+import { defaultRetentionDays } from '../config/storage-config.js';
+import { refusal } from '../domain/errors.js';
+import { isId } from '../domain/ids.js';
+import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
+import { findCapture } from '../../projections/read-models/captures.js';
+import { findLegalHold, findTenantRetentionDays } from '../../projections/read-models/retention.js';
+
+/**
+ * Retention and legal hold of stored evidence (issue 34; docs/storage.md). A tenant's captures are stored locked
+ * (S3 Object Lock, compliance mode) for its retention — its own, set by an operator, or RETENTION_DEFAULT_DAYS;
+ * an operator places and lifts a legal hold on one capture. Storage applies each change first; the ledger then
+ * records it with who and why. Shortening a retention or deleting a retained object is refused by the storage
+ * itself: the answer says so.
+ */
+
+export type Retention = ReturnType<typeof createRetention>;
+
+const DAY_MS = 86_400_000;
+
+/** Who and why, as the operator gives them: both required, so the ledger can say. */
+export interface RetentionActor {
+  by: string;
+  reason: string;
+}
+
+/** The date a tenant's capture completed at `completedAt` is retained until, or null (no retention, no lock). */
+export function retentionPolicy(ctx: Pick<ServiceContext, 'pool' | 'config'>, artifacts: ArtifactStore) {
+  return async (tenantId: string, completedAt: Date): Promise<Date | null> => {
+    if (!artifacts.lock) return null;
+    const own = await findTenantRetentionDays(ctx.pool, tenantId);
+    const days = own ?? defaultRetentionDays(ctx.config);
+    return days > 0 ? new Date(completedAt.getTime() + days * DAY_MS) : null;
+  };
+}
+
+/** The parts of the service's context it needs (the CLI builds the same from its session). */
+export type RetentionContext = Pick<ServiceContext, 'pool' | 'config' | 'tenants' | 'waiter'>;
+
+export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore) {
+  const lockOf = (): ObjectLock => {
+    if (!artifacts.lock)
+      throw refusal(
+        409,
+        artifacts.kind === 's3'
+          ? 'The S3 bucket has no Object Lock enabled, so storage cannot retain or hold objects; create the bucket with Object Lock (docs/storage.md).'
+          : 'Retention and legal hold need S3 storage with Object Lock (ARTIFACT_STORE=s3, docs/storage.md); the JetStream store cannot lock objects.',
+      );
+    return artifacts.lock;
+  };
+
+  /** A complete capture and its stored objects; 404 for an unknown one, 409 while it is not complete. */
+  async function objectsOf(captureId: string) {
+    const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : null;
+    if (!row) throw refusal(404, `No capture ${captureId}.`);
+    if (row.status !== 'complete' || !row.artifacts)
+      throw refusal(
+        409,
+        `Capture ${captureId} is ${row.status}; only a complete capture's stored objects can be held.`,
+      );
+    const objects = Object.values(row.artifacts).filter((o): o is string => typeof o === 'string');
+    return { row, objects, bundle: row.artifacts.wacz ?? row.artifacts.provenance ?? objects[0] };
+  }
+
+  async function captureView(captureId: string) {
+    const { bundle } = await objectsOf(captureId);
+    const state = bundle && artifacts.lock ? await artifacts.lock.state(bundle) : null;
+    const hold = await findLegalHold(ctx.pool, captureId);
+    return {
+      captureId,
+      storage: artifacts.kind,
+      retainUntil: state?.retainUntil?.toISOString() ?? null,
+      legalHold: {
+        active: state?.legalHold ?? false,
+        ...(hold ? { by: hold.changed_by, reason: hold.reason, at: hold.changed_at.toISOString() } : {}),
+      },
+    };
+  }
+
+  async function tenantView(tenantId: string) {
+    const own = await findTenantRetentionDays(ctx.pool, tenantId);
+    const fallback = defaultRetentionDays(ctx.config);
+    return {
+      tenantId,
+      days: own ?? fallback,
+      source: own === undefined || own === null ? ('default' as const) : ('tenant' as const),
+      defaultDays: fallback,
+      locked: Boolean(artifacts.lock),
+    };
+  }
+
+  return {
+    tenant: tenantView,
+
+    /** Sets (null: clears) the tenant's retention in days for captures completed from now on. */
+    async setTenant(correlationId: string, tenantId: string, days: number | null, who: RetentionActor) {
+      if (!TENANT_ID_PATTERN.test(tenantId)) throw refusal(400, 'tenantId must match ^[a-z0-9_-]{1,64}$.');
+      const r = await ctx.tenants.execute(
+        tenantId,
+        { type: 'SetRetention', data: { days, ...who } },
+        causedByAdmin(correlationId),
+      );
+      const seq = r.appended.at(-1)?.seq;
+      if (seq) await ctx.waiter.waitFor(seq);
+      return tenantView(tenantId);
+    },
+
+    capture: captureView,
+
+    /** Places (`active`) or lifts a legal hold on every stored object of one capture, then records it. */
+    async setLegalHold(correlationId: string, captureId: string, active: boolean, who: RetentionActor) {
+      const lock = lockOf();
+      const { row, objects } = await objectsOf(captureId);
+      await lock.legalHold(objects, active);
+      const r = await ctx.tenants.execute(
+        row.tenant_id,
+        { type: active ? 'PlaceLegalHold' : 'LiftLegalHold', data: { captureId, ...who } },
+        causedByAdmin(correlationId),
+      );
+      const seq = r.appended.at(-1)?.seq;
+      if (seq) await ctx.waiter.waitFor(seq);
+      return captureView(captureId);
+    },
+
+    /**
+     * Moves the capture's retain-until date: storage extends it; shortening it is refused by storage itself
+     * (compliance mode), answered 409 saying so. Recorded when applied.
+     */
+    async retainUntil(correlationId: string, captureId: string, until: Date, who: RetentionActor) {
+      const lock = lockOf();
+      const { row, objects } = await objectsOf(captureId);
+      try {
+        for (const object of objects) await lock.retain(object, until);
+      } catch (err) {
+        if (!(err instanceof ArtifactLockedError)) throw err;
+        const current = await captureView(captureId);
+        throw refusal(
+          409,
+          `Storage refused: capture ${captureId} is retained until ${current.retainUntil ?? 'a later date'} under S3 Object Lock in compliance mode, which nobody can shorten or delete before then (${err.message})`,
+        );
+      }
+      const r = await ctx.tenants.execute(
+        row.tenant_id,
+        { type: 'ExtendRetention', data: { captureId, retainUntil: until.toISOString(), ...who } },
+        causedByAdmin(correlationId),
+      );
+      const seq = r.appended.at(-1)?.seq;
+      if (seq) await ctx.waiter.waitFor(seq);
+      return captureView(captureId);
+    },
+  };
+}

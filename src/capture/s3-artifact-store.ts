@@ -1,0 +1,349 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  GetObjectLockConfigurationCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  PutObjectRetentionCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  ArtifactConflictError,
+  ArtifactCorruptError,
+  type ArtifactStore,
+  digestCounter,
+  digestOf,
+  piecesOf,
+} from './artifact-store.js';
+import { isNotFound, isStorageUnavailable, statusOf, unavailable } from './s3-errors.js';
+import { blobKey, type NameRecord, nameKey, versionOf } from './s3-layout.js';
+import { s3ObjectLock } from './s3-object-lock.js';
+import type { S3Settings } from '../config/storage-config.js';
+
+export { blobKey, nameKey } from './s3-layout.js';
+
+/**
+ * The artifact store in S3-compatible object storage (issue 34; docs/storage.md). Two kinds of object:
+ * - `blobs/sha256/<hex>`: the bytes, content-addressed — identical bytes are stored once, and nothing ever
+ *   writes other bytes under a key. Bundles carry S3 Object Lock (compliance mode) until their retain-until date.
+ * - `names/<name>`: a small JSON record `{digest, size, blob, version}` naming the blob (and its version) behind
+ *   one of the service's object names (artifactObjectName), written once, with the same retention.
+ * Reads of a name follow its record to the blob's version, so a delete marker put over a key hides nothing.
+ * Storage that cannot be reached answers StorageUnavailableError: reads fail fast (the API answers 503 with
+ * Retry-After), writes wait and retry with back-off for `outageWaitMs` first (a capture is not failed for it).
+ */
+const PART_BYTES = 8 * 1024 * 1024;
+const RECORD_CACHE_SIZE = 10_000;
+
+async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of body) parts.push(Buffer.from(part));
+  return Buffer.concat(parts);
+}
+
+export interface S3StoreOptions {
+  /** How long a write waits through a storage outage before giving up (the worker then retries the capture). */
+  outageWaitMs?: number;
+  /** Create the bucket (with Object Lock) when it is absent; default true. The CLI only reads what is there. */
+  createBucket?: boolean;
+}
+
+export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2): S3Client {
+  return new S3Client({
+    region: s.region,
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: s.forcePathStyle,
+    ...(s.credentials ? { credentials: s.credentials } : {}),
+    // Checksums only where S3 requires them: S3-compatible servers (Ceph before 18, older MinIO) refuse the
+    // aws-chunked trailers the SDK sends by default. Integrity is the ledger's SHA-256, checked on every read.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts,
+  });
+}
+
+/** Opens the bucket (created with Object Lock enabled when absent) and returns the store over it. */
+export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOptions = {}): Promise<ArtifactStore> {
+  const s3 = s3Client(settings);
+  const Bucket = settings.bucket;
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket }));
+  } catch (err) {
+    if (!isNotFound(err)) throw unavailable(err, `bucket ${Bucket} at ${settings.endpoint ?? 'AWS S3'}`);
+    if (opts.createBucket === false)
+      throw new Error(`S3 bucket ${Bucket} does not exist at ${settings.endpoint ?? 'AWS S3'}`);
+    // Another process may create it at the same moment: its bucket is as good as ours.
+    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true })).catch((err: unknown) => {
+      if (statusOf(err) !== 409) throw err;
+    });
+  }
+  const lockConfig = await s3
+    .send(new GetObjectLockConfigurationCommand({ Bucket }))
+    .catch((err: unknown) => (isNotFound(err) || statusOf(err) === 400 ? null : Promise.reject(err)));
+  const lockEnabled = lockConfig?.ObjectLockConfiguration?.ObjectLockEnabled === 'Enabled';
+  return s3ArtifactStoreOver(s3, settings, { ...opts, lockEnabled });
+}
+
+export function s3ArtifactStoreOver(
+  s3: S3Client,
+  settings: S3Settings,
+  opts: S3StoreOptions & { lockEnabled: boolean },
+): ArtifactStore {
+  const Bucket = settings.bucket;
+  const outageWaitMs = opts.outageWaitMs ?? 600_000;
+  const presigner = settings.publicEndpoint ? s3Client(settings, settings.publicEndpoint) : s3;
+
+  /** A read: one try (the client's own retry included); an outage is StorageUnavailableError at once. */
+  async function once<T>(what: string, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      throw unavailable(err, what);
+    }
+  }
+
+  /** A write: waits through an outage with back-off (1 s doubling to 30 s) for up to outageWaitMs. */
+  async function patiently<T>(what: string, op: () => Promise<T>): Promise<T> {
+    const until = Date.now() + outageWaitMs;
+    for (let delay = 1000; ; delay = Math.min(30_000, delay * 2)) {
+      try {
+        return await op();
+      } catch (err) {
+        if (!isStorageUnavailable(err) || Date.now() + delay > until) throw unavailable(err, what);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  async function getObject(Key: string, extra: { VersionId?: string; Range?: string } = {}) {
+    try {
+      return await s3.send(new GetObjectCommand({ Bucket, Key, ...extra }));
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  /** The first version written under a key (write-once): the current one, else the oldest one not deleted. */
+  async function firstVersion(Key: string) {
+    const current = await getObject(Key);
+    if (current) return current;
+    const listed = await s3.send(new ListObjectVersionsCommand({ Bucket, Prefix: Key }));
+    const versions = (listed.Versions ?? []).filter((v) => v.Key === Key && v.VersionId);
+    const oldest = versions.sort((a, b) => (a.LastModified?.getTime() ?? 0) - (b.LastModified?.getTime() ?? 0))[0];
+    return oldest ? getObject(Key, { VersionId: oldest.VersionId! }) : null;
+  }
+
+  // Name records are written once, so one read is good for the life of the process (a download then costs one
+  // request for the blob, not two more for its record).
+  const records = new Map<string, NameRecord>();
+  async function recordOf(name: string): Promise<NameRecord | null> {
+    const known = records.get(name);
+    if (known) return known;
+    const got = await firstVersion(nameKey(name));
+    if (!got?.Body) return null;
+    const record = JSON.parse(await got.Body.transformToString()) as NameRecord;
+    if (records.size >= RECORD_CACHE_SIZE) records.delete(records.keys().next().value!);
+    records.set(name, record);
+    return record;
+  }
+
+  async function blobBytes(name: string, record: NameRecord): Promise<Uint8Array | null> {
+    const got = await getObject(record.blob, versionOf(record));
+    if (!got?.Body) return null;
+    const bytes = await collect(got.Body as AsyncIterable<Uint8Array>);
+    if (bytes.byteLength !== record.size)
+      throw new ArtifactCorruptError(`${name}: ${bytes.byteLength} bytes stored, ${record.size} recorded`);
+    if (digestOf(bytes) !== record.digest)
+      throw new ArtifactCorruptError(`${name}: stored bytes do not match the recorded digest ${record.digest}`);
+    return bytes;
+  }
+
+  const lockParams = (retainUntil: Date | undefined) =>
+    retainUntil && opts.lockEnabled
+      ? { ObjectLockMode: 'COMPLIANCE' as const, ObjectLockRetainUntilDate: retainUntil }
+      : {};
+
+  /** Stores the blob unless these bytes are there already; a longer retention is extended, never shortened. */
+  /**
+   * Makes `key` hold the blob: left alone when it holds these bytes already (a longer retention is added, never a
+   * shorter one), else written by `write` (which answers the new version).
+   */
+  async function ensureBlob(
+    key: string,
+    size: number,
+    retainUntil: Date | undefined,
+    write: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
+    const head = await s3.send(new HeadObjectCommand({ Bucket, Key: key })).catch((err: unknown) => {
+      if (isNotFound(err)) return null;
+      throw err;
+    });
+    if (!head || head.ContentLength !== size) return write();
+    const held = head.ObjectLockRetainUntilDate;
+    if (retainUntil && opts.lockEnabled && (!held || held < retainUntil))
+      await s3.send(
+        new PutObjectRetentionCommand({
+          Bucket,
+          Key: key,
+          VersionId: head.VersionId,
+          Retention: { Mode: 'COMPLIANCE', RetainUntilDate: retainUntil },
+        }),
+      );
+    return head.VersionId;
+  }
+
+  async function putBlob(key: string, bytes: Uint8Array, retainUntil: Date | undefined): Promise<string | undefined> {
+    return ensureBlob(key, bytes.byteLength, retainUntil, async () => {
+      const params = { Bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ...lockParams(retainUntil) };
+      if (bytes.byteLength <= PART_BYTES) return (await s3.send(new PutObjectCommand(params))).VersionId;
+      // Large objects go up in parts (multipart upload), a few at a time.
+      const done = await new Upload({ client: s3, params, partSize: PART_BYTES, queueSize: 4 }).done();
+      return (done as { VersionId?: string }).VersionId;
+    });
+  }
+
+  /**
+   * A streamed body: its digest is known only at its end, so it goes up (in parts) to a staging key first,
+   * then is copied inside S3 to its content-addressed key (up to S3's 5 GB copy limit) and the staging object
+   * is deleted. A stream is consumed once, so an outage fails the put at once (the caller retries with a new
+   * stream) instead of waiting.
+   */
+  async function putStream(body: AsyncIterable<Uint8Array>, retainUntil: Date | undefined) {
+    const seen = digestCounter();
+    const staging = `staging/${randomUUID()}`;
+    const counted = Readable.from(
+      (async function* () {
+        for await (const piece of body) {
+          seen.add(piece);
+          yield piece;
+        }
+      })(),
+    );
+    const staged = (await new Upload({
+      client: s3,
+      params: { Bucket, Key: staging, Body: counted },
+      partSize: PART_BYTES,
+      queueSize: 2,
+    }).done()) as { VersionId?: string };
+    const digest = seen.digest();
+    const blob = blobKey(digest);
+    try {
+      const version = await ensureBlob(blob, seen.size, retainUntil, async () => {
+        const copied = await s3.send(
+          new CopyObjectCommand({ Bucket, Key: blob, CopySource: `${Bucket}/${staging}`, ...lockParams(retainUntil) }),
+        );
+        return copied.VersionId;
+      });
+      return { digest, size: seen.size, blob, version };
+    } finally {
+      await s3
+        .send(
+          new DeleteObjectCommand({
+            Bucket,
+            Key: staging,
+            ...(staged.VersionId ? { VersionId: staged.VersionId } : {}),
+          }),
+        )
+        .catch(() => {}); // an unlocked leftover under staging/, harmless
+    }
+  }
+
+  const lock = s3ObjectLock({ s3, Bucket, recordOf, once, patiently });
+
+  return {
+    kind: 's3',
+    async put(name, body, putOpts = {}) {
+      const existing = await patiently(`reading ${name}`, () => recordOf(name));
+      if (existing) {
+        const seen = digestCounter();
+        for await (const piece of piecesOf(body, PART_BYTES)) seen.add(piece);
+        if (existing.digest === seen.digest() && existing.size === seen.size) return;
+        throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
+      }
+      let record: NameRecord;
+      if (body instanceof Uint8Array) {
+        const digest = digestOf(body);
+        const blob = blobKey(digest);
+        const version = await patiently(`storing ${name}`, () => putBlob(blob, body, putOpts.retainUntil));
+        record = { digest, size: body.byteLength, blob, ...(version ? { version } : {}) };
+      } else {
+        const { version, ...rest } = await once(`storing ${name}`, () => putStream(body, putOpts.retainUntil));
+        record = { ...rest, ...(version ? { version } : {}) };
+      }
+      await patiently(`storing ${name}`, () =>
+        s3.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: nameKey(name),
+            Body: JSON.stringify(record),
+            ContentType: 'application/json',
+            ...lockParams(putOpts.retainUntil),
+          }),
+        ),
+      );
+    },
+    async get(name) {
+      return once(`reading ${name}`, async () => {
+        const record = await recordOf(name);
+        return record ? blobBytes(name, record) : null;
+      });
+    },
+    async read(name, range) {
+      return once(`reading ${name}`, async () => {
+        const record = await recordOf(name);
+        if (!record) return null;
+        if (range && range.end < range.start) return { size: record.size, body: [] };
+        const got = await getObject(record.blob, {
+          ...versionOf(record),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        });
+        if (!got?.Body) throw new ArtifactCorruptError(`${name}: its blob ${record.blob} is missing from storage`);
+        return { size: record.size, body: got.Body as AsyncIterable<Uint8Array> };
+      });
+    },
+    async digest(name) {
+      return (await once(`reading ${name}`, () => recordOf(name)))?.digest ?? null;
+    },
+    async stat(name) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      return record ? { size: record.size, digest: record.digest } : null;
+    },
+    async check(name) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      if (!record) return { status: 'missing' };
+      try {
+        const bytes = await once(`reading ${name}`, () => blobBytes(name, record));
+        if (!bytes) return { status: 'missing' };
+        return { status: 'ok', size: record.size, digest: record.digest };
+      } catch (err) {
+        if (err instanceof ArtifactCorruptError) return { status: 'corrupt', detail: err.message };
+        throw err;
+      }
+    },
+    async presign(name, as) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      if (!record) return null;
+      return getSignedUrl(
+        presigner,
+        new GetObjectCommand({
+          Bucket,
+          Key: record.blob,
+          ...versionOf(record),
+          ResponseContentType: as.type,
+          ResponseContentDisposition: `attachment; filename="${as.fileName.replace(/["\\\r\n]/g, '_')}"`,
+        }),
+        { expiresIn: settings.presignSeconds },
+      );
+    },
+    ...(opts.lockEnabled ? { lock } : {}),
+  };
+}

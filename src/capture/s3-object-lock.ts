@@ -1,0 +1,85 @@
+import {
+  DeleteObjectCommand,
+  HeadObjectCommand,
+  PutObjectLegalHoldCommand,
+  PutObjectRetentionCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { ArtifactLockedError, type ObjectLock } from './artifact-store.js';
+import { isLockRefusal, unavailable } from './s3-errors.js';
+import { type NameRecord, nameKey, versionOf } from './s3-layout.js';
+
+/**
+ * S3 Object Lock over the S3 store's objects (issue 34; docs/storage.md): the retention and legal hold of the
+ * blob a name's record points at (the record itself is held too). Compliance mode: S3 refuses a delete or a
+ * shorter date for everyone, and this says so as ArtifactLockedError.
+ */
+export interface S3LockDeps {
+  s3: S3Client;
+  Bucket: string;
+  recordOf(name: string): Promise<NameRecord | null>;
+  /** A read: an outage fails at once. */
+  once<T>(what: string, op: () => Promise<T>): Promise<T>;
+  /** A write: waits through an outage. */
+  patiently<T>(what: string, op: () => Promise<T>): Promise<T>;
+}
+
+export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDeps): ObjectLock {
+  return {
+    async state(name) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      if (!record) return null;
+      const head = await once(`reading ${name}`, () =>
+        s3.send(new HeadObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) })),
+      );
+      return {
+        retainUntil: head.ObjectLockRetainUntilDate ?? null,
+        legalHold: head.ObjectLockLegalHoldStatus === 'ON',
+      };
+    },
+    async legalHold(names, on) {
+      for (const name of names) {
+        const record = await patiently(`reading ${name}`, () => recordOf(name));
+        if (!record) continue;
+        const LegalHold = { Status: on ? ('ON' as const) : ('OFF' as const) };
+        await patiently(`holding ${name}`, async () => {
+          await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: record.blob, ...versionOf(record), LegalHold }));
+          await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: nameKey(name), LegalHold }));
+        });
+      }
+    },
+    async remove(name) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      if (!record) return;
+      try {
+        await s3.send(new DeleteObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) }));
+      } catch (err) {
+        if (isLockRefusal(err))
+          throw new ArtifactLockedError(
+            `Object storage refused deleting ${name}: it is under S3 Object Lock (compliance retention or legal hold).`,
+          );
+        throw unavailable(err, `deleting ${name}`);
+      }
+    },
+    async retain(name, until) {
+      const record = await once(`reading ${name}`, () => recordOf(name));
+      if (!record) return;
+      try {
+        await s3.send(
+          new PutObjectRetentionCommand({
+            Bucket,
+            Key: record.blob,
+            ...versionOf(record),
+            Retention: { Mode: 'COMPLIANCE', RetainUntilDate: until },
+          }),
+        );
+      } catch (err) {
+        if (isLockRefusal(err))
+          throw new ArtifactLockedError(
+            `Object storage refused retaining ${name} only until ${until.toISOString()}: compliance-mode retention can be extended, never shortened.`,
+          );
+        throw unavailable(err, `retaining ${name}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { ArtifactCorruptError, type ArtifactStore } from './artifact-store.js';
+import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
+import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
+
+/**
+ * `capture-ledger storage migrate` (issue 34 §4): copies every object the ledger names from one artifact store
+ * to another (JetStream → S3), capture by capture in ledger order. Idempotent: an object the target holds
+ * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
+ * again). Each object is read whole from the source — which checks it against its digest — and written with
+ * that digest; an object missing or damaged in the source is reported, never copied.
+ */
+export interface MigrationTally {
+  captures: number;
+  objects: number;
+  copied: number;
+  /** Already in the target with the same digest. */
+  present: number;
+  missing: number;
+  corrupt: number;
+  bytes: number;
+  lastSeq: number;
+}
+
+export interface MigrationProblem {
+  seq: number;
+  tenantId: string;
+  captureId: string;
+  artifact: string;
+  object: string;
+  status: 'missing' | 'corrupt' | 'conflict';
+  detail?: string;
+}
+
+export interface MigrationOptions extends LedgerWalkOptions {
+  source: ArtifactStore;
+  target: ArtifactStore;
+  onProblem(problem: MigrationProblem): Promise<void> | void;
+  /** After each object: running totals (progress). */
+  onObject?(tally: MigrationTally): void;
+}
+
+export async function migrateStoredEvidence(opts: MigrationOptions): Promise<MigrationTally> {
+  const tally: MigrationTally = {
+    captures: 0,
+    objects: 0,
+    copied: 0,
+    present: 0,
+    missing: 0,
+    corrupt: 0,
+    bytes: 0,
+    lastSeq: opts.fromSeq - 1,
+  };
+  const budgetMs = opts.unavailableBudgetMs ?? 120_000;
+  const fromSource = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs });
+  tally.lastSeq = await walkCompletedCaptures(opts, async (e, data) => {
+    tally.captures++;
+    for (const [artifact, object] of namedObjects(data)) {
+      tally.objects++;
+      const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
+      const problem = await copyOne(object);
+      if (problem) {
+        tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
+        await opts.onProblem({ ...at, ...problem });
+      }
+      opts.onObject?.(tally);
+    }
+  });
+  return tally;
+
+  async function copyOne(object: string): Promise<Pick<MigrationProblem, 'status' | 'detail'> | null> {
+    const [have, stat] = await Promise.all([opts.target.stat(object), fromSource(() => opts.source.stat(object))]);
+    if (have && stat && have.digest.replace(/=+$/, '') === stat.digest.replace(/=+$/, '')) {
+      tally.present++;
+      return null;
+    }
+    if (!stat) return { status: 'missing', detail: 'not in the source store' };
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await fromSource(() => opts.source.get(object));
+    } catch (err) {
+      if (!(err instanceof ArtifactCorruptError)) throw err;
+      return { status: 'corrupt', detail: err.message };
+    }
+    if (!bytes) return { status: 'missing', detail: 'not in the source store' };
+    if (have) return { status: 'conflict', detail: `the target holds other bytes (${have.digest}) under this name` };
+    await opts.target.put(object, bytes);
+    tally.copied++;
+    tally.bytes += bytes.byteLength;
+    return null;
+  }
+}

@@ -1,0 +1,29 @@
+import type { KV } from '@nats-io/kv';
+import type { ArtifactStore } from '../capture/artifact-store.js';
+
+/** Where an issued certificate is kept (certificate.ts: made once, then served as stored). */
+export type CertificateStore = Pick<KV, 'get' | 'create'>;
+
+/** The object name of a capture's certificate in the artifact store. */
+export const certificateObjectName = (captureId: string) => `${captureId}/certificate.pdf`;
+
+/**
+ * With S3 (issue 34), certificates live in the artifact store beside the capture's other objects (write-once:
+ * a second maker's different bytes are refused, and certificate.ts then serves the first). One issued before the
+ * move, in the KV bucket, is still found there and never made again. The JetStream store keeps the KV bucket.
+ */
+export function certificateStore(artifacts: ArtifactStore, kv: CertificateStore): CertificateStore {
+  if (artifacts.kind !== 's3') return kv;
+  return {
+    async get(captureId: string) {
+      const value = await artifacts.get(certificateObjectName(captureId));
+      if (value) return { operation: 'PUT', value } as Awaited<ReturnType<KV['get']>>;
+      return kv.get(captureId);
+    },
+    async create(captureId: string, pdf: Uint8Array | string) {
+      const bytes = typeof pdf === 'string' ? new TextEncoder().encode(pdf) : pdf;
+      await artifacts.put(certificateObjectName(captureId), bytes);
+      return 0;
+    },
+  } as CertificateStore;
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { nameKey, s3Client } from '../../../src/capture/s3-artifact-store.js';
+import { artifactObjectName } from '../../../src/domain/artifacts.js';
+import { newId } from '../../../src/domain/ids.js';
+import { cli, jsonLines } from '../cli/cli-fixtures.js';
+import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
+import { startTestServer, type TestServer } from '../../support/test-server.js';
+
+const byOperator = { correlationId: 'storage-s3-cli', causedBy: { kind: 'admin' as const } };
+
+/** `capture-ledger storage migrate | verify | hold | release` with S3 (issue 34 §3, §4). */
+describe('capture-ledger storage with S3', () => {
+  let gw: Radosgw;
+  let s: TestServer;
+  let nats: Record<string, string>;
+  let s3: Record<string, string>;
+  const seqs: number[] = [];
+  const captures: string[] = [];
+
+  async function complete(artifacts: Record<string, string>) {
+    const captureId = newId('cap');
+    const tenants = s.server.ctx.tenants;
+    await tenants.execute(
+      'mig',
+      {
+        type: 'SubmitCaptures',
+        data: { captures: [{ captureId, url: 'https://example.com/' }], source: 'single' },
+      } as never,
+      byOperator,
+    );
+    await tenants.execute(
+      'mig',
+      {
+        type: 'CompleteCapture',
+        data: {
+          captureId,
+          completedAt: new Date().toISOString(),
+          renderQuality: 'full',
+          render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
+          artifacts,
+          storedBytes: 1,
+          attempts: 1,
+        },
+      } as never,
+      byOperator,
+    );
+    seqs.push(await s.server.store!.lastSeq());
+    captures.push(captureId);
+    return captureId;
+  }
+
+  before(async () => {
+    [gw, s] = await Promise.all([startRadosgw(), startTestServer()]);
+    nats = { NATS_URL: s.infra.nats.url, DATABASE_URL: s.databaseUrl };
+    s3 = {
+      S3_ENDPOINT: gw.endpoint,
+      S3_BUCKET: 'migrated',
+      S3_ACCESS_KEY_ID: gw.accessKeyId,
+      S3_SECRET_ACCESS_KEY: gw.secretAccessKey,
+    };
+    const store = await openArtifactStore(s.server.nats.nc);
+    for (let i = 0; i < 3; i++) {
+      const id = `cap_${String(i + 1).repeat(32)}`;
+      const shot = artifactObjectName(id, 'a1', 'screenshot');
+      const html = artifactObjectName(id, 'a1', 'html');
+      await store.put(shot, new Uint8Array(200_000 + i).fill(i + 1));
+      // The last capture's html never reached storage.
+      if (i < 2) await store.put(html, Buffer.from(`<p>${i}</p>`));
+      await complete({ screenshot: shot, html });
+    }
+  });
+  after(async () => {
+    await s?.stop();
+    await gw?.stop();
+  });
+
+  it('migrates resumably: up to a sequence, then from the next one; names what the source lacks', async () => {
+    const first = await cli(['storage', 'migrate', '--until', String(seqs[0])], { ...nats, ...s3 });
+    assert.equal(first.code, 0, first.stderr);
+    const one = jsonLines(first.stdout).at(-1).summary;
+    assert.equal(one.captures, 1);
+    assert.equal(one.copied, 2);
+    const rest = await cli(['storage', 'migrate', '--from', String(seqs[0]! + 1)], { ...nats, ...s3 });
+    assert.equal(rest.code, 1, 'an object missing in the source fails the run');
+    const lines = jsonLines(rest.stdout);
+    assert.deepEqual(
+      lines.filter((l) => !l.summary).map((l) => [l.captureId, l.artifact, l.status]),
+      [[captures[2], 'html', 'missing']],
+    );
+    const summary = lines.at(-1).summary;
+    assert.equal(summary.captures, 2);
+    assert.equal(summary.copied, 3);
+    assert.equal(summary.complete, true);
+    assert.match(rest.stderr, /storage migrate/);
+  });
+
+  it('is idempotent: a second run copies nothing', async () => {
+    const again = await cli(['storage', 'migrate'], { ...nats, ...s3 });
+    const summary = jsonLines(again.stdout).at(-1).summary;
+    assert.equal(summary.copied, 0);
+    assert.equal(summary.present, 5);
+    assert.equal(summary.missing, 1);
+  });
+
+  it('verifies the S3 store against the ledger, naming the missing and the corrupt', async () => {
+    const raw = s3Client({
+      endpoint: gw.endpoint,
+      region: 'us-east-1',
+      bucket: 'migrated',
+      forcePathStyle: true,
+      credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
+      presignedDownloads: false,
+      presignSeconds: 60,
+    });
+    // Damage one: its name record now points at other bytes.
+    const object = artifactObjectName(`cap_${'2'.repeat(32)}`, 'a1', 'html');
+    await raw.send(
+      new PutObjectCommand({ Bucket: 'migrated', Key: 'blobs/sha256/damaged', Body: Buffer.from('<p>X</p>') }),
+    );
+    await raw.send(
+      new PutObjectCommand({
+        Bucket: 'migrated',
+        Key: nameKey(object),
+        Body: JSON.stringify({ digest: digestOf(Buffer.from('<p>1</p>')), size: 8, blob: 'blobs/sha256/damaged' }),
+      }),
+    );
+    raw.destroy();
+    const r = await cli(['storage', 'verify'], { ...nats, ...s3, ARTIFACT_STORE: 's3' });
+    assert.equal(r.code, 1);
+    const problems = jsonLines(r.stdout).filter((l) => !l.summary);
+    assert.deepEqual(
+      problems.map((p) => [p.captureId, p.artifact, p.status]),
+      [
+        [captures[1], 'html', 'corrupt'],
+        [captures[2], 'html', 'missing'],
+      ],
+    );
+    assert.equal(jsonLines(r.stdout).at(-1).summary.ok, 4);
+  });
+
+  it('places and lifts a legal hold from the CLI, recorded with who and why', async () => {
+    const env = { ...nats, ...s3, ARTIFACT_STORE: 's3' };
+    const held = await cli(['storage', 'hold', captures[0]!, '--by', 'counsel', '--reason', 'subpoena'], env);
+    assert.equal(held.code, 0, held.stderr);
+    const view = jsonLines(held.stdout)[0];
+    assert.equal(view.legalHold.active, true);
+    assert.equal(view.legalHold.by, 'counsel');
+    const released = await cli(['storage', 'release', captures[0]!, '--by', 'counsel', '--reason', 'done'], env);
+    assert.equal(jsonLines(released.stdout)[0].legalHold.active, false);
+    const unknown = await cli(['storage', 'hold', newId('cap'), '--by', 'a', '--reason', 'b'], env);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /No capture/);
+    const jetstream = await cli(['storage', 'hold', captures[0]!, '--by', 'a', '--reason', 'b'], nats);
+    assert.notEqual(jetstream.code, 0);
+    assert.match(jetstream.stderr, /Object Lock/);
+  });
+});
