@@ -52,6 +52,14 @@ export async function findLegalHold(q: Sql, captureId: string): Promise<LegalHol
   return (await q.query<LegalHoldRow>('SELECT * FROM legal_holds WHERE capture_id = $1', [captureId])).rows[0] ?? null;
 }
 
+/** The captures under a legal hold now. */
+export async function findActiveLegalHolds(q: Sql): Promise<string[]> {
+  const r = await q.query<{ capture_id: string }>(
+    'SELECT capture_id FROM legal_holds WHERE active ORDER BY capture_id',
+  );
+  return r.rows.map((row) => row.capture_id);
+}
+
 export const retentionReadModel = readModel({
   name: 'retention',
   tables: ['tenant_retention', 'legal_holds'],

@@ -6,7 +6,11 @@ import { refusal } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
 import { findCapture } from '../../projections/read-models/captures.js';
-import { findLegalHold, findTenantRetentionDays } from '../../projections/read-models/retention.js';
+import {
+  findActiveLegalHolds,
+  findLegalHold,
+  findTenantRetentionDays,
+} from '../../projections/read-models/retention.js';
 
 /**
  * Retention and legal hold of stored evidence (issue 34; docs/storage.md). A tenant's captures are stored locked
@@ -64,6 +68,13 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
     return { row, objects, bundle: row.artifacts.wacz ?? row.artifacts.provenance ?? objects[0] };
   }
 
+  /** The stored objects of every other capture under a legal hold: lifting one hold must not lift theirs. */
+  async function objectsOfOtherHolds(captureId: string): Promise<string[]> {
+    const held = await findActiveLegalHolds(ctx.pool);
+    const others = held.filter((id) => id !== captureId);
+    return (await Promise.all(others.map(async (id) => (await objectsOf(id)).objects))).flat();
+  }
+
   async function captureView(captureId: string) {
     const { bundle } = await objectsOf(captureId);
     const state = bundle && artifacts.lock ? await artifacts.lock.state(bundle) : null;
@@ -113,7 +124,7 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
     async setLegalHold(correlationId: string, captureId: string, active: boolean, who: RetentionActor) {
       const lock = lockOf();
       const { row, objects } = await objectsOf(captureId);
-      await lock.legalHold(objects, active);
+      await lock.legalHold(objects, active, active ? [] : await objectsOfOtherHolds(captureId));
       const r = await ctx.tenants.execute(
         row.tenant_id,
         { type: active ? 'PlaceLegalHold' : 'LiftLegalHold', data: { captureId, ...who } },

@@ -114,8 +114,11 @@ export interface ByteSpan {
 export interface ObjectLock {
   /** The object's retain-until date and legal hold, or null when absent. */
   state(name: string): Promise<{ retainUntil: Date | null; legalHold: boolean } | null>;
-  /** Place (true) or lift (false) a legal hold on the named objects. */
-  legalHold(names: readonly string[], on: boolean): Promise<void>;
+  /**
+   * Place (true) or lift (false) a legal hold on the named objects. Lifting leaves held whatever stored bytes
+   * one of `stillHeld` (the objects of other captures under a hold) also names: identical bytes are stored once.
+   */
+  legalHold(names: readonly string[], on: boolean, stillHeld?: readonly string[]): Promise<void>;
   /** Ask storage to delete the object; ArtifactLockedError when Object Lock refuses (the point of it). */
   remove(name: string): Promise<void>;
   /** Ask storage to move the retain-until date; ArtifactLockedError when that would shorten it. */

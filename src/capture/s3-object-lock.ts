@@ -32,18 +32,30 @@ export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDe
       const head = await once(`reading ${name}`, () =>
         s3.send(new HeadObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) })),
       );
+      // The hold is the name's (its record carries it): the blob may stay held for another capture's hold.
+      const named = await once(`reading ${name}`, () =>
+        s3.send(new HeadObjectCommand({ Bucket, Key: nameKey(name) })).catch(() => null),
+      );
       return {
         retainUntil: head.ObjectLockRetainUntilDate ?? null,
-        legalHold: head.ObjectLockLegalHoldStatus === 'ON',
+        legalHold: (named ?? head).ObjectLockLegalHoldStatus === 'ON',
       };
     },
-    async legalHold(names, on) {
+    async legalHold(names, on, stillHeld = []) {
+      const keptBlobs = new Set<string>();
+      if (!on)
+        for (const name of stillHeld) {
+          const record = await patiently(`reading ${name}`, () => recordOf(name));
+          if (record) keptBlobs.add(blobIdentity(record));
+        }
       for (const name of names) {
         const record = await patiently(`reading ${name}`, () => recordOf(name));
         if (!record) continue;
         const LegalHold = { Status: on ? ('ON' as const) : ('OFF' as const) };
+        const blobToo = on || !keptBlobs.has(blobIdentity(record));
         await patiently(`holding ${name}`, async () => {
-          await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: record.blob, ...versionOf(record), LegalHold }));
+          if (blobToo)
+            await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: record.blob, ...versionOf(record), LegalHold }));
           await s3.send(new PutObjectLegalHoldCommand({ Bucket, Key: nameKey(name), LegalHold }));
         });
       }
@@ -83,3 +95,6 @@ export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDe
     },
   };
 }
+
+/** The stored bytes a record points at: one blob version, however many names share it. */
+const blobIdentity = (r: NameRecord) => `${r.blob}@${r.version ?? ''}`;

@@ -140,6 +140,21 @@ describe('S3 artifact store', () => {
     assert.equal((await store.lock!.state('cap_h/wacz'))?.legalHold, false);
   });
 
+  it('lifting the hold of one capture keeps the bytes it shares with another held capture held', async () => {
+    await store.put('cap_s1/screenshot', bytesOf(2000, 11));
+    await store.put('cap_s2/screenshot', bytesOf(2000, 11));
+    await store.lock!.legalHold(['cap_s1/screenshot'], true);
+    await store.lock!.legalHold(['cap_s2/screenshot'], true);
+    await store.lock!.legalHold(['cap_s1/screenshot'], false, ['cap_s2/screenshot']);
+    assert.equal((await store.lock!.state('cap_s1/screenshot'))?.legalHold, false);
+    assert.equal((await store.lock!.state('cap_s2/screenshot'))?.legalHold, true);
+    // The one stored copy of those bytes is still held: storage refuses deleting it through either name.
+    await assert.rejects(store.lock!.remove('cap_s1/screenshot'), ArtifactLockedError);
+    await assert.rejects(store.lock!.remove('cap_s2/screenshot'), ArtifactLockedError);
+    await store.lock!.legalHold(['cap_s2/screenshot'], false);
+    assert.equal((await store.lock!.state('cap_s2/screenshot'))?.legalHold, false);
+  });
+
   it('names a blob whose bytes do not match the recorded digest corrupt', async () => {
     const record = { digest: digestOf(bytesOf(64, 1)), size: 64, blob: 'blobs/sha256/forged' };
     await raw.send(new PutObjectCommand({ Bucket: 'artifacts', Key: 'blobs/sha256/forged', Body: bytesOf(64, 2) }));
