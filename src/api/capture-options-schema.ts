@@ -38,6 +38,14 @@ export const captureOptionsSchema = z
       .optional()
       .describe('Extra wait after the settle phase; default 0.'),
     pdf: z.boolean().optional().describe('Also print the page to PDF: artifact `pdf`, hashed into the bundle.'),
+    vantage: z
+      .string()
+      .min(1)
+      .max(L.vantageIdLength)
+      .optional()
+      .describe(
+        'Extension (issue 33): capture from this vantage point (GET /v1/vantages); unknown → 422 listing the valid ids. Named with the exit address observed in the provenance record.',
+      ),
   })
   .optional()
   .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');

@@ -8,6 +8,7 @@ import { refusal, tenantRateLimited, unavailable } from '../domain/errors.js';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
+import { requireKnownVantage, unknownVantageDetail } from './vantages.js';
 
 /**
  * Admission of captures (spec 4.3, 4.5, 8.1, 8.2): URL and options checks, capacity, batch rate tokens and the
@@ -77,6 +78,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
       if (!checked.ok) throw refusal(urlRejectionStatus(checked.reason), checked.detail);
       const options = parseCaptureOptions(body.options);
       if (!options.ok) throw refusal(400, options.detail);
+      requireKnownVantage(options.options, ctx.config.VANTAGES);
       await ensureCapacity();
       const id = newId('cap');
       const admission = await admit(
@@ -131,6 +133,11 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
         const options = parseCaptureOptions((raw as { options?: unknown }).options, `urls[${index}].options`);
         if (!options.ok) {
           items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
+          continue;
+        }
+        const vantageRefused = unknownVantageDetail(options.options, ctx.config.VANTAGES, `urls[${index}].options`);
+        if (vantageRefused !== undefined) {
+          items.push({ url: checked.url, status: 422, error: problem(422, vantageRefused) });
           continue;
         }
         const capture: SubmittedCapture = {

@@ -30,6 +30,9 @@ import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
 import { newAttemptKey } from '../domain/ids.js';
+import type { DnsAnswer } from '../net/resolve.js';
+import type { VantageRoute } from '../net/vantage-egress.js';
+import { enterVantage } from './vantage-capture.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -66,6 +69,10 @@ export interface CaptureWorkerDeps {
   notary?: Notary;
   /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
   observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
+  /** The worker's vantage points by id (issue 33 §1): their egress proxies and exit probes. */
+  vantages?: (id: string) => VantageRoute | undefined;
+  /** The resolver's answers for these hosts since `since` (epoch ms), for the provenance record. */
+  dnsAnswers?: (hosts: Iterable<string>, since: number) => DnsAnswer[];
   /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
   policy?: AttemptPolicy;
 }
@@ -125,11 +132,13 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
     const attemptKey = newAttemptKey();
     const startedAt = deps.clock.now();
+    const vantage = await enterVantage(job.options?.vantage, deps.vantages);
     const result = await deps.browsers.capture(job.url, {
       timeoutMs: deps.timeoutMs,
-      explainNetworkError: deps.explainNetworkError,
+      explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
       settings,
       log,
+      ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
     });
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
@@ -143,10 +152,14 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       result,
       captureSettings,
       // Wall clock on both sides: the proxy stamps connections with Date.now().
-      connections: deps.observedConnections
-        ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
-        : [],
+      connections: vantage
+        ? await vantage.route.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+        : deps.observedConnections
+          ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+          : [],
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
+      ...(deps.dnsAnswers ? { dnsAnswers: deps.dnsAnswers(hostsOf(result), startedAt.getTime() - 1000) } : {}),
+      ...(vantage ? { vantage: vantage.provenance } : {}),
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
     const storingPageArtifacts = storeArtifacts(job, attemptKey, files);

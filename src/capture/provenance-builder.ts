@@ -1,7 +1,13 @@
 import { sha256Prefixed } from '../archive/digests.js';
-import type { ProvenanceArtifact, ProvenanceRecord, RedirectHop } from '../archive/provenance-record.js';
+import type {
+  ProvenanceArtifact,
+  ProvenanceDnsEntry,
+  ProvenanceRecord,
+  ProvenanceVantage,
+  RedirectHop,
+} from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
-import { normaliseHost } from '../net/resolve.js';
+import { type DnsAnswer, isLocalhostName, literalAddress, normaliseHost } from '../net/resolve.js';
 import type { PageCaptureResult } from './page-capture.js';
 
 /** Assembles a capture's provenance record (archive/provenance-record.ts) from what the worker saw. */
@@ -16,6 +22,9 @@ export function buildProvenanceRecord(input: {
   connections: ObservedConnection[];
   /** The downloadable artifacts, as stored. */
   artifacts: Array<{ name: string; mediaType: string; bytes: Uint8Array }>;
+  /** The resolver's answers for the page's hosts since the capture began (absent: not recorded). */
+  dnsAnswers?: DnsAnswer[];
+  vantage?: ProvenanceVantage;
 }): ProvenanceRecord {
   const { result } = input;
   return {
@@ -41,8 +50,26 @@ export function buildProvenanceRecord(input: {
         bytes: a.bytes.byteLength,
       }),
     ),
+    ...(input.dnsAnswers ? { dns: dnsEntries(hostsOf(result), input.dnsAnswers) } : {}),
+    ...(input.vantage ? { vantage: input.vantage } : {}),
     notes: result.notes,
   };
+}
+
+/** Per host of the page, in order: the resolver's answers, or why there are none (a literal IP, localhost). */
+function dnsEntries(hosts: Set<string>, answers: DnsAnswer[]): ProvenanceDnsEntry[] {
+  const entries: ProvenanceDnsEntry[] = [];
+  for (const host of [...hosts].sort()) {
+    const literal = literalAddress(host);
+    if (literal !== undefined) {
+      entries.push({ source: 'ip-literal', name: host, addresses: [{ address: literal, ttl: null }] });
+    } else if (isLocalhostName(host)) {
+      entries.push({ source: 'localhost', name: host, addresses: [] });
+    } else {
+      for (const answer of answers) if (answer.name === host) entries.push({ source: 'resolver', ...answer });
+    }
+  }
+  return entries;
 }
 
 /** Each main-document URL with the status it answered and where it sent the browser next. */

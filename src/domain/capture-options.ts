@@ -12,6 +12,8 @@ export interface CaptureOptions {
   waitForSelector?: string;
   delayMs?: number;
   pdf?: boolean;
+  /** A configured vantage point's id (issue 33 §1); the admission checks it exists. Not a rendering setting. */
+  vantage?: string;
 }
 
 /** What a capture actually used: every option with its default filled in. */
@@ -30,6 +32,7 @@ export const CAPTURE_OPTION_LIMITS = {
   deviceScaleFactor: { min: 1, max: 3 },
   delayMs: { min: 0, max: 10_000 },
   waitForSelectorLength: 1024,
+  vantageIdLength: 40,
 } as const;
 
 export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
@@ -43,7 +46,7 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
 
-const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf']);
+const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf', 'vantage']);
 
 /**
  * Checks a client's `options` value; `field` is how the error names it (`options`, `urls[2].options`).
@@ -102,6 +105,12 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
   if (input['pdf'] !== undefined) {
     if (typeof input['pdf'] !== 'boolean') return fail(`${field}.pdf must be true or false.`);
     out.pdf = input['pdf'];
+  }
+  if (input['vantage'] !== undefined) {
+    const v = input['vantage'];
+    if (typeof v !== 'string' || v === '' || v.length > L.vantageIdLength)
+      return fail(`${field}.vantage must be the id of a vantage point (GET /v1/vantages lists them).`);
+    out.vantage = v;
   }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }

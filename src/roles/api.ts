@@ -16,6 +16,7 @@ import { healthRoutes } from '../api/routes/health.js';
 import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
+import { vantageRoutes } from '../api/routes/vantages.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
@@ -147,6 +148,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       }),
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors }),
+      vantageRoutes(guard, config.VANTAGES),
       verificationRoutes(guard, verification, evidence, replay.origin, {
         publicBaseUrl: config.PUBLIC_BASE_URL,
         log: Boolean(transparency),

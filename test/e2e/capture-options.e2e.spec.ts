@@ -106,6 +106,7 @@ describe('capture options, provenance, downloads and replay beside verification'
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'vantage',
       'viewport',
       'waitForSelector',
     ]);
