@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
@@ -151,6 +156,19 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
       assert.deepEqual(signed.vantage, p.body.vantage);
       const readable = await s.call('GET', `/v1/captures/${rec.id}/provenance`, { headers: { accept: 'text/html' } });
       assert.match(readable.text, new RegExp(`${id}.*${exit.replaceAll('.', '\\.')}`, 's'));
+      // The certificate states it too.
+      const certificate = await s.call('GET', `/v1/captures/${rec.id}/certificate`);
+      assert.equal(certificate.status, 200, certificate.text.slice(0, 300));
+      const dir = await mkdtemp(join(tmpdir(), 'cl-vcert-'));
+      try {
+        await writeFile(join(dir, 'c.pdf'), certificate.raw);
+        const { stdout } = await promisify(execFile)('pdftotext', [join(dir, 'c.pdf'), '-']);
+        const flat = stdout.replace(/\s+/g, ' ');
+        assert.match(flat, new RegExp(`vantage point: ${id}`));
+        assert.match(flat, new RegExp(`exit address ${exit.replaceAll('.', '\\.')} as observed`));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     }
     // A capture without a vantage leaves directly: the site sees the worker itself.
     const direct = await capture(site.url('/by-caller'), {});
