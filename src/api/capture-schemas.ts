@@ -91,6 +91,12 @@ export const captureRecordSchema = z
       .describe('The signed bundle; present when a signing key was configured and the capture is not partial.'),
     verifyUrl: uri().optional().describe('Present only when `wacz` is present.'),
     captureSettings: captureSettingsSchema.optional(),
+    corroboration: z
+      .object({ id: z.string(), url: uri().describe('GET it for the corroboration record.') })
+      .optional()
+      .describe(
+        'Extension (issue 33): present when the capture is a member of a corroborated set (options.corroborate).',
+      ),
     transparency: z
       .object({
         leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),

@@ -63,6 +63,8 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
       const options = parseCaptureOptions(body.options);
       if (!options.ok) throw refusal(400, options.detail);
       requireKnownVantage(options.options, ctx.config.VANTAGES);
+      if (options.options?.corroborate)
+        throw refusal(422, 'options.corroborate is for single captures (POST /v1/captures), not schedules.');
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');

@@ -14,6 +14,8 @@ export interface CaptureOptions {
   pdf?: boolean;
   /** A configured vantage point's id (issue 33 §1); the admission checks it exists. Not a rendering setting. */
   vantage?: string;
+  /** Capture from this many distinct vantage points and compare what they saw (issue 33 §2); admission only. */
+  corroborate?: 2 | 3;
 }
 
 /** What a capture actually used: every option with its default filled in. */
@@ -46,7 +48,16 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
 
-const KNOWN = new Set(['viewport', 'deviceScaleFactor', 'fullPage', 'waitForSelector', 'delayMs', 'pdf', 'vantage']);
+const KNOWN = new Set([
+  'viewport',
+  'deviceScaleFactor',
+  'fullPage',
+  'waitForSelector',
+  'delayMs',
+  'pdf',
+  'vantage',
+  'corroborate',
+]);
 
 /**
  * Checks a client's `options` value; `field` is how the error names it (`options`, `urls[2].options`).
@@ -111,6 +122,11 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
     if (typeof v !== 'string' || v === '' || v.length > L.vantageIdLength)
       return fail(`${field}.vantage must be the id of a vantage point (GET /v1/vantages lists them).`);
     out.vantage = v;
+  }
+  if (input['corroborate'] !== undefined) {
+    if (input['corroborate'] !== 2 && input['corroborate'] !== 3)
+      return fail(`${field}.corroborate must be 2 or 3 (the number of vantage points to capture from).`);
+    out.corroborate = input['corroborate'];
   }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }

@@ -102,6 +102,7 @@ describe('capture options, provenance, downloads and replay beside verification'
     const options =
       doc.body.paths['/v1/captures'].post.requestBody.content['application/json'].schema.properties.options;
     assert.deepEqual(Object.keys(options.properties).sort(), [
+      'corroborate',
       'delayMs',
       'deviceScaleFactor',
       'fullPage',

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
+import {
+  canonicalJson,
+  keysFromDocument,
+  tsaCertificatesFromDocument,
+  verifyCorroboration,
+} from '../../packages/verifier/src/index.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import {
   type CallerSite,
@@ -184,4 +190,129 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     assert.match(rec.error, /se-down/);
     assert.equal(rec.retryable, true);
   });
+
+  async function corroborated(url: string, options: Record<string, unknown>): Promise<{ accepted: any; answer: any }> {
+    const r = await s.call('POST', '/v1/captures', { token, body: { url, options } });
+    assert.equal(r.status, 202, r.text);
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const c = await s.call('GET', `/v1/captures/${r.body.id}/corroboration`);
+      assert.equal(c.status, 200, c.text);
+      if (c.body.status === 'complete') return { accepted: r.body, answer: c.body };
+      if (Date.now() > deadline) throw new Error(`corroboration ${c.body.id} still pending: ${c.text}`);
+      await sleep(300);
+    }
+  }
+
+  it('a corroborated capture of a stable page: one capture per vantage, each counted, AGREE, signed and time-stamped', async () => {
+    const usedBefore = (await s.call('GET', '/v1/account/usage', { token })).body;
+    const { accepted, answer } = await corroborated(site.url('/stable'), { corroborate: 2 });
+    assert.deepEqual(
+      accepted.corroboration.members.map((m: any) => m.vantage),
+      ['de-ten', 'fr-eleven'],
+    );
+    assert.equal(answer.record.verdict, 'AGREE', JSON.stringify(answer.record, null, 1));
+    assert.deepEqual(answer.record.differing, []);
+    assert.deepEqual(
+      answer.record.members.map((m: any) => [m.vantage.id, m.exitAddress, m.status]),
+      [
+        ['de-ten', '127.0.0.10', 'complete'],
+        ['fr-eleven', '127.0.0.11', 'complete'],
+      ],
+    );
+    assert.equal(answer.record.comparisons.resources.overlap, 1);
+    assert.ok(answer.record.comparisons.screenshots.pairs[0].pixelAgreement >= 0.98);
+    assert.match(answer.recordHash, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(answer.signature.algorithm, 'Ed25519');
+    assert.ok(answer.timestamp?.token, 'time-stamped by the TSA');
+    // Each member is a capture of the quota.
+    const usedAfter = (await s.call('GET', '/v1/account/usage', { token })).body;
+    assert.equal(capturesUsed(usedAfter) - capturesUsed(usedBefore), 2);
+    // A member's record names its set; asking again answers the same signed bytes.
+    const rec = await s.call('GET', `/v1/captures/${accepted.id}`);
+    assert.equal(rec.body.corroboration.id, answer.id);
+    const again = await s.call('GET', `/v1/captures/${accepted.corroboration.members[1].id}/corroboration`);
+    assert.equal(again.body.recordHash, answer.recordHash);
+    // Offline, with nothing but the published keys and TSA certificates: it verifies; a turned verdict does not.
+    const keys = keysFromDocument((await s.call('GET', '/.well-known/signing-keys')).body, 'keys');
+    const tsa = tsaCertificatesFromDocument((await s.call('GET', '/.well-known/tsa-certificates')).body, 'tsa');
+    const trust = { keys, tsaCaCertsPem: tsa, selfIssuedTsaCaCertsPem: tsa };
+    const verified = await verifyCorroboration(answer, trust);
+    assert.equal(verified.valid, true, JSON.stringify(verified.checks));
+    assert.deepEqual(
+      verified.checks.map((c) => [c.name, c.status]),
+      [
+        ['format', 'pass'],
+        ['recordHash', 'pass'],
+        ['signature', 'pass'],
+        ['timestamp', 'pass'],
+      ],
+    );
+    assert.equal(verified.summary?.verdict, 'AGREE');
+    const tampered = structuredClone(answer);
+    tampered.record.verdict = 'DIVERGE';
+    const refused = await verifyCorroboration(tampered, trust);
+    assert.equal(refused.valid, false);
+    assert.equal(refused.checks.find((c) => c.name === 'recordHash')?.status, 'fail');
+    const forged = {
+      ...tampered,
+      recordHash: `sha256:${createHash('sha256').update(canonicalJson(tampered.record)).digest('hex')}`,
+    };
+    assert.equal((await verifyCorroboration(forged, trust)).valid, false, 'a re-hashed record is not what was signed');
+    assert.equal((await verifyCorroboration(answer, { keys: [], tsaCaCertsPem: tsa })).valid, false);
+  });
+
+  it('a corroborated capture of the address-varying page: DIVERGE naming the text and the pixels', async () => {
+    const { answer } = await corroborated(site.url('/by-caller'), { corroborate: 2, vantage: 'fr-eleven' });
+    assert.equal(answer.record.verdict, 'DIVERGE');
+    assert.ok(answer.record.differing.includes('visibleText'), answer.record.differing);
+    assert.ok(answer.record.differing.includes('screenshots'), answer.record.differing);
+    assert.deepEqual(
+      answer.record.members.map((m: any) => m.vantage.id),
+      ['fr-eleven', 'de-ten'],
+    );
+    const blocks = answer.record.comparisons.visibleText.differingBlocks.map((b: any) => b.block);
+    assert.ok(blocks.includes('Seen from 127.0.0.10') && blocks.includes('Seen from 127.0.0.11'), blocks);
+    assert.ok(answer.record.comparisons.screenshots.pairs[0].pixelAgreement < 0.5);
+  });
+
+  it('a member that fails makes the record say so', async () => {
+    const { answer } = await corroborated(site.url('/stable'), { corroborate: 3 });
+    assert.equal(answer.record.verdict, 'DIVERGE');
+    assert.deepEqual(answer.record.differing, ['members']);
+    const failed = answer.record.members.find((m: any) => m.status === 'failed');
+    assert.equal(failed.vantage.id, 'se-down');
+    assert.equal(failed.failureReason, 'vantage_unavailable');
+    assert.deepEqual(answer.record.failedMembers, [failed.captureId]);
+  });
+
+  it('refuses corroborate beyond the vantages configured, out of range, in a batch and for a schedule', async () => {
+    const many = await s.call('POST', '/v1/captures', {
+      token,
+      body: { url: site.url('/stable'), options: { corroborate: 3, vantage: 'mars' } },
+    });
+    assert.equal(many.status, 422);
+    assertProblem(many.body, 422);
+    const bad = await s.call('POST', '/v1/captures', {
+      token,
+      body: { url: site.url('/stable'), options: { corroborate: 4 } },
+    });
+    assert.equal(bad.status, 400);
+    assertProblem(bad.body, 400);
+    const batch = await s.call('POST', '/v1/captures/batch', {
+      token,
+      body: { urls: [{ url: site.url('/stable'), options: { corroborate: 2 } }] },
+    });
+    assert.equal(batch.body.items[0].status, 422);
+    const schedule = await s.call('POST', '/v1/schedules', {
+      token,
+      body: { url: site.url('/stable'), name: 'corroborated', cron: '0 * * * *', options: { corroborate: 2 } },
+    });
+    assert.equal(schedule.status, 422, schedule.text);
+  });
 });
+
+/** Captures counted this period, from GET /v1/account/usage (spec 2.11). */
+function capturesUsed(usage: any): number {
+  return usage.captures.used;
+}
