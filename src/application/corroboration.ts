@@ -16,6 +16,7 @@ import { canonicalJsonBytes } from '../domain/canonical-json.js';
 import type { CaptureOptions } from '../domain/capture-options.js';
 import {
   corroborate,
+  corroborationKeys,
   type CorroborationRecord,
   type MemberObservation,
   type RgbaImage,
@@ -78,9 +79,7 @@ export function planCorroboration(
   return { vantages: chosen };
 }
 
-const setKey = (id: string) => `corroboration.${id}.set`;
-const recordKey = (id: string) => `corroboration.${id}.record`;
-const memberKey = (captureId: string) => `corroboration.member.${captureId}`;
+const { set: setKey, record: recordKey, member: memberKey } = corroborationKeys;
 
 export interface CorroborationDeps {
   pool: pg.Pool;

@@ -18,6 +18,13 @@
  */
 
 export const CORROBORATION_FORMAT = 'capture-ledger-corroboration/1';
+
+/** Where a set and its members are kept (KV keys; src/application/corroboration.ts writes them at admission). */
+export const corroborationKeys = {
+  set: (id: string) => `corroboration.${id}.set`,
+  record: (id: string) => `corroboration.${id}.record`,
+  member: (captureId: string) => `corroboration.member.${captureId}`,
+};
 export const CORROBORATION_WINDOW_MS = 30_000;
 export const MAX_DIFFERING_BLOCKS = 20;
 export const PIXEL_TOLERANCE = 24;

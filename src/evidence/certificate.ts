@@ -9,6 +9,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
 import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { iso } from '../domain/clock.js';
+import { corroborationKeys } from '../domain/corroboration.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,
@@ -288,6 +289,11 @@ async function certificateFacts(
       return `${name}: ${readableSetting(value)}`;
     });
   if (provenance) settings.push(...networkStatements(provenance));
+  const set = await deps.store.get(corroborationKeys.member(row.capture_id));
+  if (set?.operation === 'PUT' && set.value.length > 0)
+    settings.push(
+      `corroborated: one of a set (${new TextDecoder().decode(set.value)}) captured from several vantage points; the signed comparison: ${deps.publicBaseUrl}/v1/captures/${row.capture_id}/corroboration`,
+    );
 
   const artifacts = [
     ...(provenance?.artifacts ?? []).map((a) => ({

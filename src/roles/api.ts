@@ -161,10 +161,14 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       adminKeyRoutes(operator, createApiKeys(ctx)),
       captureRoutes({ guard, admission, reads, cors, corroborations }),
       vantageRoutes(guard, config.VANTAGES, corroborations),
-      verificationRoutes(guard, verification, evidence, replay.origin, {
-        publicBaseUrl: config.PUBLIC_BASE_URL,
-        log: Boolean(transparency),
-      }),
+      verificationRoutes(
+        guard,
+        verification,
+        evidence,
+        replay.origin,
+        { publicBaseUrl: config.PUBLIC_BASE_URL, log: Boolean(transparency) },
+        corroborations,
+      ),
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),

@@ -13,6 +13,7 @@ import {
   tsaCertificatesFromDocument,
   verifyCorroboration,
 } from '../../packages/verifier/src/index.js';
+import { cli } from '../int/cli/cli-fixtures.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import {
   type CallerSite,
@@ -228,6 +229,17 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     // Each member is a capture of the quota.
     const usedAfter = (await s.call('GET', '/v1/account/usage', { token })).body;
     assert.equal(capturesUsed(usedAfter) - capturesUsed(usedBefore), 2);
+    // The member's certificate names the set.
+    const certificate = await s.call('GET', `/v1/captures/${accepted.id}/certificate`);
+    assert.equal(certificate.status, 200);
+    const certDir = await mkdtemp(join(tmpdir(), 'cl-vcert-'));
+    try {
+      await writeFile(join(certDir, 'c.pdf'), certificate.raw);
+      const { stdout } = await promisify(execFile)('pdftotext', [join(certDir, 'c.pdf'), '-']);
+      assert.match(stdout.replace(/\s+/g, ' '), new RegExp(`corroborated: one of a set \\(${answer.id}\\)`));
+    } finally {
+      await rm(certDir, { recursive: true, force: true });
+    }
     // A member's record names its set; asking again answers the same signed bytes.
     const rec = await s.call('GET', `/v1/captures/${accepted.id}`);
     assert.equal(rec.body.corroboration.id, answer.id);
@@ -238,7 +250,7 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     const tsa = tsaCertificatesFromDocument((await s.call('GET', '/.well-known/tsa-certificates')).body, 'tsa');
     const trust = { keys, tsaCaCertsPem: tsa, selfIssuedTsaCaCertsPem: tsa };
     const verified = await verifyCorroboration(answer, trust);
-    assert.equal(verified.valid, true, JSON.stringify(verified.checks));
+    assert.equal(verified.verified, true, JSON.stringify(verified.checks));
     assert.deepEqual(
       verified.checks.map((c) => [c.name, c.status]),
       [
@@ -248,18 +260,42 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
         ['timestamp', 'pass'],
       ],
     );
-    assert.equal(verified.summary?.verdict, 'AGREE');
+    assert.equal(verified.corroboration?.verdict, 'AGREE');
     const tampered = structuredClone(answer);
     tampered.record.verdict = 'DIVERGE';
     const refused = await verifyCorroboration(tampered, trust);
-    assert.equal(refused.valid, false);
+    assert.equal(refused.verified, false);
     assert.equal(refused.checks.find((c) => c.name === 'recordHash')?.status, 'fail');
     const forged = {
       ...tampered,
       recordHash: `sha256:${createHash('sha256').update(canonicalJson(tampered.record)).digest('hex')}`,
     };
-    assert.equal((await verifyCorroboration(forged, trust)).valid, false, 'a re-hashed record is not what was signed');
-    assert.equal((await verifyCorroboration(answer, { keys: [], tsaCaCertsPem: tsa })).valid, false);
+    assert.equal(
+      (await verifyCorroboration(forged, trust)).verified,
+      false,
+      'a re-hashed record is not what was signed',
+    );
+    assert.equal((await verifyCorroboration(answer, { keys: [], tsaCaCertsPem: tsa })).verified, false);
+    // The CLI: `capture-ledger verify record.json` with the published keys and TSA certificates.
+    const dir = await mkdtemp(join(tmpdir(), 'cl-vcor-'));
+    try {
+      await writeFile(join(dir, 'record.json'), JSON.stringify(answer));
+      await writeFile(join(dir, 'tampered.json'), JSON.stringify(tampered));
+      const trustArgs = [
+        '--keys-url',
+        `${s.baseUrl}/.well-known/signing-keys`,
+        '--tsa-ca-url',
+        `${s.baseUrl}/.well-known/tsa-certificates`,
+      ];
+      const ok = await cli(['verify', join(dir, 'record.json'), ...trustArgs], {});
+      assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+      assert.equal(JSON.parse(ok.stdout).corroboration.verdict, 'AGREE');
+      const bad = await cli(['verify', join(dir, 'tampered.json'), ...trustArgs], {});
+      assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+      assert.equal(JSON.parse(bad.stdout).verified, false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a corroborated capture of the address-varying page: DIVERGE naming the text and the pixels', async () => {
@@ -274,6 +310,13 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     const blocks = answer.record.comparisons.visibleText.differingBlocks.map((b: any) => b.block);
     assert.ok(blocks.includes('Seen from 127.0.0.10') && blocks.includes('Seen from 127.0.0.11'), blocks);
     assert.ok(answer.record.comparisons.screenshots.pairs[0].pixelAgreement < 0.5);
+    // The verify page of a member shows the verdict.
+    const page = await s.call('GET', `/v1/verify/${answer.record.members[0].captureId}`, {
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(page.status, 200);
+    assert.match(page.text, /<h2>Corroboration<\/h2>/);
+    assert.match(page.text, /<strong>DIVERGE<\/strong> — differing: visibleText, [a-zA-Z, ]*screenshots/);
   });
 
   it('a member that fails makes the record say so', async () => {

@@ -18,10 +18,11 @@ export const CORROBORATION_RECORD_FORMAT = 'capture-ledger-corroboration/1';
 export type CorroborationCheckName = 'format' | 'recordHash' | 'signature' | 'timestamp';
 
 export interface CorroborationVerification {
-  valid: boolean;
+  verified: boolean;
+  kind: 'corroboration';
   checks: Array<Check<CorroborationCheckName>>;
   /** What the record says, once it verified: the set, its verdict and the fields that differ. */
-  summary: { id: string; url: string; verdict: string; differing: string[] } | null;
+  corroboration: { id: string; url: string; verdict: string; differing: string[] } | null;
 }
 
 export async function verifyCorroboration(signed: unknown, trust: TrustAnchors): Promise<CorroborationVerification> {
@@ -30,9 +31,10 @@ export async function verifyCorroboration(signed: unknown, trust: TrustAnchors):
     const valid = verdict(checks);
     const record = isObject(signed) && isObject(signed['record']) ? signed['record'] : null;
     return {
-      valid,
+      verified: valid,
+      kind: 'corroboration',
       checks,
-      summary:
+      corroboration:
         valid && record
           ? {
               id: String(record['id']),
