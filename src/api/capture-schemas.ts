@@ -188,6 +188,10 @@ export const provenanceSchema = z
       })
       .optional()
       .describe('Extension (issue 33): the vantage point the capture was made from, and the exit address observed.'),
+    worker: z
+      .string()
+      .optional()
+      .describe('Extension (issue 33): the worker process that rendered it, a random id per process (wrk_…).'),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
     notes: z.array(z.string()),
     signature: z

@@ -115,6 +115,7 @@ export function createCorroborations(deps: CorroborationDeps) {
       failureReason: null,
       error: null,
       bundleHash: null,
+      worker: null,
     };
     if (row?.status !== 'complete' || !row.artifacts)
       return {
@@ -144,6 +145,7 @@ export function createCorroborations(deps: CorroborationDeps) {
       startedAt: provenance?.startedAt ?? null,
       completedAt: provenance?.completedAt ?? null,
       bundleHash: row.bundle?.bundleHash ?? null,
+      worker: provenance?.worker ?? null,
       textBlocks: html ? visibleTextBlocks(new TextDecoder().decode(html)) : [],
       mainBodyDigest: index.find((e) => e.url === finalUrl)?.digest ?? null,
       tlsLeafKeyHash: provenance ? leafKeyHash(provenance, finalUrl) : null,

@@ -58,6 +58,7 @@ ${row('Submitted', record.submittedAt)}
 ${row('Browser started', record.startedAt)}
 ${row('Completed', record.completedAt)}
 ${row('Browser', `${record.browser.name} ${record.browser.version}`)}
+${record.worker ? row('Rendered by worker', record.worker) : ''}
 ${row('User agent', record.browser.userAgent)}
 ${row('Viewport', `${record.viewport.width}×${record.viewport.height} CSS px at ${record.viewport.deviceScaleFactor}×`)}
 ${row('Capture settings', JSON.stringify(record.captureSettings))}

@@ -53,6 +53,8 @@ export interface ProvenanceRecord {
   dns?: ProvenanceDnsEntry[];
   /** The vantage point the capture was made from (issue 33 §1); absent: the worker's own network. */
   vantage?: ProvenanceVantage;
+  /** The capture worker that rendered it: a random id per worker process (issue 33 §2: which members shared one). */
+  worker?: string;
   /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
   notes: string[];

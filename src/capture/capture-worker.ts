@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -102,6 +103,8 @@ const system = (job: CaptureJob) => ({
 export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
+  // Named in each provenance record, so a corroborated set shows whether its members shared a worker (issue 33 §2).
+  const workerId = `wrk_${randomBytes(8).toString('hex')}`;
   const policy: AttemptPolicy = deps.policy ?? {
     serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS,
     pageDelayMs: defaultPageDelayMs,
@@ -160,6 +163,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
       ...(deps.dnsAnswers ? { dnsAnswers: deps.dnsAnswers(hostsOf(result), startedAt.getTime() - 1000) } : {}),
       ...(vantage ? { vantage: vantage.provenance } : {}),
+      worker: workerId,
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
     const storingPageArtifacts = storeArtifacts(job, attemptKey, files);

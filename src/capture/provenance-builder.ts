@@ -25,6 +25,7 @@ export function buildProvenanceRecord(input: {
   /** The resolver's answers for the page's hosts since the capture began (absent: not recorded). */
   dnsAnswers?: DnsAnswer[];
   vantage?: ProvenanceVantage;
+  worker?: string;
 }): ProvenanceRecord {
   const { result } = input;
   return {
@@ -52,6 +53,7 @@ export function buildProvenanceRecord(input: {
     ),
     ...(input.dnsAnswers ? { dns: dnsEntries(hostsOf(result), input.dnsAnswers) } : {}),
     ...(input.vantage ? { vantage: input.vantage } : {}),
+    ...(input.worker ? { worker: input.worker } : {}),
     notes: result.notes,
   };
 }

@@ -55,6 +55,8 @@ export interface MemberObservation {
   failureReason: string | null;
   error: string | null;
   bundleHash: string | null;
+  /** The worker process that rendered it (provenance `worker`), when known. */
+  worker: string | null;
   /** The rest only for a complete member. */
   textBlocks?: string[];
   mainBodyDigest?: string | null;
@@ -68,7 +70,7 @@ export interface CorroborationRecord {
   id: string;
   url: string;
   createdAt: string;
-  window: { ms: number; startedWithin: boolean; spreadMs: number | null };
+  window: { ms: number; startedWithin: boolean; spreadMs: number | null; distinctWorkers: boolean };
   members: Array<
     Omit<MemberObservation, 'textBlocks' | 'mainBodyDigest' | 'tlsLeafKeyHash' | 'resources' | 'screenshot'>
   >;
@@ -166,6 +168,7 @@ export function corroborate(input: {
       ms: CORROBORATION_WINDOW_MS,
       startedWithin: spreadMs !== null && spreadMs <= CORROBORATION_WINDOW_MS,
       spreadMs,
+      distinctWorkers: distinctWorkers(complete),
     },
     members: members.map(
       ({ textBlocks: _t, mainBodyDigest: _b, tlsLeafKeyHash: _k, resources: _r, screenshot: _s, ...kept }) => kept,
@@ -220,6 +223,12 @@ function compare(
     },
     screenshots: { agree: pairs.every((p) => p.pixelAgreement >= PIXEL_AGREEMENT), pairs },
   };
+}
+
+/** Whether every complete member names its worker and no two share one. */
+function distinctWorkers(members: MemberObservation[]): boolean {
+  const workers = members.map((m) => m.worker);
+  return workers.every((w) => w !== null) && new Set(workers).size === workers.length;
 }
 
 /** Items some but not all members have, in first-seen order, with who has them. */

@@ -222,6 +222,10 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
       ],
     );
     assert.equal(answer.record.comparisons.resources.overlap, 1);
+    // One worker process here: the record says the members were not rendered by distinct workers.
+    assert.match(answer.record.members[0].worker, /^wrk_[0-9a-f]{16}$/);
+    assert.equal(answer.record.window.distinctWorkers, false);
+    assert.equal(answer.record.window.startedWithin, true);
     assert.ok(answer.record.comparisons.screenshots.pairs[0].pixelAgreement >= 0.98);
     assert.match(answer.recordHash, /^sha256:[0-9a-f]{64}$/);
     assert.equal(answer.signature.algorithm, 'Ed25519');

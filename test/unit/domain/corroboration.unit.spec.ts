@@ -25,6 +25,7 @@ const member = (id: string, over: Partial<MemberObservation> = {}): MemberObserv
   failureReason: null,
   error: null,
   bundleHash: null,
+  worker: `wrk_${id}`,
   textBlocks: ['Title', 'Body'],
   mainBodyDigest: 'sha256:aa',
   tlsLeafKeyHash: 'sha256:kk',
@@ -47,7 +48,8 @@ describe('corroboration', () => {
     const record = run([member('a'), member('b', { startedAt: '2026-11-26T10:00:05.000Z' })]);
     assert.equal(record.verdict, 'AGREE');
     assert.deepEqual(record.differing, []);
-    assert.deepEqual(record.window, { ms: 30_000, startedWithin: true, spreadMs: 5000 });
+    assert.deepEqual(record.window, { ms: 30_000, startedWithin: true, spreadMs: 5000, distinctWorkers: true });
+    assert.equal(run([member('a'), member('b', { worker: 'wrk_a' })]).window.distinctWorkers, false);
     assert.equal(record.comparisons!.resources.overlap, 1);
     assert.equal((record.members[0] as Record<string, unknown>)['screenshot'], undefined, 'no pixels in the record');
   });
