@@ -210,7 +210,9 @@ export function createCorroborations(deps: CorroborationDeps) {
       const set = await this.setOf(captureId);
       if (!set) return null;
       const rows = await Promise.all(set.members.map((m) => findCapture(deps.pool, m.captureId)));
-      if (rows.some((r) => r?.status === 'pending')) {
+      // A set whose admission was refused (the quota) names captures that do not exist: nothing to show.
+      if (rows.every((r) => r === null)) return null;
+      if (rows.some((r) => r === null || r.status === 'pending')) {
         return {
           status: 'pending',
           id: set.id,

@@ -333,6 +333,27 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     assert.deepEqual(answer.record.failedMembers, [failed.captureId]);
   });
 
+  it('a corroborated capture needing more captures than the quota has left is refused whole', async () => {
+    const key = await s.call('POST', '/v1/admin/keys', {
+      token: ADMIN_KEY,
+      body: { tenantId: 'tight', scopes: ['capture', 'read'], name: 'tight quota' },
+    });
+    assert.equal(key.status, 201, key.text);
+    const config = await s.call('PUT', '/v1/admin/tenants/tight/config', {
+      token: ADMIN_KEY,
+      body: { quotas: { capturesPerMonth: 1 } },
+    });
+    assert.ok(config.status < 300, config.text);
+    const r = await s.call('POST', '/v1/captures', {
+      token: key.body.key,
+      body: { url: site.url('/stable'), options: { corroborate: 2 } },
+    });
+    assert.equal(r.status, 429, r.text);
+    assert.equal(r.body.limitType, 'quota');
+    const usage = await s.call('GET', '/v1/account/usage', { token: key.body.key });
+    assert.equal(capturesUsed(usage.body), 0, 'nothing admitted');
+  });
+
   it('refuses corroborate beyond the vantages configured, out of range, in a batch and for a schedule', async () => {
     const many = await s.call('POST', '/v1/captures', {
       token,
