@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { parseVantages } from '../../../src/config/vantages.js';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
 import { startVantageEgress, type VantageEgress, VantageUnavailableError } from '../../../src/net/vantage-egress.js';
+import { type HttpsFixture, startHttpsFixture } from '../../support/https-fixture.js';
 import {
   type CallerSite,
   startCallerSite,
@@ -108,6 +110,51 @@ describe('vantage egress: chained through an upstream proxy, the address policy 
     const answer = await viaProxy(egress.route('eleven')!.proxyUrl, 'http://127.0.0.2:9/');
     assert.equal(answer.status, 403);
     assert.equal(socksProxy.asked.length, before, 'the upstream was never asked');
+  });
+
+  it('tunnels https through the upstream, and probes the TLS certificate through it too', async () => {
+    const secure: HttpsFixture = await startHttpsFixture();
+    try {
+      const route = egress.route('eleven')!;
+      const since = Date.now();
+      const before = socksProxy.asked.length;
+      const target = new URL(secure.origin);
+      // CONNECT through the vantage's egress proxy, then TLS end to end, as Chromium does.
+      const body = await new Promise<string>((resolve, reject) => {
+        const proxy = new URL(route.proxyUrl);
+        const req = http.request({
+          host: proxy.hostname,
+          port: Number(proxy.port),
+          method: 'CONNECT',
+          path: target.host,
+        });
+        req.on('connect', (res, socket) => {
+          assert.equal(res.statusCode, 200);
+          const secureSocket = tls.connect({ socket, rejectUnauthorized: false });
+          const get = http.request(
+            { path: '/page', headers: { host: target.host }, createConnection: () => secureSocket },
+            (answer) => {
+              let text = '';
+              answer.on('data', (c: Buffer) => (text += c.toString()));
+              answer.on('end', () => resolve(text));
+            },
+          );
+          get.on('error', reject);
+          get.end();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.match(body, /Served over TLS/);
+      const connections = await route.observedConnections(['127.0.0.1'], since);
+      const tunnel = connections.find((c) => c.port === Number(target.port));
+      assert.ok(tunnel?.tls, JSON.stringify(connections));
+      assert.equal(tunnel.tls.certificateChainPem[0]!.trim(), secure.certPem.trim());
+      // The page's tunnel and the TLS probe both went through the upstream: nothing left directly.
+      assert.deepEqual(socksProxy.asked.slice(before), [`127.0.0.1:${target.port}`, `127.0.0.1:${target.port}`]);
+    } finally {
+      await secure.close();
+    }
   });
 
   it('a vantage whose upstream is down is unavailable, never a direct connection', async () => {
