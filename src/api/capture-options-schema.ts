@@ -60,6 +60,20 @@ export const captureOptionsSchema = z
       .describe(
         'Also keep a WebM video of what the browser showed from navigation to the screenshot, on the capture clock: artifact `session`, hashed into the bundle and named on the certificate. Default false.',
       ),
+    vantage: z
+      .string()
+      .min(1)
+      .max(L.vantageIdLength)
+      .optional()
+      .describe(
+        'Extension (issue 33): capture from this vantage point (GET /v1/vantages); unknown → 422 listing the valid ids. Named with the exit address observed in the provenance record.',
+      ),
+    corroborate: z
+      .union([z.literal(2), z.literal(3)])
+      .optional()
+      .describe(
+        'Extension (issue 33): capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota.',
+      ),
   })
   .optional()
   .describe('Capture options (absent: the defaults). Recorded in captureSettings and in the signed bundle.');

@@ -14,7 +14,7 @@ const failureReason = z
   .enum(FAILURE_REASONS)
   .optional()
   .describe(
-    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.",
+    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.",
   );
 
 /** spec 2.1 */
@@ -94,6 +94,12 @@ export const captureRecordSchema = z
       .describe('The signed bundle; present when a signing key was configured and the capture is not partial.'),
     verifyUrl: uri().optional().describe('Present only when `wacz` is present.'),
     captureSettings: captureSettingsSchema.optional(),
+    corroboration: z
+      .object({ id: z.string(), url: uri().describe('GET it for the corroboration record.') })
+      .optional()
+      .describe(
+        'Extension (issue 33): present when the capture is a member of a corroborated set (options.corroborate).',
+      ),
     transparency: z
       .object({
         leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),
@@ -154,6 +160,41 @@ export const provenanceSchema = z
         bytes: z.number().int(),
       }),
     ),
+    dns: z
+      .array(
+        z.object({
+          source: z.enum(['resolver', 'ip-literal', 'localhost']),
+          name: z.string(),
+          type: z.enum(['A', 'AAAA']).optional(),
+          addresses: z.array(z.object({ address: z.string(), ttl: z.number().int().nullable() })),
+          resolver: z.array(z.string()).optional().describe('The DNS servers asked.'),
+          answeredAt: dateTime().optional(),
+          error: z.string().optional(),
+        }),
+      )
+      .optional()
+      .describe(
+        'Extension (issue 33): per host of the page, the DNS answers the resolver gave (type, addresses, TTL, servers), or that it was an IP literal or localhost.',
+      ),
+    vantage: z
+      .object({
+        id: z.string(),
+        label: z.string(),
+        region: z.string(),
+        exit: z.object({
+          observedAddress: z.string().nullable().describe('null: not observed (the vantage has no exit probe).'),
+          method: z.enum(['exit-probe', 'not observed']),
+          probeUrl: z.string().nullable(),
+          observedAt: dateTime().nullable(),
+          expectedAddress: z.string().nullable(),
+        }),
+      })
+      .optional()
+      .describe('Extension (issue 33): the vantage point the capture was made from, and the exit address observed.'),
+    worker: z
+      .string()
+      .optional()
+      .describe('Extension (issue 33): the worker process that rendered it, a random id per process (wrk_…).'),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
     retention: z
       .object({ mode: z.literal('compliance'), retainUntil: dateTime(), storage: z.literal('S3 Object Lock') })

@@ -31,6 +31,16 @@ export interface VerificationPageAssets {
   verifierScript: string;
   /** The command lines to check this capture offline (verify-commands.ts), an HTML fragment. */
   commands: string;
+  /** When the capture is a member of a corroborated set (issue 33 §2): where it stands and the record's verdict. */
+  corroboration?: { id: string; verdict: string | null; differing: string[]; members: string[]; recordPath: string };
+}
+
+function corroborationSection(c: NonNullable<VerificationPageAssets['corroboration']>): string {
+  const verdict = c.verdict
+    ? `<strong>${esc(c.verdict)}</strong>${c.differing.length ? ` — differing: ${c.differing.map(esc).join(', ')}` : ''}`
+    : 'not all members are done yet';
+  return `<h2>Corroboration</h2>
+<p id="corroboration">This capture is one of ${c.members.length} captures of the same URL from the vantage points ${c.members.map((m) => `<code>${esc(m)}</code>`).join(', ')} (set <code>${esc(c.id)}</code>): ${verdict}. <a href="${esc(c.recordPath)}">The signed corroboration record</a> checks here too (drop it below).</p>`;
 }
 
 /** The spec 2.6 checks (and the transparency extension) in words; the JSON and the verifier keep the names. */
@@ -104,12 +114,13 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
 <table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
 ${assets.commands}
+${assets.corroboration ? corroborationSection(assets.corroboration) : ''}
 <h2>Check it yourself, in this browser</h2>
 <p>The same verifier runs here, with WebCrypto: nothing below depends on the server's verdict. It trusts the keys and
 timestamp authorities this service publishes at <code>/.well-known/signing-keys</code> and <code>/.well-known/tsa-certificates</code>.</p>
 <button id="check-here" type="button">Check this capture's bundle in this browser</button>
-<div id="drop">Drop a <code>.wacz</code> bundle or a certificate <code>.pdf</code> here, or choose one:
-<br><input id="file" type="file" accept=".wacz,.pdf,application/pdf,application/wacz+zip"></div>
+<div id="drop">Drop a <code>.wacz</code> bundle, a certificate <code>.pdf</code> or a corroboration record <code>.json</code> here, or choose one:
+<br><input id="file" type="file" accept=".wacz,.pdf,.json,application/pdf,application/wacz+zip,application/json"></div>
 <p id="local-verdict" hidden></p>
 <table id="local-checks" hidden><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 </main>
@@ -244,10 +255,10 @@ async function checkHere(bytes, source) {
       body.appendChild(tr);
     }
     localChecks.hidden = false;
-    const of = result.kind === 'certificate' ? result.certificate?.captureId : result.capture?.captureId;
-    const which = of ? (of === captureId ? 'this capture' : 'capture ' + of + ', not this one') : 'an unidentified capture';
+    const of = result.kind === 'certificate' ? result.certificate?.captureId : result.kind === 'corroboration' ? null : result.capture?.captureId;
+    const which = result.kind === 'corroboration' ? (result.corroboration ? 'set ' + result.corroboration.id + ', verdict ' + result.corroboration.verdict : 'an unidentified set') : of ? (of === captureId ? 'this capture' : 'capture ' + of + ', not this one') : 'an unidentified capture';
     localVerdict.className = result.verified ? 'ok' : 'bad';
-    localVerdict.textContent = (result.verified ? 'Verified in this browser: ' : 'Not verified in this browser: ') + source + ' (' + (result.kind === 'certificate' ? 'certificate' : 'bundle') + ' of ' + which + ').';
+    localVerdict.textContent = (result.verified ? 'Verified in this browser: ' : 'Not verified in this browser: ') + source + ' (' + (result.kind === 'corroboration' ? 'corroboration record' : result.kind === 'certificate' ? 'certificate' : 'bundle') + ' of ' + which + ').';
   } catch (e) {
     localVerdict.className = 'bad'; localVerdict.textContent = 'Could not check ' + source + ' in this browser: ' + e.message;
   }

@@ -1,5 +1,5 @@
 import type { SubmittedCapture } from '../domain/events.js';
-import { parseCaptureOptions } from '../domain/capture-options.js';
+import { type CaptureOptions, parseCaptureOptions } from '../domain/capture-options.js';
 import { newId } from '../domain/ids.js';
 import { admissionOf, quotaView, type Admission } from '../domain/tenant/index.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
@@ -8,6 +8,8 @@ import { refusal, tenantRateLimited, unavailable } from '../domain/errors.js';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
+import { requireKnownVantage, unknownVantageDetail } from './vantages.js';
+import { type Corroborations, planCorroboration } from './corroboration.js';
 
 /**
  * Admission of captures (spec 4.3, 4.5, 8.1, 8.2): URL and options checks, capacity, batch rate tokens and the
@@ -21,6 +23,8 @@ export interface CaptureAdmissionDeps {
   backlog: () => Promise<number>;
   /** The tenant's rate limit (spec 8.1): each URL of a batch after the first takes one more token. */
   takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
+  /** Where corroborated sets are registered (issue 33 §2); absent: `options.corroborate` is refused. */
+  corroborations?: Corroborations;
 }
 
 export const ACCEPTED_NOTE =
@@ -32,6 +36,8 @@ export interface AcceptedCapture {
   note: string;
   /** The monthly quota after this submission: X-Quota-* on REST (spec 8.2). */
   admission: Admission;
+  /** With `options.corroborate` (issue 33 §2): the set; `id` is its first member. */
+  corroboration?: { id: string; url: string; members: Array<{ id: string; vantage: string; statusUrl: string }> };
 }
 
 export type BatchItem =
@@ -70,6 +76,51 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
 
   const refusedTarget = (caller: Caller) => (why: unknown) => caller.log.info({ why }, 'target refused');
 
+  /**
+   * One capture per vantage (issue 33 §2), admitted together: each is a capture of the quota (refused whole when
+   * they do not all fit, as a batch is), each renders on its own job.
+   */
+  async function submitCorroborated(caller: Caller, url: string, options: CaptureOptions): Promise<AcceptedCapture> {
+    if (!deps.corroborations) throw refusal(422, 'options.corroborate needs signed bundles; this service makes none.');
+    const plan = planCorroboration(options, ctx.config.VANTAGES);
+    if ('detail' in plan) throw refusal(422, plan.detail);
+    await ensureCapacity();
+    const { corroborate: _n, ...memberOptions } = options;
+    const members = plan.vantages.map((v) => ({
+      captureId: newId('cap'),
+      vantage: { id: v.id, label: v.label, region: v.region },
+    }));
+    const set = {
+      id: newId('cor'),
+      url,
+      createdAt: ctx.clock.now().toISOString(),
+      tenantId: caller.principal.tenantId,
+      members,
+    };
+    await deps.corroborations.register(set);
+    const admission = await admit(
+      caller,
+      members.map((m) => ({ captureId: m.captureId, url, options: { ...memberOptions, vantage: m.vantage.id } })),
+      'batch',
+    );
+    const first = members[0]!.captureId;
+    return {
+      id: first,
+      statusUrl: views.statusUrl(first),
+      note: ACCEPTED_NOTE,
+      admission,
+      corroboration: {
+        id: set.id,
+        url: deps.corroborations.urlOf(first),
+        members: members.map((m) => ({
+          id: m.captureId,
+          vantage: m.vantage.id,
+          statusUrl: views.statusUrl(m.captureId),
+        })),
+      },
+    };
+  }
+
   return {
     /** One capture (spec 4.3): 400/422 for the URL or options, 503 at capacity, the actor's 429 for the quota. */
     async submit(caller: Caller, body: { url?: unknown; options?: unknown }): Promise<AcceptedCapture> {
@@ -77,6 +128,8 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
       if (!checked.ok) throw refusal(urlRejectionStatus(checked.reason), checked.detail);
       const options = parseCaptureOptions(body.options);
       if (!options.ok) throw refusal(400, options.detail);
+      requireKnownVantage(options.options, ctx.config.VANTAGES);
+      if (options.options?.corroborate) return submitCorroborated(caller, checked.url, options.options);
       await ensureCapacity();
       const id = newId('cap');
       const admission = await admit(
@@ -131,6 +184,16 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
         const options = parseCaptureOptions((raw as { options?: unknown }).options, `urls[${index}].options`);
         if (!options.ok) {
           items.push({ url: checked.url, status: 400, error: problem(400, options.detail) });
+          continue;
+        }
+        if (options.options?.corroborate) {
+          const detail = `urls[${index}].options.corroborate is for single captures (POST /v1/captures).`;
+          items.push({ url: checked.url, status: 422, error: problem(422, detail) });
+          continue;
+        }
+        const vantageRefused = unknownVantageDetail(options.options, ctx.config.VANTAGES, `urls[${index}].options`);
+        if (vantageRefused !== undefined) {
+          items.push({ url: checked.url, status: 422, error: problem(422, vantageRefused) });
           continue;
         }
         const capture: SubmittedCapture = {

@@ -2,6 +2,7 @@ import type { ServiceContext } from './service-context.js';
 import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { parseCaptureOptions } from '../domain/capture-options.js';
+import { requireKnownVantage } from './vantages.js';
 import { isId, newId } from '../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
 import { parseSchedule } from '../schedules/cron-policy.js';
@@ -61,6 +62,9 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
 
       const options = parseCaptureOptions(body.options);
       if (!options.ok) throw refusal(400, options.detail);
+      requireKnownVantage(options.options, ctx.config.VANTAGES);
+      if (options.options?.corroborate)
+        throw refusal(422, 'options.corroborate is for single captures (POST /v1/captures), not schedules.');
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');

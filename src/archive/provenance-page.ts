@@ -24,6 +24,20 @@ export function provenancePage(record: ProvenanceRecord, signature?: ProvenanceS
       return `<tr><td>${esc(c.host)}:${esc(c.port)}</td><td>${esc(c.address)}</td><td>${esc(c.connectedAt)}</td><td>${tls}</td></tr>`;
     })
     .join('');
+  const vantage = record.vantage;
+  const exit = vantage?.exit;
+  const dns = (record.dns ?? [])
+    .map((d) => {
+      const answer =
+        d.source === 'resolver'
+          ? `${esc(d.type)} ${d.addresses.map((a) => `${esc(a.address)} (TTL ${esc(a.ttl)} s)`).join(', ') || esc(d.error ?? 'no records')}`
+          : d.source === 'ip-literal'
+            ? 'an IP address: no resolver asked'
+            : 'localhost: no resolver asked';
+      const by = d.source === 'resolver' ? `${esc(d.resolver.join(', '))} at ${esc(d.answeredAt)}` : '';
+      return `<tr><td>${esc(d.name)}</td><td>${answer}</td><td>${by}</td></tr>`;
+    })
+    .join('');
   const artifacts = record.artifacts
     .map(
       (a) =>
@@ -44,15 +58,27 @@ ${row('Submitted', record.submittedAt)}
 ${row('Browser started', record.startedAt)}
 ${row('Completed', record.completedAt)}
 ${row('Browser', `${record.browser.name} ${record.browser.version}`)}
+${record.worker ? row('Rendered by worker', record.worker) : ''}
 ${row('User agent', record.browser.userAgent)}
 ${row('Viewport', `${record.viewport.width}×${record.viewport.height} CSS px at ${record.viewport.deviceScaleFactor}×`)}
 ${row('Capture settings', JSON.stringify(record.captureSettings))}
 ${record.signing ? row('Signing key', `${record.signing.algorithm} keyId ${record.signing.keyId} (signature in ${record.signing.signatureIn})`) : row('Signing', 'no signed bundle')}
 ${signature ? row('Bundle hash', signature.bundleHash) + row('Signed at', signature.signedAt) + row('Timestamp', signature.timestamp ? `${signature.timestamp.genTime} by ${signature.timestamp.tsa}` : 'none') : ''}
 </table>
+${
+  vantage && exit
+    ? `<h2>Vantage point</h2><table>${row('Vantage', `${vantage.id} — ${vantage.label} (${vantage.region})`)}${row(
+        'Exit address',
+        exit.observedAddress
+          ? `${exit.observedAddress}, as seen by ${exit.probeUrl} at ${exit.observedAt}`
+          : 'not observed (the vantage has no exit probe)',
+      )}${exit.expectedAddress ? row('Expected exit', exit.expectedAddress) : ''}</table>`
+    : ''
+}
 <h2>Redirect chain</h2><ol>${hops}</ol>
 <h2>Connections made by the egress proxy</h2>
 <table><thead><tr><th>Host</th><th>Connected address</th><th>At</th><th>TLS as seen at connect time</th></tr></thead><tbody>${connections}</tbody></table>
+${record.dns ? `<h2>DNS answers</h2>\n<table><thead><tr><th>Host</th><th>Answer</th><th>Resolver</th></tr></thead><tbody>${dns}</tbody></table>` : ''}
 <h2>Artifacts</h2>
 <table><thead><tr><th>Name</th><th>Type</th><th>Bytes</th><th>Hash</th></tr></thead><tbody>${artifacts}</tbody></table>
 ${record.notes.length ? `<h2>Notes</h2><ul>${record.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}

@@ -7,6 +7,8 @@
  * adds `signature` (bundleHash, signedAt, timestamp) read from datapackage-digest.json.
  */
 import type { ObservedConnection } from '../net/connection-log.js';
+import type { DnsAnswer } from '../net/resolve.js';
+import type { VantageExit } from '../net/vantage-egress.js';
 
 export const PROVENANCE_JSON_PATH = 'provenance/provenance.json';
 export const PROVENANCE_HTML_PATH = 'provenance/provenance.html';
@@ -44,6 +46,15 @@ export interface ProvenanceRecord {
   /** Every connection the worker's egress proxy made for hosts this page used, with TLS as seen at connect time. */
   connections: ObservedConnection[];
   artifacts: ProvenanceArtifact[];
+  /**
+   * Issue 33 §1: how each host of the page was resolved — the resolver's answers (type, addresses, TTL, servers),
+   * or that the host was an IP literal or localhost, which no resolver was asked about. Absent on older records.
+   */
+  dns?: ProvenanceDnsEntry[];
+  /** The vantage point the capture was made from (issue 33 §1); absent: the worker's own network. */
+  vantage?: ProvenanceVantage;
+  /** The capture worker that rendered it: a random id per worker process (issue 33 §2: which members shared one). */
+  worker?: string;
   /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
   /**
@@ -58,6 +69,17 @@ export interface ProvenanceRetention {
   mode: 'compliance';
   retainUntil: string;
   storage: 'S3 Object Lock';
+}
+
+export type ProvenanceDnsEntry =
+  | ({ source: 'resolver' } & DnsAnswer)
+  | { source: 'ip-literal' | 'localhost'; name: string; addresses: Array<{ address: string; ttl: null }> };
+
+export interface ProvenanceVantage {
+  id: string;
+  label: string;
+  region: string;
+  exit: VantageExit;
 }
 
 /** What GET /v1/captures/{id}/provenance adds from the bundle's digest document. */

@@ -170,8 +170,11 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   }
 
   /** This capture's context (the spare if there is one) and, when more captures will come, the next spare. */
-  function takeContext(instance: Instance): Promise<PreparedContext> {
+  function takeContext(instance: Instance, proxyServer: string | undefined): Promise<PreparedContext> {
     const browser = instance.launched.browser;
+    // A capture from a vantage point has its own egress proxy: a fresh context behind it, the spare kept.
+    if (proxyServer !== undefined && proxyServer !== options.proxyServer)
+      return openCaptureContext(browser, proxyServer);
     const spare = instance.spare;
     instance.spare = undefined;
     // A spare that failed (its browser went away meanwhile) is replaced by a fresh attempt.
@@ -244,7 +247,7 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
     unwound.catch(() => {});
 
     try {
-      const prepared = takeContext(instance);
+      const prepared = takeContext(instance, captureOptions.proxyServer);
       prepared.catch(() => {}); // capturePage reports it
       return await Promise.race([
         capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal, clock }),

@@ -24,7 +24,9 @@ export type CaptureErrorCode =
   /** The capture service itself could not get on (no browser page within its bound, shutting down, storing failed). */
   | 'service_busy'
   /** Anything else that went wrong while rendering or reading the page. */
-  | 'capture_failed';
+  | 'capture_failed'
+  /** The vantage point the capture asked for is not configured here, does not answer, or exits elsewhere. */
+  | 'vantage_unavailable';
 
 /**
  * Whose failure a code is, and the reason class a tenant sees (README, Failure reasons). The page's failures
@@ -42,6 +44,8 @@ export const FAILURE_CLASSES: Record<CaptureErrorCode, { failureReason: FailureR
   browser_crashed: { failureReason: 'browser_crashed', owner: 'service' },
   service_busy: { failureReason: 'service_overloaded', owner: 'service' },
   capture_failed: { failureReason: 'browser_crashed', owner: 'service' },
+  // Counted against the page's attempts: a vantage that is down for the retries fails the capture in seconds.
+  vantage_unavailable: { failureReason: 'vantage_unavailable', owner: 'page' },
 };
 
 export class CaptureError extends Error {
@@ -61,8 +65,8 @@ export function isCaptureError(value: unknown): value is CaptureError {
   return value instanceof CaptureError;
 }
 
-/** Lets the egress proxy say why a connection it handled failed (see PageCaptureOptions). */
-export type ExplainNetworkError = (url: string) => { reason: string; retryable: boolean } | undefined;
+/** Lets the egress proxy say why a connection it handled failed (see PageCaptureOptions); kind 'vantage': its upstream did not answer. */
+export type ExplainNetworkError = (url: string) => { reason: string; retryable: boolean; kind?: string } | undefined;
 
 /** Pulls `ERR_…` out of Chromium's error text ("net::ERR_CONNECTION_REFUSED at http://…"). */
 export function netErrorName(text: string | undefined): string | undefined {
@@ -178,6 +182,7 @@ export function navigationFailure(input: {
   const { errorText, url, explain, cause } = input;
   const name = netErrorName(errorText);
   const explained = safeExplain(explain, url);
+  if (explained?.kind === 'vantage') return new CaptureError('vantage_unavailable', explained.reason, true, { cause });
   if (explained) {
     return new CaptureError(
       explained.retryable ? 'navigation_failed' : 'blocked',
@@ -196,13 +201,14 @@ export function navigationFailure(input: {
 export function blockedResponse(url: string, explain: ExplainNetworkError | undefined): CaptureError | undefined {
   const explained = safeExplain(explain, url);
   if (!explained) return undefined;
+  if (explained.kind === 'vantage') return new CaptureError('vantage_unavailable', explained.reason, true);
   return new CaptureError(explained.retryable ? 'navigation_failed' : 'blocked', explained.reason, explained.retryable);
 }
 
 function safeExplain(
   explain: ExplainNetworkError | undefined,
   url: string,
-): { reason: string; retryable: boolean } | undefined {
+): { reason: string; retryable: boolean; kind?: string } | undefined {
   if (!explain) return undefined;
   try {
     return explain(url);

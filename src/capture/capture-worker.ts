@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -30,6 +31,9 @@ import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
 import { newAttemptKey } from '../domain/ids.js';
+import type { DnsAnswer } from '../net/resolve.js';
+import type { VantageRoute } from '../net/vantage-egress.js';
+import { enterVantage } from './vantage-capture.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -68,6 +72,10 @@ export interface CaptureWorkerDeps {
   notary?: Notary;
   /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
   observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
+  /** The worker's vantage points by id (issue 33 §1): their egress proxies and exit probes. */
+  vantages?: (id: string) => VantageRoute | undefined;
+  /** The resolver's answers for these hosts since `since` (epoch ms), for the provenance record. */
+  dnsAnswers?: (hosts: Iterable<string>, since: number) => DnsAnswer[];
   /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
   policy?: AttemptPolicy;
 }
@@ -98,6 +106,8 @@ const system = (job: CaptureJob) => ({
 export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
+  // Named in each provenance record, so a corroborated set shows whether its members shared a worker (issue 33 §2).
+  const workerId = `wrk_${randomBytes(8).toString('hex')}`;
   const policy: AttemptPolicy = deps.policy ?? {
     serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS,
     pageDelayMs: defaultPageDelayMs,
@@ -133,11 +143,13 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
     const attemptKey = newAttemptKey();
     const startedAt = deps.clock.now();
+    const vantage = await enterVantage(job.options?.vantage, deps.vantages);
     const result = await deps.browsers.capture(job.url, {
       timeoutMs: deps.timeoutMs,
-      explainNetworkError: deps.explainNetworkError,
+      explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
       settings,
       log,
+      ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
     });
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
@@ -156,10 +168,15 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       result,
       captureSettings,
       // Wall clock on both sides: the proxy stamps connections with Date.now().
-      connections: deps.observedConnections
-        ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
-        : [],
+      connections: vantage
+        ? await vantage.route.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+        : deps.observedConnections
+          ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+          : [],
       artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
+      ...(deps.dnsAnswers ? { dnsAnswers: deps.dnsAnswers(hostsOf(result), startedAt.getTime() - 1000) } : {}),
+      ...(vantage ? { vantage: vantage.provenance } : {}),
+      worker: workerId,
     });
     // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
     const storingPageArtifacts = storeArtifacts(job, attemptKey, files, retainUntil);

@@ -3,10 +3,12 @@ import type {
   ProvenanceArtifact,
   ProvenanceRecord,
   ProvenanceRetention,
+  ProvenanceDnsEntry,
+  ProvenanceVantage,
   RedirectHop,
 } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
-import { normaliseHost } from '../net/resolve.js';
+import { type DnsAnswer, isLocalhostName, literalAddress, normaliseHost } from '../net/resolve.js';
 import type { PageCaptureResult } from './page-capture.js';
 
 /** Assembles a capture's provenance record (archive/provenance-record.ts) from what the worker saw. */
@@ -23,6 +25,10 @@ export function buildProvenanceRecord(input: {
   artifacts: Array<{ name: string; mediaType: string; bytes: Uint8Array }>;
   /** The retention the objects are stored with (issue 34), when there is one. */
   retention?: ProvenanceRetention;
+  /** The resolver's answers for the page's hosts since the capture began (absent: not recorded). */
+  dnsAnswers?: DnsAnswer[];
+  vantage?: ProvenanceVantage;
+  worker?: string;
 }): ProvenanceRecord {
   const { result } = input;
   return {
@@ -49,8 +55,27 @@ export function buildProvenanceRecord(input: {
       }),
     ),
     ...(input.retention ? { retention: input.retention } : {}),
+    ...(input.dnsAnswers ? { dns: dnsEntries(hostsOf(result), input.dnsAnswers) } : {}),
+    ...(input.vantage ? { vantage: input.vantage } : {}),
+    ...(input.worker ? { worker: input.worker } : {}),
     notes: result.notes,
   };
+}
+
+/** Per host of the page, in order: the resolver's answers, or why there are none (a literal IP, localhost). */
+function dnsEntries(hosts: Set<string>, answers: DnsAnswer[]): ProvenanceDnsEntry[] {
+  const entries: ProvenanceDnsEntry[] = [];
+  for (const host of [...hosts].sort()) {
+    const literal = literalAddress(host);
+    if (literal !== undefined) {
+      entries.push({ source: 'ip-literal', name: host, addresses: [{ address: literal, ttl: null }] });
+    } else if (isLocalhostName(host)) {
+      entries.push({ source: 'localhost', name: host, addresses: [] });
+    } else {
+      for (const answer of answers) if (answer.name === host) entries.push({ source: 'resolver', ...answer });
+    }
+  }
+  return entries;
 }
 
 /** Each main-document URL with the status it answered and where it sent the browser next. */

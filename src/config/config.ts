@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseOidcProviders } from './console-oidc-providers.js';
 import { parseLogWitnesses } from './log-witnesses.js';
 import { STORAGE_ENV, storageSettings } from './storage-config.js';
+import { parseVantages } from './vantages.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -251,6 +252,18 @@ const envSchema = z.object({
       return z.NEVER;
     }
     return parsed.providers;
+  }),
+  /**
+   * Vantage points a capture may be made from (`options.vantage`): a JSON array of {id, label, region, upstream,
+   * expectedExit?, exitProbeUrl?} (src/config/vantages.ts; docs/evidence.md, Vantage points). Unset: none.
+   */
+  VANTAGES: optionalString.transform((v, ctx) => {
+    const parsed = parseVantages(v);
+    if ('errors' in parsed) {
+      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return parsed.vantages;
   }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),

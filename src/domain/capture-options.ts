@@ -18,6 +18,10 @@ export interface CaptureOptions {
   behaviorTimeout?: number;
   /** Keep a video of what the browser showed from navigation to the screenshot (issue 35 §3). */
   recordSession?: boolean;
+  /** A configured vantage point's id (issue 33 §1); the admission checks it exists. Not a rendering setting. */
+  vantage?: string;
+  /** Capture from this many distinct vantage points and compare what they saw (issue 33 §2); admission only. */
+  corroborate?: 2 | 3;
 }
 
 /**
@@ -56,6 +60,7 @@ export const CAPTURE_OPTION_LIMITS = {
   waitForSelectorLength: 1024,
   /** Seconds (issue 35 §1: about 20 s by default, at most 90 s). */
   behaviorTimeout: { min: 1, max: 90, default: 20 },
+  vantageIdLength: 40,
 } as const;
 
 export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
@@ -82,6 +87,8 @@ const KNOWN = new Set([
   'behaviors',
   'behaviorTimeout',
   'recordSession',
+  'vantage',
+  'corroborate',
 ]);
 
 /**
@@ -162,6 +169,17 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
   if (input['recordSession'] !== undefined) {
     if (typeof input['recordSession'] !== 'boolean') return fail(`${field}.recordSession must be true or false.`);
     out.recordSession = input['recordSession'];
+  }
+  if (input['vantage'] !== undefined) {
+    const v = input['vantage'];
+    if (typeof v !== 'string' || v === '' || v.length > L.vantageIdLength)
+      return fail(`${field}.vantage must be the id of a vantage point (GET /v1/vantages lists them).`);
+    out.vantage = v;
+  }
+  if (input['corroborate'] !== undefined) {
+    if (input['corroborate'] !== 2 && input['corroborate'] !== 3)
+      return fail(`${field}.corroborate must be 2 or 3 (the number of vantage points to capture from).`);
+    out.corroborate = input['corroborate'];
   }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }

@@ -7,7 +7,9 @@ import type { ArtifactStore } from '../capture/artifact-store.js';
 import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
+import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { iso } from '../domain/clock.js';
+import { corroborationKeys } from '../domain/corroboration.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,
@@ -163,6 +165,32 @@ async function pdfSigned(pdf: Uint8Array, captureId: string, signedAt: Date, not
   return embedPdfSignature(prepared, der);
 }
 
+/**
+ * Where the page was seen from and how its hosts resolved (issue 33 §1), as the signed provenance record states
+ * them: the vantage point and its observed exit (or that it was not observed), and the resolver's answers.
+ */
+function networkStatements(provenance: ProvenanceRecord): string[] {
+  const lines: string[] = [];
+  const v = provenance.vantage;
+  if (v) {
+    const exit = v.exit.observedAddress
+      ? `exit address ${v.exit.observedAddress} as observed by ${v.exit.probeUrl} at ${v.exit.observedAt}`
+      : 'exit address not observed (no exit probe)';
+    lines.push(`vantage point: ${v.id}, ${v.label} (${v.region}); ${exit}`);
+  }
+  for (const d of provenance.dns ?? []) {
+    if (d.source !== 'resolver') {
+      lines.push(`DNS ${d.name}: ${d.source === 'ip-literal' ? 'an IP address' : 'localhost'}, no resolver asked`);
+      continue;
+    }
+    const answer = d.addresses.length
+      ? d.addresses.map((a) => `${a.address} (TTL ${a.ttl} s)`).join(', ')
+      : `no records${d.error ? ` (${d.error})` : ''}`;
+    lines.push(`DNS ${d.name} ${d.type}: ${answer} from ${d.resolver.join(', ')}`);
+  }
+  return lines;
+}
+
 /** A capture setting as a reader would say it: yes/no, numbers and text as they are, lists and objects spelled out. */
 function readableSetting(value: unknown): string {
   if (value === true) return 'yes';
@@ -260,6 +288,12 @@ async function certificateFacts(
       }
       return `${name}: ${readableSetting(value)}`;
     });
+  if (provenance) settings.push(...networkStatements(provenance));
+  const set = await deps.store.get(corroborationKeys.member(row.capture_id));
+  if (set?.operation === 'PUT' && set.value.length > 0)
+    settings.push(
+      `corroborated: one of a set (${new TextDecoder().decode(set.value)}) captured from several vantage points; the signed comparison: ${deps.publicBaseUrl}/v1/captures/${row.capture_id}/corroboration`,
+    );
 
   const artifacts = [
     ...(provenance?.artifacts ?? []).map((a) => ({

@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressPolicy } from './address-policy.js';
 import type { ConnectionLog } from './connection-log.js';
 import { describeError, normaliseHost, resolveAndCheck, type Resolver } from './resolve.js';
+import { openUpstreamTunnel, UpstreamTunnelError } from './upstream-tunnel.js';
 
 export interface EgressLogger {
   info(obj: object, msg: string): void;
@@ -30,9 +31,14 @@ export interface EgressProxyOptions {
   log?: EgressLogger;
   /** Where every connection made is recorded, for the captures' provenance records (README, Provenance). */
   connections?: ConnectionLog;
+  /**
+   * A vantage's upstream proxy (issue 33 §1): every connection is a tunnel through it to the checked address,
+   * never a direct one. When it does not answer, the failure is kind 'vantage'.
+   */
+  upstream?: URL;
 }
 
-export type EgressFailureKind = 'blocked' | 'dns' | 'connect';
+export type EgressFailureKind = 'blocked' | 'dns' | 'connect' | 'vantage';
 
 export interface EgressExplanation {
   kind: EgressFailureKind;
@@ -80,6 +86,9 @@ const HOP_BY_HOP = new Set([
 ]);
 
 type Outcome = { kind: 'ok'; socket: net.Socket } | { kind: EgressFailureKind; status: 403 | 502; reason: string };
+
+// A vantage whose proxy does not answer fails the capture; it is never replaced by a direct connection.
+const VANTAGE_DOWN = 'The vantage point is unavailable';
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
@@ -131,6 +140,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         options.connections?.record({ host, port, address, via });
         return { kind: 'ok', socket };
       } catch (err) {
+        if (err instanceof UpstreamTunnelError && err.stage === 'upstream') {
+          counters.upstreamFailures++;
+          const reason = `${VANTAGE_DOWN}: ${err.message}`;
+          remember(host, { kind: 'vantage', reason, retryable: true });
+          log?.warn({ host, port, err: err.message }, 'egress failed: vantage upstream unreachable');
+          return { kind: 'vantage', status: 502, reason };
+        }
         lastError = `${address}: ${describeError(err)}`;
       }
     }
@@ -142,7 +158,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   }
 
   /** Connects to an already checked IP; an IP literal means net.connect does no lookup of its own. */
-  function connectPinned(address: string, port: number): Promise<net.Socket> {
+  async function connectPinned(address: string, port: number): Promise<net.Socket> {
+    if (options.upstream) {
+      const socket = await openUpstreamTunnel(options.upstream, address, port, connectTimeoutMs);
+      upstreamSockets.add(socket);
+      socket.once('close', () => upstreamSockets.delete(socket));
+      return socket;
+    }
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: address, port });
       upstreamSockets.add(socket);
@@ -272,6 +294,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       if (!res.writableFinished) upstreamReq.destroy();
     });
     req.pipe(upstreamReq);
+    socket.resume(); // a tunnel through an upstream proxy comes paused
   }
 
   const server = http.createServer();

@@ -1,7 +1,7 @@
 // Name resolution shared by the URL check, the egress proxy and safeRequest: resolve every address of a
 // host once, check each one, and hand back the checked addresses so the caller connects to one of them
 // (pinning — the OS must not resolve the name a second time, DESIGN decision 6).
-import { promises as dns } from 'node:dns';
+import { promises as dns, type RecordWithTtl } from 'node:dns';
 import { isIP } from 'node:net';
 import type { AddressPolicy } from './address-policy.js';
 import { parseIp } from './address-policy.js';
@@ -12,6 +12,18 @@ export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.p
 /** Returns every address of a host name (IPv4 and IPv6, in resolver order). */
 export type Resolver = (host: string) => Promise<string[]>;
 
+/** One answer of the resolver, as it gave it (issue 33 §1: the provenance record names them). */
+export interface DnsAnswer {
+  name: string;
+  type: 'A' | 'AAAA';
+  /** Empty when the resolver answered with no record of this type (`error` then says how). */
+  addresses: Array<{ address: string; ttl: number }>;
+  /** The DNS servers asked (host:port). */
+  resolver: string[];
+  answeredAt: string;
+  error?: string;
+}
+
 export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
 
 /**
@@ -21,10 +33,25 @@ export const DEFAULT_RESOLVE_TIMEOUT_MS = 3_000;
  * queues here instead of piling up on the DNS server. /etc/hosts is not consulted (localhost is handled apart).
  */
 export function createDnsResolver(
-  opts: { timeoutMs?: number; tries?: number; concurrency?: number; servers?: string[] } = {},
+  opts: {
+    timeoutMs?: number;
+    tries?: number;
+    concurrency?: number;
+    servers?: string[];
+    /** Told every answer (A and AAAA, with TTLs), for the captures' provenance records. */
+    onAnswer?: (answer: DnsAnswer) => void;
+  } = {},
 ): Resolver {
   const resolver = new dns.Resolver({ timeout: opts.timeoutMs ?? 1_500, tries: opts.tries ?? 2 });
   if (opts.servers) resolver.setServers(opts.servers);
+  const report = (name: string, type: 'A' | 'AAAA', result: PromiseSettledResult<RecordWithTtl[]>): void => {
+    if (!opts.onAnswer) return;
+    const answeredAt = new Date().toISOString();
+    const addresses =
+      result.status === 'fulfilled' ? result.value.map((r) => ({ address: r.address, ttl: r.ttl })) : [];
+    const error = result.status === 'rejected' ? describeError(result.reason) : undefined;
+    opts.onAnswer({ name, type, addresses, resolver: resolver.getServers(), answeredAt, ...(error ? { error } : {}) });
+  };
   const concurrency = opts.concurrency ?? 16;
   const waiting: Array<() => void> = [];
   let active = 0;
@@ -32,10 +59,15 @@ export function createDnsResolver(
     if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
     active++;
     try {
-      const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      const [v4, v6] = await Promise.allSettled([
+        resolver.resolve4(host, { ttl: true }),
+        resolver.resolve6(host, { ttl: true }),
+      ]);
+      report(host, 'A', v4);
+      report(host, 'AAAA', v6);
       const addresses = [
-        ...(v4.status === 'fulfilled' ? v4.value : []),
-        ...(v6.status === 'fulfilled' ? v6.value : []),
+        ...(v4.status === 'fulfilled' ? v4.value.map((r) => r.address) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((r) => r.address) : []),
       ];
       if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
       return addresses;

@@ -32,11 +32,13 @@ export async function probeTls(
   port: number,
   serverName: string,
   timeoutMs = 5000,
+  /** A connection to `address`:`port` already open (a tunnel through a vantage's upstream proxy); default: one opened here. */
+  through?: net.Socket,
 ): Promise<TlsObservation> {
   return new Promise((resolve, reject) => {
+    through?.resume();
     const socket = tls.connect({
-      host: address,
-      port,
+      ...(through ? { socket: through } : { host: address, port }),
       // SNI must be a name, never an IP literal (RFC 6066 3).
       ...(net.isIP(serverName) ? {} : { servername: serverName }),
       rejectUnauthorized: false,

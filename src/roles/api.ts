@@ -18,6 +18,8 @@ import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
 import { retentionRoutes } from '../api/routes/retention.js';
 import { createRetention } from '../application/retention.js';
+import { vantageRoutes } from '../api/routes/vantages.js';
+import { createCorroborations } from '../application/corroboration.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
@@ -85,11 +87,22 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId), consoleAccess);
   const operator = createOperatorGuard(config, limiter, consoleAccess);
 
+  // Corroborated sets (issue 33 §2): records signed like certificates, kept in the certificates bucket.
+  const corroborations = runtime.evidenceNotary
+    ? createCorroborations({
+        pool: ctx.pool,
+        artifacts,
+        store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+        notary: runtime.evidenceNotary,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      })
+    : undefined;
   const admission = createCaptureAdmission({
     ctx,
     policy,
     backlog: jobBacklog(nats.jsm),
     takeTenantTokens: guard.takeTenantTokens,
+    ...(corroborations ? { corroborations } : {}),
   });
   const reads = createCaptureReads(ctx, artifacts, transparency);
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
@@ -150,11 +163,16 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         clock: runtime.clock,
       }),
       adminKeyRoutes(operator, createApiKeys(ctx)),
-      captureRoutes({ guard, admission, reads, cors }),
-      verificationRoutes(guard, verification, evidence, replay.origin, {
-        publicBaseUrl: config.PUBLIC_BASE_URL,
-        log: Boolean(transparency),
-      }),
+      captureRoutes({ guard, admission, reads, cors, corroborations }),
+      vantageRoutes(guard, config.VANTAGES, corroborations),
+      verificationRoutes(
+        guard,
+        verification,
+        evidence,
+        replay.origin,
+        { publicBaseUrl: config.PUBLIC_BASE_URL, log: Boolean(transparency) },
+        corroborations,
+      ),
       certificateRoutes(guard, captureCertificates),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),

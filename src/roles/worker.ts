@@ -9,7 +9,10 @@ import { startCaptureWorker } from '../capture/capture-worker.js';
 import { startHostLoad } from '../capture/host-load.js';
 import { startJobFeeder } from '../capture/job-feeder.js';
 import { createConnectionLog } from '../net/connection-log.js';
+import { createDnsAnswerLog } from '../net/dns-answer-log.js';
 import { startEgressProxy } from '../net/egress-proxy.js';
+import { createDnsResolver } from '../net/resolve.js';
+import { startVantageEgress } from '../net/vantage-egress.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -23,12 +26,22 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
   const log = runtime.log.child({ role: 'worker' });
   const feeder = await startJobFeeder(nats.js, nats.jsm, runtime.log.child({ role: 'job-feeder' }));
   const connections = createConnectionLog(); // what the proxy connected to, for provenance records
+  const dnsAnswers = createDnsAnswerLog(); // what the resolver answered, likewise (issue 33 §1)
+  const resolve = createDnsResolver({ onAnswer: (answer) => dnsAnswers.record(answer) });
   const proxy = await startEgressProxy({
     policy: data.policy,
     connections,
+    resolve,
     log: runtime.log.child({ role: 'egress-proxy' }),
   });
   data.ownListeners.add('127.0.0.1', proxy.port); // a page must not make the proxy tunnel to itself
+  const vantages = await startVantageEgress({
+    vantages: config.VANTAGES,
+    policy: data.policy,
+    resolve,
+    log: runtime.log.child({ role: 'egress-proxy', vantage: true }),
+  });
+  for (const port of vantages.ports) data.ownListeners.add('127.0.0.1', port);
   // Overload is slowness (DESIGN decision 13): bounds count page time, concurrency follows the host's capacity.
   const hostLoad = startHostLoad();
   const browsers = createBrowserPool({
@@ -61,6 +74,8 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
     explainNetworkError: (url) => proxy.explain(url),
     ...(runtime.evidenceNotary ? { notary: runtime.evidenceNotary } : {}),
     observedConnections: (hosts, since) => connections.observed(hosts, since),
+    vantages: (id) => vantages.route(id),
+    dnsAnswers: (hosts, since) => dnsAnswers.answers(hosts, since),
   });
   return async () => {
     await feeder.stop();
@@ -69,5 +84,6 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
     await browsers.close();
     hostLoad.stop();
     await proxy.close();
+    await vantages.close();
   };
 }

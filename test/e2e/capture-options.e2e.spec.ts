@@ -114,10 +114,12 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.deepEqual(Object.keys(options.properties).sort(), [
       'behaviorTimeout',
       'behaviors',
+      'corroborate',
       'delayMs',
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'vantage',
       'viewport',
       'waitForSelector',
     ]);

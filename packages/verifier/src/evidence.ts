@@ -11,6 +11,7 @@ import {
 } from './sources.js';
 import { checkBundleInclusion, fetchBundleInclusion } from './transparency.js';
 import { checkWitnessQuorum, type WitnessReport, witnessPolicy } from './witnesses.js';
+import { type CorroborationVerification, verifyCorroboration } from './corroboration.js';
 
 /**
  * A bundle's result from the command line may carry, beside the spec's checks (never among them, as the API's):
@@ -25,10 +26,14 @@ export type BundleEvidence = VerificationResult & {
   /** --witness-key: whether the log's checkpoint is cosigned by a quorum of them (witnesses.ts). */
   witnesses?: WitnessReport;
 };
-export type EvidenceVerification = BundleEvidence | (CertificateVerification & { witnesses?: WitnessReport });
+export type EvidenceVerification =
+  | BundleEvidence
+  | (CertificateVerification & { witnesses?: WitnessReport })
+  | CorroborationVerification;
 
 /** What the command line's exit status says: verified, and no check asked for beside the spec's failed. */
 export function evidenceAccepted(result: EvidenceVerification): boolean {
+  if (result.kind === 'corroboration') return result.verified;
   if (result.witnesses?.status === 'fail') return false;
   if (result.kind === 'certificate') return result.verified;
   return result.verified && result.transparency?.status !== 'fail' && result.certificate?.status !== 'fail';
@@ -70,12 +75,24 @@ export async function witnessReport(
 }
 
 /** A certificate PDF or a WACZ bundle, told apart by their first bytes. */
-export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' {
-  return bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 ? 'certificate' : 'bundle';
+export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' | 'corroboration' {
+  if (bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46) return 'certificate';
+  // A corroboration record (GET /v1/captures/{id}/corroboration) is JSON; a WACZ starts with PK.
+  const first = bytes.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
+  return first === 0x7b ? 'corroboration' : 'bundle';
 }
 
 export async function verifyEvidence(bytes: Uint8Array, options: VerifyOptions): Promise<EvidenceVerification> {
   if (evidenceKind(bytes) === 'certificate') return verifyCertificate(bytes, options);
+  if (evidenceKind(bytes) === 'corroboration') {
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      // not JSON: verifyCorroboration reports the format
+    }
+    return verifyCorroboration(parsed, options);
+  }
   return { kind: 'bundle', ...(await verifyBundle(bytes, options)) };
 }
 
@@ -142,6 +159,7 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
   const witnessKeys = sources.witnessKeys ?? [];
   const quorum = sources.witnessQuorum ?? witnessKeys.length;
   const result = await verifyEvidence(bytes, trust);
+  if (result.kind === 'corroboration') return result;
   if (result.kind === 'certificate') {
     if (sources.certificateFile !== undefined)
       throw new Error('--certificate goes with a WACZ bundle, not a certificate');

@@ -34,6 +34,13 @@ export {
   type CertificateVerification,
 } from './certificate.js';
 export {
+  verifyCorroboration,
+  CORROBORATION_CONTEXT,
+  CORROBORATION_RECORD_FORMAT,
+  type CorroborationCheckName,
+  type CorroborationVerification,
+} from './corroboration.js';
+export {
   canonicalJson,
   checkBundleInclusion,
   checkCertificateTransparency,

@@ -17,6 +17,7 @@ import { parseByteRange } from '../byte-range.js';
 import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
+import type { Corroborations } from '../../application/corroboration.js';
 import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
@@ -29,6 +30,8 @@ export interface CaptureRouteDeps {
   admission: CaptureAdmission;
   reads: CaptureReads;
   cors: Cors;
+  /** Corroborated sets (issue 33 §2): a member's record names its set. */
+  corroborations?: Corroborations | undefined;
 }
 
 // Request and response schemas are exported: the MCP tools are described by the same ones (src/api/mcp/).
@@ -55,7 +58,19 @@ export const captureIdParams = z.object({ captureId: idParam('cap_<id>; the acce
 const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
 
 export const acceptedSchema = z
-  .object({ id: z.string(), statusUrl: uri().describe('Absolute URL of the status endpoint.'), note: z.string() })
+  .object({
+    id: z.string(),
+    statusUrl: uri().describe('Absolute URL of the status endpoint.'),
+    note: z.string(),
+    corroboration: z
+      .object({
+        id: z.string(),
+        url: uri().describe('Where the corroboration record is served once every member is done.'),
+        members: z.array(z.object({ id: z.string(), vantage: z.string(), statusUrl: uri() })),
+      })
+      .optional()
+      .describe('Extension (issue 33): with options.corroborate, every member capture; `id` is the first.'),
+  })
   .describe(`Accepted (spec 4.3). ${quotaHeadersNote}`);
 
 export const batchSchema = z
@@ -242,10 +257,16 @@ export function captureRoutes(deps: CaptureRouteDeps) {
         },
       },
       async (req, reply) => {
-        const { id, statusUrl, note, admission: quota } = await admission.submit(callerOf(req), req.body);
+        const {
+          id,
+          statusUrl,
+          note,
+          admission: quota,
+          corroboration,
+        } = await admission.submit(callerOf(req), req.body);
         setQuotaHeaders(reply, quota);
         reply.header('Location', statusUrl);
-        return reply.code(202).send({ id, statusUrl, note });
+        return reply.code(202).send({ id, statusUrl, note, ...(corroboration ? { corroboration } : {}) });
       },
     );
 
@@ -345,7 +366,13 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           },
         },
       },
-      async (req) => reads.record(req.params.captureId),
+      async (req) => {
+        const record = await reads.record(req.params.captureId);
+        const set = await deps.corroborations?.setOf(req.params.captureId);
+        return set
+          ? { ...record, corroboration: { id: set.id, url: deps.corroborations!.urlOf(req.params.captureId) } }
+          : record;
+      },
     );
 
     app.get(

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Corroborations } from '../../application/corroboration.js';
 import { z } from 'zod';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { CaptureVerification } from '../../application/capture-verification.js';
@@ -112,6 +113,7 @@ export function verificationRoutes(
   evidence: Evidence,
   replayOrigin: string,
   published: VerifyCommandsDeployment,
+  corroborations?: Corroborations,
 ) {
   const { publishedKeys, trustedTsaCertificates } = verification;
   const verifier = verifierAssets();
@@ -265,6 +267,11 @@ export function verificationRoutes(
         const row = await verification.verifiable(captureId);
         if (wantsHtml) {
           const nonce = randomBytes(16).toString('base64');
+          // The page still answers when the set's record cannot be made now (the signer away): without the section.
+          const corroboration = await corroborations?.forCapture(captureId).catch((err: unknown) => {
+            req.log.warn({ err, captureId }, 'corroboration record unavailable for the verify page');
+            return null;
+          });
           return reply
             .header(
               'Content-Security-Policy',
@@ -281,6 +288,20 @@ export function verificationRoutes(
                 replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`,
                 verifierScript: VERIFIER_SCRIPT_PATH,
                 commands: verifyCommandsHtml(published, captureId),
+                ...(corroboration
+                  ? {
+                      corroboration: {
+                        id: corroboration.id,
+                        verdict: corroboration.status === 'complete' ? corroboration.record.verdict : null,
+                        differing: corroboration.status === 'complete' ? corroboration.record.differing : [],
+                        members:
+                          corroboration.status === 'complete'
+                            ? corroboration.record.members.map((m) => m.vantage?.id ?? m.captureId)
+                            : corroboration.members.map((m) => m.vantage),
+                        recordPath: `/v1/captures/${captureId}/corroboration`,
+                      },
+                    }
+                  : {}),
               }),
             );
         }

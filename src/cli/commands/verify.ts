@@ -17,11 +17,18 @@ Runs the same checks as GET /v1/verify/{captureId} on a local WACZ file (with --
 inclusion in the transparency log is reported beside them as \`transparency\`, as the API does) — or, for a certificate PDF
 (GET /v1/captures/{id}/certificate), the checks of its embedded signature: envelope, certificateHash,
 signature, timestamp, and transparency when it carries a transparency-log proof (checked against the
-checkpoint it embeds, whose signer is trusted only with --log-key) — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
+checkpoint it embeds, whose signer is trusted only with --log-key) — or, for a corroboration record (JSON, as GET
+/v1/captures/{id}/corroboration answers it), format, recordHash, signature and timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
 URL cannot be read, or when a bundle's transparency result asked for with --log-url fails), 2 for bad arguments. A signature is only trusted with a published key: without
 --keys/--keys-url the signature check fails. Without --tsa-ca/--tsa-ca-url a timestamp cannot be checked.
 Needs neither NATS nor Postgres; the same verifier is the npm package @capture-ledger/verifier.`,
-  positionals: [{ name: 'FILE', help: 'the bundle (.wacz) or certificate (.pdf) to verify', required: true }],
+  positionals: [
+    {
+      name: 'FILE',
+      help: 'the bundle (.wacz), certificate (.pdf) or corroboration record (.json) to verify',
+      required: true,
+    },
+  ],
   options: {
     keys: { type: 'string', value: 'FILE', help: 'published keys as served by /.well-known/signing-keys (JSON file)' },
     'keys-url': { type: 'string', value: 'URL', help: 'fetch the published keys from this URL' },

@@ -67,6 +67,17 @@ describe('navigationFailure', () => {
   });
 });
 
+describe('a vantage point that stops answering mid-capture (issue 33 §1)', () => {
+  it('is vantage_unavailable, retryable, for the main document and for an error-status answer', () => {
+    const explain = () => ({ kind: 'vantage', reason: 'The vantage point is unavailable: refused', retryable: true });
+    const failed = navigationFailure({ errorText: 'net::ERR_TUNNEL_CONNECTION_FAILED', url: URL, explain });
+    assert.equal(failed.code, 'vantage_unavailable');
+    assert.equal(failed.retryable, true);
+    assert.match(failed.message, /vantage point is unavailable/);
+    assert.equal(blockedResponse(URL, explain)?.code, 'vantage_unavailable');
+  });
+});
+
 describe('blockedResponse', () => {
   it('is undefined without an explanation', () => {
     assert.equal(blockedResponse(URL, undefined), undefined);
