@@ -8,8 +8,9 @@ import { captureUntilComplete } from '../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * Issue 35 §2: media a capture archives replays. A progressive MP4 the server sends in Range parts and an
- * audio element (test/support/fidelity-site.ts, media made by ffmpeg) are captured through the
+ * Issue 35 §2: media a capture archives replays. A progressive MP4 the server sends in Range parts, an HLS
+ * stream played by hls.js and an audio element (test/support/fidelity-site.ts, media made by ffmpeg) are
+ * captured through the
  * service with its default behaviors, then replayed from the signed WACZ by ReplayWeb.page on the verification
  * page in Chromium: each element reaches readyState >= 2 (HAVE_CURRENT_DATA) and its currentTime advances.
  */
@@ -18,9 +19,7 @@ describe('archived media replays (ReplayWeb.page, headless Chromium)', () => {
   let site: FidelitySite;
   let chromium: LaunchedChromium;
   const ids = new Map<string, string>();
-  // The HLS page (/f/video-hls, hls.js) is archived whole (fidelity suite, behaviors int test) but does not play in
-  // ReplayWeb.page yet: hls.js stays at readyState 0 in the replay (docs/capture.md, Behaviors).
-  const PAGES = ['/f/video-mp4', '/f/audio'];
+  const PAGES = ['/f/video-mp4', '/f/video-hls', '/f/audio'];
 
   before(async () => {
     site = await startFidelitySite();
@@ -51,8 +50,12 @@ describe('archived media replays (ReplayWeb.page, headless Chromium)', () => {
     while (Date.now() < deadline) {
       for (const frame of page.frames()) {
         if (!frame.url().includes(`mp_/${url}`)) continue;
-        if (await frame.evaluate(() => document.querySelector('video, audio') !== null).catch(() => false))
-          return frame;
+        // Ready once the page's player gave the element its source (hls.js attaches a blob: URL from its script).
+        const ready = frame.evaluate(() => {
+          const media = document.querySelector('video, audio') as HTMLMediaElement | null;
+          return media !== null && media.src !== '';
+        });
+        if (await ready.catch(() => false)) return frame;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
