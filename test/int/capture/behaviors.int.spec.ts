@@ -117,6 +117,8 @@ describe('capture behaviors (real Chromium)', () => {
       assert.ok(exchange(result, origin + path), `${path} is archived`);
     }
     assert.ok(Number(did(result, 'auto-fetch')!.fetched) >= 7);
+    for (const never of ['/Ada', '/portrait', '/logout'])
+      assert.ok(!asked.includes(never), `${never} was not asked for`);
   });
 
   it('auto-play archives a progressive MP4 (Range) and an MP3 whole, also inside a cross-site frame', T, async () => {
@@ -244,7 +246,8 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
 <img src="/img/a.png?w=1" srcset="/img/a.png?w=1 1x, /img/a.png?w=2 2x" width="4" height="4" alt="">
 <picture><source media="(max-width: 10px)" srcset="/img/a.png?w=3"><img src="/img/a.png?w=1" alt=""></picture>
 <div data-bg="/img/bg.png">background set by a script that never ran</div>
-<img data-src="/img/lazy.png" alt="lazy, never swapped">`);
+<img data-src="/img/lazy.png" alt="lazy, never swapped">
+<div data-full-name="Ada" data-image="portrait" data-lazy-action="logout">data-* values that are not URLs</div>`);
     case '/media':
       return html(`
 <video src="/media/clip.mp4" width="160" height="120"></video>
