@@ -153,6 +153,21 @@ describe('capture behaviors (real Chromium)', () => {
     assert.ok(Number(did(result, 'auto-play')!.playlists) >= 2);
   });
 
+  it(
+    'auto-play archives a DASH stream: the manifest and every segment of one representation per adaptation set',
+    T,
+    async () => {
+      const result = await capture('/dash');
+      const segments = media.files.filter((f) => f.startsWith('dash/') && f.endsWith('.m4s'));
+      assert.ok(segments.length >= 8, segments.join(', '));
+      for (const segment of segments) {
+        const record = whole(result, `${origin}/media/${segment}`);
+        assert.ok(record?.body.equals(media.file(segment)), `${segment} whole`);
+      }
+      assert.ok(Number(did(result, 'auto-play')!.segmentsFetched) >= segments.length - 2);
+    },
+  );
+
   it('feed-timeline follows a feed that loads in its own scrolling column', T, async () => {
     const result = await capture('/feed');
     assert.match(result.html, /post 20</);
@@ -255,6 +270,17 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
 <iframe src="${cross}/media-frame" width="200" height="150"></iframe>`);
     case '/media-frame':
       return html('<video src="/media/clip.mp4?in=frame" width="160" height="120"></video>');
+    case '/dash':
+      // A player's start: the manifest, the video's init segment and first chunk, on Media Source Extensions.
+      return html(`<video id="v" width="160" height="120"></video>
+<script>
+  (async () => {
+    const mpd = await (await fetch('/media/dash/manifest.mpd')).text();
+    await (await fetch('/media/dash/init-stream0.m4s')).arrayBuffer();
+    await (await fetch('/media/dash/chunk-stream0-00001.m4s')).arrayBuffer();
+    document.getElementById('v').src = URL.createObjectURL(new MediaSource());
+  })();
+</script>`);
     case '/hls':
       return html('<video src="/media/master.m3u8" width="320" height="240"></video>');
     case '/feed':
