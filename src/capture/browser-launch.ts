@@ -65,6 +65,10 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
     // instead of their content (issue 35 §4). Blink then reports false although the browser is driven over
     // the DevTools pipe; puppeteer's --enable-automation is left out too (launchChromium).
     WEBDRIVER_OFF,
+    // Headless Chromium's screen is 800×600 with a smaller outer window than the 1280×800 page inside it, which
+    // no person's browser shows and bot checks look for: a 1920×1080 screen (the commonest) and window.
+    '--window-size=1920,1080',
+    '--screen-info={1920x1080}',
   ];
   if (options.proxyServer) {
     // "<-loopback>" removes Chromium's implicit bypass of localhost, so loopback is proxied too.

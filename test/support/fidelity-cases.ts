@@ -269,7 +269,7 @@ export function fidelityCases(site: FidelitySite): FidelityCase[] {
     },
     {
       name: 'video-hls',
-      kind: 'a video element playing an HLS stream (a playlist of 1 s MPEG-TS segments)',
+      kind: 'an HLS stream played by hls.js (MSE), whose segments load only once play is pressed',
       path: '/f/video-hls',
       html: ['<video'],
       warc: ['low.m3u8', ...(site.media?.segments('low') ?? [])].map((name) => ({

@@ -62,6 +62,8 @@ export async function startFidelitySite(): Promise<FidelitySite> {
   };
   const require = createRequire(import.meta.url);
   const iconFont = readFileSync(require.resolve('@fortawesome/fontawesome-free/webfonts/fa-solid-900.woff2'));
+  // The HLS player most sites use (Media Source Extensions), served as a site serves it.
+  const hlsJs = readFileSync(require.resolve('hls.js/dist/hls.min.js'));
   let crossOrigin = '';
   const media = await makeTestMedia();
 
@@ -105,6 +107,7 @@ export async function startFidelitySite(): Promise<FidelitySite> {
         'text/html; charset=utf-8',
         '<!doctype html><title>Not found</title><h1>404 Not Found</h1>',
       );
+    if (path === '/f/js/hls.min.js') return send(res, 200, 'application/javascript', hlsJs);
     if (path === '/f/js/gone.js') return send(res, 404, 'application/javascript', MISSING_SCRIPT_BODY);
     if (path === '/f/late-data')
       return send(res, 200, 'application/json', JSON.stringify({ text: 'late content arrived' }));
@@ -400,9 +403,21 @@ ${block('olive', 'height: 300px', 'page with a retired script')}
 <p>a post whose point is its video</p>
 </body></html>`,
 
+  // hls.js on Media Source Extensions, as most sites play HLS (the video's src is a blob: URL).
   '/f/video-hls': () => `${head('HLS stream')}<body>
-<video src="/f/media/low.m3u8" width="320" height="240" controls preload="metadata"></video>
+<video id="player" width="320" height="240" controls></video>
 <p>a stream in segments</p>
+<script src="/f/js/hls.min.js"></script>
+<script>
+  const video = document.getElementById('player');
+  if (Hls.isSupported()) {
+    const hls = new Hls({ autoStartLoad: false });
+    hls.loadSource('/f/media/low.m3u8');
+    hls.attachMedia(video);
+    // Like many players: the playlist is read at once, segments only once the visitor presses play.
+    video.addEventListener('play', () => hls.startLoad(), { once: true });
+  } else video.src = '/f/media/low.m3u8';
+</script>
 </body></html>`,
 
   '/f/audio': () => `${head('Audio element')}<body>

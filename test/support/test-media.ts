@@ -1,12 +1,13 @@
 /**
  * Tiny media made with ffmpeg at test time (issue 35 §2): a 3 s 160×120 H.264/AAC MP4 (progressive, faststart),
  * a 2 s MP3, and an HLS stream of the same clip in two renditions (160×120 and 320×240, 1 s MPEG-TS segments)
- * under a multivariant playlist; and a server route that answers Range requests as media servers do.
+ * under a multivariant playlist, and a DASH stream (dash/manifest.mpd: one video and one audio
+ * representation); and a server route that answers Range requests as media servers do.
  *
  *   const media = await makeTestMedia();   media.file('clip.mp4');   await media.remove();
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,22 @@ export async function makeTestMedia(): Promise<TestMedia> {
       ]),
     ),
   ]);
+  // DASH: the 160×120 clip as one video and one audio representation, 1 s segments (SegmentTimeline).
+  await mkdir(join(dir, 'dash'));
+  await run('ffmpeg', [
+    ...FFMPEG,
+    ...clip('160x120'),
+    ...H264,
+    '-map',
+    '0:v',
+    '-map',
+    '1:a',
+    '-f',
+    'dash',
+    '-seg_duration',
+    '1',
+    join(dir, 'dash', 'manifest.mpd'),
+  ]);
   const master = [
     '#EXTM3U',
     ...HLS_RENDITIONS.flatMap((r) => [
@@ -99,7 +116,10 @@ export async function makeTestMedia(): Promise<TestMedia> {
     '',
   ].join('\n');
   await writeFile(join(dir, 'master.m3u8'), master);
-  const files = await readdir(dir);
+  const files = [
+    ...(await readdir(dir)).filter((f) => f !== 'dash'),
+    ...(await readdir(join(dir, 'dash'))).map((f) => `dash/${f}`),
+  ];
   const bytes = new Map<string, Buffer>();
   for (const name of files) bytes.set(name, await readFile(join(dir, name)));
   return {
@@ -125,6 +145,8 @@ const TYPES: Record<string, string> = {
   mp3: 'audio/mpeg',
   m3u8: 'application/vnd.apple.mpegurl',
   ts: 'video/mp2t',
+  mpd: 'application/dash+xml',
+  m4s: 'video/iso.segment',
 };
 
 /** What one 206 answer holds at most: like many media servers, a large file is served in chunks. */

@@ -30,13 +30,16 @@ const CANDIDATES = `(() => {
   for (const el of document.querySelectorAll('img[src], source[src], video[poster], link[rel~="stylesheet"][href], link[rel~="icon"][href]')) {
     add(el.getAttribute(el.tagName === 'VIDEO' ? 'poster' : el.tagName === 'LINK' ? 'href' : 'src'));
   }
-  const LAZY = /^data-(?:.*-)?(?:src|srcset|original|bg|background|background-image|image|img|poster|lazy|hi-?res|full|large|zoom)(?:-.*)?$/;
+  // Lazy-loading attributes by name (their value must still look like a URL); any other data-* only when its
+  // value names an image, stylesheet or font file. Never a data-* value that merely resolves to some URL.
+  const LAZY = /^data-(?:lazy-?)?(?:src|original|bg|background|background-image|poster|img|image|hi-?res(?:-src)?|full(?:-src)?|large(?:-src)?|zoom(?:-src)?|lazy)$/;
+  const URLISH = /^[^\\s]*[\\/.][^\\s]*$/;
   const RESOURCE = /\\.(?:png|jpe?g|gif|webp|avif|svg|ico|bmp|css|woff2?|ttf|otf)(?:[?#]|$)/i;
   for (const el of document.querySelectorAll('img, source, picture, video, audio, div, span, a, figure, section, li')) {
     for (const attr of el.attributes) {
       if (!attr.name.startsWith('data-')) continue;
       if (attr.name.endsWith('srcset')) { addSrcset(attr.value); continue; }
-      if (LAZY.test(attr.name) || RESOURCE.test(attr.value)) {
+      if ((LAZY.test(attr.name) && URLISH.test(attr.value.trim())) || RESOURCE.test(attr.value)) {
         const bg = /url\\((['"]?)(.*?)\\1\\)/.exec(attr.value);
         add(bg ? bg[2] : attr.value);
       }

@@ -2,12 +2,14 @@
  * auto-play: each video and audio element, in every frame (cross-site ones too), is muted and played until
  * it has buffered to its end or for a few seconds, so that the player fetches a rendition replay can play.
  * Then what playing alone does not leave whole is fetched whole: a progressive file the player read in
- * byte ranges (Range requests, 206 answers replay cannot use) is fetched once without a range, and of an HLS
- * stream the playlist and every segment of one rendition (the one the player chose, else the smallest).
+ * byte ranges (Range requests, 206 answers replay cannot use) is fetched once without a range, of an HLS
+ * stream the playlist and every segment of one rendition (the one the player chose, else the smallest), and
+ * of a DASH stream the manifest and every segment of one representation per adaptation set.
  * A page without media costs one evaluation per frame.
  */
 import type { Frame } from 'puppeteer-core';
 import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js';
+import { chooseRepresentations, isManifestUrl, parseMpd } from './dash-manifest.js';
 import { chooseRendition, isPlaylistUrl, parsePlaylist } from './media-playlists.js';
 import { fetchInFrame, fetchInPage } from './page-fetch.js';
 
@@ -37,7 +39,8 @@ const PLAY_ALL = `(async (budgetMs) => {
       try { m.load(); } catch {}
     }
     const until = Math.min(deadline, performance.now() + budgetMs);
-    while (performance.now() < until && !m.ended && !bufferedToEnd(m) && !m.error) await sleep(100);
+    // An element with no source (a player that never attached one) has nothing to wait for.
+    while (performance.now() < until && m.currentSrc && !m.ended && !bufferedToEnd(m) && !m.error) await sleep(100);
     if (bufferedToEnd(m) || m.ended) buffered++;
     m.pause();
   }));
@@ -76,7 +79,7 @@ async function playMedia(ctx: BehaviorContext): Promise<BehaviorFindings> {
     frames.map((frame, i) =>
       fetchInFrame(
         frame,
-        plays[i]!.sources.filter((url) => !isPlaylistUrl(url) && !complete.has(url)),
+        plays[i]!.sources.filter((url) => !isPlaylistUrl(url) && !isManifestUrl(url) && !complete.has(url)),
         ctx.left(),
       ),
     ),
@@ -112,7 +115,8 @@ async function archiveStreams(
 ): Promise<{ playlists: number; segmentsFetched: number }> {
   const requested = ctx.requestedUrls();
   const found = [...new Set([...sources, ...requested].filter(isPlaylistUrl))];
-  if (found.length === 0) return { playlists: 0, segmentsFetched: 0 };
+  const manifests = [...new Set([...sources, ...requested].filter(isManifestUrl))];
+  if (found.length === 0 && manifests.length === 0) return { playlists: 0, segmentsFetched: 0 };
   const media = new Map<string, string[]>();
   const named = new Set<string>();
   const kept = new Set<string>();
@@ -138,8 +142,19 @@ async function archiveStreams(
     toRead = [...new Set(next)];
   }
   for (const url of media.keys()) if (!named.has(url)) kept.add(url);
+  const segments = [...kept].flatMap((url) => media.get(url) ?? []);
+  // DASH: of each adaptation set (video, audio …) one representation, the one the player used or the smallest.
+  if (manifests.length > 0 && ctx.left() > 0) {
+    const { texts } = await fetchInPage(ctx, manifests, { asText: true });
+    for (const [i, text] of texts.entries()) {
+      if (text === null) continue;
+      read++;
+      for (const chosen of chooseRepresentations(parseMpd(text, manifests[i]!), requested))
+        segments.push(...chosen.segments);
+    }
+  }
   const complete = ctx.completeUrls();
-  const missing = [...new Set([...kept].flatMap((url) => media.get(url) ?? []))].filter((url) => !complete.has(url));
+  const missing = [...new Set(segments)].filter((url) => !complete.has(url));
   if (missing.length > MAX_SEGMENTS)
     ctx.notes.push(`auto-play fetched ${MAX_SEGMENTS} of the ${missing.length} segments of the page's streams`);
   const fetched = await fetchInPage(ctx, missing.slice(0, MAX_SEGMENTS));

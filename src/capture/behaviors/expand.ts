@@ -5,6 +5,7 @@
  * control that is a link elsewhere is not clicked, and while it runs the page's own cross-document
  * navigations are cancelled (Navigation API `navigate` event). Closed <details> are opened too.
  */
+import type { Protocol } from 'puppeteer-core';
 import { waitForNetworkQuiet } from '../settle.js';
 import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js';
 
@@ -104,13 +105,13 @@ export async function expandControls(ctx: BehaviorContext, rootSelector: string)
   let clicked = 0;
   let opened = 0;
   let rounds = 0;
-  const mainUrl = ctx.page.url();
+  // A new document in the main frame (same-document changes such as pushState are not reported here).
   let leftPage = false;
-  const onNavigated = (frame: { parentFrame(): unknown; url(): string }) => {
-    if (frame.parentFrame() === null && frame.url() !== mainUrl) leftPage = true;
+  const onNavigated = (e: Protocol.Page.FrameNavigatedEvent) => {
+    if (e.frame.parentId === undefined) leftPage = true;
   };
   let guarded = false;
-  ctx.page.on('framenavigated', onNavigated);
+  ctx.session.on('Page.frameNavigated', onNavigated);
   try {
     while (rounds < MAX_ROUNDS && clicked < MAX_EXPAND_CLICKS && ctx.left() > 0 && !ctx.signal.aborted) {
       const round = await ctx.evaluate<{ clicked: number; opened: number; guarded: boolean }>(
@@ -128,7 +129,7 @@ export async function expandControls(ctx: BehaviorContext, rootSelector: string)
       });
     }
   } finally {
-    ctx.page.off('framenavigated', onNavigated);
+    ctx.session.off('Page.frameNavigated', onNavigated);
   }
   const cancelled = guarded ? await ctx.evaluate<number>(`${NAVIGATION_GUARD}(false)`).catch(() => 0) : 0;
   if (leftPage) ctx.notes.push('a "show more" control took the page elsewhere although navigation was blocked');

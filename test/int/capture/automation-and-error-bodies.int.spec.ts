@@ -25,7 +25,11 @@ describe('a capture looks like a person and keeps error bodies (real Chromium)',
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
         return void res.end(`<!doctype html><title>check</title><body><p id="out">checking</p>
 <p id="worker">no worker</p>
+<p id="screen">no screen</p>
 <script>document.getElementById('out').textContent = navigator.webdriver ? 'bot detected' : 'welcome, person ' + navigator.userAgent;
+addEventListener('load', () => setTimeout(() => {
+  document.getElementById('screen').textContent = [screen.width, screen.height, outerWidth, outerHeight, innerWidth, innerHeight].join(' ');
+}, 100));
 const w = new Worker(URL.createObjectURL(new Blob(['postMessage(navigator.userAgent + (navigator.webdriver ? " webdriver" : ""))'])));
 w.onmessage = (e) => (document.getElementById('worker').textContent = 'worker says ' + e.data);</script>`);
       }
@@ -55,17 +59,29 @@ w.onmessage = (e) => (document.getElementById('worker').textContent = 'worker sa
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it('navigator.webdriver is false and the user agent names Chrome, not HeadlessChrome', T, async () => {
-    const result = await capturePage(chromium.browser, `${origin}/check`, { timeoutMs: 20_000 });
-    const said = /<p id="out">([^<]*)<\/p>/.exec(result.html)?.[1] ?? '';
-    assert.match(said, /^welcome, person .*Chrome\//);
-    assert.doesNotMatch(said, /HeadlessChrome/);
-    const worker = /<p id="worker">([^<]*)<\/p>/.exec(result.html)?.[1] ?? '';
-    assert.match(worker, /^worker says .*Chrome\//);
-    assert.doesNotMatch(worker, /HeadlessChrome|webdriver/);
-    const sent = result.exchanges.find((e) => e.url === `${origin}/check`)!;
-    assert.doesNotMatch(sent.requestHeaders['User-Agent'] ?? sent.requestHeaders['user-agent'] ?? '', /Headless/);
-  });
+  it(
+    'navigator.webdriver is false, the user agent names Chrome, not HeadlessChrome, and the screen holds the window',
+    T,
+    async () => {
+      const result = await capturePage(chromium.browser, `${origin}/check`, { timeoutMs: 20_000 });
+      const said = /<p id="out">([^<]*)<\/p>/.exec(result.html)?.[1] ?? '';
+      assert.match(said, /^welcome, person .*Chrome\//);
+      assert.doesNotMatch(said, /HeadlessChrome/);
+      // A screen and window at least as large as the page inside them, as on a person's desktop.
+      const [screenW, screenH, outerW, outerH, innerW, innerH] = (
+        /<p id="screen">([^<]*)<\/p>/.exec(result.html)?.[1] ?? ''
+      )
+        .split(' ')
+        .map(Number);
+      assert.deepEqual([screenW, screenH], [1920, 1080]);
+      assert.ok(outerW! >= innerW! && outerH! >= innerH!, `outer ${outerW}×${outerH}, inner ${innerW}×${innerH}`);
+      const worker = /<p id="worker">([^<]*)<\/p>/.exec(result.html)?.[1] ?? '';
+      assert.match(worker, /^worker says .*Chrome\//);
+      assert.doesNotMatch(worker, /HeadlessChrome|webdriver/);
+      const sent = result.exchanges.find((e) => e.url === `${origin}/check`)!;
+      assert.doesNotMatch(sent.requestHeaders['User-Agent'] ?? sent.requestHeaders['user-agent'] ?? '', /Headless/);
+    },
+  );
 
   it('archives the body of a 404 script and a 410 stylesheet, not a 0-byte record', T, async () => {
     const result = await capturePage(chromium.browser, `${origin}/with-404s`, { timeoutMs: 20_000 });

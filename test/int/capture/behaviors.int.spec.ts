@@ -117,6 +117,8 @@ describe('capture behaviors (real Chromium)', () => {
       assert.ok(exchange(result, origin + path), `${path} is archived`);
     }
     assert.ok(Number(did(result, 'auto-fetch')!.fetched) >= 7);
+    for (const never of ['/Ada', '/portrait', '/logout'])
+      assert.ok(!asked.includes(never), `${never} was not asked for`);
   });
 
   it('auto-play archives a progressive MP4 (Range) and an MP3 whole, also inside a cross-site frame', T, async () => {
@@ -150,6 +152,21 @@ describe('capture behaviors (real Chromium)', () => {
     }
     assert.ok(Number(did(result, 'auto-play')!.playlists) >= 2);
   });
+
+  it(
+    'auto-play archives a DASH stream: the manifest and every segment of one representation per adaptation set',
+    T,
+    async () => {
+      const result = await capture('/dash');
+      const segments = media.files.filter((f) => f.startsWith('dash/') && f.endsWith('.m4s'));
+      assert.ok(segments.length >= 8, segments.join(', '));
+      for (const segment of segments) {
+        const record = whole(result, `${origin}/media/${segment}`);
+        assert.ok(record?.body.equals(media.file(segment)), `${segment} whole`);
+      }
+      assert.ok(Number(did(result, 'auto-play')!.segmentsFetched) >= segments.length - 2);
+    },
+  );
 
   it('feed-timeline follows a feed that loads in its own scrolling column', T, async () => {
     const result = await capture('/feed');
@@ -244,7 +261,8 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
 <img src="/img/a.png?w=1" srcset="/img/a.png?w=1 1x, /img/a.png?w=2 2x" width="4" height="4" alt="">
 <picture><source media="(max-width: 10px)" srcset="/img/a.png?w=3"><img src="/img/a.png?w=1" alt=""></picture>
 <div data-bg="/img/bg.png">background set by a script that never ran</div>
-<img data-src="/img/lazy.png" alt="lazy, never swapped">`);
+<img data-src="/img/lazy.png" alt="lazy, never swapped">
+<div data-full-name="Ada" data-image="portrait" data-lazy-action="logout">data-* values that are not URLs</div>`);
     case '/media':
       return html(`
 <video src="/media/clip.mp4" width="160" height="120"></video>
@@ -252,6 +270,17 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
 <iframe src="${cross}/media-frame" width="200" height="150"></iframe>`);
     case '/media-frame':
       return html('<video src="/media/clip.mp4?in=frame" width="160" height="120"></video>');
+    case '/dash':
+      // A player's start: the manifest, the video's init segment and first chunk, on Media Source Extensions.
+      return html(`<video id="v" width="160" height="120"></video>
+<script>
+  (async () => {
+    const mpd = await (await fetch('/media/dash/manifest.mpd')).text();
+    await (await fetch('/media/dash/init-stream0.m4s')).arrayBuffer();
+    await (await fetch('/media/dash/chunk-stream0-00001.m4s')).arrayBuffer();
+    document.getElementById('v').src = URL.createObjectURL(new MediaSource());
+  })();
+</script>`);
     case '/hls':
       return html('<video src="/media/master.m3u8" width="320" height="240"></video>');
     case '/feed':
