@@ -14,6 +14,7 @@ import { workerRssBench } from './worker-rss.bench.js';
 import { zipStreamingBench } from './zip-streaming.bench.js';
 import { transparencyBench } from './transparency.bench.js';
 import { natsChaosBench } from './nats-chaos.bench.js';
+import { diffBench } from './diff.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -33,4 +34,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   transparency: transparencyBench,
   fidelity: fidelityBench,
   'nats-chaos': natsChaosBench,
+  diff: diffBench,
 };

@@ -5,11 +5,13 @@
 
 import type { CaptureOptions } from './capture-options.js';
 import type { FailureReason } from './failure-reason.js';
+import type { ComparisonSummary, WatchSettings } from './watch-settings.js';
 
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';
 export type RenderQuality = 'full' | 'partial';
-export type WebhookEventType = 'capture.complete' | 'capture.failed';
+/** 'capture.changed': opt-in extension (issue 32, docs/watch.md), never sent to a webhook that did not ask for it. */
+export type WebhookEventType = 'capture.complete' | 'capture.failed' | 'capture.changed';
 
 /** Who caused an event. */
 export type Causer =
@@ -164,13 +166,30 @@ export type TenantEvent =
         cron: string;
         createdAt: string;
         options?: CaptureOptions;
+        /** Extension (issue 32): compare each run with the one before (docs/watch.md). */
+        watch?: WatchSettings;
       };
     }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
-  | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } };
+  | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } }
+  | { type: 'capture.compared'; data: CaptureComparison };
 
 export type TenantEventType = TenantEvent['type'];
+
+/** A watched schedule's run compared with the previous complete run (issue 32, docs/watch.md). */
+export interface CaptureComparison {
+  captureId: string;
+  baseCaptureId: string;
+  scheduleId: string;
+  /** Any part differs (volatile headers aside). */
+  changed: boolean;
+  /** Changed beyond the watch's thresholds: a capture.changed webhook event fires. */
+  notify: boolean;
+  summary: ComparisonSummary;
+  options: { ignoreSelectors: string[]; ignoreText: string[] };
+  comparedAt: string;
+}
 
 /** Events of the system subject (not a tenant's). */
 export type SystemEvent =

@@ -16,6 +16,8 @@ import { visibleTextBlocks } from './visible-text.js';
 export interface CaptureSide {
   captureId: string;
   url: string;
+  /** Where the page ended after redirects, when recorded. */
+  finalUrl?: string | null;
   completedAt: string;
   bundleHash: string | null;
   html: string | null;
@@ -77,6 +79,7 @@ export async function diffCaptures(base: CaptureSide, next: CaptureSide, options
       ? diffResources(
           await responseRecordsOfWarc(warcOfWacz(base.wacz)),
           await responseRecordsOfWarc(warcOfWacz(next.wacz)),
+          [base.url, next.url, ...(base.finalUrl ? [base.finalUrl] : []), ...(next.finalUrl ? [next.finalUrl] : [])],
         )
       : null;
   const screenshot =

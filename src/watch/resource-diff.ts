@@ -23,9 +23,18 @@ function digestsByUrl(records: readonly WarcResponse[]): Map<string, string[]> {
   return new Map([...by].map(([url, set]) => [url, [...set].sort()]));
 }
 
-export function diffResources(base: readonly WarcResponse[], next: readonly WarcResponse[]): ResourceDiff {
-  const before = digestsByUrl(base);
-  const after = digestsByUrl(next);
+/**
+ * `documents`: the URLs of the two pages themselves (and where they redirected), left out: a change of the main
+ * document is what the text and header parts describe.
+ */
+export function diffResources(
+  base: readonly WarcResponse[],
+  next: readonly WarcResponse[],
+  documents: readonly string[] = [],
+): ResourceDiff {
+  const own = new Set(documents);
+  const before = digestsByUrl(base.filter((r) => !own.has(r.url)));
+  const after = digestsByUrl(next.filter((r) => !own.has(r.url)));
   const changed: ResourceDiff['changed'] = [];
   for (const [url, digests] of after) {
     const baseDigests = before.get(url);

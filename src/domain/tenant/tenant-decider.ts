@@ -255,6 +255,12 @@ const fireSchedule: Handler<'FireSchedule'> = (cmd, state, now) => {
   }
 };
 
+/** A watched run's comparison (issue 32): a fact computed elsewhere, recorded as it is. */
+const recordComparison: Handler<'RecordComparison'> = (data, _state, now) => ({
+  events: [{ type: 'capture.compared', data: { ...data, comparedAt: now.toISOString() } }],
+  reply: null,
+});
+
 // ---- usage -------------------------------------------------------------------------------------------
 
 const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
@@ -280,6 +286,7 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   CreateSchedule: createSchedule,
   DeleteSchedule: deleteSchedule,
   FireSchedule: fireSchedule,
+  RecordComparison: recordComparison,
   RecordApiCalls: recordApiCalls,
 };
 

@@ -126,6 +126,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
     case 'webhook.delivery_attempted':
     case 'webhook.delivery_dead_lettered':
     case 'usage.api_calls_recorded':
+    case 'capture.compared':
       break;
   }
   return state;
