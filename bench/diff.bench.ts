@@ -5,6 +5,7 @@
  * the baseline of only decoding the two PNGs, the floor any pixel diff pays. The diff image (diff.png) is timed
  * apart. BENCH_DIFF_RUNS (default 5), BENCH_DIFF_HEIGHT (default 20000).
  */
+import { loadavg } from 'node:os';
 import { PNG } from 'pngjs';
 import { type CaptureSide, diffCaptures } from '../src/watch/capture-diff.js';
 import { decodePng, diffImage, encodePng } from '../src/watch/diff-image.js';
@@ -65,6 +66,7 @@ export async function diffBench(): Promise<BenchLine[]> {
 
   const decodeMs: number[] = [];
   const diffMs: number[] = [];
+  const diffCpuMs: number[] = [];
   let changedRatio = 0;
   let regions = 0;
   for (let i = 0; i < runs; i++) {
@@ -74,6 +76,7 @@ export async function diffBench(): Promise<BenchLine[]> {
         decodePng(next.screenshot!);
       }),
     );
+    const cpu = process.cpuUsage();
     diffMs.push(
       await timeMs(async () => {
         const d = await diffCaptures(base, next, NO_DIFF_OPTIONS);
@@ -81,6 +84,8 @@ export async function diffBench(): Promise<BenchLine[]> {
         regions = d.screenshot!.regionCount;
       }),
     );
+    const used = process.cpuUsage(cpu);
+    diffCpuMs.push((used.user + used.system) / 1000);
   }
   let pngBytes = 0;
   const imageMs = await timeMs(async () => {
@@ -93,7 +98,10 @@ export async function diffBench(): Promise<BenchLine[]> {
       runs,
       diffP50Ms: round(p50),
       diffMaxMs: round(Math.max(...diffMs)),
+      // CPU time of the diff: what it costs whatever else the machine runs (wall time counts the waiting too).
+      diffCpuP50Ms: round(percentile(diffCpuMs, 50)),
       goalP50Ms: 2000,
+      loadAverage1m: round(loadavg()[0]!, 1),
       baselineDecodeP50Ms: round(percentile(decodeMs, 50)),
       ratio: round(p50 / percentile(decodeMs, 50), 2),
       diffImageMs: round(imageMs),

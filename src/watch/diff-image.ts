@@ -1,4 +1,5 @@
 import { PNG } from 'pngjs';
+import { decodeScreenshotPng } from './png-decode.js';
 import { type Box, diffPixels, type PixelDiffOptions, type RgbaImage } from './pixel-diff.js';
 
 /**
@@ -45,17 +46,11 @@ function outline(box: Box, paint: (x: number, y: number) => void): void {
   }
 }
 
-export function decodePng(bytes: Uint8Array): RgbaImage {
-  const png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  return {
-    width: png.width,
-    height: png.height,
-    data: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.byteLength),
-  };
-}
+/** The screenshots' decoder (png-decode.ts). */
+export const decodePng = decodeScreenshotPng;
 
 export function encodePng(image: RgbaImage): Uint8Array {
   const png = new PNG({ width: image.width, height: image.height });
   png.data = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength);
-  return new Uint8Array(PNG.sync.write(png, { deflateLevel: 6 }));
+  return new Uint8Array(PNG.sync.write(png, { deflateLevel: 3, filterType: 1 }));
 }
