@@ -1,7 +1,12 @@
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import { createHash } from 'node:crypto';
+import type { Notary } from '../archive/notary.js';
+import { ArtifactConflictError, type ArtifactStore } from '../capture/artifact-store.js';
 import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { ARTIFACTS } from '../domain/artifacts.js';
-import { refusal } from '../domain/errors.js';
+import { refusal, unavailable } from '../domain/errors.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { diffRecord } from '../watch/diff-record.js';
+import { DIFF_FORMAT, type DiffEvidence } from '../../packages/verifier/src/index.js';
 import { isId } from '../domain/ids.js';
 import { type CaptureDiff, type CaptureSide, diffCaptures } from '../watch/capture-diff.js';
 import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
@@ -32,7 +37,12 @@ const DIFFS_AT_ONCE = 2;
 export const diffPath = (captureId: string, baseId: string, image = false) =>
   `/v1/captures/${captureId}/diff${image ? '.png' : ''}?base=${baseId}`;
 
-export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore) {
+/** Where a diff's evidence is stored (write-once, through the artifact store like every artifact). */
+const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions) =>
+  `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.json`;
+
+/** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
+export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
   const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
 
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
@@ -105,6 +115,44 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
           image: diff.screenshot ? `${origin}${diffPath(captureId, base.capture_id, true)}` : null,
         },
       };
+    },
+
+    /**
+     * The diff as evidence (docs/watch.md): its record attested (Ed25519) and time-stamped (RFC 3161) by the signer
+     * role, made once per pair of captures and options and then served as stored. 404 when a capture has no signed
+     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered.
+     */
+    async evidence(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
+      if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
+      if (!notary) throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a diff cannot be attested.');
+      const name = evidenceObjectName(captureId, base.capture_id, options);
+      const stored = await artifacts.get(name);
+      if (stored) return stored;
+      const { record, recordHash } = diffRecord(await diffRows(base, row, options));
+      const attested = await notary
+        .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash: recordHash })
+        .catch((err: unknown) => {
+          caller.log.error({ err, captureId }, 'diff evidence could not be attested');
+          throw unavailable('The diff could not be signed now (no signer answered); retry shortly.', 10);
+        });
+      const evidence: DiffEvidence = {
+        format: DIFF_FORMAT,
+        record,
+        recordHash,
+        signature: attested.signature,
+        timestamp: attested.timestamp,
+      };
+      const bytes = new TextEncoder().encode(`${JSON.stringify(evidence, null, 2)}\n`);
+      try {
+        await artifacts.put(name, bytes);
+      } catch (err) {
+        // Another request made it first (its own signature and time): that one is the evidence.
+        if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? bytes;
+        throw err;
+      }
+      return bytes;
     },
 
     /** The diff image; 404 naming the capture without a screenshot. */

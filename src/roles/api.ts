@@ -95,7 +95,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);
   // Watch lists (issue 32): diffs of two captures, and each watched schedule run compared with the one before.
-  const diffs = createCaptureDiffs(ctx, artifacts);
+  const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary);
   const watch = await startWatchRunner({
     js: nats.js,
     jsm: nats.jsm,

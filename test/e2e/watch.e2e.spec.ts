@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { PNG } from 'pngjs';
 import { fixedClock } from '../../src/domain/clock.js';
+import { projectRoot } from '../../src/infra/project-root.js';
 import { DURABLES } from '../../src/infra/topology.js';
 import { createScheduler } from '../../src/schedules/scheduler.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
@@ -18,6 +23,22 @@ import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '.
  */
 
 const HOUR = 3_600_000;
+
+/** The operator CLI as a separate process. */
+const runCli = (args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), ...args],
+      { cwd: projectRoot, timeout: 120_000 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? ((err as { code?: number }).code ?? 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
+    );
+  });
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 240_000) {
   const deadline = Date.now() + ms;
@@ -248,6 +269,67 @@ describe('watch lists (issue 32)', () => {
     assert.equal(image.headers.get('content-type'), 'image/png');
     const png = PNG.sync.read(image.raw);
     assert.equal(png.width, i.screenshot.size.width);
+  });
+
+  it('issues the diff as signed, time-stamped evidence the CLI verifies offline and refuses once tampered with', async () => {
+    const [, , base, next] = runs;
+    const path = `/v1/captures/${next}/diff/evidence?base=${base}&ignoreSelectors=aside.ad`;
+    const first = await s.call('GET', path, { token });
+    assert.equal(first.status, 200, first.text);
+    const again = await s.call('GET', path, { token });
+    assert.ok(again.raw.equals(first.raw), 'made once, then served as stored');
+    const evidence = JSON.parse(first.text);
+    const record = JSON.parse(evidence.record);
+    assert.equal(record.capture.captureId, next);
+    assert.equal(record.base.captureId, base);
+    assert.match(record.capture.bundleHash, /^sha256:[0-9a-f]{64}$/);
+    assert.deepEqual(record.options, { ignoreSelectors: ['aside.ad'], ignoreText: [] });
+    assert.match(record.parts.screenshot, /^sha256:[0-9a-f]{64}$/);
+
+    const dir = await mkdtemp(join(tmpdir(), 'cl-diff-'));
+    try {
+      const verify = async (bytes: string) => {
+        const file = join(dir, `diff-${Math.random().toString(36).slice(2)}.json`);
+        await writeFile(file, bytes);
+        const r = await runCli([
+          'verify',
+          file,
+          '--keys-url',
+          `${s.baseUrl}/.well-known/signing-keys`,
+          '--tsa-ca-url',
+          `${s.baseUrl}/.well-known/tsa-certificates`,
+        ]);
+        return { code: r.code, result: JSON.parse(r.stdout || 'null'), stderr: r.stderr };
+      };
+      const ok = await verify(first.text);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(ok.result.kind, 'diff');
+      assert.deepEqual(
+        ok.result.checks.map((c: any) => `${c.name}:${c.status}`),
+        ['envelope:pass', 'recordHash:pass', 'signature:pass', 'timestamp:pass'],
+      );
+
+      // The record says the page did not change; its hash no longer matches.
+      const tampered = { ...evidence, record: evidence.record.replace('"changed":true', '"changed":false') };
+      assert.notEqual(tampered.record, evidence.record);
+      const bad = await verify(JSON.stringify(tampered));
+      assert.equal(bad.code, 1);
+      assert.equal(bad.result.checks.find((c: any) => c.name === 'recordHash').status, 'fail');
+
+      // …and with its hash recomputed, the signature and the timestamp no longer cover it.
+      const rehashed = {
+        ...tampered,
+        recordHash: `sha256:${createHash('sha256').update(tampered.record, 'utf8').digest('hex')}`,
+      };
+      const forged = await verify(JSON.stringify(rehashed));
+      assert.equal(forged.code, 1);
+      const status = (name: string) => forged.result.checks.find((c: any) => c.name === name).status;
+      assert.equal(status('recordHash'), 'pass');
+      assert.equal(status('signature'), 'fail');
+      assert.equal(status('timestamp'), 'fail');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses bad diff requests with the error body naming the field', async () => {

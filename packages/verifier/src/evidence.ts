@@ -1,4 +1,5 @@
 import { verifyBundle, type VerificationResult, type VerifyOptions } from './bundle.js';
+import { isDiffEvidence, verifyDiff, type DiffVerification } from './diff.js';
 import { splitCertificate, statedBundleFile, verifyCertificate, type CertificateVerification } from './certificate.js';
 import { sha256Prefixed } from './bytes.js';
 import { fail, pass, skip, type Check, type PublishedKey } from './format.js';
@@ -22,21 +23,23 @@ export type BundleEvidence = VerificationResult & {
   transparency?: Check<'transparency'>;
   certificate?: Check<'certificate'> & { verification: CertificateVerification };
 };
-export type EvidenceVerification = BundleEvidence | CertificateVerification;
+export type EvidenceVerification = BundleEvidence | CertificateVerification | DiffVerification;
 
 /** What the command line's exit status says: verified, and no check asked for beside the spec's failed. */
 export function evidenceAccepted(result: EvidenceVerification): boolean {
-  if (result.kind === 'certificate') return result.verified;
+  if (result.kind === 'certificate' || result.kind === 'diff') return result.verified;
   return result.verified && result.transparency?.status !== 'fail' && result.certificate?.status !== 'fail';
 }
 
-/** A certificate PDF or a WACZ bundle, told apart by their first bytes. */
-export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' {
+/** A certificate PDF, a diff of two captures (JSON, docs/watch.md) or a WACZ bundle, told apart by their first bytes. */
+export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' | 'diff' {
+  if (isDiffEvidence(bytes)) return 'diff';
   return bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46 ? 'certificate' : 'bundle';
 }
 
 export async function verifyEvidence(bytes: Uint8Array, options: VerifyOptions): Promise<EvidenceVerification> {
   if (evidenceKind(bytes) === 'certificate') return verifyCertificate(bytes, options);
+  if (evidenceKind(bytes) === 'diff') return verifyDiff(bytes, options);
   return { kind: 'bundle', ...(await verifyBundle(bytes, options)) };
 }
 
@@ -97,9 +100,9 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
   }
   const trust = { keys, tsaCaCertsPem: [...configured, ...builtIn], selfIssuedTsaCaCertsPem: builtIn, logKeys };
   const result = await verifyEvidence(bytes, trust);
-  if (result.kind === 'certificate') {
+  if (result.kind === 'certificate' || result.kind === 'diff') {
     if (sources.certificateFile !== undefined)
-      throw new Error('--certificate goes with a WACZ bundle, not a certificate');
+      throw new Error(`--certificate goes with a WACZ bundle, not a ${result.kind}`);
     return result;
   }
   const logUrl = sources.logUrl ?? sources.logKeyUrl?.replace(/\/key\/?$/, '');

@@ -50,6 +50,15 @@ export {
   type NoteKey,
 } from './transparency.js';
 export {
+  DIFF_FORMAT,
+  isDiffEvidence,
+  verifyDiff,
+  type DiffCheckName,
+  type DiffEvidence,
+  type DiffSideRecord,
+  type DiffVerification,
+} from './diff.js';
+export {
   evidenceAccepted,
   evidenceKind,
   verifyEvidence,

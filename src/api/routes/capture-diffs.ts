@@ -80,6 +80,38 @@ export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
     );
 
     app.get(
+      '/v1/captures/:captureId/diff/evidence',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'The diff as signed, time-stamped evidence (JSON file)',
+          description:
+            'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md). Made once per pair and options.',
+          operationId: 'getCaptureDiffEvidence',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: {
+            200: { description: 'application/json file', content: { 'application/json': { schema: binary() } } },
+            ...problemResponses({
+              ...answers,
+              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
+              503: 'No signer answered; retry after Retry-After seconds.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const bytes = await diffs.evidence(callerOf(req), req.params.captureId, req.query);
+        return reply
+          .type('application/json; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-diff.json"`)
+          .send(Buffer.from(bytes));
+      },
+    );
+
+    app.get(
       '/v1/captures/:captureId/diff.png',
       {
         onRequest: guard.require('read'),
