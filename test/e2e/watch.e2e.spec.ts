@@ -363,4 +363,46 @@ describe('watch lists (issue 32)', () => {
     assertProblem(r.body, 404);
     assert.match(r.body.detail, /^base: capture cap_\w+ is pending/);
   });
+
+  it('lists a failed run with its failureReason and compares the next run with the last complete one', async () => {
+    site.hang = true;
+    const scheduler = createScheduler({
+      pool: s.server.ctx.pool,
+      tenants: s.server.ctx.tenants,
+      clock,
+      log: pino({ level: 'silent' }),
+    });
+    const fired = (await scheduler.tick()).fired.find((f) => f.scheduleId === scheduleId);
+    assert.equal(fired?.outcome.kind, 'fired');
+    clock.advance(HOUR);
+    const captureId = (fired!.outcome as { captureId: string }).captureId;
+    // The worker is still waiting for the page; the first outcome decided is the one that counts.
+    const failed = await s.server.ctx.tenants.execute(
+      'watcher',
+      {
+        type: 'FailCapture',
+        data: {
+          captureId,
+          error: 'The page did not answer in time.',
+          retryable: false,
+          attempts: 1,
+          failureReason: 'target_timeout',
+        },
+      },
+      { correlationId: 'watch-test', causedBy: { kind: 'system', component: 'test' } },
+    );
+    assert.deepEqual(failed.reply, { applied: true });
+    await s.server.ctx.waiter.waitFor(failed.appended.at(-1)!.seq);
+    const listed = (await runList()).find((r) => r.captureId === captureId);
+    assert.equal(listed.status, 'failed');
+    assert.equal(listed.failureReason, 'target_timeout');
+    assert.equal(listed.error, 'The page did not answer in time.');
+    assert.equal(listed.comparison, null);
+
+    site.hang = false;
+    runs.push(captureId);
+    const next = await run(2);
+    assert.equal(next.comparison.baseCaptureId, runs[3], 'compared with the last complete run, not the failed one');
+    assert.equal(next.comparison.notified, false);
+  });
 });

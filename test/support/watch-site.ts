@@ -13,6 +13,8 @@ import { solidPng } from './fixture-site.js';
 export interface WatchSite {
   url(path: string): string;
   edition: number;
+  /** While true, /watched never answers (a run that stays pending until the test fails it). */
+  hang: boolean;
   close(): Promise<void>;
 }
 
@@ -28,9 +30,10 @@ export const newsOf = (edition: number) =>
 export async function startWatchSite(): Promise<WatchSite> {
   let adRotation = 0;
   const sockets = new Set<Socket>();
-  const site = { edition: 1 } as WatchSite;
+  const site = { edition: 1, hang: false } as WatchSite;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/watched' && site.hang) return; // closed by close()
     if (path === '/watched') {
       adRotation++;
       res.writeHead(200, {
