@@ -12,7 +12,7 @@ import { type CaptureDiff, type CaptureSide, diffCaptures } from '../watch/captu
 import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
 import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
 import type { HeaderMap } from '../watch/header-diff.js';
-import type { Caller } from './caller.js';
+import { type Caller, causedBy } from './caller.js';
 import { createConcurrencyLimit } from './concurrency-limit.js';
 import type { ServiceContext } from './service-context.js';
 import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
@@ -148,10 +148,25 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       try {
         await artifacts.put(name, bytes);
       } catch (err) {
-        // Another request made it first (its own signature and time): that one is the evidence.
+        // Another request made it first (its own signature and time): that one is the evidence, and logged it.
         if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? bytes;
         throw err;
       }
+      // Into the public log like a bundle (src/transparency/leaf.ts, kind 'diff'), through the tenant's ledger.
+      await ctx.tenants.execute(
+        caller.principal.tenantId,
+        {
+          type: 'RecordDiffAttestation',
+          data: {
+            captureId,
+            baseCaptureId: base.capture_id,
+            recordHash,
+            keyId: attested.signature.keyId,
+            genTime: attested.timestamp?.genTime ?? null,
+          },
+        },
+        causedBy(caller),
+      );
       return bytes;
     },
 

@@ -173,7 +173,19 @@ export type TenantEvent =
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
   | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } }
-  | { type: 'capture.compared'; data: CaptureComparison };
+  | { type: 'capture.compared'; data: CaptureComparison }
+  /** The diff of two captures issued as evidence (issue 32, docs/watch.md): its record's hash goes into the public log. */
+  | {
+      type: 'capture.diff_attested';
+      data: {
+        captureId: string;
+        baseCaptureId: string;
+        recordHash: string;
+        keyId: string;
+        genTime: string | null;
+        attestedAt: string;
+      };
+    };
 
 export type TenantEventType = TenantEvent['type'];
 

@@ -45,6 +45,8 @@ export type TenantCommand =
   | { type: 'FireSchedule'; data: { scheduleId: string; fireTime: string; captureId: string } }
   /** A watched run compared with the run before it (issue 32); `comparedAt` is the time of the decision. */
   | { type: 'RecordComparison'; data: Omit<CaptureComparison, 'comparedAt'> }
+  /** A diff's evidence was issued (issue 32); `attestedAt` is the time of the decision. */
+  | { type: 'RecordDiffAttestation'; data: Omit<EventData<'capture.diff_attested'>, 'attestedAt'> }
   // usage
   | { type: 'RecordApiCalls'; data: { period: string; count: number } };
 
@@ -89,6 +91,7 @@ export interface TenantReplies {
   DeleteSchedule: null;
   FireSchedule: FireOutcome;
   RecordComparison: null;
+  RecordDiffAttestation: null;
   RecordApiCalls: null;
 }
 

@@ -261,6 +261,12 @@ const recordComparison: Handler<'RecordComparison'> = (data, _state, now) => ({
   reply: null,
 });
 
+/** A diff issued as evidence (issue 32): recorded so the sequencer logs its record's hash like a bundle's. */
+const recordDiffAttestation: Handler<'RecordDiffAttestation'> = (data, _state, now) => ({
+  events: [{ type: 'capture.diff_attested', data: { ...data, attestedAt: now.toISOString() } }],
+  reply: null,
+});
+
 // ---- usage -------------------------------------------------------------------------------------------
 
 const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
@@ -287,6 +293,7 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   DeleteSchedule: deleteSchedule,
   FireSchedule: fireSchedule,
   RecordComparison: recordComparison,
+  RecordDiffAttestation: recordDiffAttestation,
   RecordApiCalls: recordApiCalls,
 };
 

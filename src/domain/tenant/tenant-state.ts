@@ -127,6 +127,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
     case 'webhook.delivery_dead_lettered':
     case 'usage.api_calls_recorded':
     case 'capture.compared':
+    case 'capture.diff_attested':
       break;
   }
   return state;
