@@ -12,6 +12,9 @@ import { fixedClock } from '../../src/domain/clock.js';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { DURABLES } from '../../src/infra/topology.js';
 import { createScheduler } from '../../src/schedules/scheduler.js';
+import { decodeLeaf } from '../../src/transparency/leaf.js';
+import { createLogClient } from '../../src/transparency/log-client.js';
+import { parseCheckpointNote } from '../../packages/verifier/src/index.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { newsOf, startWatchSite, type WatchSite } from '../support/watch-site.js';
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -117,7 +120,7 @@ describe('watch lists (issue 32)', () => {
     site = await startWatchSite();
     s = await startTestServer({
       // A signer, so each capture has its bundle: the resources part of a diff reads the WARCs in them.
-      ROLES: 'api,projector,worker,dispatcher,signer',
+      ROLES: 'api,projector,worker,dispatcher,signer,sequencer',
       SIGNING_KEY: randomBytes(32).toString('base64'),
       TSA_URL: '',
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
@@ -285,6 +288,24 @@ describe('watch lists (issue 32)', () => {
     assert.match(record.capture.bundleHash, /^sha256:[0-9a-f]{64}$/);
     assert.deepEqual(record.options, { ignoreSelectors: ['aside.ad'], ignoreText: [] });
     assert.match(record.parts.screenshot, /^sha256:[0-9a-f]{64}$/);
+
+    // Logged like a bundle: a 'diff' leaf with the record's hash, never the capture id.
+    const log = createLogClient(`${s.baseUrl}/v1/log`);
+    const leaf = await waitFor('the diff leaf in the transparency log', async () => {
+      const note = await log.checkpoint().catch(() => null);
+      const size = note ? parseCheckpointNote(note).size : 0;
+      if (!size) return undefined;
+      const entries = await log.entries(0, Math.min(size, 256));
+      return entries.map((e) => decodeLeaf(e)).find((l) => l.kind === 'diff' && l.recordHash === evidence.recordHash);
+    });
+    assert.deepEqual(leaf, {
+      v: 1,
+      kind: 'diff',
+      captureIdHash: createHash('sha256').update(next!, 'utf8').digest('hex'),
+      recordHash: evidence.recordHash,
+      keyId: evidence.signature.keyId,
+      genTime: evidence.timestamp.genTime,
+    });
 
     const dir = await mkdtemp(join(tmpdir(), 'cl-diff-'));
     try {
