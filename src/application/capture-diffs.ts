@@ -60,9 +60,10 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     return row;
   }
 
-  async function sideOf(row: CaptureRow, parts: { text: boolean; wacz: boolean }): Promise<CaptureSide> {
-    const html = parts.text ? await artifactOf(row, 'html') : null;
-    const headers = parts.text ? await artifactOf(row, 'headers') : null;
+  /** What the diff reads of a capture: its stored HTML, headers, screenshot and bundle. */
+  async function sideOf(row: CaptureRow): Promise<CaptureSide> {
+    const html = await artifactOf(row, 'html');
+    const headers = await artifactOf(row, 'headers');
     return {
       captureId: row.capture_id,
       url: row.url,
@@ -72,7 +73,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       html: html ? Buffer.from(html).toString('utf8') : null,
       headers: headers ? (JSON.parse(Buffer.from(headers).toString('utf8')) as HeaderMap) : null,
       screenshot: await artifactOf(row, 'screenshot'),
-      wacz: parts.wacz ? await artifactOf(row, 'wacz') : null,
+      wacz: await artifactOf(row, 'wacz'),
     };
   }
 
@@ -90,18 +91,11 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
 
   /** The diff of two rows already checked (the watch calls this with a schedule's runs). */
   async function diffRows(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
-    return slot(async () =>
-      diffCaptures(
-        await sideOf(base, { text: true, wacz: true }),
-        await sideOf(row, { text: true, wacz: true }),
-        options,
-      ),
-    );
+    return slot(async () => diffCaptures(await sideOf(base), await sideOf(row), options));
   }
 
   return {
     diffRows,
-    completeCapture,
 
     /** The JSON diff with the URLs of itself and its image. */
     async diff(caller: Caller, captureId: string, query: DiffQuery) {
