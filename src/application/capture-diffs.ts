@@ -6,7 +6,15 @@ import { ARTIFACTS } from '../domain/artifacts.js';
 import { refusal, unavailable } from '../domain/errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { diffRecord } from '../watch/diff-record.js';
-import { DIFF_FORMAT, type DiffEvidence } from '../../packages/verifier/src/index.js';
+import {
+  attachCertificateEnvelope,
+  CERTIFICATE_FORMAT,
+  type CertificateEnvelope,
+  DIFF_FORMAT,
+  type DiffEvidence,
+  sha256Prefixed,
+} from '../../packages/verifier/src/index.js';
+import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
 import { isId } from '../domain/ids.js';
 import { type CaptureDiff, type CaptureSide, diffCaptures } from '../watch/capture-diff.js';
 import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
@@ -38,8 +46,8 @@ export const diffPath = (captureId: string, baseId: string, image = false) =>
   `/v1/captures/${captureId}/diff${image ? '.png' : ''}?base=${baseId}`;
 
 /** Where a diff's evidence is stored (write-once, through the artifact store like every artifact). */
-const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions) =>
-  `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.json`;
+const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions, ext: 'json' | 'pdf' = 'json') =>
+  `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
 
 /** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
 export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
@@ -162,6 +170,55 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
         causedBy(caller),
       );
       return bytes;
+    },
+
+    /**
+     * The certificate of a change (docs/watch.md): a PDF saying how the page changed between the two captures,
+     * attested by the signer role exactly like a capture certificate (its envelope names the newer capture and
+     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored.
+     */
+    async certificate(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
+      if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
+      if (!notary)
+        throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a change cannot be certified.');
+      const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
+      const stored = await artifacts.get(name);
+      if (stored) return stored;
+      const diff = await diffRows(base, row, options);
+      const issuedAt = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000).toISOString();
+      const document = await renderChangeCertificatePdf({
+        diff,
+        recordHash: diffRecord(diff).recordHash,
+        issuer: `Capture Ledger at ${ctx.config.PUBLIC_BASE_URL}`,
+        issuedAt,
+      });
+      const certificateHash = await sha256Prefixed(document);
+      const attested = await notary
+        .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash })
+        .catch((err: unknown) => {
+          caller.log.error({ err, captureId }, 'change certificate could not be attested');
+          throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
+        });
+      const envelope: CertificateEnvelope = {
+        format: CERTIFICATE_FORMAT,
+        captureId,
+        bundleHash: row.bundle.bundleHash,
+        url: row.url,
+        certificateHash,
+        bytes: document.length,
+        signature: attested.signature,
+        timestamp: attested.timestamp,
+      };
+      const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      try {
+        await artifacts.put(name, pdf);
+      } catch (err) {
+        if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? pdf;
+        throw err;
+      }
+      return pdf;
     },
 
     /** The diff image; 404 naming the capture without a screenshot. */

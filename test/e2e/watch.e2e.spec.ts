@@ -353,6 +353,43 @@ describe('watch lists (issue 32)', () => {
     }
   });
 
+  it('certifies a change in a PDF the CLI verifies as a certificate of the newer capture', async () => {
+    const [, , base, next] = runs;
+    const r = await s.call('GET', `/v1/captures/${next}/diff/certificate?base=${base}&ignoreSelectors=aside.ad`, {
+      token,
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('content-type'), 'application/pdf');
+    const dir = await mkdtemp(join(tmpdir(), 'cl-change-'));
+    try {
+      const file = join(dir, 'change.pdf');
+      await writeFile(file, r.raw);
+      const v = await runCli([
+        'verify',
+        file,
+        '--keys-url',
+        `${s.baseUrl}/.well-known/signing-keys`,
+        '--tsa-ca-url',
+        `${s.baseUrl}/.well-known/tsa-certificates`,
+      ]);
+      assert.equal(v.code, 0, v.stdout + v.stderr);
+      const result = JSON.parse(v.stdout);
+      assert.equal(result.kind, 'certificate');
+      assert.equal(result.certificate.captureId, next);
+      assert.deepEqual(
+        result.checks.map((c: any) => `${c.name}:${c.status}`),
+        ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass'],
+      );
+      const tampered = Buffer.from(r.raw);
+      tampered[200] = tampered[200]! ^ 1;
+      await writeFile(file, tampered);
+      const bad = await runCli(['verify', file, '--keys-url', `${s.baseUrl}/.well-known/signing-keys`]);
+      assert.equal(bad.code, 1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses bad diff requests with the error body naming the field', async () => {
     const [a, b] = runs;
     const cases: Array<[string, string | undefined, number, string]> = [

@@ -112,6 +112,38 @@ export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
     );
 
     app.get(
+      '/v1/captures/:captureId/diff/certificate',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'The certificate of a change between two captures (PDF)',
+          description:
+            'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md). Made once per pair and options.',
+          operationId: 'getCaptureDiffCertificate',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: {
+            200: { description: 'application/pdf', content: { 'application/pdf': { schema: binary() } } },
+            ...problemResponses({
+              ...answers,
+              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
+              503: 'No signer answered; retry after Retry-After seconds.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const pdf = await diffs.certificate(callerOf(req), req.params.captureId, req.query);
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-change-certificate.pdf"`)
+          .send(Buffer.from(pdf));
+      },
+    );
+
+    app.get(
       '/v1/captures/:captureId/diff.png',
       {
         onRequest: guard.require('read'),
