@@ -10,6 +10,7 @@ import pino from 'pino';
 import { PNG } from 'pngjs';
 import { fixedClock } from '../../src/domain/clock.js';
 import { projectRoot } from '../../src/infra/project-root.js';
+import { launchChromium } from '../../src/capture/browser-launch.js';
 import { DURABLES } from '../../src/infra/topology.js';
 import { createScheduler } from '../../src/schedules/scheduler.js';
 import { decodeLeaf } from '../../src/transparency/leaf.js';
@@ -462,5 +463,36 @@ describe('watch lists (issue 32)', () => {
     const next = await run(2);
     assert.equal(next.comparison.baseCaptureId, runs[3], 'compared with the last complete run, not the failed one');
     assert.equal(next.comparison.notified, false);
+  });
+
+  it('shows the watched URL as a timeline in the console, a change side by side', { timeout: 300_000 }, async () => {
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.browser.newPage();
+      await page.goto(`${s.baseUrl}/console/schedules/${scheduleId}/timeline`, { waitUntil: 'load' });
+      await page.waitForSelector('#tenant-key', { timeout: 60_000 });
+      await page.type('#tenant-key', token);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Watch timeline: Town news', {
+        timeout: 60_000,
+      });
+      const entries = await page.$$eval('li.run h3', (hs) => hs.map((h) => h.textContent ?? ''));
+      assert.equal(entries.length, runs.length, entries.join('\n'));
+      assert.equal(entries.filter((t) => t.endsWith('— Changed')).length, 1, entries.join('\n'));
+      assert.ok(
+        entries.some((t) => t.includes('Failed (target_timeout)')),
+        entries.join('\n'),
+      );
+      // The change: both screenshots and the diff image, all loaded (the diff image with the console's session).
+      await page.waitForFunction(
+        () => {
+          const imgs = [...document.querySelectorAll<HTMLImageElement>('li.run img')];
+          return imgs.length === 3 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+        },
+        { timeout: 60_000 },
+      );
+    } finally {
+      await chromium.close();
+    }
   });
 });
