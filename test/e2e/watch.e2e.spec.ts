@@ -16,6 +16,7 @@ import { createScheduler } from '../../src/schedules/scheduler.js';
 import { decodeLeaf } from '../../src/transparency/leaf.js';
 import { createLogClient } from '../../src/transparency/log-client.js';
 import { parseCheckpointNote } from '../../packages/verifier/src/index.js';
+import { assertAccessible } from '../support/console-browser.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { newsOf, startWatchSite, type WatchSite } from '../support/watch-site.js';
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -491,6 +492,7 @@ describe('watch lists (issue 32)', () => {
         },
         { timeout: 60_000 },
       );
+      await assertAccessible(page, 'watch timeline');
     } finally {
       await chromium.close();
     }
