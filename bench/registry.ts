@@ -17,6 +17,7 @@ import { natsChaosBench } from './nats-chaos.bench.js';
 import { witnessBench } from './witness.bench.js';
 import { sessionRecordingBench } from './session-recording.bench.js';
 import { storageBench } from './storage.bench.js';
+import { diffBench } from './diff.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -39,4 +40,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   witness: witnessBench,
   'session-recording': sessionRecordingBench,
   storage: storageBench,
+  diff: diffBench,
 };

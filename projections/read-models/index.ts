@@ -2,6 +2,7 @@ import type { TenantState } from '../../src/domain/tenant/index.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { SYSTEM_TENANT } from '../../src/ledger/streams.js';
 import { capturesReadModel } from './captures.js';
+import { comparisonsReadModel } from './comparisons.js';
 import { evidenceKeysReadModel } from './evidence-keys.js';
 import { keysReadModel } from './keys.js';
 import {
@@ -39,6 +40,7 @@ export const READ_MODELS = [
   schedulesReadModel,
   evidenceKeysReadModel,
   retentionReadModel,
+  comparisonsReadModel,
 ] as const;
 
 export type { EventRef, SettledCapture, Sql, TableComparison } from './read-model.js';

@@ -1,4 +1,5 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
+import type { WatchSettings } from '../../src/domain/watch-settings.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { TenantState } from '../../src/domain/tenant/index.js';
 import {
@@ -51,6 +52,8 @@ export type ScheduleValues = {
   name: string;
   cron: string;
   options: CaptureOptions | null;
+  /** Migration 012 (issue 32). */
+  watch: WatchSettings | null;
   created_at: string;
   deleted_at: string | null;
   last_run_at: string | null;
@@ -71,6 +74,7 @@ export const SCHEDULES = tableSpec<ScheduleValues>({
     name: 'text',
     cron: 'text',
     options: 'jsonb',
+    watch: 'jsonb',
     created_at: 'timestamptz',
     deleted_at: 'timestamptz',
     last_run_at: 'timestamptz',
@@ -107,6 +111,7 @@ export function scheduleChange(e: TenantEnvelope): ScheduleChange | null {
           name: e.data.name,
           cron: e.data.cron,
           options: e.data.options ?? null,
+          watch: e.data.watch ?? null,
           created_at: e.data.createdAt,
         },
       };

@@ -3,12 +3,15 @@ import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { parseCaptureOptions } from '../domain/capture-options.js';
 import { requireKnownVantage } from './vantages.js';
+import { parseWatchSettings } from '../watch/watch-settings.js';
 import { isId, newId } from '../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
 import { parseSchedule } from '../schedules/cron-policy.js';
 import { nextRunAt } from '../schedules/schedule-timing.js';
 import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../projections/read-models/schedules.js';
 import { type Caller, causedBy } from './caller.js';
+import { listScheduleRuns, type ScheduleRunRow } from '../../projections/read-models/comparisons.js';
+import { diffPath } from './capture-diffs.js';
 
 /**
  * Schedules of a tenant (spec 2.10, 4.12; docs/schedules.md): create, list, read, delete. The schedule routes and
@@ -26,6 +29,8 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     cron: r.cron,
     // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
     ...(r.options ? { options: r.options } : {}),
+    // Extension (issue 32, docs/watch.md).
+    ...(r.watch ? { watch: r.watch } : {}),
     paused: false,
     nextRunAt:
       iso(nextRunAt({ cron: r.cron, createdAt: r.created_at, lastHandled: r.last_run_at }, ctx.clock.now())) ?? null,
@@ -49,7 +54,10 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     scheduleUrl: (id: string) => `${ctx.config.PUBLIC_BASE_URL}/v1/schedules/${id}`,
 
     /** 400 for the cron or options, 400/422 for the URL, the actor's 429 at the tier's maximum (spec 4.12, 7.3). */
-    async create(caller: Caller, body: { url?: unknown; name: string; cron: string; options?: unknown }) {
+    async create(
+      caller: Caller,
+      body: { url?: unknown; name: string; cron: string; options?: unknown; watch?: unknown },
+    ) {
       // Cheap syntax checks first, so a request wrong in both ways gets the 400 rather than a 422.
       const cron = body.cron.trim();
       acceptedCron(cron);
@@ -65,6 +73,8 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
       requireKnownVantage(options.options, ctx.config.VANTAGES);
       if (options.options?.corroborate)
         throw refusal(422, 'options.corroborate is for single captures (POST /v1/captures), not schedules.');
+      const watch = parseWatchSettings(body.watch);
+      if (!watch.ok) throw refusal(400, watch.detail);
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');
@@ -74,6 +84,7 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
         name: body.name,
         cron,
         ...(options.options ? { options: options.options } : {}),
+        ...(watch.watch ? { watch: watch.watch } : {}),
       };
       const result = await ctx.tenants.execute(tenantId, { type: 'CreateSchedule', data: cmd }, causedBy(caller));
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
@@ -84,6 +95,7 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
         name: cmd.name,
         cron,
         options: options.options ?? null,
+        watch: watch.watch ?? null,
         created_at: new Date(result.reply.createdAt),
         deleted_at: null,
         last_run_at: null,
@@ -117,6 +129,19 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
       return record(row);
     },
 
+    /**
+     * Extension (issue 32, docs/watch.md): the schedule's runs, newest first — each capture's status, why a failed
+     * one failed, and on a watched schedule whether the run changed since the one before.
+     */
+    async runs(caller: Caller, scheduleId: string, limit = 50) {
+      const row = isId('sch', scheduleId)
+        ? await findActiveSchedule(ctx.pool, caller.principal.tenantId, scheduleId)
+        : null;
+      if (!row) throw unknownSchedule(scheduleId);
+      const runs = await listScheduleRuns(ctx.pool, caller.principal.tenantId, scheduleId, limit);
+      return { data: runs.map((r) => runRecord(ctx.config.PUBLIC_BASE_URL, r)) };
+    },
+
     /** Permanent (spec 4.12); 404 for an unknown schedule or another tenant's. */
     async delete(caller: Caller, scheduleId: string) {
       if (!isId('sch', scheduleId)) throw unknownSchedule(scheduleId);
@@ -129,5 +154,27 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
       await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
       return { id: scheduleId, deleted: true as const };
     },
+  };
+}
+
+/** One run of a schedule as GET /v1/schedules/{id}/runs answers it. */
+function runRecord(origin: string, r: ScheduleRunRow) {
+  return {
+    captureId: r.capture_id,
+    status: r.status,
+    createdAt: iso(r.created_at)!,
+    completedAt: iso(r.completed_at) ?? null,
+    failedAt: iso(r.failed_at) ?? null,
+    ...(r.status === 'failed' ? { error: r.error, failureReason: r.failure_reason } : {}),
+    comparison:
+      r.base_capture_id === null
+        ? null
+        : {
+            baseCaptureId: r.base_capture_id,
+            changed: r.changed === true,
+            notified: r.notify === true,
+            summary: r.summary,
+            diffUrl: `${origin}${diffPath(r.capture_id, r.base_capture_id)}`,
+          },
   };
 }

@@ -55,12 +55,27 @@ const deadLetterCursor = {
   },
 };
 
+/** Extension event types (issue 32, docs/watch.md): subscribed to through `extensionEvents`, beside spec 2.9's `events`. */
+export const EXTENSION_EVENT_TYPES: readonly WebhookEventType[] = ['capture.changed'];
+
+/** A webhook's event types as the API shows them: the spec's in `events`, extensions apart, and only when there are some. */
+function eventLists(all: readonly WebhookEventType[]) {
+  const extensionEvents = all.filter((e) => EXTENSION_EVENT_TYPES.includes(e));
+  return {
+    events: all.filter((e) => !EXTENSION_EVENT_TYPES.includes(e)) as Array<'capture.complete' | 'capture.failed'>,
+    ...(extensionEvents.length ? { extensionEvents: extensionEvents as Array<'capture.changed'> } : {}),
+  };
+}
+
 export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
   const { policy, secrets } = deps;
 
   return {
     /** 400 for a delivery target that is not a public address; the actor's 409 at 5 webhooks (spec 7.2). */
-    async register(caller: Caller, body: { url: string; events: WebhookEventType[]; name: string }) {
+    async register(
+      caller: Caller,
+      body: { url: string; events: WebhookEventType[]; extensionEvents?: WebhookEventType[]; name: string },
+    ) {
       // The delivery target must be a public address, like a capture target (DESIGN decision 6). A name
       // that does not resolve now is accepted: the dispatcher checks every address again at send time.
       const checked = await checkTargetUrl(body.url, {
@@ -68,7 +83,7 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
         onRefusedAddress: (why) => caller.log.info({ why }, 'target refused'),
       });
       if (!checked.ok) throw refusal(400, `Invalid request: body.url: ${checked.detail}`);
-      const events = [...new Set(body.events)];
+      const events = [...new Set([...body.events, ...(body.extensionEvents ?? [])])];
       const webhookId = newId('whk');
       const secret = generateWebhookSecret();
       // Only the sealed secret goes into the log; its key stays in the secret store until the webhook is deleted.
@@ -82,7 +97,7 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
       return {
         id: webhookId,
         url: checked.url,
-        events,
+        ...eventLists(events),
         name: body.name,
         secret,
         createdAt: result.reply.createdAt,
@@ -97,7 +112,7 @@ export function createWebhooks(ctx: ServiceContext, deps: WebhookDeps) {
         data: rows.map((w) => ({
           id: w.webhook_id,
           url: w.url,
-          events: w.events,
+          ...eventLists(w.events),
           name: w.name,
           createdAt: iso(w.created_at)!,
           active: true as const,

@@ -7,6 +7,7 @@ import { capacityPage, keysPage, tenantsPage } from './pages/operator.js';
 import { checksPage, deadLettersPage } from './pages/operator-checks.js';
 import { reportsPage, usageAcrossTenantsPage } from './pages/reports.js';
 import { schedulesPage } from './pages/schedules.js';
+import { watchTimelinePage } from './pages/watch-timeline.js';
 import { signInPage } from './pages/sign-in.js';
 import { submitPage } from './pages/submit.js';
 import { usagePage } from './pages/usage.js';
@@ -43,6 +44,12 @@ const routes: Route[] = [
   { pattern: /^\/console\/captures\/([^/]+)$/, area: 'tenant', title: 'Capture', render: captureDetailPage },
   { pattern: /^\/console\/submit$/, area: 'tenant', title: 'Submit', render: submitPage },
   { pattern: /^\/console\/schedules$/, area: 'tenant', title: 'Schedules', render: schedulesPage },
+  {
+    pattern: /^\/console\/schedules\/([^/]+)\/timeline$/,
+    area: 'tenant',
+    title: 'Watch timeline',
+    render: watchTimelinePage,
+  },
   { pattern: /^\/console\/webhooks$/, area: 'tenant', title: 'Webhooks', render: webhooksPage },
   { pattern: /^\/console\/usage$/, area: 'tenant', title: 'Usage', render: usagePage },
   {

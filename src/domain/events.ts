@@ -5,11 +5,13 @@
 
 import type { CaptureOptions } from './capture-options.js';
 import type { FailureReason } from './failure-reason.js';
+import type { ComparisonSummary, WatchSettings } from './watch-settings.js';
 
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';
 export type RenderQuality = 'full' | 'partial';
-export type WebhookEventType = 'capture.complete' | 'capture.failed';
+/** 'capture.changed': opt-in extension (issue 32, docs/watch.md), never sent to a webhook that did not ask for it. */
+export type WebhookEventType = 'capture.complete' | 'capture.failed' | 'capture.changed';
 
 /** Who caused an event. */
 export type Causer =
@@ -166,6 +168,8 @@ export type TenantEvent =
         cron: string;
         createdAt: string;
         options?: CaptureOptions;
+        /** Extension (issue 32): compare each run with the one before (docs/watch.md). */
+        watch?: WatchSettings;
       };
     }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
@@ -175,7 +179,20 @@ export type TenantEvent =
   | { type: 'tenant.retention_set'; data: RetentionChange & { days: number | null } }
   | { type: 'capture.legal_hold_placed'; data: RetentionChange & { captureId: string } }
   | { type: 'capture.legal_hold_lifted'; data: RetentionChange & { captureId: string } }
-  | { type: 'capture.retention_extended'; data: RetentionChange & { captureId: string; retainUntil: string } };
+  | { type: 'capture.retention_extended'; data: RetentionChange & { captureId: string; retainUntil: string } }
+  | { type: 'capture.compared'; data: CaptureComparison }
+  /** The diff of two captures issued as evidence (issue 32, docs/watch.md): its record's hash goes into the public log. */
+  | {
+      type: 'capture.diff_attested';
+      data: {
+        captureId: string;
+        baseCaptureId: string;
+        recordHash: string;
+        keyId: string;
+        genTime: string | null;
+        attestedAt: string;
+      };
+    };
 
 /** Who changed a retention or legal hold, why, and when (issue 34 §3). */
 export interface RetentionChange {
@@ -185,6 +202,20 @@ export interface RetentionChange {
 }
 
 export type TenantEventType = TenantEvent['type'];
+
+/** A watched schedule's run compared with the previous complete run (issue 32, docs/watch.md). */
+export interface CaptureComparison {
+  captureId: string;
+  baseCaptureId: string;
+  scheduleId: string;
+  /** Any part differs (volatile headers aside). */
+  changed: boolean;
+  /** Changed beyond the watch's thresholds: a capture.changed webhook event fires. */
+  notify: boolean;
+  summary: ComparisonSummary;
+  options: { ignoreSelectors: string[]; ignoreText: string[] };
+  comparedAt: string;
+}
 
 /** Events of the system subject (not a tenant's). */
 export type SystemEvent =

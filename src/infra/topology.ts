@@ -204,6 +204,7 @@ export const DURABLES = {
   captureWorkers: { stream: STREAMS.jobs.name, name: 'capture-workers', owner: 'worker', infoBy: ['api'] },
   webhookFeeder: { stream: STREAMS.ledger.name, name: 'webhook-feeder', owner: 'dispatcher' },
   webhookDispatchers: { stream: STREAMS.deliveries.name, name: 'webhook-dispatchers', owner: 'dispatcher' },
+  watch: { stream: STREAMS.ledger.name, name: 'watch', owner: 'api' },
 } as const satisfies Record<string, DurableDeclaration>;
 
 export const SUBJECTS = {

@@ -9,6 +9,7 @@ import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { certificateRoutes } from '../api/routes/certificates.js';
+import { captureDiffRoutes } from '../api/routes/capture-diffs.js';
 import { consoleOidcRoutes } from '../api/routes/console-oidc.js';
 import { consoleSessionRoutes } from '../api/routes/console-session.js';
 import { consoleRoutes } from '../api/routes/console-pages.js';
@@ -31,6 +32,7 @@ import { createAnalystReports } from '../application/analyst-reports.js';
 import { createApiKeys } from '../application/api-keys.js';
 import { createCaptureAdmission } from '../application/capture-admission.js';
 import { createCaptureCertificates } from '../application/capture-certificates.js';
+import { createCaptureDiffs } from '../application/capture-diffs.js';
 import { createCaptureReads } from '../application/capture-reads.js';
 import { createCapacity } from '../application/capacity.js';
 import { createOperatorChecks } from '../application/operator-checks.js';
@@ -51,6 +53,7 @@ import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import { ownLogMonitor } from '../transparency/own-log-monitor.js';
+import { startWatchRunner } from '../watch/watch-runner.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -107,6 +110,17 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const reads = createCaptureReads(ctx, artifacts, transparency);
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);
+  // Watch lists (issue 32): diffs of two captures, and each watched schedule run compared with the one before.
+  const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary);
+  const watch = await startWatchRunner({
+    js: nats.js,
+    jsm: nats.jsm,
+    pool: ctx.pool,
+    waiter: ctx.waiter,
+    tenants: ctx.tenants,
+    diffs,
+    log: log.child({ role: 'watch' }),
+  });
   const webhooks = createWebhooks(ctx, { policy, ca: await data.webhookCa(), secrets: await data.webhookSecrets() });
   const usageOf = (tenantId: string) => accountUsage(ctx, tenantId);
   const cors = createCors(config.CORS_ORIGINS);
@@ -174,6 +188,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         corroborations,
       ),
       certificateRoutes(guard, captureCertificates),
+      captureDiffRoutes(guard, diffs),
       ...(transparency ? [transparencyLogRoutes(transparency, guard)] : []),
       scheduleRoutes({ guard, schedules }),
       tenancyRoutes({
@@ -224,6 +239,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       await usage.stop();
       await replay.close();
       await outcomeService.stop();
+      await watch.stop();
     },
   };
 }

@@ -11,13 +11,16 @@ import type { DomainEvent } from '../domain/events.js';
  *                  and the RFC 3161 genTime (null for a bundle without a timestamp)
  *   signing-key    a bundle-signing key made current: keyId, publicKey, when
  *   tsa-certificate a built-in TSA's CA certificate: SHA-256 fingerprint of its DER, when
+ *   diff           the diff of two captures issued as evidence (docs/watch.md): SHA-256 of the newer capture's ID,
+ *                  the diff record's hash, keyId and the RFC 3161 genTime of its attestation (null without one)
  *
  * Anyone holding a bundle recomputes its leaf from the bundle alone (captureLedgerLeafOfBundle in the verifier).
  */
 export type LeafRecord =
   | { v: 1; kind: 'capture'; captureIdHash: string; bundleHash: string; keyId: string; genTime: string | null }
   | { v: 1; kind: 'signing-key'; keyId: string; publicKey: string; rotatedAt: string }
-  | { v: 1; kind: 'tsa-certificate'; fingerprint: string; publishedAt: string };
+  | { v: 1; kind: 'tsa-certificate'; fingerprint: string; publishedAt: string }
+  | { v: 1; kind: 'diff'; captureIdHash: string; recordHash: string; keyId: string; genTime: string | null };
 
 export const captureIdHash = (captureId: string): string =>
   createHash('sha256').update(captureId, 'utf8').digest('hex');
@@ -26,7 +29,7 @@ export const encodeLeaf = (leaf: LeafRecord): Uint8Array => new TextEncoder().en
 
 export function decodeLeaf(data: Uint8Array): LeafRecord {
   const value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data)) as LeafRecord;
-  if (value?.v !== 1 || !['capture', 'signing-key', 'tsa-certificate'].includes(value.kind))
+  if (value?.v !== 1 || !['capture', 'signing-key', 'tsa-certificate', 'diff'].includes(value.kind))
     throw new Error('not a capture-ledger log leaf');
   return value;
 }
@@ -51,6 +54,15 @@ export function leafOfEvent(event: { type: string; data: unknown }): LeafRecord 
         keyId: e.data.keyId,
         publicKey: e.data.publicKey,
         rotatedAt: e.data.rotatedAt,
+      };
+    case 'capture.diff_attested':
+      return {
+        v: 1,
+        kind: 'diff',
+        captureIdHash: captureIdHash(e.data.captureId),
+        recordHash: e.data.recordHash,
+        keyId: e.data.keyId,
+        genTime: e.data.genTime,
       };
     case 'tsa.certificate_published':
       return { v: 1, kind: 'tsa-certificate', fingerprint: e.data.fingerprint, publishedAt: e.data.publishedAt };

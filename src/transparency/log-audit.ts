@@ -83,7 +83,9 @@ const describeRecord = (r: LeafRecord): string =>
     ? `bundle ${r.bundleHash}`
     : r.kind === 'signing-key'
       ? `signing key ${r.keyId}`
-      : `TSA certificate ${r.fingerprint}`;
+      : r.kind === 'diff'
+        ? `diff record ${r.recordHash}`
+        : `TSA certificate ${r.fingerprint}`;
 
 const where = (f: LedgerFact) =>
   `tenant ${f.tenantId}, LEDGER sequence ${f.seq}${f.index > 0 ? ` event ${f.index + 1}` : ''}`;

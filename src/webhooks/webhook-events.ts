@@ -2,7 +2,7 @@
 // delivery sends the same bytes. Pure: no I/O, no clock (the caller passes the times).
 import { createHash } from 'node:crypto';
 import { type CaptureRow, captureViews } from '../../projections/read-models/capture-view.js';
-import type { TenantEvent, WebhookEventType } from '../domain/events.js';
+import type { CaptureComparison, TenantEvent, WebhookEventType } from '../domain/events.js';
 import { iso } from '../domain/clock.js';
 
 export type WebhookEnvelopeType = WebhookEventType | 'ping';
@@ -105,6 +105,34 @@ export function captureOutcomeEnvelope(
       ? captureCompleteData(baseUrl, row, ledgerEvent.data)
       : captureFailedData(row, ledgerEvent.data);
   return { id: webhookEventId(ledgerEvent.id, type), type, createdAt: iso(ledgerEvent.occurredAt)!, data };
+}
+
+/**
+ * Extension (issue 32, docs/watch.md): a watched schedule's run changed beyond its thresholds. Its id derives from
+ * the capture, so a comparison recorded twice still gives receivers one event.
+ */
+export function captureChangedEnvelope(
+  baseUrl: string,
+  ledgerEvent: { occurredAt: string; data: CaptureComparison },
+  url: string,
+): WebhookEnvelope {
+  const c = ledgerEvent.data;
+  const diff = `${baseUrl}/v1/captures/${c.captureId}/diff?base=${c.baseCaptureId}`;
+  return {
+    id: webhookEventId(`compared:${c.captureId}`, 'capture.changed'),
+    type: 'capture.changed',
+    createdAt: iso(ledgerEvent.occurredAt)!,
+    data: {
+      captureId: c.captureId,
+      baseCaptureId: c.baseCaptureId,
+      scheduleId: c.scheduleId,
+      url,
+      comparedAt: c.comparedAt,
+      summary: c.summary,
+      diffUrl: diff,
+      diffImageUrl: diff.replace('/diff?', '/diff.png?'),
+    },
+  };
 }
 
 /** spec 6.4: a synthetic event; its payload names the webhook it tests. */

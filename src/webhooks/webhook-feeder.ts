@@ -3,13 +3,20 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type Feeder, runLedgerConsumer } from '../ledger/ledger-consumer.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
-import type { TenantEvent } from '../domain/events.js';
+import type { TenantEvent, WebhookEventType } from '../domain/events.js';
 import type { EventEnvelope } from '../ledger/envelope.js';
 import { WEBHOOK_JOB_SUBJECT } from '../ledger/streams.js';
 import type { ProjectionWaiter } from '../projector/projection-waiter.js';
 import { deliveryMsgId, encodeDeliveryJob } from './delivery-job.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
-import { captureOutcomeEnvelope, deliveryIdOf, envelopeBody, webhookTypeOf } from './webhook-events.js';
+import {
+  captureChangedEnvelope,
+  captureOutcomeEnvelope,
+  deliveryIdOf,
+  envelopeBody,
+  type WebhookEnvelope,
+  webhookTypeOf,
+} from './webhook-events.js';
 import { findSubmittedCapture } from '../../projections/read-models/captures.js';
 import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.js';
 import { DURABLES } from '../infra/topology.js';
@@ -46,21 +53,14 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
     return webhooksSubscribedAsOf(pool, tenantId, type, seq, at);
   }
 
-  return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
-    if (e.type === 'webhook.deleted') return deps.secrets.shred(e.data.webhookId);
-    const type = webhookTypeOf(e.type);
-    if (!type) return;
-    const event = e as Outcome;
-    // The projection must hold this commit (and so every registration and deletion before it).
-    if (!(await deps.waiter.waitFor(seq, PROJECTION_WAIT_MS))) {
-      throw new Error(`the projection has not reached ledger sequence ${seq} yet (is a projector running?)`);
-    }
-    const hooks = await subscribersAsOf(event.tenantId, type, seq, event.occurredAt);
-    if (hooks.length === 0) return;
-    const captureId = event.data.captureId;
-    const row = await findSubmittedCapture(pool, captureId);
-    if (!row) throw new Error(`capture ${captureId} is not in the projection`);
-    const envelope = captureOutcomeEnvelope(deps.publicBaseUrl, event, row);
+  /** One delivery job per subscribed webhook, each deduplicated by its msgID. */
+  async function enqueue(
+    event: { tenantId: string; correlationId: string },
+    envelope: WebhookEnvelope,
+    hooks: Array<{ webhook_id: string; url: string }>,
+    trace: Record<string, string>,
+  ) {
+    const type = envelope.type as WebhookEventType;
     const body = envelopeBody(envelope);
     await Promise.all(
       hooks.map((h) =>
@@ -80,6 +80,27 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
         ),
       ),
     );
+  }
+
+  return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
+    if (e.type === 'webhook.deleted') return deps.secrets.shred(e.data.webhookId);
+    // Extension (issue 32): only webhooks that listed 'capture.changed' receive it.
+    const type = e.type === 'capture.compared' ? (e.data.notify ? 'capture.changed' : null) : webhookTypeOf(e.type);
+    if (!type) return;
+    // The projection must hold this commit (and so every registration and deletion before it).
+    if (!(await deps.waiter.waitFor(seq, PROJECTION_WAIT_MS))) {
+      throw new Error(`the projection has not reached ledger sequence ${seq} yet (is a projector running?)`);
+    }
+    const hooks = await subscribersAsOf(e.tenantId, type, seq, e.occurredAt);
+    if (hooks.length === 0) return;
+    const captureId = (e as Outcome | EventEnvelope<Extract<TenantEvent, { type: 'capture.compared' }>>).data.captureId;
+    const row = await findSubmittedCapture(pool, captureId);
+    if (!row) throw new Error(`capture ${captureId} is not in the projection`);
+    const envelope =
+      e.type === 'capture.compared'
+        ? captureChangedEnvelope(deps.publicBaseUrl, e, row.url)
+        : captureOutcomeEnvelope(deps.publicBaseUrl, e as Outcome, row);
+    await enqueue(e, envelope, hooks, trace);
     log.debug({ eventId: envelope.id, type, captureId, webhooks: hooks.length }, 'webhook deliveries enqueued');
   });
 }

@@ -7,7 +7,7 @@ import { evidenceAccepted, verifyEvidenceFile } from './evidence.js';
  * capture-ledger-verify FILE [trust options] — verifies a WACZ bundle, a certificate PDF or a corroboration record (JSON); prints the result as JSON.
  * Exit 0 verified, 1 not verified (or a source could not be read), 2 bad arguments.
  */
-const USAGE = `usage: capture-ledger-verify FILE(.wacz|.pdf) [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL]
+const USAGE = `usage: capture-ledger-verify FILE(.wacz|.pdf|.json) [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL]
                              [--log-key FILE | --log-key-url URL] [--log-url URL] [--certificate FILE]
                              [--witness-key KEY|FILE]... [--witness-quorum N]
 

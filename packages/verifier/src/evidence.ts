@@ -1,4 +1,5 @@
 import { verifyBundle, type VerificationResult, type VerifyOptions } from './bundle.js';
+import { isDiffEvidence, verifyDiff, type DiffVerification } from './diff.js';
 import { splitCertificate, statedBundleFile, verifyCertificate, type CertificateVerification } from './certificate.js';
 import { sha256Prefixed } from './bytes.js';
 import { fail, pass, skip, type Check, type PublishedKey } from './format.js';
@@ -29,11 +30,12 @@ export type BundleEvidence = VerificationResult & {
 export type EvidenceVerification =
   | BundleEvidence
   | (CertificateVerification & { witnesses?: WitnessReport })
-  | CorroborationVerification;
+  | CorroborationVerification
+  | DiffVerification;
 
 /** What the command line's exit status says: verified, and no check asked for beside the spec's failed. */
 export function evidenceAccepted(result: EvidenceVerification): boolean {
-  if (result.kind === 'corroboration') return result.verified;
+  if (result.kind === 'corroboration' || result.kind === 'diff') return result.verified;
   if (result.witnesses?.status === 'fail') return false;
   if (result.kind === 'certificate') return result.verified;
   return result.verified && result.transparency?.status !== 'fail' && result.certificate?.status !== 'fail';
@@ -74,8 +76,12 @@ export async function witnessReport(
   return checkWitnessQuorum(checkpoint, witnessKeys, quorum);
 }
 
-/** A certificate PDF or a WACZ bundle, told apart by their first bytes. */
-export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' | 'corroboration' {
+/**
+ * A certificate PDF, a diff of two captures (JSON, docs/watch.md), a corroboration record (JSON) or a WACZ
+ * bundle, told apart by their first bytes.
+ */
+export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' | 'corroboration' | 'diff' {
+  if (isDiffEvidence(bytes)) return 'diff';
   if (bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46) return 'certificate';
   // A corroboration record (GET /v1/captures/{id}/corroboration) is JSON; a WACZ starts with PK.
   const first = bytes.find((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
@@ -84,6 +90,7 @@ export function evidenceKind(bytes: Uint8Array): 'certificate' | 'bundle' | 'cor
 
 export async function verifyEvidence(bytes: Uint8Array, options: VerifyOptions): Promise<EvidenceVerification> {
   if (evidenceKind(bytes) === 'certificate') return verifyCertificate(bytes, options);
+  if (evidenceKind(bytes) === 'diff') return verifyDiff(bytes, options);
   if (evidenceKind(bytes) === 'corroboration') {
     let parsed: unknown = null;
     try {
@@ -160,6 +167,10 @@ export async function verifyEvidenceFile(sources: EvidenceSources, io: EvidenceI
   const quorum = sources.witnessQuorum ?? witnessKeys.length;
   const result = await verifyEvidence(bytes, trust);
   if (result.kind === 'corroboration') return result;
+  if (result.kind === 'diff') {
+    if (sources.certificateFile !== undefined) throw new Error('--certificate goes with a WACZ bundle, not a diff');
+    return result;
+  }
   if (result.kind === 'certificate') {
     if (sources.certificateFile !== undefined)
       throw new Error('--certificate goes with a WACZ bundle, not a certificate');

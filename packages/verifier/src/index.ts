@@ -71,6 +71,15 @@ export {
   type WitnessReport,
 } from './witnesses.js';
 export {
+  DIFF_FORMAT,
+  isDiffEvidence,
+  verifyDiff,
+  type DiffCheckName,
+  type DiffEvidence,
+  type DiffSideRecord,
+  type DiffVerification,
+} from './diff.js';
+export {
   certificateCheckpoint,
   witnessReport,
   evidenceAccepted,

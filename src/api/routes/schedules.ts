@@ -28,6 +28,14 @@ export const createBody = z.object(
       error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"'),
     }),
     options: captureOptionsSchema,
+    // Extension (issue 32): checked by the application service, which names the field at fault (watch.…).
+    watch: z
+      .unknown()
+      .optional()
+      .meta({ type: 'object' })
+      .describe(
+        "Watch settings (docs/watch.md): { notifyOn: 'change', minTextChange, minPixelChange, ignoreSelectors, ignoreText }.",
+      ),
   },
   { error: 'must be a JSON object with url, name and cron fields' },
 );
@@ -46,6 +54,16 @@ export const scheduleSchema = z
       .object(captureOptionsSchema.unwrap().shape)
       .optional()
       .describe('The capture options every run uses (README, Capture options).'),
+    watch: z
+      .object({
+        notifyOn: z.literal('change'),
+        minTextChange: z.number(),
+        minPixelChange: z.number().nullable(),
+        ignoreSelectors: z.array(z.string()),
+        ignoreText: z.array(z.string()),
+      })
+      .optional()
+      .describe('Extension (issue 32): each run is compared with the one before (docs/watch.md).'),
     paused: z.boolean(),
     nextRunAt: dateTime().nullable().describe('Next planned run.'),
     lastRunAt: dateTime().nullable().describe('Null before the first run.'),
@@ -78,6 +96,33 @@ export const deletedScheduleSchema = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .describe('Deleted; no further runs (spec 4.12).');
 export const scheduleListSchema = z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules.");
+
+/** Extension (issue 32): the last 50 runs, newest first. */
+const scheduleRunsSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        captureId: z.string(),
+        status: z.enum(['pending', 'complete', 'failed']),
+        createdAt: dateTime(),
+        completedAt: dateTime().nullable(),
+        failedAt: dateTime().nullable(),
+        error: z.string().nullable().optional().describe('Failed runs only.'),
+        failureReason: z.string().nullable().optional().describe('Failed runs only (README, Failure reasons).'),
+        comparison: z
+          .object({
+            baseCaptureId: z.string(),
+            changed: z.boolean(),
+            notified: z.boolean().describe('Changed beyond the watch thresholds: capture.changed fired.'),
+            summary: z.custom<object | null>().meta({ type: 'object' }),
+            diffUrl: z.string(),
+          })
+          .nullable()
+          .describe('On a watched schedule, this run compared with the previous complete run; null otherwise.'),
+      }),
+    ),
+  })
+  .describe("The schedule's last 50 runs, newest first (docs/watch.md).");
 
 export function scheduleRoutes(deps: ScheduleRouteDeps) {
   const { guard, schedules } = deps;
@@ -173,6 +218,25 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
         },
       },
       async (req) => schedules.get(callerOf(req), req.params.scheduleId),
+    );
+
+    app.get(
+      '/v1/schedules/:scheduleId/runs',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['schedules'],
+          summary: "A schedule's runs (extension, docs/watch.md)",
+          operationId: 'listScheduleRuns',
+          security: [{ bearer: [] }],
+          params: scheduleIdParams,
+          response: {
+            200: scheduleRunsSchema,
+            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+          },
+        },
+      },
+      async (req) => schedules.runs(callerOf(req), req.params.scheduleId),
     );
 
     app.delete(

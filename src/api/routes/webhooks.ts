@@ -24,6 +24,9 @@ const isHttpsUrl = (v: string): boolean => {
   }
 };
 
+// Opt-in event types beside spec 2.9's `events`, which keeps the spec's enumeration exactly.
+const extensionEventsSchema = z.array(z.enum(['capture.changed'], { error: "must be 'capture.changed'" }));
+
 const requiredAs = (what: string) => ({
   error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
 });
@@ -41,6 +44,11 @@ const createBody = z.object(
         requiredAs("a non-empty array of 'capture.complete' / 'capture.failed'"),
       )
       .min(1, "must be a non-empty array of 'capture.complete' / 'capture.failed'"),
+    extensionEvents: extensionEventsSchema
+      .optional()
+      .describe(
+        'Extension (issue 32, docs/watch.md): opt-in event types beyond spec 6, sent only to webhooks that list them.',
+      ),
     name: nameSchema,
   },
   { error: 'must be a JSON object with url, events and name' },
@@ -54,6 +62,7 @@ const createdSchema = z
     id: z.string().describe('whk_<id>'),
     url: uri(),
     events: eventsSchema,
+    extensionEvents: extensionEventsSchema.optional().describe('Extension (docs/watch.md): present when subscribed.'),
     name: z.string(),
     secret: z
       .string()
@@ -68,6 +77,7 @@ const webhookSchema = z.object({
   id: z.string(),
   url: uri(),
   events: eventsSchema,
+  extensionEvents: extensionEventsSchema.optional().describe('Extension (docs/watch.md): present when subscribed.'),
   name: z.string(),
   createdAt: dateTime(),
   active: z.literal(true).describe('Always true; there is no pause.'),

@@ -7,7 +7,7 @@ import { captureIdOfBundle, fetchEvidence } from '../../transparency/offline-pro
 import { withTransparency, type TransparencyInput } from '../../transparency/verify-transparency.js';
 import { readLogKey } from './log.js';
 
-/** `verify`: the offline verifier of bundles and certificates (the verifier package, packages/verifier). */
+/** `verify`: the offline verifier of bundles, certificates and diffs (the verifier package, packages/verifier). */
 export const verify: CommandSpec = {
   path: ['verify'],
   summary:
@@ -18,14 +18,16 @@ inclusion in the transparency log is reported beside them as \`transparency\`, a
 (GET /v1/captures/{id}/certificate), the checks of its embedded signature: envelope, certificateHash,
 signature, timestamp, and transparency when it carries a transparency-log proof (checked against the
 checkpoint it embeds, whose signer is trusted only with --log-key) — or, for a corroboration record (JSON, as GET
-/v1/captures/{id}/corroboration answers it), format, recordHash, signature and timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
+/v1/captures/{id}/corroboration answers it), format, recordHash, signature and timestamp — or, for the diff of two
+captures (GET /v1/captures/{id}/diff/evidence, docs/watch.md), the checks envelope, recordHash, signature,
+timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
 URL cannot be read, or when a bundle's transparency result asked for with --log-url fails), 2 for bad arguments. A signature is only trusted with a published key: without
 --keys/--keys-url the signature check fails. Without --tsa-ca/--tsa-ca-url a timestamp cannot be checked.
 Needs neither NATS nor Postgres; the same verifier is the npm package @capture-ledger/verifier.`,
   positionals: [
     {
       name: 'FILE',
-      help: 'the bundle (.wacz), certificate (.pdf) or corroboration record (.json) to verify',
+      help: 'the bundle (.wacz), certificate (.pdf), corroboration record or diff evidence (.json) to verify',
       required: true,
     },
   ],
@@ -78,6 +80,7 @@ Needs neither NATS nor Postgres; the same verifier is the npm package @capture-l
     'capture-ledger verify certificate.pdf --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
     'capture-ledger verify certificate.pdf --keys keys.json --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates --log-key log.vkey',
     'capture-ledger verify capture.wacz --keys keys.json --log-url https://ledger.example.org/v1/log --log-key log.vkey --witness-key w1.vkey --witness-key w2.vkey --witness-quorum 1',
+    'capture-ledger verify cap_x-diff.json --keys-url https://ledger.example.org/.well-known/signing-keys --tsa-ca-url https://ledger.example.org/.well-known/tsa-certificates',
   ],
   async run(args, io) {
     const keysFile = stringOpt(args, 'keys');

@@ -93,6 +93,7 @@ export async function schedulesPage(ctx: PageContext): Promise<void> {
                   'div',
                   { class: 'row-actions' },
                   h('a', { href: `/console/captures${query({ schedule_id: s.id })}` }, 'Its captures'),
+                  h('a', { href: `/console/schedules/${encodeURIComponent(s.id)}/timeline` }, 'Timeline'),
                   confirmButton('Delete', `Delete "${s.name}"`, async () => {
                     try {
                       await call('DELETE', `/v1/schedules/${encodeURIComponent(s.id)}`);

@@ -1,5 +1,6 @@
 import type { CaptureOptions } from '../capture-options.js';
-import type { Scope, SubmittedCapture, TenantEvent, Tier, WebhookEventType } from '../events.js';
+import type { CaptureComparison, Scope, SubmittedCapture, TenantEvent, Tier, WebhookEventType } from '../events.js';
+import type { WatchSettings } from '../watch-settings.js';
 
 /**
  * What a tenant actor can be asked to do, as data (`type` + `data`); `decideTenant` (tenant-decider.ts) answers
@@ -31,10 +32,21 @@ export type TenantCommand =
   // schedules (spec 4.12)
   | {
       type: 'CreateSchedule';
-      data: { scheduleId: string; url: string; name: string; cron: string; options?: CaptureOptions };
+      data: {
+        scheduleId: string;
+        url: string;
+        name: string;
+        cron: string;
+        options?: CaptureOptions;
+        watch?: WatchSettings;
+      };
     }
   | { type: 'DeleteSchedule'; data: { scheduleId: string } }
   | { type: 'FireSchedule'; data: { scheduleId: string; fireTime: string; captureId: string } }
+  /** A watched run compared with the run before it (issue 32); `comparedAt` is the time of the decision. */
+  | { type: 'RecordComparison'; data: Omit<CaptureComparison, 'comparedAt'> }
+  /** A diff's evidence was issued (issue 32); `attestedAt` is the time of the decision. */
+  | { type: 'RecordDiffAttestation'; data: Omit<EventData<'capture.diff_attested'>, 'attestedAt'> }
   // usage
   | { type: 'RecordApiCalls'; data: { period: string; count: number } }
   // retention and legal hold (issue 34): recorded after storage applied them; `at` is the time of the decision
@@ -83,6 +95,8 @@ export interface TenantReplies {
   CreateSchedule: { createdAt: string };
   DeleteSchedule: null;
   FireSchedule: FireOutcome;
+  RecordComparison: null;
+  RecordDiffAttestation: null;
   RecordApiCalls: null;
   SetRetention: { at: string };
   PlaceLegalHold: { at: string };

@@ -255,6 +255,18 @@ const fireSchedule: Handler<'FireSchedule'> = (cmd, state, now) => {
   }
 };
 
+/** A watched run's comparison (issue 32): a fact computed elsewhere, recorded as it is. */
+const recordComparison: Handler<'RecordComparison'> = (data, _state, now) => ({
+  events: [{ type: 'capture.compared', data: { ...data, comparedAt: now.toISOString() } }],
+  reply: null,
+});
+
+/** A diff issued as evidence (issue 32): recorded so the sequencer logs its record's hash like a bundle's. */
+const recordDiffAttestation: Handler<'RecordDiffAttestation'> = (data, _state, now) => ({
+  events: [{ type: 'capture.diff_attested', data: { ...data, attestedAt: now.toISOString() } }],
+  reply: null,
+});
+
 // ---- usage -------------------------------------------------------------------------------------------
 
 const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
@@ -292,6 +304,8 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   CreateSchedule: createSchedule,
   DeleteSchedule: deleteSchedule,
   FireSchedule: fireSchedule,
+  RecordComparison: recordComparison,
+  RecordDiffAttestation: recordDiffAttestation,
   RecordApiCalls: recordApiCalls,
   SetRetention: recorded('tenant.retention_set'),
   PlaceLegalHold: recorded('capture.legal_hold_placed'),

@@ -111,7 +111,8 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       state.webhooks.delete(event.data.webhookId);
       break;
     case 'schedule.created': {
-      const { scheduleId, ...rest } = event.data;
+      // The watch settings (issue 32) decide nothing here: the projection keeps them for the watch consumer.
+      const { scheduleId, watch: _watch, ...rest } = event.data;
       state.schedules.set(scheduleId, { ...rest, lastFireTime: null });
       break;
     }
@@ -131,6 +132,8 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
     case 'capture.legal_hold_placed':
     case 'capture.legal_hold_lifted':
     case 'capture.retention_extended':
+    case 'capture.compared':
+    case 'capture.diff_attested':
       break;
   }
   return state;

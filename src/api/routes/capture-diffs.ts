@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { CaptureDiffs } from '../../application/capture-diffs.js';
+import type { TypedApp } from '../app.js';
+import { ANSWERS, problemResponses } from '../problem.js';
+import { binary, idParam } from '../schemas.js';
+import { callerOf, type TenantGuard } from '../tenant-auth.js';
+
+/**
+ * Extension (issue 32, docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
+ * image. Scope read; both captures are the tenant's, so the capture id alone opens nothing here.
+ */
+
+const patterns = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .describe('Repeat the parameter for more than one.');
+
+const diffQuery = z.object({
+  base: z.string().optional().describe('The capture to compare with (the older one); required.'),
+  ignoreSelectors: patterns.describe(
+    'CSS selectors of elements whose text is not compared (repeat the parameter for more than one).',
+  ),
+  ignoreText: patterns.describe(
+    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing.',
+  ),
+});
+
+const side = z.object({
+  captureId: z.string(),
+  url: z.string(),
+  completedAt: z.string(),
+  bundleHash: z.string().nullable(),
+});
+
+/** A part of the diff, documented in docs/watch.md field by field; its TypeScript type is in src/watch/. */
+const part = (description: string) => z.custom<object | null>().meta({ type: 'object' }).describe(description);
+
+const diffSchema = z
+  .looseObject({
+    base: side,
+    capture: side,
+    sameUrl: z.boolean().describe('False when the two captures are of different URLs.'),
+    options: z.object({ ignoreSelectors: z.array(z.string()), ignoreText: z.array(z.string()) }),
+    changed: z.boolean().describe('Any part changed (volatile headers aside).'),
+    summary: part('Counts and ratios of each part: what a watch compares with its thresholds.'),
+    text: part('Visible text, block by block; null when a capture has no HTML.'),
+    headers: part('Main-document response headers; volatile ones (Date, Age …) apart.'),
+    resources: part('From the two WARCs; null when a capture has no bundle.'),
+    screenshot: part('Changed-pixel ratio and regions; null without screenshots.'),
+    links: z.object({ self: z.string(), image: z.string().nullable() }),
+  })
+  .describe('What changed between two captures (docs/watch.md).');
+
+const answers = {
+  ...ANSWERS.tenantKey,
+  ...ANSWERS.internal,
+  400: 'base missing or the capture itself, or a malformed ignoreSelectors / ignoreText entry; the detail names the field.',
+  404: 'Either capture unknown, not complete, or another tenant’s; the detail names the field.',
+};
+
+export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
+  return async (app: TypedApp) => {
+    const params = z.object({ captureId: idParam('cap_<id>: the newer capture.') });
+
+    app.get(
+      '/v1/captures/:captureId/diff',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'What changed between two captures',
+          operationId: 'getCaptureDiff',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: { 200: diffSchema, ...problemResponses(answers) },
+        },
+      },
+      async (req) => diffs.diff(callerOf(req), req.params.captureId, req.query),
+    );
+
+    app.get(
+      '/v1/captures/:captureId/diff/evidence',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'The diff as signed, time-stamped evidence (JSON file)',
+          description:
+            'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md). Made once per pair and options.',
+          operationId: 'getCaptureDiffEvidence',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: {
+            200: { description: 'application/json file', content: { 'application/json': { schema: binary() } } },
+            ...problemResponses({
+              ...answers,
+              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
+              503: 'No signer answered; retry after Retry-After seconds.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const bytes = await diffs.evidence(callerOf(req), req.params.captureId, req.query);
+        return reply
+          .type('application/json; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-diff.json"`)
+          .send(Buffer.from(bytes));
+      },
+    );
+
+    app.get(
+      '/v1/captures/:captureId/diff/certificate',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'The certificate of a change between two captures (PDF)',
+          description:
+            'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md). Made once per pair and options.',
+          operationId: 'getCaptureDiffCertificate',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: {
+            200: { description: 'application/pdf', content: { 'application/pdf': { schema: binary() } } },
+            ...problemResponses({
+              ...answers,
+              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
+              503: 'No signer answered; retry after Retry-After seconds.',
+            }),
+          },
+        },
+      },
+      async (req, reply) => {
+        const pdf = await diffs.certificate(callerOf(req), req.params.captureId, req.query);
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-change-certificate.pdf"`)
+          .send(Buffer.from(pdf));
+      },
+    );
+
+    app.get(
+      '/v1/captures/:captureId/diff.png',
+      {
+        onRequest: guard.require('read'),
+        schema: {
+          tags: ['captures'],
+          summary: 'The changes between two captures over the newer screenshot (PNG)',
+          operationId: 'getCaptureDiffImage',
+          security: [{ bearer: [] }],
+          params,
+          querystring: diffQuery,
+          response: {
+            200: { description: 'image/png', content: { 'image/png': { schema: binary() } } },
+            ...problemResponses(answers),
+          },
+        },
+      },
+      async (req, reply) => {
+        const png = await diffs.image(callerOf(req), req.params.captureId, req.query);
+        return reply.type('image/png').header('Cache-Control', 'private, max-age=3600').send(Buffer.from(png));
+      },
+    );
+  };
+}

@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import type { Notary } from '../archive/notary.js';
+import { ArtifactConflictError, type ArtifactStore } from '../capture/artifact-store.js';
+import { readRecordedArtifact } from '../capture/recorded-artifact.js';
+import { ARTIFACTS } from '../domain/artifacts.js';
+import { refusal, unavailable } from '../domain/errors.js';
+import { canonicalJson } from '../domain/canonical-json.js';
+import { diffRecord } from '../watch/diff-record.js';
+import {
+  attachCertificateEnvelope,
+  CERTIFICATE_FORMAT,
+  type CertificateEnvelope,
+  DIFF_FORMAT,
+  type DiffEvidence,
+  sha256Prefixed,
+} from '../../packages/verifier/src/index.js';
+import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
+import { isId } from '../domain/ids.js';
+import { type CaptureDiff, type CaptureSide, diffCaptures } from '../watch/capture-diff.js';
+import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
+import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
+import type { HeaderMap } from '../watch/header-diff.js';
+import { type Caller, causedBy } from './caller.js';
+import { createConcurrencyLimit } from './concurrency-limit.js';
+import type { ServiceContext } from './service-context.js';
+import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
+
+/**
+ * The diff of two captures of a tenant (docs/watch.md): GET /v1/captures/{id}/diff and /diff.png, and the
+ * scheduler's watch (watch-runs.ts) call this. Both captures must be complete and the caller's; the refusals
+ * name the query field at fault (spec 7.1).
+ */
+
+export type CaptureDiffs = ReturnType<typeof createCaptureDiffs>;
+
+export interface DiffQuery {
+  base?: unknown;
+  ignoreSelectors?: unknown;
+  ignoreText?: unknown;
+}
+
+/** Diffs decode two full-page screenshots each (about 100 MB for 20,000 px): a few at once, the rest queue. */
+const DIFFS_AT_ONCE = 2;
+
+export const diffPath = (captureId: string, baseId: string, image = false) =>
+  `/v1/captures/${captureId}/diff${image ? '.png' : ''}?base=${baseId}`;
+
+/** Where a diff's evidence is stored (write-once, through the artifact store like every artifact). */
+const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions, ext: 'json' | 'pdf' = 'json') =>
+  `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
+
+/** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
+export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
+  const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
+
+  async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
+    const ref = row.artifacts?.[ARTIFACTS[name].refKey];
+    return ref ? readRecordedArtifact(artifacts, ref, { captureId: row.capture_id, artifact: name }) : null;
+  }
+
+  /** A complete capture of the tenant, or the 404 naming `field` (another tenant's reads as unknown). */
+  async function completeCapture(tenantId: string, id: string, field: string): Promise<CaptureRow> {
+    const row = isId('cap', id) ? await findCapture(ctx.pool, id) : null;
+    const named = field === 'captureId' ? `Capture ${id}` : `${field}: capture ${id}`;
+    if (!row || row.tenant_id !== tenantId) throw refusal(404, `${named} is unknown.`);
+    if (row.status !== 'complete')
+      throw refusal(404, `${named} is ${row.status}; only complete captures can be compared.`);
+    return row;
+  }
+
+  /** What the diff reads of a capture: its stored HTML, headers, screenshot and bundle. */
+  async function sideOf(row: CaptureRow): Promise<CaptureSide> {
+    const html = await artifactOf(row, 'html');
+    const headers = await artifactOf(row, 'headers');
+    return {
+      captureId: row.capture_id,
+      url: row.url,
+      finalUrl: row.final_url,
+      completedAt: row.completed_at!.toISOString(),
+      bundleHash: row.bundle?.bundleHash ?? null,
+      html: html ? Buffer.from(html).toString('utf8') : null,
+      headers: headers ? (JSON.parse(Buffer.from(headers).toString('utf8')) as HeaderMap) : null,
+      screenshot: await artifactOf(row, 'screenshot'),
+      wacz: await artifactOf(row, 'wacz'),
+    };
+  }
+
+  /** The two rows and the options, or the 400/404 naming the field. */
+  async function resolve(tenantId: string, captureId: string, query: DiffQuery) {
+    if (typeof query.base !== 'string' || query.base === '')
+      throw refusal(400, 'base: the query parameter base (the capture to compare with) is required.');
+    if (query.base === captureId) throw refusal(400, `base: a capture cannot be compared with itself (${captureId}).`);
+    const parsed = parseDiffOptions(query);
+    if (!parsed.ok) throw refusal(400, parsed.detail);
+    const row = await completeCapture(tenantId, captureId, 'captureId');
+    const base = await completeCapture(tenantId, query.base, 'base');
+    return { row, base, options: parsed.options };
+  }
+
+  /** The diff of two rows already checked (the watch calls this with a schedule's runs). */
+  async function diffRows(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
+    return slot(async () => diffCaptures(await sideOf(base), await sideOf(row), options));
+  }
+
+  return {
+    diffRows,
+
+    /** The JSON diff with the URLs of itself and its image. */
+    async diff(caller: Caller, captureId: string, query: DiffQuery) {
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      const diff = await diffRows(base, row, options);
+      const origin = ctx.config.PUBLIC_BASE_URL;
+      return {
+        ...diff,
+        links: {
+          self: `${origin}${diffPath(captureId, base.capture_id)}`,
+          image: diff.screenshot ? `${origin}${diffPath(captureId, base.capture_id, true)}` : null,
+        },
+      };
+    },
+
+    /**
+     * The diff as evidence (docs/watch.md): its record attested (Ed25519) and time-stamped (RFC 3161) by the signer
+     * role, made once per pair of captures and options and then served as stored. 404 when a capture has no signed
+     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered.
+     */
+    async evidence(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
+      if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
+      if (!notary) throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a diff cannot be attested.');
+      const name = evidenceObjectName(captureId, base.capture_id, options);
+      const stored = await artifacts.get(name);
+      if (stored) return stored;
+      const { record, recordHash } = diffRecord(await diffRows(base, row, options));
+      const attested = await notary
+        .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash: recordHash })
+        .catch((err: unknown) => {
+          caller.log.error({ err, captureId }, 'diff evidence could not be attested');
+          throw unavailable('The diff could not be signed now (no signer answered); retry shortly.', 10);
+        });
+      const evidence: DiffEvidence = {
+        format: DIFF_FORMAT,
+        record,
+        recordHash,
+        signature: attested.signature,
+        timestamp: attested.timestamp,
+      };
+      const bytes = new TextEncoder().encode(`${JSON.stringify(evidence, null, 2)}\n`);
+      try {
+        await artifacts.put(name, bytes);
+      } catch (err) {
+        // Another request made it first (its own signature and time): that one is the evidence, and logged it.
+        if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? bytes;
+        throw err;
+      }
+      // Into the public log like a bundle (src/transparency/leaf.ts, kind 'diff'), through the tenant's ledger.
+      await ctx.tenants.execute(
+        caller.principal.tenantId,
+        {
+          type: 'RecordDiffAttestation',
+          data: {
+            captureId,
+            baseCaptureId: base.capture_id,
+            recordHash,
+            keyId: attested.signature.keyId,
+            genTime: attested.timestamp?.genTime ?? null,
+          },
+        },
+        causedBy(caller),
+      );
+      return bytes;
+    },
+
+    /**
+     * The certificate of a change (docs/watch.md): a PDF saying how the page changed between the two captures,
+     * attested by the signer role exactly like a capture certificate (its envelope names the newer capture and
+     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored.
+     */
+    async certificate(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
+      if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
+      if (!notary)
+        throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a change cannot be certified.');
+      const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
+      const stored = await artifacts.get(name);
+      if (stored) return stored;
+      const diff = await diffRows(base, row, options);
+      const issuedAt = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000).toISOString();
+      const document = await renderChangeCertificatePdf({
+        diff,
+        recordHash: diffRecord(diff).recordHash,
+        issuer: `Capture Ledger at ${ctx.config.PUBLIC_BASE_URL}`,
+        issuedAt,
+      });
+      const certificateHash = await sha256Prefixed(document);
+      const attested = await notary
+        .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash })
+        .catch((err: unknown) => {
+          caller.log.error({ err, captureId }, 'change certificate could not be attested');
+          throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
+        });
+      const envelope: CertificateEnvelope = {
+        format: CERTIFICATE_FORMAT,
+        captureId,
+        bundleHash: row.bundle.bundleHash,
+        url: row.url,
+        certificateHash,
+        bytes: document.length,
+        signature: attested.signature,
+        timestamp: attested.timestamp,
+      };
+      const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      try {
+        await artifacts.put(name, pdf);
+      } catch (err) {
+        if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? pdf;
+        throw err;
+      }
+      return pdf;
+    },
+
+    /** The diff image; 404 naming the capture without a screenshot. */
+    async image(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+      const { row, base } = await resolve(caller.principal.tenantId, captureId, query);
+      return slot(async () => {
+        const before = await artifactOf(base, 'screenshot');
+        const after = await artifactOf(row, 'screenshot');
+        if (!before) throw refusal(404, `base: capture ${base.capture_id} has no screenshot.`);
+        if (!after) throw refusal(404, `Capture ${captureId} has no screenshot.`);
+        return encodePng(diffImage(decodePng(before), decodePng(after)));
+      });
+    },
+  };
+}

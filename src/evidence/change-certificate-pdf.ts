@@ -1,0 +1,128 @@
+import PDFDocument from 'pdfkit';
+import type { CaptureDiff } from '../watch/capture-diff.js';
+import { CERTIFICATE_FONTS, FONT } from './certificate-fonts.js';
+import { pdfText } from './certificate-pdf.js';
+
+/**
+ * The certificate of a change (issue 32 §3, docs/watch.md): "between T1 and T2 this page changed as follows", as a
+ * PDF/A-3b document the signer role then attests like a capture certificate (certificate.ts's envelope, checked by
+ * the verifier's verifyCertificate). The full diff stays in the signed diff evidence whose record hash it names.
+ */
+export interface ChangeCertificateFacts {
+  diff: CaptureDiff;
+  recordHash: string;
+  issuer: string;
+  /** ISO 8601, whole seconds: the document's dates, so its bytes are fixed once issued. */
+  issuedAt: string;
+}
+
+const MARGIN = 50;
+const MAX_LISTED = 25;
+
+export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Promise<Uint8Array> {
+  const fixed = new Date(f.issuedAt);
+  const { base, capture, summary } = f.diff;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    pdfVersion: '1.7',
+    subset: 'PDF/A-3b',
+    lang: 'en',
+    displayTitle: true,
+    info: {
+      Title: `Certificate of a change: ${capture.captureId} against ${base.captureId}`,
+      Author: f.issuer,
+      Subject: capture.url,
+      Creator: 'Capture Ledger',
+      Producer: 'Capture Ledger (pdfkit)',
+      CreationDate: fixed,
+      ModDate: fixed,
+    },
+  });
+  for (const [name, font] of Object.entries(CERTIFICATE_FONTS)) doc.registerFont(name, font.path, font.family);
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<void>((resolve, reject) => {
+    doc.on('end', resolve);
+    doc.on('error', reject);
+  });
+
+  const line = (text: string, font: string = FONT.regular, size = 10) =>
+    doc
+      .font(font)
+      .fontSize(size)
+      .text(pdfText(text), { width: doc.page.width - 2 * MARGIN });
+  line('Certificate of a Change to a Web Page', FONT.bold, 17);
+  doc.moveDown(0.5);
+  line(
+    `Between ${base.completedAt} and ${capture.completedAt} (UTC) the page ${capture.url}${
+      f.diff.sameUrl ? '' : ` (earlier captured at ${base.url})`
+    } ${f.diff.changed ? 'changed as follows' : 'did not change'}, as captured by ${f.issuer}.`,
+  );
+  doc.moveDown();
+  line('Captures compared', FONT.bold, 12);
+  for (const [label, s] of [
+    ['Earlier', base],
+    ['Later', capture],
+  ] as const)
+    line(`${label}: ${s.captureId}, completed ${s.completedAt}, bundle ${s.bundleHash ?? 'none'}`, FONT.mono, 8);
+  line(
+    `Options: ignoreSelectors ${JSON.stringify(f.diff.options.ignoreSelectors)}, ignoreText ${JSON.stringify(f.diff.options.ignoreText)}`,
+    FONT.mono,
+    8,
+  );
+  doc.moveDown();
+  line('Summary', FONT.bold, 12);
+  line(
+    `Text blocks: ${summary.textBlocksChanged} changed, ${summary.textBlocksAdded} added, ${summary.textBlocksRemoved} removed. ` +
+      `Response headers changed: ${summary.headersChanged}. Resources: ${summary.resourcesChanged} changed, ` +
+      `${summary.resourcesAdded} added, ${summary.resourcesRemoved} removed. Screenshot: ${(summary.pixelChangeRatio * 100).toFixed(2)} % of pixels in ${summary.changedRegions} regions.`,
+  );
+  const text = f.diff.text?.changes ?? [];
+  if (text.length) {
+    doc.moveDown();
+    line('Text', FONT.bold, 12);
+    for (const c of text.slice(0, MAX_LISTED)) {
+      if (c.kind === 'changed') {
+        line(`Changed — before: ${c.before}`, FONT.regular, 9);
+        line(`after: ${c.after}`, FONT.regular, 9);
+      } else line(`${c.kind === 'added' ? 'Added' : 'Removed'}: ${c.text}`, FONT.regular, 9);
+    }
+    if (text.length > MAX_LISTED)
+      line(`… and ${text.length - MAX_LISTED} more (see the diff evidence).`, FONT.regular, 9);
+  }
+  const headers = f.diff.headers.changes;
+  if (headers.length) {
+    doc.moveDown();
+    line('Response headers of the page', FONT.bold, 12);
+    for (const c of headers.slice(0, MAX_LISTED))
+      line(
+        c.kind === 'changed'
+          ? `${c.name}: ${JSON.stringify(c.baseValue)} → ${JSON.stringify(c.value)}`
+          : `${c.name} ${c.kind}: ${JSON.stringify(c.kind === 'added' ? c.value : c.baseValue)}`,
+        FONT.mono,
+        8,
+      );
+  }
+  const resources = f.diff.resources;
+  if (resources && resources.added.length + resources.removed.length + resources.changed.length) {
+    doc.moveDown();
+    line('Resources', FONT.bold, 12);
+    for (const u of resources.changed.slice(0, MAX_LISTED)) line(`changed: ${u.url}`, FONT.mono, 8);
+    for (const u of resources.added.slice(0, MAX_LISTED)) line(`added: ${u}`, FONT.mono, 8);
+    for (const u of resources.removed.slice(0, MAX_LISTED)) line(`removed: ${u}`, FONT.mono, 8);
+  }
+  doc.moveDown();
+  line('Evidence', FONT.bold, 12);
+  line(
+    `The full diff is the signed, time-stamped diff evidence with record hash ${f.recordHash} ` +
+      '(GET /v1/captures/{id}/diff/evidence; `capture-ledger verify` checks it). This certificate carries its own ' +
+      'Ed25519 signature and RFC 3161 timestamp in its attachment certificate-signature.json.',
+    FONT.regular,
+    9,
+  );
+  line(`Issued ${f.issuedAt} by ${f.issuer}.`, FONT.regular, 9);
+  doc.end();
+  await done;
+  return new Uint8Array(Buffer.concat(chunks));
+}

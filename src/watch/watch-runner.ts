@@ -1,0 +1,85 @@
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { TenantActors } from '../actors/tenant-actors.js';
+import type { CaptureDiffs } from '../application/capture-diffs.js';
+import { DomainError } from '../domain/errors.js';
+import { notifies } from '../domain/watch-settings.js';
+import { DURABLES } from '../infra/topology.js';
+import { type Feeder, runLedgerConsumer } from '../ledger/ledger-consumer.js';
+import type { ProjectionWaiter } from '../projector/projection-waiter.js';
+import { findCapture } from '../../projections/read-models/captures.js';
+import { findComparison, findPreviousCompleteRun } from '../../projections/read-models/comparisons.js';
+import { findActiveSchedule } from '../../projections/read-models/schedules.js';
+
+/**
+ * The watch (issue 32, docs/watch.md): a durable LEDGER consumer in the api role. Each capture.completed of a
+ * watched schedule's run is diffed against the previous complete run of that schedule, and the comparison is
+ * recorded through the tenant's actor as `capture.compared` — `notify` when it changed beyond the watch's
+ * thresholds, which the webhook feeder turns into a `capture.changed` event for the webhooks that asked for it.
+ * A redelivered event finds its comparison recorded and does nothing.
+ */
+export const WATCH_CONSUMER = DURABLES.watch.name;
+
+const PROJECTION_WAIT_MS = 10_000;
+
+export interface WatchRunnerDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  pool: pg.Pool;
+  waiter: ProjectionWaiter;
+  tenants: TenantActors;
+  diffs: CaptureDiffs;
+  log: Logger;
+}
+
+export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
+  const { pool, log } = deps;
+  return runLedgerConsumer(deps.js, deps.jsm, WATCH_CONSUMER, log, async (e, seq) => {
+    if (e.type !== 'capture.completed') return;
+    if (!(await deps.waiter.waitFor(seq, PROJECTION_WAIT_MS)))
+      throw new Error(`the projection has not reached ledger sequence ${seq} yet (is a projector running?)`);
+    const row = await findCapture(pool, e.data.captureId);
+    if (!row?.schedule_id || row.status !== 'complete') return;
+    const schedule = await findActiveSchedule(pool, row.tenant_id, row.schedule_id);
+    if (!schedule?.watch) return;
+    if (await findComparison(pool, row.capture_id)) return;
+    const base = await findPreviousCompleteRun(pool, row.tenant_id, row.schedule_id, row.created_at);
+    if (!base) return; // the first complete run: nothing to compare with yet
+    const { watch } = schedule;
+    const options = { ignoreSelectors: watch.ignoreSelectors, ignoreText: watch.ignoreText };
+    let diff: Awaited<ReturnType<CaptureDiffs['diffRows']>>;
+    try {
+      diff = await deps.diffs.diffRows(base, row, options);
+    } catch (err) {
+      // A stored artifact lost or damaged (readRecordedArtifact's 500): retrying cannot help; the operator's
+      // storage verify reports it.
+      if (err instanceof DomainError) {
+        log.error({ err, captureId: row.capture_id, base: base.capture_id }, 'watch: the runs cannot be compared');
+        return;
+      }
+      throw err;
+    }
+    const notify = notifies(watch, diff.summary);
+    await deps.tenants.execute(
+      row.tenant_id,
+      {
+        type: 'RecordComparison',
+        data: {
+          captureId: row.capture_id,
+          baseCaptureId: base.capture_id,
+          scheduleId: row.schedule_id,
+          changed: diff.changed,
+          notify,
+          summary: diff.summary,
+          options,
+        },
+      },
+      { correlationId: e.correlationId, causedBy: { kind: 'system', component: 'watch' } },
+    );
+    log.info(
+      { captureId: row.capture_id, base: base.capture_id, changed: diff.changed, notify },
+      'watch: run compared',
+    );
+  });
+}
