@@ -88,6 +88,11 @@ export interface CorroborationDeps {
   store: Pick<KV, 'get' | 'create' | 'put'>;
   notary: Notary | null;
   publicBaseUrl: string;
+  /**
+   * Records a record just issued on the set's tenant's ledger (`capture.corroboration_attested`), from which the
+   * sequencer logs it as a `corroboration` leaf (src/transparency/leaf.ts), like a bundle.
+   */
+  recordAttestation(set: CorroborationSet, signed: SignedCorroboration): Promise<void>;
 }
 
 export type Corroborations = ReturnType<typeof createCorroborations>;
@@ -180,12 +185,14 @@ export function createCorroborations(deps: CorroborationDeps) {
     };
     try {
       await deps.store.create(recordKey(set.id), new TextEncoder().encode(JSON.stringify(signed)));
-      return signed;
     } catch (err) {
+      // Another process made it first (its own signature and time): that one is the record, and it logs it.
       const winner = await readJson<SignedCorroboration>(recordKey(set.id));
       if (winner) return winner;
       throw err;
     }
+    await deps.recordAttestation(set, signed);
+    return signed;
   }
 
   return {

@@ -192,6 +192,21 @@ export type TenantEvent =
         genTime: string | null;
         attestedAt: string;
       };
+    }
+  /**
+   * A corroboration record issued (issue 33 §2, docs/evidence.md): its hash goes into the public log as a
+   * `corroboration` leaf. `captureIds` are the set's members, in the record's order.
+   */
+  | {
+      type: 'capture.corroboration_attested';
+      data: {
+        corroborationId: string;
+        captureIds: string[];
+        recordHash: string;
+        keyId: string;
+        genTime: string | null;
+        attestedAt: string;
+      };
     };
 
 /** Who changed a retention or legal hold, why, and when (issue 34 §3). */

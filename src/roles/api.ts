@@ -98,6 +98,22 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
         notary: runtime.evidenceNotary,
         publicBaseUrl: config.PUBLIC_BASE_URL,
+        recordAttestation: async (set, signed) => {
+          await ctx.tenants.execute(
+            set.tenantId,
+            {
+              type: 'RecordCorroborationAttestation',
+              data: {
+                corroborationId: set.id,
+                captureIds: set.members.map((m) => m.captureId),
+                recordHash: signed.recordHash,
+                keyId: signed.signature.keyId,
+                genTime: signed.timestamp?.genTime ?? null,
+              },
+            },
+            { correlationId: set.id, causedBy: { kind: 'system', component: 'corroboration' } },
+          );
+        },
       })
     : undefined;
   const admission = createCaptureAdmission({

@@ -85,7 +85,9 @@ const describeRecord = (r: LeafRecord): string =>
       ? `signing key ${r.keyId}`
       : r.kind === 'diff'
         ? `diff record ${r.recordHash}`
-        : `TSA certificate ${r.fingerprint}`;
+        : r.kind === 'corroboration'
+          ? `corroboration record ${r.recordHash}`
+          : `TSA certificate ${r.fingerprint}`;
 
 const where = (f: LedgerFact) =>
   `tenant ${f.tenantId}, LEDGER sequence ${f.seq}${f.index > 0 ? ` event ${f.index + 1}` : ''}`;

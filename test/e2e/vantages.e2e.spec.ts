@@ -10,9 +10,12 @@ import { unzipSync } from 'fflate';
 import {
   canonicalJson,
   keysFromDocument,
+  parseCheckpointNote,
   tsaCertificatesFromDocument,
   verifyCorroboration,
 } from '../../packages/verifier/src/index.js';
+import { captureIdHash, decodeLeaf } from '../../src/transparency/leaf.js';
+import { createLogClient } from '../../src/transparency/log-client.js';
 import { cli } from '../int/cli/cli-fixtures.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import {
@@ -79,7 +82,7 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     ];
     await stopped.close();
     s = await startTestServer({
-      ROLES: 'api,projector,worker',
+      ROLES: 'api,projector,worker,sequencer',
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       CAPTURE_TIMEOUT_MS: '8000',
       WORKER_CONCURRENCY: '2',
@@ -230,6 +233,24 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     assert.match(answer.recordHash, /^sha256:[0-9a-f]{64}$/);
     assert.equal(answer.signature.algorithm, 'Ed25519');
     assert.ok(answer.timestamp?.token, 'time-stamped by the TSA');
+    // Logged like a bundle: a 'corroboration' leaf naming the record's hash and the hash of the set's id.
+    const log = createLogClient(`${s.baseUrl}/v1/log`);
+    let leaf: unknown;
+    for (const deadline = Date.now() + 120_000; !leaf && Date.now() < deadline; ) {
+      const note = await log.checkpoint().catch(() => null);
+      const size = note ? parseCheckpointNote(note).size : 0;
+      const entries = size ? await log.entries(0, Math.min(size, 256)) : [];
+      leaf = entries.map((e) => decodeLeaf(e)).find((l) => l.kind === 'corroboration');
+      if (!leaf) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.deepEqual(leaf, {
+      v: 1,
+      kind: 'corroboration',
+      corroborationIdHash: captureIdHash(answer.id),
+      recordHash: answer.recordHash,
+      keyId: answer.signature.keyId,
+      genTime: answer.timestamp.genTime,
+    });
     // Each member is a capture of the quota.
     const usedAfter = (await s.call('GET', '/v1/account/usage', { token })).body;
     assert.equal(capturesUsed(usedAfter) - capturesUsed(usedBefore), 2);

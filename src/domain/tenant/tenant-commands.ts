@@ -47,6 +47,11 @@ export type TenantCommand =
   | { type: 'RecordComparison'; data: Omit<CaptureComparison, 'comparedAt'> }
   /** A diff's evidence was issued (issue 32); `attestedAt` is the time of the decision. */
   | { type: 'RecordDiffAttestation'; data: Omit<EventData<'capture.diff_attested'>, 'attestedAt'> }
+  /** A corroboration record was issued (issue 33 §2); `attestedAt` is the time of the decision. */
+  | {
+      type: 'RecordCorroborationAttestation';
+      data: Omit<EventData<'capture.corroboration_attested'>, 'attestedAt'>;
+    }
   // usage
   | { type: 'RecordApiCalls'; data: { period: string; count: number } }
   // retention and legal hold (issue 34): recorded after storage applied them; `at` is the time of the decision
@@ -97,6 +102,7 @@ export interface TenantReplies {
   FireSchedule: FireOutcome;
   RecordComparison: null;
   RecordDiffAttestation: null;
+  RecordCorroborationAttestation: null;
   RecordApiCalls: null;
   SetRetention: { at: string };
   PlaceLegalHold: { at: string };

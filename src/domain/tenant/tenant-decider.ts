@@ -267,6 +267,12 @@ const recordDiffAttestation: Handler<'RecordDiffAttestation'> = (data, _state, n
   reply: null,
 });
 
+/** A corroboration record issued (issue 33 §2): recorded so the sequencer logs its hash like a bundle's. */
+const recordCorroborationAttestation: Handler<'RecordCorroborationAttestation'> = (data, _state, now) => ({
+  events: [{ type: 'capture.corroboration_attested', data: { ...data, attestedAt: now.toISOString() } }],
+  reply: null,
+});
+
 // ---- usage -------------------------------------------------------------------------------------------
 
 const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
@@ -306,6 +312,7 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   FireSchedule: fireSchedule,
   RecordComparison: recordComparison,
   RecordDiffAttestation: recordDiffAttestation,
+  RecordCorroborationAttestation: recordCorroborationAttestation,
   RecordApiCalls: recordApiCalls,
   SetRetention: recorded('tenant.retention_set'),
   PlaceLegalHold: recorded('capture.legal_hold_placed'),

@@ -134,6 +134,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
     case 'capture.retention_extended':
     case 'capture.compared':
     case 'capture.diff_attested':
+    case 'capture.corroboration_attested':
       break;
   }
   return state;
