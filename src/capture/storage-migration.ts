@@ -1,4 +1,4 @@
-import { ArtifactCorruptError, type ArtifactStore } from './artifact-store.js';
+import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore } from './artifact-store.js';
 import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
@@ -7,7 +7,10 @@ import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
  * to another (JetStream → S3), capture by capture in ledger order. Idempotent: an object the target holds
  * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
  * again). Each object is read whole from the source — which checks it against its digest — and written with
- * that digest; an object missing or damaged in the source is reported, never copied.
+ * that digest; an object missing or damaged in the source is reported, never copied. With `retainUntil` (the
+ * tenant's retention, as the worker applies it to new captures) each object is locked in the target until the
+ * capture's completion plus that retention; one copied before without it is retained now (storage only ever
+ * extends a retention).
  */
 export interface MigrationTally {
   captures: number;
@@ -35,6 +38,8 @@ export interface MigrationOptions extends LedgerWalkOptions {
   source: ArtifactStore;
   target: ArtifactStore;
   onProblem(problem: MigrationProblem): Promise<void> | void;
+  /** The date a tenant's capture completed at `completedAt` is retained until, or null (retention.ts). */
+  retainUntil?(tenantId: string, completedAt: Date): Promise<Date | null>;
   /** After each object: running totals (progress). */
   onObject?(tally: MigrationTally): void;
 }
@@ -54,10 +59,11 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
   const fromSource = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs });
   tally.lastSeq = await walkCompletedCaptures(opts, async (e, data) => {
     tally.captures++;
+    const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
     for (const [artifact, object] of namedObjects(data)) {
       tally.objects++;
       const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
-      const problem = await copyOne(object);
+      const problem = await copyOne(object, until);
       if (problem) {
         tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
         await opts.onProblem({ ...at, ...problem });
@@ -67,10 +73,18 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
   });
   return tally;
 
-  async function copyOne(object: string): Promise<Pick<MigrationProblem, 'status' | 'detail'> | null> {
+  async function copyOne(
+    object: string,
+    until: Date | null,
+  ): Promise<Pick<MigrationProblem, 'status' | 'detail'> | null> {
     const [have, stat] = await Promise.all([opts.target.stat(object), fromSource(() => opts.source.stat(object))]);
     if (have && stat && have.digest.replace(/=+$/, '') === stat.digest.replace(/=+$/, '')) {
       tally.present++;
+      if (until && opts.target.lock)
+        await opts.target.lock.retain(object, until).catch((err: unknown) => {
+          // Already retained longer: storage refuses the shorter date, and the longer one stands.
+          if (!(err instanceof ArtifactLockedError)) throw err;
+        });
       return null;
     }
     if (!stat) return { status: 'missing', detail: 'not in the source store' };
@@ -83,7 +97,7 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
     }
     if (!bytes) return { status: 'missing', detail: 'not in the source store' };
     if (have) return { status: 'conflict', detail: `the target holds other bytes (${have.digest}) under this name` };
-    await opts.target.put(object, bytes);
+    await opts.target.put(object, bytes, until ? { retainUntil: until } : {});
     tally.copied++;
     tally.bytes += bytes.byteLength;
     return null;

@@ -45,7 +45,7 @@ export interface StoredEvidenceCheckOptions {
   unavailableBudgetMs?: number;
 }
 
-export type Completed = { captureId: string; artifacts: ArtifactRefs; bundle?: BundleRef };
+export type Completed = { captureId: string; completedAt: string; artifacts: ArtifactRefs; bundle?: BundleRef };
 
 /** The options of a walk over the ledger's completed captures (verify and migrate). */
 export type LedgerWalkOptions = Pick<

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTenantActors } from '../../actors/tenant-actors.js';
-import { createRetention } from '../../application/retention.js';
+import { createRetention, retentionPolicy } from '../../application/retention.js';
 import { migrateStoredEvidence } from '../../capture/storage-migration.js';
 import { DomainError } from '../../domain/errors.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
@@ -19,7 +19,8 @@ export const storageMigrate: CommandSpec = {
   description: `
 Walks the LEDGER stream and, for every capture.completed event, copies each object its artifacts name from
 the nats-server's artifacts store (NATS_URL) to the S3 bucket of S3_ENDPOINT / S3_BUCKET (created with Object
-Lock when absent), reading each object whole and checking it against its digest first. An object the bucket
+Lock when absent), reading each object whole and checking it against its digest first, and locking it for the
+tenant's retention (or RETENTION_DEFAULT_DAYS) from the capture's completion, as new captures are. An object the bucket
 holds already with the same digest is skipped, so the command can be run again at any time and copies only
 what is new. Prints one JSON line per object missing or damaged in the source (or held with other bytes in
 the bucket) and a summary at the end; progress on stderr. Stopped (Ctrl-C), the summary names the --from to
@@ -44,10 +45,12 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
         from: fromSeq - 1,
         total: untilSeq,
       });
+      const retainUntil = retentionPolicy({ pool: await session.pool(), config: session.config }, target);
       const tally = await migrateStoredEvidence({
         events,
         source,
         target,
+        retainUntil,
         fromSeq,
         untilSeq,
         onProblem: (p) => io.stdout(jsonLine(p)),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
-import { nameKey, s3Client } from '../../../src/capture/s3-artifact-store.js';
+import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
 import { cli, jsonLines } from '../cli/cli-fixtures.js';
@@ -19,6 +19,16 @@ describe('capture-ledger storage with S3', () => {
   let s3: Record<string, string>;
   const seqs: number[] = [];
   const captures: string[] = [];
+  const completedAts: number[] = [];
+  const s3Settings = () => ({
+    endpoint: gw.endpoint,
+    region: 'us-east-1',
+    bucket: 'migrated',
+    forcePathStyle: true,
+    credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
+    presignedDownloads: false,
+    presignSeconds: 60,
+  });
 
   async function complete(artifacts: Record<string, string>) {
     const captureId = newId('cap');
@@ -37,7 +47,7 @@ describe('capture-ledger storage with S3', () => {
         type: 'CompleteCapture',
         data: {
           captureId,
-          completedAt: new Date().toISOString(),
+          completedAt: new Date(completedAts[completedAts.push(Date.now()) - 1]!).toISOString(),
           renderQuality: 'full',
           render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
           artifacts,
@@ -78,11 +88,19 @@ describe('capture-ledger storage with S3', () => {
   });
 
   it('migrates resumably: up to a sequence, then from the next one; names what the source lacks', async () => {
-    const first = await cli(['storage', 'migrate', '--until', String(seqs[0])], { ...nats, ...s3 });
+    const first = await cli(['storage', 'migrate', '--until', String(seqs[0])], {
+      ...nats,
+      ...s3,
+      RETENTION_DEFAULT_DAYS: '2',
+    });
     assert.equal(first.code, 0, first.stderr);
     const one = jsonLines(first.stdout).at(-1).summary;
     assert.equal(one.captures, 1);
     assert.equal(one.copied, 2);
+    // Copied under the retention new captures get: locked until completion + 2 days.
+    const target = await openS3ArtifactStore(s3Settings());
+    const state = await target.lock!.state(artifactObjectName(`cap_${'1'.repeat(32)}`, 'a1', 'screenshot'));
+    assert.equal(state?.retainUntil?.toISOString(), new Date(completedAts[0]! + 2 * 86_400_000).toISOString());
     const rest = await cli(['storage', 'migrate', '--from', String(seqs[0]! + 1)], { ...nats, ...s3 });
     assert.equal(rest.code, 1, 'an object missing in the source fails the run');
     const lines = jsonLines(rest.stdout);
