@@ -20,7 +20,7 @@ export interface PendingTimers extends InflightSource {
   dispose(): Promise<void>;
 }
 
-// Plain text for the page (see lazy-scroll.ts on serialised functions).
+// Plain text for the page (see behaviors/auto-scroll.ts on serialised functions).
 const TIMER_WATCH = `((bindingName, maxDelayMs, maxGeneration) => {
   const report = window[bindingName];
   if (typeof report !== 'function') return;

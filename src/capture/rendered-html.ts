@@ -31,7 +31,7 @@ const MARKER = 'data-capture-ledger-frame-marker';
 export const MAX_INLINED_FRAMES = 50;
 const FRAME_STEP_MS = 5000;
 
-// Plain text for the page (see lazy-scroll.ts on serialised functions). Runs in the frame's main world,
+// Plain text for the page (see behaviors/auto-scroll.ts on serialised functions). Runs in the frame's main world,
 // as page.content() does.
 const SERIALIZE = `(() => {
   const roots = [];
