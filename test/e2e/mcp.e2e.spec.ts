@@ -91,10 +91,15 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
     assert.equal(options.properties.viewport.properties.width.maximum, 3840);
     assert.equal(options.properties.delayMs.maximum, 10000);
     assert.deepEqual(Object.keys(options.properties).sort(), [
+      'behaviorTimeout',
+      'behaviors',
+      'corroborate',
       'delayMs',
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'recordSession',
+      'vantage',
       'viewport',
       'waitForSelector',
     ]);
