@@ -119,6 +119,7 @@ describe('capture options, provenance, downloads and replay beside verification'
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'recordBoxes',
       'recordSession',
       'vantage',
       'viewport',
