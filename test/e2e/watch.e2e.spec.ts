@@ -176,6 +176,20 @@ describe('watch lists (issue 32)', () => {
       assertProblem(r.body, 400);
       assert.ok(r.body.detail.startsWith(field), r.body.detail);
     }
+    // Each run records the boxes of both lists: together they keep the limit of one.
+    const selectors = (prefix: string) => Array.from({ length: 11 }, (_, i) => `#${prefix}${i}`);
+    const tooMany = await s.call('POST', '/v1/schedules', {
+      token,
+      body: {
+        url: site.url('/watched'),
+        name: 'bad',
+        cron: '0 * * * *',
+        options: { recordBoxes: selectors('a') },
+        watch: { ignoreSelectors: selectors('b') },
+      },
+    });
+    assertProblem(tooMany.body, 400);
+    assert.ok(tooMany.body.detail.startsWith('options.recordBoxes'), tooMany.body.detail);
   });
 
   it('compares each run with the one before and fires capture.changed only on a change beyond the ad slot', async () => {
