@@ -1,11 +1,14 @@
-import type { Page } from 'puppeteer-core';
+import type { CDPSession } from 'puppeteer-core';
+import { pageWorld } from './behaviors/page-world.js';
 
 /**
  * Where the elements of `recordBoxes` (a capture option, issue 32) are on the screenshot: measured in the page right
  * before it is taken and kept in captureSettings.elementBoxes, so they are in the signed provenance and a diff can
  * leave those elements out of the pixel comparison without rendering anything again (docs/watch.md).
  * Boxes are in screenshot pixels (CSS px × deviceScaleFactor) from the screenshot's top-left, which is the
- * document's top-left for the full-page and the viewport screenshot alike (both clip from 0,0).
+ * document's top-left for the full-page and the viewport screenshot alike (both clip from 0,0). Measured in an
+ * isolated world: the page's own scripts cannot replace querySelectorAll or getBoundingClientRect to fake a box
+ * (say, one covering the whole page, so that a diff would mask every change).
  */
 
 export interface ElementBox {
@@ -44,10 +47,14 @@ const MEASURE = `(selectors, max) => selectors.map((selector) => {
 })`;
 
 /** Boxes rounded outwards to whole screenshot pixels, so an element's anti-aliased edge is inside its box. */
-export async function measureElementBoxes(page: Page, selectors: string[], scale: number): Promise<ElementBoxes> {
-  const measured = (await page.evaluate(
-    `(${MEASURE})(${JSON.stringify(selectors)}, ${MAX_BOXES_PER_SELECTOR})`,
-  )) as Measured;
+export async function measureElementBoxes(
+  session: CDPSession,
+  mainFrameId: string,
+  selectors: string[],
+  scale: number,
+): Promise<ElementBoxes> {
+  const evaluate = await pageWorld(session, mainFrameId);
+  const measured = await evaluate<Measured>(`(${MEASURE})(${JSON.stringify(selectors)}, ${MAX_BOXES_PER_SELECTOR})`);
   const result: ElementBoxes = { boxes: {} };
   selectors.forEach((selector, i) => {
     const found = measured[i];

@@ -606,7 +606,10 @@ async function answerConsentBanner(s: CaptureState): Promise<void> {
 async function measureBoxes(s: CaptureState): Promise<void> {
   const { settings, signal } = s;
   const measured = await s.bounds
-    .page(measureElementBoxes(s.page, settings.recordBoxes, settings.deviceScaleFactor), STEP_TIMEOUT_MS)
+    .page(
+      measureElementBoxes(s.session, s.mainFrameId, settings.recordBoxes, settings.deviceScaleFactor),
+      STEP_TIMEOUT_MS,
+    )
     .catch((error: unknown) => {
       if (signal.aborted) throw error;
       s.notes.push('the boxes of recordBoxes could not be measured');
