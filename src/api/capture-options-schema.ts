@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BEHAVIOR_NAMES, CAPTURE_OPTION_LIMITS as L } from '../domain/capture-options.js';
+import { BEHAVIOR_NAMES, CAPTURE_OPTION_LIMITS as L, selectorProblem } from '../domain/capture-options.js';
 
 /**
  * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
@@ -73,6 +73,23 @@ export const captureOptionsSchema = z
       .optional()
       .describe(
         'Extension (issue 33): capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota.',
+      ),
+    recordBoxes: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(L.recordBoxes.length)
+          .superRefine((selector, ctx) => {
+            const problem = selectorProblem(selector);
+            if (problem)
+              ctx.addIssue({ code: 'custom', message: `'${selector}' is not a valid CSS selector: ${problem}` });
+          }),
+      )
+      .max(L.recordBoxes.max)
+      .optional()
+      .describe(
+        "Extension (issue 32, docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run.",
       ),
   })
   .optional()

@@ -16,10 +16,11 @@ import {
 } from '../../packages/verifier/src/index.js';
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
 import { isId } from '../domain/ids.js';
-import { type CaptureDiff, type CaptureSide, diffCaptures } from '../watch/capture-diff.js';
+import { type CaptureDiff, type CaptureSide, diffCaptures, pixelMasks } from '../watch/capture-diff.js';
 import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
 import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
 import type { HeaderMap } from '../watch/header-diff.js';
+import type { Box } from '../watch/pixel-diff.js';
 import { type Caller, causedBy } from './caller.js';
 import { createConcurrencyLimit } from './concurrency-limit.js';
 import type { ServiceContext } from './service-context.js';
@@ -82,6 +83,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       headers: headers ? (JSON.parse(Buffer.from(headers).toString('utf8')) as HeaderMap) : null,
       screenshot: await artifactOf(row, 'screenshot'),
       wacz: await artifactOf(row, 'wacz'),
+      elementBoxes: elementBoxesOf(row),
     };
   }
 
@@ -223,14 +225,25 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
 
     /** The diff image; 404 naming the capture without a screenshot. */
     async image(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
-      const { row, base } = await resolve(caller.principal.tenantId, captureId, query);
+      const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
+      const { ignoreBoxes } = pixelMasks(
+        { elementBoxes: elementBoxesOf(base) },
+        { elementBoxes: elementBoxesOf(row) },
+        options.ignoreSelectors,
+      );
       return slot(async () => {
         const before = await artifactOf(base, 'screenshot');
         const after = await artifactOf(row, 'screenshot');
         if (!before) throw refusal(404, `base: capture ${base.capture_id} has no screenshot.`);
         if (!after) throw refusal(404, `Capture ${captureId} has no screenshot.`);
-        return encodePng(diffImage(decodePng(before), decodePng(after)));
+        return encodePng(diffImage(decodePng(before), decodePng(after), { ignoreBoxes }));
       });
     },
   };
+}
+
+/** The boxes the capture recorded for its recordBoxes (captureSettings.elementBoxes, src/capture/element-boxes.ts). */
+function elementBoxesOf(row: CaptureRow): CaptureSide['elementBoxes'] {
+  const recorded = row.capture_settings?.['elementBoxes'] as { boxes?: Record<string, Box[]> } | null | undefined;
+  return recorded?.boxes ?? null;
 }

@@ -1,7 +1,8 @@
 import type { ServiceContext } from './service-context.js';
 import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
-import { parseCaptureOptions } from '../domain/capture-options.js';
+import { CAPTURE_OPTION_LIMITS, parseCaptureOptions } from '../domain/capture-options.js';
+import { watchedRunOptions } from '../domain/watch-settings.js';
 import { requireKnownVantage } from './vantages.js';
 import { parseWatchSettings } from '../watch/watch-settings.js';
 import { isId, newId } from '../domain/ids.js';
@@ -75,6 +76,13 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
         throw refusal(422, 'options.corroborate is for single captures (POST /v1/captures), not schedules.');
       const watch = parseWatchSettings(body.watch);
       if (!watch.ok) throw refusal(400, watch.detail);
+      // Each run records the boxes of options.recordBoxes and of the watch's ignoreSelectors: together, the limit.
+      const recorded = watchedRunOptions(options.options, watch.watch)?.recordBoxes?.length ?? 0;
+      if (recorded > CAPTURE_OPTION_LIMITS.recordBoxes.max)
+        throw refusal(
+          400,
+          `options.recordBoxes and watch.ignoreSelectors together name ${recorded} selectors; each run records at most ${CAPTURE_OPTION_LIMITS.recordBoxes.max}.`,
+        );
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');

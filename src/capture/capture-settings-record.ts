@@ -5,10 +5,14 @@ import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
 /**
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf and the behaviors' report;
- * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts.
+ * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts;
+ * with `recordBoxes` (likewise) the boxes of those elements on the screenshot (element-boxes.ts).
  */
 export function captureSettingsRecord(
-  result: Pick<PageCaptureResult, 'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording'>,
+  result: Pick<
+    PageCaptureResult,
+    'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording' | 'elementBoxes'
+  >,
 ): CaptureSettings {
   const { settings } = result;
   return {
@@ -32,6 +36,10 @@ export function captureSettingsRecord(
       couldNotRun: true,
     },
     ...(settings.recordSession ? { recordSession: true, ...sessionRecordingFacts(result) } : {}),
+    // Issue 32: only when asked for; what the diff masks in pixels for a selector it ignores (docs/watch.md).
+    ...(settings.recordBoxes.length > 0
+      ? { recordBoxes: settings.recordBoxes, elementBoxes: result.elementBoxes ?? null }
+      : {}),
   };
 }
 

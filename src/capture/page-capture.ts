@@ -23,6 +23,7 @@ import {
   type ConsentRun,
 } from './consent-handler.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
+import { type ElementBoxes, measureElementBoxes } from './element-boxes.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { runBehaviors, type BehaviorsReport } from './behaviors/run-behaviors.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
@@ -200,6 +201,8 @@ export interface PageCaptureResult {
   notes: string[];
   /** Which behaviors ran, for how long and what each did (captureSettings.behaviors); absent on a partial capture's failure to run them. */
   behaviors?: BehaviorsReport;
+  /** Where settings.recordBoxes' elements were on the screenshot (element-boxes.ts); absent when none were asked for or they could not be measured. */
+  elementBoxes?: ElementBoxes;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -327,6 +330,7 @@ interface CaptureState {
   // screenshot, pdf, html, network
   /** When the (final) screenshot was taken: the end of render.durationMs. */
   captureMoment: number;
+  elementBoxes?: ElementBoxes;
   screenshot?: Buffer;
   pdf?: Buffer;
   // record-session, end-recording, session-video
@@ -368,6 +372,7 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
   { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
   { name: 'end-recording', when: (s) => s.sessionRecorder !== undefined, run: endRecording },
+  { name: 'element-boxes', when: (s) => s.settings.recordBoxes.length > 0, run: measureBoxes },
   { name: 'screenshot', run: takeScreenshot },
   { name: 'pdf', when: (s) => s.settings.pdf, run: printPdf },
   { name: 'html', run: readRenderedHtml },
@@ -597,6 +602,22 @@ async function answerConsentBanner(s: CaptureState): Promise<void> {
   }
 }
 
+/** Where recordBoxes' elements are, right before the screenshot; a page that does not answer loses only the boxes. */
+async function measureBoxes(s: CaptureState): Promise<void> {
+  const { settings, signal } = s;
+  const measured = await s.bounds
+    .page(
+      measureElementBoxes(s.session, s.mainFrameId, settings.recordBoxes, settings.deviceScaleFactor),
+      STEP_TIMEOUT_MS,
+    )
+    .catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      s.notes.push('the boxes of recordBoxes could not be measured');
+      return undefined;
+    });
+  if (measured) s.elementBoxes = measured;
+}
+
 /** The evidence itself: the full-page (or viewport) PNG. */
 async function takeScreenshot(s: CaptureState): Promise<void> {
   s.captureMoment = performance.now();
@@ -777,6 +798,7 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
   if (consent) result.consent = consent;
   if (s.behaviors) result.behaviors = s.behaviors;
+  if (s.elementBoxes) result.elementBoxes = s.elementBoxes;
   return result;
 }
 

@@ -4,6 +4,7 @@
  * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.
  */
+import { compile } from 'css-select';
 
 export interface CaptureOptions {
   viewport?: { width: number; height: number };
@@ -22,6 +23,11 @@ export interface CaptureOptions {
   vantage?: string;
   /** Capture from this many distinct vantage points and compare what they saw (issue 33 §2); admission only. */
   corroborate?: 2 | 3;
+  /**
+   * Extension (issue 32): CSS selectors whose elements' boxes on the screenshot are measured right before it is
+   * taken and kept in captureSettings.elementBoxes, so a diff can leave those elements out of the pixel comparison.
+   */
+  recordBoxes?: string[];
 }
 
 /**
@@ -50,6 +56,7 @@ export interface CaptureSettings {
   behaviors: BehaviorName[];
   behaviorTimeoutMs: number;
   recordSession: boolean;
+  recordBoxes: string[];
 }
 
 export const CAPTURE_OPTION_LIMITS = {
@@ -61,6 +68,8 @@ export const CAPTURE_OPTION_LIMITS = {
   /** Seconds (issue 35 §1: about 20 s by default, at most 90 s). */
   behaviorTimeout: { min: 1, max: 90, default: 20 },
   vantageIdLength: 40,
+  /** As many selectors as a diff's ignoreSelectors, as long (src/watch/diff-options.ts). */
+  recordBoxes: { max: 20, length: 200 },
 } as const;
 
 export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
@@ -73,6 +82,7 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
   behaviors: [...DEFAULT_BEHAVIORS],
   behaviorTimeoutMs: CAPTURE_OPTION_LIMITS.behaviorTimeout.default * 1000,
   recordSession: false,
+  recordBoxes: [],
 };
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
@@ -89,6 +99,7 @@ const KNOWN = new Set([
   'recordSession',
   'vantage',
   'corroborate',
+  'recordBoxes',
 ]);
 
 /**
@@ -181,6 +192,11 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
       return fail(`${field}.corroborate must be 2 or 3 (the number of vantage points to capture from).`);
     out.corroborate = input['corroborate'];
   }
+  if (input['recordBoxes'] !== undefined) {
+    const checked = checkRecordBoxes(input['recordBoxes'], `${field}.recordBoxes`);
+    if (typeof checked === 'string') return fail(checked);
+    out.recordBoxes = checked;
+  }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }
 
@@ -196,7 +212,37 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
     behaviors: options?.behaviors ? [...options.behaviors] : [...d.behaviors],
     behaviorTimeoutMs: options?.behaviorTimeout !== undefined ? options.behaviorTimeout * 1000 : d.behaviorTimeoutMs,
     recordSession: options?.recordSession ?? d.recordSession,
+    recordBoxes: options?.recordBoxes ? [...options.recordBoxes] : [...d.recordBoxes],
   };
+}
+
+/**
+ * `recordBoxes`: at most 20 selectors of at most 200 characters that the diff's parser (css-select) accepts, trimmed
+ * and without repeats — the strings a diff's ignoreSelectors are matched against. A string: the 400's detail.
+ */
+export function checkRecordBoxes(value: unknown, field: string): string[] | string {
+  const L = CAPTURE_OPTION_LIMITS.recordBoxes;
+  if (!Array.isArray(value) || value.length > L.max)
+    return `${field} must be an array of at most ${L.max} CSS selectors.`;
+  const out: string[] = [];
+  for (const [i, v] of value.entries()) {
+    if (typeof v !== 'string' || v.trim() === '' || v.length > L.length)
+      return `${field}[${i}] must be a non-empty CSS selector of at most ${L.length} characters.`;
+    const problem = selectorProblem(v);
+    if (problem) return `${field}[${i}]: '${v}' is not a valid CSS selector: ${problem}`;
+    if (!out.includes(v.trim())) out.push(v.trim());
+  }
+  return out;
+}
+
+/** Why css-select (what the diff matches elements with) refuses a selector; null when it compiles. */
+export function selectorProblem(selector: string): string | null {
+  try {
+    compile(selector);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 const fail = (detail: string): OptionsCheck => ({ ok: false, detail });

@@ -71,6 +71,14 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
     FONT.mono,
     8,
   );
+  const ignored = f.diff.screenshot?.ignored;
+  // Issue 32: which ignored elements were left out of the pixel comparison (by their boxes recorded at capture time).
+  if (ignored && ignored.masked.length + ignored.notRecorded.length > 0)
+    line(
+      `Pixels: masked ${JSON.stringify(ignored.masked)} (boxes recorded at capture time), not recorded ${JSON.stringify(ignored.notRecorded)}`,
+      FONT.mono,
+      8,
+    );
   doc.moveDown();
   line('Summary', FONT.bold, 12);
   line(

@@ -2,7 +2,7 @@ import { responseRecordsOfWarc, warcOfWacz } from '../archive/warc-reader.js';
 import { decodePng } from './diff-image.js';
 import type { DiffOptions } from './diff-options.js';
 import { diffHeaders, type HeaderDiff, type HeaderMap } from './header-diff.js';
-import { diffPixels, type PixelDiff } from './pixel-diff.js';
+import { type Box, diffPixels, type PixelDiff } from './pixel-diff.js';
 import { diffResources, type ResourceDiff } from './resource-diff.js';
 import { diffTextBlocks, type TextDiff } from './text-diff.js';
 import { visibleTextBlocks } from './visible-text.js';
@@ -24,7 +24,20 @@ export interface CaptureSide {
   headers: HeaderMap | null;
   screenshot: Uint8Array | null;
   wacz: Uint8Array | null;
+  /**
+   * The boxes measured on this capture's screenshot per selector (captureSettings.elementBoxes.boxes, issue 32):
+   * a selector absent here was not recorded at capture time. Absent: none were.
+   */
+  elementBoxes?: Readonly<Record<string, readonly Box[]>> | null;
 }
+
+/** Which ignoreSelectors were left out of the pixel comparison, and which could not be (not recorded by both). */
+export interface PixelsIgnored {
+  masked: string[];
+  notRecorded: string[];
+}
+
+export type ScreenshotDiff = PixelDiff & { ignored: PixelsIgnored };
 
 export interface CaptureDiff {
   base: SideSummary;
@@ -38,7 +51,7 @@ export interface CaptureDiff {
   text: TextDiff | null;
   headers: HeaderDiff;
   resources: ResourceDiff | null;
-  screenshot: PixelDiff | null;
+  screenshot: ScreenshotDiff | null;
 }
 
 export interface SideSummary {
@@ -68,6 +81,35 @@ const side = (s: CaptureSide): SideSummary => ({
   bundleHash: s.bundleHash,
 });
 
+/**
+ * For each ignoreSelector both captures recorded boxes for, the union of those boxes (the element where it was in
+ * either capture) is left out in both images; a selector either capture did not record is said, not guessed.
+ */
+export function pixelMasks(
+  base: Pick<CaptureSide, 'elementBoxes'>,
+  next: Pick<CaptureSide, 'elementBoxes'>,
+  selectors: readonly string[],
+): { ignoreBoxes: Box[]; ignored: PixelsIgnored } {
+  const ignoreBoxes: Box[] = [];
+  const ignored: PixelsIgnored = { masked: [], notRecorded: [] };
+  for (const selector of selectors) {
+    const before = base.elementBoxes && Object.hasOwn(base.elementBoxes, selector) ? base.elementBoxes[selector] : null;
+    const after = next.elementBoxes && Object.hasOwn(next.elementBoxes, selector) ? next.elementBoxes[selector] : null;
+    if (!before || !after) {
+      ignored.notRecorded.push(selector);
+      continue;
+    }
+    ignored.masked.push(selector);
+    ignoreBoxes.push(...before, ...after);
+  }
+  return { ignoreBoxes, ignored };
+}
+
+function diffScreenshots(base: CaptureSide, next: CaptureSide, options: DiffOptions): ScreenshotDiff {
+  const { ignoreBoxes, ignored } = pixelMasks(base, next, options.ignoreSelectors);
+  return { ...diffPixels(decodePng(base.screenshot!), decodePng(next.screenshot!), { ignoreBoxes }), ignored };
+}
+
 export async function diffCaptures(base: CaptureSide, next: CaptureSide, options: DiffOptions): Promise<CaptureDiff> {
   const text =
     base.html !== null && next.html !== null
@@ -82,8 +124,7 @@ export async function diffCaptures(base: CaptureSide, next: CaptureSide, options
           [base.url, next.url, ...(base.finalUrl ? [base.finalUrl] : []), ...(next.finalUrl ? [next.finalUrl] : [])],
         )
       : null;
-  const screenshot =
-    base.screenshot && next.screenshot ? diffPixels(decodePng(base.screenshot), decodePng(next.screenshot)) : null;
+  const screenshot = base.screenshot && next.screenshot ? diffScreenshots(base, next, options) : null;
   const summary: DiffSummary = {
     textBlocksAdded: text?.added ?? 0,
     textBlocksRemoved: text?.removed ?? 0,

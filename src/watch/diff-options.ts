@@ -1,4 +1,4 @@
-import { compile } from 'css-select';
+import { selectorProblem } from '../domain/capture-options.js';
 
 /**
  * What a diff leaves out (docs/watch.md): `ignoreSelectors` — CSS selectors of elements whose text is not compared
@@ -58,15 +58,6 @@ export function parseDiffOptions(
     ok: true,
     options: { ignoreSelectors: (selectors as string[]).map((s) => s.trim()), ignoreText: patterns as string[] },
   };
-}
-
-function selectorProblem(selector: string): string | null {
-  try {
-    compile(selector);
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
 }
 
 function patternProblem(pattern: string): string | null {

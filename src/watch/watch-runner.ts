@@ -60,7 +60,9 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
       }
       throw err;
     }
-    const notify = notifies(watch, diff.summary);
+    // Pixels count without minPixelChange only when every ignored element was masked (docs/watch.md).
+    const ignored = diff.screenshot?.ignored;
+    const notify = notifies(watch, diff.summary, ignored !== undefined && ignored.notRecorded.length === 0);
     await deps.tenants.execute(
       row.tenant_id,
       {

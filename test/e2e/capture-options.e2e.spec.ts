@@ -87,6 +87,9 @@ describe('capture options, provenance, downloads and replay beside verification'
     for (const [options, field] of [
       [{ behaviorTimeout: 91 }, /options\.behaviorTimeout/],
       [{ behaviors: ['expand', 'dance'] }, /options\.behaviors/],
+      // Issue 32: the selectors whose boxes are recorded parse as the diff parses them.
+      [{ recordBoxes: ['aside.ad', 'div[['] }, /options\.recordBoxes/],
+      [{ recordBoxes: Array.from({ length: 21 }, (_, i) => `#a${i}`) }, /options\.recordBoxes/],
     ] as const) {
       const refused = await s.call('POST', '/v1/captures', { token, body: { url: site.url('/simple'), options } });
       assert.equal(refused.status, 400, refused.text);
@@ -100,6 +103,12 @@ describe('capture options, provenance, downloads and replay beside verification'
     assert.equal(batch.status, 207);
     assert.equal(batch.body.items[0].status, 400);
     assert.match(batch.body.items[0].error.detail, /urls\[0\]\.options\.delayMs/);
+    const badBoxes = await s.call('POST', '/v1/captures/batch', {
+      token,
+      body: { urls: [{ url: site.url('/simple'), options: { recordBoxes: ['a[['] } }] },
+    });
+    assert.equal(badBoxes.status, 207);
+    assert.match(badBoxes.body.items[0].error.detail, /^urls\[0\]\.options\.recordBoxes\[0\]: 'a\[\[' is not a valid/);
     assert.equal(batch.body.summary.accepted, 0);
     const schedule = await s.call('POST', '/v1/schedules', {
       token,
@@ -119,6 +128,7 @@ describe('capture options, provenance, downloads and replay beside verification'
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'recordBoxes',
       'recordSession',
       'vantage',
       'viewport',

@@ -176,6 +176,20 @@ describe('watch lists (issue 32)', () => {
       assertProblem(r.body, 400);
       assert.ok(r.body.detail.startsWith(field), r.body.detail);
     }
+    // Each run records the boxes of both lists: together they keep the limit of one.
+    const selectors = (prefix: string) => Array.from({ length: 11 }, (_, i) => `#${prefix}${i}`);
+    const tooMany = await s.call('POST', '/v1/schedules', {
+      token,
+      body: {
+        url: site.url('/watched'),
+        name: 'bad',
+        cron: '0 * * * *',
+        options: { recordBoxes: selectors('a') },
+        watch: { ignoreSelectors: selectors('b') },
+      },
+    });
+    assertProblem(tooMany.body, 400);
+    assert.ok(tooMany.body.detail.startsWith('options.recordBoxes'), tooMany.body.detail);
   });
 
   it('compares each run with the one before and fires capture.changed only on a change beyond the ad slot', async () => {
@@ -205,6 +219,19 @@ describe('watch lists (issue 32)', () => {
     assert.equal(adOnly.comparison.notified, false, JSON.stringify(adOnly.comparison));
     assert.equal(adOnly.comparison.summary.textBlocksChanged, 0);
     assert.equal(adOnly.comparison.summary.resourcesChanged, 0, JSON.stringify(adOnly.comparison.summary));
+    // ignoreSelectors on pixels: every watched run recorded where the ad slot was on its screenshot, in the signed
+    // captureSettings, so the diff masks it in both images and the ad-only run's pixels did not change.
+    const record = await s.call('GET', `/v1/captures/${runs[1]}`, { token });
+    assert.deepEqual(record.body.captureSettings.recordBoxes, ['aside.ad']);
+    const [adBox] = record.body.captureSettings.elementBoxes.boxes['aside.ad'];
+    assert.ok(adBox.width > 0 && adBox.height > 0, JSON.stringify(record.body.captureSettings.elementBoxes));
+    const adDiff = await s.call('GET', `/v1/captures/${runs[1]}/diff?base=${runs[0]}&ignoreSelectors=aside.ad`, {
+      token,
+    });
+    assert.equal(adDiff.status, 200, adDiff.text);
+    assert.deepEqual(adDiff.body.screenshot.ignored, { masked: ['aside.ad'], notRecorded: [] });
+    assert.equal(adDiff.body.screenshot.changedRatio, 0, JSON.stringify(adDiff.body.screenshot));
+    assert.equal(adOnly.comparison.summary.pixelChangeRatio, 0, JSON.stringify(adOnly.comparison.summary));
     const identical = await run(1);
     assert.equal(identical.comparison.notified, false, JSON.stringify(identical.comparison));
     await webhooksSettled();

@@ -18,7 +18,7 @@ const patterns = z
 const diffQuery = z.object({
   base: z.string().optional().describe('The capture to compare with (the older one); required.'),
   ignoreSelectors: patterns.describe(
-    'CSS selectors of elements whose text is not compared (repeat the parameter for more than one).',
+    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one).',
   ),
   ignoreText: patterns.describe(
     'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing.',
@@ -46,7 +46,9 @@ const diffSchema = z
     text: part('Visible text, block by block; null when a capture has no HTML.'),
     headers: part('Main-document response headers; volatile ones (Date, Age …) apart.'),
     resources: part('From the two WARCs; null when a capture has no bundle.'),
-    screenshot: part('Changed-pixel ratio and regions; null without screenshots.'),
+    screenshot: part(
+      'Changed-pixel ratio and regions; `ignored`: the ignoreSelectors masked in pixels and those not recorded at capture time. Null without screenshots.',
+    ),
     links: z.object({ self: z.string(), image: z.string().nullable() }),
   })
   .describe('What changed between two captures (docs/watch.md).');

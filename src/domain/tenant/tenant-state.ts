@@ -1,6 +1,7 @@
 import type { Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
 import type { CaptureOptions } from '../capture-options.js';
 import { DEFAULT_TIER } from '../tiers.js';
+import { watchedRunOptions } from '../watch-settings.js';
 
 /**
  * What a tenant actor knows: folded from the tenant's events by `evolveTenant`. Only what decisions need, so
@@ -111,9 +112,11 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       state.webhooks.delete(event.data.webhookId);
       break;
     case 'schedule.created': {
-      // The watch settings (issue 32) decide nothing here: the projection keeps them for the watch consumer.
-      const { scheduleId, watch: _watch, ...rest } = event.data;
-      state.schedules.set(scheduleId, { ...rest, lastFireTime: null });
+      // The watch settings (issue 32) are the projection's, for the watch consumer; only what each run must
+      // record for them is kept here: the boxes of its ignoreSelectors, so the diff can mask them in pixels.
+      const { scheduleId, watch, options, ...rest } = event.data;
+      const runOptions = watchedRunOptions(options, watch);
+      state.schedules.set(scheduleId, { ...rest, ...(runOptions ? { options: runOptions } : {}), lastFireTime: null });
       break;
     }
     case 'schedule.deleted':

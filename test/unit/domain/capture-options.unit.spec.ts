@@ -23,6 +23,7 @@ describe('capture options (issue 15)', () => {
       behaviors: ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'],
       behaviorTimeoutMs: 20_000,
       recordSession: false,
+      recordBoxes: [],
     });
   });
 
@@ -37,6 +38,7 @@ describe('capture options (issue 15)', () => {
       behaviors: ['expand', 'auto-play', 'expand'],
       behaviorTimeout: 90,
       recordSession: true,
+      recordBoxes: [' aside.ad ', '#clock', 'aside.ad'],
     });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
@@ -49,6 +51,7 @@ describe('capture options (issue 15)', () => {
       behaviors: ['expand', 'auto-play'],
       behaviorTimeoutMs: 90_000,
       recordSession: true,
+      recordBoxes: ['aside.ad', '#clock'],
     });
     const some = parseCaptureOptions({ pdf: true });
     assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
@@ -78,6 +81,11 @@ describe('capture options (issue 15)', () => {
     [{ behaviorTimeout: 0 }, /^options\.behaviorTimeout must be an integer from 1 to 90 \(seconds\)/],
     [{ behaviorTimeout: 91 }, /^options\.behaviorTimeout/],
     [{ behaviorTimeout: 2.5 }, /^options\.behaviorTimeout/],
+    [{ recordBoxes: '.ad' }, /^options\.recordBoxes must be an array of at most 20 CSS selectors/],
+    [{ recordBoxes: Array.from({ length: 21 }, (_, i) => `#a${i}`) }, /^options\.recordBoxes must be an array/],
+    [{ recordBoxes: ['.ad', ''] }, /^options\.recordBoxes\[1\] must be a non-empty CSS selector/],
+    [{ recordBoxes: [`.${'a'.repeat(200)}`] }, /^options\.recordBoxes\[0\] must be a non-empty CSS selector/],
+    [{ recordBoxes: ['div[['] }, /^options\.recordBoxes\[0\]: 'div\[\[' is not a valid CSS selector/],
   ];
   for (const [raw, message] of refused) {
     it(`refuses ${JSON.stringify(raw)} naming the field`, () => {
@@ -124,6 +132,49 @@ describe('capture options of a schedule (given / when / then)', () => {
     assert.equal(event.type, 'capture.submitted');
     assert.deepEqual(event.type === 'capture.submitted' ? event.data.captures : null, [
       { captureId: 'cap_1', url: 'https://example.org/', options },
+    ]);
+  });
+
+  it("a watched schedule's runs record the boxes of its ignoreSelectors (issue 32)", () => {
+    const now = new Date('2026-11-22T10:00:00Z');
+    const watch = {
+      notifyOn: 'change' as const,
+      minTextChange: 0,
+      minPixelChange: null,
+      ignoreSelectors: ['aside.ad', '#clock'],
+      ignoreText: [],
+    };
+    const created = decideTenant(
+      {
+        type: 'CreateSchedule',
+        data: {
+          scheduleId: 'sch_1',
+          url: 'https://example.org/',
+          name: 'watched',
+          cron: '0 6 * * *',
+          options: { pdf: true, recordBoxes: ['#clock', 'nav'] },
+          watch,
+        },
+      },
+      initialTenantState('acme'),
+      now,
+    );
+    const state = created.events.reduce(
+      (s, e) => evolveTenant(s, { ...e, occurredAt: now.toISOString() }),
+      initialTenantState('acme'),
+    );
+    const fired = decideTenant(
+      { type: 'FireSchedule', data: { scheduleId: 'sch_1', fireTime: '2026-11-23T06:00:00.000Z', captureId: 'cap_1' } },
+      state,
+      now,
+    );
+    const event = fired.events[0]!;
+    assert.deepEqual(event.type === 'capture.submitted' ? event.data.captures : null, [
+      {
+        captureId: 'cap_1',
+        url: 'https://example.org/',
+        options: { pdf: true, recordBoxes: ['#clock', 'nav', 'aside.ad'] },
+      },
     ]);
   });
 });
