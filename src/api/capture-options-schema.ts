@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { BEHAVIOR_NAMES, CAPTURE_OPTION_LIMITS as L, selectorProblem } from '../domain/capture-options.js';
+import {
+  BEHAVIOR_NAMES,
+  CAPTURE_OPTION_LIMITS as L,
+  patternProblem,
+  selectorProblem,
+} from '../domain/capture-options.js';
 
 /**
  * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
@@ -90,6 +95,23 @@ export const captureOptionsSchema = z
       .optional()
       .describe(
         "Extension (issue 32, docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run.",
+      ),
+    recordTextBoxes: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(L.recordTextBoxes.length)
+          .superRefine((pattern, ctx) => {
+            const problem = patternProblem(pattern);
+            if (problem)
+              ctx.addIssue({ code: 'custom', message: `'${pattern}' is not a valid regular expression: ${problem}` });
+          }),
+      )
+      .max(L.recordTextBoxes.max)
+      .optional()
+      .describe(
+        "Extension (issue 32, docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run.",
       ),
   })
   .optional()

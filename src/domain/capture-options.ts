@@ -28,6 +28,11 @@ export interface CaptureOptions {
    * taken and kept in captureSettings.elementBoxes, so a diff can leave those elements out of the pixel comparison.
    */
   recordBoxes?: string[];
+  /**
+   * Extension (issue 32): regular expressions (JavaScript sources, flags `gu`) whose matches in the page's visible
+   * text have their boxes on the screenshot measured like recordBoxes' elements (captureSettings.elementBoxes.textBoxes).
+   */
+  recordTextBoxes?: string[];
 }
 
 /**
@@ -57,6 +62,7 @@ export interface CaptureSettings {
   behaviorTimeoutMs: number;
   recordSession: boolean;
   recordBoxes: string[];
+  recordTextBoxes: string[];
 }
 
 export const CAPTURE_OPTION_LIMITS = {
@@ -70,6 +76,8 @@ export const CAPTURE_OPTION_LIMITS = {
   vantageIdLength: 40,
   /** As many selectors as a diff's ignoreSelectors, as long (src/watch/diff-options.ts). */
   recordBoxes: { max: 20, length: 200 },
+  /** As many patterns as a diff's ignoreText, as long. */
+  recordTextBoxes: { max: 20, length: 200 },
 } as const;
 
 export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
@@ -83,6 +91,7 @@ export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
   behaviorTimeoutMs: CAPTURE_OPTION_LIMITS.behaviorTimeout.default * 1000,
   recordSession: false,
   recordBoxes: [],
+  recordTextBoxes: [],
 };
 
 export type OptionsCheck = { ok: true; options: CaptureOptions | undefined } | { ok: false; detail: string };
@@ -100,6 +109,7 @@ const KNOWN = new Set([
   'vantage',
   'corroborate',
   'recordBoxes',
+  'recordTextBoxes',
 ]);
 
 /**
@@ -197,6 +207,11 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
     if (typeof checked === 'string') return fail(checked);
     out.recordBoxes = checked;
   }
+  if (input['recordTextBoxes'] !== undefined) {
+    const checked = checkRecordTextBoxes(input['recordTextBoxes'], `${field}.recordTextBoxes`);
+    if (typeof checked === 'string') return fail(checked);
+    out.recordTextBoxes = checked;
+  }
   return { ok: true, options: Object.keys(out).length > 0 ? out : undefined };
 }
 
@@ -213,6 +228,7 @@ export function resolveCaptureSettings(options: CaptureOptions | undefined): Cap
     behaviorTimeoutMs: options?.behaviorTimeout !== undefined ? options.behaviorTimeout * 1000 : d.behaviorTimeoutMs,
     recordSession: options?.recordSession ?? d.recordSession,
     recordBoxes: options?.recordBoxes ? [...options.recordBoxes] : [...d.recordBoxes],
+    recordTextBoxes: options?.recordTextBoxes ? [...options.recordTextBoxes] : [...d.recordTextBoxes],
   };
 }
 
@@ -233,6 +249,35 @@ export function checkRecordBoxes(value: unknown, field: string): string[] | stri
     if (!out.includes(v.trim())) out.push(v.trim());
   }
   return out;
+}
+
+/**
+ * `recordTextBoxes`: at most 20 regular expressions of at most 200 characters that compile with flags `gu` (as a
+ * diff's ignoreText must), without repeats — not trimmed: whitespace is part of a pattern. A string: the 400's detail.
+ */
+export function checkRecordTextBoxes(value: unknown, field: string): string[] | string {
+  const L = CAPTURE_OPTION_LIMITS.recordTextBoxes;
+  if (!Array.isArray(value) || value.length > L.max)
+    return `${field} must be an array of at most ${L.max} regular expressions.`;
+  const out: string[] = [];
+  for (const [i, v] of value.entries()) {
+    if (typeof v !== 'string' || v.trim() === '' || v.length > L.length)
+      return `${field}[${i}] must be a non-empty regular expression of at most ${L.length} characters.`;
+    const problem = patternProblem(v);
+    if (problem) return `${field}[${i}]: '${v}' is not a valid regular expression: ${problem}`;
+    if (!out.includes(v)) out.push(v);
+  }
+  return out;
+}
+
+/** Why a pattern does not compile as a JavaScript RegExp with flags `gu` (what ignoreText uses); null when it does. */
+export function patternProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern, 'gu');
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
+  }
 }
 
 /** Why css-select (what the diff matches elements with) refuses a selector; null when it compiles. */

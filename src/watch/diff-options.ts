@@ -1,4 +1,4 @@
-import { selectorProblem } from '../domain/capture-options.js';
+import { patternProblem, selectorProblem } from '../domain/capture-options.js';
 
 /**
  * What a diff leaves out (docs/watch.md): `ignoreSelectors` — CSS selectors of elements whose text is not compared
@@ -58,13 +58,4 @@ export function parseDiffOptions(
     ok: true,
     options: { ignoreSelectors: (selectors as string[]).map((s) => s.trim()), ignoreText: patterns as string[] },
   };
-}
-
-function patternProblem(pattern: string): string | null {
-  try {
-    new RegExp(pattern, 'gu');
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
-  }
 }

@@ -24,6 +24,7 @@ describe('capture options (issue 15)', () => {
       behaviorTimeoutMs: 20_000,
       recordSession: false,
       recordBoxes: [],
+      recordTextBoxes: [],
     });
   });
 
@@ -39,6 +40,7 @@ describe('capture options (issue 15)', () => {
       behaviorTimeout: 90,
       recordSession: true,
       recordBoxes: [' aside.ad ', '#clock', 'aside.ad'],
+      recordTextBoxes: ['Updated \\d+:\\d+', ' now ', 'Updated \\d+:\\d+'],
     });
     assert.equal(parsed.ok, true);
     assert.deepEqual(resolveCaptureSettings(parsed.ok ? parsed.options : undefined), {
@@ -52,6 +54,7 @@ describe('capture options (issue 15)', () => {
       behaviorTimeoutMs: 90_000,
       recordSession: true,
       recordBoxes: ['aside.ad', '#clock'],
+      recordTextBoxes: ['Updated \\d+:\\d+', ' now '],
     });
     const some = parseCaptureOptions({ pdf: true });
     assert.deepEqual(resolveCaptureSettings(some.ok ? some.options : undefined), {
@@ -86,6 +89,11 @@ describe('capture options (issue 15)', () => {
     [{ recordBoxes: ['.ad', ''] }, /^options\.recordBoxes\[1\] must be a non-empty CSS selector/],
     [{ recordBoxes: [`.${'a'.repeat(200)}`] }, /^options\.recordBoxes\[0\] must be a non-empty CSS selector/],
     [{ recordBoxes: ['div[['] }, /^options\.recordBoxes\[0\]: 'div\[\[' is not a valid CSS selector/],
+    [{ recordTextBoxes: 'a' }, /^options\.recordTextBoxes must be an array of at most 20 regular expressions/],
+    [{ recordTextBoxes: Array.from({ length: 21 }, (_, i) => `a${i}`) }, /^options\.recordTextBoxes must be an array/],
+    [{ recordTextBoxes: ['a', ' '] }, /^options\.recordTextBoxes\[1\] must be a non-empty regular expression/],
+    [{ recordTextBoxes: ['a'.repeat(201)] }, /^options\.recordTextBoxes\[0\] must be a non-empty regular expression/],
+    [{ recordTextBoxes: ['(a'] }, /^options\.recordTextBoxes\[0\]: '\(a' is not a valid regular expression/],
   ];
   for (const [raw, message] of refused) {
     it(`refuses ${JSON.stringify(raw)} naming the field`, () => {
