@@ -6,7 +6,7 @@ import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf and the behaviors' report;
  * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts;
- * with `recordBoxes` (likewise) the boxes of those elements on the screenshot (element-boxes.ts).
+ * with `recordBoxes` or `recordTextBoxes` (likewise) the boxes of those elements and that text on the screenshot (element-boxes.ts).
  */
 export function captureSettingsRecord(
   result: Pick<
@@ -37,8 +37,12 @@ export function captureSettingsRecord(
     },
     ...(settings.recordSession ? { recordSession: true, ...sessionRecordingFacts(result) } : {}),
     // Issue 32: only when asked for; what the diff masks in pixels for a selector it ignores (docs/watch.md).
-    ...(settings.recordBoxes.length > 0
-      ? { recordBoxes: settings.recordBoxes, elementBoxes: result.elementBoxes ?? null }
+    ...(settings.recordBoxes.length > 0 || settings.recordTextBoxes.length > 0
+      ? {
+          ...(settings.recordBoxes.length > 0 ? { recordBoxes: settings.recordBoxes } : {}),
+          ...(settings.recordTextBoxes.length > 0 ? { recordTextBoxes: settings.recordTextBoxes } : {}),
+          elementBoxes: result.elementBoxes ?? null,
+        }
       : {}),
   };
 }

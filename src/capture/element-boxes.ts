@@ -2,7 +2,7 @@ import type { CDPSession } from 'puppeteer-core';
 import { pageWorld } from './behaviors/page-world.js';
 
 /**
- * Where the elements of `recordBoxes` (a capture option, issue 32) are on the screenshot: measured in the page right
+ * Where the elements of `recordBoxes` and the text matching `recordTextBoxes` (a capture option, issue 32) are on the screenshot: measured in the page right
  * before it is taken and kept in captureSettings.elementBoxes, so they are in the signed provenance and a diff can
  * leave those elements out of the pixel comparison without rendering anything again (docs/watch.md).
  * Boxes are in screenshot pixels (CSS px × deviceScaleFactor) from the screenshot's top-left, which is the
@@ -25,6 +25,13 @@ export interface ElementBoxes {
   unmeasured?: string[];
   /** Selectors with more matches than MAX_BOXES_PER_SELECTOR: the first ones were kept. */
   truncated?: string[];
+  /**
+   * Per recordTextBoxes pattern, the boxes of its matches in the page's visible text (each line a match spans is
+   * a box), in document order. Its own map: a pattern and a selector spelt alike never mix. Absent: none asked for.
+   */
+  textBoxes?: Record<string, ElementBox[]>;
+  /** Patterns with more than MAX_BOXES_PER_SELECTOR boxes: the first ones were kept. */
+  textTruncated?: string[];
 }
 
 export const MAX_BOXES_PER_SELECTOR = 500;
@@ -46,15 +53,64 @@ const MEASURE = `(selectors, max) => selectors.map((selector) => {
   return { rects, more: false };
 })`;
 
+// The text measure: the main document's text nodes (not those of script, style, noscript or template, nor of an
+// element whose visibility is hidden), each pattern's matches with flags gu on each node's text as it is, and a
+// Range over each match: its client rects (one per line it is drawn on), in CSS px from the document's top-left.
+const MEASURE_TEXT = `(patterns, max) => {
+  const root = document.body || document.documentElement;
+  const nodes = [];
+  if (root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('script, style, noscript, template')) continue;
+      if (getComputedStyle(parent).visibility === 'hidden') continue;
+      nodes.push(node);
+    }
+  }
+  return patterns.map((pattern) => {
+    let re;
+    try { re = new RegExp(pattern, 'gu'); } catch { return null; }
+    const rects = [];
+    const range = document.createRange();
+    for (const node of nodes) {
+      for (const match of node.data.matchAll(re)) {
+        if (match[0].length === 0) continue;
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        for (const r of range.getClientRects()) {
+          if (r.width <= 0 || r.height <= 0) continue;
+          if (rects.length === max) return { rects, more: true };
+          rects.push([r.left + window.scrollX, r.top + window.scrollY, r.right + window.scrollX, r.bottom + window.scrollY]);
+        }
+      }
+    }
+    return { rects, more: false };
+  });
+}`;
+
+const toScreenshotPx = (rects: number[][], scale: number): ElementBox[] =>
+  rects
+    .map(([left, top, right, bottom]) => {
+      const x = Math.max(0, Math.floor(left! * scale));
+      const y = Math.max(0, Math.floor(top! * scale));
+      return { x, y, width: Math.ceil(right! * scale) - x, height: Math.ceil(bottom! * scale) - y };
+    })
+    .filter((box) => box.width > 0 && box.height > 0);
+
 /** Boxes rounded outwards to whole screenshot pixels, so an element's anti-aliased edge is inside its box. */
 export async function measureElementBoxes(
   session: CDPSession,
   mainFrameId: string,
   selectors: string[],
   scale: number,
+  patterns: string[] = [],
 ): Promise<ElementBoxes> {
   const evaluate = await pageWorld(session, mainFrameId);
-  const measured = await evaluate<Measured>(`(${MEASURE})(${JSON.stringify(selectors)}, ${MAX_BOXES_PER_SELECTOR})`);
+  const max = MAX_BOXES_PER_SELECTOR;
+  const { measured, text } = await evaluate<{ measured: Measured; text: Measured }>(
+    `({ measured: (${MEASURE})(${JSON.stringify(selectors)}, ${max}), text: (${MEASURE_TEXT})(${JSON.stringify(patterns)}, ${max}) })`,
+  );
   const result: ElementBoxes = { boxes: {} };
   selectors.forEach((selector, i) => {
     const found = measured[i];
@@ -63,13 +119,17 @@ export async function measureElementBoxes(
       return;
     }
     if (found.more) (result.truncated ??= []).push(selector);
-    result.boxes[selector] = found.rects
-      .map(([left, top, right, bottom]) => {
-        const x = Math.max(0, Math.floor(left! * scale));
-        const y = Math.max(0, Math.floor(top! * scale));
-        return { x, y, width: Math.ceil(right! * scale) - x, height: Math.ceil(bottom! * scale) - y };
-      })
-      .filter((box) => box.width > 0 && box.height > 0);
+    result.boxes[selector] = toScreenshotPx(found.rects, scale);
   });
+  if (patterns.length > 0) {
+    const textBoxes: Record<string, ElementBox[]> = {};
+    patterns.forEach((pattern, i) => {
+      const found = text[i];
+      if (!found) return; // refused by the option's check already; a page cannot make a pattern fail to compile
+      if (found.more) (result.textTruncated ??= []).push(pattern);
+      textBoxes[pattern] = toScreenshotPx(found.rects, scale);
+    });
+    result.textBoxes = textBoxes;
+  }
   return result;
 }

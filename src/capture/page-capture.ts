@@ -372,7 +372,11 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
   { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
   { name: 'end-recording', when: (s) => s.sessionRecorder !== undefined, run: endRecording },
-  { name: 'element-boxes', when: (s) => s.settings.recordBoxes.length > 0, run: measureBoxes },
+  {
+    name: 'element-boxes',
+    when: (s) => s.settings.recordBoxes.length > 0 || s.settings.recordTextBoxes.length > 0,
+    run: measureBoxes,
+  },
   { name: 'screenshot', run: takeScreenshot },
   { name: 'pdf', when: (s) => s.settings.pdf, run: printPdf },
   { name: 'html', run: readRenderedHtml },
@@ -602,17 +606,23 @@ async function answerConsentBanner(s: CaptureState): Promise<void> {
   }
 }
 
-/** Where recordBoxes' elements are, right before the screenshot; a page that does not answer loses only the boxes. */
+/** Where recordBoxes' elements and recordTextBoxes' text are, right before the screenshot; a page that does not answer loses only the boxes. */
 async function measureBoxes(s: CaptureState): Promise<void> {
   const { settings, signal } = s;
   const measured = await s.bounds
     .page(
-      measureElementBoxes(s.session, s.mainFrameId, settings.recordBoxes, settings.deviceScaleFactor),
+      measureElementBoxes(
+        s.session,
+        s.mainFrameId,
+        settings.recordBoxes,
+        settings.deviceScaleFactor,
+        settings.recordTextBoxes,
+      ),
       STEP_TIMEOUT_MS,
     )
     .catch((error: unknown) => {
       if (signal.aborted) throw error;
-      s.notes.push('the boxes of recordBoxes could not be measured');
+      s.notes.push('the boxes of recordBoxes and recordTextBoxes could not be measured');
       return undefined;
     });
   if (measured) s.elementBoxes = measured;

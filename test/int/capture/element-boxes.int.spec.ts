@@ -27,13 +27,30 @@ body{margin:0;height:3000px;background:#fff}
   Document.prototype.querySelectorAll = function () { return []; };
 </script></body></html>`;
 
+/** options.recordTextBoxes: the boxes of a pattern's matches in the visible text, where the text is drawn. */
+const CLOCK = `<!doctype html><html><head><style>
+body{margin:0;height:2000px;background:#fff;color:#000;font:20px monospace}
+p{position:absolute;margin:0}
+</style></head><body>
+<p style="left:100px;top:100px">Static text</p>
+<p id="clock" style="left:100px;top:1200px;font-size:40px">Updated 10:42:07</p>
+<p style="left:100px;top:1500px;visibility:hidden">Updated 1:2:3</p>
+<p style="left:100px;top:1600px;display:none">Updated 4:5:6</p>
+<script>
+  // Updated 9:9:9 (script text is not drawn)
+  // A page that would have every text box cover the whole page.
+  Range.prototype.getClientRects = () => [new DOMRect(0, 0, 100000, 100000)];
+</script></body></html>`;
+
 describe('element boxes (real Chromium)', () => {
   let server: Server;
   let chromium: LaunchedChromium;
   let url: string;
 
   before(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
+    server = createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/clock' ? CLOCK : PAGE),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     chromium = await launchChromium();
@@ -80,6 +97,48 @@ describe('element boxes (real Chromium)', () => {
     assert.deepEqual(record['elementBoxes'], result.elementBoxes);
   });
 
+  it(
+    'records the boxes of each recordTextBoxes pattern’s matches in the visible text, where it is drawn',
+    T,
+    async () => {
+      const pattern = 'Updated \\d+:\\d+:\\d+';
+      const result = await capturePage(chromium.browser, `${url}clock`, {
+        timeoutMs: 20_000,
+        handleConsent: false,
+        settings: {
+          ...DEFAULT_CAPTURE_SETTINGS,
+          deviceScaleFactor: 2,
+          behaviors: [],
+          recordTextBoxes: [pattern, 'nowhere'],
+        },
+      });
+      const boxes = result.elementBoxes?.textBoxes?.[pattern];
+      // Only the drawn clock: not the hidden ones, nor the script's text, nor the page's fake rects.
+      assert.equal(boxes?.length, 1);
+      assert.deepEqual(result.elementBoxes?.textBoxes?.['nowhere'], []);
+      assert.deepEqual(result.elementBoxes?.boxes, {});
+      const box = boxes[0]!;
+      assert.ok(box.x >= 195 && box.x <= 200, `x ${box.x}`);
+      assert.ok(box.y >= 2395 && box.y <= 2400, `y ${box.y}`);
+      assert.ok(box.width > 400 && box.width < 1400 && box.height >= 80 && box.height < 140, JSON.stringify(box));
+      // Every dark pixel below the static text is inside the box, and the box holds the clock's glyphs.
+      const png = PNG.sync.read(result.screenshot);
+      let inside = 0;
+      for (let y = 400; y < png.height; y++)
+        for (let x = 0; x < png.width; x++) {
+          if (png.data[(y * png.width + x) * 4]! > 128) continue;
+          const within = x >= box.x && x < box.x + box.width && y >= box.y && y < box.y + box.height;
+          assert.ok(within, `a dark pixel at ${x},${y} outside ${JSON.stringify(box)}`);
+          inside++;
+        }
+      assert.ok(inside > 1000, `${inside} dark pixels in the box`);
+      const record = captureSettingsRecord(result);
+      assert.deepEqual(record['recordTextBoxes'], [pattern, 'nowhere']);
+      assert.equal('recordBoxes' in record, false);
+      assert.deepEqual(record['elementBoxes'], result.elementBoxes);
+    },
+  );
+
   it('records nothing, and keeps captureSettings as it was, when no boxes were asked for', T, async () => {
     const result = await capturePage(chromium.browser, url, {
       timeoutMs: 20_000,
@@ -89,6 +148,7 @@ describe('element boxes (real Chromium)', () => {
     assert.equal(result.elementBoxes, undefined);
     const record = captureSettingsRecord(result);
     assert.equal('recordBoxes' in record, false);
+    assert.equal('recordTextBoxes' in record, false);
     assert.equal('elementBoxes' in record, false);
   });
 });
