@@ -83,6 +83,13 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
           400,
           `options.recordBoxes and watch.ignoreSelectors together name ${recorded} selectors; each run records at most ${CAPTURE_OPTION_LIMITS.recordBoxes.max}.`,
         );
+      // Likewise the patterns of options.recordTextBoxes and of the watch's ignoreText.
+      const patterns = watchedRunOptions(options.options, watch.watch)?.recordTextBoxes?.length ?? 0;
+      if (patterns > CAPTURE_OPTION_LIMITS.recordTextBoxes.max)
+        throw refusal(
+          400,
+          `options.recordTextBoxes and watch.ignoreText together name ${patterns} patterns; each run records at most ${CAPTURE_OPTION_LIMITS.recordTextBoxes.max}.`,
+        );
 
       const tenantId = caller.principal.tenantId;
       const scheduleId = newId('sch');

@@ -48,14 +48,18 @@ export function notifies(watch: WatchSettings, s: ComparisonSummary, allMasked =
 
 /**
  * The options a watched schedule's runs are captured with: its own, plus `recordBoxes` for the watch's
- * ignoreSelectors, so every run records where those elements were on its screenshot and the diff can leave them
- * out of the pixel comparison (docs/watch.md).
+ * ignoreSelectors and `recordTextBoxes` for its ignoreText, so every run records where those elements and that
+ * text were on its screenshot and the diff can leave them out of the pixel comparison (docs/watch.md).
  */
 export function watchedRunOptions(
   options: CaptureOptions | undefined,
-  watch: Pick<WatchSettings, 'ignoreSelectors'> | undefined,
+  watch: Pick<WatchSettings, 'ignoreSelectors' | 'ignoreText'> | undefined,
 ): CaptureOptions | undefined {
-  if (!watch || watch.ignoreSelectors.length === 0) return options;
-  const recordBoxes = [...new Set([...(options?.recordBoxes ?? []), ...watch.ignoreSelectors])];
-  return { ...options, recordBoxes };
+  if (!watch || (watch.ignoreSelectors.length === 0 && watch.ignoreText.length === 0)) return options;
+  const out: CaptureOptions = { ...options };
+  if (watch.ignoreSelectors.length > 0)
+    out.recordBoxes = [...new Set([...(options?.recordBoxes ?? []), ...watch.ignoreSelectors])];
+  if (watch.ignoreText.length > 0)
+    out.recordTextBoxes = [...new Set([...(options?.recordTextBoxes ?? []), ...watch.ignoreText])];
+  return out;
 }

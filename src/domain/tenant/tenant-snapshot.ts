@@ -8,7 +8,7 @@ import type { TenantState } from './tenant-state.js';
  * TENANT_STATE_VERSION names the shape *and* the fold: bump it whenever TenantState or evolveTenant changes,
  * and every older snapshot is ignored (the actor folds the log instead and writes a new one).
  */
-export const TENANT_STATE_VERSION = 5;
+export const TENANT_STATE_VERSION = 6;
 
 type Entries<M> = M extends Map<infer K, infer V> ? Array<[K, V]> : never;
 
