@@ -84,6 +84,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       screenshot: await artifactOf(row, 'screenshot'),
       wacz: await artifactOf(row, 'wacz'),
       elementBoxes: elementBoxesOf(row),
+      textBoxes: textBoxesOf(row),
     };
   }
 
@@ -227,9 +228,10 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     async image(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
       const { ignoreBoxes } = pixelMasks(
-        { elementBoxes: elementBoxesOf(base) },
-        { elementBoxes: elementBoxesOf(row) },
+        { elementBoxes: elementBoxesOf(base), textBoxes: textBoxesOf(base) },
+        { elementBoxes: elementBoxesOf(row), textBoxes: textBoxesOf(row) },
         options.ignoreSelectors,
+        options.ignoreText,
       );
       return slot(async () => {
         const before = await artifactOf(base, 'screenshot');
@@ -246,4 +248,10 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
 function elementBoxesOf(row: CaptureRow): CaptureSide['elementBoxes'] {
   const recorded = row.capture_settings?.['elementBoxes'] as { boxes?: Record<string, Box[]> } | null | undefined;
   return recorded?.boxes ?? null;
+}
+
+/** The boxes the capture recorded for its recordTextBoxes (captureSettings.elementBoxes.textBoxes). */
+function textBoxesOf(row: CaptureRow): CaptureSide['textBoxes'] {
+  const recorded = row.capture_settings?.['elementBoxes'] as { textBoxes?: Record<string, Box[]> } | null | undefined;
+  return recorded?.textBoxes ?? null;
 }

@@ -30,14 +30,16 @@ export interface ComparisonSummary {
 
 /**
  * Whether a run that differs like `s` from the one before is a change the watch tells about. `allMasked`: every one
- * of the watch's ignoreSelectors (at least one) was left out of the pixel comparison (both runs recorded its boxes);
+ * of the watch's ignoreSelectors and ignoreText patterns (at least one) was left out of the pixel comparison (both
+ * runs recorded its boxes);
  * then the pixels that changed are the page's own and count without a minPixelChange, as any text change does.
  * Otherwise pixels alone notify only beyond minPixelChange, when it is set (a rotating ad would notify every run).
  */
 export function notifies(watch: WatchSettings, s: ComparisonSummary, allMasked = false): boolean {
   const textBlocks = s.textBlocksAdded + s.textBlocksRemoved + s.textBlocksChanged;
   const text = textBlocks > 0 && s.textChangeRatio >= watch.minTextChange;
-  const minPixelChange = watch.minPixelChange ?? (allMasked && watch.ignoreSelectors.length > 0 ? 0 : null);
+  const minPixelChange =
+    watch.minPixelChange ?? (allMasked && watch.ignoreSelectors.length + watch.ignoreText.length > 0 ? 0 : null);
   const pixels = minPixelChange !== null && s.pixelChangeRatio > 0 && s.pixelChangeRatio >= minPixelChange;
   const headers = s.headersChanged > 0;
   // Only a resource whose bytes changed under the same URL: URLs that come and go (cache-busters, trackers, a

@@ -79,6 +79,13 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
       FONT.mono,
       8,
     );
+  // Likewise the ignoreText patterns (the boxes of their matches in the text).
+  if (ignored && (ignored.maskedText?.length ?? 0) + (ignored.textNotRecorded?.length ?? 0) > 0)
+    line(
+      `Pixels: text masked ${JSON.stringify(ignored.maskedText ?? [])} (boxes recorded at capture time), not recorded ${JSON.stringify(ignored.textNotRecorded ?? [])}`,
+      FONT.mono,
+      8,
+    );
   doc.moveDown();
   line('Summary', FONT.bold, 12);
   line(

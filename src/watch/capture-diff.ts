@@ -29,12 +29,22 @@ export interface CaptureSide {
    * a selector absent here was not recorded at capture time. Absent: none were.
    */
   elementBoxes?: Readonly<Record<string, readonly Box[]>> | null;
+  /**
+   * Likewise per recordTextBoxes pattern, the boxes of its matches in the visible text
+   * (captureSettings.elementBoxes.textBoxes): a pattern absent here was not recorded. Absent: none were.
+   */
+  textBoxes?: Readonly<Record<string, readonly Box[]>> | null;
 }
 
-/** Which ignoreSelectors were left out of the pixel comparison, and which could not be (not recorded by both). */
+/**
+ * Which ignoreSelectors were left out of the pixel comparison, and which could not be (not recorded by both);
+ * likewise the ignoreText patterns (`maskedText`, `textNotRecorded`).
+ */
 export interface PixelsIgnored {
   masked: string[];
   notRecorded: string[];
+  maskedText: string[];
+  textNotRecorded: string[];
 }
 
 export type ScreenshotDiff = PixelDiff & { ignored: PixelsIgnored };
@@ -84,29 +94,41 @@ const side = (s: CaptureSide): SideSummary => ({
 /**
  * For each ignoreSelector both captures recorded boxes for, the union of those boxes (the element where it was in
  * either capture) is left out in both images; a selector either capture did not record is said, not guessed.
+ * The same for each ignoreText pattern and the boxes of its matches in the text (textBoxes).
  */
 export function pixelMasks(
-  base: Pick<CaptureSide, 'elementBoxes'>,
-  next: Pick<CaptureSide, 'elementBoxes'>,
+  base: Pick<CaptureSide, 'elementBoxes' | 'textBoxes'>,
+  next: Pick<CaptureSide, 'elementBoxes' | 'textBoxes'>,
   selectors: readonly string[],
+  patterns: readonly string[] = [],
 ): { ignoreBoxes: Box[]; ignored: PixelsIgnored } {
   const ignoreBoxes: Box[] = [];
-  const ignored: PixelsIgnored = { masked: [], notRecorded: [] };
-  for (const selector of selectors) {
-    const before = base.elementBoxes && Object.hasOwn(base.elementBoxes, selector) ? base.elementBoxes[selector] : null;
-    const after = next.elementBoxes && Object.hasOwn(next.elementBoxes, selector) ? next.elementBoxes[selector] : null;
-    if (!before || !after) {
-      ignored.notRecorded.push(selector);
-      continue;
+  const ignored: PixelsIgnored = { masked: [], notRecorded: [], maskedText: [], textNotRecorded: [] };
+  const mask = (
+    keys: readonly string[],
+    before: CaptureSide['elementBoxes'] | undefined,
+    after: CaptureSide['elementBoxes'] | undefined,
+    masked: string[],
+    notRecorded: string[],
+  ) => {
+    for (const key of keys) {
+      const a = before && Object.hasOwn(before, key) ? before[key] : null;
+      const b = after && Object.hasOwn(after, key) ? after[key] : null;
+      if (!a || !b) {
+        notRecorded.push(key);
+        continue;
+      }
+      masked.push(key);
+      ignoreBoxes.push(...a, ...b);
     }
-    ignored.masked.push(selector);
-    ignoreBoxes.push(...before, ...after);
-  }
+  };
+  mask(selectors, base.elementBoxes, next.elementBoxes, ignored.masked, ignored.notRecorded);
+  mask(patterns, base.textBoxes, next.textBoxes, ignored.maskedText, ignored.textNotRecorded);
   return { ignoreBoxes, ignored };
 }
 
 function diffScreenshots(base: CaptureSide, next: CaptureSide, options: DiffOptions): ScreenshotDiff {
-  const { ignoreBoxes, ignored } = pixelMasks(base, next, options.ignoreSelectors);
+  const { ignoreBoxes, ignored } = pixelMasks(base, next, options.ignoreSelectors, options.ignoreText);
   return { ...diffPixels(decodePng(base.screenshot!), decodePng(next.screenshot!), { ignoreBoxes }), ignored };
 }
 

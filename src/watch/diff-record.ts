@@ -4,7 +4,7 @@ import type { CaptureDiff } from './capture-diff.js';
 
 /**
  * The record a diff is attested by (docs/watch.md, packages/verifier/src/diff.ts): both captures with their bundle
- * hashes, the options, the summary, which ignoreSelectors were masked in pixels and the SHA-256 of each part's RFC 8785 JSON — so anyone holding the full diff
+ * hashes, the options, the summary, which ignoreSelectors and ignoreText were masked in pixels and the SHA-256 of each part's RFC 8785 JSON — so anyone holding the full diff
  * can check each part against the record. Deterministic: the same two captures and options give the same bytes,
  * so the stored evidence is written once.
  */
@@ -26,7 +26,7 @@ export function diffRecord(diff: CaptureDiff): DiffRecord {
     options: diff.options,
     changed: diff.changed,
     summary: diff.summary,
-    // Issue 32: which ignoreSelectors the pixel comparison left out (their recorded boxes) and which it could not.
+    // Issue 32: which ignoreSelectors and ignoreText the pixel comparison left out (their recorded boxes) and which it could not.
     pixelsIgnored: diff.screenshot?.ignored ?? null,
     parts: {
       text: sha256Of(diff.text),

@@ -60,9 +60,10 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
       }
       throw err;
     }
-    // Pixels count without minPixelChange only when every ignored element was masked (docs/watch.md).
+    // Pixels count without minPixelChange only when every ignored element and text was masked (docs/watch.md).
     const ignored = diff.screenshot?.ignored;
-    const notify = notifies(watch, diff.summary, ignored !== undefined && ignored.notRecorded.length === 0);
+    const allMasked = ignored !== undefined && ignored.notRecorded.length === 0 && ignored.textNotRecorded.length === 0;
+    const notify = notifies(watch, diff.summary, allMasked);
     await deps.tenants.execute(
       row.tenant_id,
       {

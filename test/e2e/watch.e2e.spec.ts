@@ -229,7 +229,12 @@ describe('watch lists (issue 32)', () => {
       token,
     });
     assert.equal(adDiff.status, 200, adDiff.text);
-    assert.deepEqual(adDiff.body.screenshot.ignored, { masked: ['aside.ad'], notRecorded: [] });
+    assert.deepEqual(adDiff.body.screenshot.ignored, {
+      masked: ['aside.ad'],
+      notRecorded: [],
+      maskedText: [],
+      textNotRecorded: [],
+    });
     assert.equal(adDiff.body.screenshot.changedRatio, 0, JSON.stringify(adDiff.body.screenshot));
     assert.equal(adOnly.comparison.summary.pixelChangeRatio, 0, JSON.stringify(adOnly.comparison.summary));
     const identical = await run(1);

@@ -21,7 +21,7 @@ const diffQuery = z.object({
     'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one).',
   ),
   ignoreText: patterns.describe(
-    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing.',
+    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels.',
   ),
 });
 
@@ -47,7 +47,7 @@ const diffSchema = z
     headers: part('Main-document response headers; volatile ones (Date, Age …) apart.'),
     resources: part('From the two WARCs; null when a capture has no bundle.'),
     screenshot: part(
-      'Changed-pixel ratio and regions; `ignored`: the ignoreSelectors masked in pixels and those not recorded at capture time. Null without screenshots.',
+      'Changed-pixel ratio and regions; `ignored`: the ignoreSelectors masked in pixels and those not recorded at capture time (masked, notRecorded), and likewise the ignoreText patterns (maskedText, textNotRecorded). Null without screenshots.',
     ),
     links: z.object({ self: z.string(), image: z.string().nullable() }),
   })

@@ -47,7 +47,12 @@ describe('ignoreSelectors on pixels: the recorded boxes are masked', () => {
       '#clock': [],
     });
     const diff = await diffCaptures(base, next, options);
-    assert.deepEqual(diff.screenshot!.ignored, { masked: ['aside.ad', '#clock'], notRecorded: [] });
+    assert.deepEqual(diff.screenshot!.ignored, {
+      masked: ['aside.ad', '#clock'],
+      notRecorded: [],
+      maskedText: [],
+      textNotRecorded: [],
+    });
     assert.equal(diff.screenshot!.changedPixels, 0);
     assert.equal(diff.screenshot!.changedRatio, 0);
     assert.equal(diff.changed, false);
@@ -55,12 +60,14 @@ describe('ignoreSelectors on pixels: the recorded boxes are masked', () => {
     assert.deepEqual(JSON.parse(diffRecord(diff).record).pixelsIgnored, {
       masked: ['aside.ad', '#clock'],
       notRecorded: [],
+      maskedText: [],
+      textNotRecorded: [],
     });
 
     // Without the selector the same two screenshots differ where the ad was and is.
     const plain = await diffCaptures(base, next, { ignoreSelectors: [], ignoreText: [] });
     assert.ok(plain.screenshot!.changedPixels >= 300 * 40, JSON.stringify(plain.screenshot));
-    assert.deepEqual(plain.screenshot!.ignored, { masked: [], notRecorded: [] });
+    assert.deepEqual(plain.screenshot!.ignored, { masked: [], notRecorded: [], maskedText: [], textNotRecorded: [] });
   });
 
   it('still counts a change outside the masked boxes', async () => {
@@ -85,7 +92,10 @@ describe('ignoreSelectors on pixels: the recorded boxes are masked', () => {
       { elementBoxes: null },
       options.ignoreSelectors,
     );
-    assert.deepEqual(masks, { ignoreBoxes: [], ignored: { masked: [], notRecorded: ['aside.ad', '#clock'] } });
+    assert.deepEqual(masks, {
+      ignoreBoxes: [],
+      ignored: { masked: [], notRecorded: ['aside.ad', '#clock'], maskedText: [], textNotRecorded: [] },
+    });
     const some = pixelMasks(
       { elementBoxes: { 'aside.ad': [adBefore] } },
       { elementBoxes: { 'aside.ad': [adAfter] } },
@@ -93,11 +103,71 @@ describe('ignoreSelectors on pixels: the recorded boxes are masked', () => {
     );
     assert.deepEqual(some, {
       ignoreBoxes: [adBefore, adAfter],
-      ignored: { masked: ['aside.ad'], notRecorded: ['#clock'] },
+      ignored: { masked: ['aside.ad'], notRecorded: ['#clock'], maskedText: [], textNotRecorded: [] },
     });
     // An element that matched nothing is recorded (no boxes): masked, with nothing to mask.
     const none = pixelMasks({ elementBoxes: { '#clock': [] } }, { elementBoxes: { '#clock': [] } }, ['#clock']);
-    assert.deepEqual(none, { ignoreBoxes: [], ignored: { masked: ['#clock'], notRecorded: [] } });
+    assert.deepEqual(none, {
+      ignoreBoxes: [],
+      ignored: { masked: ['#clock'], notRecorded: [], maskedText: [], textNotRecorded: [] },
+    });
+  });
+});
+
+describe('ignoreText on pixels: the recorded boxes of the text’s matches are masked', () => {
+  // A clock's text "Updated 10:42:07" drawn in a box that changed width as the time changed.
+  const clock = 'Updated \\d+:\\d+:\\d+';
+  const clockBefore = { x: 20, y: 200, width: 160, height: 20 };
+  const clockAfter = { x: 20, y: 200, width: 176, height: 20 };
+  const withText = (id: string, png: Uint8Array, textBoxes: CaptureSide['textBoxes']): CaptureSide => ({
+    ...side(id, png, null),
+    textBoxes,
+  });
+
+  it('masks the union of both captures’ text boxes and says the pattern was masked, in the signed record too', async () => {
+    const base = withText('cap_a', screenshot(400, 300, [{ ...clockBefore, shade: 0 }]), { [clock]: [clockBefore] });
+    const next = withText('cap_b', screenshot(400, 300, [{ ...clockAfter, shade: 60 }]), { [clock]: [clockAfter] });
+    const diff = await diffCaptures(base, next, { ignoreSelectors: [], ignoreText: [clock] });
+    assert.deepEqual(diff.screenshot!.ignored, {
+      masked: [],
+      notRecorded: [],
+      maskedText: [clock],
+      textNotRecorded: [],
+    });
+    assert.equal(diff.screenshot!.changedPixels, 0);
+    assert.equal(diff.changed, false);
+    assert.deepEqual(JSON.parse(diffRecord(diff).record).pixelsIgnored, {
+      masked: [],
+      notRecorded: [],
+      maskedText: [clock],
+      textNotRecorded: [],
+    });
+    // Without the pattern the clock's pixels count.
+    const plain = await diffCaptures(base, next, { ignoreSelectors: [], ignoreText: [] });
+    assert.ok(plain.screenshot!.changedPixels >= 160 * 20, JSON.stringify(plain.screenshot));
+  });
+
+  it('keeps patterns and selectors apart: a selector’s boxes never mask a pattern spelt alike', () => {
+    const masks = pixelMasks(
+      { elementBoxes: { clock: [clockBefore] }, textBoxes: null },
+      { elementBoxes: { clock: [clockAfter] }, textBoxes: { clock: [clockAfter] } },
+      [],
+      ['clock'],
+    );
+    assert.deepEqual(masks, {
+      ignoreBoxes: [],
+      ignored: { masked: [], notRecorded: [], maskedText: [], textNotRecorded: ['clock'] },
+    });
+    const both = pixelMasks(
+      { elementBoxes: { aside: [clockBefore] }, textBoxes: { [clock]: [] } },
+      { elementBoxes: { aside: [clockBefore] }, textBoxes: { [clock]: [clockAfter] } },
+      ['aside', 'nav'],
+      [clock],
+    );
+    assert.deepEqual(both, {
+      ignoreBoxes: [clockBefore, clockBefore, clockAfter],
+      ignored: { masked: ['aside'], notRecorded: ['nav'], maskedText: [clock], textNotRecorded: [] },
+    });
   });
 });
 
@@ -132,5 +202,11 @@ describe('the watch’s notify rule with masked pixels', () => {
     assert.equal(notifies({ ...watch, ignoreSelectors: [] }, pixelsOnly, true), false);
     assert.equal(notifies({ ...watch, minPixelChange: 0.05 }, pixelsOnly, true), false);
     assert.equal(notifies({ ...watch, minPixelChange: 0.005 }, pixelsOnly, false), true);
+  });
+
+  it('counts ignoreText patterns too: a watch with only ignoreText, all masked, lets pixels alone notify', () => {
+    const textOnly = { ...watch, ignoreSelectors: [], ignoreText: ['Updated \\d+:\\d+'] };
+    assert.equal(notifies(textOnly, pixelsOnly, true), true);
+    assert.equal(notifies(textOnly, pixelsOnly, false), false);
   });
 });
