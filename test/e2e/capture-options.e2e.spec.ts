@@ -90,6 +90,13 @@ describe('capture options, provenance, downloads and replay beside verification'
       // Issue 32: the selectors whose boxes are recorded parse as the diff parses them.
       [{ recordBoxes: ['aside.ad', 'div[['] }, /options\.recordBoxes/],
       [{ recordBoxes: Array.from({ length: 21 }, (_, i) => `#a${i}`) }, /options\.recordBoxes/],
+      // The patterns whose text boxes are recorded compile as the diff's ignoreText do (the request schema's path
+      // names the entry `.0`; a batch item's check names it `[0]`, below).
+      [
+        { recordTextBoxes: ['(unclosed'] },
+        /options\.recordTextBoxes\.0: '\(unclosed' is not a valid regular expression/,
+      ],
+      [{ recordTextBoxes: Array.from({ length: 21 }, (_, i) => `a${i}`) }, /options\.recordTextBoxes/],
     ] as const) {
       const refused = await s.call('POST', '/v1/captures', { token, body: { url: site.url('/simple'), options } });
       assert.equal(refused.status, 400, refused.text);
@@ -109,6 +116,15 @@ describe('capture options, provenance, downloads and replay beside verification'
     });
     assert.equal(badBoxes.status, 207);
     assert.match(badBoxes.body.items[0].error.detail, /^urls\[0\]\.options\.recordBoxes\[0\]: 'a\[\[' is not a valid/);
+    const badPattern = await s.call('POST', '/v1/captures/batch', {
+      token,
+      body: { urls: [{ url: site.url('/simple'), options: { recordTextBoxes: ['(a'] } }] },
+    });
+    assert.equal(badPattern.status, 207);
+    assert.match(
+      badPattern.body.items[0].error.detail,
+      /^urls\[0\]\.options\.recordTextBoxes\[0\]: '\(a' is not a valid regular expression/,
+    );
     assert.equal(batch.body.summary.accepted, 0);
     const schedule = await s.call('POST', '/v1/schedules', {
       token,
@@ -130,6 +146,7 @@ describe('capture options, provenance, downloads and replay beside verification'
       'pdf',
       'recordBoxes',
       'recordSession',
+      'recordTextBoxes',
       'vantage',
       'viewport',
       'waitForSelector',

@@ -100,6 +100,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       'pdf',
       'recordBoxes',
       'recordSession',
+      'recordTextBoxes',
       'vantage',
       'viewport',
       'waitForSelector',
