@@ -190,6 +190,19 @@ describe('watch lists (issue 32)', () => {
     });
     assertProblem(tooMany.body, 400);
     assert.ok(tooMany.body.detail.startsWith('options.recordBoxes'), tooMany.body.detail);
+    // Likewise the patterns whose text boxes each run records.
+    const tooManyPatterns = await s.call('POST', '/v1/schedules', {
+      token,
+      body: {
+        url: site.url('/watched'),
+        name: 'bad',
+        cron: '0 * * * *',
+        options: { recordTextBoxes: Array.from({ length: 11 }, (_, i) => `a${i}`) },
+        watch: { ignoreText: Array.from({ length: 11 }, (_, i) => `b${i}`) },
+      },
+    });
+    assertProblem(tooManyPatterns.body, 400);
+    assert.ok(tooManyPatterns.body.detail.startsWith('options.recordTextBoxes'), tooManyPatterns.body.detail);
   });
 
   it('compares each run with the one before and fires capture.changed only on a change beyond the ad slot', async () => {
