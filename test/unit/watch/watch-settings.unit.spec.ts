@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ComparisonSummary, notifies } from '../../../src/domain/watch-settings.js';
+import { type ComparisonSummary, notifies, watchedRunOptions } from '../../../src/domain/watch-settings.js';
 import { parseWatchSettings } from '../../../src/watch/watch-settings.js';
 
 const quiet: ComparisonSummary = {
@@ -60,5 +60,20 @@ describe('notifies', () => {
     assert.equal(notifies(px, { ...quiet, pixelChangeRatio: 0.06 }), true);
     assert.equal(notifies(w, { ...quiet, headersChanged: 1 }), true);
     assert.equal(notifies(w, { ...quiet, resourcesChanged: 1 }), true);
+  });
+});
+
+describe('watchedRunOptions', () => {
+  it('adds the watch’s ignoreSelectors to recordBoxes and its ignoreText to recordTextBoxes, without repeats', () => {
+    const watch = { ignoreSelectors: ['aside.ad'], ignoreText: ['Updated \\d+:\\d+'] };
+    assert.deepEqual(watchedRunOptions({ pdf: true, recordTextBoxes: ['now', 'Updated \\d+:\\d+'] }, watch), {
+      pdf: true,
+      recordBoxes: ['aside.ad'],
+      recordTextBoxes: ['now', 'Updated \\d+:\\d+'],
+    });
+    assert.deepEqual(watchedRunOptions(undefined, { ignoreSelectors: [], ignoreText: ['x'] }), {
+      recordTextBoxes: ['x'],
+    });
+    assert.equal(watchedRunOptions(undefined, { ignoreSelectors: [], ignoreText: [] }), undefined);
   });
 });
