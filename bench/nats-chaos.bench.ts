@@ -45,6 +45,8 @@ export async function natsChaosBench(): Promise<BenchLine[]> {
         storageVerifyExit: r.storageVerify.code,
         storageMissing: r.storageVerify.summary?.['missing'] ?? null,
         storageCorrupt: r.storageVerify.summary?.['corrupt'] ?? null,
+        replicaStepdowns: r.interventions.filter((i) => i.action === 'leader-stepdown').length,
+        nodeRestarts: r.interventions.filter((i) => i.action === 'node-restart').length,
         seconds: r.seconds,
       },
     ];

@@ -23,31 +23,91 @@ export interface NatsChaosReport {
   /** Completed captures whose bundle did not verify, or whose screenshot did not download. */
   notVerified: Array<{ id: string; detail: string }>;
   storageVerify: { code: number; summary: Record<string, unknown> | null; problems: string[] };
+  /** Replicas that stayed behind after a restart and what the restart procedure did about them. */
+  interventions: ReplicaIntervention[];
   seconds: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Every stream has a leader and current replicas again (what a careful rolling restart waits for between nodes). */
-async function waitForStreams(cluster: LocalCluster, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** What the restart procedure did beyond waiting, for a replica that stayed behind (docs/scaling.md). */
+export interface ReplicaIntervention {
+  kill: number;
+  stream: string;
+  replica: string;
+  action: 'leader-stepdown' | 'node-restart';
+  afterMs: number;
+}
+
+const CHECKED_STREAMS = ['LEDGER', 'JOBS', 'OBJ_artifacts', 'KV_webhook-keys'];
+/** How long a replica may stay behind before the procedure steps the stream's leader down, then restarts its node. */
+const STEPDOWN_AFTER_MS = 60_000;
+const RESTART_AFTER_MS = 120_000;
+
+/**
+ * Every stream has a leader and current replicas again: what a careful rolling restart waits for between nodes
+ * (docs/scaling.md, "Rolling restarts"). nats-server 2.9.10 can leave a restarted replica behind for good (catch-up
+ * stalls fixed after it); the documented procedure then steps the stream's leader down and, if that is not enough,
+ * restarts the lagging node. Both are recorded in `interventions`; a replica that stays behind through both
+ * fails the run with every stream's state.
+ */
+async function waitForStreams(
+  cluster: LocalCluster,
+  kill: number,
+  interventions: ReplicaIntervention[],
+  timeoutMs = 300_000,
+): Promise<void> {
+  const started = Date.now();
   const nc = await connect({ servers: cluster.nats.url.split(','), ...cluster.operator, maxReconnectAttempts: -1 });
+  const done = new Set<string>();
+  let last = 'no answer yet';
   try {
     // No API check at creation: just after a node restart the JetStream API may not answer yet; the loop waits.
     const jsm = await jetstreamManager(nc, { timeout: 5000, checkAPI: false });
     for (;;) {
-      const healthy = await (async () => {
+      const behind = await (async () => {
         // The meta group has a leader (stream and consumer operations need one) …
         await jsm.getAccountInfo();
         // … and every stream has its own and current replicas.
-        for (const name of ['LEDGER', 'JOBS', 'OBJ_artifacts', 'KV_webhook-keys']) {
+        const lagging: Array<{ stream: string; replica: string | null }> = [];
+        const states: string[] = [];
+        for (const name of CHECKED_STREAMS) {
           const info = await jsm.streams.info(name);
-          if (!info.cluster?.leader || !(info.cluster.replicas ?? []).every((r) => r.current)) return false;
+          const replicas = info.cluster?.replicas ?? [];
+          states.push(
+            `${name}: leader ${info.cluster?.leader ?? 'none'}, last seq ${info.state.last_seq}; ${replicas
+              .map((r) => `${r.name} ${r.current ? 'current' : 'behind'} lag ${r.lag ?? 0} active ${r.active}ns`)
+              .join(', ')}`,
+          );
+          if (!info.cluster?.leader) lagging.push({ stream: name, replica: null });
+          for (const r of replicas) if (!r.current) lagging.push({ stream: name, replica: r.name });
         }
-        return true;
-      })().catch(() => false);
-      if (healthy) return;
-      if (Date.now() > deadline) throw new Error('streams did not recover their replicas in time');
+        last = states.join('\n');
+        return lagging;
+      })().catch((err: Error) => {
+        last = `JetStream API: ${err.message}`;
+        return [{ stream: '', replica: null }];
+      });
+      if (behind.length === 0) return;
+      const elapsed = Date.now() - started;
+      if (elapsed > timeoutMs)
+        throw new Error(`streams did not recover their replicas in ${timeoutMs} ms after kill ${kill}:\n${last}`);
+      for (const { stream, replica } of behind) {
+        if (!stream || !replica) continue;
+        const step = `${stream}/${replica}`;
+        if (elapsed > STEPDOWN_AFTER_MS && !done.has(`stepdown ${step}`)) {
+          done.add(`stepdown ${step}`);
+          interventions.push({ kill, stream, replica, action: 'leader-stepdown', afterMs: elapsed });
+          await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, undefined, { timeout: 5000 }).catch(() => null);
+        } else if (elapsed > RESTART_AFTER_MS && !done.has(`restart ${replica}`)) {
+          const node = cluster.nats.nodes.find((n) => n.name === replica);
+          if (!node) continue;
+          done.add(`restart ${replica}`);
+          interventions.push({ kill, stream, replica, action: 'node-restart', afterMs: elapsed });
+          await cluster.nats.kill(node.name, 'SIGTERM');
+          await cluster.nats.start(node.name);
+        }
+      }
       await sleep(500);
     }
   } finally {
@@ -91,13 +151,14 @@ export async function runNatsChaos(
     if (r.status === 202) acked.push(r.id!);
   };
   let n = 0;
+  const interventions: ReplicaIntervention[] = [];
   for (let k = 0; k < opts.kills; k++) {
     const node = cluster.nats.nodes[k % cluster.nats.nodes.length]!;
     await cluster.nats.kill(node.name, 'SIGKILL');
     for (let i = 0; i < opts.capturesPerKill; i++) await submit(n++);
     await sleep(opts.downMs);
     await cluster.nats.start(node.name);
-    await waitForStreams(cluster);
+    await waitForStreams(cluster, k, interventions);
   }
   const settled = await client.settle(key, acked, opts.settleMs ?? 900_000);
   const complete = acked.filter((id) => settled.get(id) === 'complete');
@@ -141,6 +202,7 @@ export async function runNatsChaos(
         .filter((l) => !l.includes('"summary"'))
         .concat(sv.code !== 0 && !summaryLine ? [sv.stderr.slice(-2000)] : []),
     },
+    interventions,
     seconds: Math.round((Date.now() - started) / 1000),
   };
 }
