@@ -4,14 +4,15 @@ import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
 
 /**
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
- * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf and the behaviors' report;
+ * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf, the behaviors' report
+ * and the quiet windows waited for (`quiet`: the page static or dynamic, static-document.ts);
  * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts;
  * with `recordBoxes` or `recordTextBoxes` (likewise) the boxes of those elements and that text on the screenshot (element-boxes.ts).
  */
 export function captureSettingsRecord(
   result: Pick<
     PageCaptureResult,
-    'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording' | 'elementBoxes'
+    'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording' | 'elementBoxes' | 'quiet'
   >,
 ): CaptureSettings {
   const { settings } = result;
@@ -35,6 +36,8 @@ export function captureSettingsRecord(
       outOfBudget: false,
       couldNotRun: true,
     },
+    // Issue 35 §6: whether the page could change by itself, and so how long the quiet windows were (static-document.ts).
+    ...(result.quiet ? { quiet: result.quiet } : {}),
     ...(settings.recordSession ? { recordSession: true, ...sessionRecordingFacts(result) } : {}),
     // Issue 32: only when asked for; what the diff masks in pixels for a selector it ignores (docs/watch.md).
     ...(settings.recordBoxes.length > 0 || settings.recordTextBoxes.length > 0

@@ -234,6 +234,8 @@ interface ConsentRunState {
   readonly clock: PageClock;
   readonly script: string;
   readonly rulesFor: Assets['rulesFor'];
+  /** What the content scripts are told (AUTOCONSENT_CONFIG, or without the heuristic second look). */
+  readonly config: Config;
   readonly worldName: string;
   readonly bindingName: string;
   /** The preloaded content script's binding, whose calls are this run's too. */
@@ -260,7 +262,11 @@ export async function startConsentRun(
    * `preload`: the main frame's content script, already started by preloadConsent; when its current
    * document has none waiting, it is injected now.
    */
-  options: { mainFrameId: string; clock?: PageClock; preload?: ConsentPreload | undefined },
+  /**
+   * `heuristicLook: false`: autoconsent looks once, with its rules, and not again 500 ms later with its
+   * heuristics (a page that cannot change by itself, static-document.ts).
+   */
+  options: { mainFrameId: string; clock?: PageClock; preload?: ConsentPreload | undefined; heuristicLook?: boolean },
 ): Promise<ConsentRun> {
   const { script, rulesFor } = loadAssets();
   const run = ++runs;
@@ -269,6 +275,7 @@ export async function startConsentRun(
     clock: options.clock ?? wallClock,
     script,
     rulesFor,
+    config: options.heuristicLook === false ? { ...AUTOCONSENT_CONFIG, detectRetries: 0 } : AUTOCONSENT_CONFIG,
     worldName: `capture-ledger-consent-${run}`,
     bindingName: `__captureLedgerConsent${run}`,
     preloadBindingName: options.preload?.bindingName,
@@ -341,7 +348,7 @@ async function handleMessage(s: ConsentRunState, agent: FrameAgent, message: Con
     case 'init':
       await agent.send({
         type: 'initResp',
-        config: AUTOCONSENT_CONFIG,
+        config: s.config,
         rules: { autoconsent: [], compact: s.rulesFor(message.url, agent.mainFrame) },
       });
       break;

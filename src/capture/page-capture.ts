@@ -26,6 +26,9 @@ import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-s
 import { type ElementBoxes, measureElementBoxes } from './element-boxes.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
 import { runBehaviors, type BehaviorsReport } from './behaviors/run-behaviors.js';
+import { BEHAVIOR_QUIET_WINDOW_MS } from './behaviors/behavior.js';
+import { type PageWorld, pageWorld } from './behaviors/page-world.js';
+import { type DocumentDynamics, documentDynamics, STATIC_QUIET_WINDOW_MS } from './static-document.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
 import {
   createNetworkRecorder,
@@ -203,6 +206,18 @@ export interface PageCaptureResult {
   behaviors?: BehaviorsReport;
   /** Where settings.recordBoxes' elements were on the screenshot (element-boxes.ts); absent when none were asked for or they could not be measured. */
   elementBoxes?: ElementBoxes;
+  /** Whether the page could change by itself and the quiet windows it got (static-document.ts); absent on a partial capture. */
+  quiet?: QuietWindows;
+}
+
+/** captureSettings.quiet: the verdict of static-document.ts and the windows the capture waited for. */
+export interface QuietWindows {
+  document: 'static' | 'dynamic';
+  dynamicBecause?: string;
+  /** The settle phase's quiet window. */
+  settleWindowMs: number;
+  /** The behaviors' and the after-scroll wait's quiet window. */
+  afterActionWindowMs: number;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -295,7 +310,8 @@ interface CaptureState {
   readonly signal: AbortSignal;
   readonly internal: AbortController;
   readonly settleCapMs: number;
-  readonly quietWindowMs: number;
+  /** The settle phase's quiet window: the option's (500 ms by default), STATIC_QUIET_WINDOW_MS on a static page. */
+  quietWindowMs: number;
   readonly recorder: NetworkRecorder;
   /** Things an operator may want to know, added by any step. */
   readonly notes: string[];
@@ -305,6 +321,10 @@ interface CaptureState {
   activity?: NetworkActivity;
   timers?: PendingTimers;
   consentPreload?: ConsentPreload;
+  /** Whether the loaded page can change by itself (static-document.ts): a static one gets short quiet windows. */
+  dynamics?: DocumentDynamics;
+  /** The behaviors' isolated world of the main frame, made once for the inspection and the behaviors. */
+  behaviorWorld?: PageWorld;
   stopFollowingFrames?: () => void;
   // navigate, wait-for-selector
   navigationStart: number;
@@ -365,6 +385,7 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
     when: (s) => s.settings.waitForSelector !== null && !s.timedOut,
     run: waitForTenantSelector,
   },
+  { name: 'inspect-document', when: (s) => !s.timedOut, run: inspectDocument },
   { name: 'detect-consent', when: (s) => s.options.handleConsent !== false, run: startConsentDetection },
   { name: 'behaviors', run: startBehaviors },
   { name: 'settle', run: settle },
@@ -511,6 +532,26 @@ async function waitForTenantSelector(s: CaptureState): Promise<void> {
   s.settleFrom = performance.now();
 }
 
+/**
+ * Whether the loaded page can still change by itself (static-document.ts). A static page's quiet windows are
+ * STATIC_QUIET_WINDOW_MS; a page that cannot be asked counts as dynamic (the full windows).
+ */
+async function inspectDocument(s: CaptureState): Promise<void> {
+  const inspecting = (async () => {
+    s.behaviorWorld = await pageWorld(s.session, s.mainFrameId);
+    return documentDynamics(s.behaviorWorld, s.page.frames().length - 1);
+  })();
+  s.dynamics = await s.bounds.page(inspecting, STEP_TIMEOUT_MS).catch((error: unknown): DocumentDynamics => {
+    if (s.signal.aborted) throw error;
+    return { static: false, because: 'it could not be inspected' };
+  });
+  if (s.dynamics.static) s.quietWindowMs = Math.min(s.quietWindowMs, STATIC_QUIET_WINDOW_MS);
+}
+
+/** The quiet window after what a behavior or the consent answer started: shorter on a static page. */
+const afterActionQuietMs = (s: CaptureState, dynamicMs: number): number =>
+  s.dynamics?.static ? Math.min(dynamicMs, STATIC_QUIET_WINDOW_MS) : dynamicMs;
+
 /** Consent detection starts in the page from the load event; its verdict is awaited by answer-consent. */
 function startConsentDetection(s: CaptureState): void {
   s.consentStart = performance.now();
@@ -546,6 +587,7 @@ async function quietAfterBehaviors(s: CaptureState): Promise<void> {
   if (s.activity!.lastActiveAt() > s.settledAt || s.pending.inflight() > 0) {
     await waitForNetworkQuiet(s.pending, {
       ...AFTER_SCROLL_QUIET,
+      quietWindowMs: afterActionQuietMs(s, AFTER_SCROLL_QUIET.quietWindowMs),
       quietSince: s.activity!.quietSince(),
       signal: s.signal,
     });
@@ -573,7 +615,8 @@ async function answerConsentBanner(s: CaptureState): Promise<void> {
   try {
     // Detection's budget is page time: on a busy host autoconsent gets the same chance to look.
     let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - s.consentClockStart)));
-    if (!cmp && s.activity!.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
+    // A static page cannot have drawn a banner since: what it still loaded were images and fonts.
+    if (!cmp && !s.dynamics?.static && s.activity!.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
       await consentRun.dispose();
       const secondStart = clock.now();
       consentRun = await startConsent(s);
@@ -730,7 +773,15 @@ function shoot(s: CaptureState) {
 function startConsent(s: CaptureState): Promise<ConsentRun | null> {
   const { page, session, mainFrameId, clock, consentPreload, signal } = s;
   return s.bounds
-    .page(startConsentRun(page, session, { mainFrameId, clock, preload: consentPreload }), CONSENT_START_MS)
+    .page(
+      startConsentRun(page, session, {
+        mainFrameId,
+        clock,
+        preload: consentPreload,
+        heuristicLook: !s.dynamics?.static,
+      }),
+      CONSENT_START_MS,
+    )
     .catch((error: unknown) => {
       if (signal.aborted) throw error;
       return null;
@@ -751,6 +802,8 @@ async function runCaptureBehaviors(s: CaptureState): Promise<BehaviorsReport | u
     requestedUrls: () => s.recorder.requestedUrls(),
     completeUrls: () => s.recorder.completeUrls(),
     maxPageHeightPx: s.options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX,
+    quietWindowMs: afterActionQuietMs(s, BEHAVIOR_QUIET_WINDOW_MS),
+    world: s.behaviorWorld,
     notes,
   });
   return s.bounds.page(running, settings.behaviorTimeoutMs + BEHAVIORS_OVERRUN_MS).catch((error: unknown) => {
@@ -808,6 +861,13 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
   if (consent) result.consent = consent;
   if (s.behaviors) result.behaviors = s.behaviors;
+  if (s.dynamics)
+    result.quiet = {
+      document: s.dynamics.static ? 'static' : 'dynamic',
+      ...(s.dynamics.static ? {} : { dynamicBecause: s.dynamics.because }),
+      settleWindowMs: s.quietWindowMs,
+      afterActionWindowMs: afterActionQuietMs(s, BEHAVIOR_QUIET_WINDOW_MS),
+    };
   if (s.elementBoxes) result.elementBoxes = s.elementBoxes;
   return result;
 }

@@ -58,7 +58,8 @@ const SCROLL_THROUGH = `(async (budgetMs, maxFrameWaitMs, maxSteps, fromY, backT
 const BOTTOM =
   '(() => { const s = document.scrollingElement || document.documentElement; return Math.max(0, s.scrollHeight - window.innerHeight); })()';
 
-const AT_BOTTOM_QUIET = { quietWindowMs: 300, capMs: 1500 };
+/** The cap of the wait for quiet (ctx.quietWindowMs) after it. */
+const AT_BOTTOM_QUIET_CAP_MS = 1500;
 
 export const autoScroll: Behavior = {
   name: 'auto-scroll',
@@ -88,8 +89,8 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
         continue;
       }
       await waitForNetworkQuiet(ctx.pending, {
-        quietWindowMs: AT_BOTTOM_QUIET.quietWindowMs,
-        capMs: Math.max(AT_BOTTOM_QUIET.quietWindowMs, Math.min(AT_BOTTOM_QUIET.capMs, ctx.left())),
+        quietWindowMs: ctx.quietWindowMs,
+        capMs: Math.max(ctx.quietWindowMs, Math.min(AT_BOTTOM_QUIET_CAP_MS, ctx.left())),
         signal: ctx.signal,
       });
       // Grown: the page now reaches below where the pass stopped at its bottom.

@@ -9,6 +9,9 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { BehaviorName } from '../../domain/capture-options.js';
 import type { InflightSource } from '../settle.js';
 
+/** How long a behavior waits for nothing to be pending after what it started (shorter on a static page, static-document.ts). */
+export const BEHAVIOR_QUIET_WINDOW_MS = 300;
+
 /** What a behavior did, in counts and flags (recorded in captureSettings.behaviors and the provenance). */
 export type BehaviorFindings = Record<string, number | boolean>;
 
@@ -27,6 +30,8 @@ export interface BehaviorContext {
   completeUrls(): Set<string>;
   /** Runs page-side code (plain text, not a serialised function) in the behaviors' isolated world of the main frame. */
   evaluate<T>(expression: string): Promise<T>;
+  /** The quiet window to wait for after what the behavior started: BEHAVIOR_QUIET_WINDOW_MS, less on a static page. */
+  readonly quietWindowMs: number;
   /** The full-page screenshot is cut at this height: scrolling further only feeds the archive. */
   readonly maxPageHeightPx: number;
   /** Things an operator may want to know. */

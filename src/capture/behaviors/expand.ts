@@ -12,7 +12,8 @@ import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js'
 /** At most this many clicks per capture, in at most this many rounds. */
 export const MAX_EXPAND_CLICKS = 100;
 const MAX_ROUNDS = 12;
-const AFTER_CLICKS_QUIET = { quietWindowMs: 300, capMs: 2000 };
+/** The cap of the wait for quiet (ctx.quietWindowMs) after it. */
+const AFTER_CLICKS_QUIET_CAP_MS = 2000;
 
 /**
  * Page-side: the labels of controls that open more of the same page. Anchored, short labels only: "Learn
@@ -123,8 +124,8 @@ export async function expandControls(ctx: BehaviorContext, rootSelector: string)
       clicked += round.clicked;
       opened += round.opened;
       await waitForNetworkQuiet(ctx.pending, {
-        quietWindowMs: AFTER_CLICKS_QUIET.quietWindowMs,
-        capMs: Math.max(AFTER_CLICKS_QUIET.quietWindowMs, Math.min(AFTER_CLICKS_QUIET.capMs, ctx.left())),
+        quietWindowMs: ctx.quietWindowMs,
+        capMs: Math.max(ctx.quietWindowMs, Math.min(AFTER_CLICKS_QUIET_CAP_MS, ctx.left())),
         signal: ctx.signal,
       });
     }

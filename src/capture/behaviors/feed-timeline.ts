@@ -10,7 +10,8 @@ import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js'
 import { expandControls } from './expand.js';
 
 const FEED = '[role="feed"]';
-const ROUND_QUIET = { quietWindowMs: 300, capMs: 1500 };
+/** The cap of the wait for quiet (ctx.quietWindowMs) after it. */
+const ROUND_QUIET_CAP_MS = 1500;
 const MAX_ROUNDS = 40;
 
 // Page-side: the last post of each feed into view (its column scrolls with it); how many posts there are.
@@ -52,8 +53,8 @@ async function followFeed(ctx: BehaviorContext): Promise<BehaviorFindings> {
       const now = await ctx.evaluate<{ posts: number; busy: boolean }>(TO_LAST_POST);
       rounds++;
       await waitForNetworkQuiet(ctx.pending, {
-        ...ROUND_QUIET,
-        capMs: Math.max(ROUND_QUIET.quietWindowMs, Math.min(ROUND_QUIET.capMs, ctx.left())),
+        quietWindowMs: ctx.quietWindowMs,
+        capMs: Math.max(ctx.quietWindowMs, Math.min(ROUND_QUIET_CAP_MS, ctx.left())),
         signal: ctx.signal,
       });
       const grew = now.posts > posts || now.busy;

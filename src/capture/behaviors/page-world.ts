@@ -6,8 +6,11 @@ import type { CDPSession } from 'puppeteer-core';
 
 export const BEHAVIOR_WORLD = 'capture-ledger-behaviors';
 
-/** A world in `frameId`; evaluating in it awaits promises and returns values by value. */
-export async function pageWorld(session: CDPSession, frameId: string): Promise<<T>(expression: string) => Promise<T>> {
+/** Evaluates page-side code in one isolated world: awaits promises and returns values by value. */
+export type PageWorld = <T>(expression: string) => Promise<T>;
+
+/** A world in `frameId`. */
+export async function pageWorld(session: CDPSession, frameId: string): Promise<PageWorld> {
   const { executionContextId } = await session.send('Page.createIsolatedWorld', {
     frameId,
     worldName: BEHAVIOR_WORLD,

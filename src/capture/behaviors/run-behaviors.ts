@@ -10,7 +10,7 @@ import { CaptureError } from '../capture-error.js';
 import type { InflightSource } from '../settle.js';
 import { withTimeout } from '../step-timeout.js';
 import type { BehaviorContext, BehaviorFindings } from './behavior.js';
-import { pageWorld } from './page-world.js';
+import { type PageWorld, pageWorld } from './page-world.js';
 import { behaviorsFor } from './registry.js';
 
 export interface BehaviorRun {
@@ -46,6 +46,10 @@ export interface BehaviorsInput {
   requestedUrls(): Set<string>;
   completeUrls(): Set<string>;
   maxPageHeightPx: number;
+  /** See BehaviorContext.quietWindowMs. */
+  quietWindowMs: number;
+  /** The main frame's behaviors world when the capture already made it; else it is made here. */
+  world?: PageWorld | undefined;
   notes: string[];
 }
 
@@ -64,7 +68,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
     outOfBudget: false,
   };
   if (chosen.length === 0) return report;
-  const evaluate = await pageWorld(input.session, input.mainFrameId);
+  const evaluate = input.world ?? (await pageWorld(input.session, input.mainFrameId));
   const left = () => Math.max(0, input.budgetMs - (performance.now() - started));
   const ctx: BehaviorContext = {
     page: input.page,
@@ -77,6 +81,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
     completeUrls: input.completeUrls,
     evaluate,
     maxPageHeightPx: input.maxPageHeightPx,
+    quietWindowMs: input.quietWindowMs,
     notes: input.notes,
   };
   // Site-specific behaviors' rules, asked in one evaluation.

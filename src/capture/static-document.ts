@@ -1,0 +1,56 @@
+/**
+ * Whether a loaded page can still change by itself (issue 35 §6: behaviors and waits that cost nothing on a
+ * page that gives them nothing to do). The quiet windows of a capture — the settle phase's 500 ms, the 300 ms
+ * a behavior waits after what it started — are there for work the service cannot see coming: a script's
+ * promise chain, animation frame or event handler that starts a request after a pause. A document with no
+ * script, no handler attribute, no frame or plug-in, no media, no self-refresh and no running animation has
+ * nothing that could: what it still loads (a lazy image a scroll brought into view, a font a style asked for)
+ * starts within a frame of its cause and is tracked in flight. Such a page gets short quiet windows, and
+ * autoconsent's second, heuristic look (which clicks acknowledge buttons a script would answer) is skipped;
+ * every other page keeps the full windows. The verdict and the windows used are recorded in captureSettings.
+ *
+ * Checked in the behaviors' isolated world (the page's own globals cannot answer for it) over the main frame's
+ * DOM; a page whose main frame has child frames is dynamic without looking.
+ */
+
+/** The quiet windows of a page that cannot change by itself. */
+export const STATIC_QUIET_WINDOW_MS = 150;
+/** Larger documents are not walked for handler attributes: they count as dynamic. */
+const MAX_ELEMENTS = 20_000;
+
+export type DocumentDynamics = { static: true } | { static: false; because: string };
+
+// Page-side code as plain text (see auto-scroll.ts). Returns why the page may change, or null.
+const WHY_DYNAMIC = `(() => {
+  const d = document;
+  if (d.readyState !== 'complete') return 'it is still loading';
+  if (d.querySelector('script')) return 'it has scripts';
+  if (d.querySelector('iframe, frame, object, embed')) return 'it has frames or embedded objects';
+  if (d.querySelector('video, audio')) return 'it has media';
+  if (d.querySelector('meta[http-equiv="refresh" i]')) return 'it refreshes itself';
+  if (typeof d.getAnimations === 'function' && d.getAnimations().length > 0) return 'it has running animations';
+  const all = d.getElementsByTagName('*');
+  if (all.length > ${MAX_ELEMENTS}) return 'it has more than ${MAX_ELEMENTS} elements';
+  const svg = 'http://www.w3.org/2000/svg';
+  const smil = new Set(['animate', 'animateMotion', 'animateTransform', 'set']);
+  for (const el of all) {
+    if (el.shadowRoot) return 'it has shadow roots';
+    if (el.localName.includes('-')) return 'it has custom elements';
+    if (el.namespaceURI === svg && smil.has(el.localName)) return 'it has SVG animations';
+    for (const attribute of el.attributes) if (attribute.name.startsWith('on')) return 'it has event handler attributes';
+  }
+  return null;
+})()`;
+
+/**
+ * The main frame's document now. `evaluate`: page-side code in an isolated world of the main frame (the
+ * behaviors', behaviors/page-world.ts); `childFrames`: how many frames the page has besides the main one.
+ */
+export async function documentDynamics(
+  evaluate: <T>(expression: string) => Promise<T>,
+  childFrames: number,
+): Promise<DocumentDynamics> {
+  if (childFrames > 0) return { static: false, because: 'it has frames' };
+  const because = await evaluate<string | null>(WHY_DYNAMIC);
+  return because === null ? { static: true } : { static: false, because };
+}
