@@ -100,7 +100,12 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
     await deps.corroborations.register(set);
     const admission = await admit(
       caller,
-      members.map((m) => ({ captureId: m.captureId, url, options: { ...memberOptions, vantage: m.vantage.id } })),
+      members.map((m) => ({
+        captureId: m.captureId,
+        url,
+        options: { ...memberOptions, vantage: m.vantage.id },
+        corroborationId: set.id,
+      })),
       'batch',
     );
     const first = members[0]!.captureId;

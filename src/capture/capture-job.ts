@@ -10,6 +10,8 @@ export interface CaptureJob {
   scheduleId?: string;
   /** Capture options as submitted (README, Capture options); absent: the defaults. */
   options?: CaptureOptions;
+  /** The corroborated set the capture is a member of (issue 33 §2): its members go to distinct workers. */
+  corroborationId?: string;
 }
 
 const encoder = new TextEncoder();

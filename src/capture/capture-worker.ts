@@ -34,6 +34,8 @@ import { newAttemptKey } from '../domain/ids.js';
 import type { DnsAnswer } from '../net/resolve.js';
 import type { VantageRoute } from '../net/vantage-egress.js';
 import { enterVantage } from './vantage-capture.js';
+import { memberPlacement } from '../domain/corroboration.js';
+import type { MemberClaims } from './member-claims.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -78,6 +80,8 @@ export interface CaptureWorkerDeps {
   dnsAnswers?: (hosts: Iterable<string>, since: number) => DnsAnswer[];
   /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
   policy?: AttemptPolicy;
+  /** Which worker took which member of a corroborated set (issue 33 §2); absent: members render wherever taken. */
+  memberClaims?: MemberClaims;
 }
 
 export interface CaptureWorker {
@@ -238,6 +242,23 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     };
   }
 
+  /**
+   * A member of a corroborated set renders on another worker than the set's other members (issue 33 §2): this
+   * worker claims the set with it, or — holding another member already — gives it back for a while
+   * (memberPlacement: bounded well within the window, then rendered here; never dropped).
+   */
+  async function placeMember(job: CaptureJob, setId: string, claims: MemberClaims, log: Logger) {
+    const held = await claims.claim(setId, workerId, job.captureId);
+    const waitedMs = deps.clock.now().getTime() - Date.parse(job.createdAt);
+    const placement = memberPlacement({ holdsAnotherMember: held !== job.captureId, waitedMs });
+    if (held !== job.captureId && placement.kind === 'render')
+      log.info(
+        { corroborationId: setId, heldMember: held, waitedMs },
+        'no other worker took this member of the set in time; rendering it here (its record will name workers)',
+      );
+    return placement;
+  }
+
   async function handle(msg: JsMsg): Promise<void> {
     const job = decodeJob(msg.data);
     const log = deps.log.child({
@@ -252,6 +273,14 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       log.info('capture no longer pending; job dropped');
       msg.ack();
       return;
+    }
+    if (job.corroborationId && deps.memberClaims) {
+      const placement = await placeMember(job, job.corroborationId, deps.memberClaims, log);
+      if (placement.kind === 'give-back') {
+        log.debug({ corroborationId: job.corroborationId, delayMs: placement.delayMs }, 'member given back');
+        msg.nak(placement.delayMs);
+        return;
+      }
     }
     const failForGood = async (verdict: Extract<Verdict, { kind: 'fail' }>) => {
       const { error, retryable, failureReason, attempts } = verdict;

@@ -31,6 +31,7 @@ export function startJobFeeder(js: JetStreamClient, jsm: JetStreamManager, log: 
             correlationId: event.correlationId,
             ...(event.data.scheduleId ? { scheduleId: event.data.scheduleId } : {}),
             ...(c.options ? { options: c.options } : {}),
+            ...(c.corroborationId ? { corroborationId: c.corroborationId } : {}),
           }),
           { msgID: `job:${c.captureId}`, headers: traceMsgHeaders(trace) },
         ),

@@ -10,7 +10,7 @@ import { storageVerify } from './commands/storage.js';
 import { storageHold, storageMigrate, storageRelease } from './commands/storage-s3.js';
 import { usageReport } from './commands/usage.js';
 import { verify } from './commands/verify.js';
-import { logAudit, logMonitor } from './commands/log.js';
+import { logAudit, logMonitor, logPublicKeys } from './commands/log.js';
 import { witness } from './commands/witness.js';
 
 /** The operator CLI: finds the command named by the leading words, parses its options and runs it. */
@@ -26,6 +26,7 @@ export const COMMANDS: CommandSpec[] = [
   verify,
   logMonitor,
   logAudit,
+  logPublicKeys,
   audit,
   storageVerify,
   witness,

@@ -15,6 +15,15 @@
  *   for every pair; agree when every pair reaches PIXEL_AGREEMENT.
  * A failed member makes the verdict DIVERGE with `members` among the fields that differ: one vantage did not see
  * the page at all.
+ *
+ * How they were made counts too (issue 33 §2: distinct vantages, by distinct workers, within a bounded window):
+ * - window: the complete members' browsers started within CORROBORATION_WINDOW_MS of each other (each provenance
+ *   record's `startedAt`); a member retried or picked up late still renders, and the record names `window`.
+ * - workers: every complete member names the worker process that rendered it (provenance `worker`) and no two
+ *   share one. Workers give a member back while they hold another of its set (memberPlacement), so this holds
+ *   wherever more than one worker runs; with one worker the set still completes, and the record names `workers`.
+ * AGREE needs all of it: every member complete, started within the window, on distinct workers, every comparison
+ * agreeing. Otherwise DIVERGE, `differing` naming each reason.
  */
 
 export const CORROBORATION_FORMAT = 'capture-ledger-corroboration/1';
@@ -26,12 +35,21 @@ export const corroborationKeys = {
   member: (captureId: string) => `corroboration.member.${captureId}`,
 };
 export const CORROBORATION_WINDOW_MS = 30_000;
+/**
+ * How long after submission a worker holding another member of the set gives a member back for another worker to
+ * take (a third of the window, so a member given back still starts well within it), and after how long each time.
+ */
+export const DISTINCT_WORKER_WAIT_MS = 10_000;
+export const GIVE_BACK_DELAY_MS = 500;
 export const MAX_DIFFERING_BLOCKS = 20;
 export const PIXEL_TOLERANCE = 24;
 export const PIXEL_AGREEMENT = 0.98;
 
+/** What can make a record DIVERGE: our extension's own names (not a spec enumeration). */
 export type CorroboratedField =
   | 'members'
+  | 'window'
+  | 'workers'
   | 'visibleText'
   | 'mainDocumentBody'
   | 'tlsLeafPublicKey'
@@ -153,9 +171,13 @@ export function corroborate(input: {
   const starts = members.map((m) => (m.startedAt ? Date.parse(m.startedAt) : Number.NaN)).filter(Number.isFinite);
   // Over the members that started (a failed member may never have): how far apart their browsers started.
   const spreadMs = starts.length >= 2 ? Math.max(...starts) - Math.min(...starts) : null;
+  const startedWithin = startedWithinWindow(complete);
+  const workersDistinct = distinctWorkers(complete);
   const comparisons = complete.length >= 2 ? compare(complete, hash) : null;
   const differing: CorroboratedField[] = [];
   if (failedMembers.length > 0) differing.push('members');
+  if (!startedWithin) differing.push('window');
+  if (!workersDistinct) differing.push('workers');
   if (comparisons)
     for (const field of ['visibleText', 'mainDocumentBody', 'tlsLeafPublicKey', 'resources', 'screenshots'] as const)
       if (!comparisons[field].agree) differing.push(field);
@@ -164,12 +186,7 @@ export function corroborate(input: {
     id: input.id,
     url: input.url,
     createdAt: input.createdAt,
-    window: {
-      ms: CORROBORATION_WINDOW_MS,
-      startedWithin: spreadMs !== null && spreadMs <= CORROBORATION_WINDOW_MS,
-      spreadMs,
-      distinctWorkers: distinctWorkers(complete),
-    },
+    window: { ms: CORROBORATION_WINDOW_MS, startedWithin, spreadMs, distinctWorkers: workersDistinct },
     members: members.map(
       ({ textBlocks: _t, mainBodyDigest: _b, tlsLeafKeyHash: _k, resources: _r, screenshot: _s, ...kept }) => kept,
     ),
@@ -223,6 +240,32 @@ function compare(
     },
     screenshots: { agree: pairs.every((p) => p.pixelAgreement >= PIXEL_AGREEMENT), pairs },
   };
+}
+
+/**
+ * Whether the complete members' browsers started within the window of each other: each must state its start (an
+ * unreadable provenance record cannot show it did). One complete member is within it; a failed one is `members`.
+ */
+function startedWithinWindow(members: MemberObservation[]): boolean {
+  const starts = members.map((m) => (m.startedAt ? Date.parse(m.startedAt) : Number.NaN));
+  if (!starts.every(Number.isFinite)) return false;
+  return starts.length < 2 || Math.max(...starts) - Math.min(...starts) <= CORROBORATION_WINDOW_MS;
+}
+
+/**
+ * Where a worker renders a member of a set (issue 33 §2): a worker that already took another member of the same
+ * set gives this one back (a delayed nak: another worker takes it) until DISTINCT_WORKER_WAIT_MS after the set
+ * was submitted, then renders it itself, so a deployment with one worker never waits longer. A member picked up
+ * late — the wait already over — is rendered at once: it is never held back, and never dropped.
+ */
+export function memberPlacement(input: {
+  /** This worker already took another member of the set (its claim names another capture). */
+  holdsAnotherMember: boolean;
+  /** Since the set was submitted. */
+  waitedMs: number;
+}): { kind: 'render' } | { kind: 'give-back'; delayMs: number } {
+  if (!input.holdsAnotherMember || input.waitedMs >= DISTINCT_WORKER_WAIT_MS) return { kind: 'render' };
+  return { kind: 'give-back', delayMs: Math.min(GIVE_BACK_DELAY_MS, DISTINCT_WORKER_WAIT_MS - input.waitedMs) };
 }
 
 /** Whether every complete member names its worker and no two share one. */

@@ -28,6 +28,11 @@ export interface SubmittedCapture {
   url: string;
   /** Validated capture options (README, Capture options); absent: the spec's defaults. */
   options?: CaptureOptions;
+  /**
+   * The corroborated set (`cor_…`) this capture is a member of (issue 33 §2): the worker renders members of one set
+   * on distinct workers. Our own field, never shown to tenants as an option.
+   */
+  corroborationId?: string;
 }
 
 /** How the page was rendered (spec 2.3 `render`), as the worker recorded it; later members are kept as they are. */

@@ -69,6 +69,29 @@ export interface CertificateFacts {
   pdfSigningKey: string | null;
   /** The retention the provenance record states (issue 34); null: none. */
   retention?: { mode: 'compliance'; retainUntil: string; storage: string } | null;
+  /** The signed record of the corroborated set this capture is a member of (issue 33 §2); absent: none. */
+  corroboration?: CertificateCorroboration | null;
+}
+
+/** What a member's certificate states of its set's signed corroboration record (src/domain/corroboration.ts). */
+export interface CertificateCorroboration {
+  id: string;
+  verdict: 'AGREE' | 'DIVERGE';
+  differing: string[];
+  window: { ms: number; startedWithin: boolean; spreadMs: number | null; distinctWorkers: boolean };
+  members: Array<{
+    captureId: string;
+    vantage: { id: string; label: string; region: string } | null;
+    exitAddress: string | null;
+    status: string;
+    worker: string | null;
+  }>;
+  recordHash: string;
+  keyId: string;
+  /** The record's RFC 3161 genTime; null: not time-stamped. */
+  genTime: string | null;
+  /** GET …/corroboration: the signed record. */
+  recordUrl: string;
 }
 
 export type CertificateSection = (doc: PDFKit.PDFDocument, facts: CertificateFacts) => void;
@@ -299,6 +322,65 @@ const transparency: CertificateSection = (doc, f) => {
   monoLines(doc, "Log verifier key (as published; check it against the operator's publication)", [block.logKey]);
 };
 
+/** What each name in a corroboration record's `differing` means, as a reader would say it. */
+const DIFFERING_MEANS: Record<string, string> = {
+  members: 'a member capture failed',
+  window: 'the browsers did not all start within the window',
+  workers: 'members were not rendered by distinct worker processes',
+  visibleText: 'the visible text differs',
+  mainDocumentBody: "the main document's body differs",
+  tlsLeafPublicKey: "the server's TLS certificate key differs",
+  resources: 'the sets of loaded resources differ',
+  screenshots: 'the screenshots differ',
+};
+
+const corroboration: CertificateSection = (doc, f) => {
+  const c = f.corroboration;
+  if (!c) return;
+  heading(doc, 'Corroboration from other vantage points');
+  paragraph(
+    doc,
+    `This capture is one of ${c.members.length} captures of the same URL made together from distinct vantage points (corroborated set ${c.id}). ` +
+      'The service compared what they saw — the visible text, the main document, the TLS certificate key, the resources loaded and the ' +
+      `screenshots — and whether the members' browsers started within ${c.window.ms / 1000} s of each other on distinct worker processes; ` +
+      'the comparison is a record signed and time-stamped like a bundle. The verdict is AGREE only when every member completed within the ' +
+      'window on distinct workers and everything compared agrees; otherwise DIVERGE, naming why.',
+    9,
+  );
+  field(
+    doc,
+    'Verdict',
+    c.verdict === 'AGREE'
+      ? 'AGREE'
+      : `DIVERGE — differing: ${c.differing.map((d) => `${d} (${DIFFERING_MEANS[d] ?? d})`).join(', ')}`,
+  );
+  field(
+    doc,
+    'Members (vantage point, region, exit address observed, outcome, worker)',
+    c.members
+      .map((m) => {
+        const where = m.vantage ? `${m.vantage.id}, ${m.vantage.label} (${m.vantage.region})` : 'no vantage point';
+        const self = m.captureId === f.captureId ? ' (this capture)' : '';
+        return `${m.captureId}${self}: ${where}; exit address ${m.exitAddress ?? 'not observed'}; ${m.status}; worker ${m.worker ?? 'not named'}`;
+      })
+      .join('\n'),
+  );
+  field(
+    doc,
+    'Window',
+    `${c.window.startedWithin ? 'started within' : 'not started within'} ${c.window.ms / 1000} s of each other` +
+      (c.window.spreadMs === null ? '' : ` (${c.window.spreadMs / 1000} s apart)`) +
+      `; ${c.window.distinctWorkers ? 'distinct worker processes' : 'not distinct worker processes'}`,
+  );
+  field(doc, 'Record hash (SHA-256 of the record as RFC 8785 JSON)', c.recordHash, true);
+  field(
+    doc,
+    'Record signed by',
+    `key ${c.keyId}${c.genTime ? `; time-stamped (RFC 3161 genTime ${c.genTime})` : '; not time-stamped'}`,
+  );
+  field(doc, 'The signed record', c.recordUrl, true);
+};
+
 const verification: CertificateSection = (doc, f) => {
   heading(doc, 'Verification');
   const qrSize = 96;
@@ -372,6 +454,7 @@ export const SECTIONS: readonly CertificateSection[] = [
   artifacts,
   signature,
   transparency,
+  corroboration,
   verification,
   declaration,
 ];

@@ -9,7 +9,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
 import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { iso } from '../domain/clock.js';
-import { corroborationKeys } from '../domain/corroboration.js';
+import type { CorroborationAnswer } from '../application/corroboration.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,
@@ -30,7 +30,7 @@ import {
   type CertificateTransparency,
 } from '../../packages/verifier/src/index.js';
 import { captureLeaf, encodeLeaf } from '../transparency/leaf.js';
-import { renderCertificatePdf, type CertificateFacts } from './certificate-pdf.js';
+import { type CertificateCorroboration, renderCertificatePdf, type CertificateFacts } from './certificate-pdf.js';
 import type { DeploymentTrust } from './trust-anchors.js';
 import { BUCKETS } from '../infra/topology.js';
 
@@ -50,6 +50,9 @@ import { BUCKETS } from '../infra/topology.js';
  * published checkpoint (one is asked for on demand): it then embeds the leaf, the first checkpoint holding it and
  * the inclusion proof (docs/transparency.md). Until then `certificate` throws CertificateNotReady (503 with
  * Retry-After) rather than issue a certificate without the proof, which — stored once — would stay without it.
+ * Likewise a member of a corroborated set (issue 33 §2): its certificate names the set's verdict, so while the set
+ * is pending `certificate` throws CertificateNotReady saying so, and once every member is done the certificate is
+ * issued with the signed record's verdict, differing fields, vantages and hash.
  */
 export const CERTIFICATE_BUCKET = BUCKETS.certificates.name;
 const PAGES_PATH = 'pages/pages.jsonl';
@@ -73,6 +76,11 @@ export interface CertificateDeps {
   transparency?: CertificateLog | undefined;
   /** The clock the issue time is read from. */
   now?: () => Date;
+  /**
+   * The corroborated set a capture is a member of (issue 33 §2): its signed record once every member is done (made
+   * on this request if need be), else where the members stand. Absent: the deployment makes no such sets.
+   */
+  corroborations?: { forCapture(captureId: string): Promise<CorroborationAnswer | null> } | undefined;
 }
 
 export interface CertificateLog {
@@ -289,11 +297,7 @@ async function certificateFacts(
       return `${name}: ${readableSetting(value)}`;
     });
   if (provenance) settings.push(...networkStatements(provenance));
-  const set = await deps.store.get(corroborationKeys.member(row.capture_id));
-  if (set?.operation === 'PUT' && set.value.length > 0)
-    settings.push(
-      `corroborated: one of a set (${new TextDecoder().decode(set.value)}) captured from several vantage points; the signed comparison: ${deps.publicBaseUrl}/v1/captures/${row.capture_id}/corroboration`,
-    );
+  const corroboration = await corroborationFacts(row.capture_id, deps);
 
   const artifacts = [
     ...(provenance?.artifacts ?? []).map((a) => ({
@@ -356,5 +360,41 @@ async function certificateFacts(
     screenshot,
     pdfSigningKey: null,
     retention: provenance?.retention ?? null,
+    corroboration,
+  };
+}
+
+/**
+ * The set's signed record as the certificate states it; null when the capture is in no set. While the set is
+ * pending no certificate is issued (stored once, it would never name the verdict): CertificateNotReady says why.
+ */
+async function corroborationFacts(captureId: string, deps: CertificateDeps): Promise<CertificateCorroboration | null> {
+  const answer = deps.corroborations ? await deps.corroborations.forCapture(captureId) : null;
+  if (!answer) return null;
+  if (answer.status === 'pending')
+    throw new CertificateNotReady(
+      `Capture ${captureId} is one of the corroborated set ${answer.id}, which is pending (${answer.members
+        .map((m) => `${m.captureId} from ${m.vantage}: ${m.status}`)
+        .join(
+          '; ',
+        )}). Its certificate names the set's verdict, so it is issued once every member is complete or failed. Retry shortly.`,
+    );
+  const { record } = answer;
+  return {
+    id: record.id,
+    verdict: record.verdict,
+    differing: record.differing,
+    window: record.window,
+    members: record.members.map((m) => ({
+      captureId: m.captureId,
+      vantage: m.vantage,
+      exitAddress: m.exitAddress,
+      status: m.status,
+      worker: m.worker,
+    })),
+    recordHash: answer.recordHash,
+    keyId: answer.signature.keyId,
+    genTime: answer.timestamp?.genTime ?? null,
+    recordUrl: `${deps.publicBaseUrl}/v1/captures/${captureId}/corroboration`,
   };
 }

@@ -13,7 +13,8 @@ import {
  * derived from the one declaration; test/unit/ops/topology.unit.spec.ts checks the file holds exactly this table.
  */
 const roles = (list: readonly NatsRole[]) => (list.length ? [...new Set(list)].join(', ') : '—');
-const duration = (ms: number) => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : `${ms / 60_000} min`);
+const duration = (ms: number) =>
+  ms % 86_400_000 === 0 ? `${ms / 86_400_000} day${ms === 86_400_000 ? '' : 's'}` : `${ms / 60_000} min`;
 const code = (list: readonly string[]) => list.map((s) => `\`${s}\``).join(', ');
 
 /** A subject pattern of the stream's that a declared subject falls under (`ledger.>` holds `ledger.tenant.>`). */

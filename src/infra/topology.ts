@@ -169,6 +169,16 @@ export const BUCKETS = {
     read: ['worker'],
     write: ['worker'],
   }),
+  corroborationClaims: bucket({
+    kind: 'kv',
+    name: 'corroboration-claims',
+    holds:
+      "which worker took a member of a corroborated set, `<setId>.<workerId>` → captureId, written once (create): a worker holding one gives the set's other members back (issue 33 §2)",
+    // Only needed while the set's members render; entries fall off by age, never by a purge (#4196).
+    options: { history: 1, ttl: 24 * 3600_000 },
+    read: ['worker'],
+    write: ['worker'],
+  }),
   consoleSessions: bucket({
     kind: 'kv',
     name: 'console-sessions',

@@ -152,6 +152,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     publicBaseUrl: config.PUBLIC_BASE_URL,
     allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,
     transparency,
+    corroborations,
   });
   // The operators' checks: results the CLI records, and the log monitor run here against this deployment's log.
   const checks = createOperatorChecks({

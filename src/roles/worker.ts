@@ -8,6 +8,7 @@ import { localCaptureOutcomes, natsCaptureOutcomes } from '../capture/capture-ou
 import { startCaptureWorker } from '../capture/capture-worker.js';
 import { startHostLoad } from '../capture/host-load.js';
 import { startJobFeeder } from '../capture/job-feeder.js';
+import { openMemberClaims } from '../capture/member-claims.js';
 import { createConnectionLog } from '../net/connection-log.js';
 import { createDnsAnswerLog } from '../net/dns-answer-log.js';
 import { startEgressProxy } from '../net/egress-proxy.js';
@@ -70,6 +71,7 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
     concurrency: () => governor.limit(),
     timeoutMs: config.CAPTURE_TIMEOUT_MS,
     attempts: await openAttemptStore(nats.nc, config.NATS_REPLICAS),
+    memberClaims: await openMemberClaims(nats.nc, config.NATS_REPLICAS),
     policy: { serviceDelaysMs: config.CAPTURE_RETRY_DELAYS.map((s) => s * 1000), pageDelayMs: defaultPageDelayMs },
     explainNetworkError: (url) => proxy.explain(url),
     ...(runtime.evidenceNotary ? { notary: runtime.evidenceNotary } : {}),

@@ -28,7 +28,8 @@ import {
 /**
  * Vantage points through the whole service (issue 33 §1, §4): two upstream proxies exiting from 127.0.0.10
  * (HTTP CONNECT) and 127.0.0.11 (SOCKS5), a site that answers by the caller's address, and a third vantage
- * whose proxy is stopped.
+ * whose proxy is stopped. One worker process: every corroborated set still completes, and its record names
+ * `workers` (test/e2e/corroboration-workers.e2e.spec.ts runs two, where the members land on distinct workers).
  */
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -208,15 +209,16 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     }
   }
 
-  it('a corroborated capture of a stable page: one capture per vantage, each counted, AGREE, signed and time-stamped', async () => {
+  it('a corroborated capture of a stable page on one worker: one capture per vantage, each counted, DIVERGE on workers alone, signed and time-stamped', async () => {
     const usedBefore = (await s.call('GET', '/v1/account/usage', { token })).body;
     const { accepted, answer } = await corroborated(site.url('/stable'), { corroborate: 2 });
     assert.deepEqual(
       accepted.corroboration.members.map((m: any) => m.vantage),
       ['de-ten', 'fr-eleven'],
     );
-    assert.equal(answer.record.verdict, 'AGREE', JSON.stringify(answer.record, null, 1));
-    assert.deepEqual(answer.record.differing, []);
+    // Everything the members saw agrees; one worker process rendered both, so the record cannot say AGREE.
+    assert.equal(answer.record.verdict, 'DIVERGE', JSON.stringify(answer.record, null, 1));
+    assert.deepEqual(answer.record.differing, ['workers']);
     assert.deepEqual(
       answer.record.members.map((m: any) => [m.vantage.id, m.exitAddress, m.status]),
       [
@@ -225,10 +227,14 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
       ],
     );
     assert.equal(answer.record.comparisons.resources.overlap, 1);
-    // One worker process here: the record says the members were not rendered by distinct workers.
+    // One worker process here: it gave the second member back for a while (no other worker took it), then
+    // rendered it, well within the window; the record says the members were not rendered by distinct workers.
     assert.match(answer.record.members[0].worker, /^wrk_[0-9a-f]{16}$/);
+    assert.equal(answer.record.members[1].worker, answer.record.members[0].worker);
     assert.equal(answer.record.window.distinctWorkers, false);
     assert.equal(answer.record.window.startedWithin, true);
+    assert.ok(answer.record.window.spreadMs <= answer.record.window.ms, JSON.stringify(answer.record.window));
+    for (const [name, c] of Object.entries(answer.record.comparisons)) assert.equal((c as any).agree, true, name);
     assert.ok(answer.record.comparisons.screenshots.pairs[0].pixelAgreement >= 0.98);
     assert.match(answer.recordHash, /^sha256:[0-9a-f]{64}$/);
     assert.equal(answer.signature.algorithm, 'Ed25519');
@@ -254,14 +260,22 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     // Each member is a capture of the quota.
     const usedAfter = (await s.call('GET', '/v1/account/usage', { token })).body;
     assert.equal(capturesUsed(usedAfter) - capturesUsed(usedBefore), 2);
-    // The member's certificate names the set.
+    // The member's certificate names the set's verdict, why, the vantages with their exits, and the record's hash.
     const certificate = await s.call('GET', `/v1/captures/${accepted.id}/certificate`);
     assert.equal(certificate.status, 200);
     const certDir = await mkdtemp(join(tmpdir(), 'cl-vcert-'));
     try {
       await writeFile(join(certDir, 'c.pdf'), certificate.raw);
       const { stdout } = await promisify(execFile)('pdftotext', [join(certDir, 'c.pdf'), '-']);
-      assert.match(stdout.replace(/\s+/g, ' '), new RegExp(`corroborated: one of a set \\(${answer.id}\\)`));
+      const flat = stdout.replace(/\s+/g, ' ');
+      assert.match(flat, new RegExp(`corroborated set ${answer.id}`));
+      assert.match(flat, /Verdict DIVERGE — differing: workers \(/);
+      assert.match(
+        flat,
+        /\(this capture\): de-ten, Frankfurt \(test, 127\.0\.0\.10\) \(DE\); exit address 127\.0\.0\.10/,
+      );
+      assert.match(flat, /fr-eleven, Paris \(test, 127\.0\.0\.11\) \(FR\); exit address 127\.0\.0\.11/);
+      assert.ok(flat.includes(answer.recordHash), 'the record hash');
     } finally {
       await rm(certDir, { recursive: true, force: true });
     }
@@ -285,9 +299,11 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
         ['timestamp', 'pass'],
       ],
     );
-    assert.equal(verified.corroboration?.verdict, 'AGREE');
+    assert.equal(verified.corroboration?.verdict, 'DIVERGE');
+    assert.deepEqual(verified.corroboration?.differing, ['workers']);
     const tampered = structuredClone(answer);
-    tampered.record.verdict = 'DIVERGE';
+    tampered.record.verdict = 'AGREE';
+    tampered.record.differing = [];
     const refused = await verifyCorroboration(tampered, trust);
     assert.equal(refused.verified, false);
     assert.equal(refused.checks.find((c) => c.name === 'recordHash')?.status, 'fail');
@@ -314,7 +330,7 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
       ];
       const ok = await cli(['verify', join(dir, 'record.json'), ...trustArgs], {});
       assert.equal(ok.code, 0, ok.stdout + ok.stderr);
-      assert.equal(JSON.parse(ok.stdout).corroboration.verdict, 'AGREE');
+      assert.equal(JSON.parse(ok.stdout).corroboration.verdict, 'DIVERGE');
       const bad = await cli(['verify', join(dir, 'tampered.json'), ...trustArgs], {});
       assert.equal(bad.code, 1, bad.stdout + bad.stderr);
       assert.equal(JSON.parse(bad.stdout).verified, false);
@@ -341,13 +357,13 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     });
     assert.equal(page.status, 200);
     assert.match(page.text, /<h2>Corroboration<\/h2>/);
-    assert.match(page.text, /<strong>DIVERGE<\/strong> — differing: visibleText, [a-zA-Z, ]*screenshots/);
+    assert.match(page.text, /<strong>DIVERGE<\/strong> — differing: workers, visibleText, [a-zA-Z, ]*screenshots/);
   });
 
   it('a member that fails makes the record say so', async () => {
     const { answer } = await corroborated(site.url('/stable'), { corroborate: 3 });
     assert.equal(answer.record.verdict, 'DIVERGE');
-    assert.deepEqual(answer.record.differing, ['members']);
+    assert.deepEqual(answer.record.differing, ['members', 'workers']);
     const failed = answer.record.members.find((m: any) => m.status === 'failed');
     assert.equal(failed.vantage.id, 'se-down');
     assert.equal(failed.failureReason, 'vantage_unavailable');

@@ -4,7 +4,7 @@ import { localNotary } from '../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
 import { openArtifactStore } from '../../src/capture/artifact-store.js';
 import { artifactObjectName } from '../../src/domain/artifacts.js';
-import { type CertificateLog, createCertificates } from '../../src/evidence/certificate.js';
+import { type CertificateDeps, type CertificateLog, createCertificates } from '../../src/evidence/certificate.js';
 import { deploymentTrust } from '../../src/evidence/trust-anchors.js';
 import type { ServerHandle } from '../../src/server.js';
 
@@ -74,6 +74,7 @@ export async function freshCertificates(
   seed: string,
   transparency?: CertificateLog,
   issuedAt?: Date,
+  corroborations?: CertificateDeps['corroborations'],
 ) {
   const made = new Map<string, Uint8Array>();
   const ctx = server.ctx!;
@@ -93,6 +94,7 @@ export async function freshCertificates(
     allowPrivateTargets: ctx.config.ALLOW_PRIVATE_TARGETS,
     ...(transparency ? { transparency } : {}),
     ...(issuedAt ? { now: () => issuedAt } : {}),
+    ...(corroborations ? { corroborations } : {}),
   });
 }
 

@@ -1,5 +1,12 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { CheckpointError, parseVerifierKey } from '../../transparency/checkpoint.js';
+import {
+  CheckpointError,
+  noteSignerFromSeed,
+  parseVerifierKey,
+  verifierKeyString,
+} from '../../transparency/checkpoint.js';
+import { defaultLogOrigin } from '../../config/config.js';
+import { cosignerFromSeed } from '../../witness/cosigner.js';
 import { createLogClient } from '../../transparency/log-client.js';
 import { type MonitorState, monitorOnce } from '../../transparency/monitor.js';
 import {
@@ -217,5 +224,55 @@ NOT APPEND-ONLY — and 0 when all holds. Needs NATS (NATS_URL, or DATA_DIR of a
     } finally {
       await session.close();
     }
+  },
+};
+
+/** A base64 32-byte seed from the environment, or a usage error naming the variable. */
+function seedFromEnv(env: NodeJS.ProcessEnv, name: string): Uint8Array {
+  const text = env[name]?.trim();
+  if (!text) throw new UsageError(`${name} is not set`);
+  const seed = Buffer.from(text, 'base64');
+  if (seed.length !== 32 || seed.toString('base64') !== text)
+    throw new UsageError(`${name} must be the base64 encoding of a 32-byte Ed25519 seed`);
+  return new Uint8Array(seed);
+}
+
+/**
+ * `log public-keys`: the public keys a deployment's log and its witness are known by, derived from their seeds as
+ * the sequencer and the witness role derive them — for LOG_WITNESSES and WITNESS_LOG_KEYS before anything runs
+ * (docker-compose.yml).
+ */
+export const logPublicKeys: CommandSpec = {
+  path: ['log', 'public-keys'],
+  summary: "Print the log's verifier key and a witness's vkey, derived from their seeds (no connection needed).",
+  description: `
+Derives, from the environment, the public keys that wire a witness to the log: LOG_KEY, the log's verifier key
+(LOG_SIGNING_KEY, named by LOG_ORIGIN or else PUBLIC_BASE_URL's host and path + /v1/log, as the sequencer names it),
+which the witness is given as WITNESS_LOG_KEYS; and WITNESS_VKEY, the witness's vkey (WITNESS_SIGNING_KEY, named
+by WITNESS_NAME), which the sequencers and API processes are given in LOG_WITNESSES. Prints them as KEY=value
+lines (a .env file for docker compose); either is left out when its seed is not set. Reads no file and connects
+to nothing; the keys printed are public.`,
+  options: {},
+  examples: [
+    'LOG_SIGNING_KEY=… WITNESS_SIGNING_KEY=… WITNESS_NAME=witness.example.org/w1 PUBLIC_BASE_URL=https://ledger.example.org capture-ledger log public-keys >> .env',
+  ],
+  async run(_args, io) {
+    const env = io.env;
+    const lines: string[] = [];
+    if (env.LOG_SIGNING_KEY?.trim()) {
+      // As loadConfig names the log: LOG_ORIGIN, else PUBLIC_BASE_URL (default http://localhost:PORT).
+      const base = env.PUBLIC_BASE_URL?.trim() || `http://localhost:${env.PORT?.trim() || '8080'}`;
+      const origin = env.LOG_ORIGIN?.trim() || defaultLogOrigin(base);
+      lines.push(`LOG_KEY=${verifierKeyString(noteSignerFromSeed(origin, seedFromEnv(env, 'LOG_SIGNING_KEY')))}`);
+    }
+    if (env.WITNESS_SIGNING_KEY?.trim()) {
+      const name = env.WITNESS_NAME?.trim();
+      if (!name) throw new UsageError('WITNESS_NAME must name the witness whose WITNESS_SIGNING_KEY is given');
+      lines.push(`WITNESS_VKEY=${cosignerFromSeed(name, seedFromEnv(env, 'WITNESS_SIGNING_KEY')).vkey}`);
+    }
+    if (lines.length === 0)
+      throw new UsageError('set LOG_SIGNING_KEY, WITNESS_SIGNING_KEY (with WITNESS_NAME), or both');
+    await io.stdout(`${lines.join('\n')}\n`);
+    return EXIT_OK;
   },
 };

@@ -7,6 +7,9 @@ import { archivedSeedName } from '../../../src/cli/commands/signing.js';
 import { formatAuditReport } from '../../../src/cli/commands/audit.js';
 import { COMMANDS, runCli } from '../../../src/cli/run-cli.js';
 import { schemaStamp } from '../../../src/projector/projection-rebuild.js';
+import { noteSignerFromSeed, parseVerifierKey, verifierKeyString } from '../../../src/transparency/checkpoint.js';
+import { cosignerFromSeed } from '../../../src/witness/cosigner.js';
+import { parseWitnessVkey } from '../../../src/witness/witness-key.js';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let stdout = '';
@@ -148,5 +151,54 @@ describe('command helpers', () => {
       formatAuditReport(report, true),
       /divergence 2 in the projection, explained by no event\n {4}api_keys k: the projection has this row but no event of the tenant creates it\n$/,
     );
+  });
+});
+
+describe('log public-keys', () => {
+  const logSeed = Buffer.alloc(32, 7).toString('base64');
+  const witnessSeed = Buffer.alloc(32, 9).toString('base64');
+
+  it('derives the log key and the witness vkey as the sequencer and the witness role do, as .env lines', async () => {
+    const r = await run(['log', 'public-keys'], {
+      LOG_SIGNING_KEY: logSeed,
+      WITNESS_SIGNING_KEY: witnessSeed,
+      WITNESS_NAME: 'witness.example.org/w1',
+      PUBLIC_BASE_URL: 'https://ledger.example.org/',
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => [l.split('=')[0], l.slice(l.indexOf('=') + 1)]),
+    );
+    assert.deepEqual(Object.keys(lines), ['LOG_KEY', 'WITNESS_VKEY']);
+    assert.equal(
+      lines['LOG_KEY'],
+      verifierKeyString(noteSignerFromSeed('ledger.example.org/v1/log', Buffer.from(logSeed, 'base64'))),
+    );
+    assert.equal(parseVerifierKey(lines['LOG_KEY']!).name, 'ledger.example.org/v1/log');
+    assert.equal(
+      lines['WITNESS_VKEY'],
+      cosignerFromSeed('witness.example.org/w1', Buffer.from(witnessSeed, 'base64')).vkey,
+    );
+    assert.equal(parseWitnessVkey(lines['WITNESS_VKEY']!).name, 'witness.example.org/w1');
+    // LOG_ORIGIN names the log when set; without PUBLIC_BASE_URL the default is localhost:PORT.
+    const origin = await run(['log', 'public-keys'], { LOG_SIGNING_KEY: logSeed, LOG_ORIGIN: 'log.example.org' });
+    assert.match(origin.stdout, /^LOG_KEY=log\.example\.org\+[0-9a-f]{8}\+/);
+    assert.match(
+      (await run(['log', 'public-keys'], { LOG_SIGNING_KEY: logSeed })).stdout,
+      /^LOG_KEY=localhost:8080\/v1\/log\+/,
+    );
+  });
+
+  it('is a usage error without a seed, with a seed that is not 32 bytes, or a witness seed without a name', async () => {
+    assert.equal((await run(['log', 'public-keys'], {})).code, 2);
+    const short = await run(['log', 'public-keys'], { LOG_SIGNING_KEY: Buffer.alloc(16).toString('base64') });
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed/);
+    const nameless = await run(['log', 'public-keys'], { WITNESS_SIGNING_KEY: witnessSeed });
+    assert.equal(nameless.code, 2);
+    assert.match(nameless.stderr, /WITNESS_NAME/);
   });
 });

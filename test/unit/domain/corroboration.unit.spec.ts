@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
+  CORROBORATION_WINDOW_MS,
   corroborate,
+  DISTINCT_WORKER_WAIT_MS,
+  GIVE_BACK_DELAY_MS,
   type MemberObservation,
+  memberPlacement,
   pixelAgreement,
   type RgbaImage,
   visibleTextBlocks,
@@ -49,7 +53,6 @@ describe('corroboration', () => {
     assert.equal(record.verdict, 'AGREE');
     assert.deepEqual(record.differing, []);
     assert.deepEqual(record.window, { ms: 30_000, startedWithin: true, spreadMs: 5000, distinctWorkers: true });
-    assert.equal(run([member('a'), member('b', { worker: 'wrk_a' })]).window.distinctWorkers, false);
     assert.equal(record.comparisons!.resources.overlap, 1);
     assert.equal((record.members[0] as Record<string, unknown>)['screenshot'], undefined, 'no pixels in the record');
   });
@@ -81,6 +84,41 @@ describe('corroboration', () => {
     assert.equal(record.comparisons!.screenshots.pairs[0]!.pixelAgreement, 0);
   });
 
+  it('AGREE needs distinct workers: members rendered by one worker, or by one that is not named, are workers', () => {
+    const shared = run([member('a'), member('b', { worker: 'wrk_a' })]);
+    assert.equal(shared.verdict, 'DIVERGE');
+    assert.deepEqual(shared.differing, ['workers']);
+    assert.equal(shared.window.distinctWorkers, false);
+    assert.deepEqual(run([member('a'), member('b', { worker: null })]).differing, ['workers']);
+    // A third member on the first one's worker is enough.
+    assert.deepEqual(run([member('a'), member('b'), member('c', { worker: 'wrk_a' })]).differing, ['workers']);
+  });
+
+  it('AGREE needs the window: members whose browsers started more than 30 s apart are window', () => {
+    const edge = new Date(Date.parse('2026-11-26T10:00:00.000Z') + CORROBORATION_WINDOW_MS).toISOString();
+    const within = run([member('a'), member('b', { startedAt: edge })]);
+    assert.equal(within.verdict, 'AGREE', 'exactly the window is within it');
+    assert.equal(within.window.spreadMs, CORROBORATION_WINDOW_MS);
+    const late = run([member('a'), member('b', { startedAt: '2026-11-26T10:00:30.001Z' })]);
+    assert.equal(late.verdict, 'DIVERGE');
+    assert.deepEqual(late.differing, ['window']);
+    assert.deepEqual(late.window, { ms: 30_000, startedWithin: false, spreadMs: 30_001, distinctWorkers: true });
+    // A complete member whose start is not stated cannot show it started within the window.
+    const unknown = run([member('a'), member('b', { startedAt: null })]);
+    assert.deepEqual(unknown.differing, ['window']);
+    assert.equal(unknown.window.spreadMs, null);
+  });
+
+  it('names every reason at once: a failed member, the window, the workers and what differs', () => {
+    const record = run([
+      member('a'),
+      member('b', { worker: 'wrk_a', startedAt: '2026-11-26T10:01:00.000Z', mainBodyDigest: 'sha256:bb' }),
+      member('c', { status: 'failed', startedAt: null, worker: null }),
+    ]);
+    assert.equal(record.verdict, 'DIVERGE');
+    assert.deepEqual(record.differing, ['members', 'window', 'workers', 'mainDocumentBody']);
+  });
+
   it('a failed member makes the verdict DIVERGE on members; the others are still compared', () => {
     const record = run([
       member('a'),
@@ -92,6 +130,34 @@ describe('corroboration', () => {
     assert.deepEqual(record.failedMembers, ['c']);
     assert.ok(record.comparisons);
     assert.equal(run([member('a'), member('c', { status: 'failed' })]).comparisons, null);
+  });
+
+  it('a failed member is judged on members alone: the window and workers are over the complete ones', () => {
+    const record = run([member('a'), member('c', { status: 'failed', startedAt: null, worker: null })]);
+    assert.deepEqual(record.differing, ['members']);
+    assert.equal(record.window.startedWithin, true);
+  });
+
+  it('places members: a worker holding another member of the set gives this one back, until the wait is over', () => {
+    assert.deepEqual(memberPlacement({ holdsAnotherMember: false, waitedMs: 0 }), { kind: 'render' });
+    assert.deepEqual(memberPlacement({ holdsAnotherMember: true, waitedMs: 0 }), {
+      kind: 'give-back',
+      delayMs: GIVE_BACK_DELAY_MS,
+    });
+    // Never given back past the wait, so it starts at once (and the window stays within reach).
+    assert.deepEqual(memberPlacement({ holdsAnotherMember: true, waitedMs: DISTINCT_WORKER_WAIT_MS - 100 }), {
+      kind: 'give-back',
+      delayMs: 100,
+    });
+    assert.deepEqual(memberPlacement({ holdsAnotherMember: true, waitedMs: DISTINCT_WORKER_WAIT_MS }), {
+      kind: 'render',
+    });
+    // Picked up late (a backlog): rendered at once, wherever.
+    assert.deepEqual(memberPlacement({ holdsAnotherMember: true, waitedMs: 5 * 60_000 }), { kind: 'render' });
+    assert.ok(
+      DISTINCT_WORKER_WAIT_MS + GIVE_BACK_DELAY_MS < CORROBORATION_WINDOW_MS,
+      'a member given back starts within the window',
+    );
   });
 
   it('counts pixels outside the smaller screenshot as disagreeing', () => {

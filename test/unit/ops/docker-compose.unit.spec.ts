@@ -7,6 +7,8 @@ import { replicatedStreamBugsOf } from '../../../src/infra/nats-server-version.j
 import { COMPOSE_NATS_USERS, natsAuthorizationConfig } from '../../../src/infra/nats-permissions.js';
 import { projectRoot } from '../../../src/infra/project-root.js';
 import { STORAGE_ENV } from '../../../src/config/storage-config.js';
+import { parseLogWitnesses } from '../../../src/config/log-witnesses.js';
+import { cosignerFromSeed } from '../../../src/witness/cosigner.js';
 
 /** No Docker engine runs here: docker-compose.yml is checked as data (issue 10 §5). */
 interface Service {
@@ -20,6 +22,7 @@ interface Service {
   restart?: string;
   deploy?: { replicas?: number };
   security_opt?: string[];
+  volumes?: string[];
 }
 
 describe('docker-compose.yml', () => {
@@ -30,10 +33,12 @@ describe('docker-compose.yml', () => {
   });
   const appServices = () => Object.entries(services).filter(([, s]) => s.environment?.['ROLES']);
   const roleOf = (s: Service) => s.environment!['ROLES'];
+  /** Every role but the witness, which is given nothing of the deployment (no NATS, no database). */
+  const deploymentServices = () => appServices().filter(([, s]) => roleOf(s) !== 'witness');
 
   it('runs every role, with two API processes behind one entry point', () => {
     const roles = appServices().map(([, s]) => roleOf(s));
-    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'])
+    for (const role of ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer', 'witness'])
       assert.ok(roles.includes(role), role);
     const apis = appServices().filter(([, s]) => roleOf(s) === 'api');
     assert.equal(apis.length, 2);
@@ -66,7 +71,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives every stream and bucket 3 replicas, and every service a healthcheck and a restart policy', () => {
-    for (const [name, s] of appServices()) {
+    for (const [name, s] of deploymentServices()) {
       assert.equal(s.environment!['NATS_REPLICAS'], '3', name);
       assert.equal(s.environment!['NATS_URL']!.split(',').length, 3, name);
     }
@@ -84,8 +89,9 @@ describe('docker-compose.yml', () => {
         );
       }
     }
-    for (const [name, s] of appServices()) assert.ok(s.depends_on?.['provision'], `${name} starts after provision`);
-    for (const [name, s] of appServices())
+    for (const [name, s] of deploymentServices())
+      assert.ok(s.depends_on?.['provision'], `${name} starts after provision`);
+    for (const [name, s] of deploymentServices())
       assert.ok(Object.keys(s.depends_on ?? {}).includes('nats-1'), `${name} waits for NATS`);
   });
 
@@ -103,6 +109,11 @@ describe('docker-compose.yml', () => {
         roleOf(s) === 'sequencer',
         `${name}: the log's checkpoint key only for the sequencers`,
       );
+      assert.equal(
+        'WITNESS_SIGNING_KEY' in env,
+        roleOf(s) === 'witness',
+        `${name}: a witness key only for the witness`,
+      );
       assert.equal('CAPTURE_API_KEY' in env, false, name);
       if (roleOf(s) === 'worker')
         assert.equal(env['SIGNER'], 'remote', `${name}: the workers ask the signers instead of signing in place`);
@@ -112,7 +123,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('connects each role to NATS as its own user, with the permissions the service defines', async () => {
-    for (const [name, s] of appServices()) {
+    for (const [name, s] of deploymentServices()) {
       assert.equal(s.environment!['NATS_USER'], roleOf(s), name);
       assert.equal(s.environment!['NATS_PASSWORD'], `\${NATS_${roleOf(s)!.toUpperCase()}_PASSWORD}`, name);
     }
@@ -142,6 +153,50 @@ describe('docker-compose.yml', () => {
         assert.ok(key in STORAGE_ENV, `${name}: ${key} is a storage setting the service reads`);
       assert.equal(s.depends_on?.['s3']?.condition, 'service_healthy', `${name} waits for S3`);
     }
+  });
+
+  it('runs a witness of the log with its own key and nothing of the deployment; the sequencers ask it, the APIs check it', () => {
+    const witnesses = appServices().filter(([, s]) => roleOf(s) === 'witness');
+    assert.equal(witnesses.length, 1);
+    const [name, witness] = witnesses[0]!;
+    const env = witness.environment!;
+    // Exactly what an outside party runs a witness with: its name and key, and the log's public key.
+    assert.deepEqual(Object.keys(env).sort(), [
+      'DATA_DIR',
+      'HOST',
+      'PORT',
+      'ROLES',
+      'WITNESS_LOG_KEYS',
+      'WITNESS_NAME',
+      'WITNESS_SIGNING_KEY',
+    ]);
+    assert.match(env['WITNESS_SIGNING_KEY']!, /^\$\{WITNESS_SIGNING_KEY:\?/, `${name}: its own key, required`);
+    assert.match(env['WITNESS_LOG_KEYS']!, /^\$\{LOG_KEY:\?/, `${name}: the log's public key, required`);
+    assert.deepEqual(witness.depends_on ?? {}, {}, `${name} waits for nothing of the deployment`);
+    assert.equal(witness.deploy?.replicas ?? 1, 1, 'one witness: its record of the last checkpoint is its own');
+    assert.ok(
+      (witness.volumes ?? []).some((v) => /^[a-z0-9]+:\/data$/.test(v)),
+      `${name}: its record on a named volume`,
+    );
+    // The sequencers ask it to cosign; the API processes check its cosignature: the same LOG_WITNESSES and quorum.
+    const vkey = cosignerFromSeed('witness.example.org/w1', new Uint8Array(32).fill(3)).vkey;
+    for (const [other, s] of appServices()) {
+      const wired = roleOf(s) === 'sequencer' || roleOf(s) === 'api';
+      assert.equal('LOG_WITNESSES' in s.environment!, wired, `${other}: LOG_WITNESSES only for sequencers and APIs`);
+      if (!wired) continue;
+      const entry = s.environment!['LOG_WITNESSES']!;
+      assert.match(entry, /^\$\{WITNESS_VKEY:\?[^}]*\} http:\/\/witness:8080$/, other);
+      // With the vkey filled in, the service's own parser takes the entry: the witness's URL inside the network.
+      const parsed = parseLogWitnesses(entry.replace(/^\$\{[^}]*\}/, vkey));
+      assert.ok('witnesses' in parsed, JSON.stringify(parsed));
+      assert.deepEqual(
+        parsed.witnesses.map((w) => [w.name, w.url]),
+        [['witness.example.org/w1', 'http://witness:8080']],
+        other,
+      );
+      assert.equal(s.environment!['LOG_WITNESS_QUORUM'], '1', other);
+    }
+    assert.equal(env['PORT'], '8080');
   });
 
   it('keeps local data out of the image', async () => {
