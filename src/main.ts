@@ -63,7 +63,13 @@ async function main(): Promise<void> {
       const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
       nats = await startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
-      runConfig = { ...config, NATS_USER: credentials.user, NATS_PASSWORD: credentials.pass };
+      runConfig = {
+        ...config,
+        NATS_USER: credentials.user,
+        NATS_PASSWORD: credentials.pass,
+        // Nobody else can reach this nats-server: this process is the only API, and counts in its memory.
+        RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? 'memory',
+      };
       log.info({ natsUrl }, 'embedded nats-server started');
     }
     let databaseUrl = config.DATABASE_URL ?? null;

@@ -3,9 +3,12 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { commitSlotId } from '../ledger/event-store.js';
-import type { RateDecision, RateLimiter } from './rate-limiter.js';
+import { countingFor, EXACT_LOG_MAX, type RateDecision, type RateLimiter } from './rate-limiter.js';
 import { BUCKETS } from '../infra/topology.js';
 import { decodeLog, encodeLog, takeFromLog } from './rolling-log.js';
+import { decideOnCounts } from './sliding-counter.js';
+
+export { retryAfter } from './sliding-counter.js';
 
 /**
  * Rolling-window limits shared by every API process (docs/architecture.md, Tenancy), kept in a NATS KV bucket and
@@ -33,8 +36,7 @@ import { decodeLog, encodeLog, takeFromLog } from './rolling-log.js';
 
 export const RATE_LIMIT_BUCKET = BUCKETS.rateLimits.name;
 export const RATE_LIMIT_KV_OPTIONS = BUCKETS.rateLimits.options;
-/** The largest limit counted by the exact log: at most this many timestamps (≈ 4 bytes each) in one KV value. */
-export const EXACT_LOG_MAX = 2000;
+export { EXACT_LOG_MAX };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MAX_ROUNDS = 50;
@@ -106,34 +108,23 @@ const slidingCounter: Counting = {
   },
   decide(state, t, group) {
     const { limit, windowMs } = group[0]!;
-    const { cur, prev } = state.counts ?? { cur: 0, prev: 0 };
-    const elapsed = (t - Math.floor(t / windowMs) * windowMs) / windowMs;
-    const weightedPrev = prev * (1 - elapsed);
-    let accepted = 0;
-    const decisions = group.map((w) => {
-      const estimate = weightedPrev + cur + accepted;
-      const asked = Math.max(1, w.tokens); // a take of 0 asks whether one more would pass, taking nothing
-      if (estimate + asked > limit) {
-        return {
-          allowed: false,
-          retryAfterSec: retryAfter(limit, asked, prev, cur + accepted, elapsed, windowMs),
-          remaining: Math.max(0, Math.floor(limit - estimate)),
-        };
-      }
-      accepted += w.tokens;
-      return { allowed: true, retryAfterSec: 0, remaining: Math.max(0, Math.floor(limit - estimate - w.tokens)) };
-    });
+    const counts = state.counts ?? { cur: 0, prev: 0 };
+    const { decisions, accepted } = decideOnCounts(
+      counts,
+      t,
+      limit,
+      windowMs,
+      group.map((w) => w.tokens),
+    );
     return {
       decisions,
-      next: { ...state, counts: { cur: cur + accepted, prev } },
-      value: accepted > 0 ? String(cur + accepted) : null,
+      next: { ...state, counts: { cur: counts.cur + accepted, prev: counts.prev } },
+      value: accepted > 0 ? String(counts.cur + accepted) : null,
     };
   },
 };
 
-/** The counting a limit uses (exported for tests and docs). */
-export const countingFor = (limit: number): 'exact-log' | 'sliding-counter' =>
-  limit <= EXACT_LOG_MAX ? 'exact-log' : 'sliding-counter';
+export { countingFor };
 
 export async function createKvRateLimiter(
   nc: NatsConnection,
@@ -234,25 +225,4 @@ export async function createKvRateLimiter(
       });
     },
   };
-}
-
-/** Seconds until `tokens` more fit under `limit` as the previous window's weight decays. */
-export function retryAfter(
-  limit: number,
-  tokens: number,
-  prev: number,
-  cur: number,
-  elapsed: number,
-  windowMs: number,
-): number {
-  let waitFraction: number;
-  if (cur + tokens <= limit && prev > 0) {
-    // Still in this window: wait until prev·(1−f) ≤ limit − cur − tokens.
-    waitFraction = Math.max(0, 1 - (limit - cur - tokens) / prev - elapsed);
-  } else {
-    // Not before the next window, whose previous-window weight is this window's count.
-    const next = cur > 0 ? Math.max(0, 1 - (limit - tokens) / cur) : 0;
-    waitFraction = 1 - elapsed + next;
-  }
-  return Math.max(1, Math.ceil((waitFraction * windowMs) / 1000));
 }

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { promisify } from 'node:util';
+import { constants as zlibConstants, gzip } from 'node:zlib';
 import { HeadersMultiMap, StatusAndHeaders, WARCRecord, WARCSerializer, WARC_1_1 } from 'warcio';
 import { ArchiveError } from './errors.js';
 import type { NetworkExchange } from '../domain/network-exchange.js';
@@ -13,7 +16,19 @@ import { SOFTWARE, WARC_FILENAME } from './bundle-format.js';
  * (WARC-Concurrent-To links them); resource records for the screenshot(s), rendered HTML and headers JSON.
  * Cookie, Set-Cookie and Authorization values are redacted before the bundle is signed (the names stay):
  * the WACZ is public to anyone with the capture id.
+ *
+ * Each record is gzipped here, off the main thread: at the fastest level when its payload is already compressed
+ * (a PNG, a video, a font), where a slower one would gain nothing; the capture's own resource records carry
+ * their digests, taken with node's SHA-256 rather than warcio's WebAssembly one.
  */
+const gzipped = promisify(gzip);
+
+/** Media types whose bytes are compressed already: deflating them again gains nothing. */
+const COMPRESSED =
+  /^(image\/(png|jpeg|gif|webp|avif|apng)|video\/|audio\/|font\/woff2?|application\/(zip|gzip|pdf|x-bzip2|octet-stream))/i;
+
+const gzipLevel = (mediaType: string | undefined): number =>
+  mediaType && COMPRESSED.test(mediaType) ? zlibConstants.Z_BEST_SPEED : zlibConstants.Z_DEFAULT_COMPRESSION;
 
 /** Target URIs of the capture's own artifacts inside the WARC. */
 export function artifactUri(captureId: string, name: string): string {
@@ -32,10 +47,10 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
   if (!/^https?:$/.test(safeUrl(input.url)?.protocol ?? '')) {
     throw new ArchiveError('BUNDLE_INPUT_INVALID', `url is not an absolute http(s) URL: ${input.url}`);
   }
-  const records: WARCRecord[] = [];
+  const records: Array<{ record: WARCRecord; mediaType?: string }> = [];
 
-  records.push(
-    WARCRecord.createWARCInfo(
+  records.push({
+    record: WARCRecord.createWARCInfo(
       { filename: WARC_FILENAME, warcVersion: WARC_1_1, date: input.createdAt },
       {
         software: SOFTWARE,
@@ -45,7 +60,7 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
         description: `Capture ${input.captureId} of ${input.url}`,
       },
     ),
-  );
+  });
 
   for (const recorded of input.page.exchanges) {
     // Only HTTP(S) exchanges are WARC request/response pairs (data:, blob: URLs have no wire form).
@@ -54,9 +69,9 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
       ? { ...recorded, startedAt: input.createdAt }
       : recorded;
     const response = responseRecord(exchange);
-    records.push(response);
+    records.push({ record: response, mediaType: headerValue(exchange.responseHeaders, 'content-type') });
     const responseId = response.warcHeaders.headers.get('WARC-Record-ID');
-    records.push(requestRecord(exchange, responseId ?? undefined));
+    records.push({ record: requestRecord(exchange, responseId ?? undefined) });
   }
 
   const { page } = input;
@@ -66,11 +81,13 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
   if (page.headers !== null)
     records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(page.headers), 'utf8')));
 
-  const chunks: Uint8Array[] = [];
-  for (const record of records) {
-    chunks.push(await WARCSerializer.serialize(record, { gzip: true }));
+  // Serialised in order on this thread (warcio), deflated side by side in the thread pool.
+  const members: Array<Promise<Buffer>> = [];
+  for (const { record, mediaType } of records) {
+    const raw = await WARCSerializer.serialize(record, { gzip: false });
+    members.push(gzipped(raw, { level: gzipLevel(mediaType) }));
   }
-  return new Uint8Array(Buffer.concat(chunks));
+  return new Uint8Array(Buffer.concat(await Promise.all(members)));
 }
 
 function responseRecord(exchange: NetworkExchange): WARCRecord {
@@ -117,19 +134,31 @@ function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefin
 }
 
 /** A capture's own artifact as a WARC resource record, named as ARTIFACTS says. */
-function artifactRecord(input: FinishedCapture, artifact: ArtifactName, body: Buffer): WARCRecord {
+function artifactRecord(
+  input: FinishedCapture,
+  artifact: ArtifactName,
+  body: Buffer,
+): { record: WARCRecord; mediaType: string } {
   const { warcName, mediaType } = ARTIFACTS[artifact];
   if (!warcName) throw new Error(`artifact ${artifact} is not recorded in the WARC`);
-  return WARCRecord.create(
+  // A resource record's block is its payload: one digest is both.
+  const digest = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  const record = WARCRecord.create(
     {
       url: artifactUri(input.captureId, warcName),
       date: input.completedAt,
       type: 'resource',
       warcVersion: WARC_1_1,
-      warcHeaders: { 'Content-Type': mediaType },
+      warcHeaders: { 'Content-Type': mediaType, 'WARC-Payload-Digest': digest, 'WARC-Block-Digest': digest },
     },
     [new Uint8Array(body)],
   );
+  return { record, mediaType };
+}
+
+/** A response header's value by case-insensitive name. */
+function headerValue(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
+  return headers.find(([n]) => n.toLowerCase() === name)?.[1];
 }
 
 // The body is stored decoded (as the page consumed it), so headers describing the wire encoding

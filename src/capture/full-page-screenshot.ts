@@ -59,6 +59,7 @@ export async function captureFullPage(
         format: 'png',
         captureBeyondViewport: true,
         clip: { x: 0, y, width, height: h, scale },
+        optimizeForSpeed: true,
       }),
     );
     return Buffer.from(data, 'base64');

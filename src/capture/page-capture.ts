@@ -803,6 +803,7 @@ async function runCaptureBehaviors(s: CaptureState): Promise<BehaviorsReport | u
     completeUrls: () => s.recorder.completeUrls(),
     maxPageHeightPx: s.options.maxScreenshotHeightPx ?? DEFAULT_MAX_SCREENSHOT_HEIGHT_PX,
     quietWindowMs: afterActionQuietMs(s, BEHAVIOR_QUIET_WINDOW_MS),
+    nothingWaitsForScroll: s.dynamics?.static === true && !s.dynamics.waitsForScroll,
     world: s.behaviorWorld,
     notes,
   });

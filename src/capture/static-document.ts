@@ -5,9 +5,10 @@
  * promise chain, animation frame or event handler that starts a request after a pause. A document with no
  * script, no handler attribute, no frame or plug-in, no media, no self-refresh and no running animation has
  * nothing that could: what it still loads (a lazy image a scroll brought into view, a font a style asked for)
- * starts within a frame of its cause and is tracked in flight. Such a page gets short quiet windows, and
- * autoconsent's second, heuristic look (which clicks acknowledge buttons a script would answer) is skipped;
- * every other page keeps the full windows. The verdict and the windows used are recorded in captureSettings.
+ * starts within a frame of its cause and is tracked in flight. Such a page gets short quiet windows,
+ * autoconsent's second, heuristic look (which clicks acknowledge buttons a script would answer) is skipped, and
+ * unless something on it loads only when scrolled to (`waitsForScroll`) it is not scrolled through; every other
+ * page keeps the full windows and the scroll. The verdict and the windows used are recorded in captureSettings.
  *
  * Checked in the behaviors' isolated world (the page's own globals cannot answer for it) over the main frame's
  * DOM; a page whose main frame has child frames is dynamic without looking.
@@ -18,9 +19,14 @@ export const STATIC_QUIET_WINDOW_MS = 150;
 /** Larger documents are not walked for handler attributes: they count as dynamic. */
 const MAX_ELEMENTS = 20_000;
 
-export type DocumentDynamics = { static: true } | { static: false; because: string };
+/**
+ * `waitsForScroll`: something on the static page loads only when scrolled to — an element with
+ * `loading=lazy`, or `content-visibility` (in a style attribute or a stylesheet, or a stylesheet this world may
+ * not read) that leaves off-screen content unrendered; without it, scrolling a static page loads nothing.
+ */
+export type DocumentDynamics = { static: true; waitsForScroll: boolean } | { static: false; because: string };
 
-// Page-side code as plain text (see auto-scroll.ts). Returns why the page may change, or null.
+// Page-side code as plain text (see auto-scroll.ts). Returns why the page may change, or what a static one holds.
 const WHY_DYNAMIC = `(() => {
   const d = document;
   if (d.readyState !== 'complete') return 'it is still loading';
@@ -33,13 +39,23 @@ const WHY_DYNAMIC = `(() => {
   if (all.length > ${MAX_ELEMENTS}) return 'it has more than ${MAX_ELEMENTS} elements';
   const svg = 'http://www.w3.org/2000/svg';
   const smil = new Set(['animate', 'animateMotion', 'animateTransform', 'set']);
+  let waitsForScroll = d.querySelector('[loading="lazy" i]') !== null;
   for (const el of all) {
     if (el.shadowRoot) return 'it has shadow roots';
+    if (!waitsForScroll && (el.getAttribute('style') || '').includes('content-visibility')) waitsForScroll = true;
     if (el.localName.includes('-')) return 'it has custom elements';
     if (el.namespaceURI === svg && smil.has(el.localName)) return 'it has SVG animations';
     for (const attribute of el.attributes) if (attribute.name.startsWith('on')) return 'it has event handler attributes';
   }
-  return null;
+  for (const sheet of d.styleSheets) {
+    if (waitsForScroll) break;
+    try {
+      for (const rule of sheet.cssRules) if (rule.cssText.includes('content-visibility')) waitsForScroll = true;
+    } catch {
+      waitsForScroll = true;
+    }
+  }
+  return { waitsForScroll };
 })()`;
 
 /**
@@ -51,6 +67,6 @@ export async function documentDynamics(
   childFrames: number,
 ): Promise<DocumentDynamics> {
   if (childFrames > 0) return { static: false, because: 'it has frames' };
-  const because = await evaluate<string | null>(WHY_DYNAMIC);
-  return because === null ? { static: true } : { static: false, because };
+  const found = await evaluate<string | { waitsForScroll: boolean }>(WHY_DYNAMIC);
+  return typeof found === 'string' ? { static: false, because: found } : { static: true, ...found };
 }

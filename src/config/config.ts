@@ -155,6 +155,14 @@ const envSchema = z.object({
   BATCH_MAX: integer('BATCH_MAX', 20, 1, 100),
   RATE_LIMIT_IP_PER_MIN: integer('RATE_LIMIT_IP_PER_MIN', 600, 1, 10_000_000),
   RATE_LIMIT_TENANT_PER_MIN: integer('RATE_LIMIT_TENANT_PER_MIN', 1200, 1, 10_000_000),
+  /**
+   * Where the rate limits are counted: `nats` (a KV bucket every API process shares) or `memory` (this process
+   * alone; only right where it is the deployment's one API process). Unset: `memory` when the process runs its
+   * own embedded nats-server (`make run`, whose NATS no other process can reach), else `nats`.
+   */
+  RATE_LIMIT_STORE: optionalString.pipe(
+    z.enum(['nats', 'memory'], { error: 'RATE_LIMIT_STORE must be nats or memory' }).optional(),
+  ),
   WEBHOOK_RETRY_DELAYS: seconds('WEBHOOK_RETRY_DELAYS', '60,300,900'),
   /**
    * Waits (seconds) before a capture is tried again after a failure that was the service's own (no browser page in

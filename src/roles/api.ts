@@ -4,6 +4,7 @@ import { buildApp } from '../api/app.js';
 import { createKeyResolver } from '../api/auth.js';
 import { createCors } from '../api/cors.js';
 import { createKvRateLimiter } from '../api/kv-rate-limiter.js';
+import { createMemoryRateLimiter } from '../api/rate-limiter.js';
 import { mcpRoutes } from '../api/mcp/mcp-routes.js';
 import { createOperatorGuard } from '../api/operator-auth.js';
 import { adminKeyRoutes, REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
@@ -73,10 +74,13 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const transparency = runtime.transparency ?? undefined;
   // Workers in other processes report capture outcomes here; this role decides and appends them.
   const outcomeService = serveCaptureOutcomes(nats.nc, ctx.tenants, log.child({ role: 'capture-outcomes' }));
-  const limiter = await createKvRateLimiter(nats.nc, {
-    replicas: config.NATS_REPLICAS,
-    onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through'),
-  });
+  const limiter =
+    config.RATE_LIMIT_STORE === 'memory'
+      ? createMemoryRateLimiter()
+      : await createKvRateLimiter(nats.nc, {
+          replicas: config.NATS_REPLICAS,
+          onError: (err) => log.warn({ err }, 'rate limiter unavailable; letting the request through'),
+        });
   const resolver = createKeyResolver(ctx.pool);
   const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
   const usage = createUsageRecorder(ctx.tenants, runtime.clock);

@@ -8,7 +8,8 @@
  *
  * Each step waits for two rendered frames rather than a fixed pause: lazy loading (native `loading=lazy`
  * and IntersectionObserver alike) is decided in the frame's rendering step, so two frames are exactly what
- * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation).
+ * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation), nor is a static
+ * page on which nothing waits to be scrolled to (static-document.ts).
  */
 import { waitForNetworkQuiet } from '../settle.js';
 import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js';
@@ -71,6 +72,8 @@ export const autoScroll: Behavior = {
  * through what was added. Ends back at the top.
  */
 async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFindings> {
+  // A page without scripts and without lazy content (static-document.ts) loads nothing more when scrolled.
+  if (ctx.nothingWaitsForScroll) return { steps: 0, reachedY: 0, staticPage: true };
   const pass = (budgetMs: number, fromY: number) =>
     ctx.evaluate<ScrollOutcome>(`${SCROLL_THROUGH}(${Math.round(budgetMs)}, 100, ${MAX_STEPS}, ${fromY}, false)`);
   let outcome = await pass(Math.min(FIRST_PASS_MS, ctx.left()), 0);

@@ -46,8 +46,9 @@ export interface BehaviorsInput {
   requestedUrls(): Set<string>;
   completeUrls(): Set<string>;
   maxPageHeightPx: number;
-  /** See BehaviorContext.quietWindowMs. */
+  /** See BehaviorContext.quietWindowMs and nothingWaitsForScroll. */
   quietWindowMs: number;
+  nothingWaitsForScroll: boolean;
   /** The main frame's behaviors world when the capture already made it; else it is made here. */
   world?: PageWorld | undefined;
   notes: string[];
@@ -82,6 +83,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
     evaluate,
     maxPageHeightPx: input.maxPageHeightPx,
     quietWindowMs: input.quietWindowMs,
+    nothingWaitsForScroll: input.nothingWaitsForScroll,
     notes: input.notes,
   };
   // Site-specific behaviors' rules, asked in one evaluation.

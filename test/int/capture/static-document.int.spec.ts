@@ -22,6 +22,10 @@ const PAGES: Record<string, string> = {
 <img loading="lazy" src="/blue-1.png" width="100" height="100" alt="one">
 <img loading="lazy" src="/blue-2.png" width="100" height="100" alt="two">
 </body></html>`,
+  '/plain': `<!doctype html><html><head><meta charset="utf-8"><title>Plain</title></head>
+<body><h1>Plain</h1>${'<p>A paragraph of text that runs on and on.</p>'.repeat(200)}</body></html>`,
+  '/unrendered':
+    '<!doctype html><style>section{content-visibility:auto}</style><section><img src="/blue-3.png" alt=""></section>',
   '/script': '<!doctype html><p>x</p><script>document.title = "ran"</script>',
   '/handler': '<!doctype html><body onload="void 0"><p>x</p></body>',
   '/frame': '<!doctype html><p>x</p><iframe src="/static"></iframe>',
@@ -86,7 +90,9 @@ describe('static documents get short quiet windows (real Chromium)', () => {
     'a page of text and images is static; each thing that can change a page makes it dynamic, and says which',
     T,
     async () => {
-      assert.deepEqual(await verdict('/static'), { static: true });
+      assert.deepEqual(await verdict('/static'), { static: true, waitsForScroll: true }, 'lazy images');
+      assert.deepEqual(await verdict('/unrendered'), { static: true, waitsForScroll: true }, 'content-visibility');
+      assert.deepEqual(await verdict('/plain'), { static: true, waitsForScroll: false });
       const expected: Record<string, string> = {
         '/script': 'it has scripts',
         '/handler': 'it has event handler attributes',
@@ -119,6 +125,15 @@ describe('static documents get short quiet windows (real Chromium)', () => {
       if (png.data[i] === 30 && png.data[i + 1] === 144 && png.data[i + 2] === 255) bluePixels++;
     assert.ok(bluePixels >= 2 * 100 * 100 * 0.95, `${bluePixels} blue pixels: both images are in the screenshot`);
     assert.equal(result.consent?.result, 'not-found');
+  });
+
+  it('a static page on which nothing waits to be scrolled to is not scrolled through', T, async () => {
+    const result = await capturePage(chromium.browser, `${base}/plain`, { timeoutMs: 15_000 });
+    assert.equal(result.quiet?.document, 'static');
+    const scroll = result.behaviors?.ran.find((r) => r.name === 'auto-scroll');
+    assert.deepEqual(scroll?.did, { steps: 0, reachedY: 0, staticPage: true });
+    const png = PNG.sync.read(result.screenshot);
+    assert.ok(png.height > 3000, `the full page is in the screenshot (${png.height} px)`);
   });
 
   it('a page with a script keeps the full windows', T, async () => {

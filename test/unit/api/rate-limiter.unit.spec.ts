@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMemoryRateLimiter } from '../../../src/api/rate-limiter.js';
+import { createMemoryRateLimiter, EXACT_LOG_MAX } from '../../../src/api/rate-limiter.js';
 import { decodeLog, encodeLog, takeFromLog } from '../../../src/api/rolling-log.js';
 
 describe('rolling-window rate limiter', () => {
@@ -16,6 +16,21 @@ describe('rolling-window rate limiter', () => {
     assert.equal(refused.retryAfterSec, 55); // first token (t=0) leaves at 60 s; now is 5 s
     t = 60_001;
     assert.equal((await rl.take('ip', 5, 60_000)).allowed, true);
+  });
+
+  it('above EXACT_LOG_MAX counts the two-window counter, as the shared limiter does: the previous minute weighs by its overlap', async () => {
+    let t = 0;
+    const rl = createMemoryRateLimiter(() => t);
+    const limit = EXACT_LOG_MAX + 1000;
+    assert.equal((await rl.take('t', limit, 60_000, limit)).allowed, true, 'the whole minute in one take');
+    assert.equal((await rl.take('t', limit, 60_000)).allowed, false);
+    t = 90_000; // half-way through the next minute: the previous one still weighs half
+    assert.equal((await rl.take('t', limit, 60_000, Math.floor(limit / 2))).allowed, true);
+    const refused = await rl.take('t', limit, 60_000, 10);
+    assert.equal(refused.allowed, false);
+    assert.ok(refused.retryAfterSec >= 1);
+    t = 180_000; // two minutes on: nothing counts any more
+    assert.equal((await rl.take('t', limit, 60_000, limit)).allowed, true);
   });
 
   it('takes N tokens at once for a batch, or none', async () => {
