@@ -182,6 +182,8 @@ describe('capture options, provenance, downloads and replay beside verification'
         pdf: true,
         consent: rec.captureSettings.consent,
         behaviors: rec.captureSettings.behaviors,
+        // Issue 35 §6: the fixture page runs a script, so it keeps the full quiet windows.
+        quiet: { document: 'dynamic', dynamicBecause: 'it has scripts', settleWindowMs: 500, afterActionWindowMs: 300 },
       },
     );
     assert.equal(rec.captureSettings.selectorWait.found, true);
