@@ -14,6 +14,8 @@
  * DOM; a page whose main frame has child frames is dynamic without looking.
  */
 
+import type { PageWorld } from './behaviors/page-world.js';
+
 /** The quiet windows of a page that cannot change by itself. */
 export const STATIC_QUIET_WINDOW_MS = 150;
 /** Larger documents are not walked for handler attributes: they count as dynamic. */
@@ -47,10 +49,15 @@ const WHY_DYNAMIC = `(() => {
     if (el.namespaceURI === svg && smil.has(el.localName)) return 'it has SVG animations';
     for (const attribute of el.attributes) if (attribute.name.startsWith('on')) return 'it has event handler attributes';
   }
-  for (const sheet of d.styleSheets) {
-    if (waitsForScroll) break;
+  // Every stylesheet, and those they @import; one this world may not read (another origin's) counts as hiding.
+  const sheets = [...d.styleSheets];
+  while (!waitsForScroll && sheets.length > 0) {
+    const sheet = sheets.pop();
     try {
-      for (const rule of sheet.cssRules) if (rule.cssText.includes('content-visibility')) waitsForScroll = true;
+      for (const rule of sheet.cssRules) {
+        if (rule.styleSheet) sheets.push(rule.styleSheet);
+        else if (rule.cssText.includes('content-visibility')) waitsForScroll = true;
+      }
     } catch {
       waitsForScroll = true;
     }
@@ -62,10 +69,7 @@ const WHY_DYNAMIC = `(() => {
  * The main frame's document now. `evaluate`: page-side code in an isolated world of the main frame (the
  * behaviors', behaviors/page-world.ts); `childFrames`: how many frames the page has besides the main one.
  */
-export async function documentDynamics(
-  evaluate: <T>(expression: string) => Promise<T>,
-  childFrames: number,
-): Promise<DocumentDynamics> {
+export async function documentDynamics(evaluate: PageWorld, childFrames: number): Promise<DocumentDynamics> {
   if (childFrames > 0) return { static: false, because: 'it has frames' };
   const found = await evaluate<string | { waitsForScroll: boolean }>(WHY_DYNAMIC);
   return typeof found === 'string' ? { static: false, because: found } : { static: true, ...found };

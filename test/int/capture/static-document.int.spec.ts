@@ -24,6 +24,7 @@ const PAGES: Record<string, string> = {
 </body></html>`,
   '/plain': `<!doctype html><html><head><meta charset="utf-8"><title>Plain</title></head>
 <body><h1>Plain</h1>${'<p>A paragraph of text that runs on and on.</p>'.repeat(200)}</body></html>`,
+  '/imported': '<!doctype html><style>@import "/hiding.css";</style><section><p>x</p></section>',
   '/unrendered':
     '<!doctype html><style>section{content-visibility:auto}</style><section><img src="/blue-3.png" alt=""></section>',
   '/script': '<!doctype html><p>x</p><script>document.title = "ran"</script>',
@@ -53,6 +54,10 @@ describe('static documents get short quiet windows (real Chromium)', () => {
   before(async () => {
     server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0]!;
+      if (path === '/hiding.css') {
+        res.writeHead(200, { 'content-type': 'text/css' }).end('section { content-visibility: auto }');
+        return;
+      }
       if (path.startsWith('/blue-')) {
         res.writeHead(200, { 'content-type': 'image/png' }).end(blue);
         return;
@@ -92,6 +97,7 @@ describe('static documents get short quiet windows (real Chromium)', () => {
     async () => {
       assert.deepEqual(await verdict('/static'), { static: true, waitsForScroll: true }, 'lazy images');
       assert.deepEqual(await verdict('/unrendered'), { static: true, waitsForScroll: true }, 'content-visibility');
+      assert.deepEqual(await verdict('/imported'), { static: true, waitsForScroll: true }, 'in an @import-ed sheet');
       assert.deepEqual(await verdict('/plain'), { static: true, waitsForScroll: false });
       const expected: Record<string, string> = {
         '/script': 'it has scripts',
