@@ -5,7 +5,9 @@ import { solidPng } from './fixture-site.js';
 /**
  * A page that changes between captures for the watch tests (issue 32), on 127.0.0.1:
  *   GET /watched   heading, a news paragraph, an image and a header that all follow `edition`, and an ad slot
- *                  (aside.ad) whose text rotates on every request, whatever the edition
+ *                  (aside.ad) whose text rotates on every request, whatever the edition, as does its
+ *                  x-request-id header (a volatile header that differs even when two captures fall in one second
+ *                  and so share their Date)
  *   GET /photo.png a 60x40 PNG whose colour follows `edition`
  *   GET /hang      never answers (a capture that stays pending)
  * Set `site.edition` between captures; everything else stays byte for byte the same.
@@ -39,6 +41,7 @@ export async function startWatchSite(): Promise<WatchSite> {
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'x-edition': String(site.edition),
+        'x-request-id': `req-${adRotation}`,
         'cache-control': 'no-store',
       });
       res.end(`<!doctype html><html><head><title>Watched page</title>
