@@ -10,12 +10,7 @@ import { freePort } from '../../src/infra/free-port.js';
 import { PULL_EXPIRES_MS } from '../../src/ledger/streams.js';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
-import {
-  type CallerSite,
-  startCallerSite,
-  startUpstreamProxy,
-  type UpstreamProxy,
-} from '../support/vantage-fixtures.js';
+import { type LoopbackVantages, startLoopbackVantages } from '../support/vantage-fixtures.js';
 
 /**
  * Corroborated captures on two worker processes (issue 33 §2): the members of a set land on distinct workers —
@@ -32,37 +27,17 @@ describe('corroborated captures on two worker processes', () => {
   let s: TestServer;
   let second: ServiceProcess;
   let secondDir: string;
-  let site: CallerSite;
-  let ten: UpstreamProxy;
-  let eleven: UpstreamProxy;
+  let loopback: LoopbackVantages;
   let token: string;
   const workersSeen = new Set<string>();
 
   before(async () => {
-    site = await startCallerSite();
-    ten = await startUpstreamProxy('http', '127.0.0.10');
-    eleven = await startUpstreamProxy('socks5', '127.0.0.11');
-    const vantages = JSON.stringify([
-      {
-        id: 'de-ten',
-        label: 'Frankfurt (test)',
-        region: 'DE',
-        upstream: ten.url,
-        exitProbeUrl: site.url('/whoami'),
-      },
-      {
-        id: 'fr-eleven',
-        label: 'Paris (test)',
-        region: 'FR',
-        upstream: eleven.url,
-        exitProbeUrl: site.url('/whoami'),
-      },
-    ]);
+    loopback = await startLoopbackVantages();
     const shared = {
       ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
       CAPTURE_TIMEOUT_MS: '8000',
       WORKER_CONCURRENCY: '2',
-      VANTAGES: vantages,
+      VANTAGES: JSON.stringify(loopback.vantages),
     };
     // The API, the projector, the log, the signer (SIGNING_KEY: this process signs) and the first worker.
     s = await startTestServer({
@@ -97,7 +72,7 @@ describe('corroborated captures on two worker processes', () => {
     second?.child.kill('SIGCONT'); // a stopped process would not take the SIGTERM
     await second?.kill('SIGTERM');
     await s?.stop();
-    await Promise.all([site?.close(), ten?.close(), eleven?.close()]);
+    await loopback?.close();
     if (secondDir) await rm(secondDir, { recursive: true, force: true });
   });
 
@@ -146,7 +121,7 @@ describe('corroborated captures on two worker processes', () => {
     second.child.kill('SIGSTOP');
     try {
       await sleep(PULL_EXPIRES_MS + 2000); // the stopped worker's last pulls (at most PULL_EXPIRES_MS) are gone
-      const asked = () => ten.asked.length + eleven.asked.length;
+      const asked = () => loopback.ten.asked.length + loopback.eleven.asked.length;
       const before = asked();
       const accepted = await submit(url, { corroborate: 2 });
       // The first worker renders a member: its vantage's exit probe goes through that vantage's proxy.
@@ -165,7 +140,7 @@ describe('corroborated captures on two worker processes', () => {
     // Three sets one after the other, each fetched whole by the first worker while the second is stopped: the
     // members still land on both workers.
     for (let round = 1; round <= 3; round++) {
-      const { accepted, answer } = await submittedWhileSecondStopped(site.url('/stable'));
+      const { accepted, answer } = await submittedWhileSecondStopped(loopback.site.url('/stable'));
       const record = answer.record;
       assert.equal(record.verdict, 'AGREE', `round ${round}: ${JSON.stringify(record, null, 1)}`);
       assert.deepEqual(record.differing, []);
@@ -193,8 +168,11 @@ describe('corroborated captures on two worker processes', () => {
           const { stdout } = await promisify(execFile)('pdftotext', [join(dir, 'c.pdf'), '-']);
           const flat = stdout.replace(/\s+/g, ' ');
           assert.match(flat, /Verdict AGREE/);
-          assert.match(flat, /de-ten, Frankfurt \(test\) \(DE\); exit address 127\.0\.0\.10; complete/);
-          assert.match(flat, /\(this capture\): fr-eleven, Paris \(test\) \(FR\); exit address 127\.0\.0\.11/);
+          assert.match(flat, /de-ten, Frankfurt \(test, 127\.0\.0\.10\) \(DE\); exit address 127\.0\.0\.10; complete/);
+          assert.match(
+            flat,
+            /\(this capture\): fr-eleven, Paris \(test, 127\.0\.0\.11\) \(FR\); exit address 127\.0\.0\.11/,
+          );
           assert.match(flat, /; distinct worker processes/);
           assert.ok(flat.includes(answer.recordHash), 'the record hash');
         } finally {
@@ -206,7 +184,7 @@ describe('corroborated captures on two worker processes', () => {
   });
 
   it('the address-varying page: DIVERGE on what the vantages saw, not on workers or the window', async () => {
-    const { answer } = await corroborated(site.url('/by-caller'), { corroborate: 2 });
+    const { answer } = await corroborated(loopback.site.url('/by-caller'), { corroborate: 2 });
     const record = answer.record;
     assert.equal(record.verdict, 'DIVERGE');
     assert.ok(record.differing.includes('visibleText'), record.differing);

@@ -20,9 +20,9 @@ import { cli } from '../int/cli/cli-fixtures.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import {
   type CallerSite,
-  startCallerSite,
+  type LoopbackVantages,
+  startLoopbackVantages,
   startUpstreamProxy,
-  type UpstreamProxy,
 } from '../support/vantage-fixtures.js';
 
 /**
@@ -36,10 +36,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('vantage points: listed, chosen per capture, named in the signed provenance', () => {
   let s: TestServer;
+  let loopback: LoopbackVantages;
   let site: CallerSite;
-  let ten: UpstreamProxy;
-  let eleven: UpstreamProxy;
-  let stopped: UpstreamProxy;
   let token: string;
 
   async function settle(id: string): Promise<any> {
@@ -60,25 +58,12 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
   }
 
   before(async () => {
-    site = await startCallerSite();
-    ten = await startUpstreamProxy('http', '127.0.0.10');
-    eleven = await startUpstreamProxy('socks5', '127.0.0.11');
-    stopped = await startUpstreamProxy('http', '127.0.0.12');
+    loopback = await startLoopbackVantages();
+    site = loopback.site;
+    // A third vantage whose proxy is stopped before the service starts.
+    const stopped = await startUpstreamProxy('http', '127.0.0.12');
     const vantages = [
-      {
-        id: 'de-ten',
-        label: 'Frankfurt (test, 127.0.0.10)',
-        region: 'DE',
-        upstream: ten.url.replace('http://', 'http://user:hunter2-secret@'),
-        exitProbeUrl: site.url('/whoami'),
-      },
-      {
-        id: 'fr-eleven',
-        label: 'Paris (test, 127.0.0.11)',
-        region: 'FR',
-        upstream: eleven.url,
-        exitProbeUrl: site.url('/whoami'),
-      },
+      ...loopback.vantages,
       { id: 'se-down', label: 'Stockholm (stopped)', region: 'SE', upstream: stopped.url },
     ];
     await stopped.close();
@@ -101,7 +86,7 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
 
   after(async () => {
     await s?.stop();
-    await Promise.all([site?.close(), ten?.close(), eleven?.close()]);
+    await loopback?.close();
   });
 
   it('lists the vantages without their proxies or credentials', async () => {

@@ -6,6 +6,7 @@
  *   const a = await startUpstreamProxy('http', '127.0.0.10');   // a.url = http://127.0.0.1:<port>
  *   const b = await startUpstreamProxy('socks5', '127.0.0.11'); // b.url = socks5://127.0.0.1:<port>
  *   const site = await startCallerSite();                       // site.origin = http://127.0.0.1:<port>
+ *   const v = await startLoopbackVantages();                    // both proxies and the site, as VANTAGES entries
  *
  * Site routes: GET /whoami — the caller's address as text; GET /by-caller — a page whose text and background
  * colour depend on the caller's address; GET /stable — the same page for everyone.
@@ -160,6 +161,47 @@ export async function startCallerSite(): Promise<CallerSite> {
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Two vantages on loopback, the site they see, and their `VANTAGES` entries (src/config/vantages.ts). */
+export interface LoopbackVantages {
+  site: CallerSite;
+  /** HTTP CONNECT, exits from 127.0.0.10. */
+  ten: UpstreamProxy;
+  /** SOCKS5, exits from 127.0.0.11. */
+  eleven: UpstreamProxy;
+  /**
+   * `de-ten` ("Frankfurt (test, 127.0.0.10)", DE; its upstream URL carries the credentials `user:hunter2-secret`,
+   * which nothing the service answers may show) and `fr-eleven` ("Paris (test, 127.0.0.11)", FR), each observing
+   * its exit on the site's /whoami.
+   */
+  vantages: Array<{ id: string; label: string; region: string; upstream: string; exitProbeUrl: string }>;
+  close(): Promise<void>;
+}
+
+export async function startLoopbackVantages(): Promise<LoopbackVantages> {
+  const site = await startCallerSite();
+  const ten = await startUpstreamProxy('http', '127.0.0.10');
+  const eleven = await startUpstreamProxy('socks5', '127.0.0.11');
+  const exitProbeUrl = site.url('/whoami');
+  return {
+    site,
+    ten,
+    eleven,
+    vantages: [
+      {
+        id: 'de-ten',
+        label: 'Frankfurt (test, 127.0.0.10)',
+        region: 'DE',
+        upstream: ten.url.replace('http://', 'http://user:hunter2-secret@'),
+        exitProbeUrl,
+      },
+      { id: 'fr-eleven', label: 'Paris (test, 127.0.0.11)', region: 'FR', upstream: eleven.url, exitProbeUrl },
+    ],
+    close: async () => {
+      await Promise.all([site.close(), ten.close(), eleven.close()]);
     },
   };
 }
