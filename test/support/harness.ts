@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EmbeddedNats, startEmbeddedNats } from '../../src/infra/embedded-nats.js';
 import { type EmbeddedPg, startEmbeddedPostgres } from '../../src/infra/embedded-postgres.js';
+import { connectNats, type NatsHandles } from '../../src/infra/nats.js';
 
 /**
  * Hermetic infrastructure for tests: a real nats-server (JetStream) and a real Postgres on free ports in a
@@ -28,6 +29,22 @@ export async function startNatsOnly(): Promise<{ dir: string; nats: EmbeddedNats
     async stop() {
       await nats.stop();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A nats-server of its own and two connections to it (`a`, `b`), as two processes of the service hold them. */
+export async function startNatsWithTwoClients(): Promise<{ a: NatsHandles; b: NatsHandles; stop(): Promise<void> }> {
+  const env = await startNatsOnly();
+  const a = await connectNats(env.nats.url, 'a');
+  const b = await connectNats(env.nats.url, 'b');
+  return {
+    a,
+    b,
+    async stop() {
+      await a.nc.close();
+      await b.nc.close();
+      await env.stop();
     },
   };
 }

@@ -3,27 +3,24 @@ import { after, before, describe, it } from 'node:test';
 import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
-import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
+import type { NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope, type EventEnvelope } from '../../../src/ledger/envelope.js';
 import { createEventStore } from '../../../src/ledger/event-store.js';
 import { tenantSubject } from '../../../src/ledger/streams.js';
-import { startNatsOnly } from '../../support/harness.js';
+import { startNatsWithTwoClients } from '../../support/harness.js';
 
 const ctx = { correlationId: 'test', causedBy: { kind: 'admin' as const } };
 
 describe('tenant actors in two runtimes (as two API processes)', () => {
-  let env: Awaited<ReturnType<typeof startNatsOnly>>;
+  let nats: Awaited<ReturnType<typeof startNatsWithTwoClients>>;
   let a: NatsHandles;
   let b: NatsHandles;
   before(async () => {
-    env = await startNatsOnly();
-    a = await connectNats(env.nats.url, 'a');
-    b = await connectNats(env.nats.url, 'b');
+    nats = await startNatsWithTwoClients();
+    ({ a, b } = nats);
   });
   after(async () => {
-    await a.nc.close();
-    await b.nc.close();
-    await env.stop();
+    await nats?.stop();
   });
 
   it('admits exactly the quota under concurrent submissions, with no lost or duplicated decision', async () => {

@@ -11,11 +11,11 @@ import { createTenantActors } from '../../../src/actors/tenant-actors.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { newId } from '../../../src/domain/ids.js';
 import { encodeTenantState, TENANT_STATE_VERSION } from '../../../src/domain/tenant/index.js';
-import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
+import type { NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope, type EventEnvelope } from '../../../src/ledger/envelope.js';
 import { createEventStore, type EventStore } from '../../../src/ledger/event-store.js';
 import { tenantSubject } from '../../../src/ledger/streams.js';
-import { startNatsOnly } from '../../support/harness.js';
+import { startNatsWithTwoClients } from '../../support/harness.js';
 
 const ctx = { correlationId: 'test', causedBy: { kind: 'admin' as const } };
 type Tenants = ReturnType<typeof createTenantActors>;
@@ -79,7 +79,7 @@ const readSnapshot = async (snapshots: SnapshotStore, key: string): Promise<Acto
 };
 
 describe('tenant actor snapshots (real nats-server)', () => {
-  let env: Awaited<ReturnType<typeof startNatsOnly>>;
+  let nats: Awaited<ReturnType<typeof startNatsWithTwoClients>>;
   let a: NatsHandles;
   let b: NatsHandles;
   let store: EventStore;
@@ -95,16 +95,13 @@ describe('tenant actor snapshots (real nats-server)', () => {
   };
 
   before(async () => {
-    env = await startNatsOnly();
-    a = await connectNats(env.nats.url, 'a');
-    b = await connectNats(env.nats.url, 'b');
+    nats = await startNatsWithTwoClients();
+    ({ a, b } = nats);
     store = createEventStore(a.js, a.jsm);
     snapshots = await openSnapshotStore(a.nc, { replicas: 1 });
   });
   after(async () => {
-    await a.nc.close();
-    await b.nc.close();
-    await env.stop();
+    await nats?.stop();
   });
 
   it('keeps snapshots in a KV bucket of one value per tenant; operator tools open it only if it exists', async () => {

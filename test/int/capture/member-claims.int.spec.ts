@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MEMBER_CLAIMS_BUCKET, openMemberClaims } from '../../../src/capture/member-claims.js';
-import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
-import { startNatsOnly } from '../../support/harness.js';
+import type { NatsHandles } from '../../../src/infra/nats.js';
+import { startNatsWithTwoClients } from '../../support/harness.js';
 
 /** Claims on corroborated sets (issue 33 §2) in their KV bucket, against a real nats-server. */
 describe('member claims (real nats-server)', () => {
-  let env: Awaited<ReturnType<typeof startNatsOnly>>;
+  let nats: Awaited<ReturnType<typeof startNatsWithTwoClients>>;
   let a: NatsHandles;
   let b: NatsHandles;
   before(async () => {
-    env = await startNatsOnly();
-    a = await connectNats(env.nats.url, 'a');
-    b = await connectNats(env.nats.url, 'b');
+    nats = await startNatsWithTwoClients();
+    ({ a, b } = nats);
   });
   after(async () => {
-    await a.nc.close();
-    await b.nc.close();
-    await env.stop();
+    await nats?.stop();
   });
 
   it('a worker claims a set once: the member it took first is the one it holds, also after a redelivery', async () => {
