@@ -22,8 +22,9 @@
  *   GET /consent             article under a OneTrust-like banner (#onetrust-banner-sdk) that the
  *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie;
  *                            body[data-consent] = rejected|accepted, body[data-page-saw-autoconsent]
- *   GET /consent-late        the /consent banner, drawn only once a fetch of /delay?ms=900 has answered
- *                            (a CMP that loads its config after the page's load event)
+ *   GET /consent-late        the /consent banner, drawn only once a fetch of /delay?ms=2000 has answered
+ *                            (a CMP that loads its config after the page's load event; 2 s is well
+ *                            after autoconsent's last look from load, also on a busy host)
  *   GET /delay?ms=<n>        answers "ok" after n ms (at most 10 s)
  *   GET /iframe-consent      article under a Sourcepoint-style banner: a fixed iframe from the *other*
  *                            origin (`crossOrigin`, 127.0.0.3: another site, so Chromium renders it
@@ -357,7 +358,7 @@ const CONSENT_LATE_PAGE = `<!doctype html>
     document.getElementById('onetrust-banner-sdk').style.display = 'none';
     document.body.dataset.consent = choice;
   }
-  fetch('/delay?ms=900').then(() => {
+  fetch('/delay?ms=2000').then(() => {
     document.body.appendChild(document.getElementById('cmp').content.cloneNode(true));
     document.getElementById('onetrust-reject-all-handler').addEventListener('click', () => closeBanner('rejected'));
     document.getElementById('onetrust-accept-btn-handler').addEventListener('click', () => closeBanner('accepted'));

@@ -6,6 +6,8 @@ import { launchChromium, type LaunchedChromium } from '../../../src/capture/brow
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 const T = { timeout: 20_000 };
+/** /consent-late draws its banner 2 s after load; then settle, a second look, the opt-out: about 7 s, 9 s on a busy host. */
+const LATE = { timeout: 60_000 };
 
 function pixel(buffer: Buffer, x: number, yFromBottom: number): number[] {
   const png = PNG.sync.read(buffer);
@@ -62,8 +64,8 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.equal(result.render.settleReason, 'idle', 'the frame handed to its own process does not hold settle open');
   });
 
-  it('looks again after settle for a banner drawn when the page kept loading after load', T, async () => {
-    const result = await capturePage(chromium.browser, site.url('/consent-late'), { timeoutMs: 10_000 });
+  it('looks again after settle for a banner drawn when the page kept loading after load', LATE, async () => {
+    const result = await capturePage(chromium.browser, site.url('/consent-late'), { timeoutMs: 30_000 });
     assert.equal(result.consent?.cmp, 'Onetrust');
     assert.equal(result.consent?.result, 'opted-out');
     assert.deepEqual(pixel(result.screenshotBefore!, 5, 5), [34, 34, 34]);
