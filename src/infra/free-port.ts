@@ -31,8 +31,9 @@ const handedOut = new Set<number>();
  * Chosen at random below the kernel's ephemeral range: a port the kernel picked for `listen(0)` lies inside that
  * range, where any process's next outgoing connection may take it as its source port before the child binds it
  * (seen as EADDRINUSE while other tests ran beside a cluster start). A local cluster takes about 18 ports before
- * any child binds one: drawn at random and probed alone, two of them were one port in about one cluster start in
- * a hundred (a role then exited with EADDRINUSE). So a port once handed out is not drawn again.
+ * any child binds one: drawn at random and probed alone, two of them can be one port (about one cluster start in
+ * a hundred, by the birthday bound; a role would then exit with EADDRINUSE). So a port once handed out is not
+ * drawn again.
  */
 export async function freePort(): Promise<number> {
   const high = ephemeralLow() - 1;
