@@ -54,6 +54,12 @@ export const problemSchema = z
       })
       .optional()
       .describe("Only with limitType 'quota'."),
+    sessionCookie: z
+      .literal('duplicated')
+      .optional()
+      .describe(
+        'Extension, on a 401 only: the request carried two console session cookies of one kind (one set by another page on this host), so neither was used.',
+      ),
     captureStatus: z
       .literal('pending')
       .optional()

@@ -46,6 +46,13 @@ const DIFFS_AT_ONCE = 2;
 export const diffPath = (captureId: string, baseId: string, image = false) =>
   `/v1/captures/${captureId}/diff${image ? '.png' : ''}?base=${baseId}`;
 
+/** 404 for evidence or a certificate of a diff that nobody asked to make (POST) yet. */
+const notMadeYet = (what: 'evidence' | 'certificate', captureId: string) =>
+  refusal(
+    404,
+    `No ${what === 'evidence' ? 'signed evidence' : 'change certificate'} of this diff was made yet: POST /v1/captures/${captureId}/diff/${what} with the same query makes it.`,
+  );
+
 /** Where a diff's evidence is stored (write-once, through the artifact store like every artifact). */
 const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions, ext: 'json' | 'pdf' = 'json') =>
   `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
@@ -125,9 +132,10 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     /**
      * The diff as evidence (docs/watch.md): its record attested (Ed25519) and time-stamped (RFC 3161) by the signer
      * role, made once per pair of captures and options and then served as stored. 404 when a capture has no signed
-     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered.
+     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered. `make` false (a GET):
+     * only the stored evidence, 404 until it was made — reading never signs or logs anything.
      */
-    async evidence(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+    async evidence(caller: Caller, captureId: string, query: DiffQuery, make = true): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
       if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
       if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
@@ -135,6 +143,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const name = evidenceObjectName(captureId, base.capture_id, options);
       const stored = await artifacts.get(name);
       if (stored) return stored;
+      if (!make) throw notMadeYet('evidence', captureId);
       const { record, recordHash } = diffRecord(await diffRows(base, row, options));
       const attested = await notary
         .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash: recordHash })
@@ -178,9 +187,10 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     /**
      * The certificate of a change (docs/watch.md): a PDF saying how the page changed between the two captures,
      * attested by the signer role exactly like a capture certificate (its envelope names the newer capture and
-     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored.
+     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored;
+     * `make` false (a GET): only the stored one, 404 until it was made.
      */
-    async certificate(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+    async certificate(caller: Caller, captureId: string, query: DiffQuery, make = true): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
       if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
       if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
@@ -189,6 +199,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
       const stored = await artifacts.get(name);
       if (stored) return stored;
+      if (!make) throw notMadeYet('certificate', captureId);
       const diff = await diffRows(base, row, options);
       const issuedAt = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000).toISOString();
       const document = await renderChangeCertificatePdf({

@@ -131,7 +131,7 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
   line('Evidence', FONT.bold, 12);
   line(
     `The full diff is the signed, time-stamped diff evidence with record hash ${f.recordHash} ` +
-      '(GET /v1/captures/{id}/diff/evidence; `capture-ledger verify` checks it). This certificate carries its own ' +
+      '(made by POST /v1/captures/{id}/diff/evidence; `capture-ledger verify` checks it). This certificate carries its own ' +
       'Ed25519 signature and RFC 3161 timestamp in its attachment certificate-signature.json.',
     FONT.regular,
     9,

@@ -234,7 +234,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
       // The console: one more client of the routes above (DESIGN decision 17).
-      consoleRoutes({ replayOrigin: replay.origin }),
+      consoleRoutes({ replayOrigin: replay.origin, publicBaseUrl: config.PUBLIC_BASE_URL }),
       mcpRoutes({
         guard,
         cors,

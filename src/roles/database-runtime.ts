@@ -64,6 +64,8 @@ export async function startDatabaseRuntime(
   // The port bound for PORT=0 is added once listening.
   const ownListeners = createOwnListeners();
   ownListeners.add(config.HOST, config.PORT);
+  // The built-in TSA grants a token for any digest: a captured page must not get one for bytes of its choosing.
+  for (const l of runtime.evidence.listeners) ownListeners.add(l.host, l.port);
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   // The projector role starts here: the projection waiter of every read follows it when it is in this process.

@@ -16,6 +16,7 @@ import { invalidRequestDetail, type TypedApp } from '../app.js';
 import type { Principal } from '../../application/caller.js';
 import type { Cors } from '../cors.js';
 import { HttpProblem, type ProblemBody, problem, unexpectedErrorProblem } from '../problem.js';
+import { namesNothing } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
 
@@ -121,11 +122,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
   ): Promise<CallToolResult> {
     const caller: Caller = { principal, correlationId: req.id, log: req.log };
     try {
-      // The endpoint's own gate (spec 5.4, 8.1): scope and a tenant token, or the per-address limit of a public read.
-      if (tool.scope) await deps.guard.authorize(principal, tool.scope);
+      // The endpoint's own gate (spec 5.4): its scope, or the per-address limit of a public read. The message already
+      // paid its tenant token at the door (admit).
+      if (tool.scope) deps.guard.permit(principal, tool.scope);
       else await deps.guard.perIp()(req);
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) {
+        const unknown = namesNothing(parsed.error.issues);
+        if (unknown !== null) throw new HttpProblem(404, unknown, 'Not Found');
         const issues = parsed.error.issues.map((i) => ({ instancePath: `/${i.path.join('/')}`, message: i.message }));
         throw new HttpProblem(400, invalidRequestDetail(issues, tool.inputContext), 'Bad Request');
       }
@@ -182,18 +186,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   /**
-   * What a POST may carry and what it costs (issue 28): at most MAX_BATCH_MESSAGES messages, and one tenant token
-   * per message — tools/list and ping as much as anything — except a tools/call of a tool, which takes its own token
-   * (or the per-address one of a public read) with its scope check. Throws the refusal.
+   * What a POST may carry and what it costs: at most MAX_BATCH_MESSAGES messages, and one tenant token per message,
+   * whatever it is — tools/list, ping, a tools/call of any tool, a call whose params the SDK then refuses, a message
+   * that is no JSON-RPC at all — taken before MCP reads any of them. A tool then checks only its scope (or the
+   * per-address limit of a public read). Throws the refusal.
    */
-  const callsATool = (m: unknown): boolean => {
-    const { method, params } = (m && typeof m === 'object' ? m : {}) as {
-      method?: unknown;
-      params?: { name?: unknown };
-    };
-    return method === 'tools/call' && typeof params?.name === 'string' && byName.has(params.name);
-  };
-
   async function admit(body: unknown, principal: Principal): Promise<void> {
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length > MAX_BATCH_MESSAGES) {
@@ -203,9 +200,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         'Bad Request',
       );
     }
-    const charged = messages.filter((m) => !callsATool(m)).length;
-    if (charged === 0) return;
-    const d = await deps.guard.takeTenantTokens(principal.tenantId, charged);
+    const d = await deps.guard.takeTenantTokens(principal.tenantId, Math.max(1, messages.length));
     if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
   }
 

@@ -53,7 +53,7 @@ export const batchBody = z.object(
   { error: 'must be a JSON object with a urls array' },
 );
 
-export const captureIdParams = z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') });
+export const captureIdParams = z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') });
 
 const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
 

@@ -56,7 +56,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           security: [],
           description:
             "A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle's leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then). A member of a corroborated set (options.corroborate) names the set's verdict, the fields that differ, the vantages and the record's hash, and is issued once every member is complete or failed (503 with Retry-After until then).",
-          params: z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') }),
+          params: z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') }),
           response: {
             200: {
               description: 'The certificate, application/pdf.',

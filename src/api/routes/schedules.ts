@@ -89,7 +89,7 @@ const previewSchema = z
   })
   .describe('What a schedule with this cron would do (README, Console endpoints).');
 
-export const scheduleIdParams = z.object({ scheduleId: idParam('sch_<id>') });
+export const scheduleIdParams = z.object({ scheduleId: idParam('schedule', 'sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
 export const deletedScheduleSchema = z

@@ -4,7 +4,7 @@ import type { TenantAdministration } from '../../application/tenant-administrati
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
+import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
@@ -247,8 +247,8 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
             summary: "Read a tenant's configuration",
             operationId: 'getTenantConfig',
             security: [{ bearer: [] }],
-            // Any string: an id that cannot exist names no tenant (404).
-            params: z.object({ tenantId: z.string() }),
+            // An id that cannot exist names no tenant (404).
+            params: z.object({ tenantId: tenantIdParam('The tenant id.') }),
             response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
           },
         },

@@ -97,7 +97,7 @@ export const verificationSchema = z
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 
 /** Exported with verificationSchema: the MCP verify tool is described by the same schemas (src/api/mcp/). */
-export const verifyParams = z.object({ captureId: idParam('cap_<id>') });
+export const verifyParams = z.object({ captureId: idParam('capture', 'cap_<id>') });
 
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
