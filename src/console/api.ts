@@ -110,7 +110,8 @@ export async function call<T>(method: string, path: string, body?: unknown, sign
     const seconds = ra && /^\d+$/.test(ra.trim()) ? Number(ra) : null;
     const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : null;
     const error = new ApiError(res.status, problem, seconds, path);
-    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH)) sessionEnded?.(sessionsFor(path), isDuplicatedCookie(error));
+    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH))
+      sessionEnded?.(sessionsFor(path), isDuplicatedCookie(error));
     throw error;
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
