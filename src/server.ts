@@ -7,6 +7,7 @@ import { type Config, rolesUsePostgres } from './config/config.js';
 import type { EventStore } from './ledger/event-store.js';
 import { createReadiness } from './observability/readiness.js';
 import { startRoleHttp } from './observability/role-http.js';
+import type { UsageRecorder } from './api/usage-recorder.js';
 import type { Projector } from './projector/projector.js';
 import { startApiRole } from './roles/api.js';
 import { type DatabaseRuntime, startDatabaseRuntime } from './roles/database-runtime.js';
@@ -38,6 +39,8 @@ export interface ServerHandle {
   evidence: Evidence;
   /** The transparency log's service where this process follows the log (api or sequencer role); null otherwise. */
   transparency: TransparencyService | null;
+  /** The api role's recorder of API calls, null without the api role (tests stop it to compare a quiet ledger). */
+  usage: UsageRecorder | null;
   stop(): Promise<void>;
 }
 
@@ -68,7 +71,13 @@ async function startRoles(
   const runtime = await startProcessRuntime(config, deps, stops);
   const { roles, nats } = runtime;
   if (roles.has('signer')) stops.add(startSignerRole(runtime));
-  const handle = { nats, evidence: runtime.evidence, transparency: runtime.transparency, stop: () => stops.run() };
+  const handle = {
+    nats,
+    evidence: runtime.evidence,
+    transparency: runtime.transparency,
+    usage: null,
+    stop: () => stops.run(),
+  };
 
   if (!rolesUsePostgres(roles)) {
     // A signer or sequencer alone needs no database: it is not given DATABASE_URL (docs/security.md).
@@ -102,5 +111,5 @@ async function startRoles(
   }
   const api = await startApiRole(runtime, data);
   stops.add(() => api.stop());
-  return { ...base, url: api.url, app: api.app };
+  return { ...base, url: api.url, app: api.app, usage: api.usage };
 }
