@@ -18,6 +18,7 @@ import { witnessBench } from './witness.bench.js';
 import { sessionRecordingBench } from './session-recording.bench.js';
 import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
+import { roleStartBench } from './role-start.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -41,4 +42,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'session-recording': sessionRecordingBench,
   storage: storageBench,
   diff: diffBench,
+  'role-start': roleStartBench,
 };
