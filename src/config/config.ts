@@ -251,7 +251,7 @@ const envSchema = z.object({
   ),
   /**
    * OpenID providers for console sign-in and how a claim maps to a tenant and scopes: a JSON array
-   * (src/config/console-oidc-providers.ts; README, Signing in with OpenID Connect). Unset: API keys only.
+   * (src/config/console-oidc-providers.ts; docs/api.md, Signing in with OpenID Connect). Unset: API keys only.
    */
   CONSOLE_OIDC_PROVIDERS: optionalString.transform((v, ctx) => {
     const parsed = parseOidcProviders(v);
@@ -303,6 +303,10 @@ const envSchema = z.object({
   /** Where artifacts are stored: ARTIFACT_STORE, S3_*, RETENTION_DEFAULT_DAYS (src/config/storage-config.ts). */
   ...STORAGE_ENV,
 });
+
+/** The name of every variable the schema parses. */
+export type ConfigVariable = keyof typeof envSchema.shape;
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ConfigVariable[];
 
 export type Config = Omit<z.output<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
   PUBLIC_BASE_URL: string;

@@ -1,5 +1,5 @@
 /**
- * Capture options (README, Capture options): the optional `options` object of POST /v1/captures, of each batch item
+ * Capture options (docs/capturing.md, Capture options): the optional `options` object of POST /v1/captures, of each batch item
  * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
  * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.

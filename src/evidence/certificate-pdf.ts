@@ -12,7 +12,7 @@ import { verificationInstructions } from './certificate-instructions.js';
 import { screenshotPreview } from './screenshot-preview.js';
 
 /**
- * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
+ * The capture certificate as a PDF (docs/evidence.md, The certificate a reader gets): a statement in the style of US Federal Rule of
  * Evidence 902(13)/(14) — what was captured, how, the SHA-256 of every artifact, the signature and timestamp
  * of the bundle, how to verify it (URL and QR code), and a declaration for the custodian to sign.
  *

@@ -13,7 +13,7 @@ import { certificateIssuedAt, freshCertificates } from '../support/logged-captur
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * The capture certificate (README, Certificate) through the real service: a capture of a loopback page, its PDF
+ * The capture certificate (docs/evidence.md, The certificate a reader gets) through the real service: a capture of a loopback page, its PDF
  * rendered by poppler (pdftotext, pdftoppm) and read back, the same bytes on every request, the attachment
  * poppler lists, and the certificate's own signature checked by the operator CLI and by POST /v1/verify/certificate
  * — and refused once altered or appended to.

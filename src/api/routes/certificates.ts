@@ -39,7 +39,7 @@ const certificateVerificationSchema = z
   .describe('Verification of a certificate PDF; 200 also when it fails.');
 
 /**
- * The capture certificate (README, Certificate): GET /v1/captures/{id}/certificate — public like the other reads
+ * The capture certificate (docs/evidence.md, The certificate a reader gets): GET /v1/captures/{id}/certificate — public like the other reads
  * of a complete capture — and POST /v1/verify/certificate, which checks a certificate PDF anyone uploads.
  */
 export function certificateRoutes(guard: TenantGuard, certificates: CaptureCertificates) {
