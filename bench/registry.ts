@@ -19,6 +19,7 @@ import { sessionRecordingBench } from './session-recording.bench.js';
 import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
 import { roleStartBench } from './role-start.bench.js';
+import { clusterIdleBench } from './cluster-idle.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -43,4 +44,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   storage: storageBench,
   diff: diffBench,
   'role-start': roleStartBench,
+  'cluster-idle': clusterIdleBench,
 };
