@@ -29,9 +29,12 @@ import { checkCertificateTransparency, transparencyDigest, type CertificateTrans
  * signature with a published key and the timestamp. Checks, in order: envelope, certificateHash, signature,
  * timestamp; later checks are skipped when envelope or certificateHash fail. When the certificate carries a
  * transparency-log proof (or its document says it does), `transparency` follows: the proof checked against the
- * log keys the caller trusts. A certificate issued with a standard PDF signature (pdf-signature.ts: the last update,
- * after the attachment) is checked without it first, then `pdfSignature` checks the PDF signature itself; a document
- * that names a PDF-signing key but has no PDF signature fails it (removed after signing).
+ * log keys the caller trusts. When the signed document states the SHA-256 of the URL (Info /CaptureLedgerUrlHash),
+ * `url` compares the envelope's with it. A certificate issued with a standard PDF signature (pdf-signature.ts: the
+ * last update, after the attachment) is checked without it first, then `pdfSignature` checks the PDF signature
+ * itself; a document that names a PDF-signing key but has no PDF signature fails it (removed after signing), and a
+ * certificate issued without one has it skipped. The answer shows an envelope field only where a passing check
+ * covers it (shownFacts): `url`, `signature.signedAt` and `timestamp.tsa` lie outside the Ed25519-signed message.
  */
 
 export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
