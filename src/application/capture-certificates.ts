@@ -69,7 +69,11 @@ export function createCaptureCertificates(
       const named = result.certificate;
       const recorded = named && isId('cap', named.captureId) ? await lookup.bundleHashOf(named.captureId) : null;
       const capture = !named
-        ? { name: 'capture', status: 'skip' as const, detail: 'skipped: envelope check failed' }
+        ? {
+            name: 'capture',
+            status: 'skip' as const,
+            detail: 'skipped: the certificate names no capture a passing check covers (envelope or signature failed)',
+          }
         : recorded === null
           ? {
               name: 'capture',

@@ -15,6 +15,7 @@ import {
   sha256Prefixed,
 } from '../../packages/verifier/src/index.js';
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
+import { pdfSigned } from '../evidence/certificate.js';
 import { isId } from '../domain/ids.js';
 import { type CaptureDiff, type CaptureSide, diffCaptures, pixelMasks } from '../watch/capture-diff.js';
 import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
@@ -178,7 +179,8 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     /**
      * The certificate of a change (docs/watch.md): a PDF saying how the page changed between the two captures,
      * attested by the signer role exactly like a capture certificate (its envelope names the newer capture and
-     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored.
+     * bundle) and signed with the same standard PDF signature, so `capture-ledger verify` and POST
+     * /v1/verify/certificate check it and show only what is signed. Made once, then served as stored.
      */
     async certificate(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
@@ -190,31 +192,35 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const stored = await artifacts.get(name);
       if (stored) return stored;
       const diff = await diffRows(base, row, options);
-      const issuedAt = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000).toISOString();
+      const issued = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000);
+      const unsigned = (err: unknown): never => {
+        caller.log.error({ err, captureId }, 'change certificate could not be attested');
+        throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
+      };
+      const pdfSigningKey = (await notary.describe().catch(unsigned))?.pdfSigning?.fingerprint ?? null;
       const document = await renderChangeCertificatePdf({
         diff,
         recordHash: diffRecord(diff).recordHash,
         issuer: `Capture Ledger at ${ctx.config.PUBLIC_BASE_URL}`,
-        issuedAt,
+        issuedAt: issued.toISOString(),
+        pdfSigningKey,
       });
       const certificateHash = await sha256Prefixed(document);
       const attested = await notary
         .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash })
-        .catch((err: unknown) => {
-          caller.log.error({ err, captureId }, 'change certificate could not be attested');
-          throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
-        });
+        .catch(unsigned);
       const envelope: CertificateEnvelope = {
         format: CERTIFICATE_FORMAT,
         captureId,
         bundleHash: row.bundle.bundleHash,
-        url: row.url,
+        url: diff.capture.url,
         certificateHash,
         bytes: document.length,
         signature: attested.signature,
         timestamp: attested.timestamp,
       };
-      const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      const attached = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      const pdf = pdfSigningKey ? await pdfSigned(attached, captureId, issued, notary).catch(unsigned) : attached;
       try {
         await artifacts.put(name, pdf);
       } catch (err) {

@@ -158,7 +158,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(result.verified, true);
     assert.deepEqual(
       result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`),
-      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'pdfSignature:pass'],
+      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'url:pass', 'pdfSignature:pass'],
     );
     assert.equal(result.certificate.captureId, captureId);
     assert.equal(result.signing.timestamp.selfIssued, true);
@@ -172,7 +172,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(ok.body.verified, true, JSON.stringify(ok.body.checks));
     assert.deepEqual(
       ok.body.checks.map((c: { name: string }) => c.name),
-      ['envelope', 'certificateHash', 'signature', 'timestamp', 'pdfSignature', 'capture'],
+      ['envelope', 'certificateHash', 'signature', 'timestamp', 'url', 'pdfSignature', 'capture'],
     );
 
     // One character of the rendered text changed: the document no longer has the signed hash.
