@@ -56,8 +56,9 @@ const diffSchema = z
 const answers = {
   ...ANSWERS.tenantKey,
   ...ANSWERS.internal,
-  400: 'base missing or the capture itself, or a malformed ignoreSelectors / ignoreText entry; the detail names the field.',
+  400: 'base missing or the capture itself, or an ignoreSelectors / ignoreText entry that is malformed or beyond the bounds on patterns and selectors (docs/watch.md); the detail names the field.',
   404: 'Either capture unknown, not complete, or another tenant’s; the detail names the field.',
+  422: 'The diff reached a bound (its time limit, its memory, the blocks of text per page or the blocks added and removed, docs/watch.md); `bound` and the detail name it.',
 };
 
 export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
