@@ -18,10 +18,10 @@ const patterns = z
 const diffQuery = z.object({
   base: z.string().optional().describe('The capture to compare with (the older one); required.'),
   ignoreSelectors: patterns.describe(
-    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one).',
+    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one). At most one `~`, one :has() and eight combinators (docs/watch.md, Bounds).',
   ),
   ignoreText: patterns.describe(
-    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels.',
+    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels. Backreferences, lookarounds and repeated groups holding a variable repetition or alternatives are refused (docs/watch.md, Bounds).',
   ),
 });
 
