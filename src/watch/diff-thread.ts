@@ -64,6 +64,11 @@ export function createDiffThreads(timeLimitMs: number): DiffThreads {
       }, START_MS);
       const onReady = () => {
         done();
+        // A thread that ends while idle (it should not) is not handed a job.
+        worker.once('exit', () => {
+          clearTimeout(idle.get(worker));
+          idle.delete(worker);
+        });
         resolve(worker);
       };
       const onFail = (error: Error | number) => {
