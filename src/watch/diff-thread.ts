@@ -33,6 +33,12 @@ const EXTENSION = extname(fileURLToPath(import.meta.url));
 const WORKER_URL = new URL(`./diff.worker${EXTENSION}`, import.meta.url);
 
 const IDLE_MS = 60_000;
+/**
+ * The thread's first act: lower its own scheduling priority (nice 10; Linux, where a thread id names one thread
+ * to setpriority), so on a busy host the event loop's thread is given the CPU first and the diff the rest.
+ * Elsewhere it stays as it is.
+ */
+const LOWER_PRIORITY = `try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), 10); } catch {}`;
 /** How long a new thread may take to load the diff's modules (not counted in the diff's time limit). */
 const START_MS = 60_000;
 /** A diff decodes two full-page screenshots (about 100 MB of pixels each, outside the heap): the heap stays small. */
@@ -48,14 +54,14 @@ export function createDiffThreads(timeLimitMs: number): DiffThreads {
   const idle = new Map<Worker, NodeJS.Timeout>();
 
   function start(): Promise<Worker> {
-    const options = { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } };
-    const worker =
+    const load =
       EXTENSION === '.ts'
-        ? new Worker(
-            `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
-            { eval: true, ...options },
-          )
-        : new Worker(WORKER_URL, options);
+        ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
+        : `import(${JSON.stringify(WORKER_URL.href)});`;
+    const worker = new Worker(`${LOWER_PRIORITY}\n${load}`, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+    });
     return new Promise<Worker>((resolve, reject) => {
       const timer = setTimeout(() => {
         done();
