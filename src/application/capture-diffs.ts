@@ -17,9 +17,10 @@ import {
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
 import { pdfSigned } from '../evidence/certificate.js';
 import { isId } from '../domain/ids.js';
-import { type CaptureDiff, type CaptureSide, diffCaptures, pixelMasks } from '../watch/capture-diff.js';
-import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
+import { type CaptureDiff, type CaptureSide, pixelMasks } from '../watch/capture-diff.js';
+import { DiffBoundError } from '../watch/diff-bounds.js';
 import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
+import { createDiffThreads } from '../watch/diff-thread.js';
 import type { HeaderMap } from '../watch/header-diff.js';
 import type { Box } from '../watch/pixel-diff.js';
 import { type Caller, causedBy } from './caller.js';
@@ -29,8 +30,10 @@ import { type CaptureRow, findCapture } from '../../projections/read-models/capt
 
 /**
  * The diff of two captures of a tenant (docs/watch.md): GET /v1/captures/{id}/diff and /diff.png, and the
- * scheduler's watch (watch-runs.ts) call this. Both captures must be complete and the caller's; the refusals
- * name the query field at fault (spec 7.1).
+ * watch (watch-runner.ts) call this. Both captures must be complete and the caller's; the refusals
+ * name the query field at fault (spec 7.1). The comparing itself runs in a worker thread under
+ * DIFF_TIME_LIMIT_MS (src/watch/diff-thread.ts): a diff that reaches a bound is a DiffBoundError, which the routes
+ * answer as 422 naming the bound (`bounded`) and the watch records.
  */
 
 export type CaptureDiffs = ReturnType<typeof createCaptureDiffs>;
@@ -51,9 +54,14 @@ export const diffPath = (captureId: string, baseId: string, image = false) =>
 const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions, ext: 'json' | 'pdf' = 'json') =>
   `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
 
+/** A diff that reached a bound, as the API answers it: 422, the detail naming the bound. */
+export const bounded = (err: DiffBoundError) =>
+  refusal(422, `The diff reached a bound (${err.bound}): ${err.message}.`, { body: { bound: err.bound } });
+
 /** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
 export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
   const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
+  const threads = createDiffThreads(ctx.config.DIFF_TIME_LIMIT_MS);
 
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
     const ref = row.artifacts?.[ARTIFACTS[name].refKey];
@@ -101,18 +109,32 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
     return { row, base, options: parsed.options };
   }
 
-  /** The diff of two rows already checked (the watch calls this with a schedule's runs). */
+  /**
+   * The diff of two rows already checked (the watch calls this with a schedule's runs), in a worker thread; a
+   * bound reached is a DiffBoundError.
+   */
   async function diffRows(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
-    return slot(async () => diffCaptures(await sideOf(base), await sideOf(row), options));
+    return slot(async () => threads.run({ kind: 'diff', base: await sideOf(base), next: await sideOf(row), options }));
+  }
+
+  /** diffRows for a route: a bound reached is the 422 naming it. */
+  async function diffForRoute(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
+    try {
+      return await diffRows(base, row, options);
+    } catch (err) {
+      throw err instanceof DiffBoundError ? bounded(err) : err;
+    }
   }
 
   return {
     diffRows,
+    /** Ends the idle diff threads. */
+    close: () => threads.close(),
 
     /** The JSON diff with the URLs of itself and its image. */
     async diff(caller: Caller, captureId: string, query: DiffQuery) {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
-      const diff = await diffRows(base, row, options);
+      const diff = await diffForRoute(base, row, options);
       const origin = ctx.config.PUBLIC_BASE_URL;
       return {
         ...diff,
@@ -136,7 +158,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const name = evidenceObjectName(captureId, base.capture_id, options);
       const stored = await artifacts.get(name);
       if (stored) return stored;
-      const { record, recordHash } = diffRecord(await diffRows(base, row, options));
+      const { record, recordHash } = diffRecord(await diffForRoute(base, row, options));
       const attested = await notary
         .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash: recordHash })
         .catch((err: unknown) => {
@@ -191,7 +213,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
       const stored = await artifacts.get(name);
       if (stored) return stored;
-      const diff = await diffRows(base, row, options);
+      const diff = await diffForRoute(base, row, options);
       const issued = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000);
       const unsigned = (err: unknown): never => {
         caller.log.error({ err, captureId }, 'change certificate could not be attested');
@@ -244,7 +266,11 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
         const after = await artifactOf(row, 'screenshot');
         if (!before) throw refusal(404, `base: capture ${base.capture_id} has no screenshot.`);
         if (!after) throw refusal(404, `Capture ${captureId} has no screenshot.`);
-        return encodePng(diffImage(decodePng(before), decodePng(after), { ignoreBoxes }));
+        try {
+          return await threads.run({ kind: 'image', before, after, ignoreBoxes });
+        } catch (err) {
+          throw err instanceof DiffBoundError ? bounded(err) : err;
+        }
       });
     },
   };

@@ -189,6 +189,7 @@ function runRecord(origin: string, r: ScheduleRunRow) {
             changed: r.changed === true,
             notified: r.notify === true,
             summary: r.summary,
+            bound: r.bound,
             diffUrl: `${origin}${diffPath(r.capture_id, r.base_capture_id)}`,
           },
   };

@@ -186,6 +186,12 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     meaning: 'Largest bundle `GET /v1/verify` checks (422 above).',
   },
   {
+    names: ['DIFF_TIME_LIMIT_MS'],
+    default: '`20000`',
+    meaning:
+      "How long one diff of two captures (the diff routes, each watched run's comparison) may run in its worker thread before it is stopped: 422 naming the bound ([watch.md](watch.md#bounds)).",
+  },
+  {
     names: ['WORKER_CONCURRENCY'],
     default: 'from the machine',
     meaning:

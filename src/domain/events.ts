@@ -234,6 +234,11 @@ export interface CaptureComparison {
   notify: boolean;
   summary: ComparisonSummary;
   options: { ignoreSelectors: string[]; ignoreText: string[] };
+  /**
+   * The diff reached a bound (docs/watch.md, Bounds) and was not completed: which one and why. Then `changed` and
+   * `notify` are false and the summary counts nothing. Absent: the diff completed.
+   */
+  bound?: string;
   comparedAt: string;
 }
 

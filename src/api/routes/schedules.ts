@@ -115,6 +115,12 @@ const scheduleRunsSchema = z
             changed: z.boolean(),
             notified: z.boolean().describe('Changed beyond the watch thresholds: capture.changed fired.'),
             summary: z.custom<object | null>().meta({ type: 'object' }),
+            bound: z
+              .string()
+              .nullable()
+              .describe(
+                'The diff reached a bound (docs/watch.md, Bounds) and was not completed: which one and why; then changed and notified are false. Null: it completed.',
+              ),
             diffUrl: z.string(),
           })
           .nullable()
