@@ -20,7 +20,9 @@ import { findActiveSchedule } from '../../projections/read-models/schedules.js';
  * thresholds, which the webhook feeder turns into a `capture.changed` event for the webhooks that asked for it.
  * A redelivered event finds its comparison recorded and does nothing. A diff that reaches a bound (its time limit
  * in the diff thread, the blocks of text compared; docs/watch.md, Bounds) is recorded as such — not changed, not
- * notified, the bound named — and never retried: the same runs would reach it again.
+ * notified, the bound named — and never retried: the same runs would reach it again. One bound says the page changed:
+ * more blocks of text added and removed than the diff compares (`textEdits`); that run is recorded as changed and
+ * notifies, since a page rewritten beyond the bound is the change a watch exists for.
  */
 export const WATCH_CONSUMER = DURABLES.watch.name;
 
@@ -82,8 +84,8 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
               captureId: row.capture_id,
               baseCaptureId: base.capture_id,
               scheduleId: row.schedule_id,
-              changed: false,
-              notify: false,
+              changed: err.bound === 'textEdits',
+              notify: err.bound === 'textEdits',
               summary: EMPTY_SUMMARY,
               options,
               bound: `${err.bound}: ${err.message}`,
