@@ -18,6 +18,8 @@ import { witnessBench } from './witness.bench.js';
 import { sessionRecordingBench } from './session-recording.bench.js';
 import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
+import { roleStartBench } from './role-start.bench.js';
+import { clusterIdleBench } from './cluster-idle.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -41,4 +43,6 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'session-recording': sessionRecordingBench,
   storage: storageBench,
   diff: diffBench,
+  'role-start': roleStartBench,
+  'cluster-idle': clusterIdleBench,
 };

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { type Config, ConfigError, loadConfig, rolesUsePostgres } from './config/config.js';
-import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
-import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
+import type { EmbeddedNats } from './infra/embedded-nats.js';
+import type { EmbeddedPg } from './infra/embedded-postgres.js';
 import type { ServerHandle } from './server.js';
-import { startTracing, stopTracing } from './observability/tracing.js';
+import { startTracing, stopTracing } from './observability/tracing-sdk.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
 import { ReplicasError } from './ledger/streams.js';
 
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
   if (config.ROLES.has('witness')) return runWitness(config, log);
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
-  if (startTracing()) log.info('OpenTelemetry tracing enabled');
+  if (await startTracing()) log.info('OpenTelemetry tracing enabled');
   const { startServer } = await import('./server.js');
   const dataDir = resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
@@ -61,6 +61,8 @@ async function main(): Promise<void> {
       // One user with a password made for this run: no other local process may reach the ledger. The CLI
       // finds both in run.json (mode 0600).
       const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
+      // Imported only here: a role process of a cluster is given NATS_URL and DATABASE_URL and loads neither.
+      const { startEmbeddedNats } = await import('./infra/embedded-nats.js');
       nats = await startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
       runConfig = {
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
     }
     let databaseUrl = config.DATABASE_URL ?? null;
     if (!databaseUrl && rolesUsePostgres(config.ROLES)) {
+      const { startEmbeddedPostgres } = await import('./infra/embedded-postgres.js');
       pg = await startEmbeddedPostgres(join(dataDir, 'postgres'), { log: (l) => log.debug({ postgres: l }) });
       databaseUrl = await pg.database('capture_ledger');
       log.info({ port: pg.port }, 'embedded postgres started');

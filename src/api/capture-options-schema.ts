@@ -7,7 +7,7 @@ import {
 } from '../domain/capture-options.js';
 
 /**
- * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
+ * The `options` object of POST /v1/captures and POST /v1/schedules (docs/capturing.md, Capture options) as the OpenAPI document shows
  * it. The same rules as parseCaptureOptions (which batch items, validated one by one, use); a violation is a
  * 400 naming the field, e.g. `body.options.viewport.width`.
  */
@@ -48,7 +48,7 @@ export const captureOptionsSchema = z
       .max(BEHAVIOR_NAMES.length * 2)
       .optional()
       .describe(
-        'Behaviors run after load (README, Behaviors); default all of them (feed-timeline only where it matches); [] runs none. What each did is in captureSettings.behaviors.',
+        'Behaviors run after load (docs/capturing.md, Behaviors); default all of them (feed-timeline only where it matches); [] runs none. What each did is in captureSettings.behaviors.',
       ),
     behaviorTimeout: z
       .number()

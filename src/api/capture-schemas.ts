@@ -14,7 +14,7 @@ const failureReason = z
   .enum(FAILURE_REASONS)
   .optional()
   .describe(
-    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.",
+    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.",
   );
 
 /** spec 2.1 */
@@ -43,7 +43,7 @@ export const captureStatusSchema = z
   })
   .describe('Capture status record (spec 2.2).');
 
-/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (README, Capture options) kept as recorded. */
+/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (docs/capturing.md, Capture options) kept as recorded. */
 export const captureSettingsSchema = z
   .looseObject({
     version: z.number().int().describe('Schema version.'),
@@ -114,7 +114,7 @@ export const captureRecordSchema = z
   .describe('Capture record (spec 2.3).');
 
 /**
- * The stored provenance record (README, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
+ * The stored provenance record (docs/capturing.md, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
  * way), since it is the record signed into the WACZ.
  */
 export const provenanceSchema = z

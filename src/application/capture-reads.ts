@@ -151,7 +151,7 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     },
 
     /**
-     * README, Provenance: the stored record — byte for byte provenance/provenance.json of the signed WACZ — and,
+     * docs/capturing.md, Provenance: the stored record — byte for byte provenance/provenance.json of the signed WACZ — and,
      * when there is a bundle, its signature from datapackage-digest.json (which cannot be inside what it signs).
      */
     async provenance(id: string): Promise<{ record: ProvenanceRecord; signature: ProvenanceSignature | null }> {

@@ -28,7 +28,7 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     url: r.url,
     name: r.name,
     cron: r.cron,
-    // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
+    // Addition (docs/capturing.md, Capture options): the capture options every run uses, when the schedule was created with some.
     ...(r.options ? { options: r.options } : {}),
     // Extension (issue 32, docs/watch.md).
     ...(r.watch ? { watch: r.watch } : {}),
@@ -189,6 +189,7 @@ function runRecord(origin: string, r: ScheduleRunRow) {
             changed: r.changed === true,
             notified: r.notify === true,
             summary: r.summary,
+            bound: r.bound,
             diffUrl: `${origin}${diffPath(r.capture_id, r.base_capture_id)}`,
           },
   };

@@ -1,5 +1,5 @@
 /**
- * The provenance record of a capture (README, Provenance; modelled on the provenance summary of Harvard LIL's Scoop):
+ * The provenance record of a capture (docs/capturing.md, Provenance; modelled on the provenance summary of Harvard LIL's Scoop):
  * what an examiner needs to trust a capture, in one document. It is written into the WACZ as
  * `provenance/provenance.json` (and a readable `provenance/provenance.html`), both listed with their hashes
  * in datapackage.json, so the signature covers them. The signature itself and the RFC 3161 timestamp cannot

@@ -3,7 +3,7 @@ import type { CaptureSettings } from '../domain/events.js';
 import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
 
 /**
- * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, README Capture options):
+ * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, docs/capturing.md, Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf, the behaviors' report
  * and the quiet windows waited for (`quiet`: the page static or dynamic, static-document.ts);
  * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts;

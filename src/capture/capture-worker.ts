@@ -223,7 +223,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
           captureId: job.captureId,
           completedAt,
           renderQuality: result.renderQuality,
-          // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
+          // The main document's HTTP status (docs/capturing.md, Provenance): an error or bot-challenge page shows as such.
           render: { ...result.render, mainDocumentStatus: result.mainStatus },
           artifacts: stored.refs as ArtifactRefs,
           ...(bundle ? { bundle: bundle.ref } : {}),

@@ -66,7 +66,7 @@ export interface PageCaptureOptions {
   /** The settle phase ends once no request has been in flight for this long. */
   quietWindowMs?: number;
   viewport?: { width: number; height: number };
-  /** The tenant's capture options with defaults filled in (README, Capture options); absent: the defaults. Wins over `viewport`. */
+  /** The tenant's capture options with defaults filled in (docs/capturing.md, Capture options); absent: the defaults. Wins over `viewport`. */
   settings?: CaptureSettings;
   /** Detect a consent banner and opt out (default true). */
   handleConsent?: boolean;
@@ -188,7 +188,7 @@ export interface PageCaptureResult {
   /** For captureSettings.consent; absent when consent handling was off. */
   consent?: ConsentInfo;
   exchanges: NetworkExchange[];
-  /** What the capture used (README, Capture options), for captureSettings. */
+  /** What the capture used (docs/capturing.md, Capture options), for captureSettings. */
   settings: CaptureSettings;
   /** Outcome of the waitForSelector step; absent when no selector was asked for. */
   selectorWait?: SelectorWaitResult;
@@ -518,7 +518,7 @@ async function navigateToLoad(s: CaptureState): Promise<void> {
 }
 
 /**
- * The tenant's selector, after load and before the settle phase (README, Capture options), within what
+ * The tenant's selector, after load and before the settle phase (docs/capturing.md, Capture options), within what
  * navigation left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
  */
 async function waitForTenantSelector(s: CaptureState): Promise<void> {
@@ -594,7 +594,7 @@ async function quietAfterBehaviors(s: CaptureState): Promise<void> {
   }
 }
 
-/** The tenant's extra wait (README, Capture options), after the page settled. */
+/** The tenant's extra wait (docs/capturing.md, Capture options), after the page settled. */
 async function tenantDelay(s: CaptureState): Promise<void> {
   await s.bounds.page(delay(s.settings.delayMs, s.signal), s.settings.delayMs + 1000);
 }

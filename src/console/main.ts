@@ -18,7 +18,7 @@ import { onSessionChange, sessionState, setSessionState } from './session-state.
 import type { SessionKind } from './shapes.js';
 
 /**
- * The console in the browser (README, Console): one client of the documented API. Pages by path under /console;
+ * The console in the browser (docs/console.md): one client of the documented API. Pages by path under /console;
  * the tenant's, the operator's and the analyst's areas each need their own session. The analyst's area is the
  * operator's two report pages, nothing more (the analysts' key reads the reports only).
  */

@@ -1,10 +1,11 @@
 /**
- * Capture options (README, Capture options): the optional `options` object of POST /v1/captures, of each batch item
+ * Capture options (docs/capturing.md, Capture options): the optional `options` object of POST /v1/captures, of each batch item
  * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
  * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.
  */
 import { compile } from 'css-select';
+import { patternHazard, selectorHazard } from './pattern-bounds.js';
 
 export interface CaptureOptions {
   viewport?: { width: number; height: number };
@@ -270,24 +271,30 @@ export function checkRecordTextBoxes(value: unknown, field: string): string[] | 
   return out;
 }
 
-/** Why a pattern does not compile as a JavaScript RegExp with flags `gu` (what ignoreText uses); null when it does. */
+/**
+ * Why a pattern does not compile as a JavaScript RegExp with flags `gu` (what ignoreText uses), or could backtrack
+ * without bound (pattern-bounds.ts); null when it does compile and cannot.
+ */
 export function patternProblem(pattern: string): string | null {
   try {
     new RegExp(pattern, 'gu');
-    return null;
   } catch (err) {
     return err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
   }
+  return patternHazard(pattern);
 }
 
-/** Why css-select (what the diff matches elements with) refuses a selector; null when it compiles. */
+/**
+ * Why css-select (what the diff matches elements with) refuses a selector, or why it is too complex to run over a
+ * large page (pattern-bounds.ts); null when it compiles within the bounds.
+ */
 export function selectorProblem(selector: string): string | null {
   try {
     compile(selector);
-    return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+  return selectorHazard(selector);
 }
 
 const fail = (detail: string): OptionsCheck => ({ ok: false, detail });

@@ -26,7 +26,7 @@ export type Causer =
 export interface SubmittedCapture {
   captureId: string;
   url: string;
-  /** Validated capture options (README, Capture options); absent: the spec's defaults. */
+  /** Validated capture options (docs/capturing.md, Capture options); absent: the spec's defaults. */
   options?: CaptureOptions;
   /**
    * The corroborated set (`cor_…`) this capture is a member of (issue 33 §2): the worker renders members of one set
@@ -58,9 +58,9 @@ export interface ArtifactRefs {
   screenshotBefore?: string;
   html: string;
   headers?: string;
-  /** Only when the capture asked for `pdf` (README, Capture options). */
+  /** Only when the capture asked for `pdf` (docs/capturing.md, Capture options). */
   pdf?: string;
-  /** Only when the capture asked for `recordSession` (README, Capture options): the WebM of the session. */
+  /** Only when the capture asked for `recordSession` (docs/capturing.md, Capture options): the WebM of the session. */
   session?: string;
   /** The provenance record (JSON); absent on captures completed before provenance records were made. */
   provenance?: string;
@@ -234,6 +234,11 @@ export interface CaptureComparison {
   notify: boolean;
   summary: ComparisonSummary;
   options: { ignoreSelectors: string[]; ignoreText: string[] };
+  /**
+   * The diff reached a bound (docs/watch.md, Bounds) and was not completed: which one and why. Then `changed` and
+   * `notify` are false and the summary counts nothing. Absent: the diff completed.
+   */
+  bound?: string;
   comparedAt: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Why a capture failed, as a class a client can branch on (README, Failure reasons; `failureReason` of the
+ * Why a capture failed, as a class a client can branch on (docs/api.md, Failure reasons; `failureReason` of the
  * capture record, status, list item and the capture.failed webhook). The first four are the page's; the
  * next two the service's own, which are retried with backoff outside the page's attempt budget and reach a
  * tenant only when that could not be avoided; then the egress policy's refusal, and a capture asked from a

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import {
@@ -5,6 +6,7 @@ import {
   BUNDLE_FILE_INFO_KEY,
   PDF_SIGNING_KEY_INFO_KEY,
   TRANSPARENCY_INFO_KEY,
+  URL_INFO_KEY,
   type CertificateTransparency,
 } from '../../packages/verifier/src/index.js';
 import { CERTIFICATE_FONTS, FONT, fontFor } from './certificate-fonts.js';
@@ -12,7 +14,7 @@ import { verificationInstructions } from './certificate-instructions.js';
 import { screenshotPreview } from './screenshot-preview.js';
 
 /**
- * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
+ * The capture certificate as a PDF (docs/evidence.md, The certificate a reader gets): a statement in the style of US Federal Rule of
  * Evidence 902(13)/(14) — what was captured, how, the SHA-256 of every artifact, the signature and timestamp
  * of the bundle, how to verify it (URL and QR code), and a declaration for the custodian to sign.
  *
@@ -560,6 +562,14 @@ function front(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
   );
 }
 
+/**
+ * What the signed document states of the URL its envelope names (Info entry /CaptureLedgerUrlHash): `sha256:` of its
+ * UTF-8 bytes, which a verifier compares with the envelope's `url` (packages/verifier/src/certificate.ts).
+ */
+export function urlDigest(url: string): string {
+  return `sha256:${createHash('sha256').update(url, 'utf8').digest('hex')}`;
+}
+
 export async function renderCertificatePdf(
   facts: CertificateFacts,
   sections: readonly CertificateSection[] = SECTIONS,
@@ -584,6 +594,8 @@ export async function renderCertificatePdf(
       ModDate: fixed,
       ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
       ...(facts.pdfSigningKey ? { [PDF_SIGNING_KEY_INFO_KEY]: facts.pdfSigningKey } : {}),
+      // The URL the envelope names, so a verifier compares the envelope's with what is signed.
+      ...{ [URL_INFO_KEY]: urlDigest(facts.requestedUrl) },
       // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
       ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
     },

@@ -163,8 +163,16 @@ export function createCertificates(deps: CertificateDeps): Certificates {
   };
 }
 
-/** The certificate with its standard PDF signature (PAdES) as the last update, made by the signer role. */
-async function pdfSigned(pdf: Uint8Array, captureId: string, signedAt: Date, notary: Notary): Promise<Uint8Array> {
+/**
+ * A certificate (of a capture, or of a change: capture-diffs.ts) with its standard PDF signature (PAdES) as the last
+ * update, made by the signer role.
+ */
+export async function pdfSigned(
+  pdf: Uint8Array,
+  captureId: string,
+  signedAt: Date,
+  notary: Notary,
+): Promise<Uint8Array> {
   const prepared = preparePdfSignature(pdf, signedAt);
   const digest = await sha256(signedPdfBytes(prepared.prepared, prepared.byteRange));
   const { cms } = await notary.signPdf({ captureId, digest: toBase64(digest) });

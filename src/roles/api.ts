@@ -27,7 +27,7 @@ import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
 import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
 import { createTenantGuard } from '../api/tenant-auth.js';
-import { createUsageRecorder } from '../api/usage-recorder.js';
+import { createUsageRecorder, type UsageRecorder } from '../api/usage-recorder.js';
 import { accountUsage, accountUsageDaily } from '../application/account-usage.js';
 import { createAnalystReports } from '../application/analyst-reports.js';
 import { createApiKeys } from '../application/api-keys.js';
@@ -61,6 +61,8 @@ import type { ProcessRuntime } from './process-runtime.js';
 export interface ApiRole {
   app: FastifyInstance;
   url: string;
+  /** Counts of API calls not yet recorded; `stop()` records them and ends the periodic flush. */
+  usage: UsageRecorder;
   stop(): Promise<void>;
 }
 
@@ -253,6 +255,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   return {
     app,
     url,
+    usage,
     async stop() {
       await app.close();
       natsLink.stop();

@@ -1,11 +1,11 @@
 import { migrate } from '../../projections/migrate.js';
 import { openSnapshotStore } from '../actors/snapshot-store.js';
 import { createTenantActors } from '../actors/tenant-actors.js';
-import { REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import type { ServiceContext } from '../application/service-context.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { openConfiguredArtifactStore, storageOf } from '../capture/configured-artifact-store.js';
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
+import { SUBJECTS } from '../infra/topology.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from '../ledger/streams.js';
 import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.js';
 import { createOwnListeners, type OwnListeners } from '../net/own-listeners.js';
@@ -84,7 +84,7 @@ export async function startDatabaseRuntime(
     tenants,
     pool,
     waiter,
-    announceRevocation: (keyHash) => nats.nc.publish(REVOCATION_SUBJECT, keyHash),
+    announceRevocation: (keyHash) => nats.nc.publish(SUBJECTS.keyRevoked.subject, keyHash),
   };
   addScrapeProbe(async () => {
     const [jobs, deliveries, ledger, checkpoint] = await Promise.all([

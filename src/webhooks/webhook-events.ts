@@ -82,7 +82,7 @@ export function captureFailedData(row: SubmittedCaptureRow, outcome: Failed) {
     failedAt: iso(outcome.failedAt)!,
     error: outcome.error,
     retryable: outcome.retryable,
-    // README, Failure reasons: the class of `error`; absent on failures recorded before reasons were.
+    // docs/api.md, Failure reasons: the class of `error`; absent on failures recorded before reasons were.
     ...(outcome.failureReason ? { failureReason: outcome.failureReason } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../s
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 
 /**
- * The MCP server (README, MCP server) with the SDK's own Client over Streamable HTTP against the real service:
+ * The MCP server (docs/mcp.md) with the SDK's own Client over Streamable HTTP against the real service:
  * NATS, Postgres, a Chromium worker and a loopback fixture site. Every refusal is compared with what the REST
  * endpoint answers for the same request: same status, same detail.
  */

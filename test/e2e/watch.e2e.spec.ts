@@ -438,7 +438,7 @@ describe('watch lists (issue 32)', () => {
       assert.equal(result.certificate.captureId, next);
       assert.deepEqual(
         result.checks.map((c: any) => `${c.name}:${c.status}`),
-        ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass'],
+        ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'url:pass', 'pdfSignature:pass'],
       );
       const tampered = Buffer.from(r.raw);
       tampered[200] = tampered[200]! ^ 1;

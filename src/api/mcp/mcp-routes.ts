@@ -21,7 +21,7 @@ import type { TenantGuard } from '../tenant-auth.js';
 import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
 
 /**
- * The MCP server (README, MCP server; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
+ * The MCP server (docs/mcp.md; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
  * SDK `Server` and transport per request, answering JSON (no SSE stream, no session). The tenant key comes as
  * `Authorization: Bearer` and is checked before MCP sees the request; each tool then checks its endpoint's scope
  * and rate limit and calls the application service its REST route calls.

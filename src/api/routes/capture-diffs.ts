@@ -19,10 +19,10 @@ const patterns = z
 const diffQuery = z.object({
   base: z.string().optional().describe('The capture to compare with (the older one); required.'),
   ignoreSelectors: patterns.describe(
-    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one).',
+    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one). At most one `~`, one :has() and eight combinators (docs/watch.md, Bounds).',
   ),
   ignoreText: patterns.describe(
-    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels.',
+    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels. Backreferences, lookarounds and repeated groups holding a variable repetition or alternatives are refused (docs/watch.md, Bounds).',
   ),
 });
 
@@ -57,8 +57,9 @@ const diffSchema = z
 const answers = {
   ...ANSWERS.tenantKey,
   ...ANSWERS.internal,
-  400: 'base missing or the capture itself, or a malformed ignoreSelectors / ignoreText entry; the detail names the field.',
+  400: 'base missing or the capture itself, or an ignoreSelectors / ignoreText entry that is malformed or beyond the bounds on patterns and selectors (docs/watch.md); the detail names the field.',
   404: 'Either capture unknown, not complete, or another tenant’s; the detail names the field.',
+  422: 'The diff reached a bound (its time limit, its memory, the blocks of text per page or the blocks added and removed, docs/watch.md); `bound` and the detail name it.',
 };
 
 export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {

@@ -415,7 +415,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCapturePdf',
           security: [],
           description:
-            "The page printed to PDF when the capture asked for `pdf` (README, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
+            "The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
           params: captureIdParams,
           response: {
             200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
@@ -448,7 +448,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCaptureSession',
           security: [],
           description:
-            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (README, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
+            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
           params: captureIdParams,
           response: {
             200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },

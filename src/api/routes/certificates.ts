@@ -18,28 +18,47 @@ const certificateVerificationSchema = z
     verified: z.boolean().describe('True only when no check failed.'),
     kind: z.literal('certificate'),
     certificate: z
-      .object({ captureId: z.string(), bundleHash: z.string(), url: z.string(), certificateHash: z.string() })
+      .object({
+        captureId: z.string(),
+        bundleHash: z.string(),
+        url: z
+          .string()
+          .nullable()
+          .describe(
+            'null unless the signed document states its SHA-256 (the url check) or, for a document that does not, the PDF signature holds.',
+          ),
+        certificateHash: z.string(),
+      })
       .nullable()
-      .describe('What the attached envelope says; null when the PDF carries none.'),
+      .describe(
+        'What the attached envelope says, shown only when the signature by a published key verifies; null otherwise. A field no passing check covers is null, never repeated.',
+      ),
     signing: z
       .object({
         keyId: z.string(),
         publicKey: z.string(),
         signature: z.string(),
-        signedAt: z.string(),
-        timestamp: z.object({ genTime: z.string(), tsa: z.string(), selfIssued: z.boolean().optional() }).nullable(),
+        signedAt: z.string().nullable().describe('null unless the PDF signature holds (the only check covering it).'),
+        timestamp: z
+          .object({
+            genTime: z.string(),
+            tsa: z.string().nullable().describe('null unless the PDF signature holds (the only check covering it).'),
+            selfIssued: z.boolean().optional(),
+          })
+          .nullable()
+          .describe('null unless the timestamp check passed.'),
       })
       .nullable(),
     checks: z
       .array(z.object({ name: z.string(), status: z.enum(['pass', 'fail', 'skip']), detail: z.string().optional() }))
       .describe(
-        "In order: envelope, certificateHash, signature, timestamp, transparency (only when the certificate carries a transparency-log proof: checked against this log's key), then capture (the capture and bundle it names are this service's).",
+        "In order: envelope, certificateHash, signature, timestamp, url (when the signed document states the URL's SHA-256), transparency (only when the certificate carries a transparency-log proof: checked against this log's key), pdfSignature (skipped for a certificate issued without one), then capture (the capture and bundle it names are this service's).",
       ),
   })
   .describe('Verification of a certificate PDF; 200 also when it fails.');
 
 /**
- * The capture certificate (README, Certificate): GET /v1/captures/{id}/certificate — public like the other reads
+ * The capture certificate (docs/evidence.md, The certificate a reader gets): GET /v1/captures/{id}/certificate — public like the other reads
  * of a complete capture — and POST /v1/verify/certificate, which checks a certificate PDF anyone uploads.
  */
 export function certificateRoutes(guard: TenantGuard, certificates: CaptureCertificates) {

@@ -4,7 +4,7 @@ import { type ConsoleAsset, consoleAssets, CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PA
 import { consoleCsp, consoleShell } from '../console-page.js';
 
 /**
- * The console (README, Console): the HTML shell at /console and at every page path under it (the browser routes by
+ * The console (docs/console.md): the HTML shell at /console and at every page path under it (the browser routes by
  * path), and its two assets. It is one more client of the documented API (DESIGN decision 17): nothing here reads a
  * store or decides anything. /console/session belongs to the sign-in routes; a path this plugin does not own
  * (that one, an unknown asset) is a 404 here, so a static route registered for it elsewhere always wins.

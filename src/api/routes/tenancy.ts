@@ -91,7 +91,7 @@ const periodQuery = z.object({
     .describe('YYYY-MM; default the current UTC calendar month.'),
 });
 
-/** Extension (README, Console endpoints). */
+/** Extension (docs/api.md, Console endpoints). */
 const dailyUsageSchema = z
   .object({
     tenantId: z.string(),
@@ -140,7 +140,7 @@ const tenantListSchema = z
     ),
     nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page.'),
   })
-  .describe('Tenants in tenant id order, with quotas and usage (README, Console endpoints).');
+  .describe('Tenants in tenant id order, with quotas and usage (docs/api.md, Console endpoints).');
 
 /** Operator endpoints here: the per-IP limit, then the admin credential. */
 const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;

@@ -225,7 +225,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
     );
 
-    // Extension (README, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
+    // Extension (docs/api.md, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
     app.get(
       '/v1/webhooks/:webhookId/deliveries',
       {

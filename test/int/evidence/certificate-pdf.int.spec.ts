@@ -119,6 +119,7 @@ describe('the certificate PDF: signed, PDF/A, readable', () => {
       certificateHash: 'pass',
       signature: 'pass',
       timestamp: 'pass',
+      url: 'pass',
       pdfSignature: 'pass',
     });
     assert.equal(result.verified, true);
