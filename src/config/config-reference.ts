@@ -32,7 +32,7 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     names: ['REPLAY_ORIGIN'],
     default: "PUBLIC_BASE_URL's scheme, its host (localhost ↔ 127.0.0.1 swapped) and the replay port",
     meaning:
-      "The replay origin as browsers reach it; must differ from PUBLIC_BASE_URL's origin. Behind a proxy: a host name of its own.",
+      "The replay origin as browsers reach it; must differ from PUBLIC_BASE_URL's origin. In production: a host name on another site (registrable domain); warned at start otherwise.",
   },
   {
     names: ['VANTAGES'],
