@@ -172,13 +172,20 @@ export const listQuery = z
       .string({ error: single('a string') })
       .min(4, 'must be at least 4 characters (it is a prefix match)')
       .refine((v) => !/[%_]/.test(v), "must not contain '%' or '_'")
+      .refine((v) => !v.includes('\0'), 'must not contain a NUL character')
       .optional()
       .describe('Prefix match on the captured URL.'),
     created_after: queryDate.describe('Inclusive lower bound.'),
     created_before: queryDate.describe('Exclusive upper bound; after created_after when both are given.'),
     sort: z.enum(['created_at', '-created_at'], { error: single('created_at or -created_at') }).default('-created_at'),
     schedule_id: z
-      .preprocess(absentIfEmpty, z.string({ error: single('a string') }).optional())
+      .preprocess(
+        absentIfEmpty,
+        z
+          .string({ error: single('a string') })
+          .regex(/^sch_[A-Za-z0-9_-]{1,96}$/, 'must be a schedule id (sch_…)')
+          .optional(),
+      )
       .describe('Only captures run by this schedule.'),
   })
   .refine((q) => !(q.created_after && q.created_before && q.created_before <= q.created_after), {

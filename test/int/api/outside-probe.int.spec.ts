@@ -244,6 +244,15 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
         assert.equal(r.status, 404, `${odd}: ${r.text}`);
         assert.equal(r.body.detail, 'No capture has this id.');
       }
+      // Ids in a query reach Postgres, whose text holds no NUL: refused, or naming nothing, before it is asked.
+      const bySchedule = await s.call('GET', '/v1/captures?schedule_id=%00', { token: keys[0]!, from: freshAddress() });
+      assert.equal(bySchedule.status, 400, bySchedule.text);
+      assert.match(bySchedule.body.detail, /schedule_id: must be a schedule id/);
+      const byUrl = await s.call('GET', '/v1/captures?url=http%00', { token: keys[1]!, from: freshAddress() });
+      assert.equal(byUrl.status, 400, byUrl.text);
+      const keysOf = await s.call('GET', '/v1/admin/keys?tenant=%00', { token: ADMIN_KEY, from: freshAddress() });
+      assert.equal(keysOf.status, 200, keysOf.text);
+      assert.deepEqual(keysOf.body.data, []);
       // MCP takes the same schemas: the tool's error body is the 404, not an internal error.
       const mcp = await rpc(
         await mkKey('odd-ids-mcp', ['read']),
