@@ -442,6 +442,24 @@ describe('console in Chromium', () => {
     await page.close();
   });
 
+  it('a session cookie planted beside its own sends the person to sign in, told to sign in again or clear cookies', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await newPage();
+    endingSession.add(page);
+    await page.goto(`${base}/console/sign-in`, { waitUntil: 'load' });
+    await signIn(page, 'tenant', tenantKey);
+    await at(page, '/console/captures');
+    // What a replayed page on this host name (any port) can do: another session's cookie, for a longer path.
+    await page.setCookie({ name: 'cl_tenant_session', value: 'planted-by-a-replayed-page', url: base, path: '/v1' });
+    await page.click('nav a[href="/console/usage"]');
+    await at(page, '/console/sign-in');
+    await page.waitForSelector('[role=alert]', WAIT);
+    assert.match(await textOf(page, '[role=alert]'), /two session cookies.*clear this site’s cookies/);
+    await checkPage(page, 'sign-in after a planted cookie');
+    await page.close();
+  });
+
   it('the browser logged no error and made only documented requests', () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(undocumentedRequests(doc, requested), []);
