@@ -3,9 +3,10 @@
  * heuristics, consent-handler.ts), and looks again — a fresh run in a fresh world — whenever the page has been
  * active (a request, a short timer) since the latest look began and has then been quiet for RELOOK_QUIET_MS:
  * a CMP that fetched its configuration draws its banner right after the answer, and the look after that sees
- * it. So while the settle phase waits for its quiet window, detection keeps up with the page; when the page
- * has settled, the verdict is already there unless the page was active since the latest look began (settle
- * ended at its cap, or the last request ended too late for a look inside the window): then one more look.
+ * it (at most MAX_LOOKS_BESIDE looks so). So while the settle phase waits for its quiet window, detection
+ * keeps up with the page; when the page has settled, the verdict is already there unless the page was active
+ * since the latest look began (settle ended at its cap, or the last request ended too late for a look inside
+ * the window): then one more look.
  * A page without a banner pays no wait of its own, and a banner drawn seconds after load is still found.
  */
 import type { ConsentRun } from './consent-handler.js';
@@ -17,6 +18,11 @@ import { pageTimer } from './step-timeout.js';
 export const RELOOK_QUIET_MS = 200;
 /** Looks begin at least this far apart (autoconsent's own pause between its looks). */
 export const RELOOK_INTERVAL_MS = 500;
+/**
+ * Looks taken beside the page's loading at most (each compiles autoconsent anew in the renderer): a page that
+ * loads in bursts for seconds (media a behavior plays) is not looked at every half second.
+ */
+export const MAX_LOOKS_BESIDE = 4;
 
 export interface ConsentLooksInput {
   /** Starts one look (an autoconsent run in the page); null when it could not be started. */
@@ -104,7 +110,7 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
   const armRelook = () => {
     cancelRelook?.();
     cancelRelook = undefined;
-    if (!watching || signal.aborted || latest.endedAt === undefined) return;
+    if (!watching || signal.aborted || latest.endedAt === undefined || looks >= MAX_LOOKS_BESIDE) return;
     if (pending.inflight() > 0 || activity.lastActiveAt() <= latest.startedAt) return;
     const wait = Math.max(RELOOK_QUIET_MS, latest.startedAt + RELOOK_INTERVAL_MS - performance.now());
     cancelRelook = pageTimer(

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { consentScript, type ConsentRun, withoutFirstPause } from '../../../src/capture/consent-handler.js';
-import { startConsentLooks } from '../../../src/capture/consent-looks.js';
+import {
+  MAX_LOOKS_BESIDE,
+  RELOOK_INTERVAL_MS,
+  RELOOK_QUIET_MS,
+  startConsentLooks,
+} from '../../../src/capture/consent-looks.js';
 import { type InflightSource, watchNetworkActivity } from '../../../src/capture/settle.js';
 
 /**
@@ -116,6 +121,35 @@ describe('consent looks beside the settle phase', () => {
     assert.equal(looks.started.length, 1, 'no look while a request is in flight');
     const { detection } = await watch.verdict();
     assert.equal(detection.looks, 2, 'one look after settling');
+    await watch.dispose();
+  });
+
+  it('a page that loads in bursts is looked at no more than MAX_LOOKS_BESIDE times before its verdict', async () => {
+    const page = fakePage();
+    const looks = lookStarter(() => null);
+    const watch = startConsentLooks({
+      start: looks.start,
+      pending: page.source,
+      activity: watchNetworkActivity(page.source),
+      relook: true,
+      detectMs: 2000,
+      signal: new AbortController().signal,
+    });
+    await until(() => looks.started.length === 1, 'the first look');
+    await tick();
+    while (looks.started.length < MAX_LOOKS_BESIDE) {
+      const before = looks.started.length;
+      page.request();
+      page.answer();
+      await until(() => looks.started.length > before, `look ${before + 1}`);
+      await tick();
+    }
+    page.request();
+    page.answer();
+    await new Promise((resolve) => setTimeout(resolve, RELOOK_INTERVAL_MS + RELOOK_QUIET_MS + 200));
+    assert.equal(looks.started.length, MAX_LOOKS_BESIDE, 'no look beyond the bound while the page loads');
+    const { detection } = await watch.verdict();
+    assert.equal(detection.looks, MAX_LOOKS_BESIDE + 1, 'the page was active since the latest look: one more');
     await watch.dispose();
   });
 
