@@ -16,8 +16,8 @@ import { pageTimer } from './step-timeout.js';
 
 /** How long the page must have been quiet, after being active since the latest look began, before another look. */
 export const RELOOK_QUIET_MS = 200;
-/** Looks begin at least this far apart (autoconsent's own pause between its looks). */
-export const RELOOK_INTERVAL_MS = 500;
+/** Looks begin at least this far apart. */
+export const RELOOK_INTERVAL_MS = 300;
 /**
  * Looks taken beside the page's loading at most (each compiles autoconsent anew in the renderer): a page that
  * loads in bursts for seconds (media a behavior plays) is not looked at every half second.
