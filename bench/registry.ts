@@ -1,6 +1,7 @@
 import { admissionBench } from './admission.bench.js';
 import { captureCpuBench } from './capture-cpu.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
+import { captureStagesBench } from './capture-stages.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { consoleListBench } from './console-list.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
@@ -25,6 +26,7 @@ export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   admission: admissionBench,
   'capture-latency': captureLatencyBench,
+  'capture-stages': captureStagesBench,
   'capture-cpu': captureCpuBench,
   'worker-rss': workerRssBench,
   submissions: submissionsBench,

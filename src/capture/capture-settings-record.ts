@@ -5,20 +5,31 @@ import { SESSION_VIDEO_MEDIA_TYPE } from './session-recorder.js';
 /**
  * The record's `captureSettings` (spec 2.3: `version` and `consent`; the service adds how the page was captured, docs/capturing.md, Capture options):
  * viewport, deviceScaleFactor, fullPage, waitForSelector (with whether it was found), delayMs, pdf, the behaviors' report
- * and the quiet windows waited for (`quiet`: the page static or dynamic, static-document.ts);
+ * and the quiet windows waited for (`quiet`: the page static or dynamic, static-document.ts), consent detection's looks and wait
+ * (`consentDetection`, consent-looks.ts);
  * with `recordSession` (only when asked for, so other captures' settings are as they were) the recording's facts;
  * with `recordBoxes` or `recordTextBoxes` (likewise) the boxes of those elements and that text on the screenshot (element-boxes.ts).
  */
 export function captureSettingsRecord(
   result: Pick<
     PageCaptureResult,
-    'settings' | 'consent' | 'selectorWait' | 'behaviors' | 'sessionRecording' | 'elementBoxes' | 'quiet'
+    | 'settings'
+    | 'consent'
+    | 'consentDetection'
+    | 'selectorWait'
+    | 'behaviors'
+    | 'sessionRecording'
+    | 'elementBoxes'
+    | 'quiet'
   >,
 ): CaptureSettings {
   const { settings } = result;
   return {
     version: 1,
     ...(result.consent ? { consent: result.consent } : {}),
+    // Beside spec 2.3's `consent`: how many looks detection took and how long the capture waited for its verdict
+    // once the page had settled (consent-looks.ts), so "no banner, cost N ms" reads in the record.
+    ...(result.consentDetection ? { consentDetection: result.consentDetection } : {}),
     viewport: settings.viewport,
     deviceScaleFactor: settings.deviceScaleFactor,
     fullPage: settings.fullPage,

@@ -1,7 +1,6 @@
-import PDFDocument from 'pdfkit';
 import type { CaptureDiff } from '../watch/capture-diff.js';
 import { CERTIFICATE_FONTS, FONT } from './certificate-fonts.js';
-import { pdfText, urlDigest } from './certificate-pdf.js';
+import { pdfLibraries, pdfText, urlDigest } from './certificate-pdf.js';
 import { PDF_SIGNING_KEY_INFO_KEY, URL_INFO_KEY } from '../../packages/verifier/src/index.js';
 
 /**
@@ -27,6 +26,7 @@ const MAX_LISTED = 25;
 export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Promise<Uint8Array> {
   const fixed = new Date(f.issuedAt);
   const { base, capture, summary } = f.diff;
+  const { PDFDocument } = await pdfLibraries();
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -181,6 +181,7 @@ describe('capture options, provenance, downloads and replay beside verification'
         delayMs: 100,
         pdf: true,
         consent: rec.captureSettings.consent,
+        consentDetection: rec.captureSettings.consentDetection,
         behaviors: rec.captureSettings.behaviors,
         // Issue 35 §6: the fixture page runs a script, so it keeps the full quiet windows.
         quiet: { document: 'dynamic', dynamicBecause: 'it has scripts', settleWindowMs: 500, afterActionWindowMs: 300 },
@@ -199,6 +200,10 @@ describe('capture options, provenance, downloads and replay beside verification'
       rec.captureSettings.behaviors.ran.map((r: { name: string }) => r.name),
       ['auto-scroll', 'expand', 'auto-play', 'auto-fetch'],
     );
+    // What each found beside what it cost, and consent detection's looks and wait (extensions beside spec 2.3).
+    for (const run of rec.captureSettings.behaviors.ran) assert.equal(typeof run.found, 'boolean', run.name);
+    assert.ok(rec.captureSettings.consentDetection.looks >= 1, JSON.stringify(rec.captureSettings.consentDetection));
+    assert.equal(typeof rec.captureSettings.consentDetection.waitedMs, 'number');
     const shot = await s.call('GET', new URL(rec.artifacts.screenshot).pathname);
     assert.equal(shot.raw.readUInt32BE(16), 1024);
     assert.equal(shot.raw.readUInt32BE(20), 700, 'viewport only');
