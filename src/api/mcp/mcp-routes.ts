@@ -1,14 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../../application/caller.js';
 import { DomainError, tenantRateLimited } from '../../domain/errors.js';
@@ -101,6 +93,29 @@ function toolError(body: ProblemBody, headers: Record<string, string>): CallTool
 const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as Tool['inputSchema'];
 
+/** JSON-RPC 2.0's code for a request that is not a valid one (the SDK's ErrorCode.InvalidRequest). */
+const INVALID_REQUEST = -32600;
+
+/**
+ * The MCP SDK, imported on the first POST /mcp: about a fifth of a second of CPU that an API process serving no agent
+ * does not pay at start.
+ */
+async function mcpSdk() {
+  const [server, transport, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Server: server.Server,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  };
+}
+
 export function mcpRoutes(deps: McpRouteDeps) {
   const tools = mcpTools(deps);
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -149,7 +164,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
   }
 
-  function serverFor(principal: Principal, req: FastifyRequest): Server {
+  function serverFor(sdk: Awaited<ReturnType<typeof mcpSdk>>, principal: Principal, req: FastifyRequest): Server {
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
     server.setRequestHandler(toolsCallMethod, async (raw) => {
@@ -220,10 +236,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
       } catch (err) {
         const p = problemOf(err);
         if (!p) throw err;
-        return refuse(reply, req, p, p.body.status === 400 ? ErrorCode.InvalidRequest : REFUSED_AT_DOOR);
+        return refuse(reply, req, p, p.body.status === 400 ? INVALID_REQUEST : REFUSED_AT_DOOR);
       }
-      const server = serverFor(principal, req);
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const sdk = await mcpSdk();
+      const server = serverFor(sdk, principal, req);
+      const transport = new sdk.Transport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
