@@ -5,7 +5,7 @@ import { readModel, type Sql, type TenantEnvelope } from './read-model.js';
 import type { CaptureRow } from './captures.js';
 
 /**
- * `capture_comparisons` (issue 32, docs/watch.md): each watched run compared with the previous complete run of
+ * `capture_comparisons` (docs/watch.md): each watched run compared with the previous complete run of
  * its schedule, from `capture.compared`. One row per capture: a comparison recorded twice (a redelivered ledger
  * event) keeps the first. Not in the tenant audit: a row is the event's data as it is.
  */

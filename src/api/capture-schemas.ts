@@ -97,9 +97,7 @@ export const captureRecordSchema = z
     corroboration: z
       .object({ id: z.string(), url: uri().describe('GET it for the corroboration record.') })
       .optional()
-      .describe(
-        'Extension (issue 33): present when the capture is a member of a corroborated set (options.corroborate).',
-      ),
+      .describe('Extension: present when the capture is a member of a corroborated set (options.corroborate).'),
     transparency: z
       .object({
         leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),
@@ -174,7 +172,7 @@ export const provenanceSchema = z
       )
       .optional()
       .describe(
-        'Extension (issue 33): per host of the page, the DNS answers the resolver gave (type, addresses, TTL, servers), or that it was an IP literal or localhost.',
+        'Extension: per host of the page, the DNS answers the resolver gave (type, addresses, TTL, servers), or that it was an IP literal or localhost.',
       ),
     vantage: z
       .object({
@@ -190,17 +188,17 @@ export const provenanceSchema = z
         }),
       })
       .optional()
-      .describe('Extension (issue 33): the vantage point the capture was made from, and the exit address observed.'),
+      .describe('Extension: the vantage point the capture was made from, and the exit address observed.'),
     worker: z
       .string()
       .optional()
-      .describe('Extension (issue 33): the worker process that rendered it, a random id per process (wrk_…).'),
+      .describe('Extension: the worker process that rendered it, a random id per process (wrk_…).'),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
     retention: z
       .object({ mode: z.literal('compliance'), retainUntil: dateTime(), storage: z.literal('S3 Object Lock') })
       .optional()
       .describe(
-        "Extension (issue 34): storage keeps the capture's objects, bundle included, undeletable until retainUntil (S3 Object Lock, compliance mode). Absent: no retention.",
+        "Extension: storage keeps the capture's objects, bundle included, undeletable until retainUntil (S3 Object Lock, compliance mode). Absent: no retention.",
       ),
     notes: z.array(z.string()),
     signature: z

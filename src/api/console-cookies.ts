@@ -4,8 +4,7 @@ import type { ConsoleSessionKind } from '../application/console-sessions.js';
 import { HttpProblem } from './problem.js';
 
 /**
- * The console's session cookies and what a cookie-authenticated request must carry besides (issue 30 §1;
- * docs/security.md, Console sessions): the cookie holds an opaque session id, never a key; an unsafe request also
+ * The console's session cookies and what a cookie-authenticated request must carry besides (* docs/security.md, Console sessions): the cookie holds an opaque session id, never a key; an unsafe request also
  * sends the session's CSRF token in X-CSRF-Token, and an Origin header, when present, must be PUBLIC_BASE_URL's.
  */
 

@@ -63,7 +63,7 @@ export const problemSchema = z
     captureStatus: z
       .literal('pending')
       .optional()
-      .describe('Extension (issue 31): on a 409 for a capture still running; ask again after Retry-After seconds.'),
+      .describe('Extension: on a 409 for a capture still running; ask again after Retry-After seconds.'),
   })
   .meta({ id: 'Problem', description: 'Error body (spec 7.1).' });
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 /**
- * The replay origin (issue 28 §1): a listener of its own on another origin than the API, serving only what
+ * The replay origin: a listener of its own on another origin than the API, serving only what
  * ReplayWeb.page needs to replay a capture — its viewer (ui.js, the service worker sw.js), one page per capture
  * that the verification page frames (sandboxed), and the capture's WACZ bytes. Archived pages run here, so their
  * scripts can reach neither the verification page's DOM and address bar nor a service worker scope of the API

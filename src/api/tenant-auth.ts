@@ -56,7 +56,7 @@ export interface TenantGuard {
   /** The scope check (403) and usage count of `authorize`, without a token: for a call already charged (an MCP message). */
   permit(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): void;
   /**
-   * Console sign-in with a tenant key (issue 30 §1): the same key check as a Bearer key, failures charged alike;
+   * Console sign-in with a tenant key: the same key check as a Bearer key, failures charged alike;
    * 403 for a key that grants nothing here (only 'admin'). Opens a session for it.
    */
   openSession(req: FastifyRequest, apiKey: string): Promise<{ principal: Principal; id: string } & OpenedSession>;

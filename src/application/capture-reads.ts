@@ -34,7 +34,7 @@ export interface ArtifactDownload {
 
 /**
  * An artifact to stream (spec 4.8, byte ranges): its size, media type and file name, its bytes on demand, and
- * — with S3_PRESIGNED_DOWNLOADS — a short-lived link to fetch them from storage directly (issue 34 §2).
+ * — with S3_PRESIGNED_DOWNLOADS — a short-lived link to fetch them from storage directly.
  */
 export interface StreamedDownload {
   size: number;

@@ -13,7 +13,7 @@ import {
 } from '../../projections/read-models/retention.js';
 
 /**
- * Retention and legal hold of stored evidence (issue 34; docs/storage.md). A tenant's captures are stored locked
+ * Retention and legal hold of stored evidence (docs/storage.md). A tenant's captures are stored locked
  * (S3 Object Lock, compliance mode) for its retention — its own, set by an operator, or RETENTION_DEFAULT_DAYS;
  * an operator places and lifts a legal hold on one capture. Storage applies each change first; the ledger then
  * records it with who and why. Shortening a retention or deleting a retained object is refused by the storage

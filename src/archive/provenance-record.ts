@@ -47,18 +47,18 @@ export interface ProvenanceRecord {
   connections: ObservedConnection[];
   artifacts: ProvenanceArtifact[];
   /**
-   * Issue 33 §1: how each host of the page was resolved — the resolver's answers (type, addresses, TTL, servers),
+   * How each host of the page was resolved — the resolver's answers (type, addresses, TTL, servers),
    * or that the host was an IP literal or localhost, which no resolver was asked about. Absent on older records.
    */
   dns?: ProvenanceDnsEntry[];
-  /** The vantage point the capture was made from (issue 33 §1); absent: the worker's own network. */
+  /** The vantage point the capture was made from; absent: the worker's own network. */
   vantage?: ProvenanceVantage;
-  /** The capture worker that rendered it: a random id per worker process (issue 33 §2: which members shared one). */
+  /** The capture worker that rendered it: a random id per worker process (which members of a corroborated set shared one). */
   worker?: string;
   /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
   /**
-   * How long storage keeps this capture's objects, bundle included, beyond anyone's reach (issue 34): S3 Object
+   * How long storage keeps this capture's objects, bundle included, beyond anyone's reach: S3 Object
    * Lock in compliance mode until `retainUntil`. Absent: no retention (the JetStream store, or none configured).
    */
   retention?: ProvenanceRetention;

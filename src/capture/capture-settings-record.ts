@@ -37,7 +37,7 @@ export function captureSettingsRecord(
     ...(result.selectorWait ? { selectorWait: result.selectorWait } : {}),
     delayMs: settings.delayMs,
     pdf: settings.pdf,
-    // Issue 35 §1: which behaviors ran, for how long, and what each did (behaviors/run-behaviors.ts).
+    // Which behaviors ran, for how long, and what each did (behaviors/run-behaviors.ts).
     behaviors: result.behaviors ?? {
       requested: settings.behaviors,
       budgetMs: settings.behaviorTimeoutMs,
@@ -47,10 +47,10 @@ export function captureSettingsRecord(
       outOfBudget: false,
       couldNotRun: true,
     },
-    // Issue 35 §6: whether the page could change by itself, and so how long the quiet windows were (static-document.ts).
+    // Whether the page could change by itself, and so how long the quiet windows were (static-document.ts).
     ...(result.quiet ? { quiet: result.quiet } : {}),
     ...(settings.recordSession ? { recordSession: true, ...sessionRecordingFacts(result) } : {}),
-    // Issue 32: only when asked for; what the diff masks in pixels for a selector it ignores (docs/watch.md).
+    // Only when asked for: what the diff masks in pixels for a selector it ignores (docs/watch.md).
     ...(settings.recordBoxes.length > 0 || settings.recordTextBoxes.length > 0
       ? {
           ...(settings.recordBoxes.length > 0 ? { recordBoxes: settings.recordBoxes } : {}),

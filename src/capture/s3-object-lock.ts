@@ -10,7 +10,7 @@ import { isLockRefusal, unavailable } from './s3-errors.js';
 import { type NameRecord, nameKey, versionOf } from './s3-layout.js';
 
 /**
- * S3 Object Lock over the S3 store's objects (issue 34; docs/storage.md): the retention and legal hold of the
+ * S3 Object Lock over the S3 store's objects (docs/storage.md): the retention and legal hold of the
  * blob a name's record points at (the record itself is held too). Compliance mode: S3 refuses a delete or a
  * shorter date for everyone, and this says so as ArtifactLockedError.
  */

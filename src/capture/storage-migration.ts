@@ -3,7 +3,7 @@ import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './s
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
- * `capture-ledger storage migrate` (issue 34 §4): copies every object the ledger names from one artifact store
+ * `capture-ledger storage migrate`: copies every object the ledger names from one artifact store
  * to another (JetStream → S3), capture by capture in ledger order. Idempotent: an object the target holds
  * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
  * again). Each object is read whole from the source — which checks it against its digest — and written with

@@ -347,7 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.ROLES.has('worker') && cfg.SIGNER === 'local') cfg.ROLES.add('signer');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   const base = new URL(publicBaseUrl);
-  // Replayed pages on the verifier's origin could rewrite its verdict (issue 28 §1): the two must differ.
+  // Replayed pages on the verifier's origin could rewrite its verdict: the two must differ.
   const replayOrigin = cfg.REPLAY_ORIGIN ? new URL(cfg.REPLAY_ORIGIN).origin : undefined;
   if (replayOrigin === base.origin)
     throw new ConfigError(

@@ -14,23 +14,23 @@ export interface CaptureOptions {
   waitForSelector?: string;
   delayMs?: number;
   pdf?: boolean;
-  /** Behaviors run after load (issue 35): by name, in any order; [] runs none. */
+  /** Behaviors run after load: by name, in any order; [] runs none. */
   behaviors?: BehaviorName[];
   /** Seconds the behaviors may take together. */
   behaviorTimeout?: number;
-  /** Keep a video of what the browser showed from navigation to the screenshot (issue 35 §3). */
+  /** Keep a video of what the browser showed from navigation to the screenshot. */
   recordSession?: boolean;
-  /** A configured vantage point's id (issue 33 §1); the admission checks it exists. Not a rendering setting. */
+  /** A configured vantage point's id; the admission checks it exists. Not a rendering setting. */
   vantage?: string;
-  /** Capture from this many distinct vantage points and compare what they saw (issue 33 §2); admission only. */
+  /** Capture from this many distinct vantage points and compare what they saw; admission only. */
   corroborate?: 2 | 3;
   /**
-   * Extension (issue 32): CSS selectors whose elements' boxes on the screenshot are measured right before it is
+   * Extension: CSS selectors whose elements' boxes on the screenshot are measured right before it is
    * taken and kept in captureSettings.elementBoxes, so a diff can leave those elements out of the pixel comparison.
    */
   recordBoxes?: string[];
   /**
-   * Extension (issue 32): regular expressions (JavaScript sources, flags `gu`) whose matches in the page's visible
+   * Extension: regular expressions (JavaScript sources, flags `gu`) whose matches in the page's visible
    * text have their boxes on the screenshot measured like recordBoxes' elements (captureSettings.elementBoxes.textBoxes).
    */
   recordTextBoxes?: string[];
@@ -42,7 +42,7 @@ export interface CaptureOptions {
  */
 export const BEHAVIOR_NAMES = ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'] as const;
 export type BehaviorName = (typeof BEHAVIOR_NAMES)[number];
-/** What a capture runs when the tenant does not say (issue 35 §1); site-specific ones run where they match. */
+/** What a capture runs when the tenant does not say; site-specific ones run where they match. */
 export const DEFAULT_BEHAVIORS: readonly BehaviorName[] = [
   'auto-scroll',
   'auto-fetch',
@@ -72,7 +72,7 @@ export const CAPTURE_OPTION_LIMITS = {
   deviceScaleFactor: { min: 1, max: 3 },
   delayMs: { min: 0, max: 10_000 },
   waitForSelectorLength: 1024,
-  /** Seconds (issue 35 §1: about 20 s by default, at most 90 s). */
+  /** Seconds (about 20 s by default, at most 90 s). */
   behaviorTimeout: { min: 1, max: 90, default: 20 },
   vantageIdLength: 40,
   /** As many selectors as a diff's ignoreSelectors, as long (src/watch/diff-options.ts). */

@@ -69,9 +69,9 @@ export interface CertificateFacts {
   screenshot: Uint8Array | null;
   /** `sha256:` of the SubjectPublicKeyInfo of the key that signs this PDF (PAdES); null: not PDF-signed. */
   pdfSigningKey: string | null;
-  /** The retention the provenance record states (issue 34); null: none. */
+  /** The retention the provenance record states; null: none. */
   retention?: { mode: 'compliance'; retainUntil: string; storage: string } | null;
-  /** The signed record of the corroborated set this capture is a member of (issue 33 §2); absent: none. */
+  /** The signed record of the corroborated set this capture is a member of; absent: none. */
   corroboration?: CertificateCorroboration | null;
 }
 

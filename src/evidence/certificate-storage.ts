@@ -8,7 +8,7 @@ export type CertificateStore = Pick<KV, 'get' | 'create'>;
 export const certificateObjectName = (captureId: string) => `${captureId}/certificate.pdf`;
 
 /**
- * With S3 (issue 34), certificates live in the artifact store beside the capture's other objects (write-once:
+ * With S3, certificates live in the artifact store beside the capture's other objects (write-once:
  * a second maker's different bytes are refused, and certificate.ts then serves the first). One issued before the
  * move, in the KV bucket, is still found there and never made again. The JetStream store keeps the KV bucket.
  */

@@ -4,7 +4,7 @@ import { pdfLibraries, pdfText, urlDigest } from './certificate-pdf.js';
 import { PDF_SIGNING_KEY_INFO_KEY, URL_INFO_KEY } from '../../packages/verifier/src/index.js';
 
 /**
- * The certificate of a change (issue 32 §3, docs/watch.md): "between T1 and T2 this page changed as follows", as a
+ * The certificate of a change (docs/watch.md): "between T1 and T2 this page changed as follows", as a
  * PDF/A-3b document the signer role then attests like a capture certificate (certificate.ts's envelope, checked by
  * the verifier's verifyCertificate) and signs with the same standard PDF signature (pdf-signature.ts). Like a capture
  * certificate's, its Info entries state the SHA-256 of the URL the envelope names and the PDF-signing key, so every
@@ -80,7 +80,7 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
     8,
   );
   const ignored = f.diff.screenshot?.ignored;
-  // Issue 32: which ignored elements were left out of the pixel comparison (by their boxes recorded at capture time).
+  // Which ignored elements were left out of the pixel comparison (by their boxes recorded at capture time).
   if (ignored && ignored.masked.length + ignored.notRecorded.length > 0)
     line(
       `Pixels: masked ${JSON.stringify(ignored.masked)} (boxes recorded at capture time), not recorded ${JSON.stringify(ignored.notRecorded)}`,

@@ -1,5 +1,5 @@
 /**
- * Observes the address a vantage point exits from (issue 33 §1; docs/evidence.md, Vantage points): one GET of
+ * Observes the address a vantage point exits from (docs/evidence.md, Vantage points): one GET of
  * the vantage's `exitProbeUrl` through the vantage's own egress proxy — so the probe's destination is checked
  * by the address policy like a page's, and it leaves through the same upstream — whose answer is the caller's
  * address as that server saw it (plain text, or JSON with `ip`, `address` or `origin`).

@@ -12,7 +12,7 @@ export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.p
 /** Returns every address of a host name (IPv4 and IPv6, in resolver order). */
 export type Resolver = (host: string) => Promise<string[]>;
 
-/** One answer of the resolver, as it gave it (issue 33 §1: the provenance record names them). */
+/** One answer of the resolver, as it gave it (the provenance record names them). */
 export interface DnsAnswer {
   name: string;
   type: 'A' | 'AAAA';

@@ -86,7 +86,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const resolver = createKeyResolver(ctx.pool);
   const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
   const usage = createUsageRecorder(ctx.tenants, runtime.clock);
-  // Console sign-in (issue 30): sessions in a KV bucket, so any API process serves a session another opened.
+  // Console sign-in: sessions in a KV bucket, so any API process serves a session another opened.
   const sessions = createConsoleSessions(
     await openKvSessionStore(nats.nc, config.NATS_REPLICAS),
     runtime.clock,
@@ -96,7 +96,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId), consoleAccess);
   const operator = createOperatorGuard(config, limiter, consoleAccess);
 
-  // Corroborated sets (issue 33 §2): records signed like certificates, kept in the certificates bucket.
+  // Corroborated sets: records signed like certificates, kept in the certificates bucket.
   const corroborations = runtime.evidenceNotary
     ? createCorroborations({
         pool: ctx.pool,
@@ -132,7 +132,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const reads = createCaptureReads(ctx, artifacts, transparency);
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);
-  // Watch lists (issue 32): diffs of two captures, and each watched schedule run compared with the one before.
+  // Watch lists: diffs of two captures, and each watched schedule run compared with the one before.
   const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary);
   const watch = await startWatchRunner({
     js: nats.js,
@@ -151,7 +151,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const certificates = createCertificates({
     pool: ctx.pool,
     artifacts,
-    // With S3, certificates are stored beside the artifacts (issue 34); the KV bucket stays readable.
+    // With S3, certificates are stored beside the artifacts; the KV bucket stays readable.
     store: certificateStore(artifacts, await openCertificateStore(nats.nc, config.NATS_REPLICAS)),
     notary: runtime.evidenceNotary,
     trust,
@@ -176,7 +176,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     },
   });
 
-  // Archived pages replay on an origin of their own, never the verifier's (issue 28 §1).
+  // Archived pages replay on an origin of their own, never the verifier's.
   const replay = await startReplayServer({ config, verification, reads, guard, log });
   data.ownListeners.add(config.HOST, replay.port);
   const natsLink = watchNatsLink(nats.nc);

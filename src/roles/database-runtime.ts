@@ -27,7 +27,7 @@ export interface DatabaseRuntime {
   ctx: ServiceContext;
   artifacts: ArtifactStore;
   policy: AddressPolicy;
-  /** This process's own HTTP addresses: never a target, allow-listed or not (issue 28); each listener adds itself. */
+  /** This process's own HTTP addresses: never a target, allow-listed or not; each listener adds itself. */
   ownListeners: OwnListeners;
   projector: Projector | null;
   /** The webhook secret store and trusted CAs, opened once for the api and dispatcher roles. */

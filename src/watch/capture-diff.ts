@@ -25,7 +25,7 @@ export interface CaptureSide {
   screenshot: Uint8Array | null;
   wacz: Uint8Array | null;
   /**
-   * The boxes measured on this capture's screenshot per selector (captureSettings.elementBoxes.boxes, issue 32):
+   * The boxes measured on this capture's screenshot per selector (captureSettings.elementBoxes.boxes):
    * a selector absent here was not recorded at capture time. Absent: none were.
    */
   elementBoxes?: Readonly<Record<string, readonly Box[]>> | null;

@@ -14,7 +14,7 @@ import { findComparison, findPreviousCompleteRun } from '../../projections/read-
 import { findActiveSchedule } from '../../projections/read-models/schedules.js';
 
 /**
- * The watch (issue 32, docs/watch.md): a durable LEDGER consumer in the api role. Each capture.completed of a
+ * The watch (docs/watch.md): a durable LEDGER consumer in the api role. Each capture.completed of a
  * watched schedule's run is diffed against the previous complete run of that schedule, and the comparison is
  * recorded through the tenant's actor as `capture.compared` — `notify` when it changed beyond the watch's
  * thresholds, which the webhook feeder turns into a `capture.changed` event for the webhooks that asked for it.

@@ -108,7 +108,7 @@ export function captureOutcomeEnvelope(
 }
 
 /**
- * Extension (issue 32, docs/watch.md): a watched schedule's run changed beyond its thresholds. Its id derives from
+ * Extension (docs/watch.md): a watched schedule's run changed beyond its thresholds. Its id derives from
  * the capture, so a comparison recorded twice still gives receivers one event.
  */
 export function captureChangedEnvelope(

@@ -13,7 +13,7 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The console as a person uses it (issue 30 §7), in the real Chromium against the real service. Tenant A signs in
+ * The console as a person uses it, in the real Chromium against the real service. Tenant A signs in
  * (typing the key, Enter), makes a webhook (its secret shown once) and pings it, submits a capture and watches it
  * complete without reloading, opens it (the verdict with each check; the WACZ and the certificate downloaded by
  * clicking, with the API's bytes), makes and deletes a schedule (its next five runs in UTC), and sees the webhook's

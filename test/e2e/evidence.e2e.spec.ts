@@ -125,7 +125,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
     ]);
     assert.deepEqual(v.body.capture, {
       id,
-      url: rec.url, // an extension beside spec 2.6's fields (issue 31 §3)
+      url: rec.url, // an extension beside spec 2.6's fields
       createdAt: rec.createdAt,
       completedAt: rec.completedAt,
       renderQuality: rec.renderQuality,
@@ -176,7 +176,7 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         .map(([name, ...sources]) => [name!, sources]),
     );
     assert.deepEqual(directives.get('default-src'), ["'none'"], csp);
-    // Frames: only the replay origin, which is never this one (issue 28 §1: archived pages run there).
+    // Frames: only the replay origin, which is never this one (archived pages run there).
     const frames = directives.get('frame-src') ?? [];
     assert.equal(frames.length, 1, csp);
     assert.notEqual(new URL(frames[0]!).origin, new URL(s.baseUrl).origin, 'the replay is framed from another origin');

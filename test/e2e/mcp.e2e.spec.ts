@@ -128,8 +128,8 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
   it('captures a loopback page with options, waits for complete via get_capture, and verifies it', async () => {
     const client = await connect(captureKey);
     // As an agent would: submit, poll through get_capture, and submit again while a failure says it is
-    // retryable (spec 2.1) — on a machine shared with other work a capture can fail for the host (issue 22's
-    // subject), which is not what this test is about. The limit only tells a hang from a slow machine.
+    // retryable (spec 2.1) — on a machine shared with other work a capture can fail for the host, which
+    // is not what this test is about. The limit only tells a hang from a slow machine.
     type Got = { status: string; record?: any; error?: string; retryable?: boolean };
     const failures: string[] = [];
     let accepted: { id: string; statusUrl: string; quota: { limit: number; used: number; remaining: number } };

@@ -22,7 +22,7 @@ import { newsOf, startWatchSite, type WatchSite } from '../support/watch-site.js
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
- * Watch lists end to end (issue 32, docs/watch.md) with a real browser: a watched schedule's runs of a page whose
+ * Watch lists end to end (docs/watch.md) with a real browser: a watched schedule's runs of a page whose
  * paragraph, header and image change between editions while its ad slot rotates on every request. The scheduler
  * is driven with a fixed clock, one tick per run; a real HTTPS receiver checks each webhook's signature.
  */
@@ -55,7 +55,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
   }
 }
 
-describe('watch lists (issue 32)', () => {
+describe('watch lists', () => {
   let pki: Pki;
   let rx: Receiver;
   let site: WatchSite;

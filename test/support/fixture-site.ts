@@ -18,7 +18,7 @@
  *                            (data-src → src) far below the fold
  *   GET /tall?h=<px>         page of `h` px (default 40000) in 1000 px bands coloured by bandColor(i)
  *   GET /article             3600 px article, one inline script (adds "script ran"), no consent banner:
- *                            the page of the latency benchmark (issue 11)
+ *                            the page of the latency benchmark
  *   GET /scripted-tall       3,200 px page with one inline script and CSS gradients, nothing lazy, no media,
  *                            no banner, nothing to expand: an ordinary scripted page that gives the behaviors
  *                            nothing to do (the capture-latency bench's "scripted tall page")

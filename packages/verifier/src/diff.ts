@@ -5,7 +5,7 @@ import { checkPublishedSignature } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 
 /**
- * The diff of two captures as evidence (issue 32, docs/watch.md): a JSON file holding the diff record — exact
+ * The diff of two captures as evidence (docs/watch.md): a JSON file holding the diff record — exact
  * canonical JSON naming both captures, their bundle hashes, the options and the SHA-256 of each part of the diff —,
  * its hash, the service's Ed25519 attestation and an RFC 3161 timestamp of that hash. The attestation is the
  * one a capture certificate carries (certificateMessage: newer capture id, its bundle hash, the attested

@@ -7,7 +7,7 @@ import { binary, idParam } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /**
- * Extension (issue 32, docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
+ * Extension (docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
  * image. Scope read; both captures are the tenant's, so the capture id alone opens nothing here.
  */
 

@@ -30,7 +30,7 @@ export interface CaptureRouteDeps {
   admission: CaptureAdmission;
   reads: CaptureReads;
   cors: Cors;
-  /** Corroborated sets (issue 33 §2): a member's record names its set. */
+  /** Corroborated sets: a member's record names its set. */
   corroborations?: Corroborations | undefined;
 }
 
@@ -69,7 +69,7 @@ export const acceptedSchema = z
         members: z.array(z.object({ id: z.string(), vantage: z.string(), statusUrl: uri() })),
       })
       .optional()
-      .describe('Extension (issue 33): with options.corroborate, every member capture; `id` is the first.'),
+      .describe('Extension: with options.corroborate, every member capture; `id` is the first.'),
   })
   .describe(`Accepted (spec 4.3). ${quotaHeadersNote}`);
 
@@ -114,7 +114,7 @@ const artifactParams = captureIdParams.extend({
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
-/** With S3_PRESIGNED_DOWNLOADS (issue 34 §2): the bytes come from storage, the same headers and ranges. */
+/** With S3_PRESIGNED_DOWNLOADS: the bytes come from storage, the same headers and ranges. */
 const REDIRECTED = z
   .undefined()
   .describe(
@@ -540,7 +540,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 /**
  * Answers a download (an artifact, or an extension beside them) as raw bytes streamed from storage, honouring
  * one Range (spec 4.8); with S3_PRESIGNED_DOWNLOADS, a redirect to a short-lived link into storage instead, which
- * serves the same bytes, ranges and headers to a client that follows it (issue 34 §2).
+ * serves the same bytes, ranges and headers to a client that follows it.
  */
 async function sendDownload(rangeHeader: string | undefined, reply: FastifyReply, download: StreamedDownload) {
   const { size, type, fileName } = download;

@@ -9,7 +9,7 @@ import type { TenantGuard } from '../tenant-auth.js';
  * Largest body POST /v1/verify/certificate reads. A certificate is about 90 KB of PDF/A (embedded font subsets, the
  * text) plus page 1's screenshot preview (at most MAX_PREVIEW_BYTES, 192 KiB) plus its attachment (about 6 KB, at
  * most MAX_ENVELOPE_BYTES = 64 KiB, bounded before it is parsed): 1 MiB is three times the largest a service issues,
- * and bounds what an anonymous upload costs (issue 28).
+ * and bounds what an anonymous upload costs.
  */
 export const MAX_CERTIFICATE_BYTES = 1024 * 1024;
 

@@ -15,7 +15,7 @@ import { ANSWERS, problemResponses } from '../problem.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Console sign-in with OpenID Connect (issue 30 §1; docs/api.md, Signing in with OpenID Connect; docs/security.md): the
+ * Console sign-in with OpenID Connect (docs/api.md, Signing in with OpenID Connect; docs/security.md): the
  * sign-in page lists the configured providers, the browser navigates to `start`, the provider sends it back to
  * `callback`, which opens a tenant console session and lands on the captures page. Browser navigations, so every
  * outcome is a redirect: a refusal goes to the sign-in page with a code, never to a URL the request names.

@@ -17,7 +17,7 @@ import { dateTime, scopeSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Console sign-in (issue 30 §1; docs/security.md, Console sessions): trade a tenant key or the admin key for an
+ * Console sign-in (docs/security.md, Console sessions): trade a tenant key or the admin key for an
  * HttpOnly session cookie, read which sessions the browser holds, sign out. An extension beside the spec (DESIGN
  * decision 16); who a session is and whether it still holds is decided by the guards.
  */

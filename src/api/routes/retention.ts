@@ -7,7 +7,7 @@ import { dateTime, idParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Retention and legal hold (issue 34; docs/storage.md), operator routes: a tenant's default retention, and one
+ * Retention and legal hold (docs/storage.md), operator routes: a tenant's default retention, and one
  * capture's retain-until date and legal hold. Extensions beside the spec's admin routes.
  */
 

@@ -28,7 +28,7 @@ export const createBody = z.object(
       error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"'),
     }),
     options: captureOptionsSchema,
-    // Extension (issue 32): checked by the application service, which names the field at fault (watch.…).
+    // Extension: checked by the application service, which names the field at fault (watch.…).
     watch: z
       .unknown()
       .optional()
@@ -63,7 +63,7 @@ export const scheduleSchema = z
         ignoreText: z.array(z.string()),
       })
       .optional()
-      .describe('Extension (issue 32): each run is compared with the one before (docs/watch.md).'),
+      .describe('Extension: each run is compared with the one before (docs/watch.md).'),
     paused: z.boolean(),
     nextRunAt: dateTime().nullable().describe('Next planned run.'),
     lastRunAt: dateTime().nullable().describe('Null before the first run.'),
@@ -97,7 +97,7 @@ export const deletedScheduleSchema = z
   .describe('Deleted; no further runs (spec 4.12).');
 export const scheduleListSchema = z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules.");
 
-/** Extension (issue 32): the last 50 runs, newest first. */
+/** Extension: the last 50 runs, newest first. */
 const scheduleRunsSchema = z
   .object({
     data: z.array(

@@ -46,9 +46,7 @@ const createBody = z.object(
       .min(1, "must be a non-empty array of 'capture.complete' / 'capture.failed'"),
     extensionEvents: extensionEventsSchema
       .optional()
-      .describe(
-        'Extension (issue 32, docs/watch.md): opt-in event types beyond spec 6, sent only to webhooks that list them.',
-      ),
+      .describe('Extension (docs/watch.md): opt-in event types beyond spec 6, sent only to webhooks that list them.'),
     name: nameSchema,
   },
   { error: 'must be a JSON object with url, events and name' },

@@ -1,6 +1,6 @@
 /**
  * A behavior: something a person does on a page so that what they came for loads — scroll, open "show more",
- * play the video — run by the capture after load within the tenant's behaviorTimeout (issue 35 §1). One
+ * play the video — run by the capture after load within the tenant's behaviorTimeout. One
  * module per behavior (this folder); registry.ts lists them in the order they run. A site-specific one says
  * where it applies with `matches`, a page-side expression; the others run on every page and return at once
  * when the page gives them nothing to do: their cost is in proportion to what they find.

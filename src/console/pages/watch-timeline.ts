@@ -7,7 +7,7 @@ import type { Schedule } from '../shapes.js';
 import { heading } from '../ui.js';
 
 /**
- * A watched URL over time (issue 32 §6, docs/watch.md): a schedule's runs newest first, each saying whether it
+ * A watched URL over time (docs/watch.md): a schedule's runs newest first, each saying whether it
  * changed since the run before; a change shows the two screenshots side by side and the diff image over the newer
  * one. Reads GET /v1/schedules/{id}, /runs and the diff routes, like any client; signs a diff's evidence or
  * certificate only when asked (a button: POST).

@@ -10,7 +10,7 @@ import {
 } from '../../support/test-server.js';
 
 /**
- * Console sign-in (issue 30 §1) against a real nats-server and Postgres: the session cookie stands for the key on
+ * Console sign-in against a real nats-server and Postgres: the session cookie stands for the key on
  * tenant routes and for the admin key on operator routes, with CSRF and Origin checks on unsafe methods, expiry by
  * an injected clock, sign-out, revocation, and the failed sign-in limits.
  */

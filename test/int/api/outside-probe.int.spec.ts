@@ -11,7 +11,7 @@ import { completeWithBundle } from '../../support/logged-capture.js';
 import { ADMIN_KEY, assertProblem, httpCall, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Issue 28, findings 2–6: an outside probe of the newer surfaces, as an attacker with a tenant key (or none) would
+ * An outside probe of the newer surfaces, as an attacker with a tenant key (or none) would
  * run it, against the real service (NATS, Postgres, a signer with the built-in TSA). 127.0.0.1 is allow-listed, as
  * an operator's intranet range might cover the service's own address.
  */
@@ -20,7 +20,7 @@ const TENANT_LIMIT = 30;
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('outside probe of the newer surfaces (issue 28)', () => {
+describe('outside probe of the newer surfaces', () => {
   let s: TestServer;
   let captureId: string;
   let certificate: Buffer;

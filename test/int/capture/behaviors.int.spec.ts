@@ -9,7 +9,7 @@ import { solidPng } from '../../support/fixture-site.js';
 import { makeTestMedia, serveMedia, type TestMedia } from '../../support/test-media.js';
 
 /**
- * Issue 35 §1 and §2: the behaviors a capture runs after load (src/capture/behaviors/), each on a page that
+ * The behaviors a capture runs after load (src/capture/behaviors/), each on a page that
  * needs it, in real Chromium; what they fetch is checked in the exchanges that become the WARC.
  */
 const T = { timeout: 120_000 };

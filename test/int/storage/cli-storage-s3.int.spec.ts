@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 const byOperator = { correlationId: 'storage-s3-cli', causedBy: { kind: 'admin' as const } };
 
-/** `capture-ledger storage migrate | verify | hold | release` with S3 (issue 34 §3, §4). */
+/** `capture-ledger storage migrate | verify | hold | release` with S3. */
 describe('capture-ledger storage with S3', () => {
   let gw: Radosgw;
   let s: TestServer;

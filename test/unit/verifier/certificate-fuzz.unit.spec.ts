@@ -13,7 +13,7 @@ import {
 import { publishedKeys, testKey } from '../archive/bundle-fixture.js';
 
 /**
- * Hostile certificates (issue 28): whatever bytes are uploaded to POST /v1/verify/certificate, the verifier answers
+ * Hostile certificates: whatever bytes are uploaded to POST /v1/verify/certificate, the verifier answers
  * a failed check — it never throws, never parses an attachment larger or deeper than a certificate's, and echoes
  * nothing an uploader chose at length. Hand-made cases first, then seeded random mutations of a genuine one.
  */
