@@ -31,7 +31,7 @@ import {
 } from '@duckduckgo/autoconsent';
 import { reportFromEveryDocument } from './document-reports.js';
 import { type PageClock, wallClock } from './host-load.js';
-import { pageTimer } from './step-timeout.js';
+import { pageTimer, withTimeout } from './step-timeout.js';
 
 export type ConsentResult = 'opted-out' | 'dismissed' | 'not-found' | 'failed';
 
@@ -335,7 +335,7 @@ export async function startConsentRun(
       const reach = frameInternals(frame);
       if (!reach) return;
       const evaluateInFrame = async (code: string) =>
-        Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
+        Boolean(await withTimeout(frame.evaluate(code), 1000, () => new Error('too late')).catch(() => false));
       await inject(s, reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
     }),
   );
@@ -575,12 +575,6 @@ function frameInternals(frame: Frame): { session: CDPSession; frameId: string } 
   return internals.client && typeof internals._id === 'string'
     ? { session: internals.client, frameId: internals._id }
     : undefined;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('too late')), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** A cosmetic rule only hides the banner; the heuristic 'tier1' answer clicks an acknowledge button. */

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
+import { withTimeout } from '../infra/deadline.js';
 import { parseIp } from './address-policy.js';
 
 export class ExitProbeError extends Error {
@@ -19,9 +20,10 @@ const MAX_BODY = 4096;
 export async function probeExitAddress(proxyUrl: string, probeUrl: string, timeoutMs = 10_000): Promise<string> {
   const target = new URL(probeUrl);
   const proxy = new URL(proxyUrl);
-  const body = await withDeadline(
+  const body = await withTimeout(
     target.protocol === 'https:' ? getThroughTunnel(proxy, target) : getThroughProxy(proxy, target),
     timeoutMs,
+    () => new ExitProbeError(`exit probe gave no answer within ${timeoutMs} ms`),
   );
   return parseExitAnswer(body);
 }
@@ -108,20 +110,4 @@ function readAnswer(res: http.IncomingMessage, resolve: (body: string) => void, 
   });
   res.on('end', () => resolve(body));
   res.on('error', (err) => reject(new ExitProbeError(`exit probe failed: ${err.message}`)));
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ExitProbeError(`exit probe gave no answer within ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }
