@@ -2,7 +2,7 @@ import { bytesEqual, digestBytesOf, lastIndexOfBytes, latin1Bytes, latin1Text, s
 import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
 import { checkPdfSignature, splitPdfSignature, statedPdfSigningKey, type PdfSignatureParts } from './pdf-signature.js';
 import { checkPublishedSignature } from './signature.js';
-import { checkTimestamp } from './timestamp.js';
+import { statementTimestampCheck } from './timestamp.js';
 import { checkCertificateTransparency, transparencyDigest, type CertificateTransparency } from './transparency.js';
 
 /**
@@ -370,20 +370,15 @@ export async function verifyCertificate(file: Uint8Array, trust: TrustAnchors): 
         trust.keys,
       ),
     );
-    if (envelope.timestamp === null) {
-      checks.push(skip('timestamp', 'the certificate was signed without a timestamp (TSA_URL=none)'));
-    } else {
-      const outcome = await checkTimestamp(
-        'timestamp',
-        envelope.timestamp,
-        document,
-        digestBytesOf(computed) as Uint8Array,
-        trust,
-        'certificate digest',
-      );
-      selfIssued = outcome.selfIssued;
-      checks.push(outcome.check);
-    }
+    const stamped = await statementTimestampCheck(
+      envelope.timestamp,
+      document,
+      digestBytesOf(computed) as Uint8Array,
+      trust,
+      'certificate',
+    );
+    selfIssued = stamped.selfIssued;
+    checks.push(stamped.check);
   }
   const url = await urlCheck(body, envelope, hashOk);
   if (url) checks.push(url);

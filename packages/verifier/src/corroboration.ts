@@ -1,8 +1,8 @@
 import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
 import { certificateMessage } from './certificate.js';
-import { fail, isObject, pass, skip, verdict, type Check, type TrustAnchors } from './format.js';
+import { fail, isObject, pass, verdict, type Check, type TrustAnchors } from './format.js';
 import { checkPublishedSignature } from './signature.js';
-import { checkTimestamp } from './timestamp.js';
+import { statementTimestampCheck } from './timestamp.js';
 import { canonicalJson } from './transparency.js';
 
 /**
@@ -76,18 +76,13 @@ export async function verifyCorroboration(signed: unknown, trust: TrustAnchors):
       trust.keys,
     ),
   );
-  if (signed['timestamp'] === null || signed['timestamp'] === undefined) {
-    checks.push(skip('timestamp', 'the record was signed without a timestamp (TSA_URL=none)'));
-  } else {
-    const outcome = await checkTimestamp(
-      'timestamp',
-      signed['timestamp'],
-      bytes,
-      digestBytesOf(computed) as Uint8Array,
-      trust,
-      'corroboration record digest',
-    );
-    checks.push(outcome.check);
-  }
+  const stamped = await statementTimestampCheck(
+    signed['timestamp'],
+    bytes,
+    digestBytesOf(computed) as Uint8Array,
+    trust,
+    'corroboration record',
+  );
+  checks.push(stamped.check);
   return done();
 }

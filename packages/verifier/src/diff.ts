@@ -2,7 +2,7 @@ import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
 import { certificateMessage } from './certificate.js';
 import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
 import { checkPublishedSignature } from './signature.js';
-import { checkTimestamp } from './timestamp.js';
+import { statementTimestampCheck } from './timestamp.js';
 
 /**
  * The diff of two captures as evidence (docs/watch.md): a JSON file holding the diff record — exact
@@ -118,20 +118,15 @@ export async function verifyDiff(bytes: Uint8Array, trust: TrustAnchors): Promis
         trust.keys,
       ),
     );
-    if (envelope.timestamp === null) {
-      checks.push(skip('timestamp', 'the diff was signed without a timestamp (TSA_URL=none)'));
-    } else {
-      const outcome = await checkTimestamp(
-        'timestamp',
-        envelope.timestamp,
-        recordBytes,
-        digestBytesOf(computed) as Uint8Array,
-        trust,
-        'diff record digest',
-      );
-      selfIssued = outcome.selfIssued;
-      checks.push(outcome.check);
-    }
+    const stamped = await statementTimestampCheck(
+      envelope.timestamp,
+      recordBytes,
+      digestBytesOf(computed) as Uint8Array,
+      trust,
+      'diff record',
+    );
+    selfIssued = stamped.selfIssued;
+    checks.push(stamped.check);
   }
   // Shown only what a passing check covers: the record's facts and the signer's key rest on the signature over the
   // record hash; the timestamp's genTime on the timestamp check. signedAt and the TSA's URL stand beside the signed

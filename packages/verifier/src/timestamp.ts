@@ -1,6 +1,6 @@
 import * as pkijs from 'pkijs';
 import { bytesEqual, fromBase64Strict, toArrayBuffer } from './bytes.js';
-import { fail, isObject, pass, type Check, type TrustAnchors } from './format.js';
+import { fail, isObject, pass, skip, type Check, type TrustAnchors } from './format.js';
 import {
   OID,
   certificateDer,
@@ -146,4 +146,22 @@ async function signingCertificateProblem(
   } catch (error) {
     return `token's signing-certificate attribute unreadable: ${(error as Error).message}`;
   }
+}
+
+/**
+ * The `timestamp` check of a signed statement (a certificate, a diff record, a corroboration record): its token over
+ * `data` as checkTimestamp checks it, or skipped when the statement was signed without one (TSA_URL=none).
+ * `what` names the statement in the skip's detail and the digest in the failures' ("certificate": "certificate digest").
+ */
+export async function statementTimestampCheck(
+  stamp: unknown,
+  data: Uint8Array,
+  digest: Uint8Array,
+  trust: Pick<TrustAnchors, 'tsaCaCertsPem' | 'selfIssuedTsaCaCertsPem'>,
+  what: string,
+): Promise<{ check: Check<'timestamp'>; selfIssued: boolean }> {
+  if (stamp === null || stamp === undefined)
+    return { check: skip('timestamp', `the ${what} was signed without a timestamp (TSA_URL=none)`), selfIssued: false };
+  const outcome = await checkTimestamp('timestamp', stamp, data, digest, trust, `${what} digest`);
+  return { check: outcome.check, selfIssued: outcome.selfIssued };
 }
