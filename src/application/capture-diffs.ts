@@ -51,7 +51,17 @@ const evidenceObjectName = (captureId: string, baseId: string, options: DiffOpti
   `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
 
 /** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
-export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
+export function createCaptureDiffs(
+  ctx: ServiceContext,
+  artifacts: ArtifactStore,
+  notary: Notary | null = null,
+  /** The date the newer capture's evidence is retained until (retention.ts evidenceRetention): diffs are locked alike. */
+  retainUntil: (captureId: string) => Promise<Date | null> = async () => null,
+) {
+  const lockedLike = async (captureId: string) => {
+    const until = await retainUntil(captureId);
+    return until ? { retainUntil: until } : {};
+  };
   const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
 
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
@@ -151,7 +161,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       };
       const bytes = new TextEncoder().encode(`${JSON.stringify(evidence, null, 2)}\n`);
       try {
-        await artifacts.put(name, bytes);
+        await artifacts.put(name, bytes, await lockedLike(captureId));
       } catch (err) {
         // Another request made it first (its own signature and time): that one is the evidence, and logged it.
         if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? bytes;
@@ -216,7 +226,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       };
       const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
       try {
-        await artifacts.put(name, pdf);
+        await artifacts.put(name, pdf, await lockedLike(captureId));
       } catch (err) {
         if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? pdf;
         throw err;

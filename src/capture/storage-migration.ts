@@ -1,10 +1,11 @@
-import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore } from './artifact-store.js';
+import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore, digestOf } from './artifact-store.js';
+import { certificateObjectName } from '../evidence/certificate-storage.js';
 import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
- * `capture-ledger storage migrate` (issue 34 §4): copies every object the ledger names from one artifact store
- * to another (JetStream → S3), capture by capture in ledger order. Idempotent: an object the target holds
+ * `capture-ledger storage migrate`: copies every object the ledger names from one artifact store to another
+ * (JetStream → S3), capture by capture in ledger order, and each capture's issued certificate with them. Idempotent: an object the target holds
  * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
  * again). Each object is read whole from the source — which checks it against its digest — and written with
  * that digest; an object missing or damaged in the source is reported, never copied. With `retainUntil` (the
@@ -40,6 +41,11 @@ export interface MigrationOptions extends LedgerWalkOptions {
   onProblem(problem: MigrationProblem): Promise<void> | void;
   /** The date a tenant's capture completed at `completedAt` is retained until, or null (retention.ts). */
   retainUntil?(tenantId: string, completedAt: Date): Promise<Date | null>;
+  /**
+   * The source deployment's issued certificate of a capture (its KV bucket), or null: copied to the capture's
+   * certificate object in the target and locked like the capture's artifacts.
+   */
+  certificateOf?(captureId: string): Promise<Uint8Array | null>;
   /** After each object: running totals (progress). */
   onObject?(tally: MigrationTally): void;
 }
@@ -70,8 +76,50 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
       }
       opts.onObject?.(tally);
     }
+    const certificate = opts.certificateOf ? await fromSource(() => opts.certificateOf!(data.captureId)) : null;
+    if (certificate) {
+      tally.objects++;
+      const object = certificateObjectName(data.captureId);
+      const problem = await copyBytes(object, certificate, until);
+      if (problem) {
+        tally.corrupt++;
+        await opts.onProblem({
+          seq: e.seq,
+          tenantId: e.event.tenantId,
+          captureId: data.captureId,
+          artifact: 'certificate',
+          object,
+          ...problem,
+        });
+      }
+      opts.onObject?.(tally);
+    }
   });
   return tally;
+
+  /** Retains an object the target holds already: storage only ever extends, so a longer date stands. */
+  async function retainPresent(object: string, until: Date | null) {
+    if (until && opts.target.lock)
+      await opts.target.lock.retain(object, until).catch((err: unknown) => {
+        if (!(err instanceof ArtifactLockedError)) throw err;
+      });
+  }
+
+  /** Bytes read from elsewhere than the artifacts store (an issued certificate): copied, or found there already. */
+  async function copyBytes(object: string, bytes: Uint8Array, until: Date | null) {
+    const have = await opts.target.stat(object);
+    if (have && have.digest.replace(/=+$/, '') === digestOf(bytes).replace(/=+$/, '')) {
+      tally.present++;
+      await retainPresent(object, until);
+      return null;
+    }
+    if (have)
+      return { status: 'conflict' as const, detail: `the target holds other bytes (${have.digest}) under this name` };
+    await opts.target.put(object, bytes, until ? { retainUntil: until } : {});
+    tally.copied++;
+    tally.bytes += bytes.byteLength;
+    return null;
+  }
 
   async function copyOne(
     object: string,
@@ -80,11 +128,7 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
     const [have, stat] = await Promise.all([opts.target.stat(object), fromSource(() => opts.source.stat(object))]);
     if (have && stat && have.digest.replace(/=+$/, '') === stat.digest.replace(/=+$/, '')) {
       tally.present++;
-      if (until && opts.target.lock)
-        await opts.target.lock.retain(object, until).catch((err: unknown) => {
-          // Already retained longer: storage refuses the shorter date, and the longer one stands.
-          if (!(err instanceof ArtifactLockedError)) throw err;
-        });
+      await retainPresent(object, until);
       return null;
     }
     if (!stat) return { status: 'missing', detail: 'not in the source store' };
