@@ -90,7 +90,9 @@ export const ANSWERS = {
     429: "Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3).",
   },
   /** guard.perIp(): endpoints without credentials. */
-  perIp: { 429: 'Rate limited per client address (spec 7.3, 8.1).' },
+  perIp: {
+    429: "Rate limited per client address (spec 7.3, 8.1), or with a valid tenant key per tenant (limitType 'tenant').",
+  },
   /** checkAdmin: the operator credential (spec 5.2). */
   adminKey: {
     401: 'Missing or invalid admin credential (spec 5.6).',
@@ -99,7 +101,7 @@ export const ANSWERS = {
   /** The operator routes other than the key endpoints: guard.perIp(), then operator.credential(). */
   operator: {
     401: 'Missing or invalid admin credential (spec 5.6).',
-    429: 'Rate limited per client address (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11).',
+    429: 'Rate limited per client address without a valid credential (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11).',
     503: 'The admin API is not configured (ADMIN_KEY unset; spec 5.2).',
   },
   /** requireJsonBody and the JSON parser (spec 7.2). */
