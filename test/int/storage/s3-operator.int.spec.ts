@@ -9,9 +9,14 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { corroborationStore } from '../../../src/application/corroboration-storage.js';
+import { evidenceRetention } from '../../../src/application/retention.js';
 import { StorageUnavailableError } from '../../../src/capture/artifact-store.js';
 import { openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import { type S3Settings, storageSettings } from '../../../src/config/storage-config.js';
+import { corroborationKeys } from '../../../src/domain/corroboration.js';
+import { newId } from '../../../src/domain/ids.js';
+import { openCertificateStore } from '../../../src/evidence/certificate.js';
 import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';
 import { cli, jsonLines } from '../cli/cli-fixtures.js';
 import { type FixtureSite, captureUntilComplete, startFixtureSite } from '../../support/fixture-site.js';
@@ -179,6 +184,30 @@ describe('S3 storage for operators', () => {
     }
     const read = await admin('GET', `/v1/admin/captures/${captureId}/retention`);
     assert.equal(read.body.retainUntil, later);
+  });
+
+  it('stores a corroboration record under each member, locked until the latest member is retained', async () => {
+    const store = await openS3ArtifactStore(settingsOf(env));
+    const kv = await openCertificateStore(s.server.nats.nc);
+    const records = corroborationStore(store, kv, evidenceRetention(s.server.ctx, store));
+    const id = newId('cor');
+    const members = captures.slice(0, 2);
+    await kv.put(
+      corroborationKeys.set(id),
+      JSON.stringify({ id, url: site.url('/simple'), members: members.map((captureId) => ({ captureId })) }),
+    );
+    const record = new TextEncoder().encode(JSON.stringify({ record: { id }, recordHash: 'sha256:00' }));
+    await records.create(corroborationKeys.record(id), record);
+    assert.deepEqual(Buffer.from((await records.get(corroborationKeys.record(id)))!.value), Buffer.from(record));
+    assert.equal(await kv.get(corroborationKeys.record(id)), null, 'the record is in S3, not in the KV bucket');
+    // The second member's retention was extended (the test before): the record is held as long as it.
+    const latest = (await admin('GET', `/v1/admin/captures/${members[1]}/retention`)).body.retainUntil;
+    for (const captureId of members) {
+      const [lock] = (await locksOf(captureId)).filter((l) => l.Key === `names/${captureId}/corroboration/${id}.json`);
+      assert.ok(lock, `the record is stored under ${captureId}`);
+      assert.deepEqual(lock.name, ['COMPLIANCE', latest]);
+      assert.deepEqual(lock.blob, ['COMPLIANCE', latest]);
+    }
   });
 
   it('counts authenticated requests against the tenant, not the address; lowering a retention says what it does', async () => {
