@@ -1,5 +1,7 @@
 import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore, digestOf } from './artifact-store.js';
 import { certificateObjectName } from '../evidence/certificate-storage.js';
+import { corroborationObjectName } from '../application/corroboration-storage.js';
+import type { StoredEvent } from '../ledger/event-store.js';
 import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
@@ -46,6 +48,11 @@ export interface MigrationOptions extends LedgerWalkOptions {
    * certificate object in the target and locked like the capture's artifacts.
    */
   certificateOf?(captureId: string): Promise<Uint8Array | null>;
+  /**
+   * The source deployment's signed corroboration record (its KV bucket), or null: copied under each member capture
+   * (`corroborationObjectName`) and locked until the latest of the members' dates in the target.
+   */
+  corroborationRecordOf?(corroborationId: string): Promise<Uint8Array | null>;
   /** After each object: running totals (progress). */
   onObject?(tally: MigrationTally): void;
 }
@@ -63,39 +70,82 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
   };
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
   const fromSource = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs });
-  tally.lastSeq = await walkCompletedCaptures(opts, async (e, data) => {
-    tally.captures++;
-    const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
-    for (const [artifact, object] of namedObjects(data)) {
-      tally.objects++;
-      const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
-      const problem = await copyOne(object, until);
-      if (problem) {
-        tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
-        await opts.onProblem({ ...at, ...problem });
+  tally.lastSeq = await walkCompletedCaptures(
+    opts,
+    async (e, data) => {
+      tally.captures++;
+      const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
+      for (const [artifact, object] of namedObjects(data)) {
+        tally.objects++;
+        const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
+        const problem = await copyOne(object, until);
+        if (problem) {
+          tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
+          await opts.onProblem({ ...at, ...problem });
+        }
+        opts.onObject?.(tally);
       }
-      opts.onObject?.(tally);
-    }
-    const certificate = opts.certificateOf ? await fromSource(() => opts.certificateOf!(data.captureId)) : null;
-    if (certificate) {
+      const certificate = opts.certificateOf ? await fromSource(() => opts.certificateOf!(data.captureId)) : null;
+      if (certificate) {
+        tally.objects++;
+        const object = certificateObjectName(data.captureId);
+        const problem = await copyBytes(object, certificate, until);
+        if (problem) {
+          tally.corrupt++;
+          await opts.onProblem({
+            seq: e.seq,
+            tenantId: e.event.tenantId,
+            captureId: data.captureId,
+            artifact: 'certificate',
+            object,
+            ...problem,
+          });
+        }
+        opts.onObject?.(tally);
+      }
+    },
+    migrateCorroboration,
+  );
+  return tally;
+
+  /** A corroboration record issued: its members' objects are in the target already (the ledger's order). */
+  async function migrateCorroboration(e: StoredEvent) {
+    if (e.event.type !== 'capture.corroboration_attested' || !opts.corroborationRecordOf) return;
+    const { corroborationId, captureIds } = e.event.data as { corroborationId: string; captureIds: string[] };
+    const record = await fromSource(() => opts.corroborationRecordOf!(corroborationId));
+    if (!record) return;
+    const until = await latestRetention(captureIds);
+    for (const captureId of captureIds) {
       tally.objects++;
-      const object = certificateObjectName(data.captureId);
-      const problem = await copyBytes(object, certificate, until);
+      const object = corroborationObjectName(captureId, corroborationId);
+      const problem = await copyBytes(object, record, until);
       if (problem) {
         tally.corrupt++;
         await opts.onProblem({
           seq: e.seq,
           tenantId: e.event.tenantId,
-          captureId: data.captureId,
-          artifact: 'certificate',
+          captureId,
+          artifact: 'corroboration',
           object,
           ...problem,
         });
       }
       opts.onObject?.(tally);
     }
-  });
-  return tally;
+  }
+
+  /** The latest date the target holds any member's objects to (S3 lists them under the member's id). */
+  async function latestRetention(captureIds: string[]): Promise<Date | null> {
+    const { lock, list } = opts.target;
+    if (!lock || !list) return null;
+    let latest: Date | null = null;
+    for (const captureId of captureIds) {
+      const [first] = await list(`${captureId}/`);
+      const held = first ? (await lock.state(first))?.retainUntil : null;
+      if (held && (!latest || held > latest)) latest = held;
+    }
+    return latest;
+  }
 
   /** Retains an object the target holds already: storage only ever extends, so a longer date stands. */
   async function retainPresent(object: string, until: Date | null) {

@@ -70,6 +70,8 @@ export const namedObjects = (data: Completed): Array<[string, string]> =>
 export async function walkCompletedCaptures(
   opts: LedgerWalkOptions,
   onCompleted: (e: StoredEvent, data: Completed) => Promise<void>,
+  /** Every other event, in the same order (migrate: the corroboration records issued). */
+  onOther?: (e: StoredEvent) => Promise<void>,
 ): Promise<number> {
   const stopped = new Error('stopped');
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
@@ -85,6 +87,7 @@ export async function walkCompletedCaptures(
     if (e.seq - 1 > lastSeq) lastSeq = e.seq - 1;
     opts.onProgress?.(e.seq);
     if (e.event.type === 'capture.completed') await onCompleted(e, e.event.data as Completed);
+    else await onOther?.(e);
     done = { seq: e.seq, index: e.index };
   };
   // The budget counts from the last progress: a long walk may meet several restarts.
