@@ -8,7 +8,7 @@ import type { BenchLine } from './registry.js';
 const ctx = { correlationId: 'bench', causedBy: { kind: 'system' as const, component: 'bench' } };
 
 /**
- * Issue 2 §11: capture admissions through the tenant actor (fold, decide, OCC append) versus raw JetStream
+ * Capture admissions through the tenant actor (fold, decide, OCC append) versus raw JetStream
  * publishes of the same payload size on the same server, both with 64 tenants × N in flight.
  */
 export async function admissionBench(): Promise<BenchLine[]> {

@@ -9,7 +9,7 @@ import { watchTreeCpu } from './support/process-cpu.js';
 import { startStaticPages } from './support/static-pages.js';
 
 /**
- * Issue 22 §5, the part wall clocks cannot show on a shared host: CPU time per capture, the service's
+ * The part wall clocks cannot show on a shared host: CPU time per capture, the service's
  * against bare puppeteer's on the same page. Two at a time on two cores is CPU-bound, so every
  * CPU-millisecond a capture spends beyond bare's is throughput lost. The service runs as in
  * BENCH=capture-latency (its own process, `make run`'s defaults, a client polling status every 25 ms);

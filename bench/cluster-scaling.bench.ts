@@ -8,7 +8,7 @@ import { envCount, percentile, round, sleep } from './support/bench-kit.js';
 import type { BenchLine } from './registry.js';
 
 /**
- * Issue 10 §6, on the `make cluster` layout (3 nats-servers, NATS_REPLICAS=3, roles in their own processes):
+ * On the `make cluster` layout (3 nats-servers, NATS_REPLICAS=3, roles in their own processes):
  * - failover gap: SIGKILL the nats-server leading LEDGER under a steady trickle of submissions; the gap is the
  *   time from the kill to the next accepted submission (p50/max over BENCH_FAILOVERS kills, default 5);
  * - captures/s with 1 worker process vs 2, same backlog of a small local page, in the same run;

@@ -14,7 +14,7 @@ import { envCount, percentile, round } from './support/bench-kit.js';
 const ctx = { correlationId: 'bench', causedBy: { kind: 'system' as const, component: 'bench' } };
 
 /**
- * Issue 12: the cold first request of a tenant (a process that has not seen it, e.g. after a restart or a
+ * The cold first request of a tenant (a process that has not seen it, e.g. after a restart or a
  * passivation) for tenants with 1k, 10k and 100k events: hydration + decide + OCC append of one submission.
  * Baseline in the same run: the same request without snapshots (the whole subject folded). With snapshots:
  * right after a snapshot (tail ≈ 0, as after a passivation) and at the worst point between periodic

@@ -7,7 +7,7 @@ import { envCount, percentile, round, timeMs } from './support/bench-kit.js';
 import { countCaptures, fillCaptures } from './support/capture-rows.js';
 
 /**
- * Issue 30 §6: the console's captures list within 200 ms of server time with 1,000,000 captures in the tenant's
+ * The console's captures list within 200 ms of server time with 1,000,000 captures in the tenant's
  * history. The console asks `GET /v1/captures` as any client does, so this times that request over loopback
  * against a real service whose projection holds BENCH_LIST_ROWS rows (default 1,000,000) for one tenant, for each
  * view the console offers (newest, a status filter, a URL prefix, a day, oldest first, page 50); baseline: the

@@ -1,5 +1,5 @@
 /**
- * Watch lists (issue 32, docs/watch.md): the time to diff two captures of a 1280 × 20,000 px page (goal: p50 ≤ 2 s)
+ * Watch lists (docs/watch.md): the time to diff two captures of a 1280 × 20,000 px page (goal: p50 ≤ 2 s)
  * and the memory it takes. What is timed is diffCaptures as GET /v1/captures/{id}/diff runs it — both PNGs
  * decoded, pixels compared band by band, the visible text of two 2,000-paragraph pages diffed, headers — against
  * the baseline of only decoding the two PNGs, the floor any pixel diff pays. The diff image (diff.png) is timed

@@ -12,7 +12,7 @@ import { ADMIN_KEY, startTestServer } from '../test/support/test-server.js';
 import type { BenchLine } from './registry.js';
 
 /**
- * Issue 22: the fidelity suite (test/support/fidelity-cases.ts, pages of test/support/fidelity-site.ts),
+ * The fidelity suite (test/support/fidelity-cases.ts, pages of test/support/fidelity-site.ts),
  * each case captured once through the whole service (POST /v1/captures; PNG, HTML and the WACZ's WARC
  * records as a tenant gets them) and once by bare puppeteer in the same run (goto networkidle0, full-page
  * screenshot, content(); the responses it saw stand in for WARC records). One line per case with pass/fail

@@ -5,7 +5,7 @@ import type { BenchLine } from './registry.js';
 import { countCaptures, fillCaptures } from './support/capture-rows.js';
 
 /**
- * Issue 3 §7: the capture list at a million captures. Fills the `captures` projection with BENCH_LIST_ROWS
+ * The capture list at a million captures. Fills the `captures` projection with BENCH_LIST_ROWS
  * rows (default 1,000,000) for one tenant plus noise, then times the list endpoint's queries (page + total)
  * for the common shapes; baseline: the same page shape on a tenant with 1,000 captures.
  */

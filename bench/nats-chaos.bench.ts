@@ -8,7 +8,7 @@ import { runNatsChaos } from '../test/support/nats-chaos-scenario.js';
 import type { BenchLine } from './registry.js';
 
 /**
- * Evidence through many NATS node kills (issue 26; test/support/nats-chaos-scenario.ts): the scaled layout,
+ * Evidence through many NATS node kills (test/support/nats-chaos-scenario.ts): the scaled layout,
  * NATS_CHAOS_KILLS SIGKILLs of nats-servers one at a time (default 30) with captures submitted while a node is
  * down; every completed capture's bundle must verify and `storage verify` must find every artifact whole.
  */

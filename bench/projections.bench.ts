@@ -15,7 +15,7 @@ import { envCount, percentile, round, sleep } from './support/bench-kit.js';
 import type { BenchLine } from './registry.js';
 
 /**
- * Issue 7 §5: `projections rebuild` throughput on a generated log (BENCH_EVENTS, default 100,000; up to
+ * `projections rebuild` throughput on a generated log (BENCH_EVENTS, default 100,000; up to
  * 1,000,000) against the raw JetStream read rate of the same log, and the live projection's lag while events
  * are appended at BENCH_LAG_RATE (default 500/s) for BENCH_LAG_SECONDS (default 20) against the raw delivery
  * latency of the same messages to a plain consumer.

@@ -1,6 +1,7 @@
 import { admissionBench } from './admission.bench.js';
 import { captureCpuBench } from './capture-cpu.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
+import { captureStagesBench } from './capture-stages.bench.js';
 import { clusterScalingBench } from './cluster-scaling.bench.js';
 import { consoleListBench } from './console-list.bench.js';
 import { coldHydrationBench } from './cold-hydration.bench.js';
@@ -18,11 +19,14 @@ import { witnessBench } from './witness.bench.js';
 import { sessionRecordingBench } from './session-recording.bench.js';
 import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
+import { roleStartBench } from './role-start.bench.js';
+import { clusterIdleBench } from './cluster-idle.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   admission: admissionBench,
   'capture-latency': captureLatencyBench,
+  'capture-stages': captureStagesBench,
   'capture-cpu': captureCpuBench,
   'worker-rss': workerRssBench,
   submissions: submissionsBench,
@@ -41,4 +45,6 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'session-recording': sessionRecordingBench,
   storage: storageBench,
   diff: diffBench,
+  'role-start': roleStartBench,
+  'cluster-idle': clusterIdleBench,
 };

@@ -9,7 +9,7 @@ import { watchTreeCpu } from './support/process-cpu.js';
 import { startStaticPages } from './support/static-pages.js';
 
 /**
- * Issue 35 §3: what `options.recordSession` costs. The capture engine (capturePage, as the worker runs it) in
+ * What `options.recordSession` costs. The capture engine (capturePage, as the worker runs it) in
  * this process against one Chromium, captures with and without the recording alternated on each page:
  * /plain.html (text, three viewports: the scroll is all that moves), /lazy (lazy images found by the scroll) and
  * /animated.html (a box moving without end: a new frame all the time, the worst case).

@@ -9,7 +9,7 @@ import { withMakeRunService } from './support/make-run-service.js';
 import { captureClient, envCount, percentile, pool, round, timeMs } from './support/bench-kit.js';
 
 /**
- * Issue 34 §7: the two artifact stores side by side, in one run on one machine. S3 is radosgw (Ceph 16.2) on
+ * The two artifact stores side by side, in one run on one machine. S3 is radosgw (Ceph 16.2) on
  * loopback, as the tests run it (test/support/radosgw.ts: one OSD on memstore) — a floor for the network and
  * HTTP cost of S3, not a figure for a real S3 deployment.
  *

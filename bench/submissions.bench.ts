@@ -14,7 +14,7 @@ const ADMIN = 'bench-admin-key-0123456789';
 const setupCtx = { correlationId: 'bench', causedBy: { kind: 'admin' as const } };
 
 /**
- * Issue 3 §9b / issue 4 §7: POST /v1/captures per second and p99 with autocannon against one API process
+ * POST /v1/captures per second and p99 with autocannon against one API process
  * (ROLES=api,projector, no worker) for 1, 100 and 10,000 distinct tenants, keys rotated across requests;
  * baseline: GET /health of the same process in the same run. Then the API process's heap and RSS after the
  * 10,000-tenant run, where every request hydrates a tenant actor the process has not seen.
@@ -113,7 +113,7 @@ export async function submissionsBench(): Promise<BenchLine[]> {
     }
     const fewest = Math.min(...p99ByTenants.keys());
     if (p99ByTenants.size > 1) {
-      // Issue 12: cost must not grow with the number of tenants a process meets cold.
+      // Cost must not grow with the number of tenants a process meets cold.
       lines.push({
         figure: `POST /v1/captures p99, ${last} tenants vs ${fewest}`,
         ratio: round(p99ByTenants.get(last)! / Math.max(p99ByTenants.get(fewest)!, 1), 2),

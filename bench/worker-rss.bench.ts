@@ -19,7 +19,7 @@ const TENANT = 'bench-rss';
 const isChromium = (comm: string) => /^chrom/i.test(comm);
 
 /**
- * Issue 3 §9: memory of the worker process including its Chromium after BENCH_RSS_CAPTURES (default 300)
+ * Memory of the worker process including its Chromium after BENCH_RSS_CAPTURES (default 300)
  * captures of /simple, against the same figure after the first capture (baseline). The service runs as its
  * own OS process (ROLES=api,projector,worker, WORKER_CONCURRENCY=2) on NATS/Postgres started here, so its
  * process tree is the node process and Chromium only. RSS sums count shared pages once per process; Pss

@@ -1,4 +1,4 @@
-// A PNG of every console page (issue 30 §7) at 1280 and at 390 px wide, against a whole service started the way the
+// A PNG of every console page at 1280 and at 390 px wide, against a whole service started the way the
 // e2e starts it (hermetic nats-server and Postgres, the fixture site, a real HTTPS webhook receiver), with some data:
 // captures complete and one failed, a schedule, a webhook with deliveries, a second tenant.
 //   node --import tsx ops/console-screenshots.ts [outDir]        (make screenshots; default docs/console/)

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import pino from 'pino';
 import { type Config, ConfigError, loadConfig, rolesUsePostgres } from './config/config.js';
-import { startEmbeddedNats, type EmbeddedNats } from './infra/embedded-nats.js';
-import { startEmbeddedPostgres, type EmbeddedPg } from './infra/embedded-postgres.js';
+import type { EmbeddedNats } from './infra/embedded-nats.js';
+import type { EmbeddedPg } from './infra/embedded-postgres.js';
 import type { ServerHandle } from './server.js';
-import { startTracing, stopTracing } from './observability/tracing.js';
+import { startTracing, stopTracing } from './observability/tracing-sdk.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
 import { ReplicasError } from './ledger/streams.js';
 
@@ -25,8 +25,14 @@ async function main(): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
   if (config.ROLES.has('witness')) return runWitness(config, log);
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
-  if (startTracing()) log.info('OpenTelemetry tracing enabled');
+  if (await startTracing()) log.info('OpenTelemetry tracing enabled');
   const { startServer } = await import('./server.js');
+  // The embedded servers' modules only when this process starts them (a role process of a cluster is given NATS_URL
+  // and DATABASE_URL and loads neither), and before the signal handlers below: embedded-postgres installs exit hooks
+  // of its own when it loads, which those handlers replace.
+  const embeddedNats = config.NATS_URL ? null : await import('./infra/embedded-nats.js');
+  const embeddedPg =
+    config.DATABASE_URL || !rolesUsePostgres(config.ROLES) ? null : await import('./infra/embedded-postgres.js');
   const dataDir = resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
 
@@ -61,7 +67,7 @@ async function main(): Promise<void> {
       // One user with a password made for this run: no other local process may reach the ledger. The CLI
       // finds both in run.json (mode 0600).
       const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
-      nats = await startEmbeddedNats(join(dataDir, 'nats'), { credentials });
+      nats = await embeddedNats!.startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
       runConfig = {
         ...config,
@@ -74,7 +80,9 @@ async function main(): Promise<void> {
     }
     let databaseUrl = config.DATABASE_URL ?? null;
     if (!databaseUrl && rolesUsePostgres(config.ROLES)) {
-      pg = await startEmbeddedPostgres(join(dataDir, 'postgres'), { log: (l) => log.debug({ postgres: l }) });
+      pg = await embeddedPg!.startEmbeddedPostgres(join(dataDir, 'postgres'), {
+        log: (l) => log.debug({ postgres: l }),
+      });
       databaseUrl = await pg.database('capture_ledger');
       log.info({ port: pg.port }, 'embedded postgres started');
     }

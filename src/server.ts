@@ -7,15 +7,11 @@ import { type Config, rolesUsePostgres } from './config/config.js';
 import type { EventStore } from './ledger/event-store.js';
 import { createReadiness } from './observability/readiness.js';
 import { startRoleHttp } from './observability/role-http.js';
+import type { UsageRecorder } from './api/usage-recorder.js';
 import type { Projector } from './projector/projector.js';
-import { startApiRole } from './roles/api.js';
-import { type DatabaseRuntime, startDatabaseRuntime } from './roles/database-runtime.js';
-import { startDispatcherRole } from './roles/dispatcher.js';
+import type { DatabaseRuntime } from './roles/database-runtime.js';
 import { type ProcessRuntime, type ServerDeps, startProcessRuntime } from './roles/process-runtime.js';
-import { startSchedulerRole } from './roles/scheduler.js';
-import { startSignerRole } from './roles/signer.js';
 import { createStops } from './roles/stops.js';
-import { startWorkerRole } from './roles/worker.js';
 import type { TransparencyService } from './transparency/log-service.js';
 
 export type { ServerDeps } from './roles/process-runtime.js';
@@ -38,16 +34,21 @@ export interface ServerHandle {
   evidence: Evidence;
   /** The transparency log's service where this process follows the log (api or sequencer role); null otherwise. */
   transparency: TransparencyService | null;
+  /** The api role's recorder of API calls, null without the api role (tests stop it to compare a quiet ledger). */
+  usage: UsageRecorder | null;
   stop(): Promise<void>;
 }
 
 type RoleStarter = (runtime: ProcessRuntime, data: DatabaseRuntime) => Promise<() => Promise<void>>;
 
-/** The roles that need the database, in start order; the api starts last, so it answers only when the rest run. */
-const DATABASE_ROLES: Array<['worker' | 'dispatcher' | 'scheduler', RoleStarter]> = [
-  ['worker', startWorkerRole],
-  ['dispatcher', startDispatcherRole],
-  ['scheduler', startSchedulerRole],
+/**
+ * The roles that need the database, in start order; the api starts last, so it answers only when the rest run.
+ * Each starter is imported when its role runs: a process loads only the code (and libraries) of its own roles.
+ */
+const DATABASE_ROLES: Array<['worker' | 'dispatcher' | 'scheduler', () => Promise<RoleStarter>]> = [
+  ['worker', async () => (await import('./roles/worker.js')).startWorkerRole],
+  ['dispatcher', async () => (await import('./roles/dispatcher.js')).startDispatcherRole],
+  ['scheduler', async () => (await import('./roles/scheduler.js')).startSchedulerRole],
 ];
 
 export async function startServer(config: Config, deps: ServerDeps): Promise<ServerHandle> {
@@ -67,8 +68,14 @@ async function startRoles(
 ): Promise<ServerHandle> {
   const runtime = await startProcessRuntime(config, deps, stops);
   const { roles, nats } = runtime;
-  if (roles.has('signer')) stops.add(startSignerRole(runtime));
-  const handle = { nats, evidence: runtime.evidence, transparency: runtime.transparency, stop: () => stops.run() };
+  if (roles.has('signer')) stops.add((await import('./roles/signer.js')).startSignerRole(runtime));
+  const handle = {
+    nats,
+    evidence: runtime.evidence,
+    transparency: runtime.transparency,
+    usage: null,
+    stop: () => stops.run(),
+  };
 
   if (!rolesUsePostgres(roles)) {
     // A signer or sequencer alone needs no database: it is not given DATABASE_URL (docs/security.md).
@@ -83,8 +90,9 @@ async function startRoles(
     return { ...handle, url: http.url, app: null, ctx: null, store: null, projector: null };
   }
   if (!deps.databaseUrl) throw new Error(`ROLES=${[...roles].join(',')} needs Postgres: set DATABASE_URL`);
+  const { startDatabaseRuntime } = await import('./roles/database-runtime.js');
   const data = await startDatabaseRuntime(runtime, deps.databaseUrl, deps.schema, stops);
-  for (const [role, start] of DATABASE_ROLES) if (roles.has(role)) stops.add(await start(runtime, data));
+  for (const [role, load] of DATABASE_ROLES) if (roles.has(role)) stops.add(await (await load())(runtime, data));
 
   const base = { ...handle, ctx: data.ctx, store: runtime.store, projector: data.projector };
   if (!roles.has('api')) {
@@ -100,7 +108,8 @@ async function startRoles(
     stops.add(() => http.close());
     return { ...base, url: http.url, app: null };
   }
+  const { startApiRole } = await import('./roles/api.js');
   const api = await startApiRole(runtime, data);
   stops.add(() => api.stop());
-  return { ...base, url: api.url, app: api.app };
+  return { ...base, url: api.url, app: api.app, usage: api.usage };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * Static pages for the benchmarks, served as a file server serves them, with a 404 with a small HTML body for
  * anything else (the browser's /favicon.ico), as `python3 -m http.server` answers:
- * - /plain.html: the black-box figure's kind of page (issue 35 §6) — one HTML file of text, taller than the
+ * - /plain.html: the black-box figure's kind of page — one HTML file of text, taller than the
  *   viewport, no script, no stylesheet, no image. Nothing on it gives the settle phase, the scroll, consent
  *   detection or any behavior work to do.
  * - /animated.html: the same text under a box that a CSS animation moves without end — the browser draws a new

@@ -1,2 +1,2 @@
--- Why a capture failed, as a class (README, Failure reasons); null on failures recorded before reasons were.
+-- Why a capture failed, as a class (docs/api.md, Failure reasons); null on failures recorded before reasons were.
 ALTER TABLE captures ADD COLUMN failure_reason text;

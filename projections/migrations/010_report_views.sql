@@ -8,7 +8,7 @@
 CREATE INDEX usage_daily_day ON usage_daily (day, tenant_id);
 
 -- Failed captures per tenant, UTC day of failure, reason class (null on failures recorded before classes were;
--- README, Failure reasons), message and whether a retry may succeed.
+-- docs/api.md, Failure reasons), message and whether a retry may succeed.
 -- Served by captures_failed_day: the day window is a range of its first column, the tenant its second.
 CREATE VIEW v_failures_daily AS
 SELECT tenant_id,

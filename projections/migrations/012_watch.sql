@@ -1,4 +1,4 @@
--- Watch lists (issue 32, docs/watch.md): a schedule's watch settings, and each watched run's comparison with the
+-- Watch lists (docs/watch.md): a schedule's watch settings, and each watched run's comparison with the
 -- previous complete run of its schedule.
 ALTER TABLE schedules ADD COLUMN watch jsonb;
 

@@ -1,4 +1,4 @@
--- Retention of stored evidence (issue 34; docs/storage.md): each tenant's default retention, set by an operator,
+-- Retention of stored evidence (docs/storage.md): each tenant's default retention, set by an operator,
 -- and the legal hold of each capture, as the ledger's tenant.retention_set and capture.legal_hold_* events say.
 CREATE TABLE tenant_retention (
   tenant_id text PRIMARY KEY,

@@ -101,6 +101,6 @@ export function captureViews(baseUrl: string) {
   };
 }
 
-/** README, Failure reasons: present on failures recorded since reasons were. */
+/** docs/api.md, Failure reasons: present on failures recorded since reasons were. */
 const failureReasonOf = (r: Pick<CaptureRow, 'failure_reason'>) =>
   r.failure_reason ? { failureReason: r.failure_reason } : {};

@@ -5,7 +5,7 @@ import { readModel, type Sql, type TenantEnvelope } from './read-model.js';
 import type { CaptureRow } from './captures.js';
 
 /**
- * `capture_comparisons` (issue 32, docs/watch.md): each watched run compared with the previous complete run of
+ * `capture_comparisons` (docs/watch.md): each watched run compared with the previous complete run of
  * its schedule, from `capture.compared`. One row per capture: a comparison recorded twice (a redelivered ledger
  * event) keeps the first. Not in the tenant audit: a row is the event's data as it is.
  */
@@ -21,6 +21,8 @@ export interface ComparisonRow {
   notify: boolean;
   summary: ComparisonSummary;
   options: CaptureComparison['options'];
+  /** The bound the diff reached (docs/watch.md, Bounds); null: it completed. */
+  bound: string | null;
   compared_at: Date;
 }
 
@@ -32,8 +34,8 @@ function createComparisonsWriter(q: Sql) {
       const d = e.data;
       await q.query(
         `INSERT INTO capture_comparisons
-           (capture_id, tenant_id, schedule_id, base_capture_id, changed, notify, summary, options, compared_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (capture_id) DO NOTHING`,
+           (capture_id, tenant_id, schedule_id, base_capture_id, changed, notify, summary, options, bound, compared_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (capture_id) DO NOTHING`,
         [
           d.captureId,
           e.tenantId,
@@ -43,6 +45,7 @@ function createComparisonsWriter(q: Sql) {
           d.notify,
           JSON.stringify(d.summary),
           JSON.stringify(d.options),
+          d.bound ?? null,
           d.comparedAt,
         ],
       );
@@ -85,6 +88,7 @@ export type ScheduleRunRow = Pick<
   changed: boolean | null;
   notify: boolean | null;
   summary: ComparisonSummary | null;
+  bound: string | null;
 };
 
 /** A schedule's runs, newest first, each with its comparison when the schedule is watched. */
@@ -97,7 +101,7 @@ export async function listScheduleRuns(
   return (
     await q.query<ScheduleRunRow>(
       `SELECT c.capture_id, c.status, c.created_at, c.completed_at, c.failed_at, c.error, c.failure_reason,
-              k.base_capture_id, k.changed, k.notify, k.summary
+              k.base_capture_id, k.changed, k.notify, k.summary, k.bound
          FROM captures c LEFT JOIN capture_comparisons k ON k.capture_id = c.capture_id
         WHERE c.tenant_id = $1 AND c.schedule_id = $2
         ORDER BY c.created_at DESC, c.capture_id DESC LIMIT $3`,

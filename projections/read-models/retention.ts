@@ -2,7 +2,7 @@ import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { readModel, type Sql, type TenantEnvelope } from './read-model.js';
 
 /**
- * `tenant_retention` and `legal_holds` (issue 34): a tenant's default retention and each capture's legal hold,
+ * `tenant_retention` and `legal_holds`: a tenant's default retention and each capture's legal hold,
  * as the last event about it says. The storage holds the lock itself (S3 Object Lock); these rows let the
  * worker find a tenant's retention and the operator API show who placed or lifted a hold, and why.
  */

@@ -52,7 +52,7 @@ export type ScheduleValues = {
   name: string;
   cron: string;
   options: CaptureOptions | null;
-  /** Migration 012 (issue 32). */
+  /** Migration 012. */
   watch: WatchSettings | null;
   created_at: string;
   deleted_at: string | null;

@@ -39,7 +39,8 @@ import {
 } from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
-import { MAX_PATH_SEGMENT } from './schemas.js';
+import { MAX_PATH_SEGMENT, namesNothing } from './schemas.js';
+import { cookieOptions, sessionCookieName } from './console-cookies.js';
 
 /** The app as plugins see it: zod schemas type params, query, body and replies. */
 export type TypedApp = FastifyInstance<
@@ -197,6 +198,8 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       );
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
+      const unknown = namesNothing(err.validation);
+      if (unknown !== null) return sendProblem(reply, new HttpProblem(404, unknown, 'Not Found'));
       const context = (err as FastifyError).validationContext ?? 'request';
       return sendProblem(reply, new HttpProblem(400, invalidRequestDetail(err.validation, context), 'Bad Request'));
     }
@@ -245,6 +248,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
 
   app.setNotFoundHandler((req, reply) => notFound(req, reply));
 
+  const cookies = cookieOptions(opts.publicBaseUrl);
   await app.register(swagger, {
     openapi: {
       openapi: OPENAPI_VERSION,
@@ -257,10 +261,11 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },
-          // The console's session cookies (src/api/console-cookies.ts), accepted where no Authorization header is sent.
-          consoleTenantSession: { type: 'apiKey', in: 'cookie', name: 'cl_tenant_session' },
-          consoleOperatorSession: { type: 'apiKey', in: 'cookie', name: 'cl_operator_session' },
-          consoleAnalystSession: { type: 'apiKey', in: 'cookie', name: 'cl_analyst_session' },
+          // The console's session cookies (src/api/console-cookies.ts), accepted where no Authorization header is sent;
+          // named as this deployment names them (`__Host-` prefixed under https).
+          consoleTenantSession: { type: 'apiKey', in: 'cookie', name: sessionCookieName('tenant', cookies) },
+          consoleOperatorSession: { type: 'apiKey', in: 'cookie', name: sessionCookieName('operator', cookies) },
+          consoleAnalystSession: { type: 'apiKey', in: 'cookie', name: sessionCookieName('analyst', cookies) },
           // ANALYST_KEY: a Bearer token like the others, accepted on the report routes only (docs/security.md).
           analystBearer: {
             type: 'http',

@@ -7,7 +7,7 @@ import {
 } from '../domain/capture-options.js';
 
 /**
- * The `options` object of POST /v1/captures and POST /v1/schedules (README, Capture options) as the OpenAPI document shows
+ * The `options` object of POST /v1/captures and POST /v1/schedules (docs/capturing.md, Capture options) as the OpenAPI document shows
  * it. The same rules as parseCaptureOptions (which batch items, validated one by one, use); a violation is a
  * 400 naming the field, e.g. `body.options.viewport.width`.
  */
@@ -48,7 +48,7 @@ export const captureOptionsSchema = z
       .max(BEHAVIOR_NAMES.length * 2)
       .optional()
       .describe(
-        'Behaviors run after load (README, Behaviors); default all of them (feed-timeline only where it matches); [] runs none. What each did is in captureSettings.behaviors.',
+        'Behaviors run after load (docs/capturing.md, Behaviors); default all of them (feed-timeline only where it matches); [] runs none. What each did is in captureSettings.behaviors.',
       ),
     behaviorTimeout: z
       .number()
@@ -71,13 +71,13 @@ export const captureOptionsSchema = z
       .max(L.vantageIdLength)
       .optional()
       .describe(
-        'Extension (issue 33): capture from this vantage point (GET /v1/vantages); unknown → 422 listing the valid ids. Named with the exit address observed in the provenance record.',
+        'Extension: capture from this vantage point (GET /v1/vantages); unknown → 422 listing the valid ids. Named with the exit address observed in the provenance record.',
       ),
     corroborate: z
       .union([z.literal(2), z.literal(3)])
       .optional()
       .describe(
-        'Extension (issue 33): capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota.',
+        'Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota.',
       ),
     recordBoxes: z
       .array(
@@ -94,7 +94,7 @@ export const captureOptionsSchema = z
       .max(L.recordBoxes.max)
       .optional()
       .describe(
-        "Extension (issue 32, docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run.",
+        "Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run.",
       ),
     recordTextBoxes: z
       .array(
@@ -111,7 +111,7 @@ export const captureOptionsSchema = z
       .max(L.recordTextBoxes.max)
       .optional()
       .describe(
-        "Extension (issue 32, docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run.",
+        "Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run.",
       ),
   })
   .optional()

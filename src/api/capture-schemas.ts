@@ -14,7 +14,7 @@ const failureReason = z
   .enum(FAILURE_REASONS)
   .optional()
   .describe(
-    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). README, Failure reasons.",
+    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.",
   );
 
 /** spec 2.1 */
@@ -43,7 +43,7 @@ export const captureStatusSchema = z
   })
   .describe('Capture status record (spec 2.2).');
 
-/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (README, Capture options) kept as recorded. */
+/** `captureSettings` (spec 2.3): `version` and `consent` named by the spec; the rest (docs/capturing.md, Capture options) kept as recorded. */
 export const captureSettingsSchema = z
   .looseObject({
     version: z.number().int().describe('Schema version.'),
@@ -97,9 +97,7 @@ export const captureRecordSchema = z
     corroboration: z
       .object({ id: z.string(), url: uri().describe('GET it for the corroboration record.') })
       .optional()
-      .describe(
-        'Extension (issue 33): present when the capture is a member of a corroborated set (options.corroborate).',
-      ),
+      .describe('Extension: present when the capture is a member of a corroborated set (options.corroborate).'),
     transparency: z
       .object({
         leafIndex: z.number().int().describe("The bundle's leaf in the public log (docs/transparency.md)."),
@@ -114,7 +112,7 @@ export const captureRecordSchema = z
   .describe('Capture record (spec 2.3).');
 
 /**
- * The stored provenance record (README, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
+ * The stored provenance record (docs/capturing.md, Provenance) as documented; answered as stored (JSON.stringify, no schema in the
  * way), since it is the record signed into the WACZ.
  */
 export const provenanceSchema = z
@@ -174,7 +172,7 @@ export const provenanceSchema = z
       )
       .optional()
       .describe(
-        'Extension (issue 33): per host of the page, the DNS answers the resolver gave (type, addresses, TTL, servers), or that it was an IP literal or localhost.',
+        'Extension: per host of the page, the DNS answers the resolver gave (type, addresses, TTL, servers), or that it was an IP literal or localhost.',
       ),
     vantage: z
       .object({
@@ -190,17 +188,17 @@ export const provenanceSchema = z
         }),
       })
       .optional()
-      .describe('Extension (issue 33): the vantage point the capture was made from, and the exit address observed.'),
+      .describe('Extension: the vantage point the capture was made from, and the exit address observed.'),
     worker: z
       .string()
       .optional()
-      .describe('Extension (issue 33): the worker process that rendered it, a random id per process (wrk_…).'),
+      .describe('Extension: the worker process that rendered it, a random id per process (wrk_…).'),
     signing: z.object({ algorithm: z.literal('Ed25519'), keyId: z.string(), signatureIn: z.string() }).optional(),
     retention: z
       .object({ mode: z.literal('compliance'), retainUntil: dateTime(), storage: z.literal('S3 Object Lock') })
       .optional()
       .describe(
-        "Extension (issue 34): storage keeps the capture's objects, bundle included, undeletable until retainUntil (S3 Object Lock, compliance mode). Absent: no retention.",
+        "Extension: storage keeps the capture's objects, bundle included, undeletable until retainUntil (S3 Object Lock, compliance mode). Absent: no retention.",
       ),
     notes: z.array(z.string()),
     signature: z

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { projectRoot } from '../infra/project-root.js';
 import { BROWSER_BUNDLE } from './browser-bundle.js';
 
@@ -27,6 +26,7 @@ export interface ConsoleAssets {
 const consoleDir = join(projectRoot, 'src', 'console');
 
 async function bundle(): Promise<ConsoleAssets> {
+  const { build } = await import('esbuild'); // on first request only: a process that serves no console never loads it
   const result = await build({
     entryPoints: [
       { in: join(consoleDir, 'main.ts'), out: 'console' },

@@ -1,7 +1,7 @@
 import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH } from './console-assets.js';
 
 /**
- * The console's HTML shell (README, Console), the same for /console and every page under it: the script routes by
+ * The console's HTML shell (docs/console.md), the same for /console and every page under it: the script routes by
  * path in the browser. No inline script or style, so the CSP needs neither a nonce nor 'unsafe-inline'. The replay
  * origin is handed to the script in a meta element: the capture page frames the archived page from there, like the
  * verification page does.

@@ -17,7 +17,7 @@ export { retryAfter } from './sliding-counter.js';
  *   the exact log of token timestamps (rolling-log.ts) under one key `<key>.log`: a client that keeps to the
  *   limit in every trailing window is never refused, and the next token inside any window always is;
  * - above it, a sliding-window counter per key (count of the current fixed window + the previous window's count
- *   weighted by how much of it still overlaps the rolling window): constant size, approximate (README, Rate limits).
+ *   weighted by how much of it still overlaps the rolling window): constant size, approximate (docs/api.md, Rate limits).
  * Within a process, takes for one key are group-committed: while one read-decide-CAS round is
  * in flight, later takes queue and are decided together in the next round, so a hot tenant costs one CAS
  * per round instead of a storm of conflicting ones. The CAS is a publish to the key's subject with the expected

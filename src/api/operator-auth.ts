@@ -22,17 +22,19 @@ import type { RateLimiter } from './rate-limiter.js';
 import type { ConsoleSessionOptions, OpenedSession } from './tenant-auth.js';
 
 /**
- * The operator endpoints' credential and limits (spec 4.11, 5.2). The key endpoints take spec 4.11's 5 requests per
- * 60 s per address before the credential; every other /v1/admin/* route charges the same limit to failed admin
- * credentials only (issue 28), so the admin key cannot be guessed at the general per-address rate anywhere. Both
- * fail closed: a guess must not get through while NATS is unreachable (docs/security.md).
+ * The operator endpoints' credential and limits (spec 4.11, 5.2). Failed admin credentials are charged to one count
+ * per address, 5 per 60 s, wherever they are sent (every /v1/admin/* route, the key endpoints included, and the
+ * console's admin sign-in), checked before the credential is compared: the admin key cannot be guessed more than 5
+ * times a minute from an address, whichever routes the guesses are spread over. The key endpoints also take spec
+ * 4.11's 5 requests per 60 s per address, right or wrong, before the credential. Both fail closed: a guess must not
+ * get through while NATS is unreachable (docs/security.md).
  * A request without an Authorization header may instead carry the operator console's session cookie (never the
  * tenant one): it holds a digest of the admin key it was opened with, so changing ADMIN_KEY ends it.
  * The report routes alone also take the analysts' credential (ANALYST_KEY, or an analyst session bound to it the same
  * way): least privilege for people who read the reports (docs/security.md, Analyst access).
  */
 export interface OperatorGuard {
-  /** onRequest of the key endpoints: 5 requests per 60 s per address, then the admin credential. */
+  /** onRequest of the key endpoints: 5 requests per 60 s per address, then the admin credential (failures charged). */
   keyEndpoints(): (req: FastifyRequest) => Promise<void>;
   /** onRequest of the other operator routes: the admin credential, failed ones charged at the operator limit. */
   credential(): (req: FastifyRequest) => Promise<void>;
@@ -101,8 +103,9 @@ export function createOperatorGuard(
   const publicOrigin = consoleAccess ? new URL(consoleAccess.publicBaseUrl).origin : '';
 
   async function consoleSession(req: FastifyRequest, kind: KeyedKind = 'operator') {
-    const id = sessionIdOf(req, kind);
-    if (!consoleAccess || id === undefined) return null;
+    if (!consoleAccess) return null;
+    const id = sessionIdOf(req, kind, cookies);
+    if (id === undefined) return null;
     const keyed = KEYED[kind];
     const secret = keyed.secret(config);
     if (!secret) throw keyed.notConfigured();
@@ -180,7 +183,8 @@ export function createOperatorGuard(
       return async (req) => {
         const d = await take(`admin-keys:${req.ip}`, 1);
         if (!d.allowed) throw tooMany('requests to the key endpoints', d.retryAfterSec);
-        await checkOperator(req);
+        // A failed credential here counts toward the one failed-admin limit of every operator route.
+        await chargedFailures(req, () => checkOperator(req));
       };
     },
     credential() {

@@ -54,10 +54,16 @@ export const problemSchema = z
       })
       .optional()
       .describe("Only with limitType 'quota'."),
+    sessionCookie: z
+      .literal('duplicated')
+      .optional()
+      .describe(
+        'Extension, on a 401 only: the request carried two console session cookies of one kind (one set by another page on this host), so neither was used.',
+      ),
     captureStatus: z
       .literal('pending')
       .optional()
-      .describe('Extension (issue 31): on a 409 for a capture still running; ask again after Retry-After seconds.'),
+      .describe('Extension: on a 409 for a capture still running; ask again after Retry-After seconds.'),
   })
   .meta({ id: 'Problem', description: 'Error body (spec 7.1).' });
 

@@ -5,13 +5,13 @@
  *
  * Before the viewer starts, the page drops every service worker registration of this origin other than the
  * viewer's own (scope /replay/): an archived page can register one under /replay/w/ with options of its choosing,
- * and it would otherwise intercept every later replay in that browser (issue 28 §1). Then it waits for the viewer's
- * worker to be active, so the viewer's frame is served by it from its first load (issue 29 §7).
+ * and it would otherwise intercept every later replay in that browser. Then it waits for the viewer's
+ * worker to be active, so the viewer's frame is served by it from its first load.
  *
  * Then it has that worker load the bundle, as the viewer's loader would (its `addColl` message, the same collection
  * id and settings), and starts the viewer once it is loaded: the viewer's first request asks the worker whether the
  * collection is there (`…/w/api/c/<id>?all=1`), and a 404 — logged as an error in the replay frame — was how it
- * learnt to load it (issue 31 §4). If loading fails, the viewer starts anyway, tries again and shows its own error.
+ * learnt to load it. If loading fails, the viewer starts anyway, tries again and shows its own error.
  */
 import { REPLAY_BASE } from './replay-assets.js';
 
@@ -50,7 +50,7 @@ if (navigator.serviceWorker) {
   await Promise.all(registrations.filter((r) => r.scope !== own).map((r) => r.unregister()));
   // The viewer's worker is active before its frame loads: ReplayWeb.page reloads the frame only three times, 100 ms
   // apart, for the worker to take control, and on a busy host installing takes longer — the frame then stays on
-  // a 404 for good (issue 29 §7). Same script URL and scope as ui.js registers, so it finds this registration.
+  // a 404 for good. Same script URL and scope as ui.js registers, so it finds this registration.
   const registration = await navigator.serviceWorker.register(${JSON.stringify(`${REPLAY_BASE}${VIEWER_WORKER}`)}, { scope: own });
   await new Promise((resolve) => {
     const worker = registration.installing ?? registration.waiting;

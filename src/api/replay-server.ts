@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 /**
- * The replay origin (issue 28 §1): a listener of its own on another origin than the API, serving only what
+ * The replay origin: a listener of its own on another origin than the API, serving only what
  * ReplayWeb.page needs to replay a capture — its viewer (ui.js, the service worker sw.js), one page per capture
  * that the verification page frames (sandboxed), and the capture's WACZ bytes. Archived pages run here, so their
  * scripts can reach neither the verification page's DOM and address bar nor a service worker scope of the API
@@ -60,6 +60,34 @@ export function defaultReplayOrigin(publicBaseUrl: string, port: number): string
         ? 'localhost'
         : base.hostname;
   return `${base.protocol}//${host}:${port}`;
+}
+
+/**
+ * The site (registrable domain) of a host name, as cookies and SameSite see it, approximated without the public
+ * suffix list: an IP address or a one-label name is its own site; any other name, its last two labels. Two hosts
+ * under a public suffix of two labels (a.co.uk, b.co.uk) are thus judged one site: the warning errs toward warning.
+ */
+export function siteOf(hostname: string): string {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) return host;
+  return host.split('.').slice(-2).join('.');
+}
+
+const isLoopbackHost = (hostname: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname);
+
+/**
+ * Why the replay origin is unsafe for a deployment, or null. Replayed pages run scripts of the captured sites; on the
+ * same site as PUBLIC_BASE_URL they can set cookies the console's browser sends (a session of the attacker's: the
+ * console would act in the attacker's tenant) and make same-site requests that SameSite=Strict cookies go with. A
+ * production deployment (https, or any host that is not loopback) puts the replay origin on another registrable
+ * domain; `make run` on loopback uses localhost and 127.0.0.1, two sites, and is not warned.
+ */
+export function replayOriginWarning(publicBaseUrl: string, replayOrigin: string): string | null {
+  const base = new URL(publicBaseUrl);
+  const replay = new URL(replayOrigin);
+  if (siteOf(base.hostname) !== siteOf(replay.hostname)) return null;
+  if (base.protocol !== 'https:' && isLoopbackHost(base.hostname)) return null;
+  return `REPLAY_ORIGIN (${replay.origin}) is on the same site as PUBLIC_BASE_URL (${siteOf(base.hostname)}): replayed pages could plant cookies the console sends and make same-site requests to the API. Serve replays from a host name on another registrable domain (for example ledger-replay.example.net beside ledger.example.org) and set REPLAY_ORIGIN (docs/security.md, The replay origin).`;
 }
 
 // The replay page's own scripts and the viewer from this origin; the replay iframe and the service worker are this origin's.
@@ -166,12 +194,8 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   const address = await app.listen({ port: config.REPLAY_PORT, host: config.HOST });
   const port = Number(new URL(address).port);
   const origin = config.REPLAY_ORIGIN ?? defaultReplayOrigin(config.PUBLIC_BASE_URL, port);
-  if (!config.REPLAY_ORIGIN && !/^(localhost|127\.|\[::1\])/.test(new URL(config.PUBLIC_BASE_URL).hostname)) {
-    deps.log.warn(
-      { replayOrigin: origin },
-      "REPLAY_ORIGIN is not set: replays are framed from PUBLIC_BASE_URL's host on the replay port; behind a proxy, give the replay listener a host name of its own and set REPLAY_ORIGIN",
-    );
-  }
+  const warning = replayOriginWarning(config.PUBLIC_BASE_URL, origin);
+  if (warning) deps.log.warn({ replayOrigin: origin, publicBaseUrl: config.PUBLIC_BASE_URL }, warning);
   deps.log.info({ replayOrigin: origin, address }, 'replay origin listening');
   return { origin, port, close: () => app.close() };
 }

@@ -1,7 +1,7 @@
 /**
  * The service worker script the replay origin serves at /replay/sw.js: ReplayWeb.page's own worker (npm
  * `replaywebpage` sw.js, served unchanged at /replay/rwp-sw.js and imported here) with one answer of its changed
- * (issue 31 §4). The viewer's page (/replay/, served by the worker) fetches each icon the archived page names, to
+ *. The viewer's page (/replay/, served by the worker) fetches each icon the archived page names, to
  * show it; when the bundle holds none, the worker answers 404, and Chromium logs that as an error in the replay frame
  * on every replay of a page without a favicon. That 404 — and only that one — becomes a 204 No Content: the viewer
  * shows an icon only on a 200, so it behaves as before.

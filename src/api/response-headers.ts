@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The headers every answer carries, set in one place (README, "Public endpoints"):
+ * The headers every answer carries, set in one place (docs/api.md, "Public endpoints"):
  *
  * - security headers on every response: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
  *   a `frame-ancestors 'self'` CSP where a route set no CSP of its own (archived pages replay on the replay

@@ -22,13 +22,48 @@ export const keyHashSchema = z.string().regex(KEY_HASH_PATTERN, 'must be 64 lowe
 /** The longest path segment routed (the router's maxParamLength); a longer one is answered 414 before any route runs. */
 export const MAX_PATH_SEGMENT = 100;
 
+/** What a refinement of a path parameter carries when the value names nothing: answered 404, not 400 (spec 7.2). */
+const NAMES_NOTHING = { answer: 404 } as const;
+
 /**
- * A resource id in a path (cap_<id>, sch_<id>): any string a path segment can carry — an id that cannot exist
- * names no resource (404, spec 7.2). The MCP tools take the same schema, so an argument no URL could carry is
- * refused there too instead of being echoed back (issue 28).
+ * A path parameter whose value can name nothing unless it has `shape`: any other string is 404 (spec 7.2, an
+ * unknown resource) before any store sees it — a store key is not any string (NATS refuses `\0`, spaces, dots in
+ * places), and a refused key must not become a 500. `what` completes the 404's detail ("No capture has this id.").
  */
-export const idParam = (description: string) =>
-  z.string().max(MAX_PATH_SEGMENT, `must be at most ${MAX_PATH_SEGMENT} characters`).describe(description);
+const namingParam = (shape: RegExp, what: string, description: string) =>
+  z
+    .string()
+    .max(MAX_PATH_SEGMENT, `must be at most ${MAX_PATH_SEGMENT} characters`)
+    .refine((v) => v.length > MAX_PATH_SEGMENT || shape.test(v), { error: `No ${what}.`, params: NAMES_NOTHING })
+    .describe(description);
+
+const ID_PREFIX = { capture: 'cap', schedule: 'sch', webhook: 'whk' } as const;
+
+/**
+ * A resource id in a path (cap_<id>, sch_<id>, whk_<id>): its prefix and then letters, digits, `_` and `-`, at most
+ * MAX_PATH_SEGMENT characters. Longer is a 400 (no URL could carry it); any other shape names no resource (404). The
+ * MCP tools take the same schema, so an argument no URL could carry is refused there too instead of being echoed back.
+ */
+export const idParam = (kind: keyof typeof ID_PREFIX, description: string) =>
+  namingParam(new RegExp(`^${ID_PREFIX[kind]}_[A-Za-z0-9_-]+$`), `${kind} has this id`, description);
+
+/** A keyHash in a path (spec 4.11: 64 hex characters); any other string names no key (404). */
+export const keyHashParam = (description: string) => namingParam(KEY_HASH_PATTERN, 'key has this keyHash', description);
+
+/** A tenant id in a path of a read; any string outside TENANT_ID_PATTERN names no tenant (404). */
+export const tenantIdParam = (description: string) => namingParam(TENANT_ID_PATTERN, 'tenant has this id', description);
+
+/**
+ * The 404 detail when every issue of a failed validation is a path parameter naming nothing (namingParam), else
+ * null: a request also wrong elsewhere is the 400 of those other issues.
+ */
+export function namesNothing(issues: ReadonlyArray<{ params?: unknown; message?: string }>): string | null {
+  const answers = issues.map((i) => {
+    const p = i.params as { answer?: unknown; params?: { answer?: unknown } } | undefined;
+    return p?.answer ?? p?.params?.answer;
+  });
+  return issues.length > 0 && answers.every((a) => a === NAMES_NOTHING.answer) ? (issues[0]!.message ?? null) : null;
+}
 
 /**
  * Strings the OpenAPI document gives a format (spec: "date-time", "uri"). Formats are documented, not enforced

@@ -1,7 +1,7 @@
 import type { RateDecision } from './rate-limiter.js';
 
 /**
- * The two-window counter of limits above EXACT_LOG_MAX (README, Rate limits): the count of the current fixed
+ * The two-window counter of limits above EXACT_LOG_MAX (docs/api.md, Rate limits): the count of the current fixed
  * window plus the previous window's count weighted by how much of it still overlaps the rolling window.
  * Constant size and approximate. Pure: the KV limiter (kv-rate-limiter.ts) and the in-process one
  * (rate-limiter.ts) keep the counts, this decides on them.

@@ -51,10 +51,12 @@ export interface TenantGuard {
   require(scope: Exclude<Scope, 'admin'> | 'any'): (req: FastifyRequest) => Promise<void>;
   /** The key of a request (401; failures charged to the client address, 429). What `require` does first. */
   authenticate(req: FastifyRequest): Promise<Principal>;
-  /** The scope check (403), usage count and one tenant token (429) of `require`, for a principal already known (an MCP tool call). */
+  /** The scope check (403), usage count and one tenant token (429) of `require`, for a principal already known. */
   authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void>;
+  /** The scope check (403) and usage count of `authorize`, without a token: for a call already charged (an MCP message). */
+  permit(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): void;
   /**
-   * Console sign-in with a tenant key (issue 30 §1): the same key check as a Bearer key, failures charged alike;
+   * Console sign-in with a tenant key: the same key check as a Bearer key, failures charged alike;
    * 403 for a key that grants nothing here (only 'admin'). Opens a session for it.
    */
   openSession(req: FastifyRequest, apiKey: string): Promise<{ principal: Principal; id: string } & OpenedSession>;
@@ -132,8 +134,9 @@ export function createTenantGuard(
   }
 
   async function consoleSession(req: FastifyRequest) {
-    const id = sessionIdOf(req, 'tenant');
-    if (!consoleAccess || id === undefined) return null;
+    if (!consoleAccess) return null;
+    const id = sessionIdOf(req, 'tenant', cookies);
+    if (id === undefined) return null;
     const session = await consoleAccess.sessions.find('tenant', id);
     if (!session) throw sessionEnded('tenant', cookies);
     const principal = await principalOfSession(session);
@@ -172,7 +175,7 @@ export function createTenantGuard(
     }
   }
 
-  async function authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void> {
+  function permit(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): void {
     if (!grants(principal.scopes, scope)) {
       throw new HttpProblem(
         403,
@@ -181,6 +184,10 @@ export function createTenantGuard(
       );
     }
     onAuthenticated(principal);
+  }
+
+  async function authorize(principal: Principal, scope: Exclude<Scope, 'admin'> | 'any'): Promise<void> {
+    permit(principal, scope);
     const d = await limiter.take(`tenant:${principal.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
     if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
   }
@@ -211,6 +218,7 @@ export function createTenantGuard(
     },
     authenticate: authenticateCharged,
     authorize,
+    permit,
     async openSession(req, apiKey) {
       if (!consoleAccess) throw new Error('console sessions are not configured in this process');
       const principal = await charged(req, () => principalOfKey(apiKey));

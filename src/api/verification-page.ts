@@ -3,14 +3,14 @@
  * It shows the captured URL, fetches the JSON result from the same URL and shows each check as run on the
  * server; beside them, the archived page itself, replayed from the signed WACZ in the reader's browser by
  * ReplayWeb.page in a sandboxed frame from the replay origin (src/api/replay-server.ts): archived scripts run on
- * another origin than this page, so they can neither read nor rewrite it (issue 28 §1; docs/evidence.md).
+ * another origin than this page, so they can neither read nor rewrite it (docs/evidence.md).
  *
  * The reader need not trust the server's verdict: the same verifier (packages/verifier, served as one module at
  * /verifier/verifier.js) checks this capture's bundle — or any WACZ or certificate PDF dropped on the page — in
  * the browser with WebCrypto (SHA-256, Ed25519) and pkijs, and each row says where it ran. The keys and TSA
  * certificates it trusts are the ones this service publishes under /.well-known/, which anyone can mirror.
  *
- * Plain words first (issue 31 §4): one sentence a layperson can act on — what the page is, when it was captured,
+ * Plain words first: one sentence a layperson can act on — what the page is, when it was captured,
  * whether anything changed — and where the time comes from, a self-issued timestamp (the built-in TSA: this
  * service's own clock) said as a weaker statement than a public TSA's; the technical table follows, each check
  * named in words (the JSON keeps the spec 2.6 names).
@@ -31,7 +31,7 @@ export interface VerificationPageAssets {
   verifierScript: string;
   /** The command lines to check this capture offline (verify-commands.ts), an HTML fragment. */
   commands: string;
-  /** When the capture is a member of a corroborated set (issue 33 §2): where it stands and the record's verdict. */
+  /** When the capture is a member of a corroborated set: where it stands and the record's verdict. */
   corroboration?: { id: string; verdict: string | null; differing: string[]; members: string[]; recordPath: string };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The command lines that check one capture's bundle without this service's verdict (issue 31 §1), as the verify
+ * The command lines that check one capture's bundle without this service's verdict, as the verify
  * page shows them in <pre> (and the README and the certificate describe): download the bundle with curl, then run
  * the published verifier with npx (the npm tarball) or plain node (the single file). Everything the lines need is
  * a URL of this deployment, filled in; they need only Node ≥ 20 and curl, and no npm registry.

@@ -3,7 +3,7 @@ import { causedByAdmin } from './caller.js';
 import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import type { Scope } from '../domain/events.js';
-import { generateTenantKey, KEY_HASH_PATTERN, KEY_WARNING } from '../domain/tenant-keys.js';
+import { generateTenantKey, KEY_HASH_PATTERN, KEY_WARNING, TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
 import { findKey, type KeyRow, listKeys } from '../../projections/read-models/keys.js';
 
 /**
@@ -48,8 +48,9 @@ export function createApiKeys(ctx: ServiceContext) {
       };
     },
 
-    /** All tenants' keys, or one tenant's; revoked ones only when asked for. */
+    /** All tenants' keys, or one tenant's (a tenant id no tenant can have: none); revoked ones only when asked for. */
     async list(filter: { tenantId?: string; includeRevoked: boolean }) {
+      if (filter.tenantId !== undefined && !TENANT_ID_PATTERN.test(filter.tenantId)) return { data: [] };
       const rows = await listKeys(ctx.pool, {
         tenantId: filter.tenantId ?? null,
         includeRevoked: filter.includeRevoked,

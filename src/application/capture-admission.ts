@@ -23,7 +23,7 @@ export interface CaptureAdmissionDeps {
   backlog: () => Promise<number>;
   /** The tenant's rate limit (spec 8.1): each URL of a batch after the first takes one more token. */
   takeTenantTokens(tenantId: string, tokens: number): Promise<{ allowed: boolean; retryAfterSec: number }>;
-  /** Where corroborated sets are registered (issue 33 §2); absent: `options.corroborate` is refused. */
+  /** Where corroborated sets are registered; absent: `options.corroborate` is refused. */
   corroborations?: Corroborations;
 }
 
@@ -36,7 +36,7 @@ export interface AcceptedCapture {
   note: string;
   /** The monthly quota after this submission: X-Quota-* on REST (spec 8.2). */
   admission: Admission;
-  /** With `options.corroborate` (issue 33 §2): the set; `id` is its first member. */
+  /** With `options.corroborate`: the set; `id` is its first member. */
   corroboration?: { id: string; url: string; members: Array<{ id: string; vantage: string; statusUrl: string }> };
 }
 
@@ -77,7 +77,7 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
   const refusedTarget = (caller: Caller) => (why: unknown) => caller.log.info({ why }, 'target refused');
 
   /**
-   * One capture per vantage (issue 33 §2), admitted together: each is a capture of the quota (refused whole when
+   * One capture per vantage, admitted together: each is a capture of the quota (refused whole when
    * they do not all fit, as a batch is), each renders on its own job.
    */
   async function submitCorroborated(caller: Caller, url: string, options: CaptureOptions): Promise<AcceptedCapture> {

@@ -7,7 +7,7 @@ import { verifyCertificate } from '../../packages/verifier/src/index.js';
 import { createConcurrencyLimit } from './concurrency-limit.js';
 
 /**
- * The capture certificate (README, Certificate): its PDF and the check of an uploaded one. The REST routes
+ * The capture certificate (docs/evidence.md, The certificate a reader gets): its PDF and the check of an uploaded one. The REST routes
  * (src/api/routes/certificates.ts) and the MCP get_certificate tool call this (DESIGN decision 15).
  */
 
@@ -72,7 +72,11 @@ export function createCaptureCertificates(
       const named = result.certificate;
       const recorded = named && isId('cap', named.captureId) ? await lookup.bundleHashOf(named.captureId) : null;
       const capture = !named
-        ? { name: 'capture', status: 'skip' as const, detail: 'skipped: envelope check failed' }
+        ? {
+            name: 'capture',
+            status: 'skip' as const,
+            detail: 'skipped: the certificate names no capture a passing check covers (envelope or signature failed)',
+          }
         : recorded === null
           ? {
               name: 'capture',

@@ -15,10 +15,12 @@ import {
   sha256Prefixed,
 } from '../../packages/verifier/src/index.js';
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
+import { pdfSigned } from '../evidence/certificate.js';
 import { isId } from '../domain/ids.js';
-import { type CaptureDiff, type CaptureSide, diffCaptures, pixelMasks } from '../watch/capture-diff.js';
-import { decodePng, diffImage, encodePng } from '../watch/diff-image.js';
+import { type CaptureDiff, type CaptureSide, pixelMasks } from '../watch/capture-diff.js';
+import { DiffBoundError } from '../watch/diff-bounds.js';
 import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
+import { createDiffThreads } from '../watch/diff-thread.js';
 import type { HeaderMap } from '../watch/header-diff.js';
 import type { Box } from '../watch/pixel-diff.js';
 import { type Caller, causedBy } from './caller.js';
@@ -28,8 +30,10 @@ import { type CaptureRow, findCapture } from '../../projections/read-models/capt
 
 /**
  * The diff of two captures of a tenant (docs/watch.md): GET /v1/captures/{id}/diff and /diff.png, and the
- * scheduler's watch (watch-runs.ts) call this. Both captures must be complete and the caller's; the refusals
- * name the query field at fault (spec 7.1).
+ * watch (watch-runner.ts) call this. Both captures must be complete and the caller's; the refusals
+ * name the query field at fault (spec 7.1). The comparing itself runs in a worker thread under
+ * DIFF_TIME_LIMIT_MS (src/watch/diff-thread.ts): a diff that reaches a bound is a DiffBoundError, which the routes
+ * answer as 422 naming the bound (`bounded`) and the watch records.
  */
 
 export type CaptureDiffs = ReturnType<typeof createCaptureDiffs>;
@@ -46,9 +50,20 @@ const DIFFS_AT_ONCE = 2;
 export const diffPath = (captureId: string, baseId: string, image = false) =>
   `/v1/captures/${captureId}/diff${image ? '.png' : ''}?base=${baseId}`;
 
+/** 404 for evidence or a certificate of a diff that nobody asked to make (POST) yet. */
+const notMadeYet = (what: 'evidence' | 'certificate', captureId: string) =>
+  refusal(
+    404,
+    `No ${what === 'evidence' ? 'signed evidence' : 'change certificate'} of this diff was made yet: POST /v1/captures/${captureId}/diff/${what} with the same query makes it.`,
+  );
+
 /** Where a diff's evidence is stored (write-once, through the artifact store like every artifact). */
 const evidenceObjectName = (captureId: string, baseId: string, options: DiffOptions, ext: 'json' | 'pdf' = 'json') =>
   `diffs/${captureId}/${baseId}/${createHash('sha256').update(canonicalJson(options)).digest('hex').slice(0, 32)}.${ext}`;
+
+/** A diff that reached a bound, as the API answers it: 422, the detail naming the bound. */
+export const bounded = (err: DiffBoundError) =>
+  refusal(422, `The diff reached a bound (${err.bound}): ${err.message}.`, { body: { bound: err.bound } });
 
 /** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
 export function createCaptureDiffs(
@@ -63,6 +78,7 @@ export function createCaptureDiffs(
     return until ? { retainUntil: until } : {};
   };
   const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
+  const threads = createDiffThreads(ctx.config.DIFF_TIME_LIMIT_MS);
 
   async function artifactOf(row: CaptureRow, name: keyof typeof ARTIFACTS): Promise<Uint8Array | null> {
     const ref = row.artifacts?.[ARTIFACTS[name].refKey];
@@ -110,18 +126,32 @@ export function createCaptureDiffs(
     return { row, base, options: parsed.options };
   }
 
-  /** The diff of two rows already checked (the watch calls this with a schedule's runs). */
+  /**
+   * The diff of two rows already checked (the watch calls this with a schedule's runs), in a worker thread; a
+   * bound reached is a DiffBoundError.
+   */
   async function diffRows(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
-    return slot(async () => diffCaptures(await sideOf(base), await sideOf(row), options));
+    return slot(async () => threads.run({ kind: 'diff', base: await sideOf(base), next: await sideOf(row), options }));
+  }
+
+  /** diffRows for a route: a bound reached is the 422 naming it. */
+  async function diffForRoute(base: CaptureRow, row: CaptureRow, options: DiffOptions): Promise<CaptureDiff> {
+    try {
+      return await diffRows(base, row, options);
+    } catch (err) {
+      throw err instanceof DiffBoundError ? bounded(err) : err;
+    }
   }
 
   return {
     diffRows,
+    /** Ends the idle diff threads. */
+    close: () => threads.close(),
 
     /** The JSON diff with the URLs of itself and its image. */
     async diff(caller: Caller, captureId: string, query: DiffQuery) {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
-      const diff = await diffRows(base, row, options);
+      const diff = await diffForRoute(base, row, options);
       const origin = ctx.config.PUBLIC_BASE_URL;
       return {
         ...diff,
@@ -135,9 +165,10 @@ export function createCaptureDiffs(
     /**
      * The diff as evidence (docs/watch.md): its record attested (Ed25519) and time-stamped (RFC 3161) by the signer
      * role, made once per pair of captures and options and then served as stored. 404 when a capture has no signed
-     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered.
+     * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered. `make` false (a GET):
+     * only the stored evidence, 404 until it was made — reading never signs or logs anything.
      */
-    async evidence(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+    async evidence(caller: Caller, captureId: string, query: DiffQuery, make = true): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
       if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
       if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
@@ -145,7 +176,8 @@ export function createCaptureDiffs(
       const name = evidenceObjectName(captureId, base.capture_id, options);
       const stored = await artifacts.get(name);
       if (stored) return stored;
-      const { record, recordHash } = diffRecord(await diffRows(base, row, options));
+      if (!make) throw notMadeYet('evidence', captureId);
+      const { record, recordHash } = diffRecord(await diffForRoute(base, row, options));
       const attested = await notary
         .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash: recordHash })
         .catch((err: unknown) => {
@@ -188,9 +220,11 @@ export function createCaptureDiffs(
     /**
      * The certificate of a change (docs/watch.md): a PDF saying how the page changed between the two captures,
      * attested by the signer role exactly like a capture certificate (its envelope names the newer capture and
-     * bundle), so `capture-ledger verify` and POST /v1/verify/certificate check it. Made once, then served as stored.
+     * bundle) and signed with the same standard PDF signature, so `capture-ledger verify` and POST
+     * /v1/verify/certificate check it and show only what is signed. Made once, then served as stored; `make` false
+     * (a GET): only the stored one, 404 until it was made.
      */
-    async certificate(caller: Caller, captureId: string, query: DiffQuery): Promise<Uint8Array> {
+    async certificate(caller: Caller, captureId: string, query: DiffQuery, make = true): Promise<Uint8Array> {
       const { row, base, options } = await resolve(caller.principal.tenantId, captureId, query);
       if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
       if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
@@ -199,32 +233,37 @@ export function createCaptureDiffs(
       const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
       const stored = await artifacts.get(name);
       if (stored) return stored;
-      const diff = await diffRows(base, row, options);
-      const issuedAt = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000).toISOString();
+      if (!make) throw notMadeYet('certificate', captureId);
+      const diff = await diffForRoute(base, row, options);
+      const issued = new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000);
+      const unsigned = (err: unknown): never => {
+        caller.log.error({ err, captureId }, 'change certificate could not be attested');
+        throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
+      };
+      const pdfSigningKey = (await notary.describe().catch(unsigned))?.pdfSigning?.fingerprint ?? null;
       const document = await renderChangeCertificatePdf({
         diff,
         recordHash: diffRecord(diff).recordHash,
         issuer: `Capture Ledger at ${ctx.config.PUBLIC_BASE_URL}`,
-        issuedAt,
+        issuedAt: issued.toISOString(),
+        pdfSigningKey,
       });
       const certificateHash = await sha256Prefixed(document);
       const attested = await notary
         .certify({ captureId, bundleHash: row.bundle.bundleHash, certificateHash })
-        .catch((err: unknown) => {
-          caller.log.error({ err, captureId }, 'change certificate could not be attested');
-          throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
-        });
+        .catch(unsigned);
       const envelope: CertificateEnvelope = {
         format: CERTIFICATE_FORMAT,
         captureId,
         bundleHash: row.bundle.bundleHash,
-        url: row.url,
+        url: diff.capture.url,
         certificateHash,
         bytes: document.length,
         signature: attested.signature,
         timestamp: attested.timestamp,
       };
-      const pdf = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      const attached = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
+      const pdf = pdfSigningKey ? await pdfSigned(attached, captureId, issued, notary).catch(unsigned) : attached;
       try {
         await artifacts.put(name, pdf, await lockedLike(captureId));
       } catch (err) {
@@ -248,7 +287,11 @@ export function createCaptureDiffs(
         const after = await artifactOf(row, 'screenshot');
         if (!before) throw refusal(404, `base: capture ${base.capture_id} has no screenshot.`);
         if (!after) throw refusal(404, `Capture ${captureId} has no screenshot.`);
-        return encodePng(diffImage(decodePng(before), decodePng(after), { ignoreBoxes }));
+        try {
+          return await threads.run({ kind: 'image', before, after, ignoreBoxes });
+        } catch (err) {
+          throw err instanceof DiffBoundError ? bounded(err) : err;
+        }
       });
     },
   };

@@ -34,7 +34,7 @@ export interface ArtifactDownload {
 
 /**
  * An artifact to stream (spec 4.8, byte ranges): its size, media type and file name, its bytes on demand, and
- * — with S3_PRESIGNED_DOWNLOADS — a short-lived link to fetch them from storage directly (issue 34 §2).
+ * — with S3_PRESIGNED_DOWNLOADS — a short-lived link to fetch them from storage directly.
  */
 export interface StreamedDownload {
   size: number;
@@ -151,7 +151,7 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
     },
 
     /**
-     * README, Provenance: the stored record — byte for byte provenance/provenance.json of the signed WACZ — and,
+     * docs/capturing.md, Provenance: the stored record — byte for byte provenance/provenance.json of the signed WACZ — and,
      * when there is a bundle, its signature from datapackage-digest.json (which cannot be inside what it signs).
      */
     async provenance(id: string): Promise<{ record: ProvenanceRecord; signature: ProvenanceSignature | null }> {

@@ -73,7 +73,7 @@ export function createCaptureVerification(
     async verifiable(captureId: string): Promise<VerifiableCapture> {
       const row = isId('cap', captureId) ? await findCapture(ctx.pool, captureId) : undefined;
       if (row?.status === 'pending') {
-        // Spec 4.9 keeps the 404; its detail tells "not yet" from "never" (issue 31 §3).
+        // Spec 4.9 keeps the 404; its detail tells "not yet" from "never".
         throw refusal(
           404,
           `Capture ${captureId} is still pending: its bundle is signed when it completes. Poll GET /v1/captures/${captureId}/status and verify then.`,
@@ -110,7 +110,7 @@ export function createCaptureVerification(
           throw err;
         });
         if (!bytes) return null;
-        // Stored, but not whole (issue 26): said as such; `capture-ledger storage verify` finds every such object.
+        // Stored, but not whole: said as such; `capture-ledger storage verify` finds every such object.
         if (bytes instanceof ArtifactCorruptError) return damagedInStorage(bytes.message);
         const published = (await trustedTsaCertificates()).map((c) => c.ca_cert_pem);
         return verifyBundle(Buffer.from(bytes), {

@@ -3,7 +3,7 @@ import type { Principal } from './caller.js';
 import type { ConsoleSessions, OidcSessionBinding } from './console-sessions.js';
 
 /**
- * Console sign-in with OpenID Connect (issue 30 §1; README, Signing in with OpenID Connect): which tenant and scopes
+ * Console sign-in with OpenID Connect (docs/api.md, Signing in with OpenID Connect): which tenant and scopes
  * a person's verified claims map to under the operator's configuration. Pure rules; the protocol itself (discovery,
  * PKCE, state, nonce, ID token validation) is openid-client's, in src/infra/oidc-relying-party.ts.
  */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 
 /**
- * Console sign-in sessions (issue 30 §1; docs/security.md, Console sessions). The browser holds an opaque random
+ * Console sign-in sessions (docs/security.md, Console sessions). The browser holds an opaque random
  * id in an HttpOnly cookie; the store holds, under a digest of that id, what the session stands for — the tenant
  * key's hash, a digest of the admin or analyst key, or an OpenID Connect identity and its mapping — and when it started and was
  * last used. Who the session is, and whether that still holds (a revoked key, a changed ADMIN_KEY, a removed OIDC

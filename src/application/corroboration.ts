@@ -24,7 +24,7 @@ import {
 } from '../domain/corroboration.js';
 
 /**
- * Corroborated captures (issue 33 §2; docs/evidence.md, Corroborated captures). Admission plans the members — one
+ * Corroborated captures (docs/evidence.md, Corroborated captures). Admission plans the members — one
  * capture per vantage, distinct vantages — and registers the set; once every member is complete or failed, the
  * first request for it compares what they saw (src/domain/corroboration.ts), has the record signed and
  * time-stamped by the signer role, and stores it once (KV `create`: of two API processes racing, one wins and

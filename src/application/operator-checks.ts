@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { refusal } from '../domain/errors.js';
 
 /**
- * The operators' checks and their last results (issue 30 §3; README, Console endpoints): `capture-ledger audit`,
+ * The operators' checks and their last results (docs/api.md, Console endpoints): `capture-ledger audit`,
  * `log audit`, `log monitor` and `storage verify` each record what they found when they finish, in the
  * `operator-checks` KV bucket (src/infra/topology.ts); the operators' checks route reads them here. The log monitor
  * can also be run by the api itself, against its own log, with the checkpoints it has seen kept in the same bucket.

@@ -28,9 +28,9 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     url: r.url,
     name: r.name,
     cron: r.cron,
-    // Addition (README, Capture options): the capture options every run uses, when the schedule was created with some.
+    // Addition (docs/capturing.md, Capture options): the capture options every run uses, when the schedule was created with some.
     ...(r.options ? { options: r.options } : {}),
-    // Extension (issue 32, docs/watch.md).
+    // Extension (docs/watch.md).
     ...(r.watch ? { watch: r.watch } : {}),
     paused: false,
     nextRunAt:
@@ -145,7 +145,7 @@ export function createSchedules(ctx: ServiceContext, policy: AddressPolicy) {
     },
 
     /**
-     * Extension (issue 32, docs/watch.md): the schedule's runs, newest first — each capture's status, why a failed
+     * Extension (docs/watch.md): the schedule's runs, newest first — each capture's status, why a failed
      * one failed, and on a watched schedule whether the run changed since the one before.
      */
     async runs(caller: Caller, scheduleId: string, limit = 50) {
@@ -189,6 +189,7 @@ function runRecord(origin: string, r: ScheduleRunRow) {
             changed: r.changed === true,
             notified: r.notify === true,
             summary: r.summary,
+            bound: r.bound,
             diffUrl: `${origin}${diffPath(r.capture_id, r.base_capture_id)}`,
           },
   };

@@ -3,7 +3,7 @@ import { refusal } from '../domain/errors.js';
 import { type Vantage, type VantageView, viewOfVantage } from '../config/vantages.js';
 
 /**
- * Vantage points as tenants see them (issue 33 §1): the list GET /v1/vantages answers, and the check that a
+ * Vantage points as tenants see them: the list GET /v1/vantages answers, and the check that a
  * capture's `options.vantage` names one of them (422 listing the valid ids, like spec 7.2's other refusals of
  * a well-formed request the service cannot carry out).
  */

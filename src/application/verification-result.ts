@@ -31,7 +31,7 @@ export function verificationResult(
     verified: verdict(checks),
     capture: {
       id: row.capture_id,
-      // Extension beside spec 2.6 (issue 31 §3): what was captured, so an agent need not look it up.
+      // Extension beside spec 2.6: what was captured, so an agent need not look it up.
       url: row.url,
       createdAt: iso(row.created_at)!,
       completedAt: iso(row.completed_at)!,

@@ -55,7 +55,7 @@ const deadLetterCursor = {
   },
 };
 
-/** Extension event types (issue 32, docs/watch.md): subscribed to through `extensionEvents`, beside spec 2.9's `events`. */
+/** Extension event types (docs/watch.md): subscribed to through `extensionEvents`, beside spec 2.9's `events`. */
 export const EXTENSION_EVENT_TYPES: readonly WebhookEventType[] = ['capture.changed'];
 
 /** A webhook's event types as the API shows them: the spec's in `events`, extensions apart, and only when there are some. */

@@ -5,7 +5,7 @@
  *   archive/data.warc.gz      WARC/1.1, one gzip member per record
  *   indexes/index.cdxj        CDXJ, lines sorted bytewise, offsets/lengths into data.warc.gz
  *   pages/pages.jsonl         json-pages-1.0 header line + the main page
- *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (README, Capture options)
+ *   attachments/page.pdf      the page printed to PDF, when the capture asked for it (docs/capturing.md, Capture options)
  *   attachments/session.webm  the session recording, when the capture asked for it (recordSession)
  *   provenance/provenance.json, provenance/provenance.html   the provenance record (provenance-record.ts)
  *   datapackage.json          RFC 8785 canonical JSON (exact bytes are what `bundleHash` covers)

@@ -6,7 +6,7 @@ import { WARC_FILENAME } from './bundle-format.js';
  * lengths of each gzip member), lines sorted bytewise as WACZ readers binary-search them.
  *
  * A 206 (a byte range a media player asked for) is left out of the index when the WARC also holds a whole
- * response for the same URL (the capture fetched the file whole, issue 35 §2): a reader that found the part
+ * response for the same URL (the capture fetched the file whole): a reader that found the part
  * first would answer with it or with nothing. The WARC keeps every record; only the lookup skips the parts.
  */
 export async function indexWarc(warcGz: Uint8Array): Promise<Uint8Array> {

@@ -26,8 +26,17 @@ export interface Evidence {
   localTsaCaCertPem: string | null;
   /** The built-in local TSA's CA (current or earlier), whose timestamps verification calls self-issued. */
   localTsaCaCertsPem: string[];
+  /** Where this process's built-in TSA listens, if it runs one: one of the service's own addresses, never a target. */
+  listeners: { host: string; port: number }[];
   close(): Promise<void>;
 }
+
+/**
+ * The built-in TSA as bundles, certificates and verification results name it (`tsa`): the URL where this deployment
+ * publishes its CA certificates, which is how a verifier checks its tokens. Its own listener is on loopback, for the
+ * signer alone: neither reachable by readers nor a name worth publishing.
+ */
+export const localTsaName = (publicBaseUrl: string): string => `${publicBaseUrl}/.well-known/tsa-certificates`;
 
 /**
  * `signs`: this process has the signer role, so it loads SIGNING_KEY (or generates one into DATA_DIR when unset)
@@ -63,7 +72,8 @@ export async function startEvidence(config: Config, dataDir: string, opts: { sig
     }
   } else {
     localTsa = await startLocalTsa({ dir: join(dataDir, 'tsa') });
-    timestamper = createTsaClient({ url: localTsa.url });
+    // Its loopback URL answers this process only: evidence names it by where its CA is published instead.
+    timestamper = createTsaClient({ url: localTsa.url, name: localTsaName(config.PUBLIC_BASE_URL) });
     tsaCaCertsPem.push(localTsa.caCertPem);
     localTsaCaCertsPem.push(localTsa.caCertPem);
   }
@@ -75,6 +85,7 @@ export async function startEvidence(config: Config, dataDir: string, opts: { sig
     tsaCaCertsPem,
     localTsaCaCertPem: localTsa?.caCertPem ?? null,
     localTsaCaCertsPem,
+    listeners: localTsa ? [{ host: new URL(localTsa.url).hostname, port: Number(new URL(localTsa.url).port) }] : [],
     async close() {
       await localTsa?.close();
     },

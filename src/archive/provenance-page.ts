@@ -1,5 +1,5 @@
 /**
- * The readable form of a provenance record (README, Provenance): plain HTML with no script and no outside asset, so it
+ * The readable form of a provenance record (docs/capturing.md, Provenance): plain HTML with no script and no outside asset, so it
  * reads the same inside the WACZ, offline, and when served by GET /v1/captures/{id}/provenance.
  */
 import type { ProvenanceRecord, ProvenanceSignature } from './provenance-record.js';

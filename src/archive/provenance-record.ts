@@ -1,5 +1,5 @@
 /**
- * The provenance record of a capture (README, Provenance; modelled on the provenance summary of Harvard LIL's Scoop):
+ * The provenance record of a capture (docs/capturing.md, Provenance; modelled on the provenance summary of Harvard LIL's Scoop):
  * what an examiner needs to trust a capture, in one document. It is written into the WACZ as
  * `provenance/provenance.json` (and a readable `provenance/provenance.html`), both listed with their hashes
  * in datapackage.json, so the signature covers them. The signature itself and the RFC 3161 timestamp cannot
@@ -47,18 +47,18 @@ export interface ProvenanceRecord {
   connections: ObservedConnection[];
   artifacts: ProvenanceArtifact[];
   /**
-   * Issue 33 §1: how each host of the page was resolved — the resolver's answers (type, addresses, TTL, servers),
+   * How each host of the page was resolved — the resolver's answers (type, addresses, TTL, servers),
    * or that the host was an IP literal or localhost, which no resolver was asked about. Absent on older records.
    */
   dns?: ProvenanceDnsEntry[];
-  /** The vantage point the capture was made from (issue 33 §1); absent: the worker's own network. */
+  /** The vantage point the capture was made from; absent: the worker's own network. */
   vantage?: ProvenanceVantage;
-  /** The capture worker that rendered it: a random id per worker process (issue 33 §2: which members shared one). */
+  /** The capture worker that rendered it: a random id per worker process (which members of a corroborated set shared one). */
   worker?: string;
   /** Filled by makeBundle (bundle.ts); absent when the capture has no signed bundle. */
   signing?: { algorithm: 'Ed25519'; keyId: string; signatureIn: 'datapackage-digest.json' };
   /**
-   * How long storage keeps this capture's objects, bundle included, beyond anyone's reach (issue 34): S3 Object
+   * How long storage keeps this capture's objects, bundle included, beyond anyone's reach: S3 Object
    * Lock in compliance mode until `retainUntil`. Absent: no retention (the JetStream store, or none configured).
    */
   retention?: ProvenanceRetention;

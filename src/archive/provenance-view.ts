@@ -3,7 +3,7 @@ import { DIGEST_PATH } from './bundle-format.js';
 import type { ProvenanceRecord, ProvenanceSignature } from './provenance-record.js';
 
 /**
- * GET /v1/captures/{id}/provenance (README, Provenance): the stored provenance record — byte for byte the
+ * GET /v1/captures/{id}/provenance (docs/capturing.md, Provenance): the stored provenance record — byte for byte the
  * provenance/provenance.json signed inside the WACZ — plus, when there is a bundle, `signature` from its
  * datapackage-digest.json (which cannot be inside what it signs).
  */

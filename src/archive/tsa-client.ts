@@ -16,12 +16,17 @@ export interface TimestampResult {
   token: Uint8Array;
   /** ISO 8601 genTime from the token. */
   genTime: string;
-  /** The TSA URL. */
+  /** The TSA as evidence names it: its URL, or the name given (TsaClientOptions.name). */
   tsa: string;
 }
 
 export interface TsaClientOptions {
   url: string;
+  /**
+   * What results name as `tsa`, published in bundles, certificates and verification results; default the URL. A
+   * TSA reached at an address of its own (the built-in one on loopback) is named where readers can look it up.
+   */
+  name?: string;
   /** Total tries; default 3. */
   attempts?: number;
   /** Wait before retry n (1-based) is backoffMs * 4^(n-1); default 250 ms. */
@@ -70,7 +75,8 @@ export function createTsaClient(options: TsaClientOptions): Timestamper {
           lastError = error;
           continue;
         }
-        return checkReply(reply, digest, integerValue(request.nonce as asn1js.Integer), options.url);
+        const result = checkReply(reply, digest, integerValue(request.nonce as asn1js.Integer), options.url);
+        return options.name === undefined ? result : { ...result, tsa: options.name };
       }
       const reason = lastError instanceof Error ? lastError.message : String(lastError);
       throw new TsaUnavailableError(`TSA ${options.url} unavailable after ${attempts} attempts: ${reason}`, attempts, {

@@ -50,7 +50,7 @@ export async function buildWaczMembers(input: FinishedCapture): Promise<WaczMemb
     [CDXJ_PATH, cdxj],
     [PAGES_PATH, pagesJsonl(input)],
   ]);
-  // Extra members (README, Capture options) are listed in datapackage.json like the others, so the signature covers them.
+  // Extra members (docs/capturing.md, Capture options) are listed in datapackage.json like the others, so the signature covers them.
   if (input.page.pdf) members.set(PDF_PATH, input.page.pdf);
   if (input.page.sessionRecording) members.set(SESSION_VIDEO_PATH, input.page.sessionRecording.video);
   if (input.provenance) {

@@ -20,7 +20,7 @@ import { ARTIFACT_BUCKET } from '../ledger/streams.js';
  * Why not the library's put: it purges with a subject filter — the old chunks when a name is written again,
  * its own chunks when a put fails midway — and nats-server before 2.9.21 replays such a purge of a replicated
  * stream as a full purge up to it when the stream recovers after a restart (nats-server #4196): the front of
- * the stream, every older artifact, vanished (issue 26, test/e2e/nats-purge-replay.e2e.spec.ts). So here
+ * the stream, every older artifact, vanished (test/e2e/nats-purge-replay.e2e.spec.ts). So here
  * nothing is ever purged, deleted or rolled up:
  * - a name is written once: the worker names each attempt's objects on its own (artifactObjectName), a put of
  *   bytes already stored under the name is skipped, other bytes under a stored name are refused;

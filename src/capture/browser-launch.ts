@@ -62,7 +62,7 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     // A person's browser reports navigator.webdriver false; pages that check it show a "bot detected" text
-    // instead of their content (issue 35 §4). Blink then reports false although the browser is driven over
+    // instead of their content. Blink then reports false although the browser is driven over
     // the DevTools pipe; puppeteer's --enable-automation is left out too (launchChromium).
     WEBDRIVER_OFF,
     // Headless Chromium's screen is 800×600 with a smaller outer window than the 1280×800 page inside it, which

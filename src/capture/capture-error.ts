@@ -29,7 +29,7 @@ export type CaptureErrorCode =
   | 'vantage_unavailable';
 
 /**
- * Whose failure a code is, and the reason class a tenant sees (README, Failure reasons). The page's failures
+ * Whose failure a code is, and the reason class a tenant sees (docs/api.md, Failure reasons). The page's failures
  * use up the page's attempts; the service's own are retried with backoff outside them (DESIGN decision 13).
  */
 export const FAILURE_CLASSES: Record<CaptureErrorCode, { failureReason: FailureReason; owner: 'page' | 'service' }> = {

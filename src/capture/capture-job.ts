@@ -8,9 +8,9 @@ export interface CaptureJob {
   createdAt: string;
   correlationId: string;
   scheduleId?: string;
-  /** Capture options as submitted (README, Capture options); absent: the defaults. */
+  /** Capture options as submitted (docs/capturing.md, Capture options); absent: the defaults. */
   options?: CaptureOptions;
-  /** The corroborated set the capture is a member of (issue 33 §2): its members go to distinct workers. */
+  /** The corroborated set the capture is a member of: its members go to distinct workers. */
   corroborationId?: string;
 }
 

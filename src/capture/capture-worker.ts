@@ -60,7 +60,7 @@ export interface CaptureWorkerDeps {
    */
   outcomes: CaptureOutcomes;
   artifacts: ArtifactStore;
-  /** When the tenant's captures are retained until, from their completion (issue 34); absent or null: no retention. */
+  /** When the tenant's captures are retained until, from their completion; absent or null: no retention. */
   retention?: (tenantId: string, completedAt: Date) => Promise<Date | null>;
   browsers: BrowserPool;
   log: Logger;
@@ -74,13 +74,13 @@ export interface CaptureWorkerDeps {
   notary?: Notary;
   /** The egress proxy's connections to these hosts since `since` (epoch ms), for the provenance record. */
   observedConnections?: (hosts: Iterable<string>, since: number) => Promise<ObservedConnection[]>;
-  /** The worker's vantage points by id (issue 33 §1): their egress proxies and exit probes. */
+  /** The worker's vantage points by id: their egress proxies and exit probes. */
   vantages?: (id: string) => VantageRoute | undefined;
   /** The resolver's answers for these hosts since `since` (epoch ms), for the provenance record. */
   dnsAnswers?: (hosts: Iterable<string>, since: number) => DnsAnswer[];
   /** When captures are tried again (attempt-policy.ts); default: 2 s per page failure, CAPTURE_RETRY_DELAYS' default for the service's. */
   policy?: AttemptPolicy;
-  /** Which worker took which member of a corroborated set (issue 33 §2); absent: members render wherever taken. */
+  /** Which worker took which member of a corroborated set; absent: members render wherever taken. */
   memberClaims?: MemberClaims;
 }
 
@@ -110,7 +110,7 @@ const system = (job: CaptureJob) => ({
 export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
 
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
-  // Named in each provenance record, so a corroborated set shows whether its members shared a worker (issue 33 §2).
+  // Named in each provenance record, so a corroborated set shows whether its members shared a worker.
   const workerId = `wrk_${randomBytes(8).toString('hex')}`;
   const policy: AttemptPolicy = deps.policy ?? {
     serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS,
@@ -158,7 +158,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     const completedAt = deps.clock.now().toISOString();
     const captureSettings = captureSettingsRecord(result);
     const files = artifactFiles(result);
-    // The tenant's retention (issue 34): every object of the capture is stored locked until then.
+    // The tenant's retention: every object of the capture is stored locked until then.
     const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
     const provenance = buildProvenanceRecord({
       ...(retainUntil
@@ -223,7 +223,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
           captureId: job.captureId,
           completedAt,
           renderQuality: result.renderQuality,
-          // The main document's HTTP status (README, Provenance): an error or bot-challenge page shows as such.
+          // The main document's HTTP status (docs/capturing.md, Provenance): an error or bot-challenge page shows as such.
           render: { ...result.render, mainDocumentStatus: result.mainStatus },
           artifacts: stored.refs as ArtifactRefs,
           ...(bundle ? { bundle: bundle.ref } : {}),
@@ -243,7 +243,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
   }
 
   /**
-   * A member of a corroborated set renders on another worker than the set's other members (issue 33 §2): this
+   * A member of a corroborated set renders on another worker than the set's other members: this
    * worker claims the set with it, or — holding another member already — gives it back for a while
    * (memberPlacement: bounded well within the window, then rendered here; never dropped).
    */

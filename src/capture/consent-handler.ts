@@ -31,7 +31,7 @@ import {
 } from '@duckduckgo/autoconsent';
 import { reportFromEveryDocument } from './document-reports.js';
 import { type PageClock, wallClock } from './host-load.js';
-import { pageTimer } from './step-timeout.js';
+import { pageTimer, withTimeout } from './step-timeout.js';
 
 export type ConsentResult = 'opted-out' | 'dismissed' | 'not-found' | 'failed';
 
@@ -71,8 +71,9 @@ const AUTOCONSENT_CONFIG: Config = {
   enablePrehide: false,
   enableCosmeticRules: true,
   enableGeneratedRules: true,
-  // One retry after 500 ms (the second attempt also runs the heuristics): on a page without a banner
-  // autoconsent reports 'nothingDetected' in well under a second instead of waiting for DOM mutations.
+  // Two looks: the rules, then the rules and the heuristics (autoconsent runs them on its second attempt only),
+  // back to back (withoutFirstPause); on a page without a banner autoconsent reports 'nothingDetected' at once
+  // instead of waiting for DOM mutations. A banner drawn later is the caller's to look for again (consent-looks.ts).
   detectRetries: 1,
   isMainWorld: false,
   prehideTimeout: 0,
@@ -109,11 +110,36 @@ function loadAssets(): Assets {
       readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
     ) as IndexedCMPRuleset;
     assets = {
-      script: readFileSync(join(dist, 'autoconsent.playwright.js'), 'utf8'),
+      script: withoutFirstPause(readFileSync(join(dist, 'autoconsent.playwright.js'), 'utf8')).script,
       rulesFor: compactRulesFilter(rules),
     };
   }
   return assets;
+}
+
+/** autoconsent's pause before each further look (findCmp), as its bundle (16.x) writes it. */
+const RETRY_PAUSE = 'const waitFor2 = [this.domActions.wait(500)];';
+const RETRY_PAUSE_AFTER_SECOND_LOOK =
+  'const waitFor2 = [this.domActions.wait(this.state.findCmpAttempts > 1 ? 500 : 0)];';
+
+/**
+ * autoconsent looks for a banner with its rules, pauses 500 ms, and looks again with its rules and its
+ * heuristics (which it runs on even attempts only). The pause is for a banner drawn meanwhile; a capture looks
+ * again itself whenever the page was active since a look began (consent-looks.ts, beside the settle phase), so
+ * here the second look follows the first at once: on a page without a banner the verdict comes with the load
+ * event's looks, not 500 ms later, after the settle phase. Later pauses (a third look and on, which also wait
+ * for a DOM mutation) are kept. A bundle that does not hold the pause as written (another autoconsent version)
+ * is used as it is: `patched: false`, and the verdict comes 500 ms later (a unit test pins the installed one).
+ */
+export function withoutFirstPause(script: string): { script: string; patched: boolean } {
+  const at = script.indexOf(RETRY_PAUSE);
+  if (at < 0 || script.indexOf(RETRY_PAUSE, at + 1) >= 0) return { script, patched: false };
+  return { script: script.replace(RETRY_PAUSE, RETRY_PAUSE_AFTER_SECOND_LOOK), patched: true };
+}
+
+/** The content script the capture injects (autoconsent's, without its first pause), for tests. */
+export function consentScript(): string {
+  return loadAssets().script;
 }
 
 /**
@@ -263,8 +289,8 @@ export async function startConsentRun(
    * document has none waiting, it is injected now.
    */
   /**
-   * `heuristicLook: false`: autoconsent looks once, with its rules, and not again 500 ms later with its
-   * heuristics (a page that cannot change by itself, static-document.ts).
+   * `heuristicLook: false`: autoconsent looks once, with its rules, and not a second time with its heuristics
+   * (a page that cannot change by itself, static-document.ts).
    */
   options: { mainFrameId: string; clock?: PageClock; preload?: ConsentPreload | undefined; heuristicLook?: boolean },
 ): Promise<ConsentRun> {
@@ -309,7 +335,7 @@ export async function startConsentRun(
       const reach = frameInternals(frame);
       if (!reach) return;
       const evaluateInFrame = async (code: string) =>
-        Boolean(await withDeadline(frame.evaluate(code), 1000).catch(() => false));
+        Boolean(await withTimeout(frame.evaluate(code), 1000, () => new Error('too late')).catch(() => false));
       await inject(s, reach.session, reach.frameId, false, evaluateInFrame).catch(() => {});
     }),
   );
@@ -549,12 +575,6 @@ function frameInternals(frame: Frame): { session: CDPSession; frameId: string } 
   return internals.client && typeof internals._id === 'string'
     ? { session: internals.client, frameId: internals._id }
     : undefined;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('too late')), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** A cosmetic rule only hides the banner; the heuristic 'tier1' answer clicks an acknowledge button. */

@@ -2,7 +2,7 @@ import type { CDPSession } from 'puppeteer-core';
 import { pageWorld } from './behaviors/page-world.js';
 
 /**
- * Where the elements of `recordBoxes` and the text matching `recordTextBoxes` (a capture option, issue 32) are on the screenshot: measured in the page right
+ * Where the elements of `recordBoxes` and the text matching `recordTextBoxes` (a capture option) are on the screenshot: measured in the page right
  * before it is taken and kept in captureSettings.elementBoxes, so they are in the signed provenance and a diff can
  * leave those elements out of the pixel comparison without rendering anything again (docs/watch.md).
  * Boxes are in screenshot pixels (CSS px × deviceScaleFactor) from the screenshot's top-left, which is the

@@ -1,7 +1,7 @@
 /**
  * Bodies Chromium reads and then drops: a script, stylesheet or font that answers with an error status (a 404
  * page with a body) is cancelled by Blink as soon as its status is known (loadingFailed net::ERR_ABORTED), and
- * Network.getResponseBody has nothing to give. The WARC must still hold what the server sent (issue 35 §4), so
+ * Network.getResponseBody has nothing to give. The WARC must still hold what the server sent, so
  * those three kinds of response are paused at the response stage (Fetch domain) and, when their status is an
  * error, their body is read before they go on. Everything else is not paused at all; a script or stylesheet
  * that answers 2xx/3xx goes on at once (one protocol round trip).

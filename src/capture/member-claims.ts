@@ -1,5 +1,5 @@
 /**
- * Which worker took which member of a corroborated set (issue 33 §2), so the members render on distinct workers:
+ * Which worker took which member of a corroborated set, so the members render on distinct workers:
  * a worker's claim on a set is one KV entry `<setId>.<workerId>` naming the member it took, written once with
  * `create` (of two members fetched together, one claim wins and the other member is given back). Operational state
  * like the attempt counts, not a tenant fact: the record states the workers from each provenance record.

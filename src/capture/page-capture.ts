@@ -22,6 +22,7 @@ import {
   type ConsentPreload,
   type ConsentRun,
 } from './consent-handler.js';
+import { type ConsentDetection, type ConsentLooks, startConsentLooks } from './consent-looks.js';
 import { captureFullPage, DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from './full-page-screenshot.js';
 import { type ElementBoxes, measureElementBoxes } from './element-boxes.js';
 import { headersArtifact, type HeadersArtifact } from './http-headers.js';
@@ -66,7 +67,7 @@ export interface PageCaptureOptions {
   /** The settle phase ends once no request has been in flight for this long. */
   quietWindowMs?: number;
   viewport?: { width: number; height: number };
-  /** The tenant's capture options with defaults filled in (README, Capture options); absent: the defaults. Wins over `viewport`. */
+  /** The tenant's capture options with defaults filled in (docs/capturing.md, Capture options); absent: the defaults. Wins over `viewport`. */
   settings?: CaptureSettings;
   /** Detect a consent banner and opt out (default true). */
   handleConsent?: boolean;
@@ -187,8 +188,10 @@ export interface PageCaptureResult {
   title: string;
   /** For captureSettings.consent; absent when consent handling was off. */
   consent?: ConsentInfo;
+  /** For captureSettings.consentDetection (consent-looks.ts): the looks taken and the wait for the verdict after settling. */
+  consentDetection?: ConsentDetection;
   exchanges: NetworkExchange[];
-  /** What the capture used (README, Capture options), for captureSettings. */
+  /** What the capture used (docs/capturing.md, Capture options), for captureSettings. */
   settings: CaptureSettings;
   /** Outcome of the waitForSelector step; absent when no selector was asked for. */
   selectorWait?: SelectorWaitResult;
@@ -226,9 +229,7 @@ export const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 
 const AFTER_SCROLL_QUIET = { quietWindowMs: 300, capMs: 800 };
 const CONSENT_START_MS = 3000;
-const CONSENT_DETECT_MS = 2000; // counted from injection; detection overlaps settle and scroll
-// autoconsent looks at once and again after 500 ms (detectRetries 1, with its heuristics the second time).
-const CONSENT_LAST_LOOK_MS = 500;
+const CONSENT_DETECT_MS = 2000; // each look's, counted from its start; detection overlaps settle and scroll
 const CONSENT_OPT_OUT_MS = 6000;
 /** How long the banner's frame may take to draw before screenshotBefore (page time). */
 const CONSENT_PAINT_MS = 2000;
@@ -336,9 +337,8 @@ interface CaptureState {
   selectorWait?: SelectorWaitResult;
   // detect-consent, scroll, settle, after-scroll, answer-consent
   consentStart: number;
-  /** consentStart on the page clock: detection's budget is page time. */
-  consentClockStart: number;
-  consentRun?: Promise<ConsentRun | null>;
+  consentLooks?: ConsentLooks;
+  consentDetection?: ConsentDetection;
   behaving?: Promise<BehaviorsReport | undefined>;
   behaviors?: BehaviorsReport;
   scrollMs: number;
@@ -391,7 +391,7 @@ const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'settle', run: settle },
   { name: 'after-behaviors', run: quietAfterBehaviors },
   { name: 'delay', when: (s) => s.settings.delayMs > 0, run: tenantDelay },
-  { name: 'answer-consent', when: (s) => s.consentRun !== undefined, run: answerConsentBanner },
+  { name: 'answer-consent', when: (s) => s.consentLooks !== undefined, run: answerConsentBanner },
   { name: 'end-recording', when: (s) => s.sessionRecorder !== undefined, run: endRecording },
   {
     name: 'element-boxes',
@@ -442,7 +442,6 @@ async function captureInContext(
     navigationMs: 0,
     timedOut: false,
     consentStart: 0,
-    consentClockStart: clock.now(),
     scrollMs: 0,
     settledAt: 0,
     captureMoment: 0,
@@ -518,7 +517,7 @@ async function navigateToLoad(s: CaptureState): Promise<void> {
 }
 
 /**
- * The tenant's selector, after load and before the settle phase (README, Capture options), within what
+ * The tenant's selector, after load and before the settle phase (docs/capturing.md, Capture options), within what
  * navigation left of CAPTURE_TIMEOUT_MS so the whole capture stays inside the pool's limit; settle counts from here.
  */
 async function waitForTenantSelector(s: CaptureState): Promise<void> {
@@ -552,12 +551,22 @@ async function inspectDocument(s: CaptureState): Promise<void> {
 const afterActionQuietMs = (s: CaptureState, dynamicMs: number): number =>
   s.dynamics?.static ? Math.min(dynamicMs, STATIC_QUIET_WINDOW_MS) : dynamicMs;
 
-/** Consent detection starts in the page from the load event; its verdict is awaited by answer-consent. */
+/**
+ * Consent detection starts in the page from the load event and looks again beside the settle phase while the
+ * page keeps loading (consent-looks.ts); its verdict is taken by answer-consent.
+ */
 function startConsentDetection(s: CaptureState): void {
   s.consentStart = performance.now();
-  s.consentClockStart = s.clock.now();
-  s.consentRun = startConsent(s);
-  s.consentRun.catch(() => {}); // awaited by answer-consent; a rejection here is the capture's abort
+  s.consentLooks = startConsentLooks({
+    start: () => startConsent(s),
+    pending: s.pending,
+    activity: s.activity!,
+    // A static page cannot draw a banner after load: what it still loads are images and fonts.
+    relook: !s.dynamics?.static,
+    detectMs: CONSENT_DETECT_MS,
+    clock: s.clock,
+    signal: s.signal,
+  });
 }
 
 /** The behaviors run beside the settle phase, whose quiet window then covers what they load (awaited by after-behaviors). */
@@ -594,42 +603,27 @@ async function quietAfterBehaviors(s: CaptureState): Promise<void> {
   }
 }
 
-/** The tenant's extra wait (README, Capture options), after the page settled. */
+/** The tenant's extra wait (docs/capturing.md, Capture options), after the page settled. */
 async function tenantDelay(s: CaptureState): Promise<void> {
   await s.bounds.page(delay(s.settings.delayMs, s.signal), s.settings.delayMs + 1000);
 }
 
 /**
- * Waits for autoconsent's verdict; with a banner: screenshot it, opt out, let the page react. Detection
- * started at load; when nothing was found but the page was still loading after autoconsent's last look
- * (a CMP script may have drawn its banner since), it is asked once more, now that the page has settled.
+ * Takes autoconsent's verdict (consent-looks.ts: already in unless the page was active since the latest look
+ * began); with a banner: screenshot it, opt out, let the page react.
  */
 async function answerConsentBanner(s: CaptureState): Promise<void> {
-  const { clock, consentStart } = s;
-  const failed = (): ConsentInfo => ({ attempted: true, cmp: null, result: 'failed', durationMs: since(consentStart) });
-  let consentRun = await s.consentRun!;
-  if (consentRun === null) {
-    s.consent = failed();
-    return;
-  }
+  const { consentStart } = s;
+  const looks = s.consentLooks!;
   try {
-    // Detection's budget is page time: on a busy host autoconsent gets the same chance to look.
-    let cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - s.consentClockStart)));
-    // A static page cannot have drawn a banner since: what it still loaded were images and fonts.
-    if (!cmp && !s.dynamics?.static && s.activity!.lastActiveAt() > consentStart + CONSENT_LAST_LOOK_MS) {
-      await consentRun.dispose();
-      const secondStart = clock.now();
-      consentRun = await startConsent(s);
-      if (consentRun === null) {
-        s.consent = failed();
-        return;
-      }
-      cmp = await consentRun.waitForBanner(Math.max(0, CONSENT_DETECT_MS - (clock.now() - secondStart)));
-    }
-    if (!cmp) {
-      s.consent = { attempted: true, cmp: null, result: 'not-found', durationMs: since(consentStart) };
+    const { verdict, detection } = await looks.verdict();
+    s.consentDetection = detection;
+    if (!verdict.found) {
+      const result = verdict.failed ? 'failed' : 'not-found';
+      s.consent = { attempted: true, cmp: null, result, durationMs: detection.verdictMs };
       return;
     }
+    const { run: consentRun, cmp } = verdict;
     const beforeStart = performance.now();
     await consentRun.bannerPainted(CONSENT_PAINT_MS);
     const before = await shoot(s);
@@ -645,7 +639,7 @@ async function answerConsentBanner(s: CaptureState): Promise<void> {
     s.consent.durationMs = since(consentStart);
     s.screenshotBefore = before.png;
   } finally {
-    await consentRun?.dispose();
+    await looks.dispose();
   }
 }
 
@@ -744,6 +738,7 @@ function release(s: CaptureState): void {
   s.stopFollowingFrames?.();
   s.recorder.dispose();
   void s.timers?.dispose();
+  void s.consentLooks?.dispose();
   void s.consentPreload?.dispose();
   void s.sessionRecorder?.dispose();
 }
@@ -861,6 +856,7 @@ function captureResult(s: CaptureState, timings: StepTimings): PageCaptureResult
   if (s.sessionRecording) result.sessionRecording = s.sessionRecording;
   if (s.screenshotBefore) result.screenshotBefore = s.screenshotBefore;
   if (consent) result.consent = consent;
+  if (s.consentDetection) result.consentDetection = s.consentDetection;
   if (s.behaviors) result.behaviors = s.behaviors;
   if (s.dynamics)
     result.quiet = {

@@ -1,5 +1,5 @@
 /**
- * A target that is a PDF (README, Capture options). Chromium shows a PDF in its viewer, and CDP's getResponseBody
+ * A target that is a PDF (docs/capturing.md, Capture options). Chromium shows a PDF in its viewer, and CDP's getResponseBody
  * then returns the viewer's wrapper HTML, not the document: archived as is, the WACZ would hold the wrong
  * bytes under `application/pdf`. The document is loaded once more through the browser's own network stack
  * (Network.loadNetworkResource: same proxy, same cookies of the capture's context) and its bytes replace

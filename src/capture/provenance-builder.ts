@@ -23,7 +23,7 @@ export function buildProvenanceRecord(input: {
   connections: ObservedConnection[];
   /** The downloadable artifacts, as stored. */
   artifacts: Array<{ name: string; mediaType: string; bytes: Uint8Array }>;
-  /** The retention the objects are stored with (issue 34), when there is one. */
+  /** The retention the objects are stored with, when there is one. */
   retention?: ProvenanceRetention;
   /** The resolver's answers for the page's hosts since the capture began (absent: not recorded). */
   dnsAnswers?: DnsAnswer[];

@@ -34,7 +34,7 @@ import type { S3Settings } from '../config/storage-config.js';
 export { blobKey, nameKey } from './s3-layout.js';
 
 /**
- * The artifact store in S3-compatible object storage (issue 34; docs/storage.md). Two kinds of object:
+ * The artifact store in S3-compatible object storage (docs/storage.md). Two kinds of object:
  * - `blobs/sha256/<hex>`: the bytes, content-addressed — identical bytes are stored once, and nothing ever
  *   writes other bytes under a key. Bundles carry S3 Object Lock (compliance mode) until their retain-until date.
  * - `names/<name>`: a small JSON record `{digest, size, blob, version}` naming the blob (and its version) behind

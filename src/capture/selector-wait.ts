@@ -1,5 +1,5 @@
 /**
- * The `waitForSelector` step (README, Capture options): after load and before the settle phase, wait until an element
+ * The `waitForSelector` step (docs/capturing.md, Capture options): after load and before the settle phase, wait until an element
  * matching the selector exists. Not finding it is not a failure: the capture goes on and is `partial`,
  * with the reason recorded in captureSettings.
  */

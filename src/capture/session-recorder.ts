@@ -1,5 +1,5 @@
 /**
- * The recording of a capture session (`options.recordSession`, issue 35 §3): what the browser showed from the
+ * The recording of a capture session (`options.recordSession`): what the browser showed from the
  * start of navigation to the screenshot, as a WebM video on the capture's clock.
  *
  * Frames come from Chromium's screencast (`Page.startScreencast`): a JPEG each time the compositor draws a new

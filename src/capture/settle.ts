@@ -63,13 +63,24 @@ export function waitForNetworkQuiet(source: InflightSource, options: SettleOptio
     // An aborted capture ends the wait at once; the caller notices the abort itself.
     const onAbort = () => finish('cap');
 
+    // The event loop's timers may fire up to a millisecond before performance.now() says the delay is over;
+    // the window is a lower bound, so a timer that fired early waits out the rest.
+    const idleWhenWindowPassed = (quietFrom: number) => {
+      const left = quietWindowMs - (performance.now() - quietFrom);
+      if (left <= 0) finish('idle');
+      else quietTimer = setTimeout(() => idleWhenWindowPassed(quietFrom), Math.ceil(left));
+    };
     const update = () => {
       if (source.inflight() > 0) {
         clearTimeout(quietTimer);
         quietTimer = undefined;
         quietAlready = 0;
       } else if (quietTimer === undefined) {
-        quietTimer = setTimeout(() => finish('idle'), Math.max(0, quietWindowMs - quietAlready));
+        const quietFrom = performance.now() - quietAlready;
+        quietTimer = setTimeout(
+          () => idleWhenWindowPassed(quietFrom),
+          Math.max(0, Math.ceil(quietWindowMs - quietAlready)),
+        );
         quietAlready = 0;
       }
     };

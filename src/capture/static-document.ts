@@ -1,5 +1,5 @@
 /**
- * Whether a loaded page can still change by itself (issue 35 §6: behaviors and waits that cost nothing on a
+ * Whether a loaded page can still change by itself (behaviors and waits that cost nothing on a
  * page that gives them nothing to do). The quiet windows of a capture — the settle phase's 500 ms, the 300 ms
  * a behavior waits after what it started — are there for work the service cannot see coming: a script's
  * promise chain, animation frame or event handler that starts a request after a pause. A document with no

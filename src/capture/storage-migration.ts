@@ -7,7 +7,8 @@ import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
  * `capture-ledger storage migrate`: copies every object the ledger names from one artifact store to another
- * (JetStream → S3), capture by capture in ledger order, and each capture's issued certificate with them. Idempotent: an object the target holds
+ * (JetStream → S3), capture by capture in ledger order, with each capture's issued certificate and corroboration
+ * records (from the source's KV bucket). Idempotent: an object the target holds
  * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
  * again). Each object is read whole from the source — which checks it against its digest — and written with
  * that digest; an object missing or damaged in the source is reported, never copied. With `retainUntil` (the

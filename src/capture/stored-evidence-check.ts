@@ -4,8 +4,8 @@ import type { ArtifactStore } from './artifact-store.js';
 import { isNatsUnavailable, whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
- * Every artifact the ledger names, read back and checked against its digest (`capture-ledger storage verify`,
- * issue 26): a completed capture's evidence must stay readable whatever happened to the nats-servers. The
+ * Every artifact the ledger names, read back and checked against its digest (`capture-ledger storage verify`):
+ * a completed capture's evidence must stay readable whatever happened to the nats-servers. The
  * walk follows the LEDGER stream's sequences, so it can stop anywhere and resume from the sequence it reached.
  */
 export interface StoredArtifactProblem {

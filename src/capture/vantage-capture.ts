@@ -3,7 +3,7 @@ import { type VantageRoute, VantageUnavailableError } from '../net/vantage-egres
 import { CaptureError } from './capture-error.js';
 
 /**
- * The vantage point a capture asked for (issue 33 §1), checked before the browser starts: configured on this worker,
+ * The vantage point a capture asked for, checked before the browser starts: configured on this worker,
  * answering, and exiting where it should. Any of those failing is `vantage_unavailable` — the capture is never
  * made from the worker's own network instead.
  */

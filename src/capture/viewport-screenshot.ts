@@ -1,5 +1,5 @@
 /**
- * The screenshot of `fullPage: false` (README, Capture options): what the browser window shows at the top of the page —
+ * The screenshot of `fullPage: false` (docs/capturing.md, Capture options): what the browser window shows at the top of the page —
  * the viewport only, as screenshot APIs do when asked not to capture the full page.
  */
 import type { CDPSession } from 'puppeteer-core';

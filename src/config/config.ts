@@ -5,6 +5,7 @@ import { parseOidcProviders } from './console-oidc-providers.js';
 import { parseLogWitnesses } from './log-witnesses.js';
 import { STORAGE_ENV, storageSettings } from './storage-config.js';
 import { parseVantages } from './vantages.js';
+import { DEFAULT_DIFF_TIME_LIMIT_MS } from '../watch/diff-bounds.js';
 
 /** Every run-contract variable of DESIGN.md, parsed once at start (decision 8). */
 
@@ -175,6 +176,11 @@ const envSchema = z.object({
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
   CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
   VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
+  /**
+   * How long one diff of two captures (GET /v1/captures/{id}/diff and its image, evidence and certificate, and each
+   * watched run's comparison) may run in its worker thread before it is stopped: 422 naming the bound (docs/watch.md).
+   */
+  DIFF_TIME_LIMIT_MS: integer('DIFF_TIME_LIMIT_MS', DEFAULT_DIFF_TIME_LIMIT_MS, 100, 600_000),
   WORKER_CONCURRENCY: integer(
     'WORKER_CONCURRENCY',
     defaultWorkerConcurrency(availableParallelism(), totalmem()),
@@ -251,7 +257,7 @@ const envSchema = z.object({
   ),
   /**
    * OpenID providers for console sign-in and how a claim maps to a tenant and scopes: a JSON array
-   * (src/config/console-oidc-providers.ts; README, Signing in with OpenID Connect). Unset: API keys only.
+   * (src/config/console-oidc-providers.ts; docs/api.md, Signing in with OpenID Connect). Unset: API keys only.
    */
   CONSOLE_OIDC_PROVIDERS: optionalString.transform((v, ctx) => {
     const parsed = parseOidcProviders(v);
@@ -304,6 +310,10 @@ const envSchema = z.object({
   ...STORAGE_ENV,
 });
 
+/** The name of every variable the schema parses. */
+export type ConfigVariable = keyof typeof envSchema.shape;
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ConfigVariable[];
+
 export type Config = Omit<z.output<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
   PUBLIC_BASE_URL: string;
   LOG_ORIGIN: string;
@@ -337,7 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.ROLES.has('worker') && cfg.SIGNER === 'local') cfg.ROLES.add('signer');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   const base = new URL(publicBaseUrl);
-  // Replayed pages on the verifier's origin could rewrite its verdict (issue 28 §1): the two must differ.
+  // Replayed pages on the verifier's origin could rewrite its verdict: the two must differ.
   const replayOrigin = cfg.REPLAY_ORIGIN ? new URL(cfg.REPLAY_ORIGIN).origin : undefined;
   if (replayOrigin === base.origin)
     throw new ConfigError(

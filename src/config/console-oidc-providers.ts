@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
 
 /**
- * CONSOLE_OIDC_PROVIDERS (issue 30 §1; README, Signing in with OpenID Connect): the OpenID providers a person may
+ * CONSOLE_OIDC_PROVIDERS (docs/api.md, Signing in with OpenID Connect): the OpenID providers a person may
  * sign in to the tenant console with, and which tenant and scopes a claim of theirs maps to. A JSON array in the
  * variable itself; a client secret may come from a file (clientSecretFile) so that it stays out of the environment.
  */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
- * Where artifacts and bundles are stored (issue 34; docs/storage.md): ARTIFACT_STORE=jetstream (default, the
+ * Where artifacts and bundles are stored (docs/storage.md): ARTIFACT_STORE=jetstream (default, the
  * NATS object store beside the log) or s3 (S3-compatible object storage, the S3_* settings below).
  */
 export interface S3Settings {

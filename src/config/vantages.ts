@@ -1,5 +1,5 @@
 /**
- * Vantage points (issue 33 §1; docs/evidence.md, Vantage points): named places a capture can be made from. Each
+ * Vantage points (docs/evidence.md, Vantage points): named places a capture can be made from. Each
  * is an upstream proxy the worker's egress proxy chains through — HTTP CONNECT (`http://host:port`) or SOCKS5
  * (`socks5://host:port`), credentials in the URL's user info — with where it is (label, country or region)
  * and, optionally, the address it is expected to exit from and a URL that echoes the caller's address, asked

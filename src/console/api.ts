@@ -12,6 +12,8 @@ export interface ProblemBody {
   title?: string;
   detail?: string;
   limitType?: string;
+  /** 'duplicated' on a 401: the browser sent two session cookies of one kind (another page on this host set one). */
+  sessionCookie?: string;
   quota?: { resource?: string; limit?: number; used?: number; remaining?: number; resetsAt?: string };
 }
 
@@ -38,12 +40,17 @@ const SAFE = new Set(['GET', 'HEAD']);
 
 /**
  * Told when a request made with a session answers 401: the sessions that could have answered it have ended (signed
- * out, expired, key revoked or changed).
+ * out, expired, key revoked or changed), or (`duplicated`) the browser sent two session cookies of one kind, one of
+ * them set by another page on this host, and the service used neither.
  */
-let sessionEnded: ((kinds: SessionKind[]) => void) | null = null;
-export function onSessionEnded(handler: (kinds: SessionKind[]) => void): void {
+let sessionEnded: ((kinds: SessionKind[], duplicated: boolean) => void) | null = null;
+export function onSessionEnded(handler: (kinds: SessionKind[], duplicated: boolean) => void): void {
   sessionEnded = handler;
 }
+
+/** An answer refusing a request that carried two session cookies of one kind. */
+export const isDuplicatedCookie = (err: unknown): boolean =>
+  err instanceof ApiError && err.status === 401 && err.problem?.sessionCookie === 'duplicated';
 const SIGN_IN_PATH = '/console/session';
 const REPORTS_PATH = '/v1/admin/reports/';
 
@@ -102,8 +109,10 @@ export async function call<T>(method: string, path: string, body?: unknown, sign
     const ra = res.headers.get('Retry-After');
     const seconds = ra && /^\d+$/.test(ra.trim()) ? Number(ra) : null;
     const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemBody) : null;
-    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH)) sessionEnded?.(sessionsFor(path));
-    throw new ApiError(res.status, problem, seconds, path);
+    const error = new ApiError(res.status, problem, seconds, path);
+    if (res.status === 401 && !path.startsWith(SIGN_IN_PATH))
+      sessionEnded?.(sessionsFor(path), isDuplicatedCookie(error));
+    throw error;
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
 }

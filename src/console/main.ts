@@ -13,12 +13,12 @@ import { submitPage } from './pages/submit.js';
 import { usagePage } from './pages/usage.js';
 import { webhooksPage } from './pages/webhooks.js';
 import { createRouter, type Route } from './router.js';
-import { loadSessions } from './session.js';
+import { loadSessions, sessionCookiesDuplicated } from './session.js';
 import { onSessionChange, sessionState, setSessionState } from './session-state.js';
 import type { SessionKind } from './shapes.js';
 
 /**
- * The console in the browser (README, Console): one client of the documented API. Pages by path under /console;
+ * The console in the browser (docs/console.md): one client of the documented API. Pages by path under /console;
  * the tenant's, the operator's and the analyst's areas each need their own session. The analyst's area is the
  * operator's two report pages, nothing more (the analysts' key reads the reports only).
  */
@@ -153,8 +153,8 @@ async function boot(): Promise<void> {
   const router = createRouter(main, routes, () => drawNav(nav));
   onSessionChange(() => drawNav(nav));
   // A session that ends under an open page (a revoked key, the idle timeout) sends the viewer to sign in, told why.
-  onSessionEnded((kinds) => {
-    const ended = kinds.filter((kind) => sessionState()[kind]);
+  onSessionEnded((kinds, duplicated) => {
+    const ended = duplicated ? kinds : kinds.filter((kind) => sessionState()[kind]);
     if (ended.length === 0 || location.pathname === '/console/sign-in') return;
     const next: Record<string, null> = Object.fromEntries(ended.map((kind) => [kind, null]));
     setSessionState({ ...sessionState(), ...next });
@@ -162,9 +162,14 @@ async function boot(): Promise<void> {
     const area = /^\/console\/(operator|analyst)(\/|$)/.exec(location.pathname)?.[1] as SessionKind | undefined;
     const as = area && ended.includes(area) ? area : ended[0]!;
     const back = encodeURIComponent(location.pathname + location.search);
-    router.navigate(`/console/sign-in?as=${as}&ended=1&next=${back}`, { replace: true });
+    const why = duplicated ? 'cookies=duplicated' : 'ended=1';
+    router.navigate(`/console/sign-in?as=${as}&${why}&next=${back}`, { replace: true });
   });
   router.start();
+  if (sessionCookiesDuplicated() && location.pathname !== '/console/sign-in') {
+    const back = encodeURIComponent(location.pathname + location.search);
+    router.navigate(`/console/sign-in?cookies=duplicated&next=${back}`, { replace: true });
+  }
 }
 
 void boot();

@@ -1,5 +1,5 @@
 /**
- * The one poller of an open page (issue 30: at most one request per 2 s per open page, in total). Watchers take
+ * The one poller of an open page (at most one request per 2 s per open page, in total). Watchers take
  * turns, round-robin, one request per tick; a watcher says whether it wants another turn. Stopped when the page
  * changes; it waits while the tab is hidden.
  */

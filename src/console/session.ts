@@ -1,4 +1,4 @@
-import { ApiError, call } from './api.js';
+import { ApiError, call, isDuplicatedCookie } from './api.js';
 import { NO_SESSIONS, parseSessions, type SessionKind, type Sessions } from './shapes.js';
 import { sessionState, setSessionState } from './session-state.js';
 
@@ -8,13 +8,19 @@ import { sessionState, setSessionState } from './session-state.js';
  */
 export const SESSION_PATH = '/console/session';
 
+let duplicatedCookie = false;
+/** The last loadSessions was refused: the browser holds two session cookies of one kind (isDuplicatedCookie). */
+export const sessionCookiesDuplicated = (): boolean => duplicatedCookie;
+
 /** Loads who is signed in. A deployment without the session routes (404) has no one signed in. */
 export async function loadSessions(): Promise<Sessions> {
   try {
     const { body } = await call<unknown>('GET', SESSION_PATH);
+    duplicatedCookie = false;
     setSessionState(parseSessions(body));
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500 || err.status === 0) throw err;
+    duplicatedCookie = isDuplicatedCookie(err);
     setSessionState(NO_SESSIONS);
   }
   return sessionState();

@@ -92,7 +92,7 @@ export interface Verification {
   transparency?: { status: 'pass' | 'fail' | 'skip'; detail: string; leafIndex?: number; checkpoint?: string };
 }
 
-/** The provenance record (README, Provenance): the parts the console shows. */
+/** The provenance record (docs/capturing.md, Provenance): the parts the console shows. */
 export interface Provenance {
   requestedUrl: string;
   finalUrl: string;

@@ -51,7 +51,7 @@ export const ARTIFACTS = {
     download: { type: 'application/pdf', name: 'page.pdf', beside: true },
     warcName: null,
   },
-  // The session recording (issue 35 §3): an extension beside spec 4.8's names, like the pdf.
+  // The session recording: an extension beside spec 4.8's names, like the pdf.
   session: {
     refKey: 'session',
     mediaType: 'video/webm',

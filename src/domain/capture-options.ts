@@ -1,10 +1,11 @@
 /**
- * Capture options (README, Capture options): the optional `options` object of POST /v1/captures, of each batch item
+ * Capture options (docs/capturing.md, Capture options): the optional `options` object of POST /v1/captures, of each batch item
  * and of a schedule. Absent means exactly the behaviour the spec describes (1280×800 at scale 1, full page,
  * no selector wait, no delay, no PDF, no session recording). Pure: validated here, resolved to `CaptureSettings` with defaults,
  * recorded in the record's captureSettings and in the signed bundle.
  */
 import { compile } from 'css-select';
+import { patternHazard, selectorHazard } from './pattern-bounds.js';
 
 export interface CaptureOptions {
   viewport?: { width: number; height: number };
@@ -13,23 +14,23 @@ export interface CaptureOptions {
   waitForSelector?: string;
   delayMs?: number;
   pdf?: boolean;
-  /** Behaviors run after load (issue 35): by name, in any order; [] runs none. */
+  /** Behaviors run after load: by name, in any order; [] runs none. */
   behaviors?: BehaviorName[];
   /** Seconds the behaviors may take together. */
   behaviorTimeout?: number;
-  /** Keep a video of what the browser showed from navigation to the screenshot (issue 35 §3). */
+  /** Keep a video of what the browser showed from navigation to the screenshot. */
   recordSession?: boolean;
-  /** A configured vantage point's id (issue 33 §1); the admission checks it exists. Not a rendering setting. */
+  /** A configured vantage point's id; the admission checks it exists. Not a rendering setting. */
   vantage?: string;
-  /** Capture from this many distinct vantage points and compare what they saw (issue 33 §2); admission only. */
+  /** Capture from this many distinct vantage points and compare what they saw; admission only. */
   corroborate?: 2 | 3;
   /**
-   * Extension (issue 32): CSS selectors whose elements' boxes on the screenshot are measured right before it is
+   * Extension: CSS selectors whose elements' boxes on the screenshot are measured right before it is
    * taken and kept in captureSettings.elementBoxes, so a diff can leave those elements out of the pixel comparison.
    */
   recordBoxes?: string[];
   /**
-   * Extension (issue 32): regular expressions (JavaScript sources, flags `gu`) whose matches in the page's visible
+   * Extension: regular expressions (JavaScript sources, flags `gu`) whose matches in the page's visible
    * text have their boxes on the screenshot measured like recordBoxes' elements (captureSettings.elementBoxes.textBoxes).
    */
   recordTextBoxes?: string[];
@@ -41,7 +42,7 @@ export interface CaptureOptions {
  */
 export const BEHAVIOR_NAMES = ['auto-scroll', 'auto-fetch', 'auto-play', 'expand', 'feed-timeline'] as const;
 export type BehaviorName = (typeof BEHAVIOR_NAMES)[number];
-/** What a capture runs when the tenant does not say (issue 35 §1); site-specific ones run where they match. */
+/** What a capture runs when the tenant does not say; site-specific ones run where they match. */
 export const DEFAULT_BEHAVIORS: readonly BehaviorName[] = [
   'auto-scroll',
   'auto-fetch',
@@ -71,7 +72,7 @@ export const CAPTURE_OPTION_LIMITS = {
   deviceScaleFactor: { min: 1, max: 3 },
   delayMs: { min: 0, max: 10_000 },
   waitForSelectorLength: 1024,
-  /** Seconds (issue 35 §1: about 20 s by default, at most 90 s). */
+  /** Seconds (about 20 s by default, at most 90 s). */
   behaviorTimeout: { min: 1, max: 90, default: 20 },
   vantageIdLength: 40,
   /** As many selectors as a diff's ignoreSelectors, as long (src/watch/diff-options.ts). */
@@ -270,24 +271,30 @@ export function checkRecordTextBoxes(value: unknown, field: string): string[] | 
   return out;
 }
 
-/** Why a pattern does not compile as a JavaScript RegExp with flags `gu` (what ignoreText uses); null when it does. */
+/**
+ * Why a pattern does not compile as a JavaScript RegExp with flags `gu` (what ignoreText uses), or could backtrack
+ * without bound (pattern-bounds.ts); null when it does compile and cannot.
+ */
 export function patternProblem(pattern: string): string | null {
   try {
     new RegExp(pattern, 'gu');
-    return null;
   } catch (err) {
     return err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
   }
+  return patternHazard(pattern);
 }
 
-/** Why css-select (what the diff matches elements with) refuses a selector; null when it compiles. */
+/**
+ * Why css-select (what the diff matches elements with) refuses a selector, or why it is too complex to run over a
+ * large page (pattern-bounds.ts); null when it compiles within the bounds.
+ */
 export function selectorProblem(selector: string): string | null {
   try {
     compile(selector);
-    return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+  return selectorHazard(selector);
 }
 
 const fail = (detail: string): OptionsCheck => ({ ok: false, detail });

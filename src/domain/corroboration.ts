@@ -1,5 +1,5 @@
 /**
- * Corroborated captures (issue 33 §2): the same URL captured from two or three vantage points, and a record of
+ * Corroborated captures: the same URL captured from two or three vantage points, and a record of
  * whether what they saw agrees. Pure: the observations are read from each member's stored artifacts elsewhere
  * (src/application/corroboration.ts); here they are compared and the verdict is decided.
  *
@@ -16,7 +16,7 @@
  * A failed member makes the verdict DIVERGE with `members` among the fields that differ: one vantage did not see
  * the page at all.
  *
- * How they were made counts too (issue 33 §2: distinct vantages, by distinct workers, within a bounded window):
+ * How they were made counts too (distinct vantages, by distinct workers, within a bounded window):
  * - window: the complete members' browsers started within CORROBORATION_WINDOW_MS of each other (each provenance
  *   record's `startedAt`); a member retried or picked up late still renders, and the record names `window`.
  * - workers: every complete member names the worker process that rendered it (provenance `worker`) and no two
@@ -253,7 +253,7 @@ function startedWithinWindow(members: MemberObservation[]): boolean {
 }
 
 /**
- * Where a worker renders a member of a set (issue 33 §2): a worker that already took another member of the same
+ * Where a worker renders a member of a set: a worker that already took another member of the same
  * set gives this one back (a delayed nak: another worker takes it) until DISTINCT_WORKER_WAIT_MS after the set
  * was submitted, then renders it itself, so a deployment with one worker never waits longer. A member picked up
  * late — the wait already over — is rendered at once: it is never held back, and never dropped.

@@ -52,7 +52,7 @@ export const conflict = (detail: string) => new DomainError(409, 'Conflict', det
 /** How soon a client asking for a pending capture's certificate should ask again (a capture takes seconds). */
 export const PENDING_RETRY_AFTER_S = 5;
 
-/** 409 for a capture still running: "wait", which a client or agent can tell from the 404's "gone" (issue 31 §3). */
+/** 409 for a capture still running: "wait", which a client or agent can tell from the 404's "gone". */
 export const stillPending = (captureId: string, what: string) =>
   refusal(
     409,

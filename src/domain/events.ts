@@ -10,7 +10,7 @@ import type { ComparisonSummary, WatchSettings } from './watch-settings.js';
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';
 export type RenderQuality = 'full' | 'partial';
-/** 'capture.changed': opt-in extension (issue 32, docs/watch.md), never sent to a webhook that did not ask for it. */
+/** 'capture.changed': opt-in extension (docs/watch.md), never sent to a webhook that did not ask for it. */
 export type WebhookEventType = 'capture.complete' | 'capture.failed' | 'capture.changed';
 
 /** Who caused an event. */
@@ -26,10 +26,10 @@ export type Causer =
 export interface SubmittedCapture {
   captureId: string;
   url: string;
-  /** Validated capture options (README, Capture options); absent: the spec's defaults. */
+  /** Validated capture options (docs/capturing.md, Capture options); absent: the spec's defaults. */
   options?: CaptureOptions;
   /**
-   * The corroborated set (`cor_…`) this capture is a member of (issue 33 §2): the worker renders members of one set
+   * The corroborated set (`cor_…`) this capture is a member of: the worker renders members of one set
    * on distinct workers. Our own field, never shown to tenants as an option.
    */
   corroborationId?: string;
@@ -58,9 +58,9 @@ export interface ArtifactRefs {
   screenshotBefore?: string;
   html: string;
   headers?: string;
-  /** Only when the capture asked for `pdf` (README, Capture options). */
+  /** Only when the capture asked for `pdf` (docs/capturing.md, Capture options). */
   pdf?: string;
-  /** Only when the capture asked for `recordSession` (README, Capture options): the WebM of the session. */
+  /** Only when the capture asked for `recordSession` (docs/capturing.md, Capture options): the WebM of the session. */
   session?: string;
   /** The provenance record (JSON); absent on captures completed before provenance records were made. */
   provenance?: string;
@@ -173,20 +173,20 @@ export type TenantEvent =
         cron: string;
         createdAt: string;
         options?: CaptureOptions;
-        /** Extension (issue 32): compare each run with the one before (docs/watch.md). */
+        /** Extension: compare each run with the one before (docs/watch.md). */
         watch?: WatchSettings;
       };
     }
   | { type: 'schedule.deleted'; data: { scheduleId: string; deletedAt: string } }
   | { type: 'schedule.skipped'; data: { scheduleId: string; fireTime: string; reason: 'quota'; detail: string } }
   | { type: 'usage.api_calls_recorded'; data: { period: string; count: number } }
-  // Retention and legal hold of stored evidence (issue 34; docs/storage.md): who and why, on the ledger.
+  // Retention and legal hold of stored evidence (docs/storage.md): who and why, on the ledger.
   | { type: 'tenant.retention_set'; data: RetentionChange & { days: number | null } }
   | { type: 'capture.legal_hold_placed'; data: RetentionChange & { captureId: string } }
   | { type: 'capture.legal_hold_lifted'; data: RetentionChange & { captureId: string } }
   | { type: 'capture.retention_extended'; data: RetentionChange & { captureId: string; retainUntil: string } }
   | { type: 'capture.compared'; data: CaptureComparison }
-  /** The diff of two captures issued as evidence (issue 32, docs/watch.md): its record's hash goes into the public log. */
+  /** The diff of two captures issued as evidence (docs/watch.md): its record's hash goes into the public log. */
   | {
       type: 'capture.diff_attested';
       data: {
@@ -199,7 +199,7 @@ export type TenantEvent =
       };
     }
   /**
-   * A corroboration record issued (issue 33 §2, docs/evidence.md): its hash goes into the public log as a
+   * A corroboration record issued (docs/evidence.md): its hash goes into the public log as a
    * `corroboration` leaf. `captureIds` are the set's members, in the record's order.
    */
   | {
@@ -214,7 +214,7 @@ export type TenantEvent =
       };
     };
 
-/** Who changed a retention or legal hold, why, and when (issue 34 §3). */
+/** Who changed a retention or legal hold, why, and when. */
 export interface RetentionChange {
   by: string;
   reason: string;
@@ -223,7 +223,7 @@ export interface RetentionChange {
 
 export type TenantEventType = TenantEvent['type'];
 
-/** A watched schedule's run compared with the previous complete run (issue 32, docs/watch.md). */
+/** A watched schedule's run compared with the previous complete run (docs/watch.md). */
 export interface CaptureComparison {
   captureId: string;
   baseCaptureId: string;
@@ -234,6 +234,11 @@ export interface CaptureComparison {
   notify: boolean;
   summary: ComparisonSummary;
   options: { ignoreSelectors: string[]; ignoreText: string[] };
+  /**
+   * The diff reached a bound (docs/watch.md, Bounds) and was not completed: which one and why. Then `changed` and
+   * `notify` are false and the summary counts nothing. Absent: the diff completed.
+   */
+  bound?: string;
   comparedAt: string;
 }
 

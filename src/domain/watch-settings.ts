@@ -1,7 +1,7 @@
 import type { CaptureOptions } from './capture-options.js';
 
 /**
- * A schedule's watch (issue 32, docs/watch.md): each run is compared with the previous complete run and, when it
+ * A schedule's watch (docs/watch.md): each run is compared with the previous complete run and, when it
  * changed beyond these thresholds, a `capture.changed` webhook event fires. Pure: the rule is `notifies`.
  */
 export interface WatchSettings {

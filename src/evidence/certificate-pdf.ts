@@ -1,10 +1,12 @@
-import PDFDocument from 'pdfkit';
-import QRCode from 'qrcode';
+import { createHash } from 'node:crypto';
+import type PDFDocumentClass from 'pdfkit';
+import type QRCodeModule from 'qrcode';
 import {
   BUNDLE_BYTES_INFO_KEY,
   BUNDLE_FILE_INFO_KEY,
   PDF_SIGNING_KEY_INFO_KEY,
   TRANSPARENCY_INFO_KEY,
+  URL_INFO_KEY,
   type CertificateTransparency,
 } from '../../packages/verifier/src/index.js';
 import { CERTIFICATE_FONTS, FONT, fontFor } from './certificate-fonts.js';
@@ -12,7 +14,7 @@ import { verificationInstructions } from './certificate-instructions.js';
 import { screenshotPreview } from './screenshot-preview.js';
 
 /**
- * The capture certificate as a PDF (README, Certificate): a statement in the style of US Federal Rule of
+ * The capture certificate as a PDF (docs/evidence.md, The certificate a reader gets): a statement in the style of US Federal Rule of
  * Evidence 902(13)/(14) — what was captured, how, the SHA-256 of every artifact, the signature and timestamp
  * of the bundle, how to verify it (URL and QR code), and a declaration for the custodian to sign.
  *
@@ -67,9 +69,9 @@ export interface CertificateFacts {
   screenshot: Uint8Array | null;
   /** `sha256:` of the SubjectPublicKeyInfo of the key that signs this PDF (PAdES); null: not PDF-signed. */
   pdfSigningKey: string | null;
-  /** The retention the provenance record states (issue 34); null: none. */
+  /** The retention the provenance record states; null: none. */
   retention?: { mode: 'compliance'; retainUntil: string; storage: string } | null;
-  /** The signed record of the corroborated set this capture is a member of (issue 33 §2); absent: none. */
+  /** The signed record of the corroborated set this capture is a member of; absent: none. */
   corroboration?: CertificateCorroboration | null;
 }
 
@@ -459,8 +461,28 @@ export const SECTIONS: readonly CertificateSection[] = [
   declaration,
 ];
 
+/**
+ * pdfkit and qrcode, imported on the first certificate: together about a fifth of a second of CPU that an API
+ * process which never renders one (or a role that renders none) does not pay at start.
+ */
+interface PdfLibraries {
+  PDFDocument: typeof PDFDocumentClass;
+  QRCode: typeof QRCodeModule;
+}
+
+let loaded: PdfLibraries | null = null;
+
+export async function pdfLibraries(): Promise<PdfLibraries> {
+  if (!loaded) {
+    const [pdfkit, qrcode] = await Promise.all([import('pdfkit'), import('qrcode')]);
+    loaded = { PDFDocument: pdfkit.default, QRCode: qrcode.default };
+  }
+  return loaded;
+}
+
 function drawQr(doc: PDFKit.PDFDocument, text: string, x: number, y: number, size: number): void {
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  // The render function that draws it has loaded the libraries.
+  const qr = loaded!.QRCode.create(text, { errorCorrectionLevel: 'M' });
   const count = qr.modules.size;
   const quiet = 2;
   const cell = size / (count + 2 * quiet);
@@ -560,11 +582,20 @@ function front(doc: PDFKit.PDFDocument, f: CertificateFacts): void {
   );
 }
 
+/**
+ * What the signed document states of the URL its envelope names (Info entry /CaptureLedgerUrlHash): `sha256:` of its
+ * UTF-8 bytes, which a verifier compares with the envelope's `url` (packages/verifier/src/certificate.ts).
+ */
+export function urlDigest(url: string): string {
+  return `sha256:${createHash('sha256').update(url, 'utf8').digest('hex')}`;
+}
+
 export async function renderCertificatePdf(
   facts: CertificateFacts,
   sections: readonly CertificateSection[] = SECTIONS,
 ): Promise<Uint8Array> {
   const fixed = new Date(facts.issuedAt);
+  const { PDFDocument } = await pdfLibraries();
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
@@ -584,6 +615,8 @@ export async function renderCertificatePdf(
       ModDate: fixed,
       ...(facts.transparency ? { [TRANSPARENCY_INFO_KEY]: facts.transparency.digest } : {}),
       ...(facts.pdfSigningKey ? { [PDF_SIGNING_KEY_INFO_KEY]: facts.pdfSigningKey } : {}),
+      // The URL the envelope names, so a verifier compares the envelope's with what is signed.
+      ...{ [URL_INFO_KEY]: urlDigest(facts.requestedUrl) },
       // The WACZ file certified, machine-readable and signed with the document (verifier --certificate).
       ...{ [BUNDLE_FILE_INFO_KEY]: facts.bundle.fileSha256, [BUNDLE_BYTES_INFO_KEY]: String(facts.bundle.bytes) },
     },

@@ -50,7 +50,7 @@ import { BUCKETS } from '../infra/topology.js';
  * published checkpoint (one is asked for on demand): it then embeds the leaf, the first checkpoint holding it and
  * the inclusion proof (docs/transparency.md). Until then `certificate` throws CertificateNotReady (503 with
  * Retry-After) rather than issue a certificate without the proof, which — stored once — would stay without it.
- * Likewise a member of a corroborated set (issue 33 §2): its certificate names the set's verdict, so while the set
+ * Likewise a member of a corroborated set: its certificate names the set's verdict, so while the set
  * is pending `certificate` throws CertificateNotReady saying so, and once every member is done the certificate is
  * issued with the signed record's verdict, differing fields, vantages and hash.
  */
@@ -77,7 +77,7 @@ export interface CertificateDeps {
   /** The clock the issue time is read from. */
   now?: () => Date;
   /**
-   * The corroborated set a capture is a member of (issue 33 §2): its signed record once every member is done (made
+   * The corroborated set a capture is a member of: its signed record once every member is done (made
    * on this request if need be), else where the members stand. Absent: the deployment makes no such sets.
    */
   corroborations?: { forCapture(captureId: string): Promise<CorroborationAnswer | null> } | undefined;
@@ -163,8 +163,16 @@ export function createCertificates(deps: CertificateDeps): Certificates {
   };
 }
 
-/** The certificate with its standard PDF signature (PAdES) as the last update, made by the signer role. */
-async function pdfSigned(pdf: Uint8Array, captureId: string, signedAt: Date, notary: Notary): Promise<Uint8Array> {
+/**
+ * A certificate (of a capture, or of a change: capture-diffs.ts) with its standard PDF signature (PAdES) as the last
+ * update, made by the signer role.
+ */
+export async function pdfSigned(
+  pdf: Uint8Array,
+  captureId: string,
+  signedAt: Date,
+  notary: Notary,
+): Promise<Uint8Array> {
   const prepared = preparePdfSignature(pdf, signedAt);
   const digest = await sha256(signedPdfBytes(prepared.prepared, prepared.byteRange));
   const { cms } = await notary.signPdf({ captureId, digest: toBase64(digest) });
@@ -174,7 +182,7 @@ async function pdfSigned(pdf: Uint8Array, captureId: string, signedAt: Date, not
 }
 
 /**
- * Where the page was seen from and how its hosts resolved (issue 33 §1), as the signed provenance record states
+ * Where the page was seen from and how its hosts resolved, as the signed provenance record states
  * them: the vantage point and its observed exit (or that it was not observed), and the resolver's answers.
  */
 function networkStatements(provenance: ProvenanceRecord): string[] {

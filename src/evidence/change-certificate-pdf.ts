@@ -1,12 +1,14 @@
-import PDFDocument from 'pdfkit';
 import type { CaptureDiff } from '../watch/capture-diff.js';
 import { CERTIFICATE_FONTS, FONT } from './certificate-fonts.js';
-import { pdfText } from './certificate-pdf.js';
+import { pdfLibraries, pdfText, urlDigest } from './certificate-pdf.js';
+import { PDF_SIGNING_KEY_INFO_KEY, URL_INFO_KEY } from '../../packages/verifier/src/index.js';
 
 /**
- * The certificate of a change (issue 32 §3, docs/watch.md): "between T1 and T2 this page changed as follows", as a
+ * The certificate of a change (docs/watch.md): "between T1 and T2 this page changed as follows", as a
  * PDF/A-3b document the signer role then attests like a capture certificate (certificate.ts's envelope, checked by
- * the verifier's verifyCertificate). The full diff stays in the signed diff evidence whose record hash it names.
+ * the verifier's verifyCertificate) and signs with the same standard PDF signature (pdf-signature.ts). Like a capture
+ * certificate's, its Info entries state the SHA-256 of the URL the envelope names and the PDF-signing key, so every
+ * field a verifier shows is signed. The full diff stays in the signed diff evidence whose record hash it names.
  */
 export interface ChangeCertificateFacts {
   diff: CaptureDiff;
@@ -14,6 +16,8 @@ export interface ChangeCertificateFacts {
   issuer: string;
   /** ISO 8601, whole seconds: the document's dates, so its bytes are fixed once issued. */
   issuedAt: string;
+  /** `sha256:` of the SubjectPublicKeyInfo of the key that signs this PDF (PAdES); null: not PDF-signed. */
+  pdfSigningKey: string | null;
 }
 
 const MARGIN = 50;
@@ -22,6 +26,7 @@ const MAX_LISTED = 25;
 export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Promise<Uint8Array> {
   const fixed = new Date(f.issuedAt);
   const { base, capture, summary } = f.diff;
+  const { PDFDocument } = await pdfLibraries();
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
@@ -37,6 +42,9 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
       Producer: 'Capture Ledger (pdfkit)',
       CreationDate: fixed,
       ModDate: fixed,
+      // The envelope's url is the later capture's (capture-diffs.ts).
+      ...{ [URL_INFO_KEY]: urlDigest(capture.url) },
+      ...(f.pdfSigningKey ? { [PDF_SIGNING_KEY_INFO_KEY]: f.pdfSigningKey } : {}),
     },
   });
   for (const [name, font] of Object.entries(CERTIFICATE_FONTS)) doc.registerFont(name, font.path, font.family);
@@ -72,7 +80,7 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
     8,
   );
   const ignored = f.diff.screenshot?.ignored;
-  // Issue 32: which ignored elements were left out of the pixel comparison (by their boxes recorded at capture time).
+  // Which ignored elements were left out of the pixel comparison (by their boxes recorded at capture time).
   if (ignored && ignored.masked.length + ignored.notRecorded.length > 0)
     line(
       `Pixels: masked ${JSON.stringify(ignored.masked)} (boxes recorded at capture time), not recorded ${JSON.stringify(ignored.notRecorded)}`,
@@ -131,8 +139,11 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
   line('Evidence', FONT.bold, 12);
   line(
     `The full diff is the signed, time-stamped diff evidence with record hash ${f.recordHash} ` +
-      '(GET /v1/captures/{id}/diff/evidence; `capture-ledger verify` checks it). This certificate carries its own ' +
-      'Ed25519 signature and RFC 3161 timestamp in its attachment certificate-signature.json.',
+      '(made by POST /v1/captures/{id}/diff/evidence; `capture-ledger verify` checks it). This certificate carries its own ' +
+      'Ed25519 signature and RFC 3161 timestamp in its attachment certificate-signature.json' +
+      (f.pdfSigningKey
+        ? `, and is signed (PDF signature, PAdES) with the ECDSA P-256 key derived from the signing key, SHA-256 of its public key (SubjectPublicKeyInfo) ${f.pdfSigningKey}.`
+        : '.'),
     FONT.regular,
     9,
   );

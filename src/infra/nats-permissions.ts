@@ -121,7 +121,7 @@ const NEVER = [
  * What even the operator (provisioning, the CLI, the launcher) may not do: purge a stream or delete a message.
  * Nothing of ours needs either (artifacts are write-once, webhook keys are shredded by a delete marker), and a
  * filtered purge of a replicated stream can be replayed as a full one by nats-server before 2.9.21 (#4196), so a
- * regression fails loudly instead of silently wiping evidence (issue 26).
+ * regression fails loudly instead of silently wiping evidence.
  */
 export const OPERATOR_NEVER = ['$JS.API.STREAM.PURGE.>', '$JS.API.STREAM.MSG.DELETE.>'];
 

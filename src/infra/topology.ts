@@ -129,7 +129,7 @@ export const BUCKETS = {
   artifacts: bucket({
     kind: 'object',
     name: 'artifacts',
-    holds: 'screenshots, HTML, headers and bundles, `<captureId>/<attemptKey>/<artifact>`, write-once (issue 26)',
+    holds: 'screenshots, HTML, headers and bundles, `<captureId>/<attemptKey>/<artifact>`, write-once',
     options: {},
     read: ['api'],
     write: ['worker'],
@@ -173,7 +173,7 @@ export const BUCKETS = {
     kind: 'kv',
     name: 'corroboration-claims',
     holds:
-      "which worker took a member of a corroborated set, `<setId>.<workerId>` → captureId, written once (create): a worker holding one gives the set's other members back (issue 33 §2)",
+      "which worker took a member of a corroborated set, `<setId>.<workerId>` → captureId, written once (create): a worker holding one gives the set's other members back",
     // Only needed while the set's members render; entries fall off by age, never by a purge (#4196).
     options: { history: 1, ttl: 24 * 3600_000 },
     read: ['worker'],

@@ -1,6 +1,7 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { TimeoutError } from '@nats-io/transport-node';
+import { withTimeout } from '../infra/deadline.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import type { DomainEvent } from '../domain/events.js';
 import { traceMsgHeaders } from '../observability/nats-trace.js';
@@ -46,12 +47,6 @@ const PUBLISH_BUDGET_MS = 30_000;
  * fall back to one get per commit from the stream leader.
  */
 const CONSUMER_CREATE_MS = 3_000;
-
-function withDeadline<T>(work: Promise<T>, ms: number = CONSUMER_CREATE_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError()), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 export interface AppendOptions {
   /** Sequence of the subject's last event as the caller saw it; 0 when it has none. */
@@ -121,12 +116,14 @@ export function createEventStore(
     onEvent: (e: StoredEvent) => Promise<void> | void,
   ) {
     if (untilSeq < fromSeq) return 0;
-    const consumer = await withDeadline(
+    const consumer = await withTimeout(
       js.consumers.get(stream, {
         filter_subjects: filter,
         deliver_policy: DeliverPolicy.StartSequence,
         opt_start_seq: Math.max(1, fromSeq),
       }),
+      CONSUMER_CREATE_MS,
+      () => new TimeoutError(),
     );
     let count = 0;
     const messages = await consumer.consume({ max_messages: 1000, expires: PULL_EXPIRES_MS });

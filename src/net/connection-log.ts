@@ -1,5 +1,5 @@
 /**
- * The egress proxy's memory of the connections it made (README, Provenance): for each, the host asked
+ * The egress proxy's memory of the connections it made (docs/capturing.md, Provenance): for each, the host asked
  * for, the checked address it connected to and when; for CONNECT tunnels also what the server presented
  * for TLS (tls-probe.ts), probed at connect time.
  *

@@ -1,5 +1,5 @@
 /**
- * The worker resolver's memory of its answers (issue 33 §1): each capture's provenance record names the DNS
+ * The worker resolver's memory of its answers: each capture's provenance record names the DNS
  * answers for the hosts its page used, as the resolver gave them (type, addresses, TTLs, which servers). Like
  * the connection log, shared by every capture of a worker: a capture asks for its hosts since it began.
  */

@@ -29,10 +29,10 @@ export interface EgressProxyOptions {
   explainMaxHosts?: number;
   /** pino-compatible. */
   log?: EgressLogger;
-  /** Where every connection made is recorded, for the captures' provenance records (README, Provenance). */
+  /** Where every connection made is recorded, for the captures' provenance records (docs/capturing.md, Provenance). */
   connections?: ConnectionLog;
   /**
-   * A vantage's upstream proxy (issue 33 §1): every connection is a tunnel through it to the checked address,
+   * A vantage's upstream proxy: every connection is a tunnel through it to the checked address,
    * never a direct one. When it does not answer, the failure is kind 'vantage'.
    */
   upstream?: URL;

@@ -1,5 +1,5 @@
 /**
- * Observes the address a vantage point exits from (issue 33 §1; docs/evidence.md, Vantage points): one GET of
+ * Observes the address a vantage point exits from (docs/evidence.md, Vantage points): one GET of
  * the vantage's `exitProbeUrl` through the vantage's own egress proxy — so the probe's destination is checked
  * by the address policy like a page's, and it leaves through the same upstream — whose answer is the caller's
  * address as that server saw it (plain text, or JSON with `ip`, `address` or `origin`).
@@ -7,6 +7,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
+import { withTimeout } from '../infra/deadline.js';
 import { parseIp } from './address-policy.js';
 
 export class ExitProbeError extends Error {
@@ -19,9 +20,10 @@ const MAX_BODY = 4096;
 export async function probeExitAddress(proxyUrl: string, probeUrl: string, timeoutMs = 10_000): Promise<string> {
   const target = new URL(probeUrl);
   const proxy = new URL(proxyUrl);
-  const body = await withDeadline(
+  const body = await withTimeout(
     target.protocol === 'https:' ? getThroughTunnel(proxy, target) : getThroughProxy(proxy, target),
     timeoutMs,
+    () => new ExitProbeError(`exit probe gave no answer within ${timeoutMs} ms`),
   );
   return parseExitAnswer(body);
 }
@@ -108,20 +110,4 @@ function readAnswer(res: http.IncomingMessage, resolve: (body: string) => void, 
   });
   res.on('end', () => resolve(body));
   res.on('error', (err) => reject(new ExitProbeError(`exit probe failed: ${err.message}`)));
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ExitProbeError(`exit probe gave no answer within ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }

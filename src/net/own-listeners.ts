@@ -1,5 +1,5 @@
 // The addresses this process serves HTTP on. No capture, redirect, subresource or webhook may connect to them,
-// whatever ALLOW_PRIVATE_TARGETS says (issue 28): an allow-list that covers the service's own address (127.0.0.1
+// whatever ALLOW_PRIVATE_TARGETS says: an allow-list that covers the service's own address (127.0.0.1
 // in tests, an intranet range in a deployment) would otherwise let a tenant capture its /metrics, which answers
 // loopback clients without a token, or any other answer the service gives only to itself.
 import { networkInterfaces } from 'node:os';

@@ -4,6 +4,7 @@
 import { promises as dns, type RecordWithTtl } from 'node:dns';
 import { isIP } from 'node:net';
 import type { AddressPolicy } from './address-policy.js';
+import { withTimeout } from '../infra/deadline.js';
 import { parseIp } from './address-policy.js';
 
 /** The port a URL connects to: its own, or its scheme's. */
@@ -12,7 +13,7 @@ export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.p
 /** Returns every address of a host name (IPv4 and IPv6, in resolver order). */
 export type Resolver = (host: string) => Promise<string[]>;
 
-/** One answer of the resolver, as it gave it (issue 33 §1: the provenance record names them). */
+/** One answer of the resolver, as it gave it (the provenance record names them). */
 export interface DnsAnswer {
   name: string;
   type: 'A' | 'AAAA';
@@ -140,7 +141,7 @@ export async function resolveAndCheck(
       addresses = await withTimeout(
         resolve(normaliseHost(host)),
         timeoutMs,
-        `resolving ${host} timed out after ${timeoutMs} ms`,
+        () => new Error(`resolving ${host} timed out after ${timeoutMs} ms`),
       );
     } catch (err) {
       return { kind: 'unresolved', detail: describeError(err) };
@@ -152,22 +153,6 @@ export async function resolveAndCheck(
     if (!verdict.allowed) return { kind: 'blocked', address, reason: verdict.reason };
   }
   return { kind: 'allowed', addresses };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(message)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }
 
 export function describeError(err: unknown): string {

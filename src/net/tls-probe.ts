@@ -1,5 +1,5 @@
 /**
- * What the server at a pinned address presents for a TLS name (README, Provenance).
+ * What the server at a pinned address presents for a TLS name (docs/capturing.md, Provenance).
  *
  * Chromium's TLS runs end to end through the proxy's CONNECT tunnel, and TLS 1.3 encrypts the certificate
  * message, so the proxy cannot read the certificate from the tunnelled bytes. It asks for it itself: one

@@ -1,5 +1,5 @@
 /**
- * A TCP tunnel to an already checked address through a vantage's upstream proxy (issue 33 §1): HTTP CONNECT
+ * A TCP tunnel to an already checked address through a vantage's upstream proxy: HTTP CONNECT
  * (RFC 9110 9.3.6) or SOCKS5 (RFC 1928, through the `socks` library). The destination is always the IP the
  * address policy checked, never a name, so the upstream resolves nothing and cannot be sent somewhere the
  * policy refused.

@@ -1,5 +1,5 @@
 /**
- * The worker's way out through each configured vantage point (issue 33 §1): per vantage, an egress proxy of its
+ * The worker's way out through each configured vantage point: per vantage, an egress proxy of its
  * own that resolves and checks every destination like the worker's direct one, then tunnels to the checked
  * address through the vantage's upstream — never directly — with a connection log whose TLS probes go through
  * the same upstream. Before each capture the vantage is asked where it exits (exit-probe.ts).

@@ -1,34 +1,12 @@
 import { context, propagation, trace, type Context, type Span, SpanStatusCode } from '@opentelemetry/api';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
 
 /**
  * OpenTelemetry traces (docs/architecture.md, Observability): off unless the standard variables ask for an exporter
  * (OTEL_TRACES_EXPORTER other than 'none', or OTEL_EXPORTER_OTLP[_TRACES]_ENDPOINT). The HTTP server span of a
  * request becomes the parent of the ledger append; its context travels in NATS message headers
- * (`traceparent`) to the job feeder, the browser worker, the webhook feeder and the dispatcher.
+ * (`traceparent`) to the job feeder, the browser worker, the webhook feeder and the dispatcher. This module needs only
+ * the API package (a no-op without an SDK); the SDK itself is started by tracing-sdk.ts.
  */
-
-let sdk: NodeSDK | null = null;
-
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
-  const exporter = env.OTEL_TRACES_EXPORTER;
-  if (exporter && exporter !== 'none') return true;
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && exporter !== 'none';
-}
-
-export function startTracing(serviceName = 'capture-ledger'): boolean {
-  if (sdk || !tracingRequested()) return false;
-  process.env.OTEL_SERVICE_NAME ??= serviceName;
-  sdk = new NodeSDK({ instrumentations: [new HttpInstrumentation()] });
-  sdk.start();
-  return true;
-}
-
-export async function stopTracing(): Promise<void> {
-  await sdk?.shutdown().catch(() => undefined);
-  sdk = null;
-}
 
 export const tracer = () => trace.getTracer('capture-ledger');
 

@@ -28,7 +28,7 @@ import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
 import { adminWebhookRoutes, webhookRoutes } from '../api/routes/webhooks.js';
 import { createTenantGuard } from '../api/tenant-auth.js';
-import { createUsageRecorder } from '../api/usage-recorder.js';
+import { createUsageRecorder, type UsageRecorder } from '../api/usage-recorder.js';
 import { accountUsage, accountUsageDaily } from '../application/account-usage.js';
 import { createAnalystReports } from '../application/analyst-reports.js';
 import { createApiKeys } from '../application/api-keys.js';
@@ -62,6 +62,8 @@ import type { ProcessRuntime } from './process-runtime.js';
 export interface ApiRole {
   app: FastifyInstance;
   url: string;
+  /** Counts of API calls not yet recorded; `stop()` records them and ends the periodic flush. */
+  usage: UsageRecorder;
   stop(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const resolver = createKeyResolver(ctx.pool);
   const revocations = nats.nc.subscribe(REVOCATION_SUBJECT, { callback: (_err, msg) => resolver.evict(msg.string()) });
   const usage = createUsageRecorder(ctx.tenants, runtime.clock);
-  // Console sign-in (issue 30): sessions in a KV bucket, so any API process serves a session another opened.
+  // Console sign-in: sessions in a KV bucket, so any API process serves a session another opened.
   const sessions = createConsoleSessions(
     await openKvSessionStore(nats.nc, config.NATS_REPLICAS),
     runtime.clock,
@@ -97,7 +99,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const guard = createTenantGuard(config, resolver, limiter, (p) => usage.count(p.tenantId), consoleAccess);
   const operator = createOperatorGuard(config, limiter, consoleAccess);
 
-  // Corroborated sets (issue 33 §2): records signed like certificates, kept in the certificates bucket.
+  // Corroborated sets: records signed like certificates, kept in the certificates bucket.
   const corroborations = runtime.evidenceNotary
     ? createCorroborations({
         pool: ctx.pool,
@@ -138,7 +140,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const reads = createCaptureReads(ctx, artifacts, transparency);
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);
-  // Watch lists (issue 32): diffs of two captures, and each watched schedule run compared with the one before.
+  // Watch lists: diffs of two captures, and each watched schedule run compared with the one before.
   const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary, evidenceRetainUntil);
   const watch = await startWatchRunner({
     js: nats.js,
@@ -182,7 +184,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     },
   });
 
-  // Archived pages replay on an origin of their own, never the verifier's (issue 28 §1).
+  // Archived pages replay on an origin of their own, never the verifier's.
   const replay = await startReplayServer({ config, verification, reads, guard, log });
   data.ownListeners.add(config.HOST, replay.port);
   const natsLink = watchNatsLink(nats.nc);
@@ -242,7 +244,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       webhookRoutes({ guard, webhooks }),
       adminWebhookRoutes(operator, guard, webhooks),
       // The console: one more client of the routes above (DESIGN decision 17).
-      consoleRoutes({ replayOrigin: replay.origin }),
+      consoleRoutes({ replayOrigin: replay.origin, publicBaseUrl: config.PUBLIC_BASE_URL }),
       mcpRoutes({
         guard,
         cors,
@@ -261,6 +263,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   return {
     app,
     url,
+    usage,
     async stop() {
       await app.close();
       natsLink.stop();

@@ -1,12 +1,12 @@
 import { migrate } from '../../projections/migrate.js';
 import { openSnapshotStore } from '../actors/snapshot-store.js';
 import { createTenantActors } from '../actors/tenant-actors.js';
-import { REVOCATION_SUBJECT } from '../api/routes/admin-keys.js';
 import type { ServiceContext } from '../application/service-context.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { openConfiguredArtifactStore, storageOf } from '../capture/configured-artifact-store.js';
 import { defaultRetentionDays } from '../config/storage-config.js';
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
+import { SUBJECTS } from '../infra/topology.js';
 import { anyTenantRetention } from '../../projections/read-models/retention.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from '../ledger/streams.js';
 import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.js';
@@ -29,7 +29,7 @@ export interface DatabaseRuntime {
   ctx: ServiceContext;
   artifacts: ArtifactStore;
   policy: AddressPolicy;
-  /** This process's own HTTP addresses: never a target, allow-listed or not (issue 28); each listener adds itself. */
+  /** This process's own HTTP addresses: never a target, allow-listed or not; each listener adds itself. */
   ownListeners: OwnListeners;
   projector: Projector | null;
   /** The webhook secret store and trusted CAs, opened once for the api and dispatcher roles. */
@@ -71,6 +71,8 @@ export async function startDatabaseRuntime(
   // The port bound for PORT=0 is added once listening.
   const ownListeners = createOwnListeners();
   ownListeners.add(config.HOST, config.PORT);
+  // The built-in TSA grants a token for any digest: a captured page must not get one for bytes of its choosing.
+  for (const l of runtime.evidence.listeners) ownListeners.add(l.host, l.port);
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   // The projector role starts here: the projection waiter of every read follows it when it is in this process.
@@ -89,7 +91,7 @@ export async function startDatabaseRuntime(
     tenants,
     pool,
     waiter,
-    announceRevocation: (keyHash) => nats.nc.publish(REVOCATION_SUBJECT, keyHash),
+    announceRevocation: (keyHash) => nats.nc.publish(SUBJECTS.keyRevoked.subject, keyHash),
   };
   addScrapeProbe(async () => {
     const [jobs, deliveries, ledger, checkpoint] = await Promise.all([

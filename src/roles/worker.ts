@@ -27,7 +27,7 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
   const log = runtime.log.child({ role: 'worker' });
   const feeder = await startJobFeeder(nats.js, nats.jsm, runtime.log.child({ role: 'job-feeder' }));
   const connections = createConnectionLog(); // what the proxy connected to, for provenance records
-  const dnsAnswers = createDnsAnswerLog(); // what the resolver answered, likewise (issue 33 §1)
+  const dnsAnswers = createDnsAnswerLog(); // what the resolver answered, likewise
   const resolve = createDnsResolver({ onAnswer: (answer) => dnsAnswers.record(answer) });
   const proxy = await startEgressProxy({
     policy: data.policy,

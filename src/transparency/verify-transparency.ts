@@ -7,7 +7,7 @@ import { checkWitnessQuorum, type WitnessReport } from '../../packages/verifier/
 export type TransparencyInput = TransparencyEvidence | { unavailable: string };
 
 /**
- * The transparency-log extension of a bundle's verification result (README, "Verification: the transparency
+ * The transparency-log extension of a bundle's verification result (docs/transparency.md, "Verification: the transparency
  * extension"): whether the bundle's leaf is in a checkpoint signed by the log, and the proof it was checked with.
  * It stands beside the spec's `checks` (spec 2.6 enumerates their names and counts them), never among them, and
  * takes no part in the spec's `verified`. 'skip' when bundleHash failed or the log has no proof yet.

@@ -1,4 +1,5 @@
 import { responseRecordsOfWarc, warcOfWacz } from '../archive/warc-reader.js';
+import type { ComparisonSummary } from '../domain/watch-settings.js';
 import { decodePng } from './diff-image.js';
 import type { DiffOptions } from './diff-options.js';
 import { diffHeaders, type HeaderDiff, type HeaderMap } from './header-diff.js';
@@ -25,7 +26,7 @@ export interface CaptureSide {
   screenshot: Uint8Array | null;
   wacz: Uint8Array | null;
   /**
-   * The boxes measured on this capture's screenshot per selector (captureSettings.elementBoxes.boxes, issue 32):
+   * The boxes measured on this capture's screenshot per selector (captureSettings.elementBoxes.boxes):
    * a selector absent here was not recorded at capture time. Absent: none were.
    */
   elementBoxes?: Readonly<Record<string, readonly Box[]>> | null;
@@ -71,18 +72,8 @@ export interface SideSummary {
   bundleHash: string | null;
 }
 
-export interface DiffSummary {
-  textBlocksAdded: number;
-  textBlocksRemoved: number;
-  textBlocksChanged: number;
-  textChangeRatio: number;
-  headersChanged: number;
-  resourcesAdded: number;
-  resourcesRemoved: number;
-  resourcesChanged: number;
-  pixelChangeRatio: number;
-  changedRegions: number;
-}
+/** The counts of a diff: what a comparison records and the notify rule reads (domain/watch-settings.ts). */
+export type DiffSummary = ComparisonSummary;
 
 const side = (s: CaptureSide): SideSummary => ({
   captureId: s.captureId,

@@ -26,7 +26,7 @@ export function diffRecord(diff: CaptureDiff): DiffRecord {
     options: diff.options,
     changed: diff.changed,
     summary: diff.summary,
-    // Issue 32: which ignoreSelectors and ignoreText the pixel comparison left out (their recorded boxes) and which it could not.
+    // Which ignoreSelectors and ignoreText the pixel comparison left out (their recorded boxes) and which it could not.
     pixelsIgnored: diff.screenshot?.ignored ?? null,
     parts: {
       text: sha256Of(diff.text),

@@ -1,10 +1,12 @@
 import { diffArrays } from 'diff';
+import { DIFF_BOUNDS, DiffBoundError } from './diff-bounds.js';
 
 /**
  * The text part of a diff: two lists of blocks (visible-text.ts) compared in order. A run of removed blocks
  * followed by a run of added ones at the same place pairs up, one to one, as changed blocks; what is left over is
  * added or removed. `changeRatio` is the share of blocks touched, of the larger page: what a watch's minTextChange
- * is compared with.
+ * is compared with. Bounded (diff-bounds.ts): more than DIFF_BOUNDS.textBlocks blocks on a page, or more than
+ * DIFF_BOUNDS.textEdits blocks added and removed, is a DiffBoundError, found before the quadratic work is done.
  */
 
 export type TextChange =
@@ -22,7 +24,23 @@ export interface TextDiff {
   changes: TextChange[];
 }
 
-export function diffTextBlocks(base: readonly string[], next: readonly string[]): TextDiff {
+export function diffTextBlocks(
+  base: readonly string[],
+  next: readonly string[],
+  bounds: { textBlocks: number; textEdits: number } = DIFF_BOUNDS,
+): TextDiff {
+  const most = Math.max(base.length, next.length);
+  if (most > bounds.textBlocks)
+    throw new DiffBoundError(
+      'textBlocks',
+      `a page has ${most} blocks of text; a diff compares at most ${bounds.textBlocks} per page`,
+    );
+  const parts = diffArrays(base as string[], next as string[], { maxEditLength: bounds.textEdits });
+  if (!parts)
+    throw new DiffBoundError(
+      'textEdits',
+      `more than ${bounds.textEdits} blocks of text were added or removed between the pages; a diff follows at most ${bounds.textEdits}`,
+    );
   const changes: TextChange[] = [];
   let baseIndex = 0;
   let index = 0;
@@ -47,7 +65,7 @@ export function diffTextBlocks(base: readonly string[], next: readonly string[])
     removedRun = [];
     addedRun = [];
   };
-  for (const part of diffArrays(base as string[], next as string[])) {
+  for (const part of parts) {
     if (part.removed) {
       if (addedRun.length) settle();
       removedRun.push(...part.value);

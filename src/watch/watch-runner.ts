@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { TenantActors } from '../actors/tenant-actors.js';
 import type { CaptureDiffs } from '../application/capture-diffs.js';
 import { DomainError } from '../domain/errors.js';
-import { notifies } from '../domain/watch-settings.js';
+import { type ComparisonSummary, notifies } from '../domain/watch-settings.js';
 import { DURABLES } from '../infra/topology.js';
+import { DiffBoundError } from './diff-bounds.js';
 import { type Feeder, runLedgerConsumer } from '../ledger/ledger-consumer.js';
 import type { ProjectionWaiter } from '../projector/projection-waiter.js';
 import { findCapture } from '../../projections/read-models/captures.js';
@@ -13,15 +14,33 @@ import { findComparison, findPreviousCompleteRun } from '../../projections/read-
 import { findActiveSchedule } from '../../projections/read-models/schedules.js';
 
 /**
- * The watch (issue 32, docs/watch.md): a durable LEDGER consumer in the api role. Each capture.completed of a
+ * The watch (docs/watch.md): a durable LEDGER consumer in the api role. Each capture.completed of a
  * watched schedule's run is diffed against the previous complete run of that schedule, and the comparison is
  * recorded through the tenant's actor as `capture.compared` — `notify` when it changed beyond the watch's
  * thresholds, which the webhook feeder turns into a `capture.changed` event for the webhooks that asked for it.
- * A redelivered event finds its comparison recorded and does nothing.
+ * A redelivered event finds its comparison recorded and does nothing. A diff that reaches a bound (its time limit
+ * in the diff thread, the blocks of text compared; docs/watch.md, Bounds) is recorded as such — not changed, not
+ * notified, the bound named — and never retried: the same runs would reach it again. One bound says the page changed:
+ * more blocks of text added and removed than the diff compares (`textEdits`); that run is recorded as changed and
+ * notifies, since a page rewritten beyond the bound is the change a watch exists for.
  */
 export const WATCH_CONSUMER = DURABLES.watch.name;
 
 const PROJECTION_WAIT_MS = 10_000;
+
+/** What a comparison whose diff reached a bound counts: nothing was compared. */
+const EMPTY_SUMMARY: ComparisonSummary = {
+  textBlocksAdded: 0,
+  textBlocksRemoved: 0,
+  textBlocksChanged: 0,
+  textChangeRatio: 0,
+  headersChanged: 0,
+  resourcesAdded: 0,
+  resourcesRemoved: 0,
+  resourcesChanged: 0,
+  pixelChangeRatio: 0,
+  changedRegions: 0,
+};
 
 export interface WatchRunnerDeps {
   js: JetStreamClient;
@@ -52,6 +71,30 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
     try {
       diff = await deps.diffs.diffRows(base, row, options);
     } catch (err) {
+      if (err instanceof DiffBoundError) {
+        log.warn(
+          { captureId: row.capture_id, base: base.capture_id, bound: err.bound, detail: err.message },
+          'watch: the diff reached a bound; recorded as such',
+        );
+        await deps.tenants.execute(
+          row.tenant_id,
+          {
+            type: 'RecordComparison',
+            data: {
+              captureId: row.capture_id,
+              baseCaptureId: base.capture_id,
+              scheduleId: row.schedule_id,
+              changed: err.bound === 'textEdits',
+              notify: err.bound === 'textEdits',
+              summary: EMPTY_SUMMARY,
+              options,
+              bound: `${err.bound}: ${err.message}`,
+            },
+          },
+          { correlationId: e.correlationId, causedBy: { kind: 'system', component: 'watch' } },
+        );
+        return;
+      }
       // A stored artifact lost or damaged (readRecordedArtifact's 500): retrying cannot help; the operator's
       // storage verify reports it.
       if (err instanceof DomainError) {

@@ -82,7 +82,7 @@ export function captureFailedData(row: SubmittedCaptureRow, outcome: Failed) {
     failedAt: iso(outcome.failedAt)!,
     error: outcome.error,
     retryable: outcome.retryable,
-    // README, Failure reasons: the class of `error`; absent on failures recorded before reasons were.
+    // docs/api.md, Failure reasons: the class of `error`; absent on failures recorded before reasons were.
     ...(outcome.failureReason ? { failureReason: outcome.failureReason } : {}),
   };
 }
@@ -108,7 +108,7 @@ export function captureOutcomeEnvelope(
 }
 
 /**
- * Extension (issue 32, docs/watch.md): a watched schedule's run changed beyond its thresholds. Its id derives from
+ * Extension (docs/watch.md): a watched schedule's run changed beyond its thresholds. Its id derives from
  * the capture, so a comparison recorded twice still gives receivers one event.
  */
 export function captureChangedEnvelope(

@@ -84,7 +84,7 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
 
   return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
     if (e.type === 'webhook.deleted') return deps.secrets.shred(e.data.webhookId);
-    // Extension (issue 32): only webhooks that listed 'capture.changed' receive it.
+    // Extension: only webhooks that listed 'capture.changed' receive it.
     const type = e.type === 'capture.compared' ? (e.data.notify ? 'capture.changed' : null) : webhookTypeOf(e.type);
     if (!type) return;
     // The projection must hold this commit (and so every registration and deletion before it).

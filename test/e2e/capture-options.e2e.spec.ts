@@ -7,7 +7,7 @@ import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * What capture and web-archiving users expect (issue 15), through the whole service: capture options
+ * What capture and web-archiving users expect, through the whole service: capture options
  * (validated, applied, recorded, signed), the pdf artifact, the provenance record (JSON and HTML), the main
  * document's HTTP status, Range + CORS on the WACZ download, self-issued local-TSA timestamps named as such,
  * and the verification page replaying the archived page beside the checks in headless Chromium.
@@ -83,11 +83,11 @@ describe('capture options, provenance, downloads and replay beside verification'
     });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.detail, /fullpage/);
-    // Issue 35 §1: the behaviors and their budget are checked the same way.
+    // The behaviors and their budget are checked the same way.
     for (const [options, field] of [
       [{ behaviorTimeout: 91 }, /options\.behaviorTimeout/],
       [{ behaviors: ['expand', 'dance'] }, /options\.behaviors/],
-      // Issue 32: the selectors whose boxes are recorded parse as the diff parses them.
+      // The selectors whose boxes are recorded parse as the diff parses them.
       [{ recordBoxes: ['aside.ad', 'div[['] }, /options\.recordBoxes/],
       [{ recordBoxes: Array.from({ length: 21 }, (_, i) => `#a${i}`) }, /options\.recordBoxes/],
       // The patterns whose text boxes are recorded compile as the diff's ignoreText do (the request schema's path
@@ -181,13 +181,14 @@ describe('capture options, provenance, downloads and replay beside verification'
         delayMs: 100,
         pdf: true,
         consent: rec.captureSettings.consent,
+        consentDetection: rec.captureSettings.consentDetection,
         behaviors: rec.captureSettings.behaviors,
-        // Issue 35 §6: the fixture page runs a script, so it keeps the full quiet windows.
+        // The fixture page runs a script, so it keeps the full quiet windows.
         quiet: { document: 'dynamic', dynamicBecause: 'it has scripts', settleWindowMs: 500, afterActionWindowMs: 300 },
       },
     );
     assert.equal(rec.captureSettings.selectorWait.found, true);
-    // Issue 35 §1: the default behaviors, and what each did, are recorded.
+    // The default behaviors, and what each did, are recorded.
     assert.deepEqual(rec.captureSettings.behaviors.requested, [
       'auto-scroll',
       'auto-fetch',
@@ -199,10 +200,14 @@ describe('capture options, provenance, downloads and replay beside verification'
       rec.captureSettings.behaviors.ran.map((r: { name: string }) => r.name),
       ['auto-scroll', 'expand', 'auto-play', 'auto-fetch'],
     );
+    // What each found beside what it cost, and consent detection's looks and wait (extensions beside spec 2.3).
+    for (const run of rec.captureSettings.behaviors.ran) assert.equal(typeof run.found, 'boolean', run.name);
+    assert.ok(rec.captureSettings.consentDetection.looks >= 1, JSON.stringify(rec.captureSettings.consentDetection));
+    assert.equal(typeof rec.captureSettings.consentDetection.waitedMs, 'number');
     const shot = await s.call('GET', new URL(rec.artifacts.screenshot).pathname);
     assert.equal(shot.raw.readUInt32BE(16), 1024);
     assert.equal(shot.raw.readUInt32BE(20), 700, 'viewport only');
-    // An extension beside spec 4.8's artifact names (issue 27): its own path, and none under /artifacts/.
+    // An extension beside spec 4.8's artifact names: its own path, and none under /artifacts/.
     assert.match(rec.artifacts.pdf, new RegExp(`/v1/captures/${rec.id}/pdf$`));
     assert.equal((await s.call('GET', `/v1/captures/${rec.id}/artifacts/pdf`)).status, 404);
     const pdf = await s.call('GET', new URL(rec.artifacts.pdf).pathname);

@@ -13,7 +13,7 @@ import { certificateIssuedAt, freshCertificates } from '../support/logged-captur
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * The capture certificate (README, Certificate) through the real service: a capture of a loopback page, its PDF
+ * The capture certificate (docs/evidence.md, The certificate a reader gets) through the real service: a capture of a loopback page, its PDF
  * rendered by poppler (pdftotext, pdftoppm) and read back, the same bytes on every request, the attachment
  * poppler lists, and the certificate's own signature checked by the operator CLI and by POST /v1/verify/certificate
  * — and refused once altered or appended to.
@@ -158,7 +158,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(result.verified, true);
     assert.deepEqual(
       result.checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`),
-      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'pdfSignature:pass'],
+      ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'url:pass', 'pdfSignature:pass'],
     );
     assert.equal(result.certificate.captureId, captureId);
     assert.equal(result.signing.timestamp.selfIssued, true);
@@ -172,7 +172,7 @@ describe('capture certificate (PDF)', () => {
     assert.equal(ok.body.verified, true, JSON.stringify(ok.body.checks));
     assert.deepEqual(
       ok.body.checks.map((c: { name: string }) => c.name),
-      ['envelope', 'certificateHash', 'signature', 'timestamp', 'pdfSignature', 'capture'],
+      ['envelope', 'certificateHash', 'signature', 'timestamp', 'url', 'pdfSignature', 'capture'],
     );
 
     // One character of the rendered text changed: the document no longer has the signed hash.

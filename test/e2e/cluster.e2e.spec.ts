@@ -18,7 +18,7 @@ import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { checkEveryRequestAnswered, checkHttpEdges } from '../support/http-surface-checks.js';
 
 /**
- * The scaled deployment (issue 10): three clustered nats-servers, Postgres, every role in its own OS process
+ * The scaled deployment: three clustered nats-servers, Postgres, every role in its own OS process
  * with its own DATA_DIR, NATS_REPLICAS=3. Real processes, real SIGKILLs.
  */
 describe('replicated deployment on a 3-node NATS cluster', () => {

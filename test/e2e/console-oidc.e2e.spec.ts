@@ -9,7 +9,7 @@ import type { OpenApiDoc } from '../support/openapi-check.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * Console sign-in with OpenID Connect as a person does it (issue 30 §1, §7), in the real Chromium against the real
+ * Console sign-in with OpenID Connect as a person does it, in the real Chromium against the real
  * service and a real OpenID provider (oidc-provider) on another site (localhost, the service on 127.0.0.1), so the
  * browser's cross-site cookie rules apply as with a real provider. A mapped person opens the captures page, is sent
  * to sign in, clicks "Sign in with Test IdP", types their login and password at the provider, consents, and is back

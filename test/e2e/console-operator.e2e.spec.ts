@@ -14,7 +14,7 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
 const ANALYST_KEY = 'e2e-analyst-key-0123456789';
 
 /**
- * The operator pages of issue 30 §3 in the real Chromium against the real service: Usage (the charts and the period
+ * The operator pages in the real Chromium against the real service: Usage (the charts and the period
  * picker), Checks (a result the CLI recorded, and the log monitor run from the page), Dead letters and Capacity; and
  * the analyst's area (ANALYST_KEY) in a browser of its own: Reports and Usage, without the operator's pages. On
  * every page, at 1280 and 390 px: axe-core finds no serious or critical violation, nothing scrolls sideways; the

@@ -13,7 +13,7 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The console as a person uses it (issue 30 §7), in the real Chromium against the real service. Tenant A signs in
+ * The console as a person uses it, in the real Chromium against the real service. Tenant A signs in
  * (typing the key, Enter), makes a webhook (its secret shown once) and pings it, submits a capture and watches it
  * complete without reloading, opens it (the verdict with each check; the WACZ and the certificate downloaded by
  * clicking, with the API's bytes), makes and deletes a schedule (its next five runs in UTC), and sees the webhook's
@@ -439,6 +439,24 @@ describe('console in Chromium', () => {
     await page.waitForSelector('#tenant-key', WAIT);
     assert.equal(await page.$('nav a[href="/console/captures"]'), null);
     await checkPage(page, 'sign-in after the session ended');
+    await page.close();
+  });
+
+  it('a session cookie planted beside its own sends the person to sign in, told to sign in again or clear cookies', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await newPage();
+    endingSession.add(page);
+    await page.goto(`${base}/console/sign-in`, { waitUntil: 'load' });
+    await signIn(page, 'tenant', tenantKey);
+    await at(page, '/console/captures');
+    // What a replayed page on this host name (any port) can do: another session's cookie, for a longer path.
+    await page.setCookie({ name: 'cl_tenant_session', value: 'planted-by-a-replayed-page', url: base, path: '/v1' });
+    await page.click('nav a[href="/console/usage"]');
+    await at(page, '/console/sign-in');
+    await page.waitForSelector('[role=alert]', WAIT);
+    assert.match(await textOf(page, '[role=alert]'), /two session cookies.*clear this site’s cookies/);
+    await checkPage(page, 'sign-in after a planted cookie');
     await page.close();
   });
 

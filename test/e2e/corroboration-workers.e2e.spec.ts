@@ -13,7 +13,7 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
 import { type LoopbackVantages, startLoopbackVantages } from '../support/vantage-fixtures.js';
 
 /**
- * Corroborated captures on two worker processes (issue 33 §2): the members of a set land on distinct workers —
+ * Corroborated captures on two worker processes: the members of a set land on distinct workers —
  * a worker holding one member of a set gives the other back until another worker takes it — so a stable page
  * says AGREE, and the address-varying page DIVERGEs on what differs, never on `workers`. Real NATS, Postgres and
  * Chromium: the API (with a worker) in this process, a second worker as its own OS process on the same NATS and

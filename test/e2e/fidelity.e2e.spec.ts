@@ -12,7 +12,7 @@ import { startFidelitySite, type FidelitySite } from '../support/fidelity-site.j
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * The fidelity suite (issue 22) through the whole service: each hard page kind of test/support/fidelity-site.ts
+ * The fidelity suite through the whole service: each hard page kind of test/support/fidelity-site.ts
  * captured by POST /v1/captures, and its expectation on the PNG, the rendered HTML and the WACZ's WARC records
  * checked. The comparison with bare puppeteer is BENCH=fidelity. The captures run one after another (as in the
  * bench) and each is checked as it finishes.

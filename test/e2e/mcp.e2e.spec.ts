@@ -9,7 +9,7 @@ import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../s
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 
 /**
- * The MCP server (README, MCP server) with the SDK's own Client over Streamable HTTP against the real service:
+ * The MCP server (docs/mcp.md) with the SDK's own Client over Streamable HTTP against the real service:
  * NATS, Postgres, a Chromium worker and a loopback fixture site. Every refusal is compared with what the REST
  * endpoint answers for the same request: same status, same detail.
  */
@@ -128,8 +128,8 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
   it('captures a loopback page with options, waits for complete via get_capture, and verifies it', async () => {
     const client = await connect(captureKey);
     // As an agent would: submit, poll through get_capture, and submit again while a failure says it is
-    // retryable (spec 2.1) — on a machine shared with other work a capture can fail for the host (issue 22's
-    // subject), which is not what this test is about. The limit only tells a hang from a slow machine.
+    // retryable (spec 2.1) — on a machine shared with other work a capture can fail for the host, which
+    // is not what this test is about. The limit only tells a hang from a slow machine.
     type Got = { status: string; record?: any; error?: string; retryable?: boolean };
     const failures: string[] = [];
     let accepted: { id: string; statusUrl: string; quota: { limit: number; used: number; remaining: number } };

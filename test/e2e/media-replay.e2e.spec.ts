@@ -8,7 +8,7 @@ import { captureUntilComplete } from '../support/fixture-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * Issue 35 §2: media a capture archives replays. A progressive MP4 the server sends in Range parts, an HLS
+ * Media a capture archives replays. A progressive MP4 the server sends in Range parts, an HLS
  * stream played by hls.js and an audio element (test/support/fidelity-site.ts, media made by ffmpeg) are
  * captured through the
  * service with its default behaviors, then replayed from the signed WACZ by ReplayWeb.page on the verification

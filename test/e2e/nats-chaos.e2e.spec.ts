@@ -9,7 +9,7 @@ import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { runNatsChaos } from '../support/nats-chaos-scenario.js';
 
 /**
- * Issue 26: the ledger held through NATS node kills, the evidence did not (a filtered purge replayed as a full
+ * The ledger held through NATS node kills, the evidence did not (a filtered purge replayed as a full
  * one, nats-server #4196). Ten SIGKILLs of nats-servers, one at a time, with captures submitted while a node is
  * down; then every completed capture's bundle verifies and `capture-ledger storage verify` finds everything the
  * ledger names. Modest on purpose (a busy 2-core host); `BENCH=nats-chaos make bench` runs longer.

@@ -12,7 +12,7 @@ import { startEmbeddedNats } from '../../src/infra/embedded-nats.js';
 import { stopChild } from '../../src/infra/stop-child.js';
 
 /**
- * Issue 26: nats-server before 2.9.21 replays a subject-filtered purge (PurgeEx) recorded in a replicated
+ * Nats-server before 2.9.21 replays a subject-filtered purge (PurgeEx) recorded in a replicated
  * stream's raft log as a full purge up to that purge's sequence when the stream recovers after a restart
  * (nats-server #4196). This file shows the server doing it on the 3-node cluster, and shows that the same
  * rolling restart costs our artifact store (which never purges) nothing.

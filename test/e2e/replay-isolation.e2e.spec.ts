@@ -11,7 +11,7 @@ import { rezip, unzip } from '../unit/archive/bundle-fixture.js';
 import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
- * Issue 28 §1: an archived page's scripts must not run on the verifier's origin. A hostile page is captured through
+ * An archived page's scripts must not run on the verifier's origin. A hostile page is captured through
  * the real service, then replayed on its verification page in Chromium. From inside the replay it tries what a
  * captured test page once did when replays ran on the API's origin: escape the replay's wrapper with
  * `Function('return top')()`, read and rewrite the verdict and the captured URL, rewrite the address bar
@@ -85,7 +85,7 @@ interface Registration {
   isDeleted: boolean;
 }
 
-describe('replayed pages run on their own origin (issue 28 §1)', () => {
+describe('replayed pages run on their own origin', () => {
   let s: TestServer;
   let site: Server;
   let siteOrigin: string;

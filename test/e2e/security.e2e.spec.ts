@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { checkHttpEdges } from '../support/http-surface-checks.js';
 import { assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 
-/** Edges of the HTTP surface (issue 13 §6, §7): every answer is the spec's error body; /metrics is not public. */
+/** Edges of the HTTP surface: every answer is the spec's error body; /metrics is not public. */
 describe('HTTP surface hardening', () => {
   let s: TestServer;
   const METRICS_TOKEN = 'metrics-token-0123456789';

@@ -7,7 +7,7 @@ import { checkWitnessQuorum } from '../../packages/verifier/src/index.js';
 import { runLogFailover } from '../support/log-cluster-scenario.js';
 
 /**
- * Issue 19 point 5 on the 3-node NATS cluster, every role in its own process (test/support/log-cluster-scenario.ts):
+ * The transparency log on the 3-node NATS cluster, every role in its own process (test/support/log-cluster-scenario.ts):
  * the log keeps appending across a SIGKILL of a sequencer process (the other carries on), of both (one restarted
  * resumes where the log stopped) and of the nats-server leading TLOG; every
  * logged ledger event is one leaf, in ledger order; every root either API process served, and the root each
@@ -58,7 +58,7 @@ describe('transparency log on a 3-node NATS cluster', () => {
     assert.equal(r.audit.code, 0, r.audit.stdout + r.audit.stderr);
     assert.match(r.audit.stdout, /^log audit: OK\n/);
 
-    // Witnesses (issue 33 §3): the last checkpoint, after every kill and restart, is cosigned by both.
+    // Witnesses: the last checkpoint, after every kill and restart, is cosigned by both.
     const last = r.samples.reduce((a, b) => (b.size > a.size ? b : a));
     const both = await checkWitnessQuorum(last.note, r.witnessKeys, 2);
     assert.equal(both.status, 'pass', both.detail);

@@ -7,7 +7,7 @@ import { type ServiceProcess, startServiceProcess } from '../support/service-pro
 const ADMIN = 'two-process-admin-key-0123';
 const json = { 'content-type': 'application/json' };
 
-/** Two API OS processes on one NATS and one Postgres, as a scaled deployment runs them (issue 4 §3, §4). */
+/** Two API OS processes on one NATS and one Postgres, as a scaled deployment runs them. */
 describe('two API processes', () => {
   let infra: Infra;
   let a: ServiceProcess;

@@ -26,7 +26,7 @@ import {
 } from '../support/vantage-fixtures.js';
 
 /**
- * Vantage points through the whole service (issue 33 §1, §4): two upstream proxies exiting from 127.0.0.10
+ * Vantage points through the whole service: two upstream proxies exiting from 127.0.0.10
  * (HTTP CONNECT) and 127.0.0.11 (SOCKS5), a site that answers by the caller's address, and a third vantage
  * whose proxy is stopped. One worker process: every corroborated set still completes, and its record names
  * `workers` (test/e2e/corroboration-workers.e2e.spec.ts runs two, where the members land on distinct workers).

@@ -14,7 +14,7 @@ import { dropOnVerifyPage } from '../support/verify-page-drop.js';
 
 /**
  * The verification page in the real Chromium (README, "Verification page"): it names the captured URL and says in plain
- * words what the capture shows (issue 31 §4); at 390 (a phone: the archived page before the tables), 1280 and 1920 px no box overlaps another, nothing leaves the viewport sideways and no table cell overflows
+ * words what the capture shows; at 390 (a phone: the archived page before the tables), 1280 and 1920 px no box overlaps another, nothing leaves the viewport sideways and no table cell overflows
  * (checked on the laid-out boxes of each screenshot); and the page checks a WACZ in the browser itself — this
  * capture's, and a tampered one dropped on it — with every row saying where it ran.
  */
@@ -180,7 +180,7 @@ describe('verification page in Chromium', () => {
       if (!/\/bundles\/.*\.wacz$/.test(new URL(r.url()).pathname))
         problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
     });
-    // Answers of ReplayWeb.page's worker inside the sandboxed replay frame count too (issue 31 §4): the replay page
+    // Answers of ReplayWeb.page's worker inside the sandboxed replay frame count too: the replay page
     // has the bundle loaded before the viewer asks for it (src/api/replay-page.ts), and a favicon the bundle does not
     // hold is a 204 to the viewer (src/api/replay-worker.ts).
     page.on('response', (r) => {

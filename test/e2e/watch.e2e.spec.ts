@@ -22,7 +22,7 @@ import { newsOf, startWatchSite, type WatchSite } from '../support/watch-site.js
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
- * Watch lists end to end (issue 32, docs/watch.md) with a real browser: a watched schedule's runs of a page whose
+ * Watch lists end to end (docs/watch.md) with a real browser: a watched schedule's runs of a page whose
  * paragraph, header and image change between editions while its ad slot rotates on every request. The scheduler
  * is driven with a fixed clock, one tick per run; a real HTTPS receiver checks each webhook's signature.
  */
@@ -55,7 +55,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
   }
 }
 
-describe('watch lists (issue 32)', () => {
+describe('watch lists', () => {
   let pki: Pki;
   let rx: Receiver;
   let site: WatchSite;
@@ -328,10 +328,18 @@ describe('watch lists (issue 32)', () => {
   it('issues the diff as signed, time-stamped evidence the CLI verifies offline and refuses once tampered with', async () => {
     const [, , base, next] = runs;
     const path = `/v1/captures/${next}/diff/evidence?base=${base}&ignoreSelectors=aside.ad`;
-    const first = await s.call('GET', path, { token });
+    // A GET makes nothing (a safe method writes neither the ledger nor the log): 404 until a POST made it.
+    const before = await s.call('GET', path, { token });
+    assert.equal(before.status, 404, before.text);
+    assertProblem(before.body, 404);
+    assert.match(before.body.detail, /POST/);
+    const first = await s.call('POST', path, { token });
     assert.equal(first.status, 200, first.text);
-    const again = await s.call('GET', path, { token });
-    assert.ok(again.raw.equals(first.raw), 'made once, then served as stored');
+    const again = await s.call('POST', path, { token });
+    assert.ok(again.raw.equals(first.raw), 'made once, then answered as stored');
+    const read = await s.call('GET', path, { token });
+    assert.equal(read.status, 200, read.text);
+    assert.ok(read.raw.equals(first.raw), 'GET serves what POST made');
     const evidence = JSON.parse(first.text);
     const record = JSON.parse(evidence.record);
     assert.equal(record.capture.captureId, next);
@@ -406,10 +414,11 @@ describe('watch lists (issue 32)', () => {
 
   it('certifies a change in a PDF the CLI verifies as a certificate of the newer capture', async () => {
     const [, , base, next] = runs;
-    const r = await s.call('GET', `/v1/captures/${next}/diff/certificate?base=${base}&ignoreSelectors=aside.ad`, {
-      token,
-    });
+    const path = `/v1/captures/${next}/diff/certificate?base=${base}&ignoreSelectors=aside.ad`;
+    assert.equal((await s.call('GET', path, { token })).status, 404, 'not made by a GET');
+    const r = await s.call('POST', path, { token });
     assert.equal(r.status, 200, r.text);
+    assert.ok((await s.call('GET', path, { token })).raw.equals(r.raw), 'GET serves what POST made');
     assert.equal(r.headers.get('content-type'), 'application/pdf');
     const dir = await mkdtemp(join(tmpdir(), 'cl-change-'));
     try {
@@ -429,7 +438,7 @@ describe('watch lists (issue 32)', () => {
       assert.equal(result.certificate.captureId, next);
       assert.deepEqual(
         result.checks.map((c: any) => `${c.name}:${c.status}`),
-        ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass'],
+        ['envelope:pass', 'certificateHash:pass', 'signature:pass', 'timestamp:pass', 'url:pass', 'pdfSignature:pass'],
       );
       const tampered = Buffer.from(r.raw);
       tampered[200] = tampered[200]! ^ 1;
@@ -542,6 +551,19 @@ describe('watch lists (issue 32)', () => {
         { timeout: 60_000 },
       );
       await assertAccessible(page, 'watch timeline');
+      // The evidence is made by a button (a POST with the session's CSRF token), then offered as a download (GET).
+      await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLButtonElement>('li.run button')]
+          .find((b) => b.textContent === 'Sign the evidence')
+          ?.click(),
+      );
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('li.run a')].some(
+            (a) => a.textContent === 'Signed evidence (JSON)' && a.getAttribute('href')?.includes('/diff/evidence?'),
+          ),
+        { timeout: 60_000 },
+      );
     } finally {
       await chromium.close();
     }

@@ -265,7 +265,7 @@ describe('webhooks (spec 4.13, 6)', () => {
       null,
       'the key is gone: the sealed secret opens to nothing',
     );
-    // Shredded without a KV purge (issue 26): with history 1 the delete marker is all the bucket keeps of the key.
+    // Shredded without a KV purge: with history 1 the delete marker is all the bucket keeps of the key.
     const history = [];
     for await (const e of await (await new Kvm(s.server.nats.nc).open(WEBHOOK_KEY_BUCKET)).history({ key: id }))
       history.push([e.operation, e.value.length]);

@@ -5,7 +5,7 @@ import type { Page } from 'puppeteer-core';
 import { matchOperation, type OpenApiDoc } from './openapi-check.js';
 
 /**
- * What every console browser test checks on our pages (issue 30 §5, §6; DESIGN decision 17): axe-core finds no
+ * What every console browser test checks on our pages (DESIGN decision 17): axe-core finds no
  * serious or critical violation, the browser logs no error from our origin, and every request to our origin is an
  * operation of /openapi.json or a console page or asset.
  */

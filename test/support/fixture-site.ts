@@ -18,7 +18,15 @@
  *                            (data-src → src) far below the fold
  *   GET /tall?h=<px>         page of `h` px (default 40000) in 1000 px bands coloured by bandColor(i)
  *   GET /article             3600 px article, one inline script (adds "script ran"), no consent banner:
- *                            the page of the latency benchmark (issue 11)
+ *                            the page of the latency benchmark
+ *   GET /scripted-tall       3,200 px page with one inline script and CSS gradients, nothing lazy, no media,
+ *                            no banner, nothing to expand: an ordinary scripted page that gives the behaviors
+ *                            nothing to do (the capture-latency bench's "scripted tall page")
+ *   GET /spa                 a single-page app's shell: after the load event its script fetches
+ *                            /spa/items (JSON, answered after 150 ms), renders 30 cards and pushState()s
+ *                            to /spa/list (which serves the same shell)
+ *   GET /gallery             an image gallery: 36 `loading="lazy"` images (/assets/img-g<n>.png) in a grid
+ *                            about 4,900 px tall; those below the fold load only when scrolled to
  *   GET /consent             article under a OneTrust-like banner (#onetrust-banner-sdk) that the
  *                            autoconsent Onetrust rule detects; "Reject All" hides it and sets a cookie;
  *                            body[data-consent] = rejected|accepted, body[data-page-saw-autoconsent]
@@ -122,6 +130,14 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/tall') return html(res, tallPage(Number(url.searchParams.get('h') ?? 40000)));
     if (path === '/consent') return html(res, CONSENT_PAGE);
     if (path === '/article') return html(res, ARTICLE_PAGE);
+    if (path === '/scripted-tall') return html(res, SCRIPTED_TALL_PAGE);
+    if (path === '/spa' || path === '/spa/list') return html(res, SPA_PAGE);
+    if (path === '/spa/items') {
+      const items = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, title: `Item ${i + 1}` }));
+      setTimeout(() => send(res, 200, 'application/json', JSON.stringify(items)), 150);
+      return;
+    }
+    if (path === '/gallery') return html(res, GALLERY_PAGE);
     if (path === '/consent-late') return html(res, CONSENT_LATE_PAGE);
     if (path === '/delay') {
       const timer = setTimeout(
@@ -287,6 +303,51 @@ const ARTICLE_PAGE = `<!doctype html>
 <section><h2>Third part</h2><p>More text.</p></section>
 <section><h2>Last part</h2><p>The end.</p></section>
 <script>document.getElementById('byline').textContent = 'script ran';</script>
+</body></html>`;
+
+/** Eight 400 px sections, each under its own CSS gradient; the one inline script writes the byline. */
+const SCRIPTED_TALL_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Fixture scripted tall page</title>
+<style>
+  body { margin: 0; font: 18px/1.5 sans-serif }
+  section { height: 360px; padding: 20px 40px; background: linear-gradient(160deg, #fdfbfb 0%, #e3ecf5 60%, #c9d6e8 100%) }
+  section:nth-child(even) { background: radial-gradient(circle at 30% 40%, #fff7e6 0%, #f3e0c2 55%, #e2c89f 100%) }
+  h1, h2 { margin: 0 0 8px }
+</style></head>
+<body>
+${Array.from(
+  { length: 8 },
+  (_, i) =>
+    `<section><h${i === 0 ? 1 : 2}>${i === 0 ? 'A scripted page' : `Part ${i + 1}`}</h${i === 0 ? 1 : 2}>` +
+    `${i === 0 ? '<p id="byline">script not run</p>' : ''}<p>${'Text of an ordinary page with a script. '.repeat(12)}</p></section>`,
+).join('\n')}
+<script>document.getElementById('byline').textContent = 'script ran on ' + new Date(0).toISOString().slice(0, 10);</script>
+</body></html>`;
+
+/** A shell that renders after load from an API answer, as single-page apps do. */
+const SPA_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Fixture single-page app</title>
+<style>body { margin: 0; font: 16px sans-serif } .card { margin: 12px 40px; padding: 16px; height: 80px; border: 1px solid #ccc; border-radius: 8px }</style></head>
+<body><div id="app">Loading…</div>
+<script>
+  window.addEventListener('load', async () => {
+    const items = await (await fetch('/spa/items')).json();
+    document.getElementById('app').innerHTML = '<h1>Rendered after load</h1>' +
+      items.map((item) => '<div class="card" data-id="' + item.id + '">' + item.title + '</div>').join('');
+    history.pushState({}, '', '/spa/list');
+  });
+</script>
+</body></html>`;
+
+/** Twelve rows of three lazy images, 400 px a row. */
+const GALLERY_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Fixture gallery</title>
+<style>body { margin: 0; font: 16px sans-serif } .grid { display: grid; grid-template-columns: repeat(3, 400px); gap: 20px; padding: 20px }
+  img { width: 400px; height: 380px; background: #eee }</style></head>
+<body><h1>A gallery</h1><div class="grid">
+${Array.from({ length: 36 }, (_, i) => `<img loading="lazy" src="/assets/img-g${i + 1}.png" alt="picture ${i + 1}">`).join('\n')}
+</div>
+<script>document.title = 'Fixture gallery (' + document.images.length + ' pictures)';</script>
 </body></html>`;
 
 // The page side of a Sourcepoint CMP: a container div holding the message iframe from the CMP's origin.

@@ -12,12 +12,12 @@ import { MerkleTree } from '../../src/transparency/merkle.js';
 import { appendCommit, completed, expectedLeaves } from './log-events.js';
 
 /**
- * The transparency log on the 3-node NATS cluster with every role in its own process (issue 19 point 5), shared by
+ * The transparency log on the 3-node NATS cluster with every role in its own process, shared by
  * the e2e test (test/e2e/transparency-cluster.e2e.spec.ts) and BENCH=transparency: while bundles are written to the
  * ledger, one of the two sequencer processes is SIGKILLed (the other carries on), then the other too (the log
  * stops until one is restarted), then the nats-server leading TLOG; the log must keep appending, and at
  * the end hold every logged ledger event once, in ledger order, with every root any API process served equal to the
- * root of that one tree at that size. Two witnesses (issue 33 §3), each its own process, cosign the checkpoints; one is
+ * root of that one tree at that size. Two witnesses, each its own process, cosign the checkpoints; one is
  * SIGKILLed and restarted meanwhile.
  */
 
@@ -59,7 +59,7 @@ export interface LogFailoverResult {
   /** Root of the tree of `expected` at each size. */
   rootAt(size: number): string;
   audit: { code: number; stdout: string; stderr: string };
-  /** The two witness processes (issue 33 §3): their keys, and what each recorded as the last checkpoint it cosigned. */
+  /** The two witness processes: their keys, and what each recorded as the last checkpoint it cosigned. */
   witnessKeys: string[];
   witnessRecords: Array<{ size: number; rootHash: string } | undefined>;
   /** Leaves when witness-1 was SIGKILLed; checkpoints served larger than that while it was down. */

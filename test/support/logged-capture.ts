@@ -23,8 +23,8 @@ function greyScreenshot(): Buffer {
 }
 
 /**
- * Stores `bundle` as the capture's WACZ (and `screenshot`, the certificate shows it) and has the tenant actor
- * submit and complete the capture with it.
+ * Stores `bundle` as the capture's WACZ (and `screenshot`, the certificate shows it; `html`, when given, for a diff)
+ * and has the tenant actor submit and complete the capture with it.
  */
 export async function completeWithBundle(
   server: ServerHandle,
@@ -34,8 +34,11 @@ export async function completeWithBundle(
   correlationId = 'logged-capture',
   screenshot: Uint8Array = greyScreenshot(),
   url = 'https://example.com/',
+  html?: string,
 ): Promise<void> {
   const store = await openArtifactStore(server.nats.nc);
+  const page = html === undefined ? 'h' : artifactObjectName(captureId, 'logged', 'html');
+  if (html !== undefined) await store.put(page, new TextEncoder().encode(html));
   const wacz = artifactObjectName(captureId, 'logged', 'wacz');
   await store.put(wacz, bundle.bytes);
   const shot = artifactObjectName(captureId, 'logged', 'screenshot');
@@ -55,7 +58,7 @@ export async function completeWithBundle(
         completedAt: new Date().toISOString(),
         renderQuality: 'full',
         render: { waitUntilReached: 'load', timedOut: false, durationMs: 1 },
-        artifacts: { screenshot: shot, html: 'h', wacz },
+        artifacts: { screenshot: shot, html: page, wacz },
         bundle: bundle.ref,
         storedBytes: bundle.ref.size,
         attempts: 1,

@@ -8,7 +8,7 @@ import type { ClusterClient } from './cluster-client.js';
 import type { FixtureSite } from './fixture-site.js';
 
 /**
- * Evidence through repeated NATS node kills (issue 26), on the scaled deployment of src/infra/local-cluster.ts:
+ * Evidence through repeated NATS node kills, on the scaled deployment of src/infra/local-cluster.ts:
  * captures are submitted while nats-servers are SIGKILLed and started again one at a time (a rolling restart
  * that goes wrong, again and again); afterwards every completed capture's bundle must verify through the API,
  * its screenshot download, and `capture-ledger storage verify` must find every artifact the ledger names whole.

@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 /**
- * Checks of the OpenAPI document against itself and against real answers (issue 14): every operation
+ * Checks of the OpenAPI document against itself and against real answers: every operation
  * documents its responses, and a real answer has a status its operation documents and a body that
  * validates against the schema documented for that status and content type.
  */

@@ -24,6 +24,7 @@ const guard: TenantGuard = {
   require: () => async () => {},
   authenticate: async () => ({ tenantId: 't', scopes: [], keyHash: null }),
   authorize: async () => {},
+  permit: () => {},
   perIp: () => async () => {},
   takeTenantTokens: async () => ({ allowed: true, retryAfterSec: 0 }),
   openSession: async () => stub(),

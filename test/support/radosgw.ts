@@ -14,7 +14,7 @@ import { stopChild } from '../../src/infra/stop-child.js';
  * one ceph-mon, one ceph-osd on memstore (RAM, nothing on disk but logs), auth none — on free loopback ports in a
  * short temp dir. ops/install-deps.sh installs the three packages for `make test` (INSTALL_DEPS=test).
  *
- * Facts this depends on (issue 34): with auth none every messenger mode must be `crc`, or radosgw retries forever
+ * Facts this depends on: with auth none every messenger mode must be `crc`, or radosgw retries forever
  * with error -13; beast needs `tcp_nodelay=1`, or each request waits 40–50 ms for a delayed ACK; the rgw pools are
  * created up front, or the first bucket operations wait about 2 s each for radosgw to create them.
  *

@@ -1,5 +1,5 @@
 /**
- * Tiny media made with ffmpeg at test time (issue 35 §2): a 3 s 160×120 H.264/AAC MP4 (progressive, faststart),
+ * Tiny media made with ffmpeg at test time: a 3 s 160×120 H.264/AAC MP4 (progressive, faststart),
  * a 2 s MP3, and an HLS stream of the same clip in two renditions (160×120 and 320×240, 1 s MPEG-TS segments)
  * under a multivariant playlist, and a DASH stream (dash/manifest.mpd: one video and one audio
  * representation); and a server route that answers Range requests as media servers do.

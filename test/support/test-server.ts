@@ -32,6 +32,9 @@ export async function startTestServer(
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
+    // The host name tests reach the service by (the console is served on PUBLIC_BASE_URL's host name only); the
+    // default replay origin is then localhost, another site.
+    PUBLIC_BASE_URL: 'http://127.0.0.1:0',
     ADMIN_KEY,
     DATA_DIR: infra.dir,
     LOG_LEVEL: 'silent',

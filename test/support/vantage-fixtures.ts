@@ -1,5 +1,5 @@
 /**
- * Loopback stand-ins for vantage points (issue 33 §4): upstream proxies that exit from a chosen loopback address
+ * Loopback stand-ins for vantage points: upstream proxies that exit from a chosen loopback address
  * (HTTP CONNECT or SOCKS5, both binding their outgoing sockets' localAddress), and a site that answers by the
  * caller's address.
  *

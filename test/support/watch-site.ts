@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { solidPng } from './fixture-site.js';
 
 /**
- * A page that changes between captures for the watch tests (issue 32), on 127.0.0.1:
+ * A page that changes between captures for the watch tests, on 127.0.0.1:
  *   GET /watched   heading, a news paragraph, an image and a header that all follow `edition`, and an ad slot
  *                  (aside.ad) whose text rotates on every request, whatever the edition, as does its
  *                  x-request-id header (a volatile header that differs even when two captures fall in one second

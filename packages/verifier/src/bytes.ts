@@ -60,6 +60,47 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/**
+ * A PDF's bytes as text, one UTF-16 code unit per byte (so a string index is a byte offset), by the platform's
+ * native single-byte decoder: a MiB costs milliseconds where building the string in JavaScript costs hundreds. The
+ * WHATWG label 'latin1' is windows-1252, which reads 0x80–0x9F as other characters in browsers (Node reads them as
+ * ISO 8859-1); `latin1Bytes` maps either back, so text written back is byte for byte what was read.
+ */
+const singleByte = new TextDecoder('latin1');
+export function latin1Text(bytes: Uint8Array): string {
+  return singleByte.decode(bytes);
+}
+
+/** The byte each of 0x80–0x9F decodes from, by the character latin1Text makes of it. */
+const HIGH_BYTES = new Map(
+  [...singleByte.decode(Uint8Array.from({ length: 0x20 }, (_, i) => 0x80 + i))].map((c, i) => [
+    c.charCodeAt(0),
+    0x80 + i,
+  ]),
+);
+
+/** The bytes of text made by latin1Text (or of plain ASCII): the inverse of latin1Text. */
+export function latin1Bytes(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    out[i] = code < 0x80 ? code : (HIGH_BYTES.get(code) ?? code & 0xff);
+  }
+  return out;
+}
+
+/** The offset of the last occurrence of `needle` in `bytes` at or before `from`, or -1: a search on bytes, no text made. */
+export function lastIndexOfBytes(bytes: Uint8Array, needle: Uint8Array, from = bytes.length - needle.length): number {
+  const first = needle[0];
+  if (first === undefined || from < 0) return -1;
+  for (let at = bytes.lastIndexOf(first, from); at >= 0; at = at === 0 ? -1 : bytes.lastIndexOf(first, at - 1)) {
+    let i = 1;
+    while (i < needle.length && bytes[at + i] === needle[i]) i++;
+    if (i === needle.length) return at;
+  }
+  return -1;
+}
+
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;

@@ -1,4 +1,4 @@
-import { digestBytesOf, sha256Prefixed, utf8 } from './bytes.js';
+import { bytesEqual, digestBytesOf, lastIndexOfBytes, latin1Bytes, latin1Text, sha256Prefixed, utf8 } from './bytes.js';
 import { fail, isObject, pass, skip, text, verdict, type Check, type TrustAnchors } from './format.js';
 import { checkPdfSignature, splitPdfSignature, statedPdfSigningKey, type PdfSignatureParts } from './pdf-signature.js';
 import { checkPublishedSignature } from './signature.js';
@@ -29,9 +29,12 @@ import { checkCertificateTransparency, transparencyDigest, type CertificateTrans
  * signature with a published key and the timestamp. Checks, in order: envelope, certificateHash, signature,
  * timestamp; later checks are skipped when envelope or certificateHash fail. When the certificate carries a
  * transparency-log proof (or its document says it does), `transparency` follows: the proof checked against the
- * log keys the caller trusts. A certificate issued with a standard PDF signature (pdf-signature.ts: the last update,
- * after the attachment) is checked without it first, then `pdfSignature` checks the PDF signature itself; a document
- * that names a PDF-signing key but has no PDF signature fails it (removed after signing).
+ * log keys the caller trusts. When the signed document states the SHA-256 of the URL (Info /CaptureLedgerUrlHash),
+ * `url` compares the envelope's with it. A certificate issued with a standard PDF signature (pdf-signature.ts: the
+ * last update, after the attachment) is checked without it first, then `pdfSignature` checks the PDF signature
+ * itself; a document that names a PDF-signing key but has no PDF signature fails it (removed after signing), and a
+ * certificate issued without one has it skipped. The answer shows an envelope field only where a passing check
+ * covers it (shownFacts): `url`, `signature.signedAt` and `timestamp.tsa` lie outside the Ed25519-signed message.
  */
 
 export const CERTIFICATE_FORMAT = 'capture-ledger-certificate/1';
@@ -75,6 +78,8 @@ export const TRANSPARENCY_INFO_KEY = 'CaptureLedgerTransparency';
 /** The Info entries of the signed document that state the SHA-256 and size of the WACZ file it certifies. */
 export const BUNDLE_FILE_INFO_KEY = 'CaptureLedgerBundleFile';
 export const BUNDLE_BYTES_INFO_KEY = 'CaptureLedgerBundleBytes';
+/** The Info entry of the signed document that states `sha256:` of the UTF-8 bytes of the envelope's `url`. */
+export const URL_INFO_KEY = 'CaptureLedgerUrlHash';
 
 /** The exact bytes the signer role signs for a certificate: a context string keeps them apart from bundle signatures. */
 export function certificateMessage(captureId: string, bundleHash: string, certificateHash: string): Uint8Array {
@@ -86,6 +91,7 @@ export type CertificateCheckName =
   | 'certificateHash'
   | 'signature'
   | 'timestamp'
+  | 'url'
   | 'transparency'
   | 'pdfSignature';
 export type CertificateCheck = Check<CertificateCheckName>;
@@ -93,28 +99,27 @@ export type CertificateCheck = Check<CertificateCheckName>;
 export interface CertificateVerification {
   verified: boolean;
   kind: 'certificate';
-  /** From the envelope; null when there is none. */
-  certificate: { captureId: string; bundleHash: string; url: string; certificateHash: string } | null;
+  /**
+   * From the envelope, each field only where a passing check covers it (shownFacts): null when the signature does
+   * not verify; `url` null when neither the signed document's statement nor the PDF signature covers it.
+   */
+  certificate: { captureId: string; bundleHash: string; url: string | null; certificateHash: string } | null;
   signing: {
     keyId: string;
     publicKey: string;
     signature: string;
-    signedAt: string;
-    timestamp: { genTime: string; tsa: string; selfIssued?: boolean } | null;
+    /** null unless the PDF signature holds (the only check that covers it). */
+    signedAt: string | null;
+    /** null unless the timestamp check passed; `tsa` null unless the PDF signature holds. */
+    timestamp: { genTime: string; tsa: string | null; selfIssued?: boolean } | null;
   } | null;
   checks: CertificateCheck[];
 }
 
-const latin1 = (bytes: Uint8Array): string => {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return out;
-};
-const ascii = (textValue: string): Uint8Array => {
-  const out = new Uint8Array(textValue.length);
-  for (let i = 0; i < textValue.length; i++) out[i] = textValue.charCodeAt(i) & 0xff;
-  return out;
-};
+const ascii = latin1Bytes;
+const UPDATE_START = latin1Bytes(`${EOF_MARK}${MARKER}`);
+/** Longer than the attachment object's head (the regex in splitCertificate) can be. */
+const ATTACHMENT_HEAD_BYTES = 160;
 const concat = (parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -136,7 +141,7 @@ interface TrailerFacts {
 
 /** What the update needs from the signed document's (single, classic) trailer and catalog. */
 function trailerFacts(document: Uint8Array): TrailerFacts {
-  const body = latin1(document);
+  const body = latin1Text(document);
   if (!body.startsWith('%PDF-') || !body.endsWith(EOF_MARK)) throw new Error('not a PDF that ends with %%EOF');
   const trailerAt = body.lastIndexOf('\ntrailer\n');
   if (trailerAt < 0) throw new Error('the PDF has no classic trailer');
@@ -216,13 +221,14 @@ export function attachCertificateEnvelope(document: Uint8Array, envelopeJson: Ui
 
 /** Splits a certificate into the signed document and the envelope's JSON bytes; throws saying what is wrong. */
 export function splitCertificate(pdf: Uint8Array): { document: Uint8Array; envelopeJson: Uint8Array } {
-  const body = latin1(pdf);
-  const markerAt = body.lastIndexOf(`${EOF_MARK}${MARKER}`);
+  // The marker is found on the bytes, and only the attachment's head is read as text.
+  const markerAt = lastIndexOfBytes(pdf, UPDATE_START);
   if (markerAt < 0) throw new Error(`the PDF carries no ${CERTIFICATE_ATTACHMENT} attachment`);
   const documentEnd = markerAt + EOF_MARK.length;
+  const headAt = documentEnd + MARKER.length;
   const head =
     /^\d+ 0 obj\n<<\n\/Type \/EmbeddedFile\n\/Subtype \/application#2Fjson\n\/Length (\d+)\n>>\nstream\n/.exec(
-      body.slice(documentEnd + MARKER.length),
+      latin1Text(pdf.subarray(headAt, headAt + ATTACHMENT_HEAD_BYTES)),
     );
   if (!head?.[1]) throw new Error(`the ${CERTIFICATE_ATTACHMENT} attachment is malformed`);
   const length = Number(head[1]);
@@ -311,8 +317,10 @@ export async function verifyCertificate(file: Uint8Array, trust: TrustAnchors): 
     if (pdfParts) pdf = pdfParts.unsigned;
     const split = splitCertificate(pdf);
     envelope = parseEnvelope(split.envelopeJson);
+    // Both begin with the signed document itself: only what follows it is compared.
     const rebuilt = attachCertificateEnvelope(split.document, split.envelopeJson);
-    if (rebuilt.length !== pdf.length || !rebuilt.every((b, i) => b === pdf[i])) {
+    const updateAt = split.document.length;
+    if (rebuilt.length !== pdf.length || !bytesEqual(rebuilt.subarray(updateAt), pdf.subarray(updateAt))) {
       throw new Error(
         'the PDF holds more than the certificate and its signature attachment (altered or appended to after signing)',
       );
@@ -329,15 +337,11 @@ export async function verifyCertificate(file: Uint8Array, trust: TrustAnchors): 
       skip('signature', 'envelope check failed'),
       skip('timestamp', 'envelope check failed'),
     );
-    return {
-      verified: false,
-      kind: 'certificate',
-      certificate: envelope ? certificateOf(envelope) : null,
-      signing: null,
-      checks,
-    };
+    return { verified: false, kind: 'certificate', certificate: null, signing: null, checks };
   }
 
+  // Read as text once: every statement of the signed document (Info entries) is found in it.
+  const body = latin1Text(document);
   const computed = await sha256Prefixed(document);
   const hashOk = computed === envelope.certificateHash && envelope.bytes === document.length;
   checks.push(
@@ -381,31 +385,85 @@ export async function verifyCertificate(file: Uint8Array, trust: TrustAnchors): 
       checks.push(outcome.check);
     }
   }
-  const logged = await transparencyCheck(document, envelope, hashOk, trust.logKeys ?? []);
+  const url = await urlCheck(body, envelope, hashOk);
+  if (url) checks.push(url);
+  const logged = await transparencyCheck(body, envelope, hashOk, trust.logKeys ?? []);
   if (logged) checks.push(logged);
   if (pdfParts) checks.push(await checkPdfSignature(pdfParts, file, trust));
-  else if (statedPdfSigningKey(document) !== null)
+  else if (statedPdfSigningKey(body) !== null)
     checks.push(fail('pdfSignature', 'the signed document names a PDF-signing key but the PDF signature is missing'));
+  else
+    checks.push(skip('pdfSignature', `the certificate has no PDF signature: ${ONLY_PDF_SIGNED.join(', ')} not shown`));
+  return { verified: verdict(checks), kind: 'certificate', ...shownFacts(envelope, checks, selfIssued), checks };
+}
+
+/** What only a certificate's PDF signature covers, so a verification shows it only when that signature holds. */
+const ONLY_PDF_SIGNED = ['signature.signedAt', 'timestamp.tsa', 'url (where the signed document does not state it)'];
+
+/**
+ * The envelope's fields a verification shows: each only when a check that passed covers it, so nothing edited in
+ * the attachment after signing is repeated as if it were signed. Everything rests on `signature` (the Ed25519
+ * signature by a published key over captureId, bundleHash and certificateHash, the document's hash, so over every
+ * statement of the document too): without it nothing is shown. `url` also needs the `url` check (the document
+ * states its SHA-256) or, for a document that does not state it, the PDF signature; `signature.signedAt` and
+ * `timestamp.tsa` are the signer's and the TSA client's words beside the signed message and need the PDF
+ * signature, which covers the whole file, attachment included; the timestamp's genTime needs `timestamp`.
+ */
+function shownFacts(
+  envelope: CertificateEnvelope,
+  checks: readonly CertificateCheck[],
+  selfIssued: boolean,
+): Pick<CertificateVerification, 'certificate' | 'signing'> {
+  const status = (name: CertificateCheckName) => checks.find((c) => c.name === name)?.status;
+  if (status('signature') !== 'pass') return { certificate: null, signing: null };
+  const wholeFile = status('pdfSignature') === 'pass';
+  const urlCovered = status('url') === undefined ? wholeFile : status('url') === 'pass';
   const sig = envelope.signature;
+  const stamp = envelope.timestamp;
   return {
-    verified: verdict(checks),
-    kind: 'certificate',
-    certificate: certificateOf(envelope),
+    certificate: {
+      captureId: text(envelope.captureId),
+      bundleHash: text(envelope.bundleHash),
+      url: urlCovered ? text(envelope.url) : null,
+      certificateHash: text(envelope.certificateHash),
+    },
     signing: {
       keyId: text(sig.keyId),
       publicKey: text(sig.publicKey),
       signature: text(sig.signature),
-      signedAt: text(sig.signedAt),
-      timestamp: isObject(envelope.timestamp)
-        ? {
-            genTime: text(envelope.timestamp.genTime),
-            tsa: text(envelope.timestamp.tsa),
-            ...(selfIssued ? { selfIssued: true } : {}),
-          }
-        : null,
+      signedAt: wholeFile ? text(sig.signedAt) : null,
+      timestamp:
+        isObject(stamp) && status('timestamp') === 'pass'
+          ? {
+              genTime: text(stamp.genTime),
+              tsa: wholeFile ? text(stamp.tsa) : null,
+              ...(selfIssued ? { selfIssued: true } : {}),
+            }
+          : null,
     },
-    checks,
   };
+}
+
+/**
+ * The `url` check, or null when the signed document does not state the URL (older certificates): the document
+ * states the SHA-256 of the envelope's `url` (UTF-8) in its Info entry /CaptureLedgerUrlHash, so the URL is as
+ * signed as the document.
+ */
+async function urlCheck(
+  body: string,
+  envelope: CertificateEnvelope,
+  hashOk: boolean,
+): Promise<CertificateCheck | null> {
+  const stated = statedInfo(body, URL_INFO_KEY, 'sha256:[0-9a-f]{64}');
+  if (stated === null) return null;
+  if (!hashOk) return skip('url', 'certificateHash check failed');
+  const digest = await sha256Prefixed(utf8(envelope.url));
+  return digest === stated
+    ? pass('url', `the signed document states this URL's SHA-256, ${stated}`)
+    : fail(
+        'url',
+        `the envelope's url hashes to ${digest}, the signed document states ${stated} (the url was changed after signing)`,
+      );
 }
 
 /** A string the signed document's Info entry `key` states (a direct string or, as pdfkit writes it, an indirect one). */
@@ -424,7 +482,7 @@ const statedTransparencyDigest = (body: string) => statedInfo(body, TRANSPARENCY
  * `sha256:<hex>` of the whole file, and /CaptureLedgerBundleBytes); null when the document does not (older certificates).
  */
 export function statedBundleFile(document: Uint8Array): { sha256: string; bytes: number } | null {
-  const body = latin1(document);
+  const body = latin1Text(document);
   const sha256 = statedInfo(body, BUNDLE_FILE_INFO_KEY, 'sha256:[0-9a-f]{64}');
   const bytes = statedInfo(body, BUNDLE_BYTES_INFO_KEY, '\\d{1,15}');
   return sha256 && bytes ? { sha256, bytes: Number(bytes) } : null;
@@ -435,12 +493,12 @@ export function statedBundleFile(document: Uint8Array): { sha256: string; bytes:
  * deployment without one issues certificates without the proof, and no check is added for them).
  */
 async function transparencyCheck(
-  document: Uint8Array,
+  body: string,
   envelope: CertificateEnvelope,
   hashOk: boolean,
   logKeys: readonly string[],
 ): Promise<CertificateCheck | null> {
-  const stated = statedTransparencyDigest(latin1(document));
+  const stated = statedTransparencyDigest(body);
   const block = envelope.transparency;
   if (stated === null && block === undefined) return null;
   if (!hashOk) return skip('transparency', 'certificateHash check failed');
@@ -465,13 +523,4 @@ async function transparencyCheck(
     { captureId: envelope.captureId, bundleHash: envelope.bundleHash },
     logKeys,
   );
-}
-
-function certificateOf(envelope: CertificateEnvelope) {
-  return {
-    captureId: text(envelope.captureId),
-    bundleHash: text(envelope.bundleHash),
-    url: text(envelope.url),
-    certificateHash: text(envelope.certificateHash),
-  };
 }

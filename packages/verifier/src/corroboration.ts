@@ -6,7 +6,7 @@ import { checkTimestamp } from './timestamp.js';
 import { canonicalJson } from './transparency.js';
 
 /**
- * A corroboration record (GET /v1/captures/{id}/corroboration when complete; issue 33 §2) checked offline:
+ * A corroboration record (GET /v1/captures/{id}/corroboration when complete) checked offline:
  * `recordHash` is the SHA-256 of the record's RFC 8785 bytes, the Ed25519 signature by a published signing key is
  * over certificateMessage(record.id, CORROBORATION_CONTEXT, recordHash) — the context stands where a certificate
  * names a bundle hash, so neither can pass for the other — and the RFC 3161 token is over the same bytes.

@@ -5,7 +5,7 @@ import { checkPublishedSignature } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 
 /**
- * The diff of two captures as evidence (issue 32, docs/watch.md): a JSON file holding the diff record — exact
+ * The diff of two captures as evidence (docs/watch.md): a JSON file holding the diff record — exact
  * canonical JSON naming both captures, their bundle hashes, the options and the SHA-256 of each part of the diff —,
  * its hash, the service's Ed25519 attestation and an RFC 3161 timestamp of that hash. The attestation is the
  * one a capture certificate carries (certificateMessage: newer capture id, its bundle hash, the attested
@@ -41,8 +41,17 @@ export type DiffCheckName = 'envelope' | 'recordHash' | 'signature' | 'timestamp
 export interface DiffVerification {
   verified: boolean;
   kind: 'diff';
+  /** null unless the signature verifies (it covers the record through its hash). */
   diff: DiffRecordFacts | null;
-  signing: { keyId: string; signedAt: string; timestamp: { genTime: string; tsa: string } | null } | null;
+  /**
+   * null unless the signature verifies. `signedAt` and `timestamp.tsa` are always null: the file states them beside
+   * the signed record, and no check covers them. `timestamp` is null unless the timestamp check passed.
+   */
+  signing: {
+    keyId: string;
+    signedAt: null;
+    timestamp: { genTime: string; tsa: null; selfIssued?: boolean } | null;
+  } | null;
   checks: Check<DiffCheckName>[];
 }
 
@@ -124,22 +133,27 @@ export async function verifyDiff(bytes: Uint8Array, trust: TrustAnchors): Promis
       checks.push(outcome.check);
     }
   }
-  const sig = envelope.signature;
+  // Shown only what a passing check covers: the record's facts and the signer's key rest on the signature over the
+  // record hash; the timestamp's genTime on the timestamp check. signedAt and the TSA's URL stand beside the signed
+  // record and no check covers them, so they are never repeated (null).
+  const signed = checks.some((c) => c.name === 'signature' && c.status === 'pass');
+  const stamped = checks.some((c) => c.name === 'timestamp' && c.status === 'pass');
   return {
     verified: verdict(checks),
     kind: 'diff',
-    diff: { base: record.base, capture: record.capture, changed: record.changed, summary: record.summary },
-    signing: {
-      keyId: text(sig.keyId),
-      signedAt: text(sig.signedAt),
-      timestamp: isObject(envelope.timestamp)
-        ? {
-            genTime: text(envelope.timestamp.genTime),
-            tsa: text(envelope.timestamp.tsa),
-            ...(selfIssued ? { selfIssued: true } : {}),
-          }
-        : null,
-    },
+    diff: signed
+      ? { base: record.base, capture: record.capture, changed: record.changed, summary: record.summary }
+      : null,
+    signing: signed
+      ? {
+          keyId: text(envelope.signature.keyId),
+          signedAt: null,
+          timestamp:
+            stamped && isObject(envelope.timestamp)
+              ? { genTime: text(envelope.timestamp.genTime), tsa: null, ...(selfIssued ? { selfIssued: true } : {}) }
+              : null,
+        }
+      : null,
     checks,
   };
 }

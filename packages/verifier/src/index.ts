@@ -27,6 +27,7 @@ export {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_DEPTH,
   TRANSPARENCY_INFO_KEY,
+  URL_INFO_KEY,
   type CertificateCheck,
   type CertificateCheckName,
   type CertificateEnvelope,

@@ -1,6 +1,15 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { bytesEqual, hex, sha256, toArrayBuffer, toBase64 } from './bytes.js';
+import {
+  bytesEqual,
+  hex,
+  lastIndexOfBytes,
+  latin1Bytes,
+  latin1Text,
+  sha256,
+  toArrayBuffer,
+  toBase64,
+} from './bytes.js';
 import { fail, pass, type Check, type TrustAnchors } from './format.js';
 import { OID, certificateDer, essCertHashes, pkiEngine } from './pki.js';
 import { checkTimestamp } from './timestamp.js';
@@ -30,16 +39,10 @@ const OID_SIGNATURE_TIME_STAMP = '1.2.840.113549.1.9.16.2.14';
 const EOF_MARK = '%%EOF\n';
 const BYTE_RANGE_WIDTH = 48;
 
-const latin1 = (bytes: Uint8Array): string => {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return out;
-};
-const ascii = (value: string): Uint8Array => {
-  const out = new Uint8Array(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = value.charCodeAt(i) & 0xff;
-  return out;
-};
+const UPDATE_START = latin1Bytes(`${EOF_MARK}${PDF_SIGNATURE_MARKER}`);
+/** What a byte range that no longer verifies means: the attachment's fields are among the bytes it covers. */
+const ALTERED =
+  " (the file was changed after it was signed: the attachment's url, signature.signedAt, timestamp.tsa or other bytes)";
 
 /** `D:YYYYMMDDHHmmSSZ` (ISO 32000-1 7.9.4) of a whole-second UTC time, and back. */
 export function pdfDate(date: Date): string {
@@ -67,7 +70,7 @@ export interface PreparedPdfSignature {
 
 /** Appends the signature update with a zeroed /Contents; sign `signedPdfBytes(prepared, byteRange)`, then embed. */
 export function preparePdfSignature(pdf: Uint8Array, signedAt: Date): PreparedPdfSignature {
-  const body = latin1(pdf);
+  const body = latin1Text(pdf);
   if (!body.startsWith('%PDF-') || !body.endsWith(EOF_MARK)) throw new Error('not a PDF that ends with %%EOF');
   const trailerAt = body.lastIndexOf('\ntrailer\n');
   const trailer = trailerAt < 0 ? '' : body.slice(trailerAt);
@@ -121,7 +124,7 @@ export function preparePdfSignature(pdf: Uint8Array, signedAt: Date): PreparedPd
   text = text.slice(0, byteRangeAt) + rangeText + text.slice(byteRangeAt + BYTE_RANGE_WIDTH);
   const prepared = new Uint8Array(total);
   prepared.set(pdf);
-  prepared.set(ascii(text), pdf.length);
+  prepared.set(latin1Bytes(text), pdf.length);
   return { prepared, byteRange };
 }
 
@@ -139,7 +142,7 @@ export function embedPdfSignature(prepared: PreparedPdfSignature, cms: Uint8Arra
   if (cms.length > PDF_SIGNATURE_CONTENTS_BYTES)
     throw new Error(`the CMS signature is ${cms.length} bytes; ${PDF_SIGNATURE_CONTENTS_BYTES} are reserved`);
   const out = prepared.prepared.slice();
-  out.set(ascii(hex(cms)), prepared.byteRange[1] + 1);
+  out.set(latin1Bytes(hex(cms)), prepared.byteRange[1] + 1);
   return out;
 }
 
@@ -157,11 +160,11 @@ export interface PdfSignatureParts {
  * update is not exactly what preparePdfSignature and embedPdfSignature write for the bytes before it.
  */
 export function splitPdfSignature(pdf: Uint8Array): PdfSignatureParts | null {
-  const body = latin1(pdf);
-  const markerAt = body.lastIndexOf(`${EOF_MARK}${PDF_SIGNATURE_MARKER}`);
+  // The marker is found on the bytes, and only the update after it is read as text: an upload without one costs a scan.
+  const markerAt = lastIndexOfBytes(pdf, UPDATE_START);
   if (markerAt < 0) return null;
   const unsigned = pdf.subarray(0, markerAt + EOF_MARK.length);
-  const update = body.slice(markerAt + EOF_MARK.length);
+  const update = latin1Text(pdf.subarray(markerAt + EOF_MARK.length));
   const signedAt = parsePdfDate(/\n\/M \((D:\d{14}Z)\)\n/.exec(update)?.[1] ?? '');
   const contents = /\n\/Contents <([0-9a-f]+)>\n/.exec(update)?.[1];
   if (!signedAt || !contents || contents.length !== PDF_SIGNATURE_CONTENTS_BYTES * 2)
@@ -171,7 +174,9 @@ export function splitPdfSignature(pdf: Uint8Array): PdfSignatureParts | null {
   const cms = raw.subarray(0, derLength(raw));
   const prepared = preparePdfSignature(unsigned, signedAt);
   const rebuilt = embedPdfSignature(prepared, cms);
-  if (!bytesEqual(rebuilt, pdf))
+  // Both begin with the unsigned file itself: only the update after it is compared.
+  const updateAt = unsigned.length;
+  if (rebuilt.length !== pdf.length || !bytesEqual(rebuilt.subarray(updateAt), pdf.subarray(updateAt)))
     throw new Error('the PDF signature update is not the one the service writes (altered after signing)');
   return { unsigned, signedAt, byteRange: prepared.byteRange, cms };
 }
@@ -193,9 +198,9 @@ export async function spkiFingerprint(certificate: pkijs.Certificate): Promise<s
   return `sha256:${hex(await sha256(spki))}`;
 }
 
-/** The signing-key fingerprint the signed document states in its Info entry, or null. */
-export function statedPdfSigningKey(unsigned: Uint8Array): string | null {
-  const body = latin1(unsigned);
+/** The signing-key fingerprint the signed document (its bytes, or their latin1Text) states in its Info entry, or null. */
+export function statedPdfSigningKey(unsigned: Uint8Array | string): string | null {
+  const body = typeof unsigned === 'string' ? unsigned : latin1Text(unsigned);
   const entry = new RegExp(`\n/${PDF_SIGNING_KEY_INFO_KEY} (?:\\((sha256:[0-9a-f]{64})\\)|(\\d+) 0 R)\n`).exec(body);
   if (!entry) return null;
   if (entry[1]) return entry[1];
@@ -231,11 +236,12 @@ export async function checkPdfSignature(
       { signer: 0, data: toArrayBuffer(content), extendedMode: true },
       pkiEngine,
     )) as pkijs.SignedDataVerifyResult;
-    if (!outcome.signatureVerified) return fail(name, 'the CMS signature over the byte range does not verify');
+    if (!outcome.signatureVerified)
+      return fail(name, `the CMS signature over the byte range does not verify${ALTERED}`);
     signer = outcome.signerCertificate;
   } catch (error) {
     const message = (error as { message?: string }).message ?? String(error);
-    return fail(name, `the CMS signature over the byte range does not verify: ${message}`);
+    return fail(name, `the CMS signature over the byte range does not verify: ${message}${ALTERED}`);
   }
   if (!signer) return fail(name, 'the CMS does not carry its signing certificate');
   const essV2 = signerInfo.signedAttrs?.attributes.find((a) => a.type === OID.signingCertificateV2);

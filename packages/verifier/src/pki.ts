@@ -48,6 +48,12 @@ export function certificatesFromPem(pems: string[]): pkijs.Certificate[] {
   return pems.flatMap((pem) => pemBlocks(pem, 'CERTIFICATE').map(certificateFromDer));
 }
 
+/** The subject's common name as the certificate states it (signed by its issuer), at most 128 characters; null: none. */
+export function commonNameOf(certificate: pkijs.Certificate): string | null {
+  const name = certificate.subject.typesAndValues.find((t) => t.type === OID.commonName)?.value.valueBlock.value;
+  return typeof name === 'string' && name !== '' ? name.slice(0, 128) : null;
+}
+
 export function certificateDer(certificate: pkijs.Certificate): Uint8Array {
   // toSchema(false) keeps the TBS bytes as parsed or signed; re-encoding could change a parsed certificate.
   return new Uint8Array(certificate.toSchema(false).toBER(false));

@@ -1,7 +1,15 @@
 import * as pkijs from 'pkijs';
 import { bytesEqual, fromBase64Strict, toArrayBuffer } from './bytes.js';
-import { fail, isObject, pass, text, type Check, type TrustAnchors } from './format.js';
-import { OID, certificateDer, certificatesFromPem, essCertHashes, pkiEngine, timeStampingUsageProblem } from './pki.js';
+import { fail, isObject, pass, type Check, type TrustAnchors } from './format.js';
+import {
+  OID,
+  certificateDer,
+  certificatesFromPem,
+  commonNameOf,
+  essCertHashes,
+  pkiEngine,
+  timeStampingUsageProblem,
+} from './pki.js';
 import { parseTimestampToken, type ParsedTimestampToken } from './timestamp-token.js';
 
 export interface TimestampOutcome<N extends string> {
@@ -92,10 +100,12 @@ export async function checkTimestamp<N extends string>(
   }
   const selfIssued = await chainsTo(trust.selfIssuedTsaCaCertsPem ?? [], [...others, signer], token.genTime);
   const origin = selfIssued ? "; self-issued by this service's built-in local TSA, not a public TSA" : '';
+  // The TSA is named by its certificate (signed, chained to a trusted CA), not by the URL the evidence records beside it.
+  const tsaName = commonNameOf(signer);
   return {
     check: pass(
       name,
-      `RFC 3161 token from ${text(stamp['tsa']) || 'unknown TSA'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}${origin}`,
+      `RFC 3161 token signed by TSA certificate ${tsaName ? `"${tsaName}"` : 'without a common name'}, genTime ${token.genTime.toISOString()}, serial ${token.serialNumber}${origin}`,
     ),
     token,
     selfIssued,

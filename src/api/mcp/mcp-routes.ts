@@ -1,14 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../../application/caller.js';
 import { DomainError, tenantRateLimited } from '../../domain/errors.js';
@@ -16,11 +8,12 @@ import { invalidRequestDetail, type TypedApp } from '../app.js';
 import type { Principal } from '../../application/caller.js';
 import type { Cors } from '../cors.js';
 import { HttpProblem, type ProblemBody, problem, logUnexpected, unexpectedErrorProblem } from '../problem.js';
+import { namesNothing } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
 
 /**
- * The MCP server (README, MCP server; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
+ * The MCP server (docs/mcp.md; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
  * SDK `Server` and transport per request, answering JSON (no SSE stream, no session). The tenant key comes as
  * `Authorization: Bearer` and is checked before MCP sees the request; each tool then checks its endpoint's scope
  * and rate limit and calls the application service its REST route calls.
@@ -100,6 +93,29 @@ function toolError(body: ProblemBody, headers: Record<string, string>): CallTool
 const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as Tool['inputSchema'];
 
+/** JSON-RPC 2.0's code for a request that is not a valid one (the SDK's ErrorCode.InvalidRequest). */
+const INVALID_REQUEST = -32600;
+
+/**
+ * The MCP SDK, imported on the first POST /mcp: about a fifth of a second of CPU that an API process serving no agent
+ * does not pay at start.
+ */
+async function mcpSdk() {
+  const [server, transport, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Server: server.Server,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  };
+}
+
 export function mcpRoutes(deps: McpRouteDeps) {
   const tools = mcpTools(deps);
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -121,11 +137,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
   ): Promise<CallToolResult> {
     const caller: Caller = { principal, correlationId: req.id, log: req.log };
     try {
-      // The endpoint's own gate (spec 5.4, 8.1): scope and a tenant token, or the per-address limit of a public read.
-      if (tool.scope) await deps.guard.authorize(principal, tool.scope);
+      // The endpoint's own gate (spec 5.4): its scope, or the per-address limit of a public read. The message already
+      // paid its tenant token at the door (admit).
+      if (tool.scope) deps.guard.permit(principal, tool.scope);
       else await deps.guard.perIp()(req);
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) {
+        const unknown = namesNothing(parsed.error.issues);
+        if (unknown !== null) throw new HttpProblem(404, unknown, 'Not Found');
         const issues = parsed.error.issues.map((i) => ({ instancePath: `/${i.path.join('/')}`, message: i.message }));
         throw new HttpProblem(400, invalidRequestDetail(issues, tool.inputContext), 'Bad Request');
       }
@@ -144,7 +163,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
     }
   }
 
-  function serverFor(principal: Principal, req: FastifyRequest): Server {
+  function serverFor(sdk: Awaited<ReturnType<typeof mcpSdk>>, principal: Principal, req: FastifyRequest): Server {
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
     server.setRequestHandler(toolsCallMethod, async (raw) => {
@@ -181,18 +201,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   /**
-   * What a POST may carry and what it costs (issue 28): at most MAX_BATCH_MESSAGES messages, and one tenant token
-   * per message — tools/list and ping as much as anything — except a tools/call of a tool, which takes its own token
-   * (or the per-address one of a public read) with its scope check. Throws the refusal.
+   * What a POST may carry and what it costs: at most MAX_BATCH_MESSAGES messages, and one tenant token per message,
+   * whatever it is — tools/list, ping, a tools/call of any tool, a call whose params the SDK then refuses, a message
+   * that is no JSON-RPC at all — taken before MCP reads any of them. A tool then checks only its scope (or the
+   * per-address limit of a public read). Throws the refusal.
    */
-  const callsATool = (m: unknown): boolean => {
-    const { method, params } = (m && typeof m === 'object' ? m : {}) as {
-      method?: unknown;
-      params?: { name?: unknown };
-    };
-    return method === 'tools/call' && typeof params?.name === 'string' && byName.has(params.name);
-  };
-
   async function admit(body: unknown, principal: Principal): Promise<void> {
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length > MAX_BATCH_MESSAGES) {
@@ -202,9 +215,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         'Bad Request',
       );
     }
-    const charged = messages.filter((m) => !callsATool(m)).length;
-    if (charged === 0) return;
-    const d = await deps.guard.takeTenantTokens(principal.tenantId, charged);
+    const d = await deps.guard.takeTenantTokens(principal.tenantId, Math.max(1, messages.length));
     if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
   }
 
@@ -224,10 +235,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
       } catch (err) {
         const p = problemOf(err);
         if (!p) throw err;
-        return refuse(reply, req, p, p.body.status === 400 ? ErrorCode.InvalidRequest : REFUSED_AT_DOOR);
+        return refuse(reply, req, p, p.body.status === 400 ? INVALID_REQUEST : REFUSED_AT_DOOR);
       }
-      const server = serverFor(principal, req);
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const sdk = await mcpSdk();
+      const server = serverFor(sdk, principal, req);
+      const transport = new sdk.Transport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });

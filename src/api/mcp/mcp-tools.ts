@@ -27,7 +27,7 @@ import { accountUsageSchema } from '../routes/tenancy.js';
 import { verificationSchema, verifyParams } from '../routes/verification.js';
 
 /**
- * The MCP tools (README, MCP server): each is a REST endpoint's input schema, its scope, and a call of the
+ * The MCP tools (docs/mcp.md): each is a REST endpoint's input schema, its scope, and a call of the
  * application service its route calls (DESIGN decision 15), so a tool answers what the endpoint answers.
  */
 
@@ -78,7 +78,7 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       name: 'capture_url',
       title: 'Capture a web page',
       description:
-        'Capture a public http(s) URL as evidence (POST /v1/captures): full-page screenshot, rendered HTML, response headers and a signed, time-stamped WACZ. Returns the capture id at once; call get_capture until status is complete or failed, then verify_capture. `options` as in README "Capture options". Needs scope capture; counts against the monthly quota.',
+        'Capture a public http(s) URL as evidence (POST /v1/captures): full-page screenshot, rendered HTML, response headers and a signed, time-stamped WACZ. Returns the capture id at once; call get_capture until status is complete or failed, then verify_capture. `options` as in docs/capturing.md "Capture options". Needs scope capture; counts against the monthly quota.',
       input: submitBody,
       inputContext: 'body',
       scope: 'capture',

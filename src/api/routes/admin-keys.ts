@@ -3,7 +3,7 @@ import type { ApiKeys } from '../../application/api-keys.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
+import { dateTime, keyHashParam, nameSchema, scopeSchema, tenantIdSchema } from '../schemas.js';
 import { SUBJECTS } from '../../infra/topology.js';
 
 /** Operator key endpoints (spec 4.11, first three rows; 3.2; 5). */
@@ -53,7 +53,7 @@ const revokedSchema = keyRecordSchema
 const KEY_ENDPOINT_ANSWERS = {
   ...ANSWERS.adminKey,
   ...ANSWERS.internal,
-  429: 'More than 5 requests in 60 s from this address to the key endpoints (spec 4.11).',
+  429: 'More than 5 requests in 60 s from this address to the key endpoints (spec 4.11), or 5 failed admin credentials from it in 60 s on any operator route.',
 } as const;
 
 export function adminKeyRoutes(operator: OperatorGuard, keys: ApiKeys) {
@@ -111,8 +111,8 @@ export function adminKeyRoutes(operator: OperatorGuard, keys: ApiKeys) {
           summary: 'Revoke a tenant API key',
           operationId: 'revokeApiKey',
           security: [{ bearer: [] }],
-          // Any string: a keyHash that is not 64 hex characters names no key (404, not 400).
-          params: z.object({ keyHash: z.string().describe('64 hex characters (spec 4.11).') }),
+          // A keyHash that is not 64 hex characters names no key (404, not 400).
+          params: z.object({ keyHash: keyHashParam('64 hex characters (spec 4.11).') }),
           response: {
             200: revokedSchema,
             ...problemResponses({ ...KEY_ENDPOINT_ANSWERS, 404: 'No key with this keyHash.' }),

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { CaptureDiffs } from '../../application/capture-diffs.js';
 import type { TypedApp } from '../app.js';
@@ -6,7 +7,7 @@ import { binary, idParam } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /**
- * Extension (issue 32, docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
+ * Extension (docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
  * image. Scope read; both captures are the tenant's, so the capture id alone opens nothing here.
  */
 
@@ -18,10 +19,10 @@ const patterns = z
 const diffQuery = z.object({
   base: z.string().optional().describe('The capture to compare with (the older one); required.'),
   ignoreSelectors: patterns.describe(
-    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one).',
+    'CSS selectors of elements left out of the text and, where both captures recorded their boxes (options.recordBoxes, set on every watched run), out of the pixels (repeat the parameter for more than one). At most one `~`, one :has() and eight combinators (docs/watch.md, Bounds).',
   ),
   ignoreText: patterns.describe(
-    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels.',
+    'Regular expressions (JavaScript syntax) whose matches are cut from the text before comparing and, where both captures recorded their boxes (options.recordTextBoxes, set on every watched run), left out of the pixels. Backreferences, lookarounds and repeated groups holding a variable repetition or alternatives are refused (docs/watch.md, Bounds).',
   ),
 });
 
@@ -56,13 +57,14 @@ const diffSchema = z
 const answers = {
   ...ANSWERS.tenantKey,
   ...ANSWERS.internal,
-  400: 'base missing or the capture itself, or a malformed ignoreSelectors / ignoreText entry; the detail names the field.',
+  400: 'base missing or the capture itself, or an ignoreSelectors / ignoreText entry that is malformed or beyond the bounds on patterns and selectors (docs/watch.md); the detail names the field.',
   404: 'Either capture unknown, not complete, or another tenant’s; the detail names the field.',
+  422: 'The diff reached a bound (its time limit, its memory, the blocks of text per page or the blocks added and removed, docs/watch.md); `bound` and the detail name it.',
 };
 
 export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
   return async (app: TypedApp) => {
-    const params = z.object({ captureId: idParam('cap_<id>: the newer capture.') });
+    const params = z.object({ captureId: idParam('capture', 'cap_<id>: the newer capture.') });
 
     app.get(
       '/v1/captures/:captureId/diff',
@@ -81,69 +83,88 @@ export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
       async (req) => diffs.diff(callerOf(req), req.params.captureId, req.query),
     );
 
-    app.get(
-      '/v1/captures/:captureId/diff/evidence',
+    /**
+     * The diff's evidence and its certificate are made by a POST (the signer signs, the ledger and the public log
+     * record it) and read by a GET, which only serves what was made: a safe method writes nothing, so a page that
+     * makes a signed-in browser fetch the URL (an <img>, a link) cannot make the service sign and log.
+     */
+    const signed = [
       {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['captures'],
-          summary: 'The diff as signed, time-stamped evidence (JSON file)',
-          description:
-            'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md). Made once per pair and options.',
-          operationId: 'getCaptureDiffEvidence',
-          security: [{ bearer: [] }],
-          params,
-          querystring: diffQuery,
-          response: {
-            200: { description: 'application/json file', content: { 'application/json': { schema: binary() } } },
-            ...problemResponses({
-              ...answers,
-              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
-              503: 'No signer answered; retry after Retry-After seconds.',
-            }),
-          },
-        },
+        path: '/v1/captures/:captureId/diff/evidence',
+        what: 'The diff as signed, time-stamped evidence (JSON file)',
+        made: 'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md).',
+        operation: 'CaptureDiffEvidence',
+        content: { 'application/json': { schema: binary() } },
+        contentType: 'application/json; charset=utf-8',
+        file: (id: string) => `${id}-diff.json`,
+        produce: diffs.evidence,
       },
-      async (req, reply) => {
-        const bytes = await diffs.evidence(callerOf(req), req.params.captureId, req.query);
-        return reply
-          .type('application/json; charset=utf-8')
-          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-diff.json"`)
+      {
+        path: '/v1/captures/:captureId/diff/certificate',
+        what: 'The certificate of a change between two captures (PDF)',
+        made: 'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md).',
+        operation: 'CaptureDiffCertificate',
+        content: { 'application/pdf': { schema: binary() } },
+        contentType: 'application/pdf',
+        file: (id: string) => `${id}-change-certificate.pdf`,
+        produce: diffs.certificate,
+      },
+    ] as const;
+    const notSigned =
+      'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.';
+    for (const r of signed) {
+      const send = (reply: FastifyReply, captureId: string, bytes: Uint8Array) =>
+        reply
+          .type(r.contentType)
+          .header('Content-Disposition', `attachment; filename="${r.file(captureId)}"`)
           .send(Buffer.from(bytes));
-      },
-    );
-
-    app.get(
-      '/v1/captures/:captureId/diff/certificate',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['captures'],
-          summary: 'The certificate of a change between two captures (PDF)',
-          description:
-            'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md). Made once per pair and options.',
-          operationId: 'getCaptureDiffCertificate',
-          security: [{ bearer: [] }],
-          params,
-          querystring: diffQuery,
-          response: {
-            200: { description: 'application/pdf', content: { 'application/pdf': { schema: binary() } } },
-            ...problemResponses({
-              ...answers,
-              404: 'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.',
-              503: 'No signer answered; retry after Retry-After seconds.',
-            }),
+      app.get(
+        r.path,
+        {
+          onRequest: guard.require('read'),
+          schema: {
+            tags: ['captures'],
+            summary: `${r.what}, as made by POST`,
+            description: `${r.made} Answers what POST made for this pair and options; 404 until then. Reading signs nothing.`,
+            operationId: `get${r.operation}`,
+            security: [{ bearer: [] }],
+            params,
+            querystring: diffQuery,
+            response: {
+              200: { description: r.contentType, content: r.content },
+              ...problemResponses({ ...answers, 404: `${notSigned} Or not made yet (POST makes it).` }),
+            },
           },
         },
-      },
-      async (req, reply) => {
-        const pdf = await diffs.certificate(callerOf(req), req.params.captureId, req.query);
-        return reply
-          .type('application/pdf')
-          .header('Content-Disposition', `attachment; filename="${req.params.captureId}-change-certificate.pdf"`)
-          .send(Buffer.from(pdf));
-      },
-    );
+        async (req, reply) =>
+          send(reply, req.params.captureId, await r.produce(callerOf(req), req.params.captureId, req.query, false)),
+      );
+      app.post(
+        r.path,
+        {
+          onRequest: guard.require('read'),
+          schema: {
+            tags: ['captures'],
+            summary: `Make ${r.what.charAt(0).toLowerCase()}${r.what.slice(1)}`,
+            description: `${r.made} Made once per pair and options: signed, time-stamped and recorded in the ledger and the public log; a repeat answers the same bytes. No request body.`,
+            operationId: `make${r.operation}`,
+            security: [{ bearer: [] }],
+            params,
+            querystring: diffQuery,
+            response: {
+              200: { description: r.contentType, content: r.content },
+              ...problemResponses({
+                ...answers,
+                404: notSigned,
+                503: 'No signer answered; retry after Retry-After seconds.',
+              }),
+            },
+          },
+        },
+        async (req, reply) =>
+          send(reply, req.params.captureId, await r.produce(callerOf(req), req.params.captureId, req.query, true)),
+      );
+    }
 
     app.get(
       '/v1/captures/:captureId/diff.png',

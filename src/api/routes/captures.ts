@@ -30,7 +30,7 @@ export interface CaptureRouteDeps {
   admission: CaptureAdmission;
   reads: CaptureReads;
   cors: Cors;
-  /** Corroborated sets (issue 33 §2): a member's record names its set. */
+  /** Corroborated sets: a member's record names its set. */
   corroborations?: Corroborations | undefined;
 }
 
@@ -53,7 +53,7 @@ export const batchBody = z.object(
   { error: 'must be a JSON object with a urls array' },
 );
 
-export const captureIdParams = z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') });
+export const captureIdParams = z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') });
 
 const quotaHeadersNote = 'Headers X-Quota-Limit, X-Quota-Used, X-Quota-Remaining carry the monthly quota (spec 8.2).';
 
@@ -69,7 +69,7 @@ export const acceptedSchema = z
         members: z.array(z.object({ id: z.string(), vantage: z.string(), statusUrl: uri() })),
       })
       .optional()
-      .describe('Extension (issue 33): with options.corroborate, every member capture; `id` is the first.'),
+      .describe('Extension: with options.corroborate, every member capture; `id` is the first.'),
   })
   .describe(`Accepted (spec 4.3). ${quotaHeadersNote}`);
 
@@ -114,7 +114,7 @@ const artifactParams = captureIdParams.extend({
 });
 
 /** Downloads keep their bytes: documented by content type, never serialized (spec 4.8). */
-/** With S3_PRESIGNED_DOWNLOADS (issue 34 §2): the bytes come from storage, the same headers and ranges. */
+/** With S3_PRESIGNED_DOWNLOADS: the bytes come from storage, the same headers and ranges. */
 const REDIRECTED = z
   .undefined()
   .describe(
@@ -172,13 +172,20 @@ export const listQuery = z
       .string({ error: single('a string') })
       .min(4, 'must be at least 4 characters (it is a prefix match)')
       .refine((v) => !/[%_]/.test(v), "must not contain '%' or '_'")
+      .refine((v) => !v.includes('\0'), 'must not contain a NUL character')
       .optional()
       .describe('Prefix match on the captured URL.'),
     created_after: queryDate.describe('Inclusive lower bound.'),
     created_before: queryDate.describe('Exclusive upper bound; after created_after when both are given.'),
     sort: z.enum(['created_at', '-created_at'], { error: single('created_at or -created_at') }).default('-created_at'),
     schedule_id: z
-      .preprocess(absentIfEmpty, z.string({ error: single('a string') }).optional())
+      .preprocess(
+        absentIfEmpty,
+        z
+          .string({ error: single('a string') })
+          .regex(/^sch_[A-Za-z0-9_-]{1,96}$/, 'must be a schedule id (sch_…)')
+          .optional(),
+      )
       .describe('Only captures run by this schedule.'),
   })
   .refine((q) => !(q.created_after && q.created_before && q.created_before <= q.created_after), {
@@ -415,7 +422,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCapturePdf',
           security: [],
           description:
-            "The page printed to PDF when the capture asked for `pdf` (README, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
+            "The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
           params: captureIdParams,
           response: {
             200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
@@ -448,7 +455,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
           operationId: 'getCaptureSession',
           security: [],
           description:
-            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (README, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
+            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
           params: captureIdParams,
           response: {
             200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },
@@ -533,7 +540,7 @@ export function captureRoutes(deps: CaptureRouteDeps) {
 /**
  * Answers a download (an artifact, or an extension beside them) as raw bytes streamed from storage, honouring
  * one Range (spec 4.8); with S3_PRESIGNED_DOWNLOADS, a redirect to a short-lived link into storage instead, which
- * serves the same bytes, ranges and headers to a client that follows it (issue 34 §2).
+ * serves the same bytes, ranges and headers to a client that follows it.
  */
 async function sendDownload(rangeHeader: string | undefined, reply: FastifyReply, download: StreamedDownload) {
   const { size, type, fileName } = download;

@@ -9,7 +9,7 @@ import type { TenantGuard } from '../tenant-auth.js';
  * Largest body POST /v1/verify/certificate reads. A certificate is about 90 KB of PDF/A (embedded font subsets, the
  * text) plus page 1's screenshot preview (at most MAX_PREVIEW_BYTES, 192 KiB) plus its attachment (about 6 KB, at
  * most MAX_ENVELOPE_BYTES = 64 KiB, bounded before it is parsed): 1 MiB is three times the largest a service issues,
- * and bounds what an anonymous upload costs (issue 28).
+ * and bounds what an anonymous upload costs.
  */
 export const MAX_CERTIFICATE_BYTES = 1024 * 1024;
 
@@ -18,28 +18,47 @@ const certificateVerificationSchema = z
     verified: z.boolean().describe('True only when no check failed.'),
     kind: z.literal('certificate'),
     certificate: z
-      .object({ captureId: z.string(), bundleHash: z.string(), url: z.string(), certificateHash: z.string() })
+      .object({
+        captureId: z.string(),
+        bundleHash: z.string(),
+        url: z
+          .string()
+          .nullable()
+          .describe(
+            'null unless the signed document states its SHA-256 (the url check) or, for a document that does not, the PDF signature holds.',
+          ),
+        certificateHash: z.string(),
+      })
       .nullable()
-      .describe('What the attached envelope says; null when the PDF carries none.'),
+      .describe(
+        'What the attached envelope says, shown only when the signature by a published key verifies; null otherwise. A field no passing check covers is null, never repeated.',
+      ),
     signing: z
       .object({
         keyId: z.string(),
         publicKey: z.string(),
         signature: z.string(),
-        signedAt: z.string(),
-        timestamp: z.object({ genTime: z.string(), tsa: z.string(), selfIssued: z.boolean().optional() }).nullable(),
+        signedAt: z.string().nullable().describe('null unless the PDF signature holds (the only check covering it).'),
+        timestamp: z
+          .object({
+            genTime: z.string(),
+            tsa: z.string().nullable().describe('null unless the PDF signature holds (the only check covering it).'),
+            selfIssued: z.boolean().optional(),
+          })
+          .nullable()
+          .describe('null unless the timestamp check passed.'),
       })
       .nullable(),
     checks: z
       .array(z.object({ name: z.string(), status: z.enum(['pass', 'fail', 'skip']), detail: z.string().optional() }))
       .describe(
-        "In order: envelope, certificateHash, signature, timestamp, transparency (only when the certificate carries a transparency-log proof: checked against this log's key), then capture (the capture and bundle it names are this service's).",
+        "In order: envelope, certificateHash, signature, timestamp, url (when the signed document states the URL's SHA-256), transparency (only when the certificate carries a transparency-log proof: checked against this log's key), pdfSignature (skipped for a certificate issued without one), then capture (the capture and bundle it names are this service's).",
       ),
   })
   .describe('Verification of a certificate PDF; 200 also when it fails.');
 
 /**
- * The capture certificate (README, Certificate): GET /v1/captures/{id}/certificate — public like the other reads
+ * The capture certificate (docs/evidence.md, The certificate a reader gets): GET /v1/captures/{id}/certificate — public like the other reads
  * of a complete capture — and POST /v1/verify/certificate, which checks a certificate PDF anyone uploads.
  */
 export function certificateRoutes(guard: TenantGuard, certificates: CaptureCertificates) {
@@ -56,7 +75,7 @@ export function certificateRoutes(guard: TenantGuard, certificates: CaptureCerti
           security: [],
           description:
             "A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle's leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then). A member of a corroborated set (options.corroborate) names the set's verdict, the fields that differ, the vantages and the record's hash, and is issued once every member is complete or failed (503 with Retry-After until then).",
-          params: z.object({ captureId: idParam('cap_<id>; the access secret (spec 5.4).') }),
+          params: z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') }),
           response: {
             200: {
               description: 'The certificate, application/pdf.',

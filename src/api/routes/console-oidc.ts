@@ -15,7 +15,7 @@ import { ANSWERS, problemResponses } from '../problem.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Console sign-in with OpenID Connect (issue 30 §1; README, Signing in with OpenID Connect; docs/security.md): the
+ * Console sign-in with OpenID Connect (docs/api.md, Signing in with OpenID Connect; docs/security.md): the
  * sign-in page lists the configured providers, the browser navigates to `start`, the provider sends it back to
  * `callback`, which opens a tenant console session and lands on the captures page. Browser navigations, so every
  * outcome is a redirect: a refusal goes to the sign-in page with a code, never to a URL the request names.
@@ -126,7 +126,7 @@ export function consoleOidcRoutes(deps: {
         schema: {
           tags: ['console'],
           summary: 'Finish signing in with an OpenID provider',
-          description: `Where the provider sends the browser back (a browser navigation). Checks the state against the \`cl_oidc_flow\` cookie, exchanges the code with the PKCE verifier, validates the ID token (signature, issuer, audience, nonce, expiry), maps the configured claim to a tenant and scopes, and opens a tenant console session: 303 to ${SIGNED_IN_PAGE} with the \`cl_tenant_session\` cookie (as POST /console/session sets it; GET /console/session then gives its CSRF token). Any refusal: 303 to /console/sign-in?error=<code>, logged, no session. Codes: ${errorCodes}`,
+          description: `Where the provider sends the browser back (a browser navigation). Checks the state against the \`cl_oidc_flow\` cookie, exchanges the code with the PKCE verifier, validates the ID token (signature, issuer, audience, nonce, expiry), maps the configured claim to a tenant and scopes, and opens a tenant console session: 303 to ${SIGNED_IN_PAGE} with the tenant session cookie (as POST /console/session sets it; GET /console/session then gives its CSRF token). Any refusal: 303 to /console/sign-in?error=<code>, logged, no session. Codes: ${errorCodes}`,
           operationId: 'finishConsoleOidcSignIn',
           security: [],
           params: providerParams,

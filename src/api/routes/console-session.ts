@@ -7,6 +7,7 @@ import {
   checkUnsafeCookieRequest,
   clearedCookie,
   cookieOptions,
+  isDuplicatedSessionCookie,
   sessionCookie,
 } from '../console-cookies.js';
 import { withHeaders } from '../openapi-headers.js';
@@ -16,7 +17,7 @@ import { dateTime, scopeSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Console sign-in (issue 30 §1; docs/security.md, Console sessions): trade a tenant key or the admin key for an
+ * Console sign-in (docs/security.md, Console sessions): trade a tenant key or the admin key for an
  * HttpOnly session cookie, read which sessions the browser holds, sign out. An extension beside the spec (DESIGN
  * decision 16); who a session is and whether it still holds is decided by the guards.
  */
@@ -57,6 +58,9 @@ const signInBody = z
   .describe(
     'Exactly one of apiKey (a tenant session), adminKey (an operator session) and analystKey (an analyst session).',
   );
+
+const DUPLICATED_COOKIE_ANSWER =
+  'Two session cookies of one kind (sessionCookie: duplicated): neither is used; sign in again, or clear the cookies.';
 
 const csrfToken = z
   .string()
@@ -110,6 +114,8 @@ export function consoleSessionRoutes(deps: {
       return await find();
     } catch (err) {
       // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY (ANALYST_KEY), so no operator (analyst) session holds.
+      // Two cookies of one kind are answered as they are: the console tells the person to sign in again.
+      if (isDuplicatedSessionCookie(err)) throw err;
       if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
       reply.header('Set-Cookie', clearedCookie(kind, cookies));
       return null;
@@ -135,7 +141,7 @@ export function consoleSessionRoutes(deps: {
           tags: ['console'],
           summary: 'Sign in to the console',
           description:
-            "Trades a tenant API key (apiKey), the admin credential (adminKey) or the analysts' key (analystKey, ANALYST_KEY) for a session cookie: `cl_tenant_session`, `cl_operator_session` or `cl_analyst_session`, HttpOnly, SameSite=Strict, Secure when PUBLIC_BASE_URL is https. The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token. An analyst session reaches the report routes only.",
+            "Trades a tenant API key (apiKey), the admin credential (adminKey) or the analysts' key (analystKey, ANALYST_KEY) for a session cookie: `cl_tenant_session`, `cl_operator_session` or `cl_analyst_session` (named `__Host-cl_…` when PUBLIC_BASE_URL is https), HttpOnly, SameSite=Strict, Path=/, Secure under https. A request carrying two cookies of one kind is refused (401, `sessionCookie: duplicated`). The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token. An analyst session reaches the report routes only.",
           operationId: 'openConsoleSession',
           security: [],
           body: signInBody,
@@ -182,10 +188,14 @@ export function consoleSessionRoutes(deps: {
         schema: {
           tags: ['console'],
           summary: 'The console sessions this browser holds',
-          description: 'Never 401: a missing or ended session is null, and an ended one has its cookie cleared.',
+          description:
+            'A missing or ended session is null, and an ended one has its cookie cleared. 401 only for a request with two session cookies of one kind (one was set by another page on this host): `sessionCookie` is `duplicated`, nothing is used or cleared.',
           operationId: 'getConsoleSessions',
           security: [],
-          response: { 200: sessionsSchema, ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal }) },
+          response: {
+            200: sessionsSchema,
+            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 401: DUPLICATED_COOKIE_ANSWER }),
+          },
         },
       },
       async (req, reply) => {

@@ -11,7 +11,7 @@ import { dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Extensions for the operator and analyst pages of the console (README, Console endpoints): the analysts'
+ * Extensions for the operator and analyst pages of the console (docs/api.md, Console endpoints): the analysts'
  * reports as JSON or CSV, the capture capacity, and the operator checks' last results (and the log monitor on demand). Admin credential, like every /v1/admin route;
  * the reports also take the analysts' (ANALYST_KEY or an analyst session), and nothing else does.
  */

@@ -3,7 +3,7 @@ import type { Retention } from '../../application/retention.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, tenantIdSchema } from '../schemas.js';
+import { dateTime, idParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
@@ -90,7 +90,7 @@ const captureRetentionSchema = z
     "The capture's retention and legal hold as storage holds them, with who last placed or lifted a hold and why.",
   );
 
-const captureParams = z.object({ captureId: z.string() });
+const captureParams = z.object({ captureId: idParam('capture', 'cap_<id>') });
 
 export function retentionRoutes(guard: TenantGuard, operator: OperatorGuard, retention: Retention) {
   return async (app: TypedApp) => {

@@ -28,7 +28,7 @@ export const createBody = z.object(
       error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string such as "0 6 * * 1"'),
     }),
     options: captureOptionsSchema,
-    // Extension (issue 32): checked by the application service, which names the field at fault (watch.…).
+    // Extension: checked by the application service, which names the field at fault (watch.…).
     watch: z
       .unknown()
       .optional()
@@ -53,7 +53,7 @@ export const scheduleSchema = z
     options: z
       .object(captureOptionsSchema.unwrap().shape)
       .optional()
-      .describe('The capture options every run uses (README, Capture options).'),
+      .describe('The capture options every run uses (docs/capturing.md, Capture options).'),
     watch: z
       .object({
         notifyOn: z.literal('change'),
@@ -63,7 +63,7 @@ export const scheduleSchema = z
         ignoreText: z.array(z.string()),
       })
       .optional()
-      .describe('Extension (issue 32): each run is compared with the one before (docs/watch.md).'),
+      .describe('Extension: each run is compared with the one before (docs/watch.md).'),
     paused: z.boolean(),
     nextRunAt: dateTime().nullable().describe('Next planned run.'),
     lastRunAt: dateTime().nullable().describe('Null before the first run.'),
@@ -87,9 +87,9 @@ const previewSchema = z
     cron: z.string().describe('The expression, trimmed.'),
     nextRuns: z.array(dateTime()).describe('The next five runs after now, UTC, oldest first.'),
   })
-  .describe('What a schedule with this cron would do (README, Console endpoints).');
+  .describe('What a schedule with this cron would do (docs/api.md, Console endpoints).');
 
-export const scheduleIdParams = z.object({ scheduleId: idParam('sch_<id>') });
+export const scheduleIdParams = z.object({ scheduleId: idParam('schedule', 'sch_<id>') });
 const unknownScheduleAnswer = { 404: 'No such schedule for this tenant.' } as const;
 
 export const deletedScheduleSchema = z
@@ -97,7 +97,7 @@ export const deletedScheduleSchema = z
   .describe('Deleted; no further runs (spec 4.12).');
 export const scheduleListSchema = z.object({ data: z.array(scheduleSchema) }).describe("The tenant's schedules.");
 
-/** Extension (issue 32): the last 50 runs, newest first. */
+/** Extension: the last 50 runs, newest first. */
 const scheduleRunsSchema = z
   .object({
     data: z.array(
@@ -108,13 +108,19 @@ const scheduleRunsSchema = z
         completedAt: dateTime().nullable(),
         failedAt: dateTime().nullable(),
         error: z.string().nullable().optional().describe('Failed runs only.'),
-        failureReason: z.string().nullable().optional().describe('Failed runs only (README, Failure reasons).'),
+        failureReason: z.string().nullable().optional().describe('Failed runs only (docs/api.md, Failure reasons).'),
         comparison: z
           .object({
             baseCaptureId: z.string(),
             changed: z.boolean(),
             notified: z.boolean().describe('Changed beyond the watch thresholds: capture.changed fired.'),
             summary: z.custom<object | null>().meta({ type: 'object' }),
+            bound: z
+              .string()
+              .nullable()
+              .describe(
+                'The diff reached a bound (docs/watch.md, Bounds) and was not completed: which one and why; then changed and notified are false. Null: it completed.',
+              ),
             diffUrl: z.string(),
           })
           .nullable()
@@ -177,7 +183,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps) {
       async (req) => schedules.list(callerOf(req)),
     );
 
-    // Extension (README, Console endpoints): what a cron expression would do, by the rules POST /v1/schedules applies.
+    // Extension (docs/api.md, Console endpoints): what a cron expression would do, by the rules POST /v1/schedules applies.
     app.get(
       '/v1/schedules/preview',
       {

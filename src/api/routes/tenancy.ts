@@ -4,7 +4,7 @@ import type { TenantAdministration } from '../../application/tenant-administrati
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdSchema } from '../schemas.js';
+import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
@@ -91,7 +91,7 @@ const periodQuery = z.object({
     .describe('YYYY-MM; default the current UTC calendar month.'),
 });
 
-/** Extension (README, Console endpoints). */
+/** Extension (docs/api.md, Console endpoints). */
 const dailyUsageSchema = z
   .object({
     tenantId: z.string(),
@@ -140,7 +140,7 @@ const tenantListSchema = z
     ),
     nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page.'),
   })
-  .describe('Tenants in tenant id order, with quotas and usage (README, Console endpoints).');
+  .describe('Tenants in tenant id order, with quotas and usage (docs/api.md, Console endpoints).');
 
 /** Operator endpoints here: the per-IP limit, then the admin credential. */
 const OPERATOR_ANSWERS = { ...ANSWERS.operator, ...ANSWERS.internal } as const;
@@ -247,8 +247,8 @@ export function tenancyRoutes(deps: TenancyRouteDeps) {
             summary: "Read a tenant's configuration",
             operationId: 'getTenantConfig',
             security: [{ bearer: [] }],
-            // Any string: an id that cannot exist names no tenant (404).
-            params: z.object({ tenantId: z.string() }),
+            // An id that cannot exist names no tenant (404).
+            params: z.object({ tenantId: tenantIdParam('The tenant id.') }),
             response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
           },
         },

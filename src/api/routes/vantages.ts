@@ -9,7 +9,7 @@ import { ANSWERS, problemResponses } from '../problem.js';
 import type { TenantGuard } from '../tenant-auth.js';
 
 /**
- * Extension routes of issue 33: GET /v1/vantages, the vantage points a capture may name in `options.vantage`; and
+ * Extension routes: GET /v1/vantages, the vantage points a capture may name in `options.vantage`; and
  * GET /v1/captures/{id}/corroboration, the corroboration record of a corroborated set's member.
  */
 
@@ -41,7 +41,7 @@ const corroborationSchema = z
     url: z.string().optional(),
     members: z.array(z.unknown()).optional().describe("When 'pending': each member and its status."),
   })
-  .describe('Extension (issue 33): pending until every member is complete or failed, then the signed record.');
+  .describe('Extension: pending until every member is complete or failed, then the signed record.');
 
 export function vantageRoutes(guard: TenantGuard, vantages: readonly Vantage[], corroborations?: Corroborations) {
   return async (app: TypedApp) => {
@@ -84,9 +84,7 @@ export function vantageRoutes(guard: TenantGuard, vantages: readonly Vantage[], 
           response: {
             200: z
               .object({ vantages: z.array(vantageSchema) })
-              .describe(
-                'Extension (issue 33): configured vantages, without the addresses or credentials of their proxies.',
-              ),
+              .describe('Extension: configured vantages, without the addresses or credentials of their proxies.'),
             ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
           },
         },

@@ -76,7 +76,7 @@ export const verificationSchema = z
       })
       .optional()
       .describe(
-        "Extension (not in spec 2.6; README, Verification): the bundle's leaf in the public transparency log, checked against a signed checkpoint (docs/transparency.md). Present when the deployment runs the log. Not part of `verified`.",
+        "Extension (not in spec 2.6; docs/transparency.md): the bundle's leaf in the public transparency log, checked against a signed checkpoint (docs/transparency.md). Present when the deployment runs the log. Not part of `verified`.",
       ),
     witnesses: z
       .object({
@@ -97,7 +97,7 @@ export const verificationSchema = z
   .describe('Verification result (spec 2.6); 200 also when verification fails.');
 
 /** Exported with verificationSchema: the MCP verify tool is described by the same schemas (src/api/mcp/). */
-export const verifyParams = z.object({ captureId: idParam('cap_<id>') });
+export const verifyParams = z.object({ captureId: idParam('capture', 'cap_<id>') });
 
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
 const noSigningKey = { 503: 'No signing key is configured on this deployment (spec 4.10).' } as const;
@@ -220,7 +220,7 @@ export function verificationRoutes(
     app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
       reply.code(204).header('Cache-Control', 'public, max-age=86400').send(),
     );
-    // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (README, Verifier package).
+    // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (docs/evidence.md, Verifier package).
     app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
       reply
         .type('text/javascript; charset=utf-8')

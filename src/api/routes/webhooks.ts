@@ -3,7 +3,7 @@ import type { Webhooks } from '../../application/webhooks.js';
 import { requireJsonBody, type TypedApp } from '../app.js';
 import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { dateTime, nameSchema, pageLimit, uri } from '../schemas.js';
+import { dateTime, idParam, nameSchema, pageLimit, uri } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
@@ -46,9 +46,7 @@ const createBody = z.object(
       .min(1, "must be a non-empty array of 'capture.complete' / 'capture.failed'"),
     extensionEvents: extensionEventsSchema
       .optional()
-      .describe(
-        'Extension (issue 32, docs/watch.md): opt-in event types beyond spec 6, sent only to webhooks that list them.',
-      ),
+      .describe('Extension (docs/watch.md): opt-in event types beyond spec 6, sent only to webhooks that list them.'),
     name: nameSchema,
   },
   { error: 'must be a JSON object with url, events and name' },
@@ -92,7 +90,7 @@ const pingSchema = z
   })
   .describe('The outcome of one signed ping (spec 4.13); a failed ping never changes the webhook.');
 
-const webhookIdParams = z.object({ webhookId: z.string().describe('whk_<id>') });
+const webhookIdParams = z.object({ webhookId: idParam('webhook', 'whk_<id>') });
 const unknownWebhookAnswer = { 404: 'No such webhook for this tenant.' } as const;
 /** Every tenant webhook endpoint: scope capture (spec 5.4). */
 const WEBHOOK_ANSWERS = { ...ANSWERS.tenantKey, ...ANSWERS.internal } as const;
@@ -225,7 +223,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
     );
 
-    // Extension (README, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
+    // Extension (docs/api.md, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
     app.get(
       '/v1/webhooks/:webhookId/deliveries',
       {

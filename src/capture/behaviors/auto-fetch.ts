@@ -65,6 +65,7 @@ const CANDIDATES = `(() => {
 export const autoFetch: Behavior = {
   name: 'auto-fetch',
   run: fetchCandidates,
+  found: (did) => Number(did.fetched) + Number(did.failed) > 0,
 };
 
 async function fetchCandidates(ctx: BehaviorContext): Promise<BehaviorFindings> {

@@ -63,6 +63,7 @@ interface FramePlay {
 export const autoPlay: Behavior = {
   name: 'auto-play',
   run: playMedia,
+  found: (did) => Number(did.elements) > 0 || Number(did.playlists ?? 0) > 0,
 };
 
 async function playMedia(ctx: BehaviorContext): Promise<BehaviorFindings> {

@@ -9,7 +9,9 @@
  * Each step waits for two rendered frames rather than a fixed pause: lazy loading (native `loading=lazy`
  * and IntersectionObserver alike) is decided in the frame's rendering step, so two frames are exactly what
  * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation), nor is a static
- * page on which nothing waits to be scrolled to (static-document.ts).
+ * page on which nothing waits to be scrolled to (static-document.ts). The wait for quiet at the bottom is only
+ * for what the pass set off: a page on which scrolling started no request and no short timer is scrolled
+ * through once and asked at once whether it grew (`loaded: false`, `waitedMs: 0`).
  */
 import { waitForNetworkQuiet } from '../settle.js';
 import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js';
@@ -65,6 +67,8 @@ const AT_BOTTOM_QUIET_CAP_MS = 1500;
 export const autoScroll: Behavior = {
   name: 'auto-scroll',
   run: scrollWhileGrowing,
+  // Scrolling is its means, not its find: it found work when the page loaded something or grew meanwhile.
+  found: (did) => did.loaded === true || Number(did.growthRounds ?? 0) > 0,
 };
 
 /**
@@ -76,12 +80,22 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
   if (ctx.nothingWaitsForScroll) return { steps: 0, reachedY: 0, staticPage: true };
   const pass = (budgetMs: number, fromY: number) =>
     ctx.evaluate<ScrollOutcome>(`${SCROLL_THROUGH}(${Math.round(budgetMs)}, 100, ${MAX_STEPS}, ${fromY}, false)`);
-  let outcome = await pass(Math.min(FIRST_PASS_MS, ctx.left()), 0);
-  let steps = outcome.steps;
+  // Whether anything (a request, a short timer) was pending since the last wait at the bottom: what scrolling
+  // set off starts within the two frames each position is given, so a pass that set off nothing loaded nothing.
+  let startedSomething = ctx.pending.inflight() > 0;
+  let loaded = false;
+  const stopWatching = ctx.pending.onInflightChange(() => {
+    if (ctx.pending.inflight() > 0) startedSomething = loaded = true;
+  });
+  let outcome: ScrollOutcome = { reachedY: 0, reachedBottom: false, steps: 0 };
+  let steps = 0;
   let growthRounds = 0;
+  let waitedMs = 0;
   let stillGrowing = false;
   let tallerThanScreenshot = false;
   try {
+    outcome = await pass(Math.min(FIRST_PASS_MS, ctx.left()), 0);
+    steps = outcome.steps;
     if (outcome.steps === 0) return { steps: 0, reachedY: 0 };
     while (!ctx.signal.aborted) {
       if (!outcome.reachedBottom) {
@@ -91,11 +105,18 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
         steps += outcome.steps;
         continue;
       }
-      await waitForNetworkQuiet(ctx.pending, {
-        quietWindowMs: ctx.quietWindowMs,
-        capMs: Math.max(ctx.quietWindowMs, Math.min(AT_BOTTOM_QUIET_CAP_MS, ctx.left())),
-        signal: ctx.signal,
-      });
+      // At the bottom: the quiet window is for what the pass set off (a lazy image, a feed's next batch); a
+      // pass that set off nothing has nothing to wait for, and the page is asked at once whether it grew.
+      if (startedSomething || ctx.pending.inflight() > 0) {
+        const waitStart = performance.now();
+        await waitForNetworkQuiet(ctx.pending, {
+          quietWindowMs: ctx.quietWindowMs,
+          capMs: Math.max(ctx.quietWindowMs, Math.min(AT_BOTTOM_QUIET_CAP_MS, ctx.left())),
+          signal: ctx.signal,
+        });
+        waitedMs += performance.now() - waitStart;
+      }
+      startedSomething = ctx.pending.inflight() > 0;
       // Grown: the page now reaches below where the pass stopped at its bottom.
       if ((await ctx.evaluate<number>(BOTTOM)) <= outcome.reachedY) break;
       if (outcome.reachedY >= ctx.maxPageHeightPx) {
@@ -111,6 +132,7 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
       steps += outcome.steps;
     }
   } finally {
+    stopWatching();
     await ctx.evaluate("window.scrollTo({ top: 0, left: 0, behavior: 'instant' })").catch(() => {});
   }
   if (!outcome.reachedBottom)
@@ -123,5 +145,13 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
     ctx.notes.push(
       `scrolling stopped at ${outcome.reachedY} px, past the screenshot's ${ctx.maxPageHeightPx} px, while the page was still growing`,
     );
-  return { steps, reachedY: outcome.reachedY, reachedBottom: outcome.reachedBottom, growthRounds, stillGrowing };
+  return {
+    steps,
+    reachedY: outcome.reachedY,
+    reachedBottom: outcome.reachedBottom,
+    growthRounds,
+    stillGrowing,
+    loaded,
+    waitedMs: Math.round(waitedMs),
+  };
 }

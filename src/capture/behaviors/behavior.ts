@@ -1,9 +1,9 @@
 /**
  * A behavior: something a person does on a page so that what they came for loads — scroll, open "show more",
- * play the video — run by the capture after load within the tenant's behaviorTimeout (issue 35 §1). One
+ * play the video — run by the capture after load within the tenant's behaviorTimeout. One
  * module per behavior (this folder); registry.ts lists them in the order they run. A site-specific one says
  * where it applies with `matches`, a page-side expression; the others run on every page and return at once
- * when the page gives them nothing to do.
+ * when the page gives them nothing to do: their cost is in proportion to what they find.
  */
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { BehaviorName } from '../../domain/capture-options.js';
@@ -45,4 +45,9 @@ export interface Behavior {
   /** A page-side expression that is true where this site-specific behavior applies; absent: every page. */
   readonly matches?: string;
   run(ctx: BehaviorContext): Promise<BehaviorFindings>;
+  /**
+   * Whether its findings are work the page gave it (something loaded, clicked, played or fetched): recorded as
+   * `found` beside its time, so "found nothing, cost N ms" reads in captureSettings.behaviors.
+   */
+  found(did: BehaviorFindings): boolean;
 }

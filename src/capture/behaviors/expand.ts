@@ -95,6 +95,7 @@ export const EXPAND_ROUND = `((rootSelector, maxClicks) => {
 export const expand: Behavior = {
   name: 'expand',
   run: (ctx) => expandControls(ctx, ''),
+  found: (did) => Number(did.clicked) > 0 || Number(did.detailsOpened) > 0,
 };
 
 /**

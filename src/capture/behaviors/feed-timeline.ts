@@ -39,6 +39,7 @@ export const feedTimeline: Behavior = {
   name: 'feed-timeline',
   matches: `document.querySelector('${FEED}') !== null`,
   run: followFeed,
+  found: (did) => Number(did.posts) > 0 || Number(did.clicked) > 0,
 };
 
 async function followFeed(ctx: BehaviorContext): Promise<BehaviorFindings> {

@@ -17,6 +17,8 @@ export interface BehaviorRun {
   name: BehaviorName;
   ms: number;
   did: BehaviorFindings;
+  /** Whether the page gave it work (Behavior.found): `found: false` with its `ms` is what a page with nothing for it cost. */
+  found: boolean;
   /** Still busy when the budget was spent (or not started: nothing was left). */
   outOfBudget?: true;
   /** Why it stopped early, when it failed (the capture goes on). */
@@ -100,7 +102,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
   for (const behavior of chosen) {
     if (skipped.has(behavior.name)) continue;
     const start = performance.now();
-    const run: BehaviorRun = { name: behavior.name, ms: 0, did: {} };
+    const run: BehaviorRun = { name: behavior.name, ms: 0, did: {}, found: false };
     report.ran.push(run);
     if (left() <= 0) {
       run.outOfBudget = true;
@@ -128,6 +130,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
         input.notes.push(`behavior ${behavior.name} failed: ${run.failed}`);
       }
     }
+    run.found = behavior.found(run.did);
     run.ms = Math.round(performance.now() - start);
   }
   report.ms = Math.round(performance.now() - started);

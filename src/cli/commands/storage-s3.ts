@@ -14,7 +14,7 @@ import { jsonLine } from '../output-format.js';
 import { createProgress } from '../progress.js';
 import { configuredStore, jetstreamStore, s3Store } from './storage.js';
 
-/** `storage migrate`: JetStream → S3 (issue 34 §4; docs/storage.md). */
+/** `storage migrate`: JetStream → S3 (docs/storage.md). */
 export const storageMigrate: CommandSpec = {
   path: ['storage', 'migrate'],
   summary: 'Copy every artifact the ledger names from the JetStream object store to S3 (resumable, idempotent).',

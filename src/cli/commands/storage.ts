@@ -14,7 +14,7 @@ import { type CommandSpec, intOpt } from '../command-spec.js';
 import { jsonLine } from '../output-format.js';
 import { createProgress } from '../progress.js';
 
-/** `storage verify`: is every artifact the ledger names still stored, whole? (issue 26; docs/operators.md) */
+/** `storage verify`: is every artifact the ledger names still stored, whole? (docs/operators.md) */
 export const storageVerify: CommandSpec = {
   path: ['storage', 'verify'],
   summary:

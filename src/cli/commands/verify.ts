@@ -19,7 +19,7 @@ inclusion in the transparency log is reported beside them as \`transparency\`, a
 signature, timestamp, and transparency when it carries a transparency-log proof (checked against the
 checkpoint it embeds, whose signer is trusted only with --log-key) — or, for a corroboration record (JSON, as GET
 /v1/captures/{id}/corroboration answers it), format, recordHash, signature and timestamp — or, for the diff of two
-captures (GET /v1/captures/{id}/diff/evidence, docs/watch.md), the checks envelope, recordHash, signature,
+captures (POST /v1/captures/{id}/diff/evidence makes it, docs/watch.md), the checks envelope, recordHash, signature,
 timestamp — and prints the result as JSON; exits 0 when verified, 1 when not (or when a file or
 URL cannot be read, or when a bundle's transparency result asked for with --log-url fails), 2 for bad arguments. A signature is only trusted with a published key: without
 --keys/--keys-url the signature check fails. Without --tsa-ca/--tsa-ca-url a timestamp cannot be checked.

@@ -109,7 +109,7 @@ export async function reportsPage(ctx: PageContext): Promise<void> {
 // ——— Usage across tenants ———
 
 /**
- * Usage across tenants and periods (issue 30 §3): captures per tenant per day and failures by reason per day, for a
+ * Usage across tenants and periods: captures per tenant per day and failures by reason per day, for a
  * period picked on the page, from the reports. The console only regroups the report's rows for drawing; the numbers
  * are the report's.
  */

@@ -3,7 +3,7 @@ import { field, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { signIn, signOut } from '../session.js';
+import { sessionCookiesDuplicated, signIn, signOut } from '../session.js';
 import { sessionState } from '../session-state.js';
 import type { SessionKind } from '../shapes.js';
 import { heading } from '../ui.js';
@@ -162,11 +162,19 @@ export function signInPage(ctx: PageContext): void {
   const cards = { tenant, operator, analyst };
   const first = as === 'operator' || as === 'analyst' ? as : 'tenant';
   const ended = ctx.query.get('ended') === '1';
+  const duplicated = ctx.query.get('cookies') === 'duplicated' || sessionCookiesDuplicated();
   const refused = ctx.query.get('error');
   put(
     ctx.main,
     heading('Sign in'),
-    ended
+    duplicated
+      ? h(
+          'p',
+          { class: 'error', role: 'alert' },
+          'Your browser sent this console two session cookies of one kind: another page on this host set one (a replayed capture can), and it could belong to someone else’s account, so the service used neither. Sign in again. If this message comes back, clear this site’s cookies in your browser’s settings, then sign in.',
+        )
+      : null,
+    !duplicated && ended
       ? h(
           'p',
           { class: 'error', role: 'alert' },

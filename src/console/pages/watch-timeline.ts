@@ -1,4 +1,4 @@
-import { get, query } from '../api.js';
+import { call, get, query } from '../api.js';
 import { h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time } from '../format.js';
@@ -7,9 +7,10 @@ import type { Schedule } from '../shapes.js';
 import { heading } from '../ui.js';
 
 /**
- * A watched URL over time (issue 32 §6, docs/watch.md): a schedule's runs newest first, each saying whether it
+ * A watched URL over time (docs/watch.md): a schedule's runs newest first, each saying whether it
  * changed since the run before; a change shows the two screenshots side by side and the diff image over the newer
- * one. Reads GET /v1/schedules/{id}, /runs and the diff routes, like any client.
+ * one. Reads GET /v1/schedules/{id}, /runs and the diff routes, like any client; signs a diff's evidence or
+ * certificate only when asked (a button: POST).
  */
 
 interface Run {
@@ -32,6 +33,30 @@ const screenshot = (captureId: string) => `/v1/captures/${encodeURIComponent(cap
 function summaryText(s: Record<string, number> | null): string {
   if (!s) return '';
   return `${s.textBlocksChanged ?? 0} text blocks changed, ${s.textBlocksAdded ?? 0} added, ${s.textBlocksRemoved ?? 0} removed; ${s.headersChanged ?? 0} headers; ${s.resourcesChanged ?? 0} resources changed; ${((s.pixelChangeRatio ?? 0) * 100).toFixed(2)} % of pixels.`;
+}
+
+/**
+ * The diff's signed evidence or certificate: made by a POST (it signs, and records the diff in the ledger and the
+ * public log), then a link to download what was made (GET serves it and writes nothing).
+ */
+function signedDownload(path: string, label: { make: string; link: string }): HTMLElement {
+  const holder = h('span', null);
+  // Inline (the links sit in a paragraph): a span, not statusRegion's div.
+  const message = h('span', { role: 'status', 'aria-live': 'polite' });
+  const button = h('button', { type: 'button' }, label.make);
+  button.addEventListener('click', async () => {
+    button.setAttribute('disabled', '');
+    put(message, 'Signing…');
+    try {
+      await call<unknown>('POST', path);
+      put(holder, h('a', { href: path, download: '' }, label.link));
+    } catch (err) {
+      put(message, errorBox(err));
+      button.removeAttribute('disabled');
+    }
+  });
+  put(holder, button, message);
+  return holder;
 }
 
 function runEntry(run: Run, url: string): HTMLElement {
@@ -90,17 +115,15 @@ function runEntry(run: Run, url: string): HTMLElement {
             null,
             h('a', { href: `/v1/captures/${encodeURIComponent(run.captureId)}/diff${diffQuery}` }, 'The diff (JSON)'),
             ' · ',
-            h(
-              'a',
-              { href: `/v1/captures/${encodeURIComponent(run.captureId)}/diff/evidence${diffQuery}` },
-              'Signed evidence',
-            ),
+            signedDownload(`/v1/captures/${encodeURIComponent(run.captureId)}/diff/evidence${diffQuery}`, {
+              make: 'Sign the evidence',
+              link: 'Signed evidence (JSON)',
+            }),
             ' · ',
-            h(
-              'a',
-              { href: `/v1/captures/${encodeURIComponent(run.captureId)}/diff/certificate${diffQuery}` },
-              'Certificate (PDF)',
-            ),
+            signedDownload(`/v1/captures/${encodeURIComponent(run.captureId)}/diff/certificate${diffQuery}`, {
+              make: 'Issue a certificate (PDF)',
+              link: 'Certificate (PDF)',
+            }),
           ),
         )
       : null,

@@ -43,18 +43,18 @@ export type TenantCommand =
     }
   | { type: 'DeleteSchedule'; data: { scheduleId: string } }
   | { type: 'FireSchedule'; data: { scheduleId: string; fireTime: string; captureId: string } }
-  /** A watched run compared with the run before it (issue 32); `comparedAt` is the time of the decision. */
+  /** A watched run compared with the run before it; `comparedAt` is the time of the decision. */
   | { type: 'RecordComparison'; data: Omit<CaptureComparison, 'comparedAt'> }
-  /** A diff's evidence was issued (issue 32); `attestedAt` is the time of the decision. */
+  /** A diff's evidence was issued; `attestedAt` is the time of the decision. */
   | { type: 'RecordDiffAttestation'; data: Omit<EventData<'capture.diff_attested'>, 'attestedAt'> }
-  /** A corroboration record was issued (issue 33 §2); `attestedAt` is the time of the decision. */
+  /** A corroboration record was issued; `attestedAt` is the time of the decision. */
   | {
       type: 'RecordCorroborationAttestation';
       data: Omit<EventData<'capture.corroboration_attested'>, 'attestedAt'>;
     }
   // usage
   | { type: 'RecordApiCalls'; data: { period: string; count: number } }
-  // retention and legal hold (issue 34): recorded after storage applied them; `at` is the time of the decision
+  // retention and legal hold: recorded after storage applied them; `at` is the time of the decision
   | { type: 'SetRetention'; data: Omit<EventData<'tenant.retention_set'>, 'at'> }
   | { type: 'PlaceLegalHold'; data: Omit<EventData<'capture.legal_hold_placed'>, 'at'> }
   | { type: 'LiftLegalHold'; data: Omit<EventData<'capture.legal_hold_lifted'>, 'at'> }

@@ -255,19 +255,19 @@ const fireSchedule: Handler<'FireSchedule'> = (cmd, state, now) => {
   }
 };
 
-/** A watched run's comparison (issue 32): a fact computed elsewhere, recorded as it is. */
+/** A watched run's comparison: a fact computed elsewhere, recorded as it is. */
 const recordComparison: Handler<'RecordComparison'> = (data, _state, now) => ({
   events: [{ type: 'capture.compared', data: { ...data, comparedAt: now.toISOString() } }],
   reply: null,
 });
 
-/** A diff issued as evidence (issue 32): recorded so the sequencer logs its record's hash like a bundle's. */
+/** A diff issued as evidence: recorded so the sequencer logs its record's hash like a bundle's. */
 const recordDiffAttestation: Handler<'RecordDiffAttestation'> = (data, _state, now) => ({
   events: [{ type: 'capture.diff_attested', data: { ...data, attestedAt: now.toISOString() } }],
   reply: null,
 });
 
-/** A corroboration record issued (issue 33 §2): recorded so the sequencer logs its hash like a bundle's. */
+/** A corroboration record issued: recorded so the sequencer logs its hash like a bundle's. */
 const recordCorroborationAttestation: Handler<'RecordCorroborationAttestation'> = (data, _state, now) => ({
   events: [{ type: 'capture.corroboration_attested', data: { ...data, attestedAt: now.toISOString() } }],
   reply: null,
@@ -280,7 +280,7 @@ const recordApiCalls: Handler<'RecordApiCalls'> = (cmd) => {
   return { events: [{ type: 'usage.api_calls_recorded', data: cmd }], reply: null };
 };
 
-// ---- retention and legal hold (issue 34) -----------------------------------------------------------------
+// ---- retention and legal hold -----------------------------------------------------------------
 
 /** Recorded as asked: the operator route checked the capture and storage applied the change first. */
 const recorded =

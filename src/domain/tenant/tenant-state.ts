@@ -112,7 +112,7 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       state.webhooks.delete(event.data.webhookId);
       break;
     case 'schedule.created': {
-      // The watch settings (issue 32) are the projection's, for the watch consumer; only what each run must
+      // The watch settings are the projection's, for the watch consumer; only what each run must
       // record for them is kept here: the boxes of its ignoreSelectors and ignoreText, so the diff can mask them in pixels.
       const { scheduleId, watch, options, ...rest } = event.data;
       const runOptions = watchedRunOptions(options, watch);

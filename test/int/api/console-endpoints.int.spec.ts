@@ -16,7 +16,7 @@ import {
 } from '../../support/test-server.js';
 
 /**
- * The read endpoints the console needs beyond the spec (README, Console endpoints), against a real nats-server and
+ * The read endpoints the console needs beyond the spec (docs/api.md, Console endpoints), against a real nats-server and
  * Postgres: each one's answer from real events, tenant isolation, and the spec's error body for bad input.
  */
 

@@ -5,7 +5,7 @@ import { type OidcProviderHandle, startOidcProvider } from '../../support/oidc-p
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Console sign-in with OpenID Connect (issue 30 §1) against a real OpenID provider (oidc-provider, certified) on
+ * Console sign-in with OpenID Connect against a real OpenID provider (oidc-provider, certified) on
  * loopback, a real nats-server and Postgres: the whole flow over HTTP without a browser — start → the provider's
  * authorization endpoint → its login and consent forms (devInteractions) → callback → a tenant session cookie that
  * lists the mapped tenant's captures with the mapped scopes; an unmapped person, a forged or missing state, and a

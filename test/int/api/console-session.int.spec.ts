@@ -10,7 +10,7 @@ import {
 } from '../../support/test-server.js';
 
 /**
- * Console sign-in (issue 30 §1) against a real nats-server and Postgres: the session cookie stands for the key on
+ * Console sign-in against a real nats-server and Postgres: the session cookie stands for the key on
  * tenant routes and for the admin key on operator routes, with CSRF and Origin checks on unsafe methods, expiry by
  * an injected clock, sign-out, revocation, and the failed sign-in limits.
  */
@@ -211,6 +211,50 @@ describe('console sessions', () => {
     assert.equal((await withCookie(operator, 'GET', '/v1/admin/keys')).status, 401);
   });
 
+  it('refuses a request carrying a second tenant session cookie, planted by another page on the host, instead of serving its tenant', async () => {
+    const victim = await signIn({ apiKey: (await tenantKey('console-victim', ['capture'])).key });
+    const attacker = await signIn({ apiKey: (await tenantKey('console-attacker', ['capture'])).key });
+    // What a replayed page on the console's host name can do: set the attacker's session for a longer path, which
+    // the browser sends first, beside the victim's own (cookies ignore ports).
+    const planted = { ...victim, cookie: `${attacker.cookie}; ${victim.cookie}` };
+    for (const [method, path, csrf] of [
+      ['GET', '/v1/captures', false],
+      ['GET', '/console/session', false],
+      ['POST', '/v1/captures', true],
+    ] as const) {
+      const r = await withCookie(planted, method, path, {
+        csrf,
+        body: method === 'POST' ? { url: 'http://127.0.0.1:9/' } : undefined,
+      });
+      assert.equal(r.status, 401, `${method} ${path}: ${r.text}`);
+      assertProblem(r.body, 401);
+      assert.equal(r.body.sessionCookie, 'duplicated');
+      assert.match(r.body.detail, /more than one cl_tenant_session cookie/);
+      assert.equal(r.headers.get('set-cookie'), null, 'neither cookie cleared');
+    }
+    for (const session of [victim, attacker]) {
+      const list = await withCookie(session, 'GET', '/v1/captures');
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(list.body.data, [], 'no capture reached either tenant');
+    }
+  });
+
+  it("serves the console on PUBLIC_BASE_URL's host name only, and redirects any other Host there", async () => {
+    const port = new URL(s.baseUrl).port;
+    for (const path of ['/console', '/console/captures?status=complete', '/console/assets/console.js']) {
+      const elsewhere = await s.call('GET', path, { headers: { host: `127.0.0.1:${port}` } });
+      assert.equal(elsewhere.status, 307, `${path}: ${elsewhere.text}`);
+      assert.equal(elsewhere.headers.get('location'), `${PUBLIC_BASE_URL}${path}`);
+    }
+    const replayHost = await s.call('GET', '/console', { headers: { host: `localhost:${port}` } });
+    assert.equal(replayHost.status, 307);
+    const here = await s.call('GET', '/console/captures', { headers: { host: new URL(PUBLIC_BASE_URL).host } });
+    assert.equal(here.status, 200, here.text);
+    assert.match(here.headers.get('content-type') ?? '', /text\/html/);
+    // The API itself answers by any name (clients and health checks address it as they like).
+    assert.equal((await s.call('GET', '/health', { headers: { host: `localhost:${port}` } })).status, 200);
+  });
+
   it("ends a revoked key's sessions", async () => {
     const { key, keyHash } = await tenantKey('console-e', ['read']);
     const session = await signIn({ apiKey: key });
@@ -351,7 +395,11 @@ describe('console sessions in legacy single-key mode (no ADMIN_KEY), under https
       setCookie,
     );
     assert.ok(!setCookie.includes(LEGACY_KEY));
+    assert.match(setCookie, /^__Host-cl_tenant_session=[A-Za-z0-9_-]{43}; Path=\/; /, 'the __Host- name under https');
     const list = await s.call('GET', '/v1/captures', { headers: { cookie: setCookie.split(';')[0]! } });
     assert.equal(list.status, 200, list.text);
+    // The bare name is not read under https: such a cookie can be planted by a sibling host; this one cannot.
+    const bare = setCookie.split(';')[0]!.replace(/^__Host-/, '');
+    assert.equal((await s.call('GET', '/v1/captures', { headers: { cookie: bare } })).status, 401);
   });
 });

@@ -90,7 +90,7 @@ describe('rate limits shared through NATS KV', () => {
     assert.equal((await limiter.take('peek', 3, 60_000, 0)).allowed, false);
   });
 
-  /** spec 8.1, issue 27: 5 per 60 s per IP on the operator key endpoints, exact across API processes. */
+  /** spec 8.1: 5 per 60 s per IP on the operator key endpoints, exact across API processes. */
   describe('the operator key limit, exact across two processes', () => {
     const t0 = 5_000_000 * 60_000 + 47_000; // any instant: the log has no fixed windows
     let t = t0;

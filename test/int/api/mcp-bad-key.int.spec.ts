@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Issue 31 §3: a bad key over MCP reaches the user as "invalid or revoked key", not as an OAuth flow. The SDK's client
+ * A bad key over MCP reaches the user as "invalid or revoked key", not as an OAuth flow. The SDK's client
  * transport with an authProvider — as the MCP Inspector builds it — starts OAuth discovery on any 401; this server does
  * not use MCP authorization (OAuth), so it refuses a key with 403 and the reason.
  */

@@ -15,7 +15,7 @@ import {
 import { ADMIN_KEY, type CallResult, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * The OpenAPI document against the real service (issue 14): every documented operation is exercised —
+ * The OpenAPI document against the real service: every documented operation is exercised —
  * success and error answers — and every real answer must have a status its operation documents, a content
  * type documented for that status, and (for JSON) a body that validates against the documented schema.
  * Real nats-server, Postgres and a Chromium worker; all traffic stays on loopback.

@@ -9,7 +9,7 @@ import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../.
 import { cli, writeTenantHistory } from '../cli/cli-fixtures.js';
 
 /**
- * The operators' endpoints of issue 30 §3 against a real nats-server and Postgres: the checks' last results recorded
+ * The operators' endpoints against a real nats-server and Postgres: the checks' last results recorded
  * by real CLI runs (in this process, with their own NATS and Postgres connections), the log monitor run by the api
  * on demand with its state kept between runs, and the webhook dead-letter queue across tenants. Operator access is
  * tenant-agnostic; a tenant key gets 401.

@@ -11,7 +11,7 @@ import { completeWithBundle } from '../../support/logged-capture.js';
 import { ADMIN_KEY, assertProblem, httpCall, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Issue 28, findings 2–6: an outside probe of the newer surfaces, as an attacker with a tenant key (or none) would
+ * An outside probe of the newer surfaces, as an attacker with a tenant key (or none) would
  * run it, against the real service (NATS, Postgres, a signer with the built-in TSA). 127.0.0.1 is allow-listed, as
  * an operator's intranet range might cover the service's own address.
  */
@@ -20,7 +20,7 @@ const TENANT_LIMIT = 30;
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('outside probe of the newer surfaces (issue 28)', () => {
+describe('outside probe of the newer surfaces', () => {
   let s: TestServer;
   let captureId: string;
   let certificate: Buffer;
@@ -205,6 +205,118 @@ describe('outside probe of the newer surfaces (issue 28)', () => {
       const body = JSON.parse(r.body.result.content[1].text);
       assert.equal(body.status, 400);
       assert.match(body.detail, /params\.captureId: must be at most 100 characters/);
+    });
+  });
+
+  describe('second probe: odd ids, MCP at the door, one admin limit, the TSA, safe diff reads', () => {
+    it('answers 404 for an id no store key can hold on every route that takes one, never a 500', async () => {
+      const doc = (await s.call('GET', '/openapi.json')).body as {
+        paths: Record<string, Record<string, unknown>>;
+      };
+      const keys = [await mkKey('odd-ids-1', ['capture', 'read']), await mkKey('odd-ids-2', ['capture', 'read'])];
+      let asked = 0;
+      for (const [template, item] of Object.entries(doc.paths)) {
+        const params = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+        const ids = params.filter((p) => ['captureId', 'scheduleId', 'webhookId', 'keyHash', 'tenantId'].includes(p));
+        if (ids.length === 0) continue;
+        for (const method of Object.keys(item).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))) {
+          const path = template.replace(/\{(\w+)\}/g, (_, p: string) => (ids.includes(p) ? '%00' : 'html'));
+          const query = template.includes('/diff') ? `?base=${captureId}` : '';
+          const admin = template.startsWith('/v1/admin/');
+          const r = await s.call(method.toUpperCase(), `${path}${query}`, {
+            token: admin ? ADMIN_KEY : keys[asked++ % keys.length]!,
+            from: freshAddress(),
+            ...(['post', 'put', 'patch'].includes(method) ? { body: {} } : {}),
+          });
+          const where = `${method.toUpperCase()} ${template}: ${r.text}`;
+          assert.ok(r.status < 500, where);
+          // A tenant id names a tenant only when its config is read (404); writes and the retention routes check it
+          // as a field (400).
+          if (!ids.includes('tenantId') || (template.endsWith('/config') && method === 'get')) {
+            assert.equal(r.status, 404, where);
+            assertProblem(r.body, 404);
+          }
+        }
+      }
+      assert.ok(asked >= 15, `${asked} tenant routes with ids asked`);
+      for (const odd of ['cap_a%20b', 'cap_..', 'cap_a.b', '%E2%98%83', 'cap_%0A']) {
+        const r = await s.call('GET', `/v1/captures/${odd}/corroboration`, { token: keys[0]!, from: freshAddress() });
+        assert.equal(r.status, 404, `${odd}: ${r.text}`);
+        assert.equal(r.body.detail, 'No capture has this id.');
+      }
+      // Ids in a query reach Postgres, whose text holds no NUL: refused, or naming nothing, before it is asked.
+      const bySchedule = await s.call('GET', '/v1/captures?schedule_id=%00', { token: keys[0]!, from: freshAddress() });
+      assert.equal(bySchedule.status, 400, bySchedule.text);
+      assert.match(bySchedule.body.detail, /schedule_id: must be a schedule id/);
+      const byUrl = await s.call('GET', '/v1/captures?url=http%00', { token: keys[1]!, from: freshAddress() });
+      assert.equal(byUrl.status, 400, byUrl.text);
+      const keysOf = await s.call('GET', '/v1/admin/keys?tenant=%00', { token: ADMIN_KEY, from: freshAddress() });
+      assert.equal(keysOf.status, 200, keysOf.text);
+      assert.deepEqual(keysOf.body.data, []);
+      // MCP takes the same schemas: the tool's error body is the 404, not an internal error.
+      const mcp = await rpc(
+        await mkKey('odd-ids-mcp', ['read']),
+        message(1, 'tools/call', { name: 'get_capture', arguments: { captureId: 'cap_\u0000' } }),
+      );
+      assert.equal(mcp.status, 200, mcp.text);
+      assert.equal(mcp.body.result.isError, true);
+      assert.equal(JSON.parse(mcp.body.result.content[1].text).status, 404);
+    });
+
+    it('an MCP tools/call whose params fail validation pays its token at the door like any message', async () => {
+      const key = await mkKey('mcp-bad-params', ['read']);
+      const bad = (i: number) =>
+        message(i, 'tools/call', { name: 'get_capture', arguments: 'not an object', _meta: 'nor this' });
+      const statuses: number[] = [];
+      for (let post = 0; post < 6 && statuses.at(-1) !== 429; post++)
+        statuses.push(
+          (
+            await rpc(
+              key,
+              Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => bad(i + 1)),
+            )
+          ).status,
+        );
+      // 30 tokens a minute: three batches of ten (the SDK refuses their params), then refused at the door.
+      assert.equal(statuses.length, 4, statuses.join(' '));
+      assert.ok(
+        statuses.slice(0, 3).every((st) => st !== 429),
+        statuses.join(' '),
+      );
+      assert.equal(statuses[3], 429);
+    });
+
+    it('counts failed admin credentials once: guesses on the key endpoints and on other routes add up to 5 a minute', async () => {
+      const from = freshAddress();
+      for (let i = 0; i < 3; i++)
+        assert.equal((await s.call('GET', '/v1/admin/keys', { token: `wrong-${i}`, from })).status, 401);
+      for (let i = 0; i < 2; i++)
+        assert.equal(
+          (await s.call('GET', '/v1/admin/usage?tenant=probe', { token: `wrong-more-${i}`, from })).status,
+          401,
+        );
+      const refused = await s.call('GET', '/v1/admin/usage?tenant=probe', { token: ADMIN_KEY, from });
+      assert.equal(refused.status, 429, refused.text);
+      assert.match(refused.body.detail, /failed admin credentials/);
+      assert.equal((await s.call('GET', '/v1/admin/keys', { token: ADMIN_KEY, from })).status, 429);
+    });
+
+    it("refuses the built-in TSA's listener as a capture target, and names the TSA by its published CA, not that address", async () => {
+      const [tsa] = s.server.evidence.listeners;
+      assert.ok(tsa, 'the signer runs the built-in TSA here');
+      const key = await mkKey('tsa-target', ['capture']);
+      const r = await s.call('POST', '/v1/captures', {
+        token: key,
+        body: { url: `http://127.0.0.1:${tsa.port}/` },
+        from: freshAddress(),
+      });
+      assert.equal(r.status, 422, r.text);
+      assert.match(r.body.detail, /this service's own address/);
+      const verified = await s.call('GET', `/v1/verify/${captureId}`, { from: freshAddress() });
+      assert.equal(verified.status, 200, verified.text);
+      const named = verified.body.signing.timestamp.tsa as string;
+      assert.equal(named, `${s.server.ctx.config.PUBLIC_BASE_URL}/.well-known/tsa-certificates`);
+      assert.ok(!named.includes(`:${tsa.port}`), named);
     });
   });
 

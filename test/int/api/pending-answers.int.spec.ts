@@ -4,7 +4,7 @@ import { PENDING_RETRY_AFTER_S } from '../../../src/domain/errors.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Issue 31 §3: a capture still running answers "wait", which a client or an agent can tell from "gone". Spec 4.9 keeps
+ * A capture still running answers "wait", which a client or an agent can tell from "gone". Spec 4.9 keeps
  * its 404 for verify (the detail says pending); the certificate (ours) and the MCP tools answer 409 with the status and
  * Retry-After. No worker runs here, so a submitted capture stays pending.
  */

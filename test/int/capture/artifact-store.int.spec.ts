@@ -13,7 +13,7 @@ async function* pieces(bytes: Uint8Array, size: number) {
   for (let offset = 0; offset < bytes.byteLength; offset += size) yield bytes.subarray(offset, offset + size);
 }
 
-/** The write-once artifact store (issue 26): no purge, no delete, no rollup; old objects still read. */
+/** The write-once artifact store: no purge, no delete, no rollup; old objects still read. */
 describe('artifact store', () => {
   let infra: Awaited<ReturnType<typeof startNatsOnly>>;
   let nc: NatsConnection;
@@ -36,7 +36,7 @@ describe('artifact store', () => {
       },
     });
     await observer.flush();
-    // As a deployment before issue 26 left it: the library's stream, an object the library wrote.
+    // As a deployment of an older release left it: the library's stream, an object the library wrote.
     old = await new Objm(nc).create('artifacts');
     oldInfo = await old.putBlob({ name: 'cap_old/wacz' }, oldBytes);
     store = await openArtifactStore(nc);

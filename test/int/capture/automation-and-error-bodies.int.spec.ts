@@ -6,7 +6,7 @@ import { launchChromium, type LaunchedChromium } from '../../../src/capture/brow
 import { capturePage } from '../../../src/capture/page-capture.js';
 
 /**
- * Issue 35 §4: a captured page sees what a person's browser shows (navigator.webdriver false, no
+ * A captured page sees what a person's browser shows (navigator.webdriver false, no
  * HeadlessChrome), and a response the server sent with an error status is archived with its body even when
  * Blink cancels it (scripts, stylesheets, fonts).
  */

@@ -9,7 +9,7 @@ import { solidPng } from '../../support/fixture-site.js';
 import { makeTestMedia, serveMedia, type TestMedia } from '../../support/test-media.js';
 
 /**
- * Issue 35 §1 and §2: the behaviors a capture runs after load (src/capture/behaviors/), each on a page that
+ * The behaviors a capture runs after load (src/capture/behaviors/), each on a page that
  * needs it, in real Chromium; what they fetch is checked in the exchanges that become the WARC.
  */
 const T = { timeout: 120_000 };
@@ -74,6 +74,30 @@ describe('capture behaviors (real Chromium)', () => {
     assert.equal(did(result, 'auto-fetch')?.fetched, 0);
     assert.equal(result.behaviors?.outOfBudget, false);
   });
+
+  it('a scripted tall page that grows nothing is scrolled through once, with no wait at the bottom', T, async () => {
+    const result = await capture('/scripted-tall');
+    const scroll = result.behaviors?.ran.find((r) => r.name === 'auto-scroll');
+    assert.ok(Number(scroll?.did.steps) > 0, JSON.stringify(scroll));
+    assert.equal(scroll?.did.reachedBottom, true);
+    assert.equal(scroll?.did.growthRounds, 0);
+    assert.equal(scroll?.did.loaded, false, 'scrolling set nothing off');
+    assert.equal(scroll?.did.waitedMs, 0, 'so it did not wait for quiet at the bottom');
+    for (const run of result.behaviors?.ran ?? []) assert.equal(run.found, false, `${run.name} found nothing`);
+    assert.match(result.html, /script ran/);
+  });
+
+  it(
+    'a page whose image loads only when scrolled to: the scroll waits for it and records what it found',
+    T,
+    async () => {
+      const result = await capture('/lazy-below');
+      const scroll = result.behaviors?.ran.find((r) => r.name === 'auto-scroll');
+      assert.equal(scroll?.did.loaded, true, JSON.stringify(scroll));
+      assert.equal(scroll?.found, true);
+      assert.ok(exchange(result, `${origin}/img/below.png`), 'the lazy image was archived');
+    },
+  );
 
   it(
     'expand opens "show more replies" round after round, never follows a link away and blocks a navigating one',
@@ -217,6 +241,14 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
   switch (path) {
     case '/plain':
       return html('<h1>plain</h1><p>nothing to do here</p>');
+    case '/scripted-tall':
+      return html(`<style>section { height: 800px; background: linear-gradient(#fff, #cde) }</style>
+<section><p id="by">script not run</p></section><section>two</section><section>three</section><section>four</section>
+<script>document.getElementById('by').textContent = 'script ran';</script>`);
+    case '/lazy-below':
+      return html(`<div style="height: 2400px">top</div>
+<img loading="lazy" src="/img/below.png" width="10" height="10" alt="below the fold">
+<script>document.title = 'lazy below';</script>`);
     case '/elsewhere':
       return html('<h1>elsewhere</h1>');
     case '/thread':

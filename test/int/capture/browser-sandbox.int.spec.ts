@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { BROWSER_UID, launchChromium } from '../../../src/capture/browser-launch.js';
 
-/** Issue 13 §1: the browser renders hostile pages — sandboxed, unprivileged, holding none of the service's secrets. */
+/** The browser renders hostile pages — sandboxed, unprivileged, holding none of the service's secrets. */
 describe('Chromium as launched for captures', () => {
   it('runs sandboxed, as an unprivileged user when the service is root, with none of the service environment', async () => {
     process.env['CAPTURE_LEDGER_SECRET_PROBE'] = 'must-not-reach-the-browser';

@@ -6,7 +6,7 @@ import { launchChromium, type LaunchedChromium } from '../../../src/capture/brow
 import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.js';
 
 const T = { timeout: 20_000 };
-/** /consent-late draws its banner 2 s after load; then settle, a second look, the opt-out: about 7 s, 9 s on a busy host. */
+/** /consent-late draws its banner 2 s after load; a look beside settle finds it, then the opt-out: about 7 s, 9 s on a busy host. */
 const LATE = { timeout: 60_000 };
 
 function pixel(buffer: Buffer, x: number, yFromBottom: number): number[] {
@@ -64,19 +64,27 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.equal(result.render.settleReason, 'idle', 'the frame handed to its own process does not hold settle open');
   });
 
-  it('looks again after settle for a banner drawn when the page kept loading after load', LATE, async () => {
+  it('looks again beside settle for a banner drawn when the page kept loading after load', LATE, async () => {
     const result = await capturePage(chromium.browser, site.url('/consent-late'), { timeoutMs: 30_000 });
     assert.equal(result.consent?.cmp, 'Onetrust');
     assert.equal(result.consent?.result, 'opted-out');
     assert.deepEqual(pixel(result.screenshotBefore!, 5, 5), [34, 34, 34]);
     assert.deepEqual(pixel(result.screenshot, 5, 5), [255, 255, 255]);
     assert.match(result.html, /data-consent="rejected"/);
+    assert.ok(result.consentDetection!.looks >= 2, 'found by a look after the one at load');
   });
 
   it('answers that a page without a banner has none (how fast: make bench, capture-latency)', T, async () => {
     const result = await capturePage(chromium.browser, site.url('/article'), { timeoutMs: 10_000 });
     assert.equal(result.consent?.result, 'not-found');
     assert.equal(result.screenshotBefore, undefined);
+  });
+
+  it('looks once at a scripted page that stays quiet after load: no look after it settled', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/scripted-tall'), { timeoutMs: 10_000 });
+    assert.equal(result.consent?.result, 'not-found');
+    assert.equal(result.quiet?.document, 'dynamic');
+    assert.equal(result.consentDetection?.looks, 1, JSON.stringify(result.consentDetection));
   });
 
   it('skips consent handling when asked to', T, async () => {

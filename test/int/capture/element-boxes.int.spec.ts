@@ -11,7 +11,7 @@ import { DEFAULT_CAPTURE_SETTINGS } from '../../../src/domain/capture-options.js
 const T = { timeout: 60_000 };
 
 /**
- * options.recordBoxes (issue 32): the boxes of the selectors' elements, measured right before the screenshot, in
+ * options.recordBoxes: the boxes of the selectors' elements, measured right before the screenshot, in
  * screenshot pixels from its top-left — and not what the page's own scripts would have them be.
  */
 const PAGE = `<!doctype html><html><head><style>

@@ -4,7 +4,7 @@ import { MEMBER_CLAIMS_BUCKET, openMemberClaims } from '../../../src/capture/mem
 import type { NatsHandles } from '../../../src/infra/nats.js';
 import { startNatsWithTwoClients } from '../../support/harness.js';
 
-/** Claims on corroborated sets (issue 33 §2) in their KV bucket, against a real nats-server. */
+/** Claims on corroborated sets in their KV bucket, against a real nats-server. */
 describe('member claims (real nats-server)', () => {
   let nats: Awaited<ReturnType<typeof startNatsWithTwoClients>>;
   let a: NatsHandles;

@@ -1,4 +1,4 @@
-// A target that is not HTML (issue 15 item 5): a PDF or an image is captured — the response itself archived,
+// A target that is not HTML : a PDF or an image is captured — the response itself archived,
 // a screenshot of what the browser shows — and for a PDF the archived body is the document, not the
 // wrapper page of Chromium's PDF viewer.
 import assert from 'node:assert/strict';

@@ -14,7 +14,7 @@ import { type FixtureSite, startFixtureSite } from '../../support/fixture-site.j
 import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * The session recording (issue 35 §3) through the whole service: a capture with `recordSession: true` has a video
+ * The session recording through the whole service: a capture with `recordSession: true` has a video
  * that ffprobe plays (VP8 WebM, more than one frame, as long as navigation-to-screenshot), served beside spec
  * 4.8's artifacts, hashed into the bundle that verifies, and named on the certificate; a capture without the
  * option has none of it.

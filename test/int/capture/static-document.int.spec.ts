@@ -9,7 +9,7 @@ import { capturePage } from '../../../src/capture/page-capture.js';
 import { documentDynamics, STATIC_QUIET_WINDOW_MS } from '../../../src/capture/static-document.js';
 
 /**
- * Issue 35 §6: a page that cannot change by itself gets short quiet windows (static-document.ts), and every other
+ * A page that cannot change by itself gets short quiet windows (static-document.ts), and every other
  * page keeps the full ones. Real Chromium against pages served here on loopback.
  */
 const T = { timeout: 60_000 };

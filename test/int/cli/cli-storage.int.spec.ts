@@ -9,7 +9,7 @@ import { cli } from './cli-fixtures.js';
 
 const byOperator = { correlationId: 'storage-verify', causedBy: { kind: 'admin' as const } };
 
-/** `capture-ledger storage verify` (issue 26): every artifact the ledger names, read back and checked. */
+/** `capture-ledger storage verify`: every artifact the ledger names, read back and checked. */
 describe('capture-ledger storage verify', () => {
   let s: TestServer;
   let env: Record<string, string>;

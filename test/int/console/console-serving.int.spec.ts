@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * The console's serving (README, Console): the same HTML shell at /console and every page path under it, with a
+ * The console's serving (docs/console.md): the same HTML shell at /console and every page path under it, with a
  * strict CSP and no inline script or style; the script and stylesheet built by esbuild from src/console/, served
  * with their content types and a strong ETag that answers 304; paths the console does not own are not the shell.
  */

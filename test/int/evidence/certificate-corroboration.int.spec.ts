@@ -16,7 +16,7 @@ import { completeWithBundle, freshCertificates } from '../../support/logged-capt
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * The certificate of a member of a corroborated set (issue 33 §2; docs/evidence.md, Corroborated captures): not
+ * The certificate of a member of a corroborated set (docs/evidence.md, Corroborated captures): not
  * issued while the set is pending (it is stored once and would never name the verdict), then issued naming the
  * verdict, the fields that differ, every member's vantage (id, region, exit address) and the record's hash.
  */

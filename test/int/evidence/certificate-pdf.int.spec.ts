@@ -15,7 +15,7 @@ import { completeWithBundle } from '../../support/logged-capture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * The certificate as PDF readers and courts see it (issue 31 §2; docs/evidence.md, Certificates): made by the real
+ * The certificate as PDF readers and courts see it (docs/evidence.md, Certificates): made by the real
  * API and signer roles, it carries a standard PDF signature poppler's pdfsig reports valid over the whole file (and
  * invalid after one flipped byte), embeds every font (pdffonts), prints a Greek and Japanese title and URL exactly
  * (pdftotext), names the capture, URL, bundle hash and "page N of M" on every page, and shows the screenshot on page 1
@@ -119,6 +119,7 @@ describe('the certificate PDF: signed, PDF/A, readable', () => {
       certificateHash: 'pass',
       signature: 'pass',
       timestamp: 'pass',
+      url: 'pass',
       pdfSignature: 'pass',
     });
     assert.equal(result.verified, true);

@@ -24,7 +24,7 @@ import { startFixtureSite, type FixtureSite } from '../../support/fixture-site.j
  * range). Service workers run on http://127.0.0.1 (a potentially trustworthy origin), and the viewer fetches
  * nothing from the internet, so no workaround is needed.
  *
- * Issue 29 §7: ReplayWeb.page's viewer reloads its frame only three times, 100 ms apart, waiting for its service
+ * ReplayWeb.page's viewer reloads its frame only three times, 100 ms apart, waiting for its service
  * worker to take control; when installing took longer (a busy host: the end of a `make test` run) the frame stayed
  * on a 404 and the replay never showed, however long a test waited. The replay page has the worker active before the
  * viewer starts: the second case makes installing take 3 s and the replay still shows.

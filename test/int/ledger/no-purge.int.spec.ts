@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type EmbeddedNats, startEmbeddedNats } from '../../../src/infra/embedded-nats.js';
 
 /**
- * Issue 26: not even the operator's user (make run's one user, the CLI, provisioning) may purge a stream or
+ * Not even the operator's user (make run's one user, the CLI, provisioning) may purge a stream or
  * delete a message; the server refuses, so a regression fails loudly instead of wiping evidence.
  */
 describe("the operator's NATS user may not purge or delete messages", () => {

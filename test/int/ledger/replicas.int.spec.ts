@@ -12,7 +12,7 @@ import { projectRoot } from '../../../src/infra/project-root.js';
 import { ReplicasError } from '../../../src/ledger/streams.js';
 import { startNatsOnly } from '../../support/harness.js';
 
-/** NATS_REPLICAS is configuration (issue 10 §1): applied at creation, raised at start, refused when impossible. */
+/** NATS_REPLICAS is configuration: applied at creation, raised at start, refused when impossible. */
 describe('NATS_REPLICAS', () => {
   let dir: string;
   let cluster: NatsCluster;

@@ -1,4 +1,4 @@
-// The service's own listen addresses are never a target, whatever ALLOW_PRIVATE_TARGETS says (issue 28 §6): the
+// The service's own listen addresses are never a target, whatever ALLOW_PRIVATE_TARGETS says: the
 // egress proxy refuses them at fetch time, as the URL check does at submission. 127.0.0.1 is allow-listed here
 // and stands for both the service (a listener the tenant must not reach) and a page it may capture.
 import assert from 'node:assert/strict';

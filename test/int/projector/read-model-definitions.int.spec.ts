@@ -10,7 +10,7 @@ import { applyEvents, readTenantReadModelRows } from '../../../projections/read-
 import { type Infra, startInfra } from '../../support/harness.js';
 
 /**
- * Issue 21 §2: each read model says once what an event does to its rows; the batched SQL writer and the
+ * Each read model says once what an event does to its rows; the batched SQL writer and the
  * audit's fold both carry that out. A log with every rule's edge (late and duplicate outcomes in and across
  * batches, a superseded schedule run, double revocations and deletions) is written in several batchings:
  * the tables are the same whatever the batching, and the audit's fold finds nothing to report.

@@ -1,4 +1,4 @@
-// The provenance record of a capture of an HTTPS page (issue 15): real Chromium behind the real egress proxy,
+// The provenance record of a capture of an HTTPS page: real Chromium behind the real egress proxy,
 // an HTTPS fixture with a certificate made for the test, capture options applied, and the record — with the
 // fixture's certificate as the proxy's TLS probe saw it — written into a WACZ that still verifies.
 import assert from 'node:assert/strict';

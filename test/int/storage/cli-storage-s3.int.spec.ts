@@ -18,7 +18,7 @@ const certificatePdf = Buffer.from('%PDF-1.7 issued on JetStream\n');
 const corroborationId = newId('cor');
 const corroborationRecord = Buffer.from(JSON.stringify({ record: { id: corroborationId } }));
 
-/** `capture-ledger storage migrate | verify | hold | release` with S3 (issue 34 §3, §4). */
+/** `capture-ledger storage migrate | verify | hold | release` with S3. */
 describe('capture-ledger storage with S3', () => {
   let gw: Radosgw;
   let s: TestServer;

@@ -15,7 +15,7 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../../support/test-
 const DAY_MS = 86_400_000;
 
 /**
- * Retention and legal hold with S3 storage (issue 34 §3, §5), through the service: a worker stores a tenant's
+ * Retention and legal hold with S3 storage, through the service: a worker stores a tenant's
  * capture locked for its retention and says so in the provenance record; operators place and lift holds,
  * recorded with who and why; storage refuses shortening and the service says so; a capture submitted while
  * storage is down waits and completes once it is back.

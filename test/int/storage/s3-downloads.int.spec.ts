@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../../support/test-server.js';
 const byOperator = { correlationId: 's3-downloads', causedBy: { kind: 'admin' as const } };
 
 /**
- * The spec's downloads (4.8) with ARTIFACT_STORE=s3 (issue 34 §1, §2, §5): streamed with byte ranges, or
+ * The spec's downloads (4.8) with ARTIFACT_STORE=s3: streamed with byte ranges, or
  * redirected to a presigned link that serves the same; 503 with Retry-After while storage is down.
  */
 describe('downloads from S3', () => {

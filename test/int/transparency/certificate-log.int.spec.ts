@@ -220,6 +220,7 @@ describe('the certificate carries the transparency-log proof', () => {
       'certificateHash:pass',
       'signature:pass',
       'timestamp:pass',
+      'url:pass',
       'transparency:pass',
       'pdfSignature:pass',
     ]);
@@ -263,6 +264,7 @@ describe('the certificate carries the transparency-log proof', () => {
       'certificateHash:pass',
       'signature:pass',
       'timestamp:pass',
+      'url:pass',
       'transparency:pass',
       'pdfSignature:pass',
       'capture:pass',

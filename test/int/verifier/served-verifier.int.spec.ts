@@ -14,10 +14,10 @@ import { completeWithBundle } from '../../support/logged-capture.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
- * Issue 31 §1: the verifier anyone can get. The verify page's command lines, taken from its HTML as served, run
+ * The verifier anyone can get. The verify page's command lines, taken from its HTML as served, run
  * with bash in an empty directory whose PATH holds only node, npm/npx, curl and sh (npx runs a bin through sh), with the npm registry pointed at
  * a closed loopback port (npx must install the served tarball and nothing else). Then the same verifier on a
- * flipped byte, on the four container changes of issue 31 with the certificate given, with the TSA document as
+ * flipped byte, on the four container changes with the certificate given, with the TSA document as
  * served, and with the log key on a WACZ.
  */
 
@@ -38,7 +38,7 @@ const which = (name: string) =>
 
 const unescapeHtml = (s: string) => s.replace(/&#(\d+);/g, (_m, n) => String.fromCharCode(Number(n)));
 
-describe('the served verifier and the verify page command lines (issue 31 §1)', () => {
+describe('the served verifier and the verify page command lines', () => {
   let s: TestServer;
   let base: string;
   let work: string;
@@ -163,7 +163,7 @@ describe('the served verifier and the verify page command lines (issue 31 §1)',
     }
   });
 
-  it('with the certificate given, the four container changes of issue 31 fail on the file hash', async () => {
+  it('with the certificate given, the four container changes fail on the file hash', async () => {
     const dir = await emptyDir('container');
     const verify = await verifierIn(dir);
     await writeFile(join(dir, 'certificate.pdf'), certificate);

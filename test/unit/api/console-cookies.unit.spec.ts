@@ -7,7 +7,9 @@ import {
   checkUnsafeCookieRequest,
   clearedCookie,
   readCookie,
+  readCookies,
   sessionCookie,
+  sessionIdOf,
 } from '../../../src/api/console-cookies.js';
 import { createOperatorGuard } from '../../../src/api/operator-auth.js';
 import { HttpProblem } from '../../../src/api/problem.js';
@@ -46,16 +48,33 @@ describe('console cookies', () => {
     assert.equal(readCookie(undefined, 'cl_tenant_session'), undefined);
   });
 
-  it('sets HttpOnly, SameSite=Strict, Path=/ and Secure only under TLS; clears with Max-Age=0', () => {
+  it('sets HttpOnly, SameSite=Strict, Path=/, and Secure with the __Host- prefix only under TLS; clears with Max-Age=0', () => {
     assert.equal(
       sessionCookie('tenant', 'id', { secure: true }),
-      'cl_tenant_session=id; Path=/; HttpOnly; SameSite=Strict; Secure',
+      '__Host-cl_tenant_session=id; Path=/; HttpOnly; SameSite=Strict; Secure',
     );
     assert.equal(
       sessionCookie('operator', 'id', { secure: false }),
       'cl_operator_session=id; Path=/; HttpOnly; SameSite=Strict',
     );
     assert.match(clearedCookie('tenant', { secure: false }), /^cl_tenant_session=; .*Max-Age=0/);
+    assert.match(clearedCookie('tenant', { secure: true }), /^__Host-cl_tenant_session=; .*Max-Age=0; Secure$/);
+  });
+
+  it('reads every cookie of a name, and refuses a session id sent twice (one planted by another page)', async () => {
+    assert.deepEqual(readCookies('cl_tenant_session=a; x=1; cl_tenant_session=b', 'cl_tenant_session'), ['a', 'b']);
+    const twice = request({ headers: { cookie: 'cl_tenant_session=planted; cl_tenant_session=mine' } });
+    const refused = await refusal(() => sessionIdOf(twice, 'tenant', { secure: false }));
+    assert.equal(refused.status, 401);
+    assert.equal(refused.body().sessionCookie, 'duplicated');
+    assert.deepEqual(refused.headers, {}, 'nothing cleared: clearing ours would leave the planted one alone');
+    assert.equal(
+      sessionIdOf(request({ headers: { cookie: 'cl_tenant_session=mine' } }), 'tenant', { secure: false }),
+      'mine',
+    );
+    // Under https only the __Host- name counts: a bare one beside it is no second session cookie, and is not read.
+    const https = request({ headers: { cookie: 'cl_tenant_session=planted; __Host-cl_tenant_session=mine' } });
+    assert.equal(sessionIdOf(https, 'tenant', { secure: true }), 'mine');
   });
 
   it('lets safe methods through, and wants the CSRF token and our Origin on unsafe ones', async () => {
@@ -114,7 +133,7 @@ describe('the guards with console sessions', () => {
   it('ends operator sessions when ADMIN_KEY changes', async () => {
     const before = createOperatorGuard(config('admin-key-one-0123456789'), createMemoryRateLimiter(), access);
     const { id } = await before.openSession(request(), 'admin-key-one-0123456789');
-    const cookie = { cookie: `cl_operator_session=${id}` };
+    const cookie = { cookie: `__Host-cl_operator_session=${id}` };
     await before.credential()(request({ headers: cookie }));
     const afterChange = createOperatorGuard(config('admin-key-two-0123456789'), createMemoryRateLimiter(), access);
     const ended = await refusal(afterChange.credential()(request({ headers: cookie })));
@@ -133,12 +152,12 @@ describe('the guards with console sessions', () => {
       });
     const guard = createOperatorGuard(analystConfig('analyst-key-one-0123456789'), createMemoryRateLimiter(), access);
     const { id } = await guard.openSession(request(), 'analyst-key-one-0123456789', 'analyst');
-    const cookie = { cookie: `cl_analyst_session=${id}` };
+    const cookie = { cookie: `__Host-cl_analyst_session=${id}` };
     await guard.reportReader()(request({ headers: cookie }));
     assert.equal((await refusal(guard.credential()(request({ headers: cookie })))).status, 401);
     assert.equal((await refusal(guard.keyEndpoints()(request({ headers: cookie })))).status, 401);
     // The analyst id under the operator cookie's name names no operator session.
-    const renamed = { cookie: `cl_operator_session=${id}` };
+    const renamed = { cookie: `__Host-cl_operator_session=${id}` };
     assert.equal((await refusal(guard.credential()(request({ headers: renamed })))).status, 401);
     const afterChange = createOperatorGuard(
       analystConfig('analyst-key-two-0123456789'),
@@ -158,16 +177,17 @@ describe('the guards with console sessions', () => {
     const t = await tenant.openSession(request(), 'svc_live_good');
     const o = await operator.openSession(request(), 'admin-key-one-0123456789');
     assert.equal(
-      (await refusal(operator.credential()(request({ headers: { cookie: `cl_tenant_session=${t.id}` } })))).status,
+      (await refusal(operator.credential()(request({ headers: { cookie: `__Host-cl_tenant_session=${t.id}` } }))))
+        .status,
       401,
     );
     // The operator id under the tenant cookie name names no tenant session.
     assert.equal(
-      (await refusal(tenant.authenticate(request({ headers: { cookie: `cl_tenant_session=${o.id}` } })))).status,
+      (await refusal(tenant.authenticate(request({ headers: { cookie: `__Host-cl_tenant_session=${o.id}` } })))).status,
       401,
     );
     assert.deepEqual(
-      await tenant.authenticate(request({ headers: { cookie: `cl_tenant_session=${t.id}` } })),
+      await tenant.authenticate(request({ headers: { cookie: `__Host-cl_tenant_session=${t.id}` } })),
       principal,
     );
   });
@@ -182,7 +202,7 @@ describe('the guards with console sessions', () => {
       access,
     );
     const { id } = await tenant.openSession(request(), 'svc_live_good');
-    const cookie = `cl_tenant_session=${id}`;
+    const cookie = `__Host-cl_tenant_session=${id}`;
     const bearer = await refusal(
       tenant.authenticate(request({ headers: { cookie, authorization: 'Bearer svc_live_bad' } })),
     );

@@ -12,7 +12,7 @@ import {
 
 /**
  * The OpenAPI document of the API's plugins, built without NATS or Postgres (nothing is called): every
- * operation documents its responses — a 2xx, and the one error body for every 4xx (issue 14).
+ * operation documents its responses — a 2xx, and the one error body for every 4xx.
  */
 
 describe('OpenAPI document of the API plugins', () => {

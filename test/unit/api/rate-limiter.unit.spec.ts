@@ -41,7 +41,7 @@ describe('rolling-window rate limiter', () => {
   });
 });
 
-/** spec 8.1: the operator key limit is 5 per 60 s, rolling — exactly, at both edges (issue 27). */
+/** spec 8.1: the operator key limit is 5 per 60 s, rolling — exactly, at both edges. */
 describe('the exact rolling log (5 per 60 s)', () => {
   const take = (log: number[], t: number) => takeFromLog(log, t, 5, 60_000, [1]);
 

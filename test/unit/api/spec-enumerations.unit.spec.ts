@@ -22,7 +22,7 @@ import {
 } from '../archive/bundle-fixture.js';
 
 /**
- * Contract: the spec's enumerations and counted lists, exactly (DESIGN decision 16, issue 27). Extensions stand
+ * Contract: the spec's enumerations and counted lists, exactly (DESIGN decision 16). Extensions stand
  * beside them — the transparency log's result is the verify result's `transparency`, never a fifth check.
  */
 

@@ -67,7 +67,7 @@ describe('navigationFailure', () => {
   });
 });
 
-describe('a vantage point that stops answering mid-capture (issue 33 §1)', () => {
+describe('a vantage point that stops answering mid-capture', () => {
   it('is vantage_unavailable, retryable, for the main document and for an error-status answer', () => {
     const explain = () => ({ kind: 'vantage', reason: 'The vantage point is unavailable: refused', retryable: true });
     const failed = navigationFailure({ errorText: 'net::ERR_TUNNEL_CONNECTION_FAILED', url: URL, explain });

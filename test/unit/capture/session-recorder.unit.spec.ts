@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { CDPSession } from 'puppeteer-core';
 import { concatList, framesInSpan, startSessionRecorder } from '../../../src/capture/session-recorder.js';
 
-describe('session recording: which frames the video shows, and for how long (issue 35 §3)', () => {
+describe('session recording: which frames the video shows, and for how long', () => {
   const start = 1_800_000_000_000;
 
   it('puts the video 0 at the start: the last frame drawn before it stands from 0, later ones at their own time', () => {

@@ -34,6 +34,23 @@ describe('waitForNetworkQuiet', () => {
     assert.ok(result.elapsedMs >= 45, `elapsed ${result.elapsedMs}`);
   });
 
+  it('never ends the quiet window before it has passed on performance.now(), though a timer fires early', async () => {
+    // The event loop's timers run on a clock of their own; here performance.now() runs 5 ms behind it from the
+    // wait's start on, as if every timer fired 5 ms early.
+    const realNow = performance.now.bind(performance);
+    let lag = 0;
+    Object.defineProperty(performance, 'now', { configurable: true, value: () => realNow() - lag });
+    try {
+      const waiting = waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 50, capMs: 1000 });
+      lag = 5;
+      const result = await waiting;
+      assert.equal(result.reason, 'idle');
+      assert.ok(result.elapsedMs >= 50, `the window was cut short: ended ${result.elapsedMs} ms after it began`);
+    } finally {
+      Reflect.deleteProperty(performance, 'now');
+    }
+  });
+
   it('restarts the quiet window when a request starts', async () => {
     const network = fakeNetwork(1);
     setTimeout(() => network.set(0), 40);

@@ -70,7 +70,7 @@ describe('configuration', () => {
       );
   });
 
-  it('keeps the replay origin apart from the API origin (issue 28 §1)', () => {
+  it('keeps the replay origin apart from the API origin', () => {
     assert.equal(loadConfig({}).REPLAY_PORT, 0);
     assert.equal(loadConfig({}).REPLAY_ORIGIN, undefined);
     assert.equal(

@@ -7,7 +7,7 @@ import {
 } from '../../../src/domain/capture-options.js';
 import { decideTenant, evolveTenant, initialTenantState } from '../../../src/domain/tenant/index.js';
 
-describe('capture options (issue 15)', () => {
+describe('capture options', () => {
   it('absent or null means the defaults, which are the spec behaviour', () => {
     assert.deepEqual(parseCaptureOptions(undefined), { ok: true, options: undefined });
     assert.deepEqual(parseCaptureOptions(null), { ok: true, options: undefined });
@@ -143,7 +143,7 @@ describe('capture options of a schedule (given / when / then)', () => {
     ]);
   });
 
-  it("a watched schedule's runs record the boxes of its ignoreSelectors (issue 32)", () => {
+  it("a watched schedule's runs record the boxes of its ignoreSelectors", () => {
     const now = new Date('2026-11-22T10:00:00Z');
     const watch = {
       notifyOn: 'change' as const,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { initialTenantState, tenantDecider } from '../../../src/domain/tenant/index.js';
 import { deciderSpecification } from '../../support/decider-specification.js';
 
-// Retention and legal hold (issue 34): recorded with who, why and when; the tenant's state does not change.
+// Retention and legal hold: recorded with who, why and when; the tenant's state does not change.
 const NOW = new Date('2026-11-26T10:00:00Z');
 const AT = NOW.toISOString();
 const given = deciderSpecification(tenantDecider, { key: 'keep', now: NOW });

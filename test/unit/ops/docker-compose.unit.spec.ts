@@ -10,7 +10,7 @@ import { STORAGE_ENV } from '../../../src/config/storage-config.js';
 import { parseLogWitnesses } from '../../../src/config/log-witnesses.js';
 import { cosignerFromSeed } from '../../../src/witness/cosigner.js';
 
-/** No Docker engine runs here: docker-compose.yml is checked as data (issue 10 §5). */
+/** No Docker engine runs here: docker-compose.yml is checked as data. */
 interface Service {
   image?: string;
   command?: string[];
@@ -49,7 +49,7 @@ describe('docker-compose.yml', () => {
       (s.ports ?? []).map((p) => ({ name, host: p.split(':')[0] })),
     );
     assert.equal(new Set(published.map((p) => p.host)).size, published.length, 'no host port is bound twice');
-    // The balancer alone publishes ports: the API's origin and the replay origin (issue 28 §1).
+    // The balancer alone publishes ports: the API's origin and the replay origin.
     assert.deepEqual(
       published.map((p) => `${p.name}:${p.host}`),
       ['lb:8080', 'lb:8081'],
@@ -141,7 +141,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('stores artifacts in its S3 service, whose credentials only the API and the workers get (issue 34)', () => {
+  it('stores artifacts in its S3 service, whose credentials only the API and the workers get', () => {
     assert.ok(services['s3']?.healthcheck?.test?.length, 'an S3 service with a healthcheck');
     for (const [name, s] of appServices()) {
       const env = s.environment!;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { captureIdHash, decodeLeaf, encodeLeaf, leafOfEvent } from '../../../src/transparency/leaf.js';
 import { auditLog, ledgerFactOf } from '../../../src/transparency/log-audit.js';
 
-/** A corroboration record (issue 33 §2) is logged like a bundle: its own leaf kind, audited like the others. */
+/** A corroboration record is logged like a bundle: its own leaf kind, audited like the others. */
 
 const attested = (corroborationId: string, recordHash: string) => ({
   type: 'capture.corroboration_attested',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { captureIdHash, decodeLeaf, encodeLeaf, leafOfEvent } from '../../../src/transparency/leaf.js';
 import { auditLog, type LedgerFact, ledgerFactOf } from '../../../src/transparency/log-audit.js';
 
-/** A diff issued as evidence (issue 32) is logged like a bundle: its own leaf kind, audited like the others. */
+/** A diff issued as evidence is logged like a bundle: its own leaf kind, audited like the others. */
 
 const attested = (captureId: string, recordHash: string) => ({
   type: 'capture.diff_attested',

@@ -24,7 +24,7 @@ import {
 } from '../archive/bundle-fixture.js';
 
 /**
- * The transparency extension of bundle verification (beside the spec's checks, issue 27): the leaf is made from the bundle itself, and must be in the
+ * The transparency extension of bundle verification (beside the spec's checks): the leaf is made from the bundle itself, and must be in the
  * tree of a checkpoint signed by the log's key. Given / when / then over a real signed, time-stamped bundle.
  */
 

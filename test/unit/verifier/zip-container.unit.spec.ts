@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { zipSync } from 'fflate';
 import { crc32, zipContainerProblems } from '../../../packages/verifier/src/zip-container.js';
 
-/** The container check of a bundle (issue 31 §1): the service's own zips pass, and one byte in the wrong place fails. */
+/** The container check of a bundle: the service's own zips pass, and one byte in the wrong place fails. */
 const members = { 'a.txt': new TextEncoder().encode('hello'), 'dir/b.json': new TextEncoder().encode('{}') };
 const zip = zipSync(members, { level: 0, mtime: new Date('2026-01-01T00:00:00Z') });
 const files = new Map(Object.entries(members));

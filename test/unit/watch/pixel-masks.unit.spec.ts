@@ -7,7 +7,7 @@ import { diffRecord } from '../../../src/watch/diff-record.js';
 import type { Box, RgbaImage } from '../../../src/watch/pixel-diff.js';
 
 /**
- * ignoreSelectors on pixels (issue 32, docs/watch.md): each capture recorded where the ignored elements were on its
+ * ignoreSelectors on pixels (docs/watch.md): each capture recorded where the ignored elements were on its
  * screenshot (captureSettings.elementBoxes); the diff masks the union of both captures' boxes in both images.
  */
 

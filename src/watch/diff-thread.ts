@@ -1,0 +1,172 @@
+/**
+ * Diffs run in worker threads under a time limit (DESIGN.md decision 20, docs/watch.md): a diff matches a tenant's
+ * selectors and patterns against pages the tenant chose, and compares texts and screenshots of any size, so it runs
+ * where a clock can end it — a thread that is terminated when the limit passes — and the event loop that serves
+ * everyone else only waits for the answer. A terminated thread is never reused; a thread that finished is kept for
+ * the next job and ended after a minute without one. Each thread's heap is bounded too: a diff that needs more
+ * ends like one that runs too long.
+ */
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { refusal } from '../domain/errors.js';
+import type { CaptureDiff, CaptureSide } from './capture-diff.js';
+import { DiffBoundError } from './diff-bounds.js';
+import type { DiffOptions } from './diff-options.js';
+import type { Box } from './pixel-diff.js';
+
+export type DiffJob =
+  | { kind: 'diff'; base: CaptureSide; next: CaptureSide; options: DiffOptions }
+  | { kind: 'image'; before: Uint8Array; after: Uint8Array; ignoreBoxes: Box[] };
+
+export type DiffReply =
+  | { ok: CaptureDiff | Uint8Array }
+  | { bound: DiffBoundError['bound']; detail: string }
+  | { status: number; detail: string }
+  | { error: string };
+
+type Result<J extends DiffJob> = J extends { kind: 'diff' } ? CaptureDiff : Uint8Array;
+
+// The worker file sits beside this one, with the same extension (.ts under tsx, .js when built); under tsx the
+// thread registers tsx's loader before importing it (Node 20 does not hand it to worker threads).
+const EXTENSION = extname(fileURLToPath(import.meta.url));
+const WORKER_URL = new URL(`./diff.worker${EXTENSION}`, import.meta.url);
+
+const IDLE_MS = 60_000;
+/**
+ * The thread's first act: lower its own scheduling priority (nice 10; Linux, where a thread id names one thread
+ * to setpriority), so on a busy host the event loop's thread is given the CPU first and the diff the rest.
+ * Elsewhere it stays as it is.
+ */
+const LOWER_PRIORITY = `try { require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), 10); } catch {}`;
+/** How long a new thread may take to load the diff's modules (not counted in the diff's time limit). */
+const START_MS = 60_000;
+/** A diff decodes two full-page screenshots (about 100 MB of pixels each, outside the heap): the heap stays small. */
+const HEAP_MB = 1024;
+
+export interface DiffThreads {
+  run<J extends DiffJob>(job: J): Promise<Result<J>>;
+  /** Ends the idle threads (a running diff ends with its limit). */
+  close(): Promise<void>;
+}
+
+export function createDiffThreads(timeLimitMs: number): DiffThreads {
+  const idle = new Map<Worker, NodeJS.Timeout>();
+
+  function start(): Promise<Worker> {
+    const load =
+      EXTENSION === '.ts'
+        ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
+        : `import(${JSON.stringify(WORKER_URL.href)});`;
+    const worker = new Worker(`${LOWER_PRIORITY}\n${load}`, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+    });
+    return new Promise<Worker>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done();
+        void worker.terminate();
+        reject(new Error(`the diff thread did not start within ${START_MS / 1000} s`));
+      }, START_MS);
+      const onReady = () => {
+        done();
+        // A thread that ends while idle (it should not) is not handed a job.
+        worker.once('exit', () => {
+          clearTimeout(idle.get(worker));
+          idle.delete(worker);
+        });
+        resolve(worker);
+      };
+      const onFail = (error: Error | number) => {
+        done();
+        reject(error instanceof Error ? error : new Error(`the diff thread exited with code ${error} as it started`));
+      };
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onReady);
+        worker.off('error', onFail);
+        worker.off('exit', onFail);
+      };
+      worker.once('message', onReady);
+      worker.once('error', onFail);
+      worker.once('exit', onFail);
+    });
+  }
+
+  function release(worker: Worker) {
+    worker.unref();
+    const timer = setTimeout(() => {
+      idle.delete(worker);
+      void worker.terminate();
+    }, IDLE_MS);
+    timer.unref();
+    idle.set(worker, timer);
+  }
+
+  function take(): Promise<Worker> {
+    for (const [worker, timer] of idle) {
+      clearTimeout(timer);
+      idle.delete(worker);
+      return Promise.resolve(worker);
+    }
+    return start();
+  }
+
+  async function run<J extends DiffJob>(job: J): Promise<Result<J>> {
+    const worker = await take();
+    worker.ref();
+    return new Promise<Result<J>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done();
+        void worker.terminate();
+        reject(
+          new DiffBoundError(
+            'timeLimit',
+            `the diff did not finish within its time limit of ${timeLimitMs / 1000} s and was stopped`,
+          ),
+        );
+      }, timeLimitMs);
+      const onReply = (reply: DiffReply) => {
+        done();
+        release(worker);
+        if ('ok' in reply) resolve(reply.ok as Result<J>);
+        else if ('bound' in reply) reject(new DiffBoundError(reply.bound, reply.detail));
+        else if ('status' in reply) reject(refusal(reply.status, reply.detail));
+        else reject(new Error(reply.error));
+      };
+      const onError = (error: Error & { code?: string }) => {
+        done();
+        void worker.terminate();
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new DiffBoundError('memory', `the diff needed more than ${HEAP_MB} MiB of memory and was stopped`)
+            : error,
+        );
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new Error(`the diff thread exited with code ${code}`));
+      };
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onReply);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onReply);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(job);
+    });
+  }
+
+  return {
+    run,
+    async close() {
+      const workers = [...idle.keys()];
+      for (const timer of idle.values()) clearTimeout(timer);
+      idle.clear();
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
