@@ -96,9 +96,11 @@ export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOpt
       if (statusOf(err) !== 409) throw await refusedStart(s3, settings, `creating ${where}`, err);
     });
   }
-  const lockConfig = await s3
-    .send(new GetObjectLockConfigurationCommand({ Bucket }))
-    .catch((err: unknown) => (isNotFound(err) || statusOf(err) === 400 ? null : Promise.reject(err)));
+  const lockConfig = await s3.send(new GetObjectLockConfigurationCommand({ Bucket })).catch(async (err: unknown) => {
+    if (isNotFound(err) || statusOf(err) === 400) return null;
+    if (isStorageUnavailable(err)) throw unavailable(err, `opening ${where}`);
+    throw await refusedStart(s3, settings, `reading the Object Lock configuration of ${where}`, err);
+  });
   const lockEnabled = lockConfig?.ObjectLockConfiguration?.ObjectLockEnabled === 'Enabled';
   if (!lockEnabled && opts.requireLock && !settings.allowUnlocked)
     throw new S3StartError(

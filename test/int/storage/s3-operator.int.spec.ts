@@ -112,7 +112,7 @@ describe('S3 storage for operators', () => {
     const [first, second] = captures as [string, string];
     const certificate = await call('GET', `/v1/captures/${second}/certificate`);
     assert.equal(certificate.status, 200, certificate.text);
-    const change = await call('GET', `/v1/captures/${second}/diff/certificate?base=${first}`);
+    const change = await call('POST', `/v1/captures/${second}/diff/certificate?base=${first}`);
     assert.equal(change.status, 200, change.text);
 
     // The date the worker locked the capture's artifacts to (completion + the default retention), as it says.
