@@ -105,9 +105,10 @@ async function main(): Promise<void> {
       );
     }
   } catch (err) {
-    if (err instanceof ReplicasError) {
-      // A configuration the cluster cannot honour: name the variable, exit as for any bad setting.
-      process.stderr.write(`capture-ledger: ${err.message}\n`);
+    // By name: the S3 client's modules load with the server's, after tracing starts (capture/s3-errors.ts).
+    if (err instanceof ReplicasError || (err as Error)?.name === 'S3StartError') {
+      // A configuration the cluster (or the S3 bucket) cannot honour: say what, exit as for any bad setting.
+      process.stderr.write(`capture-ledger: ${(err as Error).message}\n`);
       await shutdown('bad-configuration', 2);
       return;
     }

@@ -66,3 +66,8 @@ export const retentionReadModel = readModel({
   handles: RETENTION_HANDLES,
   writer: createRetentionWriter,
 });
+
+/** Whether any tenant has a retention of its own (a storage that cannot lock objects must then not be used). */
+export async function anyTenantRetention(q: Sql): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM tenant_retention WHERE days > 0 LIMIT 1')).rows.length > 0;
+}

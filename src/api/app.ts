@@ -29,7 +29,14 @@ import {
   openApiTransformObject,
   ROOT_SECURITY,
 } from './openapi-document.js';
-import { HttpProblem, NATS_RETRY_AFTER_S, problem, sendProblem, unexpectedErrorProblem } from './problem.js';
+import {
+  HttpProblem,
+  NATS_RETRY_AFTER_S,
+  problem,
+  sendProblem,
+  logUnexpected,
+  unexpectedErrorProblem,
+} from './problem.js';
 import { drainRequest } from './request-drain.js';
 import { responseHeadersHook } from './response-headers.js';
 import { MAX_PATH_SEGMENT, namesNothing } from './schemas.js';
@@ -235,8 +242,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
       return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
     }
     const answer = unexpectedErrorProblem(err, req.id);
-    if (answer.status === 503) req.log.warn({ err }, 'NATS unavailable; answered 503');
-    else req.log.error({ err }, 'unhandled error');
+    logUnexpected(req.log, err, answer);
     return sendProblem(reply, answer);
   });
 

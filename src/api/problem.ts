@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
-import { StorageUnavailableError } from '../capture/artifact-store.js';
+import { ArtifactCorruptError, StorageUnavailableError } from '../capture/artifact-store.js';
 import { pickHeaders } from './openapi-headers.js';
 
 export { problem, type ProblemBody };
@@ -96,7 +96,9 @@ export const ANSWERS = {
     429: "Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3).",
   },
   /** guard.perIp(): endpoints without credentials. */
-  perIp: { 429: 'Rate limited per client address (spec 7.3, 8.1).' },
+  perIp: {
+    429: "Rate limited per client address (spec 7.3, 8.1), or with a valid tenant key per tenant (limitType 'tenant').",
+  },
   /** checkAdmin: the operator credential (spec 5.2). */
   adminKey: {
     401: 'Missing or invalid admin credential (spec 5.6).',
@@ -105,7 +107,7 @@ export const ANSWERS = {
   /** The operator routes other than the key endpoints: guard.perIp(), then operator.credential(). */
   operator: {
     401: 'Missing or invalid admin credential (spec 5.6).',
-    429: 'Rate limited per client address (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11).',
+    429: 'Rate limited per client address without a valid credential (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11).',
     503: 'The admin API is not configured (ADMIN_KEY unset; spec 5.2).',
   },
   /** requireJsonBody and the JSON parser (spec 7.2). */
@@ -126,6 +128,13 @@ export const NATS_RETRY_AFTER_S = 5;
  * (the same request succeeds in a moment), 500 otherwise, with the request id to quote.
  */
 export function unexpectedErrorProblem(err: unknown, requestId: string): HttpProblem {
+  // A stored object lost or damaged: what it is, named as `capture-ledger storage verify` names it; no retry helps.
+  if (err instanceof ArtifactCorruptError)
+    return new HttpProblem(
+      500,
+      `Stored object ${err.object ?? '(unnamed)'} is ${err.missing ? 'missing from storage' : 'damaged'} (${err.message}); \`capture-ledger storage verify\` reports it too. Quote request id ${requestId} to the operator.`,
+      'Internal Server Error',
+    );
   if (err instanceof StorageUnavailableError)
     return new HttpProblem(
       503,
@@ -147,4 +156,26 @@ export function unexpectedErrorProblem(err: unknown, requestId: string): HttpPro
     `Internal error; quote request id ${requestId} when reporting it.`,
     'Internal Server Error',
   );
+}
+
+/**
+ * Logs an error no route expected, by its cause: an object storage outage at debug (the store logs the outage
+ * once, naming itself: s3-health.ts), NATS restarting as a warning, a lost or damaged object or anything else as
+ * an error.
+ */
+export function logUnexpected(
+  log: {
+    debug(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  },
+  err: unknown,
+  answer: HttpProblem,
+  extra: object = {},
+): void {
+  if (err instanceof StorageUnavailableError) log.debug({ err, ...extra }, 'object storage unavailable; answered 503');
+  else if (answer.status === 503) log.warn({ err, ...extra }, 'NATS unavailable; answered 503');
+  else if (err instanceof ArtifactCorruptError)
+    log.error({ err, object: err.object, ...extra }, `stored object ${err.object ?? ''} is missing or damaged`);
+  else log.error({ err, ...extra }, 'unhandled error');
 }

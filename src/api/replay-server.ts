@@ -17,7 +17,7 @@ import type { CaptureVerification } from '../application/capture-verification.js
 import type { Config } from '../config/config.js';
 import { DomainError } from '../domain/errors.js';
 import { parseByteRange } from './byte-range.js';
-import { HttpProblem, sendProblem, unexpectedErrorProblem } from './problem.js';
+import { HttpProblem, sendProblem, logUnexpected, unexpectedErrorProblem } from './problem.js';
 import { REPLAY_BASE, type ReplayAssets, replayAssets } from './replay-assets.js';
 import { replayPage } from './replay-page.js';
 import { RWP_WORKER, replayWorkerScript } from './replay-worker.js';
@@ -132,8 +132,7 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
         new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
       );
     const answer = unexpectedErrorProblem(err, req.id);
-    if (answer.status === 503) req.log.warn({ err }, 'NATS unavailable; answered 503');
-    else req.log.error({ err }, 'unhandled error');
+    logUnexpected(req.log, err, answer);
     return sendProblem(reply, answer);
   });
   app.setNotFoundHandler((req, reply) =>

@@ -194,6 +194,20 @@ export function createTenantGuard(
 
   const authenticateCharged = (req: FastifyRequest) => charged(req, () => authenticate(req));
 
+  /**
+   * Who a request on a route without credentials authenticates as, if anyone: a tenant (its key), the operator
+   * (the admin or analyst key, limited by the operator guard), or null — no key, or one that is not valid (the
+   * request then counts as unauthenticated; nothing is charged as a failure where no key is required).
+   */
+  async function authenticatedBy(req: FastifyRequest): Promise<Principal | 'operator' | null> {
+    const header = req.headers.authorization;
+    if (typeof header !== 'string' || !/^Bearer\s+\S/i.test(header)) return null;
+    const token = header.replace(/^Bearer\s+/i, '').trim();
+    for (const secret of [config.ADMIN_KEY, config.ANALYST_KEY])
+      if (secret && secretEquals(token, secret)) return 'operator';
+    return principalOfKey(token).catch(() => null);
+  }
+
   return {
     require(scope) {
       return async (req) => {
@@ -224,6 +238,15 @@ export function createTenantGuard(
     consoleSession,
     perIp() {
       return async (req) => {
+        // spec 8.1: per IP for unauthenticated requests, per tenant for authenticated ones. A request with a
+        // valid key counts against its tenant (or, the admin or analyst key, against the operator limits only).
+        const authenticated = await authenticatedBy(req);
+        if (authenticated === 'operator') return;
+        if (authenticated) {
+          const t = await limiter.take(`tenant:${authenticated.tenantId}`, config.RATE_LIMIT_TENANT_PER_MIN, WINDOW_MS);
+          if (!t.allowed) throw tenantRateLimited(t.retryAfterSec);
+          return;
+        }
         const d = await limiter.take(`ip:${req.ip}`, config.RATE_LIMIT_IP_PER_MIN, WINDOW_MS);
         if (!d.allowed) throw tooManyFromAddress(d.retryAfterSec);
       };

@@ -1,3 +1,4 @@
+import { ArtifactCorruptError } from '../capture/artifact-store.js';
 import { refusal, stillPending, unavailable } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';
@@ -49,6 +50,8 @@ export function createCaptureCertificates(
               `No certificate can be issued for capture ${captureId}: ${err.message}. Run \`capture-ledger log audit\` and report it to the operator.`,
             );
           }
+          // A stored object lost or damaged is a loss to report (500 naming it), not a signer to wait for.
+          if (err instanceof ArtifactCorruptError) throw err;
           log?.warn({ err, captureId }, 'certificate could not be made');
           throw unavailable('The certificate could not be signed now (no signer answered); retry shortly.', 10);
         }

@@ -66,7 +66,17 @@ export const bounded = (err: DiffBoundError) =>
   refusal(422, `The diff reached a bound (${err.bound}): ${err.message}.`, { body: { bound: err.bound } });
 
 /** `notary`: the signer role's (null with SIGNING_KEY=none): what attests a diff's evidence. */
-export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore, notary: Notary | null = null) {
+export function createCaptureDiffs(
+  ctx: ServiceContext,
+  artifacts: ArtifactStore,
+  notary: Notary | null = null,
+  /** The date the newer capture's evidence is retained until (retention.ts evidenceRetention): diffs are locked alike. */
+  retainUntil: (captureId: string) => Promise<Date | null> = async () => null,
+) {
+  const lockedLike = async (captureId: string) => {
+    const until = await retainUntil(captureId);
+    return until ? { retainUntil: until } : {};
+  };
   const slot = createConcurrencyLimit(DIFFS_AT_ONCE);
   const threads = createDiffThreads(ctx.config.DIFF_TIME_LIMIT_MS);
 
@@ -183,7 +193,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       };
       const bytes = new TextEncoder().encode(`${JSON.stringify(evidence, null, 2)}\n`);
       try {
-        await artifacts.put(name, bytes);
+        await artifacts.put(name, bytes, await lockedLike(captureId));
       } catch (err) {
         // Another request made it first (its own signature and time): that one is the evidence, and logged it.
         if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? bytes;
@@ -255,7 +265,7 @@ export function createCaptureDiffs(ctx: ServiceContext, artifacts: ArtifactStore
       const attached = attachCertificateEnvelope(document, new TextEncoder().encode(JSON.stringify(envelope)));
       const pdf = pdfSigningKey ? await pdfSigned(attached, captureId, issued, notary).catch(unsigned) : attached;
       try {
-        await artifacts.put(name, pdf);
+        await artifacts.put(name, pdf, await lockedLike(captureId));
       } catch (err) {
         if (err instanceof ArtifactConflictError) return (await artifacts.get(name)) ?? pdf;
         throw err;

@@ -40,8 +40,30 @@ export function retentionPolicy(ctx: Pick<ServiceContext, 'pool' | 'config'>, ar
   };
 }
 
+/**
+ * The date every object of a capture's evidence — its artifacts, and what is made of it later (certificates, change
+ * certificates, corroboration records) — is retained until: the capture's own retention (completion plus the
+ * tenant's), or the date storage holds its bundle to when that was extended since; null without retention.
+ */
+export function evidenceRetention(ctx: Pick<ServiceContext, 'pool' | 'config'>, artifacts: ArtifactStore) {
+  const policy = retentionPolicy(ctx, artifacts);
+  return async (captureId: string): Promise<Date | null> => {
+    if (!artifacts.lock) return null;
+    const row = await findCapture(ctx.pool, captureId);
+    if (row?.status !== 'complete' || !row.completed_at) return null;
+    const dates = [await policy(row.tenant_id, row.completed_at)];
+    const bundle = row.artifacts?.wacz ?? row.artifacts?.provenance;
+    if (bundle) dates.push((await artifacts.lock.state(bundle))?.retainUntil ?? null);
+    const known = dates.filter((d): d is Date => d !== null);
+    return known.length ? new Date(Math.max(...known.map((d) => d.getTime()))) : null;
+  };
+}
+
 /** The parts of the service's context it needs (the CLI builds the same from its session). */
 export type RetentionContext = Pick<ServiceContext, 'pool' | 'config' | 'tenants' | 'waiter'>;
+
+/** Where what is made of a capture later is stored: under its id (certificate), and its diffs' folder. */
+export const evidencePrefixes = (captureId: string) => [`${captureId}/`, `diffs/${captureId}/`];
 
 export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore) {
   const lockOf = (): ObjectLock => {
@@ -64,7 +86,13 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
         409,
         `Capture ${captureId} is ${row.status}; only a complete capture's stored objects can be held.`,
       );
-    const objects = Object.values(row.artifacts).filter((o): o is string => typeof o === 'string');
+    const named = Object.values(row.artifacts).filter((o): o is string => typeof o === 'string');
+    // Besides the artifacts the ledger names: what was made of the capture since (its certificate, change
+    // certificates, corroboration records), stored under its id.
+    const made = artifacts.list
+      ? (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list!(p)))).flat()
+      : [];
+    const objects = [...new Set([...named, ...made])];
     return { row, objects, bundle: row.artifacts.wacz ?? row.artifacts.provenance ?? objects[0] };
   }
 
@@ -75,14 +103,20 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
     return (await Promise.all(others.map(async (id) => (await objectsOf(id)).objects))).flat();
   }
 
+  /** The capture's retention as storage holds it: the earliest date of all its objects (null: one is not retained). */
   async function captureView(captureId: string) {
-    const { bundle } = await objectsOf(captureId);
-    const state = bundle && artifacts.lock ? await artifacts.lock.state(bundle) : null;
+    const { bundle, objects } = await objectsOf(captureId);
+    const lock = artifacts.lock;
+    const states = lock ? await Promise.all(objects.map((o) => lock.state(o))) : [];
+    const dates = states.filter((st) => st !== null).map((st) => st.retainUntil);
+    const retainUntil =
+      dates.length && dates.every((d) => d !== null) ? new Date(Math.min(...dates.map((d) => d!.getTime()))) : null;
+    const state = bundle ? states[objects.indexOf(bundle)] : null;
     const hold = await findLegalHold(ctx.pool, captureId);
     return {
       captureId,
       storage: artifacts.kind,
-      retainUntil: state?.retainUntil?.toISOString() ?? null,
+      retainUntil: retainUntil?.toISOString() ?? null,
       legalHold: {
         active: state?.legalHold ?? false,
         ...(hold ? { by: hold.changed_by, reason: hold.reason, at: hold.changed_at.toISOString() } : {}),
@@ -105,9 +139,13 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
   return {
     tenant: tenantView,
 
-    /** Sets (null: clears) the tenant's retention in days for captures completed from now on. */
+    /**
+     * Sets (null: clears) the tenant's retention in days for captures completed from now on; the answer says so
+     * (`appliesTo`, `detail`): captures stored before keep the dates storage holds them to, lowered or not.
+     */
     async setTenant(correlationId: string, tenantId: string, days: number | null, who: RetentionActor) {
       if (!TENANT_ID_PATTERN.test(tenantId)) throw refusal(400, 'tenantId must match ^[a-z0-9_-]{1,64}$.');
+      const before = await tenantView(tenantId);
       const r = await ctx.tenants.execute(
         tenantId,
         { type: 'SetRetention', data: { days, ...who } },
@@ -115,7 +153,15 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
       );
       const seq = r.appended.at(-1)?.seq;
       if (seq) await ctx.waiter.waitFor(seq);
-      return tenantView(tenantId);
+      const after = await tenantView(tenantId);
+      const lowered = after.days < before.days;
+      return {
+        ...after,
+        appliesTo: 'captures completed from now on' as const,
+        detail: lowered
+          ? `Retention lowered from ${before.days} to ${after.days} days for captures completed from now on; captures stored before stay retained until the dates storage holds them to (compliance mode: nobody can shorten them).`
+          : `Captures completed from now on are retained ${after.days} days; captures stored before keep their retain-until dates.`,
+      };
     },
 
     capture: captureView,

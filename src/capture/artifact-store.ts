@@ -59,6 +59,21 @@ export interface ArtifactStore {
   presign?(name: string, as: { fileName: string; type: string }): Promise<string | null>;
   /** S3 only: Object Lock — the retention and legal hold of stored objects (retention.ts). */
   lock?: ObjectLock;
+  /** S3 only: the stored names that start with `prefix` (a capture's evidence: `<captureId>/`, `diffs/<captureId>/`). */
+  list?(prefix: string): Promise<string[]>;
+  /** S3 only: whether the storage answers, as last seen (GET /health, presigned downloads). */
+  health?(): StorageHealth;
+}
+
+/** The object storage as last seen: `down` from the first failed request until one succeeds again. */
+export interface StorageHealth {
+  status: 'ok' | 'degraded';
+  /** Which store: `s3 bucket <bucket> at <endpoint>`. */
+  store: string;
+  /** Since when it has not answered (degraded only). */
+  since?: string;
+  /** The last error (degraded only). */
+  error?: string;
 }
 
 /** An object's bytes: whole, or as a stream (consumed once: a failed put of a stream is retried with a new one). */
@@ -143,15 +158,27 @@ export class StorageUnavailableError extends Error {
 
 export type ArtifactCheck =
   | { status: 'ok'; size: number; digest: string }
-  | { status: 'missing' }
+  | { status: 'missing'; detail?: string }
   | { status: 'corrupt'; detail: string };
 
 export class ArtifactConflictError extends Error {
   override name = 'ArtifactConflictError';
 }
 
+/**
+ * A stored object that does not hold what its record says: damaged bytes, or (`missing`) bytes gone from storage
+ * while the name is still recorded. `object` is the name `capture-ledger storage verify` reports; the API answers
+ * 500 naming it (problem.ts), never a retry.
+ */
 export class ArtifactCorruptError extends Error {
   override name = 'ArtifactCorruptError';
+  constructor(
+    message: string,
+    readonly object?: string,
+    readonly missing = false,
+  ) {
+    super(message);
+  }
 }
 
 /** The object's entry as the nats.js object store writes it (wire names), so both read each other's objects. */
@@ -211,15 +238,25 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
       // STREAM.MSG.GET takes next_by_subj from nats-server 2.9 on; the client's type names only seq and last_by_subj.
       const query = { seq, next_by_subj: chunkSubject(meta.nuid) } as unknown as { seq: number };
       const m: StoredMsg | null = await withRetries(() => jsm.streams.getMessage(STREAM, query));
-      if (!m) throw new ArtifactCorruptError(`${meta.name}: chunk ${i + 1} of ${meta.chunks} is missing from storage`);
+      if (!m)
+        throw new ArtifactCorruptError(
+          `${meta.name}: chunk ${i + 1} of ${meta.chunks} is missing from storage`,
+          meta.name,
+        );
       parts.push(m.data);
       seq = m.seq + 1;
     }
     const bytes = Buffer.concat(parts);
     if (bytes.byteLength !== meta.size)
-      throw new ArtifactCorruptError(`${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`);
+      throw new ArtifactCorruptError(
+        `${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`,
+        meta.name,
+      );
     if (!sameDigest(digestOf(bytes), meta.digest))
-      throw new ArtifactCorruptError(`${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`);
+      throw new ArtifactCorruptError(
+        `${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`,
+        meta.name,
+      );
     return bytes;
   }
 

@@ -5,7 +5,8 @@ import { type ArtifactStore, openArtifactStore } from './artifact-store.js';
 import type { S3StoreOptions } from './s3-artifact-store.js';
 
 /**
- * The artifact store the configuration names (ARTIFACT_STORE; docs/storage.md): JetStream by default, or S3. The S3
+ * The artifact store the configuration names (ARTIFACT_STORE; docs/storage.md): JetStream by default, or S3
+ * (`opts.requireLock`: refused without Object Lock when retention is configured, unless S3_ALLOW_UNLOCKED). The S3
  * adapter (and the AWS SDK under it, most of a second of CPU to load) is imported only when configured.
  */
 export async function openConfiguredArtifactStore(

@@ -8,6 +8,7 @@ import {
   GetObjectLockConfigurationCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListObjectVersionsCommand,
   PutObjectCommand,
   PutObjectRetentionCommand,
@@ -19,11 +20,13 @@ import {
   ArtifactConflictError,
   ArtifactCorruptError,
   type ArtifactStore,
+  StorageUnavailableError,
   digestCounter,
   digestOf,
   piecesOf,
 } from './artifact-store.js';
-import { isNotFound, isStorageUnavailable, statusOf, unavailable } from './s3-errors.js';
+import { isNotFound, isStorageUnavailable, S3StartError, s3ErrorCode, statusOf, unavailable } from './s3-errors.js';
+import { type StorageLog, type StorageMonitor, watchS3 } from './s3-health.js';
 import { blobKey, type NameRecord, nameKey, versionOf } from './s3-layout.js';
 import { s3ObjectLock } from './s3-object-lock.js';
 import type { S3Settings } from '../config/storage-config.js';
@@ -54,6 +57,13 @@ export interface S3StoreOptions {
   outageWaitMs?: number;
   /** Create the bucket (with Object Lock) when it is absent; default true. The CLI only reads what is there. */
   createBucket?: boolean;
+  /**
+   * Retention is configured (RETENTION_DEFAULT_DAYS or a tenant's own): a bucket that cannot lock objects is
+   * refused (S3StartError) unless the settings allow it (S3_ALLOW_UNLOCKED).
+   */
+  requireLock?: boolean;
+  /** Where an outage and its end are logged (once each). */
+  log?: StorageLog;
 }
 
 export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2): S3Client {
@@ -74,29 +84,62 @@ export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2):
 export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOptions = {}): Promise<ArtifactStore> {
   const s3 = s3Client(settings);
   const Bucket = settings.bucket;
+  const where = `S3 bucket ${Bucket} at ${settings.endpoint ?? `AWS S3 (${settings.region})`}`;
   try {
     await s3.send(new HeadBucketCommand({ Bucket }));
   } catch (err) {
-    if (!isNotFound(err)) throw unavailable(err, `bucket ${Bucket} at ${settings.endpoint ?? 'AWS S3'}`);
-    if (opts.createBucket === false)
-      throw new Error(`S3 bucket ${Bucket} does not exist at ${settings.endpoint ?? 'AWS S3'}`);
+    if (isStorageUnavailable(err)) throw unavailable(err, `opening ${where}`);
+    if (!isNotFound(err)) throw await refusedStart(s3, settings, where, err);
+    if (opts.createBucket === false) throw new S3StartError(`${where} does not exist`);
     // Another process may create it at the same moment: its bucket is as good as ours.
-    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true })).catch((err: unknown) => {
-      if (statusOf(err) !== 409) throw err;
+    await s3.send(new CreateBucketCommand({ Bucket, ObjectLockEnabledForBucket: true })).catch(async (err: unknown) => {
+      if (statusOf(err) !== 409) throw await refusedStart(s3, settings, `creating ${where}`, err);
     });
   }
-  const lockConfig = await s3
-    .send(new GetObjectLockConfigurationCommand({ Bucket }))
-    .catch((err: unknown) => (isNotFound(err) || statusOf(err) === 400 ? null : Promise.reject(err)));
+  const lockConfig = await s3.send(new GetObjectLockConfigurationCommand({ Bucket })).catch(async (err: unknown) => {
+    if (isNotFound(err) || statusOf(err) === 400) return null;
+    if (isStorageUnavailable(err)) throw unavailable(err, `opening ${where}`);
+    throw await refusedStart(s3, settings, `reading the Object Lock configuration of ${where}`, err);
+  });
   const lockEnabled = lockConfig?.ObjectLockConfiguration?.ObjectLockEnabled === 'Enabled';
-  return s3ArtifactStoreOver(s3, settings, { ...opts, lockEnabled });
+  if (!lockEnabled && opts.requireLock && !settings.allowUnlocked)
+    throw new S3StartError(
+      `${where} has no Object Lock, so it cannot retain captures, but retention is configured (RETENTION_DEFAULT_DAYS or a tenant's own retention). ` +
+        'Use a bucket created with Object Lock enabled (S3 cannot add it to most existing buckets; a new bucket the service creates has it), ' +
+        'or set S3_ALLOW_UNLOCKED=true if this bucket is meant to store captures without retention (docs/storage.md).',
+    );
+  const monitor = watchS3(s3, {
+    bucket: Bucket,
+    endpoint: settings.endpoint ?? `AWS S3 (${settings.region})`,
+    log: opts.log,
+  });
+  return s3ArtifactStoreOver(s3, settings, { ...opts, lockEnabled, monitor });
+}
+
+/**
+ * A refusal at start (wrong credentials, no permission), with the S3 error code: a HEAD answer has no body to
+ * carry one, so the code is asked for with a request whose error answer has one.
+ */
+async function refusedStart(s3: S3Client, settings: S3Settings, where: string, err: unknown): Promise<S3StartError> {
+  let code = s3ErrorCode(err);
+  if (!code)
+    code = await s3
+      .send(new ListObjectsV2Command({ Bucket: settings.bucket, MaxKeys: 1 }))
+      .then(() => undefined)
+      .catch((again: unknown) => s3ErrorCode(again));
+  const status = statusOf(err);
+  return new S3StartError(
+    `${where} refused the service: ${code ?? 'no error code'}${status ? ` (HTTP ${status})` : ''}, with the credentials from ${settings.credentialSource ?? "the AWS SDK's default chain"}. ` +
+      'Check the credentials and that they grant the permissions in docs/storage.md.',
+  );
 }
 
 export function s3ArtifactStoreOver(
   s3: S3Client,
   settings: S3Settings,
-  opts: S3StoreOptions & { lockEnabled: boolean },
+  opts: S3StoreOptions & { lockEnabled: boolean; monitor?: StorageMonitor },
 ): ArtifactStore {
+  const monitor = opts.monitor;
   const Bucket = settings.bucket;
   const outageWaitMs = opts.outageWaitMs ?? 600_000;
   const presigner = settings.publicEndpoint ? s3Client(settings, settings.publicEndpoint) : s3;
@@ -113,13 +156,18 @@ export function s3ArtifactStoreOver(
   /** A write: waits through an outage with back-off (1 s doubling to 30 s) for up to outageWaitMs. */
   async function patiently<T>(what: string, op: () => Promise<T>): Promise<T> {
     const until = Date.now() + outageWaitMs;
-    for (let delay = 1000; ; delay = Math.min(30_000, delay * 2)) {
-      try {
-        return await op();
-      } catch (err) {
-        if (!isStorageUnavailable(err) || Date.now() + delay > until) throw unavailable(err, what);
-        await new Promise((r) => setTimeout(r, delay));
+    const written = monitor?.writing();
+    try {
+      for (let delay = 1000; ; delay = Math.min(30_000, delay * 2)) {
+        try {
+          return await op();
+        } catch (err) {
+          if (!isStorageUnavailable(err) || Date.now() + delay > until) throw unavailable(err, what);
+          await new Promise((r) => setTimeout(r, delay));
+        }
       }
+    } finally {
+      written?.();
     }
   }
 
@@ -161,11 +209,18 @@ export function s3ArtifactStoreOver(
     if (!got?.Body) return null;
     const bytes = await collect(got.Body as AsyncIterable<Uint8Array>);
     if (bytes.byteLength !== record.size)
-      throw new ArtifactCorruptError(`${name}: ${bytes.byteLength} bytes stored, ${record.size} recorded`);
+      throw new ArtifactCorruptError(`${name}: ${bytes.byteLength} bytes stored, ${record.size} recorded`, name);
     if (digestOf(bytes) !== record.digest)
-      throw new ArtifactCorruptError(`${name}: stored bytes do not match the recorded digest ${record.digest}`);
+      throw new ArtifactCorruptError(`${name}: stored bytes do not match the recorded digest ${record.digest}`, name);
     return bytes;
   }
+
+  const blobMissing = (name: string, record: NameRecord) =>
+    new ArtifactCorruptError(
+      `${name}: its blob ${record.blob}${record.version ? ` (version ${record.version})` : ''} is missing from storage`,
+      name,
+      true,
+    );
 
   const lockParams = (retainUntil: Date | undefined) =>
     retainUntil && opts.lockEnabled
@@ -294,7 +349,11 @@ export function s3ArtifactStoreOver(
     async get(name) {
       return once(`reading ${name}`, async () => {
         const record = await recordOf(name);
-        return record ? blobBytes(name, record) : null;
+        if (!record) return null;
+        // The name is recorded: its bytes gone is a loss to report, never "not made yet".
+        const bytes = await blobBytes(name, record);
+        if (!bytes) throw blobMissing(name, record);
+        return bytes;
       });
     },
     async read(name, range) {
@@ -306,7 +365,7 @@ export function s3ArtifactStoreOver(
           ...versionOf(record),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
         });
-        if (!got?.Body) throw new ArtifactCorruptError(`${name}: its blob ${record.blob} is missing from storage`);
+        if (!got?.Body) throw blobMissing(name, record);
         return { size: record.size, body: got.Body as AsyncIterable<Uint8Array> };
       });
     },
@@ -322,7 +381,7 @@ export function s3ArtifactStoreOver(
       if (!record) return { status: 'missing' };
       try {
         const bytes = await once(`reading ${name}`, () => blobBytes(name, record));
-        if (!bytes) return { status: 'missing' };
+        if (!bytes) return { status: 'missing', detail: blobMissing(name, record).message };
         return { status: 'ok', size: record.size, digest: record.digest };
       } catch (err) {
         if (err instanceof ArtifactCorruptError) return { status: 'corrupt', detail: err.message };
@@ -330,6 +389,9 @@ export function s3ArtifactStoreOver(
       }
     },
     async presign(name, as) {
+      // A link into storage that does not answer helps nobody: 503 with Retry-After instead, until it answers.
+      if (monitor && monitor.health().status !== 'ok' && (await monitor.probe()).status !== 'ok')
+        throw new StorageUnavailableError(`Object storage is unavailable (${monitor.health().store})`);
       const record = await once(`reading ${name}`, () => recordOf(name));
       if (!record) return null;
       return getSignedUrl(
@@ -344,6 +406,19 @@ export function s3ArtifactStoreOver(
         { expiresIn: settings.presignSeconds },
       );
     },
+    async list(prefix) {
+      const names: string[] = [];
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await once(`listing ${prefix}`, () =>
+          s3.send(new ListObjectsV2Command({ Bucket, Prefix: nameKey(prefix), ContinuationToken })),
+        );
+        for (const o of page.Contents ?? []) if (o.Key) names.push(o.Key.slice(nameKey('').length));
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+      return names;
+    },
+    ...(monitor ? { health: monitor.health } : {}),
     ...(opts.lockEnabled ? { lock } : {}),
   };
 }

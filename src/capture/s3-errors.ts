@@ -35,3 +35,17 @@ export function unavailable(err: unknown, what: string): unknown {
   const why = err instanceof Error ? err.message || err.name : String(err);
   return new StorageUnavailableError(`Object storage is unavailable (${what}: ${why})`, RETRY_AFTER_S);
 }
+
+/** The S3 error code of an answer (`InvalidAccessKeyId`, `AccessDenied`, …), when the answer carried one. */
+export function s3ErrorCode(err: unknown): string | undefined {
+  const e = err as { Code?: string; name?: string };
+  if (typeof e?.Code === 'string' && e.Code) return e.Code;
+  const name = e?.name;
+  // A HEAD answer has no body: the SDK then names the error after nothing (Unknown, UnknownError, NotFound…).
+  return name && !/^(Unknown|UnknownError|Error|S3ServiceException)$/.test(name) ? name : undefined;
+}
+
+/** The bucket cannot be used as configured (credentials, permissions, Object Lock): the service does not start. */
+export class S3StartError extends Error {
+  override name = 'S3StartError';
+}

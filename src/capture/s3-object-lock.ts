@@ -10,8 +10,8 @@ import { isLockRefusal, unavailable } from './s3-errors.js';
 import { type NameRecord, nameKey, versionOf } from './s3-layout.js';
 
 /**
- * S3 Object Lock over the S3 store's objects (docs/storage.md): the retention and legal hold of the
- * blob a name's record points at (the record itself is held too). Compliance mode: S3 refuses a delete or a
+ * S3 Object Lock over the S3 store's objects (docs/storage.md): the retention and legal hold of the blob a name's
+ * record points at and of the record itself, always together. Compliance mode: S3 refuses a delete or a
  * shorter date for everyone, and this says so as ArtifactLockedError.
  */
 export interface S3LockDeps {
@@ -36,8 +36,11 @@ export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDe
       const named = await once(`reading ${name}`, () =>
         s3.send(new HeadObjectCommand({ Bucket, Key: nameKey(name) })).catch(() => null),
       );
+      // The object is retained as long as both its bytes and the record naming them are: the earlier date.
+      const dates = [head.ObjectLockRetainUntilDate, named?.ObjectLockRetainUntilDate];
+      const retainUntil = dates.some((d) => !d) ? null : new Date(Math.min(...dates.map((d) => d!.getTime())));
       return {
-        retainUntil: head.ObjectLockRetainUntilDate ?? null,
+        retainUntil,
         legalHold: (named ?? head).ObjectLockLegalHoldStatus === 'ON',
       };
     },
@@ -76,15 +79,19 @@ export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDe
     async retain(name, until) {
       const record = await once(`reading ${name}`, () => recordOf(name));
       if (!record) return;
+      const Retention = { Mode: 'COMPLIANCE' as const, RetainUntilDate: until };
+      const extend = (Key: string, version: { VersionId?: string }) =>
+        s3.send(new PutObjectRetentionCommand({ Bucket, Key, ...version, Retention }));
       try {
-        await s3.send(
-          new PutObjectRetentionCommand({
-            Bucket,
-            Key: record.blob,
-            ...versionOf(record),
-            Retention: { Mode: 'COMPLIANCE', RetainUntilDate: until },
-          }),
-        );
+        // The record naming the bytes is this name's alone: storage refusing it is a shorter date, said as such.
+        await extend(nameKey(name), {});
+        // The bytes move with it; bytes another capture shares may be held longer already, and that date stands.
+        await extend(record.blob, versionOf(record)).catch(async (err: unknown) => {
+          if (!isLockRefusal(err)) throw err;
+          const held = (await s3.send(new HeadObjectCommand({ Bucket, Key: record.blob, ...versionOf(record) })))
+            .ObjectLockRetainUntilDate;
+          if (!held || held < until) throw err;
+        });
       } catch (err) {
         if (isLockRefusal(err))
           throw new ArtifactLockedError(

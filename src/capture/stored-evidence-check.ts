@@ -39,6 +39,11 @@ export interface StoredEvidenceCheckOptions {
   /** Stops after the capture being checked; the tally says where to resume. */
   signal?: AbortSignal;
   /**
+   * The stored objects made of a capture since it completed (its certificate, change certificates), beside the
+   * artifacts the ledger names: checked too (S3: the names under the capture's id).
+   */
+  madeOf?(captureId: string): Promise<string[]>;
+  /**
    * How long the walk waits through NATS being unavailable (a node restarting, an election) before it gives up
    * (default two minutes): run after a restart, it must not report an election as a loss.
    */
@@ -65,6 +70,8 @@ export const namedObjects = (data: Completed): Array<[string, string]> =>
 export async function walkCompletedCaptures(
   opts: LedgerWalkOptions,
   onCompleted: (e: StoredEvent, data: Completed) => Promise<void>,
+  /** Every other event, in the same order (migrate: the corroboration records issued). */
+  onOther?: (e: StoredEvent) => Promise<void>,
 ): Promise<number> {
   const stopped = new Error('stopped');
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
@@ -80,6 +87,7 @@ export async function walkCompletedCaptures(
     if (e.seq - 1 > lastSeq) lastSeq = e.seq - 1;
     opts.onProgress?.(e.seq);
     if (e.event.type === 'capture.completed') await onCompleted(e, e.event.data as Completed);
+    else await onOther?.(e);
     done = { seq: e.seq, index: e.index };
   };
   // The budget counts from the last progress: a long walk may meet several restarts.
@@ -111,9 +119,16 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
   tally.lastSeq = await walkCompletedCaptures(opts, async (e, data) => {
     tally.captures++;
+    const named = namedObjects(data);
+    const seen = new Set(named.map(([, object]) => object));
+    const made = opts.madeOf
+      ? (await whileNatsUnavailable(() => opts.madeOf!(data.captureId), { budgetMs }))
+          .filter((object) => !seen.has(object))
+          .map((object): [string, string] => [object.endsWith('/certificate.pdf') ? 'certificate' : 'evidence', object])
+      : [];
     // A capture's objects are independent: checked side by side.
     const checks = await Promise.all(
-      namedObjects(data).map(async ([artifact, object]) => ({
+      [...named, ...made].map(async ([artifact, object]) => ({
         artifact,
         object,
         check: await whileNatsUnavailable(() => opts.artifacts.check(object), { budgetMs }),
@@ -123,7 +138,8 @@ export async function checkStoredEvidence(opts: StoredEvidenceCheckOptions): Pro
       tally.artifacts++;
       let problem: StoredArtifactProblem | null = null;
       const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
-      if (check.status === 'missing') problem = { ...at, status: 'missing' };
+      if (check.status === 'missing')
+        problem = { ...at, status: 'missing', ...(check.detail ? { detail: check.detail } : {}) };
       else if (check.status === 'corrupt') problem = { ...at, status: 'corrupt', detail: check.detail };
       else if (artifact === 'wacz' && data.bundle && check.size !== data.bundle.size) {
         problem = {

@@ -293,7 +293,13 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     names: ['RETENTION_DEFAULT_DAYS'],
     default: '`0` (none)',
     meaning:
-      "Days a capture's objects are kept under S3 Object Lock (compliance mode) when its tenant has no retention of its own.",
+      "Days a capture's objects are kept under S3 Object Lock (compliance mode) when its tenant has no retention of its own. With retention configured (this, or any tenant's own), the service refuses to start on a bucket without Object Lock.",
+  },
+  {
+    names: ['S3_ALLOW_UNLOCKED'],
+    default: '`false`',
+    meaning:
+      '`true`: start on a bucket without Object Lock although retention is configured; nothing is then retained ([docs/storage.md](storage.md#one-port-two-adapters)).',
   },
 ];
 

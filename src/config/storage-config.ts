@@ -14,6 +14,10 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Unset: the AWS SDK's own chain (AWS_ACCESS_KEY_ID…, ~/.aws, instance roles). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Where the credentials come from, for messages (never the secret): a variable, a file, or the SDK's chain. */
+  credentialSource?: string;
+  /** S3_ALLOW_UNLOCKED: a bucket without Object Lock is meant to be so; start even when retention is configured. */
+  allowUnlocked?: boolean;
   presignedDownloads: boolean;
   presignSeconds: number;
 }
@@ -43,6 +47,11 @@ export const STORAGE_ENV = {
   /** A JSON file `{"accessKeyId": …, "secretAccessKey": …}` (a mounted secret), instead of the two variables. */
   S3_CREDENTIALS_FILE: opt,
   S3_PRESIGNED_DOWNLOADS: flag('S3_PRESIGNED_DOWNLOADS'),
+  /**
+   * true: the bucket has no Object Lock on purpose; the service starts though retention is configured (and stores
+   * without retention). Unset: it refuses to start then (docs/storage.md).
+   */
+  S3_ALLOW_UNLOCKED: flag('S3_ALLOW_UNLOCKED'),
   S3_PRESIGN_SECONDS: opt.refine((v) => v === undefined || (/^\d+$/.test(v) && +v >= 1 && +v <= 604_800), {
     message: 'S3_PRESIGN_SECONDS must be a whole number of seconds between 1 and 604800',
   }),
@@ -63,6 +72,8 @@ export function storageSettings(env: StorageEnv): StorageSettings {
   if ((env.ARTIFACT_STORE ?? 'jetstream') === 'jetstream') return { kind: 'jetstream' };
   if (!env.S3_BUCKET) throw new StorageConfigError('S3_BUCKET is required when ARTIFACT_STORE=s3');
   let credentials: S3Settings['credentials'];
+  let credentialSource =
+    "the AWS SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, an instance or task role)";
   if (env.S3_CREDENTIALS_FILE) {
     let parsed: { accessKeyId?: unknown; secretAccessKey?: unknown };
     try {
@@ -75,10 +86,12 @@ export function storageSettings(env: StorageEnv): StorageSettings {
     if (typeof parsed.accessKeyId !== 'string' || typeof parsed.secretAccessKey !== 'string')
       throw new StorageConfigError('S3_CREDENTIALS_FILE must hold {"accessKeyId": "…", "secretAccessKey": "…"}');
     credentials = { accessKeyId: parsed.accessKeyId, secretAccessKey: parsed.secretAccessKey };
+    credentialSource = `S3_CREDENTIALS_FILE ${env.S3_CREDENTIALS_FILE} (access key ${parsed.accessKeyId})`;
   } else if (env.S3_ACCESS_KEY_ID || env.S3_SECRET_ACCESS_KEY) {
     if (!env.S3_ACCESS_KEY_ID || !env.S3_SECRET_ACCESS_KEY)
       throw new StorageConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
     credentials = { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY };
+    credentialSource = `S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY (access key ${env.S3_ACCESS_KEY_ID})`;
   }
   return {
     kind: 's3',
@@ -89,6 +102,8 @@ export function storageSettings(env: StorageEnv): StorageSettings {
     // An endpoint of one's own (MinIO, Ceph) usually has no per-bucket host names: path style unless told.
     forcePathStyle: env.S3_FORCE_PATH_STYLE ? env.S3_FORCE_PATH_STYLE === 'true' : Boolean(env.S3_ENDPOINT),
     ...(credentials ? { credentials } : {}),
+    credentialSource,
+    allowUnlocked: env.S3_ALLOW_UNLOCKED === 'true',
     presignedDownloads: env.S3_PRESIGNED_DOWNLOADS === 'true',
     presignSeconds: Number(env.S3_PRESIGN_SECONDS ?? 300),
   };

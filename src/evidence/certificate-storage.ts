@@ -8,11 +8,16 @@ export type CertificateStore = Pick<KV, 'get' | 'create'>;
 export const certificateObjectName = (captureId: string) => `${captureId}/certificate.pdf`;
 
 /**
- * With S3, certificates live in the artifact store beside the capture's other objects (write-once:
- * a second maker's different bytes are refused, and certificate.ts then serves the first). One issued before the
- * move, in the KV bucket, is still found there and never made again. The JetStream store keeps the KV bucket.
+ * With S3, certificates live in the artifact store beside the capture's other objects (write-once: a second
+ * maker's different bytes are refused, and certificate.ts then serves the first), locked like them until
+ * `retainUntil(captureId)` (retention.ts evidenceRetention). One issued before the move, in the KV bucket, is still
+ * found there and never made again. The JetStream store keeps the KV bucket.
  */
-export function certificateStore(artifacts: ArtifactStore, kv: CertificateStore): CertificateStore {
+export function certificateStore(
+  artifacts: ArtifactStore,
+  kv: CertificateStore,
+  retainUntil: (captureId: string) => Promise<Date | null> = async () => null,
+): CertificateStore {
   if (artifacts.kind !== 's3') return kv;
   return {
     async get(captureId: string) {
@@ -22,7 +27,8 @@ export function certificateStore(artifacts: ArtifactStore, kv: CertificateStore)
     },
     async create(captureId: string, pdf: Uint8Array | string) {
       const bytes = typeof pdf === 'string' ? new TextEncoder().encode(pdf) : pdf;
-      await artifacts.put(certificateObjectName(captureId), bytes);
+      const until = await retainUntil(captureId);
+      await artifacts.put(certificateObjectName(captureId), bytes, until ? { retainUntil: until } : {});
       return 0;
     },
   } as CertificateStore;

@@ -69,6 +69,33 @@ export const projectionLag = new Gauge({
   registers: [registry],
 });
 
+export const storageRequests = new Counter({
+  name: 'capture_ledger_storage_requests_total',
+  help: 'Requests to object storage (S3) by operation and outcome (ok, not_found, refused, unavailable, error)',
+  labelNames: ['operation', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const storageDuration = new Histogram({
+  name: 'capture_ledger_storage_request_duration_seconds',
+  help: "Object storage (S3) request latency by operation, the client's own retries included",
+  labelNames: ['operation'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const storagePendingWrites = new Gauge({
+  name: 'capture_ledger_storage_pending_writes',
+  help: 'Writes to object storage (S3) under way, those waiting through an outage included',
+  registers: [registry],
+});
+
+export const storageUp = new Gauge({
+  name: 'capture_ledger_storage_up',
+  help: 'Whether object storage (S3) answered the last request or probe (1) or not (0)',
+  registers: [registry],
+});
+
 /** Probes refreshed before each scrape. */
 const probes: Array<() => Promise<void>> = [];
 export const addScrapeProbe = (probe: () => Promise<void>) => void probes.push(probe);

@@ -19,9 +19,10 @@ import { operatorViewRoutes } from '../api/routes/operator-views.js';
 import { scheduleRoutes } from '../api/routes/schedules.js';
 import { tenancyRoutes } from '../api/routes/tenancy.js';
 import { retentionRoutes } from '../api/routes/retention.js';
-import { createRetention } from '../application/retention.js';
+import { createRetention, evidenceRetention } from '../application/retention.js';
 import { vantageRoutes } from '../api/routes/vantages.js';
 import { createCorroborations } from '../application/corroboration.js';
+import { corroborationStore } from '../application/corroboration-storage.js';
 import { transparencyLogRoutes } from '../api/routes/transparency-log.js';
 import { verificationRoutes } from '../api/routes/verification.js';
 import { startReplayServer } from '../api/replay-server.js';
@@ -73,6 +74,8 @@ export interface ApiRole {
 export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntime): Promise<ApiRole> {
   const { config, log, nats, evidence } = runtime;
   const { ctx, artifacts, policy } = data;
+  // Everything made of a capture later is locked like its own artifacts (docs/storage.md, Retention).
+  const evidenceRetainUntil = evidenceRetention(ctx, artifacts);
   const transparency = runtime.transparency ?? undefined;
   // Workers in other processes report capture outcomes here; this role decides and appends them.
   const outcomeService = serveCaptureOutcomes(nats.nc, ctx.tenants, log.child({ role: 'capture-outcomes' }));
@@ -101,7 +104,12 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     ? createCorroborations({
         pool: ctx.pool,
         artifacts,
-        store: await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+        // With S3, records are stored under each member capture, locked like its evidence.
+        store: corroborationStore(
+          artifacts,
+          await openCertificateStore(nats.nc, config.NATS_REPLICAS),
+          evidenceRetainUntil,
+        ),
         notary: runtime.evidenceNotary,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         recordAttestation: async (set, signed) => {
@@ -133,7 +141,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
   const schedules = createSchedules(ctx, policy);
   // Watch lists: diffs of two captures, and each watched schedule run compared with the one before.
-  const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary);
+  const diffs = createCaptureDiffs(ctx, artifacts, runtime.evidenceNotary, evidenceRetainUntil);
   const watch = await startWatchRunner({
     js: nats.js,
     jsm: nats.jsm,
@@ -151,8 +159,8 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
   const certificates = createCertificates({
     pool: ctx.pool,
     artifacts,
-    // With S3, certificates are stored beside the artifacts; the KV bucket stays readable.
-    store: certificateStore(artifacts, await openCertificateStore(nats.nc, config.NATS_REPLICAS)),
+    // With S3, certificates are stored beside the artifacts, locked like them; the KV bucket stays readable.
+    store: certificateStore(artifacts, await openCertificateStore(nats.nc, config.NATS_REPLICAS), evidenceRetainUntil),
     notary: runtime.evidenceNotary,
     trust,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -187,7 +195,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
     plugins: [
-      healthRoutes(ctx, createReadiness(nats.nc, ctx.pool)),
+      healthRoutes(ctx, createReadiness(nats.nc, ctx.pool), artifacts.health),
       consoleSessionRoutes({ guard, operator, sessions, publicBaseUrl: config.PUBLIC_BASE_URL }),
       consoleOidcRoutes({
         guard,

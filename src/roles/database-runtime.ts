@@ -4,8 +4,10 @@ import { createTenantActors } from '../actors/tenant-actors.js';
 import type { ServiceContext } from '../application/service-context.js';
 import type { ArtifactStore } from '../capture/artifact-store.js';
 import { openConfiguredArtifactStore, storageOf } from '../capture/configured-artifact-store.js';
+import { defaultRetentionDays } from '../config/storage-config.js';
 import { createPool, LIVE_SCHEMA } from '../infra/postgres.js';
 import { SUBJECTS } from '../infra/topology.js';
+import { anyTenantRetention } from '../../projections/read-models/retention.js';
 import { DELIVERIES_STREAM, JOBS_STREAM, LEDGER_STREAM } from '../ledger/streams.js';
 import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.js';
 import { createOwnListeners, type OwnListeners } from '../net/own-listeners.js';
@@ -60,7 +62,12 @@ export async function startDatabaseRuntime(
   });
   stops.add(() => tenants.close());
   // JetStream's object store, or S3 when ARTIFACT_STORE=s3 (docs/storage.md).
-  const artifacts = await openConfiguredArtifactStore(storageOf(config), nats.nc, replicas);
+  // Retention configured (the deployment's default or any tenant's own) needs a bucket that can lock objects.
+  const requireLock = defaultRetentionDays(config) > 0 || (await anyTenantRetention(pool));
+  const artifacts = await openConfiguredArtifactStore(storageOf(config), nats.nc, replicas, {
+    requireLock,
+    log: log.child({ component: 'storage' }),
+  });
   // The port bound for PORT=0 is added once listening.
   const ownListeners = createOwnListeners();
   ownListeners.add(config.HOST, config.PORT);

@@ -7,7 +7,7 @@ import { DomainError, tenantRateLimited } from '../../domain/errors.js';
 import { invalidRequestDetail, type TypedApp } from '../app.js';
 import type { Principal } from '../../application/caller.js';
 import type { Cors } from '../cors.js';
-import { HttpProblem, type ProblemBody, problem, unexpectedErrorProblem } from '../problem.js';
+import { HttpProblem, type ProblemBody, problem, logUnexpected, unexpectedErrorProblem } from '../problem.js';
 import { namesNothing } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
@@ -158,8 +158,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
       if (p) return toolError(p.body, p.headers);
       // As REST answers it: 503 with Retry-After while NATS elects a leader, 500 otherwise.
       const answer = unexpectedErrorProblem(err, req.id);
-      if (answer.status === 503) req.log.warn({ err, tool: tool.name }, 'NATS unavailable; MCP tool answered 503');
-      else req.log.error({ err, tool: tool.name }, 'MCP tool failed');
+      logUnexpected(req.log, err, answer, { tool: tool.name });
       return toolError(answer.body(), answer.headers);
     }
   }

@@ -3,15 +3,35 @@ import type { Readiness } from '../../observability/readiness.js';
 import type { TypedApp } from '../app.js';
 import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, problemResponses } from '../problem.js';
-import { uri } from '../schemas.js';
+import { dateTime, uri } from '../schemas.js';
+import type { StorageHealth } from '../../capture/artifact-store.js';
 
 const legal = z.object({ terms: uri(), policy: uri() });
+const storage = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    store: z.string().describe('Which store: the S3 bucket and endpoint.'),
+    since: dateTime().optional().describe('Since when it has not answered.'),
+    error: z.string().optional().describe('The last error.'),
+  })
+  .optional()
+  .describe(
+    "Extension: the object storage (S3) as last seen. 'degraded': it does not answer; downloads answer 503 with Retry-After and writes wait, while the service still admits captures, so /health itself stays 200.",
+  );
 /** spec 4.1 enumerates 'ok' alone; 'degraded' belongs to the 503 answer beside it, never to the 200's enum. */
-const healthSchema = z.object({ status: z.enum(['ok']), legal });
-const degradedSchema = z.object({ status: z.enum(['degraded']), legal });
+const healthSchema = z.object({ status: z.enum(['ok']), legal, storage });
+const degradedSchema = z.object({ status: z.enum(['degraded']), legal, storage });
 
-/** spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable. */
-export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => Promise<Readiness>) {
+/**
+ * spec 4.1: a health check with links to the legal texts; 503 'degraded' while NATS or Postgres is unreachable.
+ * An S3 outage is reported in `storage` beside them and keeps the 200: every API process shares the bucket, so a
+ * load balancer taking them out for it would stop submissions and status reads that still work.
+ */
+export function healthRoutes(
+  ctx: Pick<ServiceContext, 'config'>,
+  ready: () => Promise<Readiness>,
+  storageHealth?: () => StorageHealth,
+) {
   const base = ctx.config.PUBLIC_BASE_URL;
   return async (app: TypedApp) => {
     app.get(
@@ -34,6 +54,7 @@ export function healthRoutes(ctx: Pick<ServiceContext, 'config'>, ready: () => P
         return reply.code(ok ? 200 : 503).send({
           status: ok ? 'ok' : 'degraded',
           legal: { terms: `${base}/legal/terms`, policy: `${base}/legal/policy` },
+          ...(storageHealth ? { storage: storageHealth() } : {}),
         });
       },
     );

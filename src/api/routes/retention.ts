@@ -47,6 +47,19 @@ const tenantRetentionSchema = z
   })
   .describe("The tenant's retention of stored captures.");
 
+const tenantRetentionSetSchema = tenantRetentionSchema
+  .extend({
+    appliesTo: z
+      .literal('captures completed from now on')
+      .describe('A new retention (lower or higher) applies to captures completed from now on only.'),
+    detail: z
+      .string()
+      .describe(
+        'What the change does: captures stored before keep the retain-until dates storage holds them to (compliance mode cannot shorten them).',
+      ),
+  })
+  .describe("The tenant's retention of stored captures, as set, and what the change applies to.");
+
 const legalHoldBody = z.object(
   { active: z.boolean({ error: 'must be true (place) or false (lift)' }), ...who },
   { error: 'must be a JSON object with active, by and reason' },
@@ -63,7 +76,9 @@ const captureRetentionSchema = z
     storage: z.enum(['jetstream', 's3']),
     retainUntil: dateTime()
       .nullable()
-      .describe("The bundle's retain-until date in storage (compliance mode); null: none."),
+      .describe(
+        'The retain-until date storage holds every object of the capture to (compliance mode; the earliest of them, read back from storage); null: one is not retained.',
+      ),
     legalHold: z.object({
       active: z.boolean(),
       by: z.string().optional(),
@@ -109,13 +124,13 @@ export function retentionRoutes(guard: TenantGuard, operator: OperatorGuard, ret
             tags: ['admin'],
             summary: "Set a tenant's retention of stored captures (extension)",
             description:
-              'Captures the tenant completes from now on are stored under S3 Object Lock (compliance mode) for `days` days; null returns to RETENTION_DEFAULT_DAYS. Recorded on the ledger (tenant.retention_set) with `by` and `reason`.',
+              'Captures the tenant completes from now on are stored under S3 Object Lock (compliance mode) for `days` days; null returns to RETENTION_DEFAULT_DAYS. Captures stored before keep their dates: lowering the retention answers 200 and applies to future captures only (`appliesTo`, `detail`). Recorded on the ledger (tenant.retention_set) with `by` and `reason`.',
             operationId: 'setTenantRetention',
             security: [{ bearer: [] }],
             params: z.object({ tenantId: tenantIdSchema }),
             body: tenantRetentionBody,
             response: {
-              200: tenantRetentionSchema,
+              200: tenantRetentionSetSchema,
               ...problemResponses({
                 ...OPERATOR_ANSWERS,
                 ...ANSWERS.jsonBody,

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createTenantActors } from '../../actors/tenant-actors.js';
 import { createRetention, retentionPolicy } from '../../application/retention.js';
 import { migrateStoredEvidence } from '../../capture/storage-migration.js';
+import { openCertificateStore } from '../../evidence/certificate.js';
+import { corroborationKeys } from '../../domain/corroboration.js';
 import { DomainError } from '../../domain/errors.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { createProjectionWaiter } from '../../projector/projection-waiter.js';
@@ -46,11 +48,23 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
         total: untilSeq,
       });
       const retainUntil = retentionPolicy({ pool: await session.pool(), config: session.config }, target);
+      // Certificates and corroboration records issued in the source deployment live in its KV bucket; in S3 they
+      // sit beside the artifacts.
+      const certificates = await openCertificateStore((await session.nats()).nc);
       const tally = await migrateStoredEvidence({
         events,
         source,
         target,
         retainUntil,
+        certificateOf: async (captureId) => {
+          const entry = await certificates.get(captureId);
+          return entry?.operation === 'PUT' && entry.value.length > 0 ? entry.value : null;
+        },
+        // Corroboration records sit in the same KV bucket.
+        corroborationRecordOf: async (id) => {
+          const entry = await certificates.get(corroborationKeys.record(id));
+          return entry?.operation === 'PUT' && entry.value.length > 0 ? entry.value : null;
+        },
         fromSeq,
         untilSeq,
         onProblem: (p) => io.stdout(jsonLine(p)),

@@ -1,8 +1,10 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { type ArtifactStore, artifactStoreOver } from '../../capture/artifact-store.js';
 import { openS3ArtifactStore } from '../../capture/s3-artifact-store.js';
-import { type S3Settings, storageSettings } from '../../config/storage-config.js';
+import { defaultRetentionDays, type S3Settings, storageSettings } from '../../config/storage-config.js';
+import { anyTenantRetention } from '../../../projections/read-models/retention.js';
 import { checkStoredEvidence } from '../../capture/stored-evidence-check.js';
+import { evidencePrefixes } from '../../application/retention.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { type CheckFinding, checkResult, MAX_RECORDED_FINDINGS } from '../../application/operator-checks.js';
 import { recordCheck } from '../check-record.js';
@@ -54,6 +56,13 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
         artifacts,
         fromSeq,
         untilSeq,
+        // With S3: the capture's certificate and change certificates, stored under its id, are checked too.
+        ...(artifacts.list
+          ? {
+              madeOf: async (captureId: string) =>
+                (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list!(p)))).flat(),
+            }
+          : {}),
         onProblem: (p) => {
           if (findings.length < MAX_RECORDED_FINDINGS)
             findings.push({
@@ -116,11 +125,16 @@ export function s3SettingsOf(session: CliSession): S3Settings {
   }
 }
 
-/** The S3 store of the session's settings; `create`: make the bucket (with Object Lock) when absent. */
+/**
+ * The S3 store of the session's settings; `create`: make the bucket (with Object Lock) when absent, and refuse one
+ * that cannot lock objects when retention is configured (as the service does at start).
+ */
 export async function s3Store(session: CliSession, create: boolean): Promise<ArtifactStore> {
   const settings = s3SettingsOf(session);
+  const requireLock =
+    create && (defaultRetentionDays(session.config) > 0 || (await anyTenantRetention(await session.pool())));
   try {
-    return await openS3ArtifactStore(settings, { createBucket: create, outageWaitMs: 120_000 });
+    return await openS3ArtifactStore(settings, { createBucket: create, outageWaitMs: 120_000, requireLock });
   } catch (err) {
     throw new CliError(
       `cannot open S3 bucket ${settings.bucket} at ${settings.endpoint ?? 'AWS S3'}: ${(err as Error).message}`,

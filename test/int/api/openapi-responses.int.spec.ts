@@ -399,7 +399,10 @@ describe('OpenAPI document against the real service', () => {
     );
     try {
       for (const o of operations(doc).filter((op) => documents(op, 429))) {
-        const opts = { token: isOperator(o) ? ADMIN_KEY : key, from: freshAddress() };
+        // The operator's valid key is limited on the key endpoints only (spec 4.11); elsewhere its 429 is the
+        // operator limit on failed credentials (spec 8.1: the per-address limit is for unauthenticated requests).
+        const operatorKey = o.path.startsWith('/v1/admin/keys') ? ADMIN_KEY : 'not-the-admin-key';
+        const opts = { token: isOperator(o) ? operatorKey : key, from: freshAddress() };
         let status = 0;
         // The key endpoints have their own limit: 5 a minute per address.
         for (let i = 0; i < 6 && status !== 429; i++) status = await callOn(limited, o, opts);

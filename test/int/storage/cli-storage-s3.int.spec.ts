@@ -5,11 +5,18 @@ import { digestOf, openArtifactStore } from '../../../src/capture/artifact-store
 import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
+import { openCertificateStore } from '../../../src/evidence/certificate.js';
+import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';
+import { corroborationObjectName } from '../../../src/application/corroboration-storage.js';
+import { corroborationKeys } from '../../../src/domain/corroboration.js';
 import { cli, jsonLines } from '../cli/cli-fixtures.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 const byOperator = { correlationId: 'storage-s3-cli', causedBy: { kind: 'admin' as const } };
+const certificatePdf = Buffer.from('%PDF-1.7 issued on JetStream\n');
+const corroborationId = newId('cor');
+const corroborationRecord = Buffer.from(JSON.stringify({ record: { id: corroborationId } }));
 
 /** `capture-ledger storage migrate | verify | hold | release` with S3. */
 describe('capture-ledger storage with S3', () => {
@@ -81,6 +88,25 @@ describe('capture-ledger storage with S3', () => {
       if (i < 2) await store.put(html, Buffer.from(`<p>${i}</p>`));
       await complete({ screenshot: shot, html });
     }
+    // The first capture's certificate, and a corroboration record of the first two (issued later), made while
+    // the deployment ran on JetStream: in its KV bucket.
+    const kv = await openCertificateStore(s.server.nats.nc);
+    await kv.create(captures[0]!, certificatePdf);
+    await kv.create(corroborationKeys.record(corroborationId), corroborationRecord);
+    await s.server.ctx.tenants.execute(
+      'mig',
+      {
+        type: 'RecordCorroborationAttestation',
+        data: {
+          corroborationId,
+          captureIds: captures.slice(0, 2),
+          recordHash: 'sha256:00',
+          keyId: 'k',
+          genTime: null,
+        },
+      },
+      byOperator,
+    );
   });
   after(async () => {
     await s?.stop();
@@ -96,11 +122,15 @@ describe('capture-ledger storage with S3', () => {
     assert.equal(first.code, 0, first.stderr);
     const one = jsonLines(first.stdout).at(-1).summary;
     assert.equal(one.captures, 1);
-    assert.equal(one.copied, 2);
-    // Copied under the retention new captures get: locked until completion + 2 days.
+    assert.equal(one.copied, 3, 'the two artifacts and the certificate');
+    // Copied under the retention new captures get: locked until completion + 2 days, the certificate too.
     const target = await openS3ArtifactStore(s3Settings());
+    const until = new Date(completedAts[0]! + 2 * 86_400_000).toISOString();
     const state = await target.lock!.state(artifactObjectName(`cap_${'1'.repeat(32)}`, 'a1', 'screenshot'));
-    assert.equal(state?.retainUntil?.toISOString(), new Date(completedAts[0]! + 2 * 86_400_000).toISOString());
+    assert.equal(state?.retainUntil?.toISOString(), until);
+    const certificate = certificateObjectName(captures[0]!);
+    assert.deepEqual(Buffer.from((await target.get(certificate))!), certificatePdf);
+    assert.equal((await target.lock!.state(certificate))?.retainUntil?.toISOString(), until);
     const rest = await cli(['storage', 'migrate', '--from', String(seqs[0]! + 1)], { ...nats, ...s3 });
     assert.equal(rest.code, 1, 'an object missing in the source fails the run');
     const lines = jsonLines(rest.stdout);
@@ -110,8 +140,18 @@ describe('capture-ledger storage with S3', () => {
     );
     const summary = lines.at(-1).summary;
     assert.equal(summary.captures, 2);
-    assert.equal(summary.copied, 3);
+    assert.equal(summary.copied, 5, 'three artifacts, the corroboration record under each of its two members');
     assert.equal(summary.complete, true);
+    // Locked until the latest of its members' dates: the first's (this run applies no retention to the second's).
+    const migrated = await openS3ArtifactStore(s3Settings());
+    for (const captureId of captures.slice(0, 2)) {
+      const object = corroborationObjectName(captureId, corroborationId);
+      assert.deepEqual(Buffer.from((await migrated.get(object))!), corroborationRecord);
+      assert.equal(
+        (await migrated.lock!.state(object))?.retainUntil?.toISOString(),
+        new Date(completedAts[0]! + 2 * 86_400_000).toISOString(),
+      );
+    }
     assert.match(rest.stderr, /storage migrate/);
   });
 
@@ -119,7 +159,7 @@ describe('capture-ledger storage with S3', () => {
     const again = await cli(['storage', 'migrate'], { ...nats, ...s3 });
     const summary = jsonLines(again.stdout).at(-1).summary;
     assert.equal(summary.copied, 0);
-    assert.equal(summary.present, 5);
+    assert.equal(summary.present, 8);
     assert.equal(summary.missing, 1);
   });
 
@@ -156,7 +196,7 @@ describe('capture-ledger storage with S3', () => {
         [captures[2], 'html', 'missing'],
       ],
     );
-    assert.equal(jsonLines(r.stdout).at(-1).summary.ok, 4);
+    assert.equal(jsonLines(r.stdout).at(-1).summary.ok, 7, 'the migrated certificate and records are checked too');
   });
 
   it('places and lifts a legal hold from the CLI, recorded with who and why', async () => {

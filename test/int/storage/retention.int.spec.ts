@@ -64,7 +64,10 @@ describe('retention and legal hold in S3', () => {
       reason: 'seven years, SEC 17a-4',
     });
     assert.equal(set.status, 200, set.text);
-    assert.deepEqual(set.body, { tenantId: 'keep', days: 2555, source: 'tenant', defaultDays: 1, locked: true });
+    const { appliesTo, detail, ...view } = set.body;
+    assert.deepEqual(view, { tenantId: 'keep', days: 2555, source: 'tenant', defaultDays: 1, locked: true });
+    assert.equal(appliesTo, 'captures completed from now on');
+    assert.match(detail, /from now on/);
 
     captureId = await captureUntilComplete(s.call, token, site.url('/simple'));
     const prov = await s.call('GET', `/v1/captures/${captureId}/provenance`);

@@ -33,6 +33,8 @@ describe('storage configuration (ARTIFACT_STORE, S3_*)', () => {
       bucket: 'evidence',
       forcePathStyle: true,
       credentials: { accessKeyId: 'ak', secretAccessKey: 'sk' },
+      credentialSource: 'S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY (access key ak)',
+      allowUnlocked: false,
       presignedDownloads: true,
       presignSeconds: 300,
     });
@@ -41,6 +43,15 @@ describe('storage configuration (ARTIFACT_STORE, S3_*)', () => {
     );
     assert.equal(aws.kind === 's3' && aws.forcePathStyle, false, 'AWS itself: virtual-hosted style');
     assert.equal(aws.kind === 's3' && aws.credentials, undefined, "the SDK's own credential chain");
+    assert.match((aws.kind === 's3' && aws.credentialSource) || '', /the AWS SDK's default chain/);
+    const unlocked = storageSettings(
+      loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_ALLOW_UNLOCKED: 'true' }),
+    );
+    assert.equal(unlocked.kind === 's3' && unlocked.allowUnlocked, true);
+    assert.throws(
+      () => loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_ALLOW_UNLOCKED: 'yes' }),
+      (err: Error) => err instanceof ConfigError && /S3_ALLOW_UNLOCKED must be true or false/.test(err.message),
+    );
   });
 
   it('reads credentials from a file', () => {
@@ -51,6 +62,7 @@ describe('storage configuration (ARTIFACT_STORE, S3_*)', () => {
       loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_CREDENTIALS_FILE: file }),
     );
     assert.deepEqual(s.kind === 's3' && s.credentials, { accessKeyId: 'fa', secretAccessKey: 'fs' });
+    assert.equal(s.kind === 's3' && s.credentialSource, `S3_CREDENTIALS_FILE ${file} (access key fa)`);
     writeFileSync(file, '{"accessKeyId": 1}');
     assert.throws(
       () => loadConfig({ ...base, ARTIFACT_STORE: 's3', S3_BUCKET: 'evidence', S3_CREDENTIALS_FILE: file }),
