@@ -67,6 +67,22 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
     if (!base) return; // the first complete run: nothing to compare with yet
     const { watch } = schedule;
     const options = { ignoreSelectors: watch.ignoreSelectors, ignoreText: watch.ignoreText };
+    const scheduleId = row.schedule_id; // narrowed above; a closure does not keep the narrowing
+    const record = (outcome: { changed: boolean; notify: boolean; summary: ComparisonSummary; bound?: string }) =>
+      deps.tenants.execute(
+        row.tenant_id,
+        {
+          type: 'RecordComparison',
+          data: {
+            captureId: row.capture_id,
+            baseCaptureId: base.capture_id,
+            scheduleId,
+            options,
+            ...outcome,
+          },
+        },
+        { correlationId: e.correlationId, causedBy: { kind: 'system', component: 'watch' } },
+      );
     let diff: Awaited<ReturnType<CaptureDiffs['diffRows']>>;
     try {
       diff = await deps.diffs.diffRows(base, row, options);
@@ -76,23 +92,13 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
           { captureId: row.capture_id, base: base.capture_id, bound: err.bound, detail: err.message },
           'watch: the diff reached a bound; recorded as such',
         );
-        await deps.tenants.execute(
-          row.tenant_id,
-          {
-            type: 'RecordComparison',
-            data: {
-              captureId: row.capture_id,
-              baseCaptureId: base.capture_id,
-              scheduleId: row.schedule_id,
-              changed: err.bound === 'textEdits',
-              notify: err.bound === 'textEdits',
-              summary: EMPTY_SUMMARY,
-              options,
-              bound: `${err.bound}: ${err.message}`,
-            },
-          },
-          { correlationId: e.correlationId, causedBy: { kind: 'system', component: 'watch' } },
-        );
+        const rewritten = err.bound === 'textEdits';
+        await record({
+          changed: rewritten,
+          notify: rewritten,
+          summary: EMPTY_SUMMARY,
+          bound: `${err.bound}: ${err.message}`,
+        });
         return;
       }
       // A stored artifact lost or damaged (readRecordedArtifact's 500): retrying cannot help; the operator's
@@ -107,22 +113,7 @@ export function startWatchRunner(deps: WatchRunnerDeps): Promise<Feeder> {
     const ignored = diff.screenshot?.ignored;
     const allMasked = ignored !== undefined && ignored.notRecorded.length === 0 && ignored.textNotRecorded.length === 0;
     const notify = notifies(watch, diff.summary, allMasked);
-    await deps.tenants.execute(
-      row.tenant_id,
-      {
-        type: 'RecordComparison',
-        data: {
-          captureId: row.capture_id,
-          baseCaptureId: base.capture_id,
-          scheduleId: row.schedule_id,
-          changed: diff.changed,
-          notify,
-          summary: diff.summary,
-          options,
-        },
-      },
-      { correlationId: e.correlationId, causedBy: { kind: 'system', component: 'watch' } },
-    );
+    await record({ changed: diff.changed, notify, summary: diff.summary });
     log.info(
       { captureId: row.capture_id, base: base.capture_id, changed: diff.changed, notify },
       'watch: run compared',
