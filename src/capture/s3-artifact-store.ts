@@ -227,22 +227,12 @@ export function s3ArtifactStoreOver(
       ? { ObjectLockMode: 'COMPLIANCE' as const, ObjectLockRetainUntilDate: retainUntil }
       : {};
 
-  /** Stores the blob unless these bytes are there already; a longer retention is extended, never shortened. */
-  /**
-   * Makes `key` hold the blob: left alone when it holds these bytes already (a longer retention is added, never a
-   * shorter one), else written by `write` (which answers the new version).
-   */
-  async function ensureBlob(
+  /** Locks a stored version until `retainUntil` unless it is held that long already (never shortens). */
+  async function retainAtLeast(
     key: string,
-    size: number,
+    head: { VersionId?: string | undefined; ObjectLockRetainUntilDate?: Date | undefined },
     retainUntil: Date | undefined,
-    write: () => Promise<string | undefined>,
-  ): Promise<string | undefined> {
-    const head = await s3.send(new HeadObjectCommand({ Bucket, Key: key })).catch((err: unknown) => {
-      if (isNotFound(err)) return null;
-      throw err;
-    });
-    if (!head || head.ContentLength !== size) return write();
+  ) {
     const held = head.ObjectLockRetainUntilDate;
     if (retainUntil && opts.lockEnabled && (!held || held < retainUntil))
       await s3.send(
@@ -253,16 +243,45 @@ export function s3ArtifactStoreOver(
           Retention: { Mode: 'COMPLIANCE', RetainUntilDate: retainUntil },
         }),
       );
-    return head.VersionId;
+  }
+
+  /**
+   * Makes `key` hold the blob: left alone when it holds these bytes already (a longer retention is added, never a
+   * shorter one), else written by `write`, which answers the new version and whether the write itself locked it.
+   * A multipart upload or a copy is read back and locked after: S3 servers differ in whether they take the lock
+   * headers there (radosgw takes neither) and whether a copy answers its version (the name record pins it).
+   */
+  async function ensureBlob(
+    key: string,
+    size: number,
+    retainUntil: Date | undefined,
+    write: () => Promise<{ version: string | undefined; locked: boolean }>,
+  ): Promise<string | undefined> {
+    const head = await s3.send(new HeadObjectCommand({ Bucket, Key: key })).catch((err: unknown) => {
+      if (isNotFound(err)) return null;
+      throw err;
+    });
+    if (head && head.ContentLength === size) {
+      await retainAtLeast(key, head, retainUntil);
+      return head.VersionId;
+    }
+    const written = await write();
+    if (written.locked || (written.version && !(retainUntil && opts.lockEnabled))) return written.version;
+    const stored = await s3.send(
+      new HeadObjectCommand({ Bucket, Key: key, ...(written.version ? { VersionId: written.version } : {}) }),
+    );
+    await retainAtLeast(key, stored, retainUntil);
+    return stored.VersionId;
   }
 
   async function putBlob(key: string, bytes: Uint8Array, retainUntil: Date | undefined): Promise<string | undefined> {
     return ensureBlob(key, bytes.byteLength, retainUntil, async () => {
       const params = { Bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ...lockParams(retainUntil) };
-      if (bytes.byteLength <= PART_BYTES) return (await s3.send(new PutObjectCommand(params))).VersionId;
+      if (bytes.byteLength <= PART_BYTES)
+        return { version: (await s3.send(new PutObjectCommand(params))).VersionId, locked: true };
       // Large objects go up in parts (multipart upload), a few at a time.
       const done = await new Upload({ client: s3, params, partSize: PART_BYTES, queueSize: 4 }).done();
-      return (done as { VersionId?: string }).VersionId;
+      return { version: (done as { VersionId?: string }).VersionId, locked: false };
     });
   }
 
@@ -296,7 +315,7 @@ export function s3ArtifactStoreOver(
         const copied = await s3.send(
           new CopyObjectCommand({ Bucket, Key: blob, CopySource: `${Bucket}/${staging}`, ...lockParams(retainUntil) }),
         );
-        return copied.VersionId;
+        return { version: copied.VersionId, locked: false };
       });
       return { digest, size: seen.size, blob, version };
     } finally {
@@ -331,8 +350,15 @@ export function s3ArtifactStoreOver(
         const version = await patiently(`storing ${name}`, () => putBlob(blob, body, putOpts.retainUntil));
         record = { digest, size: body.byteLength, blob, ...(version ? { version } : {}) };
       } else {
-        const { version, ...rest } = await once(`storing ${name}`, () => putStream(body, putOpts.retainUntil));
-        record = { ...rest, ...(version ? { version } : {}) };
+        // Under way from its first part to its copy (capture_ledger_storage_pending_writes), though it does not
+        // wait through an outage.
+        const written = monitor?.writing();
+        try {
+          const { version, ...rest } = await once(`storing ${name}`, () => putStream(body, putOpts.retainUntil));
+          record = { ...rest, ...(version ? { version } : {}) };
+        } finally {
+          written?.();
+        }
       }
       await patiently(`storing ${name}`, () =>
         s3.send(

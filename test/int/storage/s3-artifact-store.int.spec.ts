@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DeleteObjectCommand, ListObjectVersionsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  GetObjectRetentionCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import {
   ArtifactConflictError,
   ArtifactLockedError,
@@ -10,6 +17,8 @@ import {
 } from '../../../src/capture/artifact-store.js';
 import { blobKey, nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import type { S3Settings } from '../../../src/config/storage-config.js';
+import { artifactObjectName } from '../../../src/domain/artifacts.js';
+import { storagePendingWrites } from '../../../src/observability/metrics.js';
 import { artifactStoreContract } from '../../support/artifact-store-contract.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
 
@@ -129,6 +138,56 @@ describe('S3 artifact store', () => {
     // (A store of its own: this one remembers the record it read.)
     const fresh = await openS3ArtifactStore(settings);
     assert.deepEqual((await fresh.check('cap_l/wacz')).status, 'ok');
+  });
+
+  it('locks a session video like the other artifacts: whole in parts, or streamed and copied to its blob', async () => {
+    const until = new Date(Date.now() + 2 * 86_400_000);
+    // The worker stores the video it encoded whole (multipart above 8 MiB); a streamed body goes through staging.
+    const whole = artifactObjectName('cap_v1', 'a1', 'session');
+    const streamed = artifactObjectName('cap_v2', 'a1', 'session');
+    await store.put(whole, bytesOf(9 * 1024 * 1024 + 3, 21), { retainUntil: until });
+    await store.put(streamed, pieces(bytesOf(9 * 1024 * 1024 + 7, 22), 65_537), { retainUntil: until });
+    for (const name of [whole, streamed]) {
+      const got = await raw.send(new GetObjectCommand({ Bucket: 'artifacts', Key: nameKey(name) }));
+      const record = JSON.parse(await got.Body!.transformToString()) as { blob: string; version?: string };
+      for (const [Key, VersionId] of [
+        [nameKey(name), got.VersionId],
+        [record.blob, record.version],
+      ] as const) {
+        const held = await raw.send(new GetObjectRetentionCommand({ Bucket: 'artifacts', Key, VersionId }));
+        assert.equal(held.Retention?.Mode, 'COMPLIANCE', `${Key} of ${name}`);
+        assert.equal(held.Retention?.RetainUntilDate?.toISOString(), until.toISOString(), `${Key} of ${name}`);
+      }
+      await assert.rejects(store.lock!.remove(name), ArtifactLockedError);
+    }
+  });
+
+  it('counts a streamed upload as a pending write while it is under way', async () => {
+    const pending = async () => (await storagePendingWrites.get()).values[0]?.value ?? 0;
+    const before = await pending();
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let uploading = false;
+    async function* held() {
+      yield bytesOf(70_000, 31);
+      // The upload has taken the first piece and waits for the next one.
+      uploading = true;
+      await released;
+      yield bytesOf(70_000, 32);
+    }
+    const writing = store.put('cap_p/session', held());
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!uploading) {
+        assert.ok(Date.now() < deadline, 'the upload never asked for the second piece');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(await pending(), before + 1);
+    } finally {
+      release();
+    }
+    await writing;
+    assert.equal(await pending(), before);
   });
 
   it('places and lifts a legal hold; a held object without retention cannot be deleted', async () => {
