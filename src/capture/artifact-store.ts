@@ -7,6 +7,7 @@ import {
   type JetStreamManager,
   type StoredMsg,
 } from '@nats-io/jetstream';
+import { Objm } from '@nats-io/obj';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
@@ -346,6 +347,19 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
       }
     },
   };
+}
+
+/**
+ * Every name the JetStream artifacts bucket holds that starts with `prefix`, read from the objects' meta entries
+ * (one pass over the bucket's meta subjects, the nats.js object store's listing): `storage migrate` finds the
+ * diff evidence of a capture this way, whose names the ledger does not record.
+ */
+export async function storedNamesIn(js: JetStreamClient, prefix: string): Promise<string[]> {
+  const bucket = await new Objm(js).open(ARTIFACT_BUCKET, false);
+  return (await bucket.list())
+    .map((info) => info.name)
+    .filter((name) => name.startsWith(prefix))
+    .sort();
 }
 
 /** Opens (creates when absent, as provisioning does) the artifacts bucket with `replicas` replicas. */

@@ -1,4 +1,11 @@
-import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore, digestOf } from './artifact-store.js';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import {
+  ArtifactCorruptError,
+  ArtifactLockedError,
+  type ArtifactStore,
+  digestOf,
+  storedNamesIn,
+} from './artifact-store.js';
 import { certificateObjectName } from '../evidence/certificate-storage.js';
 import { corroborationObjectName } from '../application/corroboration-storage.js';
 import type { StoredEvent } from '../ledger/event-store.js';
@@ -8,7 +15,8 @@ import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 /**
  * `capture-ledger storage migrate`: copies every object the ledger names from one artifact store to another
  * (JetStream → S3), capture by capture in ledger order, with each capture's issued certificate and corroboration
- * records (from the source's KV bucket). Idempotent: an object the target holds
+ * records (from the source's KV bucket) and the change certificates and diff evidence made of it (found by name
+ * in the source). Idempotent: an object the target holds
  * already with the same digest is left alone, so a stopped run is resumed from its last sequence (or simply run
  * again). Each object is read whole from the source — which checks it against its digest — and written with
  * that digest; an object missing or damaged in the source is reported, never copied. With `retainUntil` (the
@@ -54,6 +62,11 @@ export interface MigrationOptions extends LedgerWalkOptions {
    * (`corroborationObjectName`) and locked until the latest of the members' dates in the target.
    */
   corroborationRecordOf?(corroborationId: string): Promise<Uint8Array | null>;
+  /**
+   * The source's objects made of diffs of the capture (`diffs/<captureId>/…`: change certificates and diff
+   * evidence): copied like its artifacts and locked until the capture's date, as the service locks them.
+   */
+  diffObjectsOf?(captureId: string): Promise<string[]>;
   /** After each object: running totals (progress). */
   onObject?(tally: MigrationTally): void;
 }
@@ -76,7 +89,10 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
     async (e, data) => {
       tally.captures++;
       const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
-      for (const [artifact, object] of namedObjects(data)) {
+      // The ledger names the artifacts; the diffs made of the capture since (change certificates, diff evidence)
+      // are found by their names in the source, which carry a hash of the diff options the ledger does not record.
+      const made = opts.diffObjectsOf ? await fromSource(() => opts.diffObjectsOf!(data.captureId)) : [];
+      for (const [artifact, object] of [...namedObjects(data), ...made.map((o): [string, string] => ['diff', o])]) {
         tally.objects++;
         const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
         const problem = await copyOne(object, until);
@@ -197,4 +213,19 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
     tally.bytes += bytes.byteLength;
     return null;
   }
+}
+
+/**
+ * The diff objects (`diffs/<captureId>/<baseId>/<options hash>.<ext>`) of a JetStream artifacts bucket by capture:
+ * nothing but their names finds them, so the bucket is listed once. One made after the listing is copied by
+ * the next run.
+ */
+export async function diffObjectsByCapture(js: JetStreamClient): Promise<(captureId: string) => string[]> {
+  const byCapture = new Map<string, string[]>();
+  const names = await whileNatsUnavailable(() => storedNamesIn(js, 'diffs/'), { budgetMs: 120_000 });
+  for (const name of names) {
+    const captureId = name.split('/')[1]!;
+    byCapture.set(captureId, [...(byCapture.get(captureId) ?? []), name]);
+  }
+  return (captureId) => byCapture.get(captureId) ?? [];
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTenantActors } from '../../actors/tenant-actors.js';
 import { createRetention, retentionPolicy } from '../../application/retention.js';
-import { migrateStoredEvidence } from '../../capture/storage-migration.js';
+import { diffObjectsByCapture, migrateStoredEvidence } from '../../capture/storage-migration.js';
 import { openCertificateStore } from '../../evidence/certificate.js';
 import { corroborationKeys } from '../../domain/corroboration.js';
 import { DomainError } from '../../domain/errors.js';
@@ -22,7 +22,9 @@ export const storageMigrate: CommandSpec = {
 Walks the LEDGER stream and, for every capture.completed event, copies each object its artifacts name from
 the nats-server's artifacts store (NATS_URL) to the S3 bucket of S3_ENDPOINT / S3_BUCKET (created with Object
 Lock when absent), reading each object whole and checking it against its digest first, and locking it for the
-tenant's retention (or RETENTION_DEFAULT_DAYS) from the capture's completion, as new captures are. An object the bucket
+tenant's retention (or RETENTION_DEFAULT_DAYS) from the capture's completion, as new captures are. With each capture
+go its issued certificate and corroboration records (from the KV bucket) and the change certificates and diff
+evidence made of it (found by name under diffs/<captureId>/ in the artifacts store). An object the bucket
 holds already with the same digest is skipped, so the command can be run again at any time and copies only
 what is new. Prints one JSON line per object missing or damaged in the source (or held with other bytes in
 the bucket) and a summary at the end; progress on stderr. Stopped (Ctrl-C), the summary names the --from to
@@ -50,7 +52,9 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
       const retainUntil = retentionPolicy({ pool: await session.pool(), config: session.config }, target);
       // Certificates and corroboration records issued in the source deployment live in its KV bucket; in S3 they
       // sit beside the artifacts.
-      const certificates = await openCertificateStore((await session.nats()).nc);
+      const { nc, js } = await session.nats();
+      const certificates = await openCertificateStore(nc);
+      let diffs: Promise<(captureId: string) => string[]> | undefined;
       const tally = await migrateStoredEvidence({
         events,
         source,
@@ -65,6 +69,8 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
           const entry = await certificates.get(corroborationKeys.record(id));
           return entry?.operation === 'PUT' && entry.value.length > 0 ? entry.value : null;
         },
+        // Change certificates and diff evidence: listed once from the source's bucket, by capture.
+        diffObjectsOf: async (captureId) => (await (diffs ??= diffObjectsByCapture(js)))(captureId),
         fromSeq,
         untilSeq,
         onProblem: (p) => io.stdout(jsonLine(p)),

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, GetObjectRetentionCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { makeBundle } from '../../../src/archive/bundle.js';
+import type { Caller } from '../../../src/application/caller.js';
+import { createCaptureDiffs } from '../../../src/application/capture-diffs.js';
 import { digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
 import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
@@ -9,7 +13,10 @@ import { openCertificateStore } from '../../../src/evidence/certificate.js';
 import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';
 import { corroborationObjectName } from '../../../src/application/corroboration-storage.js';
 import { corroborationKeys } from '../../../src/domain/corroboration.js';
+import { findCapture } from '../../../projections/read-models/captures.js';
+import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { cli, jsonLines } from '../cli/cli-fixtures.js';
+import { completeWithBundle } from '../../support/logged-capture.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
@@ -27,6 +34,13 @@ describe('capture-ledger storage with S3', () => {
   const seqs: number[] = [];
   const captures: string[] = [];
   const completedAts: number[] = [];
+  /** Two signed captures compared on the JetStream source: the newer one, its completion, what the diff made. */
+  const compared = {
+    captureId: '',
+    completedAt: 0,
+    certificate: new Uint8Array() as Uint8Array,
+    evidence: new Uint8Array() as Uint8Array,
+  };
   const s3Settings = () => ({
     endpoint: gw.endpoint,
     region: 'us-east-1',
@@ -70,7 +84,10 @@ describe('capture-ledger storage with S3', () => {
   }
 
   before(async () => {
-    [gw, s] = await Promise.all([startRadosgw(), startTestServer()]);
+    [gw, s] = await Promise.all([
+      startRadosgw(),
+      startTestServer({ ROLES: 'api,projector,signer', SIGNING_KEY: randomBytes(32).toString('base64'), TSA_URL: '' }),
+    ]);
     nats = { NATS_URL: s.infra.nats.url, DATABASE_URL: s.databaseUrl };
     s3 = {
       S3_ENDPOINT: gw.endpoint,
@@ -107,6 +124,37 @@ describe('capture-ledger storage with S3', () => {
       },
       byOperator,
     );
+    // A change certificate and diff evidence of two signed captures, made by the service on JetStream: stored
+    // under diffs/<newer capture>/, named with a hash of the diff options, which the ledger does not record.
+    const signed: string[] = [];
+    for (const edition of ['first', 'second']) {
+      const captureId = newId('cap');
+      const html = `<html><body><p>The ${edition} edition.</p></body></html>`;
+      const capture = sampleCapture({ captureId, url: 'https://example.com/', page: { html } });
+      const bundle = (await makeBundle(capture, s.server.evidence.notary!))!;
+      await completeWithBundle(s.server, 'mig', captureId, bundle, 'storage-s3-cli', undefined, undefined, html);
+      signed.push(captureId);
+    }
+    const [base, next] = signed as [string, string];
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const rows = await Promise.all(signed.map((id) => findCapture(s.server.ctx.pool, id)));
+      if (rows.every((r) => r?.status === 'complete' && r.bundle)) {
+        compared.completedAt = rows[1]!.completed_at!.getTime();
+        break;
+      }
+      assert.ok(Date.now() < deadline, 'the signed captures were not projected complete');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const caller: Caller = {
+      principal: { tenantId: 'mig', scopes: ['read'], keyHash: null },
+      correlationId: 'storage-s3-cli',
+      log: { info() {}, error() {} },
+    };
+    const diffs = createCaptureDiffs(s.server.ctx, store, s.server.evidence.notary);
+    compared.captureId = next;
+    compared.certificate = await diffs.certificate(caller, next, { base });
+    compared.evidence = await diffs.evidence(caller, next, { base });
   });
   after(async () => {
     await s?.stop();
@@ -131,7 +179,11 @@ describe('capture-ledger storage with S3', () => {
     const certificate = certificateObjectName(captures[0]!);
     assert.deepEqual(Buffer.from((await target.get(certificate))!), certificatePdf);
     assert.equal((await target.lock!.state(certificate))?.retainUntil?.toISOString(), until);
-    const rest = await cli(['storage', 'migrate', '--from', String(seqs[0]! + 1)], { ...nats, ...s3 });
+    const rest = await cli(['storage', 'migrate', '--from', String(seqs[0]! + 1)], {
+      ...nats,
+      ...s3,
+      RETENTION_DEFAULT_DAYS: '2',
+    });
     assert.equal(rest.code, 1, 'an object missing in the source fails the run');
     const lines = jsonLines(rest.stdout);
     assert.deepEqual(
@@ -139,10 +191,14 @@ describe('capture-ledger storage with S3', () => {
       [[captures[2], 'html', 'missing']],
     );
     const summary = lines.at(-1).summary;
-    assert.equal(summary.captures, 2);
-    assert.equal(summary.copied, 5, 'three artifacts, the corroboration record under each of its two members');
+    assert.equal(summary.captures, 4);
+    assert.equal(
+      summary.copied,
+      13,
+      'three artifacts, the corroboration record under each of its two members, the signed captures’ six artifacts, the change certificate and the diff evidence',
+    );
     assert.equal(summary.complete, true);
-    // Locked until the latest of its members' dates: the first's (this run applies no retention to the second's).
+    // Locked until the latest of its members' dates the target holds under their ids: the first's (its certificate).
     const migrated = await openS3ArtifactStore(s3Settings());
     for (const captureId of captures.slice(0, 2)) {
       const object = corroborationObjectName(captureId, corroborationId);
@@ -152,6 +208,33 @@ describe('capture-ledger storage with S3', () => {
         new Date(completedAts[0]! + 2 * 86_400_000).toISOString(),
       );
     }
+    // The change certificate and the diff evidence: byte-identical, locked COMPLIANCE until the newer capture's date.
+    const made = await migrated.list!(`diffs/${compared.captureId}/`);
+    assert.equal(made.length, 2, made.join(' '));
+    const raw = s3Client(s3Settings());
+    for (const [ext, bytes] of [
+      ['.pdf', compared.certificate],
+      ['.json', compared.evidence],
+    ] as const) {
+      const object = made.find((name) => name.endsWith(ext))!;
+      assert.ok(object, `${ext}: ${made.join(' ')}`);
+      assert.ok(Buffer.from((await migrated.get(object))!).equals(Buffer.from(bytes)), object);
+      const named = await raw.send(new GetObjectCommand({ Bucket: 'migrated', Key: nameKey(object) }));
+      const record = JSON.parse(await named.Body!.transformToString()) as { blob: string; version?: string };
+      for (const [Key, VersionId] of [
+        [nameKey(object), named.VersionId],
+        [record.blob, record.version],
+      ] as const) {
+        const held = await raw.send(new GetObjectRetentionCommand({ Bucket: 'migrated', Key, VersionId }));
+        assert.equal(held.Retention?.Mode, 'COMPLIANCE', Key);
+        assert.equal(
+          held.Retention?.RetainUntilDate?.toISOString(),
+          new Date(compared.completedAt + 2 * 86_400_000).toISOString(),
+          Key,
+        );
+      }
+    }
+    raw.destroy();
     assert.match(rest.stderr, /storage migrate/);
   });
 
@@ -159,7 +242,7 @@ describe('capture-ledger storage with S3', () => {
     const again = await cli(['storage', 'migrate'], { ...nats, ...s3 });
     const summary = jsonLines(again.stdout).at(-1).summary;
     assert.equal(summary.copied, 0);
-    assert.equal(summary.present, 8);
+    assert.equal(summary.present, 16);
     assert.equal(summary.missing, 1);
   });
 
@@ -196,7 +279,11 @@ describe('capture-ledger storage with S3', () => {
         [captures[2], 'html', 'missing'],
       ],
     );
-    assert.equal(jsonLines(r.stdout).at(-1).summary.ok, 7, 'the migrated certificate and records are checked too');
+    assert.equal(
+      jsonLines(r.stdout).at(-1).summary.ok,
+      15,
+      'the migrated certificate, records, change certificate and diff evidence are checked too',
+    );
   });
 
   it('places and lifts a legal hold from the CLI, recorded with who and why', async () => {
