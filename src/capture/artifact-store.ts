@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  DeliverPolicy,
   jetstream,
   jetstreamManager,
   JetStreamApiError,
@@ -7,7 +8,6 @@ import {
   type JetStreamManager,
   type StoredMsg,
 } from '@nats-io/jetstream';
-import { Objm } from '@nats-io/obj';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
@@ -351,15 +351,29 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
 
 /**
  * Every name the JetStream artifacts bucket holds that starts with `prefix`, read from the objects' meta entries
- * (one pass over the bucket's meta subjects, the nats.js object store's listing): `storage migrate` finds the
- * diff evidence of a capture this way, whose names the ledger does not record.
+ * (one pass over the last entry of each meta subject, as the nats.js object store lists a bucket, keeping only
+ * the names asked for): `storage migrate` finds the diff evidence of a capture this way, whose names the ledger
+ * does not record.
  */
 export async function storedNamesIn(js: JetStreamClient, prefix: string): Promise<string[]> {
-  const bucket = await new Objm(js).open(ARTIFACT_BUCKET, false);
-  return (await bucket.list())
-    .map((info) => info.name)
-    .filter((name) => name.startsWith(prefix))
-    .sort();
+  const consumer = await js.consumers.get(STREAM, {
+    filter_subjects: `$O.${ARTIFACT_BUCKET}.M.>`,
+    deliver_policy: DeliverPolicy.LastPerSubject,
+  });
+  const names: string[] = [];
+  // Batch after batch until the entry after which none is pending (a fetch short of its size would wait for
+  // its expiry); a bucket without entries ends at the first, empty, batch.
+  for (let last = false, got = 1; !last && got > 0; ) {
+    got = 0;
+    for await (const m of await consumer.fetch({ max_messages: 500, expires: 5_000 })) {
+      got++;
+      const meta = m.json<ObjectMeta>();
+      if (!meta.deleted && meta.name.startsWith(prefix)) names.push(meta.name);
+      last = m.info.pending === 0;
+      if (last) break;
+    }
+  }
+  return names.sort();
 }
 
 /** Opens (creates when absent, as provisioning does) the artifacts bucket with `replicas` replicas. */

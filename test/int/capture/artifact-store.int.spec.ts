@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectInfo, type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { type ArtifactStore, digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { type ArtifactStore, digestOf, openArtifactStore, storedNamesIn } from '../../../src/capture/artifact-store.js';
 import { readRecordedArtifact } from '../../../src/capture/recorded-artifact.js';
 import type { DomainError } from '../../../src/domain/errors.js';
 import { artifactStoreContract } from '../../support/artifact-store-contract.js';
@@ -149,6 +149,17 @@ describe('artifact store', () => {
       },
     );
     assert.equal((await readRecordedArtifact(store, 'cap_old/wacz', what)).byteLength, oldBytes.byteLength);
+  });
+
+  it('lists the names under a prefix from the meta entries, across fetched batches (storage migrate)', async () => {
+    const js = jetstream(nc);
+    assert.deepEqual(await storedNamesIn(js, 'diffs/'), []);
+    const names = Array.from({ length: 520 }, (_, k) => `diffs/cap_n/cap_b/${String(k).padStart(4, '0')}.json`);
+    for (const name of names) await store.put(name, new Uint8Array(0));
+    await store.put('diffs/cap_m/cap_b/one.pdf', bytesOf(10));
+    assert.deepEqual(await storedNamesIn(js, 'diffs/cap_n/'), names);
+    assert.equal((await storedNamesIn(js, 'diffs/')).length, 521);
+    assert.deepEqual(await storedNamesIn(js, 'cap_old/'), ['cap_old/wacz'], 'objects the library wrote too');
   });
 
   it('never asked the server to purge or delete a message', async () => {
