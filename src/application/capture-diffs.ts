@@ -17,7 +17,8 @@ import {
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
 import { pdfSigned } from '../evidence/certificate.js';
 import { isId } from '../domain/ids.js';
-import { type CaptureDiff, type CaptureSide, pixelMasks } from '../watch/capture-diff.js';
+import type { CaptureDiff, CaptureSide } from '../watch/capture-diff.js';
+import { pixelMasks } from '../watch/pixel-masks.js';
 import { DiffBoundError } from '../watch/diff-bounds.js';
 import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
 import { createDiffThreads } from '../watch/diff-thread.js';

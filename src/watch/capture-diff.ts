@@ -7,6 +7,9 @@ import { type Box, diffPixels, type PixelDiff } from './pixel-diff.js';
 import { diffResources, type ResourceDiff } from './resource-diff.js';
 import { diffTextBlocks, type TextDiff } from './text-diff.js';
 import { visibleTextBlocks } from './visible-text.js';
+import { pixelMasks } from './pixel-masks.js';
+
+export { pixelMasks } from './pixel-masks.js';
 
 /**
  * What changed between two complete captures (docs/watch.md): the four parts — visible text, main-document
@@ -81,42 +84,6 @@ const side = (s: CaptureSide): SideSummary => ({
   completedAt: s.completedAt,
   bundleHash: s.bundleHash,
 });
-
-/**
- * For each ignoreSelector both captures recorded boxes for, the union of those boxes (the element where it was in
- * either capture) is left out in both images; a selector either capture did not record is said, not guessed.
- * The same for each ignoreText pattern and the boxes of its matches in the text (textBoxes).
- */
-export function pixelMasks(
-  base: Pick<CaptureSide, 'elementBoxes' | 'textBoxes'>,
-  next: Pick<CaptureSide, 'elementBoxes' | 'textBoxes'>,
-  selectors: readonly string[],
-  patterns: readonly string[] = [],
-): { ignoreBoxes: Box[]; ignored: PixelsIgnored } {
-  const ignoreBoxes: Box[] = [];
-  const ignored: PixelsIgnored = { masked: [], notRecorded: [], maskedText: [], textNotRecorded: [] };
-  const mask = (
-    keys: readonly string[],
-    before: CaptureSide['elementBoxes'] | undefined,
-    after: CaptureSide['elementBoxes'] | undefined,
-    masked: string[],
-    notRecorded: string[],
-  ) => {
-    for (const key of keys) {
-      const a = before && Object.hasOwn(before, key) ? before[key] : null;
-      const b = after && Object.hasOwn(after, key) ? after[key] : null;
-      if (!a || !b) {
-        notRecorded.push(key);
-        continue;
-      }
-      masked.push(key);
-      ignoreBoxes.push(...a, ...b);
-    }
-  };
-  mask(selectors, base.elementBoxes, next.elementBoxes, ignored.masked, ignored.notRecorded);
-  mask(patterns, base.textBoxes, next.textBoxes, ignored.maskedText, ignored.textNotRecorded);
-  return { ignoreBoxes, ignored };
-}
 
 function diffScreenshots(base: CaptureSide, next: CaptureSide, options: DiffOptions): ScreenshotDiff {
   const { ignoreBoxes, ignored } = pixelMasks(base, next, options.ignoreSelectors, options.ignoreText);
