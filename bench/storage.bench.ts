@@ -1,6 +1,6 @@
-import { openArtifactStore } from '../src/capture/artifact-store.js';
-import { openS3ArtifactStore } from '../src/capture/s3-artifact-store.js';
-import type { ArtifactStore } from '../src/capture/artifact-store.js';
+import { openArtifactStore } from '../src/storage/jetstream-artifact-store.js';
+import { openS3ArtifactStore } from '../src/storage/s3-artifact-store.js';
+import type { ArtifactStore } from '../src/storage/artifact-store.js';
 import { startNatsOnly } from '../test/support/harness.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
 import { type Radosgw, startRadosgw } from '../test/support/radosgw.js';

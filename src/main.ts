@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       );
     }
   } catch (err) {
-    // By name: the S3 client's modules load with the server's, after tracing starts (capture/s3-errors.ts).
+    // By name: the S3 client's modules load with the server's, after tracing starts (storage/s3-errors.ts).
     if (err instanceof ReplicasError || (err as Error)?.name === 'S3StartError') {
       // A configuration the cluster (or the S3 bucket) cannot honour: say what, exit as for any bad setting.
       process.stderr.write(`capture-ledger: ${(err as Error).message}\n`);

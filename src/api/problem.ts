@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
-import { ArtifactCorruptError, StorageUnavailableError } from '../capture/artifact-store.js';
+import { ArtifactCorruptError, StorageUnavailableError } from '../storage/artifact-store.js';
 import { pickHeaders } from './openapi-headers.js';
 
 export { problem, type ProblemBody };

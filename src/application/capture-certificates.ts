@@ -1,4 +1,4 @@
-import { ArtifactCorruptError } from '../capture/artifact-store.js';
+import { ArtifactCorruptError } from '../storage/artifact-store.js';
 import { refusal, stillPending, unavailable } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { CertificateNotReady, CertificateRefused, type Certificates } from '../evidence/certificate.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Notary } from '../archive/notary.js';
-import { ArtifactConflictError, type ArtifactStore } from '../capture/artifact-store.js';
+import { ArtifactConflictError, type ArtifactStore } from '../storage/artifact-store.js';
 import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { ARTIFACTS } from '../domain/artifacts.js';
 import { refusal, unavailable } from '../domain/errors.js';

@@ -1,5 +1,5 @@
 import type { ServiceContext } from './service-context.js';
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import { ARTIFACTS, DOWNLOADABLE_ARTIFACTS, isArtifactName } from '../domain/artifacts.js';
 import { parseProvenance, provenanceSignature } from '../archive/provenance-view.js';
 import type { ProvenanceRecord, ProvenanceSignature } from '../archive/provenance-record.js';
@@ -15,7 +15,7 @@ import {
   listCaptures,
 } from '../../projections/read-models/captures.js';
 import { openRecordedArtifact, readRecordedArtifact, recordedArtifactSize } from '../capture/recorded-artifact.js';
-import type { ByteSpan } from '../capture/artifact-store.js';
+import type { ByteSpan } from '../storage/artifact-store.js';
 
 /**
  * Reads of captures (spec 4.2, 4.6–4.8): the list of a tenant, a capture's status, its record, its artifacts and
@@ -140,13 +140,13 @@ export function createCaptureReads(ctx: ServiceContext, artifacts: ArtifactStore
       if (!ref) throw refusal(404, `Capture ${id} has no ${name} artifact.`);
       const what = { captureId: row.capture_id, artifact: name };
       const fileName = `${id}-${download.name}`;
-      const presign = ctx.config.S3_PRESIGNED_DOWNLOADS === 'true' ? artifacts.presign : undefined;
+      const presigned = ctx.config.S3_PRESIGNED_DOWNLOADS === 'true';
       return {
         size: await recordedArtifactSize(artifacts, ref, what),
         type: download.type,
         fileName,
         open: (range) => openRecordedArtifact(artifacts, ref, what, range),
-        presigned: async () => (presign ? presign(ref, { fileName, type: download.type }) : null),
+        presigned: async () => (presigned ? artifacts.presign(ref, { fileName, type: download.type }) : null),
       };
     },
 

@@ -4,7 +4,7 @@ import type { ServiceContext } from './service-context.js';
 import { PENDING_RETRY_AFTER_S, refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { createVerificationCache } from './verification-cache.js';
-import { ArtifactCorruptError, type ArtifactStore } from '../capture/artifact-store.js';
+import { ArtifactCorruptError, type ArtifactStore } from '../storage/artifact-store.js';
 import { isId } from '../domain/ids.js';
 import type { TransparencyService } from '../transparency/log-service.js';
 import { captureTransparency, checkpointWitnesses } from '../transparency/verify-transparency.js';

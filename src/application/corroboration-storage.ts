@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import { corroborationKeys } from '../domain/corroboration.js';
 
 /** Where corroboration sets and records are kept (corroboration.ts). */
@@ -12,18 +12,18 @@ export const corroborationObjectName = (captureId: string, corroborationId: stri
 const RECORD_KEY = /^corroboration\.(.+)\.record$/;
 
 /**
- * With S3, a signed corroboration record lives in the artifact store under each member capture (identical bytes are
+ * Where the artifact store keeps what is made of a capture (`keepsMadeEvidence`: S3), a signed corroboration record lives in the artifact store under each member capture (identical bytes are
  * stored once), locked until the latest of the members' retention (`retainUntil`, retention.ts evidenceRetention),
  * so extending or holding one member's evidence covers it. Sets and member entries (working state, not evidence)
- * stay in the KV bucket, as do records made before a move to S3 (still read from there). The JetStream store
- * keeps everything in the KV bucket.
+ * stay in the KV bucket, as do records made before a move to S3 (still read from there). Otherwise (JetStream)
+ * everything stays in the KV bucket.
  */
 export function corroborationStore(
   artifacts: ArtifactStore,
   kv: CorroborationStore,
   retainUntil: (captureId: string) => Promise<Date | null> = async () => null,
 ): CorroborationStore {
-  if (artifacts.kind !== 's3') return kv;
+  if (!artifacts.keepsMadeEvidence) return kv;
   /** The set's members, from its set entry in the KV bucket. */
   async function membersOf(id: string): Promise<string[]> {
     const entry = await kv.get(corroborationKeys.set(id));

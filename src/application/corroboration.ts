@@ -9,7 +9,7 @@ import { CDXJ_PATH } from '../archive/bundle-format.js';
 import type { Notary } from '../archive/notary.js';
 import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { parseProvenance } from '../archive/provenance-view.js';
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import type { Vantage } from '../config/vantages.js';
 import { canonicalJsonBytes } from '../domain/canonical-json.js';

@@ -1,6 +1,6 @@
 import type { ServiceContext } from './service-context.js';
 import { causedByAdmin } from './caller.js';
-import { ArtifactLockedError, type ArtifactStore, type ObjectLock } from '../capture/artifact-store.js';
+import { ArtifactLockedError, type ArtifactStore, type ObjectLock } from '../storage/artifact-store.js';
 import { defaultRetentionDays } from '../config/storage-config.js';
 import { refusal } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
@@ -33,7 +33,7 @@ export interface RetentionActor {
 /** The date a tenant's capture completed at `completedAt` is retained until, or null (no retention, no lock). */
 export function retentionPolicy(ctx: Pick<ServiceContext, 'pool' | 'config'>, artifacts: ArtifactStore) {
   return async (tenantId: string, completedAt: Date): Promise<Date | null> => {
-    if (!artifacts.lock) return null;
+    if (!artifacts.locks) return null;
     const own = await findTenantRetentionDays(ctx.pool, tenantId);
     const days = own ?? defaultRetentionDays(ctx.config);
     return days > 0 ? new Date(completedAt.getTime() + days * DAY_MS) : null;
@@ -48,7 +48,7 @@ export function retentionPolicy(ctx: Pick<ServiceContext, 'pool' | 'config'>, ar
 export function evidenceRetention(ctx: Pick<ServiceContext, 'pool' | 'config'>, artifacts: ArtifactStore) {
   const policy = retentionPolicy(ctx, artifacts);
   return async (captureId: string): Promise<Date | null> => {
-    if (!artifacts.lock) return null;
+    if (!artifacts.locks) return null;
     const row = await findCapture(ctx.pool, captureId);
     if (row?.status !== 'complete' || !row.completed_at) return null;
     const dates = [await policy(row.tenant_id, row.completed_at)];
@@ -66,14 +66,9 @@ export type RetentionContext = Pick<ServiceContext, 'pool' | 'config' | 'tenants
 export const evidencePrefixes = (captureId: string) => [`${captureId}/`, `diffs/${captureId}/`];
 
 export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore) {
+  /** The store's lock, when it enforces one; 409 saying why storage cannot (its adapter knows). */
   const lockOf = (): ObjectLock => {
-    if (!artifacts.lock)
-      throw refusal(
-        409,
-        artifacts.kind === 's3'
-          ? 'The S3 bucket has no Object Lock enabled, so storage cannot retain or hold objects; create the bucket with Object Lock (docs/storage.md).'
-          : 'Retention and legal hold need S3 storage with Object Lock (ARTIFACT_STORE=s3, docs/storage.md); the JetStream store cannot lock objects.',
-      );
+    if (!artifacts.locks) throw refusal(409, artifacts.lock.unavailable ?? 'Storage cannot lock objects.');
     return artifacts.lock;
   };
 
@@ -88,11 +83,12 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
       );
     const named = Object.values(row.artifacts).filter((o): o is string => typeof o === 'string');
     // Besides the artifacts the ledger names: what was made of the capture since (its certificate, change
-    // certificates, corroboration records), stored under its id.
-    const made = artifacts.list
-      ? (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list!(p)))).flat()
+    // certificates, corroboration records), stored under its id. Listed only where storage locks objects: nothing
+    // else reads them, and a JetStream listing reads every name in the bucket.
+    const listed = artifacts.locks
+      ? (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list(p)))).flat()
       : [];
-    const objects = [...new Set([...named, ...made])];
+    const objects = [...new Set([...named, ...listed])];
     return { row, objects, bundle: row.artifacts.wacz ?? row.artifacts.provenance ?? objects[0] };
   }
 
@@ -106,8 +102,8 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
   /** The capture's retention as storage holds it: the earliest date of all its objects (null: one is not retained). */
   async function captureView(captureId: string) {
     const { bundle, objects } = await objectsOf(captureId);
-    const lock = artifacts.lock;
-    const states = lock ? await Promise.all(objects.map((o) => lock.state(o))) : [];
+    // Storage that cannot lock holds no object to a date: nothing to ask it object by object.
+    const states = artifacts.locks ? await Promise.all(objects.map((o) => artifacts.lock.state(o))) : [];
     const dates = states.filter((st) => st !== null).map((st) => st.retainUntil);
     const retainUntil =
       dates.length && dates.every((d) => d !== null) ? new Date(Math.min(...dates.map((d) => d!.getTime()))) : null;
@@ -132,7 +128,7 @@ export function createRetention(ctx: RetentionContext, artifacts: ArtifactStore)
       days: own ?? fallback,
       source: own === undefined || own === null ? ('default' as const) : ('tenant' as const),
       defaultDays: fallback,
-      locked: Boolean(artifacts.lock),
+      locked: artifacts.locks,
     };
   }
 

@@ -6,7 +6,7 @@ import type { ArtifactRefs } from '../domain/events.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../ledger/streams.js';
 import { captureDuration, captureRetries } from '../observability/metrics.js';
 import { runWorkQueue } from '../ledger/work-queue.js';
-import type { ArtifactStore } from './artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import type { CaptureOutcomes } from './capture-outcomes.js';
 import { ARTIFACTS, artifactObjectName, type ArtifactName } from '../domain/artifacts.js';
 import type { BrowserPool } from './browser-pool.js';

@@ -1,4 +1,4 @@
-import { ArtifactCorruptError, type ArtifactStore, type ByteSpan } from './artifact-store.js';
+import { ArtifactCorruptError, type ArtifactStore, type ByteSpan } from '../storage/artifact-store.js';
 import { refusal } from '../domain/errors.js';
 
 /**

@@ -85,7 +85,7 @@ export const isArtifactName = (name: string): name is ArtifactName => Object.has
 
 /**
  * Object-store name of one artifact of one attempt at a capture: every attempt writes under names of its own
- * (artifacts are write-once, src/capture/artifact-store.ts), and the completion event names the objects that
+ * (artifacts are write-once, src/storage/artifact-store.ts), and the completion event names the objects that
  * hold the evidence. Objects written before attempts were named are `<captureId>/<artifact>`.
  */
 export const artifactObjectName = (captureId: string, attemptKey: string, artifact: ArtifactName): string =>

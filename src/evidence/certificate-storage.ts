@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 
 /** Where an issued certificate is kept (certificate.ts: made once, then served as stored). */
 export type CertificateStore = Pick<KV, 'get' | 'create'>;
@@ -8,17 +8,17 @@ export type CertificateStore = Pick<KV, 'get' | 'create'>;
 export const certificateObjectName = (captureId: string) => `${captureId}/certificate.pdf`;
 
 /**
- * With S3, certificates live in the artifact store beside the capture's other objects (write-once: a second
+ * Where the artifact store keeps what is made of a capture (`keepsMadeEvidence`: S3), certificates live in it beside the capture's other objects (write-once: a second
  * maker's different bytes are refused, and certificate.ts then serves the first), locked like them until
  * `retainUntil(captureId)` (retention.ts evidenceRetention). One issued before the move, in the KV bucket, is still
- * found there and never made again. The JetStream store keeps the KV bucket.
+ * found there and never made again. Otherwise (JetStream) they stay in the KV bucket.
  */
 export function certificateStore(
   artifacts: ArtifactStore,
   kv: CertificateStore,
   retainUntil: (captureId: string) => Promise<Date | null> = async () => null,
 ): CertificateStore {
-  if (artifacts.kind !== 's3') return kv;
+  if (!artifacts.keepsMadeEvidence) return kv;
   return {
     async get(captureId: string) {
       const value = await artifacts.get(certificateObjectName(captureId));

@@ -3,7 +3,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type pg from 'pg';
 import type { Notary } from '../archive/notary.js';
-import type { ArtifactStore } from '../capture/artifact-store.js';
+import type { ArtifactStore } from '../storage/artifact-store.js';
 import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';

@@ -42,8 +42,8 @@ export async function openKvBucket(
 
 /**
  * The object store's stream refuses purges, message deletes and so rollups: its objects are write-once
- * (src/capture/artifact-store.ts), and a filtered purge of a replicated stream could be replayed as a full one by
- * nats-server before 2.9.21 (nats-server #4196). A regression that purges — the nats.js object store's own put
+ * (src/storage/jetstream-artifact-store.ts), and a filtered purge of a replicated stream could be replayed as a
+ * full one by nats-server before 2.9.21 (nats-server #4196). A regression that purges — the nats.js object store's own put
  * rolls up its meta entry and purges old chunks — fails loudly instead of silently wiping evidence. Set at
  * creation, and on an existing stream by whoever may update it (provisioning, the embedded single node); a role
  * finds it set. Otherwise the stream is the nats.js object store's, so objects either wrote read the same.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jetstream, jetstreamManager, type JetStreamManager, StorageType } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { openArtifactStore } from '../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../src/storage/jetstream-artifact-store.js';
 import { type NatsCluster, startNatsCluster } from '../../src/infra/nats-cluster.js';
 import { replicatedStreamBugsOf } from '../../src/infra/nats-server-version.js';
 import { startEmbeddedNats } from '../../src/infra/embedded-nats.js';

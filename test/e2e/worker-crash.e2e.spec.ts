@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/infra/free-port.js';
 import { encodeJob } from '../../src/capture/capture-job.js';
-import { openArtifactStore } from '../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../src/storage/jetstream-artifact-store.js';
 import { storedArtifactName } from '../support/stored-artifacts.js';
 import { CAPTURE_JOB_SUBJECT, JOBS_STREAM } from '../../src/ledger/streams.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, it } from 'node:test';
-import { ArtifactConflictError, type ArtifactStore, digestOf } from '../../src/capture/artifact-store.js';
+import { ArtifactConflictError, type ArtifactStore, digestOf } from '../../src/storage/artifact-store.js';
 
 /**
  * What every ArtifactStore promises (docs/storage.md), run against each adapter on a real server: the JetStream

@@ -2,7 +2,7 @@ import { PNG } from 'pngjs';
 import type { SignedBundle } from '../../src/archive/bundle.js';
 import { localNotary } from '../../src/archive/notary.js';
 import { signingKeyFromSeed } from '../../src/archive/signing-key.js';
-import { openArtifactStore } from '../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../src/storage/jetstream-artifact-store.js';
 import { artifactObjectName } from '../../src/domain/artifacts.js';
 import { type CertificateDeps, type CertificateLog, createCertificates } from '../../src/evidence/certificate.js';
 import { deploymentTrust } from '../../src/evidence/trust-anchors.js';

@@ -1,6 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { type NatsConnection, nuid } from '@nats-io/transport-node';
-import { CHUNK_BYTES, chunkSubject, digestOf, metaSubject } from '../../src/capture/artifact-store.js';
+import { digestOf } from '../../src/storage/artifact-store.js';
+import { CHUNK_BYTES, chunkSubject, metaSubject } from '../../src/storage/jetstream-artifact-store.js';
 import { ARTIFACTS, type ArtifactName } from '../../src/domain/artifacts.js';
 import { ARTIFACT_BUCKET } from '../../src/ledger/streams.js';
 import type { ServerHandle } from '../../src/server.js';

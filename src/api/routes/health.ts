@@ -4,7 +4,7 @@ import type { TypedApp } from '../app.js';
 import type { ServiceContext } from '../../application/service-context.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, uri } from '../schemas.js';
-import type { StorageHealth } from '../../capture/artifact-store.js';
+import type { StorageHealth } from '../../storage/artifact-store.js';
 
 const legal = z.object({ terms: uri(), policy: uri() });
 const storage = z
@@ -30,7 +30,7 @@ const degradedSchema = z.object({ status: z.enum(['degraded']), legal, storage }
 export function healthRoutes(
   ctx: Pick<ServiceContext, 'config'>,
   ready: () => Promise<Readiness>,
-  storageHealth?: () => StorageHealth,
+  storageHealth: () => StorageHealth | null = () => null,
 ) {
   const base = ctx.config.PUBLIC_BASE_URL;
   return async (app: TypedApp) => {
@@ -51,10 +51,11 @@ export function healthRoutes(
       },
       async (_req, reply) => {
         const { ok } = await ready();
+        const storage = storageHealth();
         return reply.code(ok ? 200 : 503).send({
           status: ok ? 'ok' : 'degraded',
           legal: { terms: `${base}/legal/terms`, policy: `${base}/legal/policy` },
-          ...(storageHealth ? { storage: storageHealth() } : {}),
+          ...(storage ? { storage } : {}),
         });
       },
     );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTenantActors } from '../../actors/tenant-actors.js';
 import { createRetention, retentionPolicy } from '../../application/retention.js';
-import { diffObjectsByCapture, migrateStoredEvidence } from '../../capture/storage-migration.js';
+import { diffObjectsByCapture, migrateStoredEvidence } from '../../storage/storage-migration.js';
 import { openCertificateStore } from '../../evidence/certificate.js';
 import { corroborationKeys } from '../../domain/corroboration.js';
 import { DomainError } from '../../domain/errors.js';

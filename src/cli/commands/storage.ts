@@ -1,9 +1,10 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { type ArtifactStore, artifactStoreOver } from '../../capture/artifact-store.js';
-import { openS3ArtifactStore } from '../../capture/s3-artifact-store.js';
+import type { ArtifactStore } from '../../storage/artifact-store.js';
+import { artifactStoreOver } from '../../storage/jetstream-artifact-store.js';
+import { openS3ArtifactStore } from '../../storage/s3-artifact-store.js';
 import { defaultRetentionDays, type S3Settings, storageSettings } from '../../config/storage-config.js';
 import { anyTenantRetention } from '../../../projections/read-models/retention.js';
-import { checkStoredEvidence } from '../../capture/stored-evidence-check.js';
+import { checkStoredEvidence } from '../../storage/stored-evidence-check.js';
 import { evidencePrefixes } from '../../application/retention.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { type CheckFinding, checkResult, MAX_RECORDED_FINDINGS } from '../../application/operator-checks.js';
@@ -56,11 +57,12 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
         artifacts,
         fromSeq,
         untilSeq,
-        // With S3: the capture's certificate and change certificates, stored under its id, are checked too.
-        ...(artifacts.list
+        // Where the store keeps what is made of a capture (S3): its certificate and change certificates, stored
+        // under its id, are checked too.
+        ...(artifacts.keepsMadeEvidence
           ? {
               madeOf: async (captureId: string) =>
-                (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list!(p)))).flat(),
+                (await Promise.all(evidencePrefixes(captureId).map((p) => artifacts.list(p)))).flat(),
             }
           : {}),
         onProblem: (p) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { jetstream } from '@nats-io/jetstream';
-import { openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';

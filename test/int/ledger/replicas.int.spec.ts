@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createKvRateLimiter } from '../../../src/api/kv-rate-limiter.js';
-import { openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
 import { connectNats } from '../../../src/infra/nats.js';
 import { type NatsCluster, startNatsCluster } from '../../../src/infra/nats-cluster.js';
 import { projectRoot } from '../../../src/infra/project-root.js';

@@ -5,8 +5,9 @@ import { GetObjectCommand, GetObjectRetentionCommand, PutObjectCommand } from '@
 import { makeBundle } from '../../../src/archive/bundle.js';
 import type { Caller } from '../../../src/application/caller.js';
 import { createCaptureDiffs } from '../../../src/application/capture-diffs.js';
-import { digestOf, openArtifactStore } from '../../../src/capture/artifact-store.js';
-import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
+import { digestOf } from '../../../src/storage/artifact-store.js';
+import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
+import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/storage/s3-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';
 import { openCertificateStore } from '../../../src/evidence/certificate.js';

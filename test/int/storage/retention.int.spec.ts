@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { openS3ArtifactStore } from '../../../src/capture/s3-artifact-store.js';
+import { openS3ArtifactStore } from '../../../src/storage/s3-artifact-store.js';
 import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';
 import { type FixtureSite, captureUntilComplete, startFixtureSite } from '../../support/fixture-site.js';
 import { type Radosgw, startRadosgw } from '../../support/radosgw.js';

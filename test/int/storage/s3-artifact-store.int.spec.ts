@@ -14,8 +14,8 @@ import {
   type ArtifactStore,
   digestOf,
   StorageUnavailableError,
-} from '../../../src/capture/artifact-store.js';
-import { blobKey, nameKey, openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
+} from '../../../src/storage/artifact-store.js';
+import { blobKey, nameKey, openS3ArtifactStore, s3Client } from '../../../src/storage/s3-artifact-store.js';
 import type { S3Settings } from '../../../src/config/storage-config.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { storagePendingWrites } from '../../../src/observability/metrics.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ArtifactStore } from '../../../src/capture/artifact-store.js';
-import { openS3ArtifactStore } from '../../../src/capture/s3-artifact-store.js';
+import type { ArtifactStore } from '../../../src/storage/artifact-store.js';
+import { openS3ArtifactStore } from '../../../src/storage/s3-artifact-store.js';
 import { storageSettings } from '../../../src/config/storage-config.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { newId } from '../../../src/domain/ids.js';

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { corroborationStore } from '../../../src/application/corroboration-storage.js';
 import { evidenceRetention } from '../../../src/application/retention.js';
-import { StorageUnavailableError } from '../../../src/capture/artifact-store.js';
-import { openS3ArtifactStore, s3Client } from '../../../src/capture/s3-artifact-store.js';
+import { StorageUnavailableError } from '../../../src/storage/artifact-store.js';
+import { openS3ArtifactStore, s3Client } from '../../../src/storage/s3-artifact-store.js';
 import { type S3Settings, storageSettings } from '../../../src/config/storage-config.js';
 import { corroborationKeys } from '../../../src/domain/corroboration.js';
 import { newId } from '../../../src/domain/ids.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { openArtifactStore } from '../../../src/capture/artifact-store.js';
+import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
 import { artifactObjectName } from '../../../src/domain/artifacts.js';
 import { fixedClock } from '../../../src/domain/clock.js';
 import { newId } from '../../../src/domain/ids.js';

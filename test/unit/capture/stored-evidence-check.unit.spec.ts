@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TimeoutError } from '@nats-io/transport-node';
-import type { ArtifactStore } from '../../../src/capture/artifact-store.js';
-import { checkStoredEvidence } from '../../../src/capture/stored-evidence-check.js';
+import type { ArtifactStore } from '../../../src/storage/artifact-store.js';
+import { checkStoredEvidence } from '../../../src/storage/stored-evidence-check.js';
 import type { EventStore, StoredEvent } from '../../../src/ledger/event-store.js';
 
 /**

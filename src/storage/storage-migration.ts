@@ -1,11 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import {
-  ArtifactCorruptError,
-  ArtifactLockedError,
-  type ArtifactStore,
-  digestOf,
-  storedNamesIn,
-} from './artifact-store.js';
+import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore, digestOf } from './artifact-store.js';
+import { storedNamesIn } from './jetstream-artifact-store.js';
 import { certificateObjectName } from '../evidence/certificate-storage.js';
 import { corroborationObjectName } from '../application/corroboration-storage.js';
 import type { StoredEvent } from '../ledger/event-store.js';
@@ -151,10 +146,9 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
     }
   }
 
-  /** The latest date the target holds any member's objects to (S3 lists them under the member's id). */
+  /** The latest date the target holds any member's objects to (listed under its id; null where it cannot lock). */
   async function latestRetention(captureIds: string[]): Promise<Date | null> {
     const { lock, list } = opts.target;
-    if (!lock || !list) return null;
     let latest: Date | null = null;
     for (const captureId of captureIds) {
       const [first] = await list(`${captureId}/`);
@@ -166,7 +160,7 @@ export async function migrateStoredEvidence(opts: MigrationOptions): Promise<Mig
 
   /** Retains an object the target holds already: storage only ever extends, so a longer date stands. */
   async function retainPresent(object: string, until: Date | null) {
-    if (until && opts.target.lock)
+    if (until)
       await opts.target.lock.retain(object, until).catch((err: unknown) => {
         if (!(err instanceof ArtifactLockedError)) throw err;
       });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   DeliverPolicy,
   jetstream,
@@ -12,11 +11,21 @@ import { type NatsConnection, nuid } from '@nats-io/transport-node';
 import { openObjectBucket } from '../infra/nats-buckets.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import { ARTIFACT_BUCKET } from '../ledger/streams.js';
+import {
+  ArtifactConflictError,
+  ArtifactCorruptError,
+  type ArtifactStore,
+  digestCounter,
+  digestOf,
+  lockNotEnforced,
+  piecesOf,
+  sameDigest,
+} from './artifact-store.js';
 
 /**
- * Artifacts live beside the log (DESIGN decision 5), behind this small interface: write-once objects in the
- * `OBJ_artifacts` stream, in the nats.js object store's layout (so objects written before by that library read
- * the same), but written here with plain JetStream publishes.
+ * The JetStream adapter of the artifact store (artifact-store.ts), the default: artifacts live beside the log
+ * (DESIGN decision 5) as write-once objects in the `OBJ_artifacts` stream, in the nats.js object store's layout
+ * (so objects written before by that library read the same), but written here with plain JetStream publishes.
  *
  * Why not the library's put: it purges with a subject filter — the old chunks when a name is written again,
  * its own chunks when a put fails midway — and nats-server before 2.9.21 replays such a purge of a replicated
@@ -29,158 +38,10 @@ import { ARTIFACT_BUCKET } from '../ledger/streams.js';
  *   entry last: a reader sees an object only once its meta is there, so a put cut short (a NATS node killed
  *   under it) leaves orphan chunks that nothing names — harmless, and left for a later, safe clean-up;
  * - reads come from the stream's leader (not a possibly lagging replica) and check the digest.
+ * It cannot lock objects (`locks` false: ObjectLock reads no retention and no hold, its changes do nothing), hands
+ * out no presigned links (`presign` null: the API streams downloads), keeps certificates and corroboration records
+ * in the KV buckets (`keepsMadeEvidence` false) and has no health of its own to report (`health` null).
  */
-export interface ArtifactStore {
-  /** Which adapter: `jetstream` (default) or `s3` (src/capture/s3-artifact-store.ts, docs/storage.md). */
-  readonly kind: 'jetstream' | 's3';
-  /**
-   * Store `bytes` under `name`; a name is written once (ArtifactConflictError for other bytes under a stored name).
-   * `retainUntil`: storage that can lock objects (S3 Object Lock, compliance mode) refuses deleting or
-   * overwriting them before then; the JetStream store never deletes anything anyway. `body` is the bytes, or a
-   * stream of them for a large object (a session video): neither store then holds it whole in memory.
-   */
-  put(name: string, body: ObjectBody, opts?: { retainUntil?: Date }): Promise<void>;
-  /** The bytes, or null when nothing complete is stored under `name`; ArtifactCorruptError when they do not match the digest. */
-  get(name: string): Promise<Uint8Array | null>;
-  /**
-   * The object's size and its bytes from `range.start` to `range.end` (inclusive; the whole object without a
-   * range) as a stream, for downloads: the S3 adapter never holds the object in memory. Null when absent.
-   */
-  read(
-    name: string,
-    range?: ByteSpan,
-  ): Promise<{ size: number; body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> } | null>;
-  /** The digest of what is stored under `name` (`SHA-256=` + base64url), or null. */
-  digest(name: string): Promise<string | null>;
-  /** The size and digest of what is stored under `name` (without reading it), or null. */
-  stat(name: string): Promise<{ size: number; digest: string } | null>;
-  /** Read the object in full and check it against its digest (`capture-ledger storage verify`). */
-  check(name: string): Promise<ArtifactCheck>;
-  /** S3 only: a short-lived URL a client downloads the object from directly (null when absent). */
-  presign?(name: string, as: { fileName: string; type: string }): Promise<string | null>;
-  /** S3 only: Object Lock — the retention and legal hold of stored objects (retention.ts). */
-  lock?: ObjectLock;
-  /** S3 only: the stored names that start with `prefix` (a capture's evidence: `<captureId>/`, `diffs/<captureId>/`). */
-  list?(prefix: string): Promise<string[]>;
-  /** S3 only: whether the storage answers, as last seen (GET /health, presigned downloads). */
-  health?(): StorageHealth;
-}
-
-/** The object storage as last seen: `down` from the first failed request until one succeeds again. */
-export interface StorageHealth {
-  status: 'ok' | 'degraded';
-  /** Which store: `s3 bucket <bucket> at <endpoint>`. */
-  store: string;
-  /** Since when it has not answered (degraded only). */
-  since?: string;
-  /** The last error (degraded only). */
-  error?: string;
-}
-
-/** An object's bytes: whole, or as a stream (consumed once: a failed put of a stream is retried with a new one). */
-export type ObjectBody = Uint8Array | AsyncIterable<Uint8Array>;
-
-/** The body's bytes in pieces of at most `size` bytes (the last one shorter; none for an empty body). */
-export async function* piecesOf(body: ObjectBody, size: number): AsyncGenerator<Uint8Array> {
-  if (body instanceof Uint8Array) {
-    for (let offset = 0; offset < body.byteLength; offset += size) yield body.subarray(offset, offset + size);
-    return;
-  }
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  for await (const part of body) {
-    let rest = part;
-    while (pendingBytes + rest.byteLength >= size) {
-      const take = size - pendingBytes;
-      pending.push(rest.subarray(0, take));
-      yield Buffer.concat(pending);
-      rest = rest.subarray(take);
-      pending = [];
-      pendingBytes = 0;
-    }
-    if (rest.byteLength > 0) {
-      pending.push(rest);
-      pendingBytes += rest.byteLength;
-    }
-  }
-  if (pendingBytes > 0) yield Buffer.concat(pending);
-}
-
-/** SHA-256 and size of bytes seen one piece at a time, in the store's digest form. */
-export function digestCounter() {
-  const hash = createHash('sha256');
-  let size = 0;
-  return {
-    add(piece: Uint8Array) {
-      hash.update(piece);
-      size += piece.byteLength;
-    },
-    get size() {
-      return size;
-    },
-    digest: () => `${DIGEST_PREFIX + hash.digest('base64url')}=`,
-  };
-}
-
-export interface ByteSpan {
-  start: number;
-  end: number;
-}
-
-export interface ObjectLock {
-  /** The object's retain-until date and legal hold, or null when absent. */
-  state(name: string): Promise<{ retainUntil: Date | null; legalHold: boolean } | null>;
-  /**
-   * Place (true) or lift (false) a legal hold on the named objects. Lifting leaves held whatever stored bytes
-   * one of `stillHeld` (the objects of other captures under a hold) also names: identical bytes are stored once.
-   */
-  legalHold(names: readonly string[], on: boolean, stillHeld?: readonly string[]): Promise<void>;
-  /** Ask storage to delete the object; ArtifactLockedError when Object Lock refuses (the point of it). */
-  remove(name: string): Promise<void>;
-  /** Ask storage to move the retain-until date; ArtifactLockedError when that would shorten it. */
-  retain(name: string, until: Date): Promise<void>;
-}
-
-/** The storage refused a delete or a shortened retention (S3 Object Lock, compliance mode). */
-export class ArtifactLockedError extends Error {
-  override name = 'ArtifactLockedError';
-}
-
-/** The object storage cannot be reached (down, restarting): retry later; nothing was lost. */
-export class StorageUnavailableError extends Error {
-  override name = 'StorageUnavailableError';
-  constructor(
-    message: string,
-    readonly retryAfterS = 5,
-  ) {
-    super(message);
-  }
-}
-
-export type ArtifactCheck =
-  | { status: 'ok'; size: number; digest: string }
-  | { status: 'missing'; detail?: string }
-  | { status: 'corrupt'; detail: string };
-
-export class ArtifactConflictError extends Error {
-  override name = 'ArtifactConflictError';
-}
-
-/**
- * A stored object that does not hold what its record says: damaged bytes, or (`missing`) bytes gone from storage
- * while the name is still recorded. `object` is the name `capture-ledger storage verify` reports; the API answers
- * 500 naming it (problem.ts), never a retry.
- */
-export class ArtifactCorruptError extends Error {
-  override name = 'ArtifactCorruptError';
-  constructor(
-    message: string,
-    readonly object?: string,
-    readonly missing = false,
-  ) {
-    super(message);
-  }
-}
 
 /** The object's entry as the nats.js object store writes it (wire names), so both read each other's objects. */
 interface ObjectMeta {
@@ -197,7 +58,6 @@ interface ObjectMeta {
 
 const STREAM = `OBJ_${ARTIFACT_BUCKET}`;
 export const CHUNK_BYTES = 128 * 1024; // the library's default chunk size
-const DIGEST_PREFIX = 'SHA-256=';
 const WRONG_LAST_SEQUENCE = 10071;
 const PUBLISH_TRIES = 5;
 
@@ -208,9 +68,6 @@ export function metaSubject(name: string): string {
   const b64 = Buffer.from(name, 'utf8').toString('base64url');
   return `$O.${ARTIFACT_BUCKET}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
 }
-export const digestOf = (bytes: Uint8Array) =>
-  `${DIGEST_PREFIX + createHash('sha256').update(bytes).digest('base64url')}=`;
-const sameDigest = (a: string, b: string) => a.replace(/=+$/, '') === b.replace(/=+$/, '');
 
 async function withRetries<T>(op: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -277,8 +134,10 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
     throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
   }
 
-  return {
+  const store: ArtifactStore = {
     kind: 'jetstream',
+    locks: false,
+    keepsMadeEvidence: false,
     async put(name, body) {
       const seen = digestCounter();
       const existing = await metaOf(name);
@@ -346,7 +205,17 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
         throw err;
       }
     },
+    async presign() {
+      return null;
+    },
+    lock: lockNotEnforced(
+      (name) => store.stat(name),
+      'Retention and legal hold need S3 storage with Object Lock (ARTIFACT_STORE=s3, docs/storage.md); the JetStream store cannot lock objects.',
+    ),
+    list: (prefix) => storedNamesIn(js, prefix),
+    health: () => null,
   };
+  return store;
 }
 
 /**

@@ -20,6 +20,8 @@ import {
   ArtifactConflictError,
   ArtifactCorruptError,
   type ArtifactStore,
+  lockNotEnforced,
+  type StorageHealth,
   StorageUnavailableError,
   digestCounter,
   digestOf,
@@ -66,6 +68,14 @@ export interface S3StoreOptions {
   log?: StorageLog;
 }
 
+/**
+ * The S3 adapter: the whole port (artifact-store.ts), storage that answers for itself (`health` is always its
+ * monitor's view), locking objects when the bucket has Object Lock (`locks`; otherwise its lock only reads).
+ */
+export interface S3ArtifactStore extends ArtifactStore {
+  health(): StorageHealth;
+}
+
 export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2): S3Client {
   return new S3Client({
     region: s.region,
@@ -81,7 +91,7 @@ export function s3Client(s: S3Settings, endpoint = s.endpoint, maxAttempts = 2):
 }
 
 /** Opens the bucket (created with Object Lock enabled when absent) and returns the store over it. */
-export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOptions = {}): Promise<ArtifactStore> {
+export async function openS3ArtifactStore(settings: S3Settings, opts: S3StoreOptions = {}): Promise<S3ArtifactStore> {
   const s3 = s3Client(settings);
   const Bucket = settings.bucket;
   const where = `S3 bucket ${Bucket} at ${settings.endpoint ?? `AWS S3 (${settings.region})`}`;
@@ -137,8 +147,8 @@ async function refusedStart(s3: S3Client, settings: S3Settings, where: string, e
 export function s3ArtifactStoreOver(
   s3: S3Client,
   settings: S3Settings,
-  opts: S3StoreOptions & { lockEnabled: boolean; monitor?: StorageMonitor },
-): ArtifactStore {
+  opts: S3StoreOptions & { lockEnabled: boolean; monitor: StorageMonitor },
+): S3ArtifactStore {
   const monitor = opts.monitor;
   const Bucket = settings.bucket;
   const outageWaitMs = opts.outageWaitMs ?? 600_000;
@@ -156,7 +166,7 @@ export function s3ArtifactStoreOver(
   /** A write: waits through an outage with back-off (1 s doubling to 30 s) for up to outageWaitMs. */
   async function patiently<T>(what: string, op: () => Promise<T>): Promise<T> {
     const until = Date.now() + outageWaitMs;
-    const written = monitor?.writing();
+    const written = monitor.writing();
     try {
       for (let delay = 1000; ; delay = Math.min(30_000, delay * 2)) {
         try {
@@ -335,6 +345,8 @@ export function s3ArtifactStoreOver(
 
   return {
     kind: 's3',
+    locks: opts.lockEnabled,
+    keepsMadeEvidence: true,
     async put(name, body, putOpts = {}) {
       const existing = await patiently(`reading ${name}`, () => recordOf(name));
       if (existing) {
@@ -352,7 +364,7 @@ export function s3ArtifactStoreOver(
       } else {
         // Under way from its first part to its copy (capture_ledger_storage_pending_writes), though it does not
         // wait through an outage.
-        const written = monitor?.writing();
+        const written = monitor.writing();
         try {
           const { version, ...rest } = await once(`storing ${name}`, () => putStream(body, putOpts.retainUntil));
           record = { ...rest, ...(version ? { version } : {}) };
@@ -416,7 +428,7 @@ export function s3ArtifactStoreOver(
     },
     async presign(name, as) {
       // A link into storage that does not answer helps nobody: 503 with Retry-After instead, until it answers.
-      if (monitor && monitor.health().status !== 'ok' && (await monitor.probe()).status !== 'ok')
+      if (monitor.health().status !== 'ok' && (await monitor.probe()).status !== 'ok')
         throw new StorageUnavailableError(`Object storage is unavailable (${monitor.health().store})`);
       const record = await once(`reading ${name}`, () => recordOf(name));
       if (!record) return null;
@@ -444,7 +456,12 @@ export function s3ArtifactStoreOver(
       } while (ContinuationToken);
       return names;
     },
-    ...(monitor ? { health: monitor.health } : {}),
-    ...(opts.lockEnabled ? { lock } : {}),
+    health: monitor.health,
+    lock: opts.lockEnabled
+      ? lock
+      : lockNotEnforced(
+          (name) => once(`reading ${name}`, () => recordOf(name)),
+          'The S3 bucket has no Object Lock enabled, so storage cannot retain or hold objects; create the bucket with Object Lock (docs/storage.md).',
+        ),
   };
 }

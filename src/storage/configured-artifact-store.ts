@@ -1,7 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { type StorageSettings, storageSettings } from '../config/storage-config.js';
 import type { Config } from '../config/config.js';
-import { type ArtifactStore, openArtifactStore } from './artifact-store.js';
+import type { ArtifactStore } from './artifact-store.js';
+import { openArtifactStore } from './jetstream-artifact-store.js';
 import type { S3StoreOptions } from './s3-artifact-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { StorageUnavailableError } from './artifact-store.js';
 
-/** How the S3 adapter tells the storage's answers apart (src/capture/s3-artifact-store.ts). */
+/** How the S3 adapter tells the storage's answers apart (src/storage/s3-artifact-store.ts). */
 
 const RETRY_AFTER_S = 5;
 

@@ -26,6 +26,7 @@ export interface S3LockDeps {
 
 export function s3ObjectLock({ s3, Bucket, recordOf, once, patiently }: S3LockDeps): ObjectLock {
   return {
+    unavailable: null,
     async state(name) {
       const record = await once(`reading ${name}`, () => recordOf(name));
       if (!record) return null;
