@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventStore } from '../ledger/event-store.js';
-import { certificateDer, certificatesFromPem } from '../../packages/verifier/src/index.js';
+import { certificateDer, certificatesFromPem } from '../../packages/verifier/src/pki.js';
 import { appendSystemEvent } from './system-log.js';
 
 /** SHA-256 (hex) of a PEM certificate's DER: how a published TSA certificate is named. */

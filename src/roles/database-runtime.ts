@@ -16,7 +16,7 @@ import { createProjectionWaiter } from '../projector/projection-waiter.js';
 import { createProjector, type Projector, readCheckpoint } from '../projector/projector.js';
 import type { WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
 import { openWebhookSecretStore } from '../webhooks/webhook-secret-store.js';
-import { loadWebhookCa } from '../webhooks/webhook-sender.js';
+import { loadWebhookCa } from '../webhooks/webhook-ca.js';
 import type { ProcessRuntime } from './process-runtime.js';
 import type { Stops } from './stops.js';
 

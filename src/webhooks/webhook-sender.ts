@@ -1,6 +1,5 @@
 // One signed POST of a webhook event (live delivery attempts and pings alike). The body is sent byte for
 // byte as given; the signature is made at send time, so X-SVC-Timestamp is the dispatch time (spec 6.5).
-import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../domain/clock.js';
 import {
@@ -82,15 +81,4 @@ export async function sendWebhook(
         : describeResult(result);
     return { result, httpStatus: null, latencyMs: elapsed(), detail };
   }
-}
-
-/** Read the PEM files named by WEBHOOK_CA_CERTS; a missing file stops the start, naming the variable. */
-export async function loadWebhookCa(paths: string[]): Promise<string[]> {
-  return Promise.all(
-    paths.map((p) =>
-      readFile(p, 'utf8').catch((err: Error) => {
-        throw new Error(`WEBHOOK_CA_CERTS: cannot read ${p}: ${err.message}`);
-      }),
-    ),
-  );
 }
