@@ -9,6 +9,10 @@ import type { ServerHandle } from './server.js';
 import { startTracing, stopTracing } from './observability/tracing-sdk.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
 import { ReplicasError } from './ledger/streams.js';
+import { isNatsUnavailable, whileNatsUnavailable } from './infra/nats-unavailable.js';
+
+/** How long a start that meets no answer from NATS is tried again before the process gives up. */
+const START_NATS_BUDGET_MS = 60_000;
 
 /** `make run`: every role in one foreground process, with its own nats-server and Postgres unless given. */
 async function main(): Promise<void> {
@@ -95,7 +99,16 @@ async function main(): Promise<void> {
       pid: process.pid,
       startedAt: new Date().toISOString(),
     });
-    server = await startServer(runConfig, { natsUrl, databaseUrl, log });
+    // A cluster that has just formed (or is electing) may not answer every request yet: a start that meets no answer
+    // from NATS is tried again for a while, as an orchestrator would restart the process, rather than exiting.
+    server = await whileNatsUnavailable(
+      () =>
+        startServer(runConfig, { natsUrl, databaseUrl, log }).catch((err: unknown) => {
+          if (isNatsUnavailable(err)) log.warn({ err }, 'NATS did not answer while starting; starting again in 2 s');
+          throw err;
+        }),
+      { budgetMs: START_NATS_BUDGET_MS, pauseMs: 2_000 },
+    );
     if (server.app) {
       process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
       process.stdout.write(
