@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ensureStreams, ReplicasError } from '../ledger/streams.js';
+import { isNatsUnavailable } from './nats-unavailable.js';
 import { openKvBucket, openObjectBucket } from './nats-buckets.js';
 import { BUCKETS } from './topology.js';
 
@@ -16,14 +17,14 @@ export async function provisionNats(
   opts: { waitMs?: number } = {},
 ): Promise<void> {
   // A cluster that has just started may not have all its JetStream peers yet ("no suitable peers for
-  // placement"): wait for them rather than fail, up to `waitMs`.
+  // placement") or a meta leader to answer at all (a timeout): wait for them rather than fail, up to `waitMs`.
   const deadline = Date.now() + (opts.waitMs ?? 120_000);
   for (;;) {
     try {
       await ensureStreams(await jetstreamManager(nc), replicas);
       break;
     } catch (err) {
-      if (!(err instanceof ReplicasError) || Date.now() > deadline) throw err;
+      if (!(err instanceof ReplicasError || isNatsUnavailable(err)) || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
   }
