@@ -10,13 +10,8 @@ import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
 import { type HostLoad, startHostLoad } from './host-load.js';
 import { type ProxySink, startProxySink } from './proxy-sink.js';
-import {
-  capturePage,
-  openCaptureContext,
-  type PageCaptureOptions,
-  type PageCaptureResult,
-  type PreparedContext,
-} from './page-capture.js';
+import { openCaptureContext, type PreparedContext } from './capture-context.js';
+import { capturePage, type PageCaptureOptions, type PageCaptureResult } from './page-capture.js';
 import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
