@@ -26,7 +26,7 @@ import type { PageCaptureResult } from './page-capture.js';
 import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
 import { makeBundle } from '../archive/bundle.js';
 import type { Notary } from '../archive/notary.js';
-import { provenanceJsonBytes } from '../archive/provenance-record.js';
+import { provenanceJsonBytes, type ProvenanceRecord } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
@@ -290,52 +290,21 @@ async function captureAndComplete(
   });
   const completedAt = deps.clock.now().toISOString();
   const captureSettings = captureSettingsRecord(result);
-  const files = artifactFiles(result);
   // The tenant's retention: every object of the capture is stored locked until then.
   const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
-  const provenance = await provenanceOf(worker, {
+  const rendered: Rendered = {
     job,
+    attemptKey,
     result,
     captureSettings,
     vantage,
     startedAt,
     completedAt,
-    files,
+    files: artifactFiles(result),
     retainUntil,
-  });
-  // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
-  const storingPageArtifacts = storeArtifacts(worker, job, attemptKey, files, retainUntil);
-  storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
-  const bundle =
-    result.renderQuality === 'full' && deps.notary
-      ? await makeBundle(
-          {
-            captureId: job.captureId,
-            url: job.url,
-            createdAt: job.createdAt,
-            completedAt,
-            page: result,
-            captureSettings,
-            provenance,
-          },
-          deps.notary,
-        )
-      : null;
-  if (bundle?.timestampError) {
-    deps.log.warn(
-      { captureId: job.captureId, err: bundle.timestampError },
-      'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp',
-    );
-  }
-  const bundleFiles: Array<[ArtifactName, Uint8Array]> = [
-    ['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)],
-  ];
-  if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
-  const [pageStored, bundleStored] = await Promise.all([
-    storingPageArtifacts,
-    storeArtifacts(worker, job, attemptKey, bundleFiles, retainUntil),
-  ]);
-  const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
+  };
+  const provenance = await provenanceOf(worker, rendered);
+  const { stored, bundle } = await storeEvidence(worker, rendered, provenance);
   const outcome = await deps.outcomes.report(
     job.tenantId,
     {
@@ -359,20 +328,22 @@ async function captureAndComplete(
   return { renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied };
 }
 
+/** One attempt's rendered capture, on its way to the store. */
+interface Rendered {
+  job: CaptureJob;
+  /** Names this attempt's objects. */
+  attemptKey: string;
+  result: PageCaptureResult;
+  captureSettings: ReturnType<typeof captureSettingsRecord>;
+  vantage: Vantage;
+  startedAt: Date;
+  completedAt: string;
+  files: Array<[ArtifactName, Uint8Array]>;
+  retainUntil: Date | null;
+}
+
 /** The capture's provenance record: where it ran, what it connected to and resolved, what it stored. */
-async function provenanceOf(
-  worker: WorkerState,
-  c: {
-    job: CaptureJob;
-    result: PageCaptureResult;
-    captureSettings: ReturnType<typeof captureSettingsRecord>;
-    vantage: Vantage;
-    startedAt: Date;
-    completedAt: string;
-    files: Array<[ArtifactName, Uint8Array]>;
-    retainUntil: Date | null;
-  },
-) {
+async function provenanceOf(worker: WorkerState, c: Rendered) {
   const { deps } = worker;
   const { job, result, vantage, startedAt, retainUntil } = c;
   return buildProvenanceRecord({
@@ -397,6 +368,48 @@ async function provenanceOf(
     ...(vantage ? { vantage: vantage.provenance } : {}),
     worker: worker.workerId,
   });
+}
+
+/**
+ * The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two (the
+ * provenance record, and the WACZ of a full capture).
+ */
+async function storeEvidence(worker: WorkerState, c: Rendered, provenance: ProvenanceRecord) {
+  const { deps } = worker;
+  const { job, attemptKey, result, retainUntil } = c;
+  const storingPageArtifacts = storeArtifacts(worker, job, attemptKey, c.files, retainUntil);
+  storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
+  const bundle =
+    result.renderQuality === 'full' && deps.notary
+      ? await makeBundle(
+          {
+            captureId: job.captureId,
+            url: job.url,
+            createdAt: job.createdAt,
+            completedAt: c.completedAt,
+            page: result,
+            captureSettings: c.captureSettings,
+            provenance,
+          },
+          deps.notary,
+        )
+      : null;
+  if (bundle?.timestampError) {
+    deps.log.warn(
+      { captureId: job.captureId, err: bundle.timestampError },
+      'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp',
+    );
+  }
+  const bundleFiles: Array<[ArtifactName, Uint8Array]> = [
+    ['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)],
+  ];
+  if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
+  const [pageStored, bundleStored] = await Promise.all([
+    storingPageArtifacts,
+    storeArtifacts(worker, job, attemptKey, bundleFiles, retainUntil),
+  ]);
+  const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
+  return { stored, bundle };
 }
 
 async function storeArtifacts(
