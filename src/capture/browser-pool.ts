@@ -10,13 +10,8 @@ import { launchChromium, type LaunchedChromium } from './browser-launch.js';
 import { resolveChromiumPath } from './chromium-path.js';
 import { type HostLoad, startHostLoad } from './host-load.js';
 import { type ProxySink, startProxySink } from './proxy-sink.js';
-import {
-  capturePage,
-  openCaptureContext,
-  type PageCaptureOptions,
-  type PageCaptureResult,
-  type PreparedContext,
-} from './page-capture.js';
+import { openCaptureContext, type PreparedContext } from './capture-context.js';
+import { capturePage, type PageCaptureOptions, type PageCaptureResult } from './page-capture.js';
 import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
@@ -85,244 +80,293 @@ interface Instance {
   spare?: Promise<PreparedContext>;
 }
 
+/** What one pool holds while it runs: its settings, the current browser, the slots and the captures running. */
+interface PoolState {
+  readonly options: BrowserPoolOptions;
+  readonly chromiumPath: string;
+  readonly maxCaptures: number;
+  readonly hungMs: number;
+  readonly hostLoad: HostLoad;
+  readonly clock: HostLoad['clock'];
+  /** Captures allowed at once now (setConcurrency). */
+  limit: number;
+  current: Instance | undefined;
+  switching: Promise<void> | undefined;
+  closed: boolean;
+  running: number;
+  /** Captures waiting for a slot. */
+  readonly queue: Array<() => void>;
+  readonly activeCaptures: Set<AbortController>;
+  readonly counters: { launches: number; totalCaptures: number; killed: number; crashes: number };
+  sink: Promise<ProxySink> | undefined;
+}
+
 export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
     throw new RangeError('concurrency must be a positive integer');
-  // Fail at start-up, not at the first capture, when the binary is missing.
-  const chromiumPath = resolveChromiumPath({ explicitPath: options.chromiumPath });
-  const maxCaptures = options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER;
-  const hungMs = options.hungPageKillMs ?? DEFAULT_HUNG_PAGE_KILL_MS;
   const hostLoad = options.hostLoad ?? startHostLoad();
-  const clock = hostLoad.clock;
-  let limit = options.concurrency;
-
-  let current: Instance | undefined;
-  let switching: Promise<void> | undefined;
-  let closed = false;
-  let running = 0;
-  const queue: Array<() => void> = [];
-  const activeCaptures = new Set<AbortController>();
-  const counters = { launches: 0, totalCaptures: 0, killed: 0, crashes: 0 };
-
-  const acquireSlot = async () => {
-    if (running < limit) {
-      running++;
-      return;
-    }
-    await new Promise<void>((resolve) => queue.push(resolve));
+  const pool: PoolState = {
+    options,
+    // Fail at start-up, not at the first capture, when the binary is missing.
+    chromiumPath: resolveChromiumPath({ explicitPath: options.chromiumPath }),
+    maxCaptures: options.maxCapturesPerBrowser ?? DEFAULT_MAX_CAPTURES_PER_BROWSER,
+    hungMs: options.hungPageKillMs ?? DEFAULT_HUNG_PAGE_KILL_MS,
+    hostLoad,
+    clock: hostLoad.clock,
+    limit: options.concurrency,
+    current: undefined,
+    switching: undefined,
+    closed: false,
+    running: 0,
+    queue: [],
+    activeCaptures: new Set(),
+    counters: { launches: 0, totalCaptures: 0, killed: 0, crashes: 0 },
+    sink: undefined,
   };
-  const releaseSlot = () => {
-    const next = running <= limit ? queue.shift() : undefined;
-    if (next)
-      next(); // the slot passes straight to the next capture
-    else running--;
-  };
-
-  const notifyIdle = (instance: Instance) => {
-    if (instance.active > 0 && !instance.dead) return;
-    for (const wake of instance.idleWaiters.splice(0)) wake();
-  };
-
-  let sink: Promise<ProxySink> | undefined;
-  async function launch(): Promise<Instance> {
-    sink ??= startProxySink();
-    const launched = await launchChromium({
-      chromiumPath,
-      proxyServer: options.proxyServer ? (await sink).url : undefined,
-    });
-    counters.launches++;
-    const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
-    const unwatch = launched.pid !== null ? hostLoad.watch(launched.pid) : () => {};
-    launched.browser.on('disconnected', () => {
-      unwatch();
-      if (!instance.dead) counters.crashes++;
-      instance.dead = true;
-      notifyIdle(instance);
-      void launched.close();
-    });
-    return instance;
-  }
-
-  async function retire(instance: Instance): Promise<void> {
-    if (current === instance) current = undefined;
-    instance.dead = true; // closing on purpose: not a crash
-    notifyIdle(instance);
-    await instance.launched.close();
-  }
-
-  async function browserForCapture(): Promise<Instance> {
-    for (;;) {
-      if (closed) throw poolClosed();
-      const instance = current;
-      if (instance && !instance.dead && instance.captures < maxCaptures) return instance;
-      if (instance && !instance.dead && instance.active > 0) {
-        // Used up: let its running captures finish before replacing it (no second browser meanwhile).
-        await new Promise<void>((resolve) => instance.idleWaiters.push(resolve));
-        continue;
-      }
-      switching ??= (async () => {
-        if (instance) await retire(instance);
-        if (closed) return;
-        current = await launch();
-      })().finally(() => (switching = undefined));
-      await switching;
-    }
-  }
-
-  /** This capture's context (the spare if there is one) and, when more captures will come, the next spare. */
-  function takeContext(instance: Instance, proxyServer: string | undefined): Promise<PreparedContext> {
-    const browser = instance.launched.browser;
-    // A capture from a vantage point has its own egress proxy: a fresh context behind it, the spare kept.
-    if (proxyServer !== undefined && proxyServer !== options.proxyServer)
-      return openCaptureContext(browser, proxyServer);
-    const spare = instance.spare;
-    instance.spare = undefined;
-    // A spare that failed (its browser went away meanwhile) is replaced by a fresh attempt.
-    const open = () => openCaptureContext(browser, options.proxyServer);
-    const prepared = spare ? spare.catch(open) : open();
-    if (!instance.dead && instance.captures < maxCaptures) {
-      instance.spare = open();
-      instance.spare.catch(() => {});
-    }
-    return prepared;
-  }
-
-  async function runCapture(
-    instance: Instance,
-    url: string,
-    captureOptions: PageCaptureOptions,
-  ): Promise<PageCaptureResult> {
-    const controller = new AbortController();
-    activeCaptures.add(controller);
-    const callerSignal = captureOptions.signal;
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    if (callerSignal?.aborted) onCallerAbort();
-
-    // Both limits end in an abort, so the capture unwinds the same way whichever fires.
-    // The tenant's behaviors budget (options.behaviorTimeout) is time the capture is allowed on top.
-    const limitMs = captureOptions.timeoutMs + hungMs + (captureOptions.settings?.behaviorTimeoutMs ?? 0);
-    let unwindTimer: NodeJS.Timeout | undefined;
-    const finished = new AbortController();
-    const overran = (reason: CaptureError) => () => {
-      if (!controller.signal.aborted) {
-        counters.killed++;
-        controller.abort(reason);
-      }
-      return reason;
-    };
-    withTimeout(
-      new Promise<never>(() => {}),
-      limitMs,
-      overran(
-        new CaptureError(
-          'timeout',
-          `The page did not finish rendering within ${Math.round(limitMs / 1000)} s and was stopped`,
-          true,
-        ),
-      ),
-      finished.signal,
-      clock,
-    ).catch(() => {});
-    withTimeout(
-      new Promise<never>(() => {}),
-      limitMs * WALL_SAFETY_FACTOR,
-      overran(new CaptureError('service_busy', 'The host was too busy to finish the capture; it will try again', true)),
-      finished.signal,
-    ).catch(() => {});
-    // Normally an aborted capture unwinds at once; if its browser does not answer any more, kill it.
-    const unwound = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener(
-        'abort',
-        () => {
-          unwindTimer = setTimeout(() => {
-            instance.dead = true;
-            void instance.launched.close();
-            reject(controller.signal.reason);
-          }, UNWIND_MS);
-        },
-        { once: true },
-      );
-    });
-    unwound.catch(() => {});
-
-    try {
-      const prepared = takeContext(instance, captureOptions.proxyServer);
-      prepared.catch(() => {}); // capturePage reports it
-      return await Promise.race([
-        capturePage(instance.launched.browser, url, { ...captureOptions, prepared, signal: controller.signal, clock }),
-        unwound,
-      ]);
-    } catch (error) {
-      if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
-      throw error;
-    } finally {
-      finished.abort();
-      clearTimeout(unwindTimer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
-      activeCaptures.delete(controller);
-    }
-  }
-
   return {
-    async capture(url, captureOptions) {
-      if (closed) throw poolClosed();
-      await acquireSlot();
-      try {
-        let instance: Instance;
-        try {
-          instance = await browserForCapture();
-        } catch (error) {
-          if (error instanceof CaptureError) throw error;
-          // Chromium's own words (e.g. "FATAL: Socket path too long") are in the cause, which the worker logs.
-          throw new CaptureError('browser_crashed', 'The browser could not be started', true, { cause: error });
-        }
-        instance.captures++;
-        instance.active++;
-        counters.totalCaptures++;
-        try {
-          return await runCapture(instance, url, captureOptions);
-        } finally {
-          instance.active--;
-          notifyIdle(instance);
-        }
-      } finally {
-        releaseSlot();
-      }
-    },
-    setConcurrency(next) {
-      limit = Math.max(1, Math.min(options.concurrency, Math.floor(next)));
-      // A raised limit lets queued captures start now; a lowered one takes effect as captures finish.
-      while (running < limit && queue.length > 0) {
-        running++;
-        queue.shift()!();
-      }
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const controller of activeCaptures) controller.abort(poolClosed());
-      for (const wake of queue.splice(0)) {
-        running++; // each woken waiter releases its slot again when it sees the pool is closed
-        wake();
-      }
-      await switching?.catch(() => {});
-      if (current) await retire(current);
-      await (await sink?.catch(() => undefined))?.close();
-      if (!options.hostLoad) hostLoad.stop();
-    },
+    capture: (url, captureOptions) => capture(pool, url, captureOptions),
+    setConcurrency: (next) => setConcurrency(pool, next),
+    close: () => closePool(pool),
     stats: () => ({
-      running,
-      limit,
-      queued: queue.length,
-      launches: counters.launches,
-      capturesOnBrowser: current?.captures ?? 0,
-      totalCaptures: counters.totalCaptures,
-      killed: counters.killed,
-      crashes: counters.crashes,
-      browserPid: current && !current.dead ? current.launched.pid : null,
+      running: pool.running,
+      limit: pool.limit,
+      queued: pool.queue.length,
+      launches: pool.counters.launches,
+      capturesOnBrowser: pool.current?.captures ?? 0,
+      totalCaptures: pool.counters.totalCaptures,
+      killed: pool.counters.killed,
+      crashes: pool.counters.crashes,
+      browserPid: pool.current && !pool.current.dead ? pool.current.launched.pid : null,
     }),
   };
+}
+
+async function capture(pool: PoolState, url: string, captureOptions: PageCaptureOptions): Promise<PageCaptureResult> {
+  if (pool.closed) throw poolClosed();
+  await acquireSlot(pool);
+  try {
+    let instance: Instance;
+    try {
+      instance = await browserForCapture(pool);
+    } catch (error) {
+      if (error instanceof CaptureError) throw error;
+      // Chromium's own words (e.g. "FATAL: Socket path too long") are in the cause, which the worker logs.
+      throw new CaptureError('browser_crashed', 'The browser could not be started', true, { cause: error });
+    }
+    instance.captures++;
+    instance.active++;
+    pool.counters.totalCaptures++;
+    try {
+      return await runCapture(pool, instance, url, captureOptions);
+    } finally {
+      instance.active--;
+      notifyIdle(instance);
+    }
+  } finally {
+    releaseSlot(pool);
+  }
+}
+
+function setConcurrency(pool: PoolState, next: number): void {
+  pool.limit = Math.max(1, Math.min(pool.options.concurrency, Math.floor(next)));
+  // A raised limit lets queued captures start now; a lowered one takes effect as captures finish.
+  while (pool.running < pool.limit && pool.queue.length > 0) {
+    pool.running++;
+    pool.queue.shift()!();
+  }
+}
+
+async function closePool(pool: PoolState): Promise<void> {
+  if (pool.closed) return;
+  pool.closed = true;
+  for (const controller of pool.activeCaptures) controller.abort(poolClosed());
+  for (const wake of pool.queue.splice(0)) {
+    pool.running++; // each woken waiter releases its slot again when it sees the pool is closed
+    wake();
+  }
+  await pool.switching?.catch(() => {});
+  if (pool.current) await retire(pool, pool.current);
+  await (await pool.sink?.catch(() => undefined))?.close();
+  if (!pool.options.hostLoad) pool.hostLoad.stop();
+}
+
+async function acquireSlot(pool: PoolState): Promise<void> {
+  if (pool.running < pool.limit) {
+    pool.running++;
+    return;
+  }
+  await new Promise<void>((resolve) => pool.queue.push(resolve));
+}
+
+function releaseSlot(pool: PoolState): void {
+  const next = pool.running <= pool.limit ? pool.queue.shift() : undefined;
+  if (next)
+    next(); // the slot passes straight to the next capture
+  else pool.running--;
+}
+
+function notifyIdle(instance: Instance): void {
+  if (instance.active > 0 && !instance.dead) return;
+  for (const wake of instance.idleWaiters.splice(0)) wake();
+}
+
+async function launch(pool: PoolState): Promise<Instance> {
+  pool.sink ??= startProxySink();
+  const launched = await launchChromium({
+    chromiumPath: pool.chromiumPath,
+    proxyServer: pool.options.proxyServer ? (await pool.sink).url : undefined,
+  });
+  pool.counters.launches++;
+  const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
+  const unwatch = launched.pid !== null ? pool.hostLoad.watch(launched.pid) : () => {};
+  launched.browser.on('disconnected', () => {
+    unwatch();
+    if (!instance.dead) pool.counters.crashes++;
+    instance.dead = true;
+    notifyIdle(instance);
+    void launched.close();
+  });
+  return instance;
+}
+
+async function retire(pool: PoolState, instance: Instance): Promise<void> {
+  if (pool.current === instance) pool.current = undefined;
+  instance.dead = true; // closing on purpose: not a crash
+  notifyIdle(instance);
+  await instance.launched.close();
+}
+
+async function browserForCapture(pool: PoolState): Promise<Instance> {
+  for (;;) {
+    if (pool.closed) throw poolClosed();
+    const instance = pool.current;
+    if (instance && !instance.dead && instance.captures < pool.maxCaptures) return instance;
+    if (instance && !instance.dead && instance.active > 0) {
+      // Used up: let its running captures finish before replacing it (no second browser meanwhile).
+      await new Promise<void>((resolve) => instance.idleWaiters.push(resolve));
+      continue;
+    }
+    pool.switching ??= (async () => {
+      if (instance) await retire(pool, instance);
+      if (pool.closed) return;
+      pool.current = await launch(pool);
+    })().finally(() => (pool.switching = undefined));
+    await pool.switching;
+  }
+}
+
+/** This capture's context (the spare if there is one) and, when more captures will come, the next spare. */
+function takeContext(pool: PoolState, instance: Instance, proxyServer: string | undefined): Promise<PreparedContext> {
+  const browser = instance.launched.browser;
+  // A capture from a vantage point has its own egress proxy: a fresh context behind it, the spare kept.
+  if (proxyServer !== undefined && proxyServer !== pool.options.proxyServer)
+    return openCaptureContext(browser, proxyServer);
+  const spare = instance.spare;
+  instance.spare = undefined;
+  // A spare that failed (its browser went away meanwhile) is replaced by a fresh attempt.
+  const open = () => openCaptureContext(browser, pool.options.proxyServer);
+  const prepared = spare ? spare.catch(open) : open();
+  if (!instance.dead && instance.captures < pool.maxCaptures) {
+    instance.spare = open();
+    instance.spare.catch(() => {});
+  }
+  return prepared;
+}
+
+async function runCapture(
+  pool: PoolState,
+  instance: Instance,
+  url: string,
+  captureOptions: PageCaptureOptions,
+): Promise<PageCaptureResult> {
+  const controller = new AbortController();
+  pool.activeCaptures.add(controller);
+  const callerSignal = captureOptions.signal;
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (callerSignal?.aborted) onCallerAbort();
+  const finished = new AbortController();
+  const overrun = watchOverrun(pool, instance, controller, captureOptions, finished.signal);
+  try {
+    const prepared = takeContext(pool, instance, captureOptions.proxyServer);
+    prepared.catch(() => {}); // capturePage reports it
+    return await Promise.race([
+      capturePage(instance.launched.browser, url, {
+        ...captureOptions,
+        prepared,
+        signal: controller.signal,
+        clock: pool.clock,
+      }),
+      overrun.unwound,
+    ]);
+  } catch (error) {
+    if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
+    throw error;
+  } finally {
+    finished.abort();
+    overrun.clear();
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+    pool.activeCaptures.delete(controller);
+  }
+}
+
+/**
+ * The capture's two limits (its page time, and a wall-time safety net) abort it, so it unwinds the same way
+ * whichever fires; a capture whose browser does not unwind within UNWIND_MS of its abort kills that browser
+ * (`unwound` rejects then). Both limits stop once `finished` aborts; `clear` stops the unwind timer.
+ */
+function watchOverrun(
+  pool: PoolState,
+  instance: Instance,
+  controller: AbortController,
+  captureOptions: PageCaptureOptions,
+  finished: AbortSignal,
+): { unwound: Promise<never>; clear: () => void } {
+  // The tenant's behaviors budget (options.behaviorTimeout) is time the capture is allowed on top.
+  const limitMs = captureOptions.timeoutMs + pool.hungMs + (captureOptions.settings?.behaviorTimeoutMs ?? 0);
+  let unwindTimer: NodeJS.Timeout | undefined;
+  const overran = (reason: CaptureError) => () => {
+    if (!controller.signal.aborted) {
+      pool.counters.killed++;
+      controller.abort(reason);
+    }
+    return reason;
+  };
+  withTimeout(
+    new Promise<never>(() => {}),
+    limitMs,
+    overran(
+      new CaptureError(
+        'timeout',
+        `The page did not finish rendering within ${Math.round(limitMs / 1000)} s and was stopped`,
+        true,
+      ),
+    ),
+    finished,
+    pool.clock,
+  ).catch(() => {});
+  withTimeout(
+    new Promise<never>(() => {}),
+    limitMs * WALL_SAFETY_FACTOR,
+    overran(new CaptureError('service_busy', 'The host was too busy to finish the capture; it will try again', true)),
+    finished,
+  ).catch(() => {});
+  // Normally an aborted capture unwinds at once; if its browser does not answer any more, kill it.
+  const unwound = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        unwindTimer = setTimeout(() => {
+          instance.dead = true;
+          void instance.launched.close();
+          reject(controller.signal.reason);
+        }, UNWIND_MS);
+      },
+      { once: true },
+    );
+  });
+  unwound.catch(() => {});
+  return { unwound, clear: () => clearTimeout(unwindTimer) };
 }
 
 function poolClosed(): CaptureError {

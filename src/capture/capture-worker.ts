@@ -26,7 +26,7 @@ import type { PageCaptureResult } from './page-capture.js';
 import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
 import { makeBundle } from '../archive/bundle.js';
 import type { Notary } from '../archive/notary.js';
-import { provenanceJsonBytes } from '../archive/provenance-record.js';
+import { provenanceJsonBytes, type ProvenanceRecord } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
 import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
@@ -109,246 +109,20 @@ const system = (job: CaptureJob) => ({
 
 export const DEFAULT_SERVICE_RETRY_DELAYS_MS = [30_000, 120_000, 300_000, 600_000, 600_000] as const;
 
+/** What one worker holds while it runs: its dependencies, its id and when it tries captures again. */
+interface WorkerState {
+  readonly deps: CaptureWorkerDeps;
+  /** Named in each provenance record, so a corroborated set shows whether its members shared a worker. */
+  readonly workerId: string;
+  readonly policy: AttemptPolicy;
+}
+
 export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<CaptureWorker> {
-  // Named in each provenance record, so a corroborated set shows whether its members shared a worker.
-  const workerId = `wrk_${randomBytes(8).toString('hex')}`;
-  const policy: AttemptPolicy = deps.policy ?? {
-    serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS,
-    pageDelayMs: defaultPageDelayMs,
+  const worker: WorkerState = {
+    deps,
+    workerId: `wrk_${randomBytes(8).toString('hex')}`,
+    policy: deps.policy ?? { serviceDelaysMs: DEFAULT_SERVICE_RETRY_DELAYS_MS, pageDelayMs: defaultPageDelayMs },
   };
-
-  async function storeArtifacts(
-    job: CaptureJob,
-    attemptKey: string,
-    files: Array<[ArtifactName, Uint8Array]>,
-    retainUntil: Date | null,
-  ) {
-    const refs: Partial<ArtifactRefs> = {};
-    let bytes = 0;
-    // Independent objects: stored side by side, not one round trip after another.
-    await Promise.all(
-      files.map(async ([name, data]) => {
-        const objectName = artifactObjectName(job.captureId, attemptKey, name);
-        await deps.artifacts.put(objectName, data, retainUntil ? { retainUntil } : {});
-        bytes += data.byteLength;
-        (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
-      }),
-    );
-    return { refs, bytes };
-  }
-
-  /** Renders, stores and completes one capture; throws what went wrong. */
-  async function captureAndComplete(
-    job: CaptureJob,
-    attempt: number,
-    log: Logger,
-  ): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
-    const settings = resolveCaptureSettings(job.options);
-    // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
-    const attemptKey = newAttemptKey();
-    const startedAt = deps.clock.now();
-    const vantage = await enterVantage(job.options?.vantage, deps.vantages);
-    const result = await deps.browsers.capture(job.url, {
-      timeoutMs: deps.timeoutMs,
-      explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
-      settings,
-      log,
-      ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
-    });
-    const completedAt = deps.clock.now().toISOString();
-    const captureSettings = captureSettingsRecord(result);
-    const files = artifactFiles(result);
-    // The tenant's retention: every object of the capture is stored locked until then.
-    const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
-    const provenance = buildProvenanceRecord({
-      ...(retainUntil
-        ? { retention: { mode: 'compliance', retainUntil: retainUntil.toISOString(), storage: 'S3 Object Lock' } }
-        : {}),
-      captureId: job.captureId,
-      requestedUrl: job.url,
-      submittedAt: job.createdAt,
-      startedAt: startedAt.toISOString(),
-      completedAt,
-      result,
-      captureSettings,
-      // Wall clock on both sides: the proxy stamps connections with Date.now().
-      connections: vantage
-        ? await vantage.route.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
-        : deps.observedConnections
-          ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
-          : [],
-      artifacts: files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
-      ...(deps.dnsAnswers ? { dnsAnswers: deps.dnsAnswers(hostsOf(result), startedAt.getTime() - 1000) } : {}),
-      ...(vantage ? { vantage: vantage.provenance } : {}),
-      worker: workerId,
-    });
-    // The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two.
-    const storingPageArtifacts = storeArtifacts(job, attemptKey, files, retainUntil);
-    storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
-    const bundle =
-      result.renderQuality === 'full' && deps.notary
-        ? await makeBundle(
-            {
-              captureId: job.captureId,
-              url: job.url,
-              createdAt: job.createdAt,
-              completedAt,
-              page: result,
-              captureSettings,
-              provenance,
-            },
-            deps.notary,
-          )
-        : null;
-    if (bundle?.timestampError) {
-      deps.log.warn(
-        { captureId: job.captureId, err: bundle.timestampError },
-        'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp',
-      );
-    }
-    const bundleFiles: Array<[ArtifactName, Uint8Array]> = [
-      ['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)],
-    ];
-    if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
-    const [pageStored, bundleStored] = await Promise.all([
-      storingPageArtifacts,
-      storeArtifacts(job, attemptKey, bundleFiles, retainUntil),
-    ]);
-    const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
-    const outcome = await deps.outcomes.report(
-      job.tenantId,
-      {
-        type: 'CompleteCapture',
-        data: {
-          captureId: job.captureId,
-          completedAt,
-          renderQuality: result.renderQuality,
-          // The main document's HTTP status (docs/capturing.md, Provenance): an error or bot-challenge page shows as such.
-          render: { ...result.render, mainDocumentStatus: result.mainStatus },
-          artifacts: stored.refs as ArtifactRefs,
-          ...(bundle ? { bundle: bundle.ref } : {}),
-          captureSettings,
-          storedBytes: stored.bytes,
-          attempts: attempt,
-          finalUrl: result.finalUrl,
-        },
-      },
-      system(job),
-    );
-    return {
-      renderQuality: result.renderQuality,
-      durationMs: result.render.durationMs,
-      applied: outcome.reply.applied,
-    };
-  }
-
-  /**
-   * A member of a corroborated set renders on another worker than the set's other members: this
-   * worker claims the set with it, or — holding another member already — gives it back for a while
-   * (memberPlacement: bounded well within the window, then rendered here; never dropped).
-   */
-  async function placeMember(job: CaptureJob, setId: string, claims: MemberClaims, log: Logger) {
-    const held = await claims.claim(setId, workerId, job.captureId);
-    const waitedMs = deps.clock.now().getTime() - Date.parse(job.createdAt);
-    const placement = memberPlacement({ holdsAnotherMember: held !== job.captureId, waitedMs });
-    if (held !== job.captureId && placement.kind === 'render')
-      log.info(
-        { corroborationId: setId, heldMember: held, waitedMs },
-        'no other worker took this member of the set in time; rendering it here (its record will name workers)',
-      );
-    return placement;
-  }
-
-  async function handle(msg: JsMsg): Promise<void> {
-    const job = decodeJob(msg.data);
-    const log = deps.log.child({
-      captureId: job.captureId,
-      tenantId: job.tenantId,
-      delivery: msg.info.deliveryCount,
-      correlationId: job.correlationId,
-    });
-    // A redelivered job whose capture already has its outcome (the ack was lost): rendering it again would
-    // only store another attempt's artifacts that no event names.
-    if (!(await deps.outcomes.isPending(job.tenantId, job.captureId))) {
-      log.info('capture no longer pending; job dropped');
-      msg.ack();
-      return;
-    }
-    if (job.corroborationId && deps.memberClaims) {
-      const placement = await placeMember(job, job.corroborationId, deps.memberClaims, log);
-      if (placement.kind === 'give-back') {
-        log.debug({ corroborationId: job.corroborationId, delayMs: placement.delayMs }, 'member given back');
-        msg.nak(placement.delayMs);
-        return;
-      }
-    }
-    const failForGood = async (verdict: Extract<Verdict, { kind: 'fail' }>) => {
-      const { error, retryable, failureReason, attempts } = verdict;
-      await deps.outcomes.report(
-        job.tenantId,
-        { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } },
-        system(job),
-      );
-      await deps.attempts.clear(job.captureId).catch(() => {}); // the entry expires anyway
-      msg.ack();
-      log.info({ error, retryable, failureReason, attempts }, 'capture failed');
-    };
-
-    const { counts, verdict } = await deps.attempts.begin(job.captureId, (c) =>
-      beforeAttempt(c, policy, Date.now() - (c.lastAt ?? 0)),
-    );
-    if (verdict.kind === 'fail') return failForGood(verdict);
-    if (verdict.kind === 'wait') {
-      // An attempt abandoned by a stopped worker: the service's backoff, counted from that attempt's start.
-      log.warn(
-        { delayMs: verdict.delayMs, service: counts.service },
-        'earlier attempt was abandoned; waiting before the next',
-      );
-      msg.nak(verdict.delayMs);
-      return;
-    }
-    const attempt = counts.page + counts.service + 1;
-    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
-    const started = performance.now();
-    try {
-      const done = await captureAndComplete(job, attempt, log);
-      msg.ack();
-      await deps.attempts.clear(job.captureId).catch(() => {});
-      captureDuration.observe({ outcome: done.renderQuality }, (performance.now() - started) / 1000);
-      log.info({ attempt, ...done }, 'capture complete');
-    } catch (err) {
-      const failure = classify(err);
-      const after = await deps.attempts.fail(job.captureId, failure);
-      const next = afterFailure(after, policy);
-      captureDuration.observe(
-        { outcome: next.kind === 'fail' ? 'failed' : 'retry' },
-        (performance.now() - started) / 1000,
-      );
-      // The cause carries what the browser itself said (e.g. Chromium's "FATAL: Socket path too long").
-      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
-      if (next.kind === 'fail') {
-        log.warn({ attempt, failure, cause }, 'capture attempt failed; no attempts left');
-        await failForGood(next);
-        return;
-      }
-      captureRetries.inc({ owner: failure.owner });
-      log.warn(
-        {
-          attempt,
-          failure,
-          cause,
-          retryInMs: next.kind === 'wait' ? next.delayMs : 0,
-          page: after.page,
-          service: after.service,
-        },
-        'capture attempt failed; will retry',
-      );
-      msg.nak(next.kind === 'wait' ? next.delayMs : 0);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
   const queue = await runWorkQueue({
     js: deps.js,
     jsm: deps.jsm,
@@ -362,7 +136,7 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
       (typeof deps.concurrency === 'number' ? deps.concurrency : deps.concurrency()) * JOBS_IN_HAND_PER_BROWSER_SLOT,
     spanName: 'capture.job',
     log: deps.log,
-    handle,
+    handle: (msg) => handleJob(worker, msg),
   });
 
   return {
@@ -370,6 +144,293 @@ export async function startCaptureWorker(deps: CaptureWorkerDeps): Promise<Captu
     // Drain: let running captures finish (their acks land); the pool close stops stragglers.
     stop: () => queue.stop(deps.timeoutMs + 5000),
   };
+}
+
+/** One delivery of a capture job: dropped, given back, failed for good, or tried now. */
+async function handleJob(worker: WorkerState, msg: JsMsg): Promise<void> {
+  const { deps } = worker;
+  const job = decodeJob(msg.data);
+  const log = deps.log.child({
+    captureId: job.captureId,
+    tenantId: job.tenantId,
+    delivery: msg.info.deliveryCount,
+    correlationId: job.correlationId,
+  });
+  // A redelivered job whose capture already has its outcome (the ack was lost): rendering it again would
+  // only store another attempt's artifacts that no event names.
+  if (!(await deps.outcomes.isPending(job.tenantId, job.captureId))) {
+    log.info('capture no longer pending; job dropped');
+    msg.ack();
+    return;
+  }
+  if (job.corroborationId && deps.memberClaims) {
+    const placement = await placeMember(worker, job, job.corroborationId, deps.memberClaims, log);
+    if (placement.kind === 'give-back') {
+      log.debug({ corroborationId: job.corroborationId, delayMs: placement.delayMs }, 'member given back');
+      msg.nak(placement.delayMs);
+      return;
+    }
+  }
+  const { counts, verdict } = await deps.attempts.begin(job.captureId, (c) =>
+    beforeAttempt(c, worker.policy, Date.now() - (c.lastAt ?? 0)),
+  );
+  if (verdict.kind === 'fail') return failForGood(worker, msg, job, log, verdict);
+  if (verdict.kind === 'wait') {
+    // An attempt abandoned by a stopped worker: the service's backoff, counted from that attempt's start.
+    log.warn(
+      { delayMs: verdict.delayMs, service: counts.service },
+      'earlier attempt was abandoned; waiting before the next',
+    );
+    msg.nak(verdict.delayMs);
+    return;
+  }
+  await runAttempt(worker, msg, job, log, counts.page + counts.service + 1);
+}
+
+/** One attempt at the capture, kept alive while it runs; a failure is counted and the job retried or failed. */
+async function runAttempt(worker: WorkerState, msg: JsMsg, job: CaptureJob, log: Logger, attempt: number) {
+  const { deps } = worker;
+  const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
+  const started = performance.now();
+  try {
+    const done = await captureAndComplete(worker, job, attempt, log);
+    msg.ack();
+    await deps.attempts.clear(job.captureId).catch(() => {});
+    captureDuration.observe({ outcome: done.renderQuality }, (performance.now() - started) / 1000);
+    log.info({ attempt, ...done }, 'capture complete');
+  } catch (err) {
+    const failure = classify(err);
+    const after = await deps.attempts.fail(job.captureId, failure);
+    const next = afterFailure(after, worker.policy);
+    captureDuration.observe(
+      { outcome: next.kind === 'fail' ? 'failed' : 'retry' },
+      (performance.now() - started) / 1000,
+    );
+    // The cause carries what the browser itself said (e.g. Chromium's "FATAL: Socket path too long").
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
+    if (next.kind === 'fail') {
+      log.warn({ attempt, failure, cause }, 'capture attempt failed; no attempts left');
+      await failForGood(worker, msg, job, log, next);
+      return;
+    }
+    captureRetries.inc({ owner: failure.owner });
+    log.warn(
+      {
+        attempt,
+        failure,
+        cause,
+        retryInMs: next.kind === 'wait' ? next.delayMs : 0,
+        page: after.page,
+        service: after.service,
+      },
+      'capture attempt failed; will retry',
+    );
+    msg.nak(next.kind === 'wait' ? next.delayMs : 0);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function failForGood(
+  worker: WorkerState,
+  msg: JsMsg,
+  job: CaptureJob,
+  log: Logger,
+  verdict: Extract<Verdict, { kind: 'fail' }>,
+): Promise<void> {
+  const { error, retryable, failureReason, attempts } = verdict;
+  await worker.deps.outcomes.report(
+    job.tenantId,
+    { type: 'FailCapture', data: { captureId: job.captureId, error, retryable, attempts, failureReason } },
+    system(job),
+  );
+  await worker.deps.attempts.clear(job.captureId).catch(() => {}); // the entry expires anyway
+  msg.ack();
+  log.info({ error, retryable, failureReason, attempts }, 'capture failed');
+}
+
+/**
+ * A member of a corroborated set renders on another worker than the set's other members: this
+ * worker claims the set with it, or — holding another member already — gives it back for a while
+ * (memberPlacement: bounded well within the window, then rendered here; never dropped).
+ */
+async function placeMember(worker: WorkerState, job: CaptureJob, setId: string, claims: MemberClaims, log: Logger) {
+  const held = await claims.claim(setId, worker.workerId, job.captureId);
+  const waitedMs = worker.deps.clock.now().getTime() - Date.parse(job.createdAt);
+  const placement = memberPlacement({ holdsAnotherMember: held !== job.captureId, waitedMs });
+  if (held !== job.captureId && placement.kind === 'render')
+    log.info(
+      { corroborationId: setId, heldMember: held, waitedMs },
+      'no other worker took this member of the set in time; rendering it here (its record will name workers)',
+    );
+  return placement;
+}
+
+type Vantage = Awaited<ReturnType<typeof enterVantage>>;
+
+/** Renders, stores and completes one capture; throws what went wrong. */
+async function captureAndComplete(
+  worker: WorkerState,
+  job: CaptureJob,
+  attempt: number,
+  log: Logger,
+): Promise<{ renderQuality: string; durationMs: number; applied: boolean }> {
+  const { deps } = worker;
+  const settings = resolveCaptureSettings(job.options);
+  // This attempt's objects: a retry after a killed worker writes beside them, never over them (write-once).
+  const attemptKey = newAttemptKey();
+  const startedAt = deps.clock.now();
+  const vantage = await enterVantage(job.options?.vantage, deps.vantages);
+  const result = await deps.browsers.capture(job.url, {
+    timeoutMs: deps.timeoutMs,
+    explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
+    settings,
+    log,
+    ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
+  });
+  const completedAt = deps.clock.now().toISOString();
+  const captureSettings = captureSettingsRecord(result);
+  // The tenant's retention: every object of the capture is stored locked until then.
+  const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
+  const rendered: Rendered = {
+    job,
+    attemptKey,
+    result,
+    captureSettings,
+    vantage,
+    startedAt,
+    completedAt,
+    files: artifactFiles(result),
+    retainUntil,
+  };
+  const provenance = await provenanceOf(worker, rendered);
+  const { stored, bundle } = await storeEvidence(worker, rendered, provenance);
+  const outcome = await deps.outcomes.report(
+    job.tenantId,
+    {
+      type: 'CompleteCapture',
+      data: {
+        captureId: job.captureId,
+        completedAt,
+        renderQuality: result.renderQuality,
+        // The main document's HTTP status (docs/capturing.md, Provenance): an error or bot-challenge page shows as such.
+        render: { ...result.render, mainDocumentStatus: result.mainStatus },
+        artifacts: stored.refs as ArtifactRefs,
+        ...(bundle ? { bundle: bundle.ref } : {}),
+        captureSettings,
+        storedBytes: stored.bytes,
+        attempts: attempt,
+        finalUrl: result.finalUrl,
+      },
+    },
+    system(job),
+  );
+  return { renderQuality: result.renderQuality, durationMs: result.render.durationMs, applied: outcome.reply.applied };
+}
+
+/** One attempt's rendered capture, on its way to the store. */
+interface Rendered {
+  job: CaptureJob;
+  /** Names this attempt's objects. */
+  attemptKey: string;
+  result: PageCaptureResult;
+  captureSettings: ReturnType<typeof captureSettingsRecord>;
+  vantage: Vantage;
+  startedAt: Date;
+  completedAt: string;
+  files: Array<[ArtifactName, Uint8Array]>;
+  retainUntil: Date | null;
+}
+
+/** The capture's provenance record: where it ran, what it connected to and resolved, what it stored. */
+async function provenanceOf(worker: WorkerState, c: Rendered) {
+  const { deps } = worker;
+  const { job, result, vantage, startedAt, retainUntil } = c;
+  return buildProvenanceRecord({
+    ...(retainUntil
+      ? { retention: { mode: 'compliance', retainUntil: retainUntil.toISOString(), storage: 'S3 Object Lock' } }
+      : {}),
+    captureId: job.captureId,
+    requestedUrl: job.url,
+    submittedAt: job.createdAt,
+    startedAt: startedAt.toISOString(),
+    completedAt: c.completedAt,
+    result,
+    captureSettings: c.captureSettings,
+    // Wall clock on both sides: the proxy stamps connections with Date.now().
+    connections: vantage
+      ? await vantage.route.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+      : deps.observedConnections
+        ? await deps.observedConnections(hostsOf(result), startedAt.getTime() - 1000)
+        : [],
+    artifacts: c.files.map(([name, bytes]) => ({ name, mediaType: ARTIFACTS[name].mediaType, bytes })),
+    ...(deps.dnsAnswers ? { dnsAnswers: deps.dnsAnswers(hostsOf(result), startedAt.getTime() - 1000) } : {}),
+    ...(vantage ? { vantage: vantage.provenance } : {}),
+    worker: worker.workerId,
+  });
+}
+
+/**
+ * The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two (the
+ * provenance record, and the WACZ of a full capture).
+ */
+async function storeEvidence(worker: WorkerState, c: Rendered, provenance: ProvenanceRecord) {
+  const { deps } = worker;
+  const { job, attemptKey, result, retainUntil } = c;
+  const storingPageArtifacts = storeArtifacts(worker, job, attemptKey, c.files, retainUntil);
+  storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
+  const bundle =
+    result.renderQuality === 'full' && deps.notary
+      ? await makeBundle(
+          {
+            captureId: job.captureId,
+            url: job.url,
+            createdAt: job.createdAt,
+            completedAt: c.completedAt,
+            page: result,
+            captureSettings: c.captureSettings,
+            provenance,
+          },
+          deps.notary,
+        )
+      : null;
+  if (bundle?.timestampError) {
+    deps.log.warn(
+      { captureId: job.captureId, err: bundle.timestampError },
+      'TSA unavailable after retries; bundle issued as v0.1.0 without a timestamp',
+    );
+  }
+  const bundleFiles: Array<[ArtifactName, Uint8Array]> = [
+    ['provenance', bundle?.provenanceJson ?? provenanceJsonBytes(provenance)],
+  ];
+  if (bundle) bundleFiles.push(['wacz', bundle.bytes]);
+  const [pageStored, bundleStored] = await Promise.all([
+    storingPageArtifacts,
+    storeArtifacts(worker, job, attemptKey, bundleFiles, retainUntil),
+  ]);
+  const stored = { refs: { ...pageStored.refs, ...bundleStored.refs }, bytes: pageStored.bytes + bundleStored.bytes };
+  return { stored, bundle };
+}
+
+async function storeArtifacts(
+  worker: WorkerState,
+  job: CaptureJob,
+  attemptKey: string,
+  files: Array<[ArtifactName, Uint8Array]>,
+  retainUntil: Date | null,
+) {
+  const refs: Partial<ArtifactRefs> = {};
+  let bytes = 0;
+  // Independent objects: stored side by side, not one round trip after another.
+  await Promise.all(
+    files.map(async ([name, data]) => {
+      const objectName = artifactObjectName(job.captureId, attemptKey, name);
+      await worker.deps.artifacts.put(objectName, data, retainUntil ? { retainUntil } : {});
+      bytes += data.byteLength;
+      (refs as Record<string, string>)[ARTIFACTS[name].refKey] = objectName;
+    }),
+  );
+  return { refs, bytes };
 }
 
 /** Whose failure an error is and how the tenant is told (capture-error.ts FAILURE_CLASSES). */

@@ -102,34 +102,141 @@ export function createNetworkRecorder(
   session: CDPSession,
   options: { mainFrameId: string; maxBodyBytes?: number },
 ): NetworkRecorder {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES;
-  const records = new Map<string, RequestRecord>();
+  return new CdpNetworkRecorder(session, options.mainFrameId, options.maxBodyBytes ?? DEFAULT_MAX_RECORDED_BODY_BYTES);
+}
+
+type CdpHandler = (from: CDPSession, event: never) => void;
+
+/**
+ * The recorder's state and one named method per protocol event (browsertrix-crawler's Recorder): every event
+ * of the page's session and of its out-of-process frames' sessions lands in `records`, keyed by session and
+ * request id.
+ */
+class CdpNetworkRecorder implements NetworkRecorder {
+  private readonly records = new Map<string, RequestRecord>();
   /** Requests in flight (by record key), with the frame that made each. */
-  const inflight = new Map<string, string | undefined>();
-  const sessionKeys = new Map<CDPSession, string>([[session, '']]);
-  const keyOf = (from: CDPSession, requestId: string) => `${sessionKeys.get(from) ?? '?'}|${requestId}`;
-  const listeners = new Set<() => void>();
-  let mainRequestId: string | undefined;
-  let recordedBodyBytes = 0;
-  let disposed = false;
-  let rescue: ErrorBodyRescue | undefined;
+  private readonly inflightRequests = new Map<string, string | undefined>();
+  private readonly sessionKeys: Map<CDPSession, string>;
+  private readonly listeners = new Set<() => void>();
+  /** Per session, its listeners (bound to it), to remove them again. */
+  private readonly subscriptions = new Map<CDPSession, Array<[string, (event: never) => void]>>();
+  /** Sub-resource bodies kept so far, in the order they were kept. */
+  private readonly keptBodies: RequestRecord[] = [];
+  private mainRequestId: string | undefined;
+  private recordedBodyBytes = 0;
+  private disposed = false;
+  private rescue: ErrorBodyRescue | undefined;
 
-  const recordFor = (from: CDPSession, requestId: string): RequestRecord => {
-    const key = keyOf(from, requestId);
-    let record = records.get(key);
-    if (!record) {
-      record = { requestId, session: from, hops: [], requestExtra: [], responseExtra: [], state: 'loading' };
-      records.set(key, record);
+  private readonly handlers: Record<string, CdpHandler> = {
+    'Network.requestWillBeSent': (from, e) => this.onRequest(from, e),
+    'Network.requestWillBeSentExtraInfo': (from, e) => this.onRequestExtra(from, e),
+    'Network.responseReceived': (from, e) => this.onResponse(from, e),
+    'Network.responseReceivedExtraInfo': (from, e) => this.onResponseExtra(from, e),
+    'Network.loadingFinished': (from, e) => this.onFinished(from, e),
+    'Network.loadingFailed': (from, e) => this.onFailed(from, e),
+    'Page.frameDetached': (from, e) => this.onFrameDetached(from, e),
+  };
+
+  constructor(
+    private readonly session: CDPSession,
+    private readonly mainFrameId: string,
+    private readonly maxBodyBytes: number,
+  ) {
+    this.sessionKeys = new Map([[session, '']]);
+  }
+
+  async start(): Promise<void> {
+    this.subscribe(this.session);
+    [, this.rescue] = await Promise.all([
+      this.enable(this.session),
+      rescueErrorBodies(this.session, (requestId, body) => this.onRescuedBody(requestId, body)),
+    ]);
+  }
+
+  async addSession(frameSession: CDPSession): Promise<void> {
+    if (this.disposed || this.sessionKeys.has(frameSession)) return;
+    this.sessionKeys.set(frameSession, String(this.sessionKeys.size));
+    this.subscribe(frameSession);
+    await this.enable(frameSession).catch(() => {}); // a frame gone meanwhile has nothing more to record
+  }
+
+  sessionGone(frameSession: CDPSession): void {
+    if (frameSession !== this.session) this.onSessionGone(frameSession);
+  }
+
+  inflight(): number {
+    return this.inflightRequests.size;
+  }
+
+  onInflightChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  mainDocument(): MainDocument | undefined {
+    const record = this.mainRecord();
+    const hop = record?.hops.at(-1);
+    if (!record || !hop?.response) return undefined;
+    const extra = responseExtraFor(record, record.hops.length - 1);
+    const rawPairs = parseHeadersText(extra?.headersText) ?? (extra ? pairsFromHeaderObject(extra.headers) : undefined);
+    return {
+      url: hop.url,
+      status: extra?.statusCode ?? hop.response.status,
+      headers: rawPairs ?? pairsFromHeaderObject(hop.response.headers),
+      rawHeaders: rawPairs !== undefined,
+    };
+  }
+
+  mainDocumentFailure(): MainDocumentFailure | undefined {
+    const record = this.mainRecord();
+    if (record?.state !== 'failed') return undefined;
+    return { url: record.hops.at(-1)?.url ?? '', errorText: record.errorText ?? '' };
+  }
+
+  mainDocumentUrls(): string[] {
+    const record = this.mainRecord();
+    return record ? record.hops.map((h) => h.url) : [];
+  }
+
+  requestedUrls(): Set<string> {
+    const urls = new Set<string>();
+    for (const record of this.records.values()) for (const hop of record.hops) urls.add(hop.url);
+    return urls;
+  }
+
+  completeUrls(): Set<string> {
+    const urls = new Set<string>();
+    for (const record of this.records.values()) {
+      const hop = record.hops.at(-1);
+      if (!hop?.response || record.state === 'failed') continue;
+      if (hop.response.status !== 206 || wholeRange(hop.response.headers)) urls.add(hop.url);
     }
-    return record;
-  };
-  const changed = () => {
-    for (const listener of listeners) listener();
-  };
+    return urls;
+  }
 
-  const onRequest = (from: CDPSession, e: Protocol.Network.RequestWillBeSentEvent) => {
+  async finish(waitForBodiesMs: number): Promise<RecordedNetwork> {
+    const pending = [...this.records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
+    pending.push(this.fetchMovedBodies());
+    await withTimeout(Promise.all(pending), waitForBodiesMs, () => new Error('body reads timed out')).catch(() => {});
+    return assemble([...this.records.values()]);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const [target, bound] of this.subscriptions) {
+      for (const [event, listener] of bound) target.off(event as 'Network.requestWillBeSent', listener as never);
+    }
+    this.subscriptions.clear();
+    this.listeners.clear();
+    void this.rescue?.stop();
+  }
+
+  // ---- one method per protocol event ----
+
+  private onRequest(from: CDPSession, e: Protocol.Network.RequestWillBeSentEvent): void {
     if (!isHttp(e.request.url)) return;
-    const record = recordFor(from, e.requestId);
+    const record = this.recordFor(from, e.requestId);
     const previous = record.hops[record.hops.length - 1];
     if (e.redirectResponse && previous) {
       previous.response = e.redirectResponse;
@@ -144,99 +251,98 @@ export function createNetworkRecorder(
       wallTime: e.wallTime,
       redirected: false,
     });
+    const key = this.keyOf(from, e.requestId);
     // A navigation request's id equals its loader id; only the main frame's count as the main document.
-    if (from === session && e.type === 'Document' && e.frameId === options.mainFrameId && e.requestId === e.loaderId) {
-      mainRequestId = keyOf(from, e.requestId);
+    if (
+      from === this.session &&
+      e.type === 'Document' &&
+      e.frameId === this.mainFrameId &&
+      e.requestId === e.loaderId
+    ) {
+      this.mainRequestId = key;
     }
-    const key = keyOf(from, e.requestId);
-    if (!inflight.has(key)) {
-      inflight.set(key, e.frameId);
-      changed();
+    if (!this.inflightRequests.has(key)) {
+      this.inflightRequests.set(key, e.frameId);
+      this.changed();
     }
-  };
-  const onRequestExtra = (from: CDPSession, e: Protocol.Network.RequestWillBeSentExtraInfoEvent) => {
-    recordFor(from, e.requestId).requestExtra.push(e);
-  };
-  const onResponse = (from: CDPSession, e: Protocol.Network.ResponseReceivedEvent) => {
-    const hop = records.get(keyOf(from, e.requestId))?.hops.at(-1);
+  }
+
+  private onRequestExtra(from: CDPSession, e: Protocol.Network.RequestWillBeSentExtraInfoEvent): void {
+    this.recordFor(from, e.requestId).requestExtra.push(e);
+  }
+
+  private onResponse(from: CDPSession, e: Protocol.Network.ResponseReceivedEvent): void {
+    const hop = this.records.get(this.keyOf(from, e.requestId))?.hops.at(-1);
     if (hop) hop.response = e.response;
-  };
-  const onResponseExtra = (from: CDPSession, e: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
-    recordFor(from, e.requestId).responseExtra.push(e);
-  };
-  const onFinished = (from: CDPSession, e: Protocol.Network.LoadingFinishedEvent) => {
-    const key = keyOf(from, e.requestId);
-    const record = records.get(key);
+  }
+
+  private onResponseExtra(from: CDPSession, e: Protocol.Network.ResponseReceivedExtraInfoEvent): void {
+    this.recordFor(from, e.requestId).responseExtra.push(e);
+  }
+
+  private onFinished(from: CDPSession, e: Protocol.Network.LoadingFinishedEvent): void {
+    const key = this.keyOf(from, e.requestId);
+    const record = this.records.get(key);
     if (record) {
       record.state = 'finished';
-      if (record.hops.at(-1)?.response) record.bodyFetch = fetchBody(key, record);
+      if (record.hops.at(-1)?.response) record.bodyFetch = this.fetchBody(key, record);
     }
-    settleRequest(key);
-  };
-  const onFailed = (from: CDPSession, e: Protocol.Network.LoadingFailedEvent) => {
-    const key = keyOf(from, e.requestId);
-    const record = records.get(key);
+    this.settleRequest(key);
+  }
+
+  private onFailed(from: CDPSession, e: Protocol.Network.LoadingFailedEvent): void {
+    const key = this.keyOf(from, e.requestId);
+    const record = this.records.get(key);
     if (record) {
       record.state = 'failed';
       record.errorText = e.errorText;
     }
-    settleRequest(key);
-  };
-  const settleRequest = (key: string) => {
-    if (inflight.delete(key)) changed();
-  };
-  // A cross-site frame moves to its own renderer process ('swap'): its document request finishes there, and
-  // this session never hears of it again. Nor of the requests of a frame that was removed.
-  const onFrameDetached = (from: CDPSession, e: Protocol.Page.FrameDetachedEvent) => {
-    const prefix = `${sessionKeys.get(from) ?? '?'}|`;
+    this.settleRequest(key);
+  }
+
+  /**
+   * A cross-site frame moves to its own renderer process ('swap'): its document request finishes there, and
+   * this session never hears of it again. Nor of the requests of a frame that was removed.
+   */
+  private onFrameDetached(from: CDPSession, e: Protocol.Page.FrameDetachedEvent): void {
+    const prefix = `${this.sessionKeys.get(from) ?? '?'}|`;
     let dropped = false;
-    for (const [key, frameId] of inflight) {
+    for (const [key, frameId] of this.inflightRequests) {
       if (frameId === e.frameId && key.startsWith(prefix)) {
-        dropped = inflight.delete(key) || dropped;
-        const record = records.get(key);
+        dropped = this.inflightRequests.delete(key) || dropped;
+        const record = this.records.get(key);
         if (record && e.reason === 'swap') record.movedAway = true;
       }
     }
-    if (dropped) changed();
-  };
-  /** A moved frame's document body is asked of the frame's own session (the renderer that finished it). */
-  async function fetchMovedBodies(): Promise<void> {
-    const frameSessions = [...sessionKeys.keys()].filter((s) => s !== session);
-    await Promise.all(
-      [...records.entries()].map(async ([key, record]) => {
-        if (!record.movedAway || record.body || record.state !== 'loading' || !record.hops.at(-1)?.response) return;
-        for (const target of frameSessions) {
-          const fetched = await target
-            .send('Network.getResponseBody', { requestId: record.requestId })
-            .catch(() => undefined);
-          if (!fetched) continue;
-          record.session = target;
-          record.state = 'finished';
-          await fetchBody(key, record);
-          return;
-        }
-      }),
-    );
+    if (dropped) this.changed();
   }
-  // An out-of-process frame's session ends with the frame: what it had in flight will never end.
-  const onSessionGone = (from: CDPSession) => {
-    const prefix = `${sessionKeys.get(from) ?? '?'}|`;
-    let dropped = false;
-    for (const key of inflight.keys()) if (key.startsWith(prefix)) dropped = inflight.delete(key) || dropped;
-    if (dropped) changed();
-  };
 
-  /** Sub-resource bodies kept so far, in the order they were kept. */
-  const keptBodies: RequestRecord[] = [];
+  /** An out-of-process frame's session ends with the frame: what it had in flight will never end. */
+  private onSessionGone(from: CDPSession): void {
+    const prefix = `${this.sessionKeys.get(from) ?? '?'}|`;
+    let dropped = false;
+    for (const key of this.inflightRequests.keys())
+      if (key.startsWith(prefix)) dropped = this.inflightRequests.delete(key) || dropped;
+    if (dropped) this.changed();
+  }
+
+  /** A body error-body-rescue.ts kept; within the same budget as every other body. */
+  private onRescuedBody(requestId: string, body: Buffer): void {
+    if (this.disposed || this.recordedBodyBytes + body.length > this.maxBodyBytes) return;
+    this.recordedBodyBytes += body.length;
+    this.recordFor(this.session, requestId).rescuedBody = body;
+  }
+
+  // ---- bodies ----
 
   /**
    * Bodies are kept first come, first served within the budget — except the main document: its body is read
    * after its loadingFinished like any other, so on a busy machine sub-resources can be read first; when it
    * fits the budget on its own, the sub-resources kept last give way to it.
    */
-  async function fetchBody(key: string, record: RequestRecord): Promise<void> {
-    const isMainDocument = key === mainRequestId;
-    if (!isMainDocument && recordedBodyBytes >= maxBodyBytes) {
+  private async fetchBody(key: string, record: RequestRecord): Promise<void> {
+    const isMainDocument = key === this.mainRequestId;
+    if (!isMainDocument && this.recordedBodyBytes >= this.maxBodyBytes) {
       record.bodyMissing = 'over-budget';
       return;
     }
@@ -245,139 +351,96 @@ export function createNetworkRecorder(
         requestId: record.requestId,
       });
       const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
-      if (isMainDocument && bytes.length <= maxBodyBytes) {
-        while (recordedBodyBytes + bytes.length > maxBodyBytes) {
-          const evicted = keptBodies.pop()!;
-          recordedBodyBytes -= evicted.body!.length;
+      if (isMainDocument && bytes.length <= this.maxBodyBytes) {
+        while (this.recordedBodyBytes + bytes.length > this.maxBodyBytes) {
+          const evicted = this.keptBodies.pop()!;
+          this.recordedBodyBytes -= evicted.body!.length;
           delete evicted.body;
           evicted.bodyMissing = 'over-budget';
         }
       }
-      if (recordedBodyBytes + bytes.length > maxBodyBytes) {
+      if (this.recordedBodyBytes + bytes.length > this.maxBodyBytes) {
         record.bodyMissing = 'over-budget';
         return;
       }
-      recordedBodyBytes += bytes.length;
+      this.recordedBodyBytes += bytes.length;
       record.body = bytes;
-      if (!isMainDocument) keptBodies.push(record);
+      if (!isMainDocument) this.keptBodies.push(record);
     } catch {
       // Chromium keeps no body for some responses (204, aborted streams, evicted from its buffer).
       record.bodyMissing = 'unavailable';
     }
   }
 
-  /** Kept within the same budget as every other body. */
-  const onRescuedBody = (requestId: string, body: Buffer) => {
-    if (disposed || recordedBodyBytes + body.length > maxBodyBytes) return;
-    recordedBodyBytes += body.length;
-    recordFor(session, requestId).rescuedBody = body;
-  };
+  /** A moved frame's document body is asked of the frame's own session (the renderer that finished it). */
+  private async fetchMovedBodies(): Promise<void> {
+    const frameSessions = [...this.sessionKeys.keys()].filter((s) => s !== this.session);
+    await Promise.all(
+      [...this.records.entries()].map(async ([key, record]) => {
+        if (!record.movedAway || record.body || record.state !== 'loading' || !record.hops.at(-1)?.response) return;
+        for (const target of frameSessions) {
+          const fetched = await target
+            .send('Network.getResponseBody', { requestId: record.requestId })
+            .catch(() => undefined);
+          if (!fetched) continue;
+          record.session = target;
+          record.state = 'finished';
+          await this.fetchBody(key, record);
+          return;
+        }
+      }),
+    );
+  }
 
-  const handlerSet = {
-    'Network.requestWillBeSent': onRequest,
-    'Network.requestWillBeSentExtraInfo': onRequestExtra,
-    'Network.responseReceived': onResponse,
-    'Network.responseReceivedExtraInfo': onResponseExtra,
-    'Network.loadingFinished': onFinished,
-    'Network.loadingFailed': onFailed,
-    'Page.frameDetached': onFrameDetached,
-  } as const;
-  /** Per session, its listeners (bound to it), to remove them again. */
-  const subscriptions = new Map<CDPSession, Array<[string, (event: never) => void]>>();
-  const subscribe = (target: CDPSession) => {
-    const bound: Array<[string, (event: never) => void]> = Object.entries(handlerSet).map(([event, handler]) => [
+  // ---- bookkeeping ----
+
+  private keyOf(from: CDPSession, requestId: string): string {
+    return `${this.sessionKeys.get(from) ?? '?'}|${requestId}`;
+  }
+
+  private recordFor(from: CDPSession, requestId: string): RequestRecord {
+    const key = this.keyOf(from, requestId);
+    let record = this.records.get(key);
+    if (!record) {
+      record = { requestId, session: from, hops: [], requestExtra: [], responseExtra: [], state: 'loading' };
+      this.records.set(key, record);
+    }
+    return record;
+  }
+
+  private mainRecord(): RequestRecord | undefined {
+    return this.mainRequestId ? this.records.get(this.mainRequestId) : undefined;
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  private settleRequest(key: string): void {
+    if (this.inflightRequests.delete(key)) this.changed();
+  }
+
+  private subscribe(target: CDPSession): void {
+    const bound: Array<[string, (event: never) => void]> = Object.entries(this.handlers).map(([event, handler]) => [
       event,
-      (e: never) => (handler as (from: CDPSession, e: never) => void)(target, e),
+      (e: never) => handler(target, e),
     ]);
     for (const [event, listener] of bound) target.on(event as 'Network.requestWillBeSent', listener as never);
-    subscriptions.set(target, bound);
-  };
-  const enable = async (target: CDPSession) => {
+    this.subscriptions.set(target, bound);
+  }
+
+  private async enable(target: CDPSession): Promise<void> {
     // Chromium's own body buffer must hold at least what we intend to keep.
     // Sent together: a session handles its messages in order, and each round trip is on a capture's critical path.
     await Promise.all([
       target.send('Network.enable', {
-        maxTotalBufferSize: Math.max(maxBodyBytes * 2, 10 * 1024 * 1024),
-        maxResourceBufferSize: Math.max(maxBodyBytes, 5 * 1024 * 1024),
+        maxTotalBufferSize: Math.max(this.maxBodyBytes * 2, 10 * 1024 * 1024),
+        maxResourceBufferSize: Math.max(this.maxBodyBytes, 5 * 1024 * 1024),
         maxPostDataSize: 1024 * 1024,
       }),
       target.send('Page.enable'), // for Page.frameDetached on this session
     ]);
-  };
-
-  return {
-    async start() {
-      subscribe(session);
-      [, rescue] = await Promise.all([enable(session), rescueErrorBodies(session, onRescuedBody)]);
-    },
-    async addSession(frameSession) {
-      if (disposed || sessionKeys.has(frameSession)) return;
-      sessionKeys.set(frameSession, String(sessionKeys.size));
-      subscribe(frameSession);
-      await enable(frameSession).catch(() => {}); // a frame gone meanwhile has nothing more to record
-    },
-    sessionGone(frameSession) {
-      if (frameSession !== session) onSessionGone(frameSession);
-    },
-    inflight: () => inflight.size,
-    onInflightChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    mainDocument() {
-      const record = mainRequestId ? records.get(mainRequestId) : undefined;
-      const hop = record?.hops.at(-1);
-      if (!record || !hop?.response) return undefined;
-      const extra = responseExtraFor(record, record.hops.length - 1);
-      const rawPairs =
-        parseHeadersText(extra?.headersText) ?? (extra ? pairsFromHeaderObject(extra.headers) : undefined);
-      return {
-        url: hop.url,
-        status: extra?.statusCode ?? hop.response.status,
-        headers: rawPairs ?? pairsFromHeaderObject(hop.response.headers),
-        rawHeaders: rawPairs !== undefined,
-      };
-    },
-    mainDocumentFailure() {
-      const record = mainRequestId ? records.get(mainRequestId) : undefined;
-      if (record?.state !== 'failed') return undefined;
-      return { url: record.hops.at(-1)?.url ?? '', errorText: record.errorText ?? '' };
-    },
-    mainDocumentUrls() {
-      const record = mainRequestId ? records.get(mainRequestId) : undefined;
-      return record ? record.hops.map((h) => h.url) : [];
-    },
-    requestedUrls() {
-      const urls = new Set<string>();
-      for (const record of records.values()) for (const hop of record.hops) urls.add(hop.url);
-      return urls;
-    },
-    completeUrls() {
-      const urls = new Set<string>();
-      for (const record of records.values()) {
-        const hop = record.hops.at(-1);
-        if (!hop?.response || record.state === 'failed') continue;
-        if (hop.response.status !== 206 || wholeRange(hop.response.headers)) urls.add(hop.url);
-      }
-      return urls;
-    },
-    async finish(waitForBodiesMs) {
-      const pending = [...records.values()].flatMap((r) => (r.bodyFetch ? [r.bodyFetch] : []));
-      pending.push(fetchMovedBodies());
-      await withTimeout(Promise.all(pending), waitForBodiesMs, () => new Error('body reads timed out')).catch(() => {});
-      return assemble([...records.values()]);
-    },
-    dispose() {
-      if (disposed) return;
-      disposed = true;
-      for (const [target, bound] of subscriptions) {
-        for (const [event, listener] of bound) target.off(event as 'Network.requestWillBeSent', listener as never);
-      }
-      subscriptions.clear();
-      listeners.clear();
-      void rescue?.stop();
-    },
-  };
+  }
 }
 
 function assemble(records: RequestRecord[]): RecordedNetwork {

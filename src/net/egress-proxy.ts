@@ -90,228 +90,83 @@ type Outcome = { kind: 'ok'; socket: net.Socket } | { kind: EgressFailureKind; s
 // A vantage whose proxy does not answer fails the capture; it is never replaced by a direct connection.
 const VANTAGE_DOWN = 'The vantage point is unavailable';
 
+/** What one proxy holds while it runs: its settings, its sockets, the failures explain() answers from, its counters. */
+interface ProxyState {
+  readonly options: EgressProxyOptions;
+  readonly connectTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly explainWindowMs: number;
+  readonly explainMaxHosts: number;
+  readonly log: EgressLogger | undefined;
+  readonly clientSockets: Set<net.Socket>;
+  readonly upstreamSockets: Set<net.Socket>;
+  readonly failures: Map<string, EgressExplanation & { at: number }>;
+  readonly counters: {
+    tunnelRequests: number;
+    httpRequests: number;
+    blocked: number;
+    upstreamFailures: number;
+    openTunnels: number;
+  };
+}
+
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
-  const explainWindowMs = options.explainWindowMs ?? 10 * 60_000;
-  const explainMaxHosts = options.explainMaxHosts ?? 1_000;
-  const log = options.log;
-
-  const clientSockets = new Set<net.Socket>();
-  const upstreamSockets = new Set<net.Socket>();
-  const failures = new Map<string, EgressExplanation & { at: number }>();
-  const counters = { tunnelRequests: 0, httpRequests: 0, blocked: 0, upstreamFailures: 0, openTunnels: 0 };
-
-  function remember(host: string, explanation: EgressExplanation): void {
-    failures.delete(host);
-    failures.set(host, { ...explanation, at: Date.now() });
-    while (failures.size > explainMaxHosts) {
-      const oldest = failures.keys().next().value;
-      if (oldest === undefined) break;
-      failures.delete(oldest);
-    }
-  }
-
-  /** Resolve, check every address, connect to the first checked address that answers. */
-  async function open(rawHost: string, port: number, via: 'tunnel' | 'http'): Promise<Outcome> {
-    const host = normaliseHost(rawHost);
-    const check = await resolveAndCheck(host, options.policy, options.resolve, options.resolveTimeoutMs, port);
-    if (check.kind === 'blocked') {
-      counters.blocked++;
-      // What the page, the WARC and the capture's error say names no resolved address (no DNS oracle);
-      // the log has it.
-      const reason = check.address === host ? check.reason : `${host} resolves to an address that is not allowed`;
-      remember(host, { kind: 'blocked', reason, retryable: false });
-      log?.warn({ host, port, address: check.address, why: check.reason }, 'egress refused: address not allowed');
-      return { kind: 'blocked', status: 403, reason };
-    }
-    if (check.kind === 'unresolved') {
-      counters.upstreamFailures++;
-      const reason = `cannot resolve ${host}: ${check.detail}`;
-      remember(host, { kind: 'dns', reason, retryable: true });
-      log?.info({ host, port }, 'egress failed: name not resolved');
-      return { kind: 'dns', status: 502, reason };
-    }
-    let lastError = 'no address';
-    for (const address of check.addresses) {
-      try {
-        const socket = await connectPinned(address, port);
-        failures.delete(host);
-        options.connections?.record({ host, port, address, via });
-        return { kind: 'ok', socket };
-      } catch (err) {
-        if (err instanceof UpstreamTunnelError && err.stage === 'upstream') {
-          counters.upstreamFailures++;
-          const reason = `${VANTAGE_DOWN}: ${err.message}`;
-          remember(host, { kind: 'vantage', reason, retryable: true });
-          log?.warn({ host, port, err: err.message }, 'egress failed: vantage upstream unreachable');
-          return { kind: 'vantage', status: 502, reason };
-        }
-        lastError = `${address}: ${describeError(err)}`;
-      }
-    }
-    counters.upstreamFailures++;
-    const reason = `cannot connect to ${host} port ${port} (${lastError})`;
-    remember(host, { kind: 'connect', reason, retryable: true });
-    log?.info({ host, port }, 'egress failed: upstream unreachable');
-    return { kind: 'connect', status: 502, reason };
-  }
-
-  /** Connects to an already checked IP; an IP literal means net.connect does no lookup of its own. */
-  async function connectPinned(address: string, port: number): Promise<net.Socket> {
-    if (options.upstream) {
-      const socket = await openUpstreamTunnel(options.upstream, address, port, connectTimeoutMs);
-      upstreamSockets.add(socket);
-      socket.once('close', () => upstreamSockets.delete(socket));
-      return socket;
-    }
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: address, port });
-      upstreamSockets.add(socket);
-      socket.once('close', () => upstreamSockets.delete(socket));
-      const timer = setTimeout(
-        () => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`)),
-        connectTimeoutMs,
-      );
-      const onError = (err: Error): void => {
-        clearTimeout(timer);
-        socket.destroy();
-        reject(err);
-      };
-      socket.once('error', onError);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.off('error', onError);
-        resolve(socket);
-      });
+  const proxy: ProxyState = {
+    options,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
+    explainWindowMs: options.explainWindowMs ?? 10 * 60_000,
+    explainMaxHosts: options.explainMaxHosts ?? 1_000,
+    log: options.log,
+    clientSockets: new Set(),
+    upstreamSockets: new Set(),
+    failures: new Map(),
+    counters: { tunnelRequests: 0, httpRequests: 0, blocked: 0, upstreamFailures: 0, openTunnels: 0 },
+  };
+  const server = proxyServer(proxy);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
     });
-  }
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    explain: (url) => explain(proxy, url),
+    stats: () => ({
+      ...proxy.counters,
+      openClientSockets: proxy.clientSockets.size,
+      openUpstreamSockets: proxy.upstreamSockets.size,
+    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const s of proxy.clientSockets) s.destroy();
+        for (const s of proxy.upstreamSockets) s.destroy();
+      }),
+  };
+}
 
-  async function onConnect(req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
-    counters.tunnelRequests++;
-    client.on('error', () => client.destroy());
-    const target = parseAuthority(req.url ?? '');
-    if (!target) {
-      writeRawResponse(client, 400, `CONNECT needs host:port, got ${JSON.stringify(req.url)}`);
-      return;
-    }
-    const outcome = await open(target.host, target.port, 'tunnel');
-    if (outcome.kind !== 'ok') {
-      writeRawResponse(client, outcome.status, outcome.reason);
-      return;
-    }
-    const upstream = outcome.socket;
-    if (client.destroyed) {
-      upstream.destroy();
-      return;
-    }
-    counters.openTunnels++;
-    let closed = false;
-    const teardown = (): void => {
-      if (!closed) {
-        closed = true;
-        counters.openTunnels--;
-      }
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream.on('error', teardown);
-    client.on('error', teardown);
-    // The client is gone: nothing the upstream sends can be delivered.
-    client.on('close', teardown);
-    // The upstream finished: let the client drain what was piped, then close (a reset closes at once). A
-    // client that keeps its side open after everything was flushed gets a short grace period.
-    upstream.on('close', (hadError) => {
-      if (hadError) return teardown();
-      client.once('finish', () => setTimeout(teardown, 5_000).unref());
-      client.end();
-      // The pipe into the upstream is gone; keep reading (and dropping) so the client's FIN is seen.
-      client.resume();
-    });
-    upstream.setTimeout(idleTimeoutMs, teardown);
-    if (client instanceof net.Socket) client.setTimeout(idleTimeoutMs, teardown);
-    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length > 0) upstream.write(head);
-    upstream.pipe(client);
-    client.pipe(upstream);
-  }
-
-  async function onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    counters.httpRequests++;
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      sendText(res, 400, 'this is a forward proxy: send absolute-URI requests (http://host/path) or CONNECT');
-      return;
-    }
-    if (target.protocol !== 'http:') {
-      sendText(res, 400, `scheme ${target.protocol} is not proxied here; https goes through CONNECT`);
-      return;
-    }
-    const port = target.port === '' ? 80 : Number(target.port);
-    const outcome = await open(target.hostname, port, 'http');
-    if (outcome.kind !== 'ok') {
-      sendText(res, outcome.status, outcome.reason);
-      req.resume();
-      return;
-    }
-    const socket = outcome.socket;
-    if (res.destroyed || req.destroyed) {
-      socket.destroy();
-      return;
-    }
-    const headers = forwardHeaders(req.rawHeaders);
-    if (!headers.some((_, i) => i % 2 === 0 && headers[i]?.toLowerCase() === 'host')) headers.push('Host', target.host);
-    const upstreamReq = http.request({
-      method: req.method,
-      path: `${target.pathname}${target.search}`,
-      headers,
-      setHost: false,
-      // No agent: the pinned socket is used once and closed, http never opens (or resolves) one itself.
-      createConnection: () => socket,
-    });
-    upstreamReq.setTimeout(idleTimeoutMs, () =>
-      upstreamReq.destroy(new Error(`upstream idle for ${idleTimeoutMs} ms`)),
-    );
-    upstreamReq.on('response', (upstreamRes) => {
-      upstreamRes.on('error', () => res.destroy());
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, forwardHeaders(upstreamRes.rawHeaders));
-      upstreamRes.pipe(res);
-    });
-    upstreamReq.on('error', (err) => {
-      socket.destroy();
-      if (res.destroyed) return; // the client left first; nothing to report
-      if (!res.headersSent) {
-        counters.upstreamFailures++;
-        sendText(res, 502, `upstream ${target.host} failed: ${describeError(err)}`);
-      } else {
-        res.destroy();
-      }
-    });
-    // Client went away before the exchange finished: drop the upstream side too.
-    res.on('close', () => {
-      if (!res.writableFinished) upstreamReq.destroy();
-    });
-    req.pipe(upstreamReq);
-    socket.resume(); // a tunnel through an upstream proxy comes paused
-  }
-
+/** The HTTP server Chromium talks to: plain requests, CONNECT tunnels, and refusals of the rest. */
+function proxyServer(proxy: ProxyState): http.Server {
   const server = http.createServer();
   server.on('connection', (socket: net.Socket) => {
-    clientSockets.add(socket);
-    socket.once('close', () => clientSockets.delete(socket));
+    proxy.clientSockets.add(socket);
+    socket.once('close', () => proxy.clientSockets.delete(socket));
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    onRequest(req, res).catch((err: unknown) => {
-      log?.warn({ err: describeError(err) }, 'egress proxy request handler failed');
+    onRequest(proxy, req, res).catch((err: unknown) => {
+      proxy.log?.warn({ err: describeError(err) }, 'egress proxy request handler failed');
       if (!res.headersSent) sendText(res, 502, 'egress proxy error');
       else res.destroy();
     });
   });
   server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    onConnect(req, socket, head).catch((err: unknown) => {
-      log?.warn({ err: describeError(err) }, 'egress proxy CONNECT handler failed');
+    onConnect(proxy, req, socket, head).catch((err: unknown) => {
+      proxy.log?.warn({ err: describeError(err) }, 'egress proxy CONNECT handler failed');
       socket.destroy();
     });
   });
@@ -323,49 +178,225 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (socket.writable) writeRawResponse(socket, 400, 'bad request');
     else socket.destroy();
   });
+  return server;
+}
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+/** Why connections to this URL's host were refused or failed within the explain window, if they were. */
+function explain(proxy: ProxyState, url: string): EgressExplanation | undefined {
+  let host: string;
+  try {
+    host = normaliseHost(new URL(url).hostname);
+  } catch {
+    return undefined;
+  }
+  const entry = proxy.failures.get(host);
+  if (!entry) return undefined;
+  if (Date.now() - entry.at > proxy.explainWindowMs) {
+    proxy.failures.delete(host);
+    return undefined;
+  }
+  return { kind: entry.kind, reason: entry.reason, retryable: entry.retryable };
+}
+
+function remember(proxy: ProxyState, host: string, explanation: EgressExplanation): void {
+  proxy.failures.delete(host);
+  proxy.failures.set(host, { ...explanation, at: Date.now() });
+  while (proxy.failures.size > proxy.explainMaxHosts) {
+    const oldest = proxy.failures.keys().next().value;
+    if (oldest === undefined) break;
+    proxy.failures.delete(oldest);
+  }
+}
+
+/** Resolve, check every address, connect to the first checked address that answers. */
+async function openChecked(proxy: ProxyState, rawHost: string, port: number, via: 'tunnel' | 'http'): Promise<Outcome> {
+  const host = normaliseHost(rawHost);
+  const check = await resolveAndCheck(
+    host,
+    proxy.options.policy,
+    proxy.options.resolve,
+    proxy.options.resolveTimeoutMs,
+    port,
+  );
+  if (check.kind === 'blocked') {
+    proxy.counters.blocked++;
+    // What the page, the WARC and the capture's error say names no resolved address (no DNS oracle);
+    // the log has it.
+    const reason = check.address === host ? check.reason : `${host} resolves to an address that is not allowed`;
+    remember(proxy, host, { kind: 'blocked', reason, retryable: false });
+    proxy.log?.warn({ host, port, address: check.address, why: check.reason }, 'egress refused: address not allowed');
+    return { kind: 'blocked', status: 403, reason };
+  }
+  if (check.kind === 'unresolved') {
+    proxy.counters.upstreamFailures++;
+    const reason = `cannot resolve ${host}: ${check.detail}`;
+    remember(proxy, host, { kind: 'dns', reason, retryable: true });
+    proxy.log?.info({ host, port }, 'egress failed: name not resolved');
+    return { kind: 'dns', status: 502, reason };
+  }
+  let lastError = 'no address';
+  for (const address of check.addresses) {
+    try {
+      const socket = await connectPinned(proxy, address, port);
+      proxy.failures.delete(host);
+      proxy.options.connections?.record({ host, port, address, via });
+      return { kind: 'ok', socket };
+    } catch (err) {
+      if (err instanceof UpstreamTunnelError && err.stage === 'upstream') {
+        proxy.counters.upstreamFailures++;
+        const reason = `${VANTAGE_DOWN}: ${err.message}`;
+        remember(proxy, host, { kind: 'vantage', reason, retryable: true });
+        proxy.log?.warn({ host, port, err: err.message }, 'egress failed: vantage upstream unreachable');
+        return { kind: 'vantage', status: 502, reason };
+      }
+      lastError = `${address}: ${describeError(err)}`;
+    }
+  }
+  proxy.counters.upstreamFailures++;
+  const reason = `cannot connect to ${host} port ${port} (${lastError})`;
+  remember(proxy, host, { kind: 'connect', reason, retryable: true });
+  proxy.log?.info({ host, port }, 'egress failed: upstream unreachable');
+  return { kind: 'connect', status: 502, reason };
+}
+
+/** Connects to an already checked IP; an IP literal means net.connect does no lookup of its own. */
+async function connectPinned(proxy: ProxyState, address: string, port: number): Promise<net.Socket> {
+  if (proxy.options.upstream) {
+    const socket = await openUpstreamTunnel(proxy.options.upstream, address, port, proxy.connectTimeoutMs);
+    proxy.upstreamSockets.add(socket);
+    socket.once('close', () => proxy.upstreamSockets.delete(socket));
+    return socket;
+  }
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: address, port });
+    proxy.upstreamSockets.add(socket);
+    socket.once('close', () => proxy.upstreamSockets.delete(socket));
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`connect timed out after ${proxy.connectTimeoutMs} ms`)),
+      proxy.connectTimeoutMs,
+    );
+    const onError = (err: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    };
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      resolve(socket);
     });
   });
-  const port = (server.address() as net.AddressInfo).port;
+}
 
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    explain(url: string): EgressExplanation | undefined {
-      let host: string;
-      try {
-        host = normaliseHost(new URL(url).hostname);
-      } catch {
-        return undefined;
-      }
-      const entry = failures.get(host);
-      if (!entry) return undefined;
-      if (Date.now() - entry.at > explainWindowMs) {
-        failures.delete(host);
-        return undefined;
-      }
-      return { kind: entry.kind, reason: entry.reason, retryable: entry.retryable };
-    },
-    stats(): EgressProxyStats {
-      return {
-        ...counters,
-        openClientSockets: clientSockets.size,
-        openUpstreamSockets: upstreamSockets.size,
-      };
-    },
-    close(): Promise<void> {
-      return new Promise((resolve) => {
-        server.close(() => resolve());
-        for (const s of clientSockets) s.destroy();
-        for (const s of upstreamSockets) s.destroy();
-      });
-    },
+async function onConnect(proxy: ProxyState, req: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+  proxy.counters.tunnelRequests++;
+  client.on('error', () => client.destroy());
+  const target = parseAuthority(req.url ?? '');
+  if (!target) {
+    writeRawResponse(client, 400, `CONNECT needs host:port, got ${JSON.stringify(req.url)}`);
+    return;
+  }
+  const outcome = await openChecked(proxy, target.host, target.port, 'tunnel');
+  if (outcome.kind !== 'ok') {
+    writeRawResponse(client, outcome.status, outcome.reason);
+    return;
+  }
+  const upstream = outcome.socket;
+  if (client.destroyed) {
+    upstream.destroy();
+    return;
+  }
+  proxy.counters.openTunnels++;
+  let closed = false;
+  const teardown = (): void => {
+    if (!closed) {
+      closed = true;
+      proxy.counters.openTunnels--;
+    }
+    client.destroy();
+    upstream.destroy();
   };
+  upstream.on('error', teardown);
+  client.on('error', teardown);
+  // The client is gone: nothing the upstream sends can be delivered.
+  client.on('close', teardown);
+  // The upstream finished: let the client drain what was piped, then close (a reset closes at once). A
+  // client that keeps its side open after everything was flushed gets a short grace period.
+  upstream.on('close', (hadError) => {
+    if (hadError) return teardown();
+    client.once('finish', () => setTimeout(teardown, 5_000).unref());
+    client.end();
+    // The pipe into the upstream is gone; keep reading (and dropping) so the client's FIN is seen.
+    client.resume();
+  });
+  upstream.setTimeout(proxy.idleTimeoutMs, teardown);
+  if (client instanceof net.Socket) client.setTimeout(proxy.idleTimeoutMs, teardown);
+  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  if (head.length > 0) upstream.write(head);
+  upstream.pipe(client);
+  client.pipe(upstream);
+}
+
+async function onRequest(proxy: ProxyState, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  proxy.counters.httpRequests++;
+  let target: URL;
+  try {
+    target = new URL(req.url ?? '');
+  } catch {
+    sendText(res, 400, 'this is a forward proxy: send absolute-URI requests (http://host/path) or CONNECT');
+    return;
+  }
+  if (target.protocol !== 'http:') {
+    sendText(res, 400, `scheme ${target.protocol} is not proxied here; https goes through CONNECT`);
+    return;
+  }
+  const port = target.port === '' ? 80 : Number(target.port);
+  const outcome = await openChecked(proxy, target.hostname, port, 'http');
+  if (outcome.kind !== 'ok') {
+    sendText(res, outcome.status, outcome.reason);
+    req.resume();
+    return;
+  }
+  const socket = outcome.socket;
+  if (res.destroyed || req.destroyed) {
+    socket.destroy();
+    return;
+  }
+  const headers = forwardHeaders(req.rawHeaders);
+  if (!headers.some((_, i) => i % 2 === 0 && headers[i]?.toLowerCase() === 'host')) headers.push('Host', target.host);
+  const upstreamReq = http.request({
+    method: req.method,
+    path: `${target.pathname}${target.search}`,
+    headers,
+    setHost: false,
+    // No agent: the pinned socket is used once and closed, http never opens (or resolves) one itself.
+    createConnection: () => socket,
+  });
+  upstreamReq.setTimeout(proxy.idleTimeoutMs, () =>
+    upstreamReq.destroy(new Error(`upstream idle for ${proxy.idleTimeoutMs} ms`)),
+  );
+  upstreamReq.on('response', (upstreamRes) => {
+    upstreamRes.on('error', () => res.destroy());
+    res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, forwardHeaders(upstreamRes.rawHeaders));
+    upstreamRes.pipe(res);
+  });
+  upstreamReq.on('error', (err) => {
+    socket.destroy();
+    if (res.destroyed) return; // the client left first; nothing to report
+    if (!res.headersSent) {
+      proxy.counters.upstreamFailures++;
+      sendText(res, 502, `upstream ${target.host} failed: ${describeError(err)}`);
+    } else {
+      res.destroy();
+    }
+  });
+  // Client went away before the exchange finished: drop the upstream side too.
+  res.on('close', () => {
+    if (!res.writableFinished) upstreamReq.destroy();
+  });
+  req.pipe(upstreamReq);
+  socket.resume(); // a tunnel through an upstream proxy comes paused
 }
 
 /** Drops hop-by-hop fields and any field the Connection header names; keeps order, case and repeats. */
