@@ -21,6 +21,7 @@ import type { Corroborations } from '../../application/corroboration.js';
 import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
 
@@ -211,11 +212,11 @@ const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
 
 export function captureRoutes(deps: CaptureRouteDeps) {
   return async (app: TypedApp) => {
-    for (const register of CAPTURE_ROUTES) register(app, deps);
+    registerRoutes(app, CAPTURE_ROUTES, deps);
   };
 }
 
-const CAPTURE_ROUTES: Array<(app: TypedApp, deps: CaptureRouteDeps) => void> = [
+const CAPTURE_ROUTES: RouteRegistrar<CaptureRouteDeps>[] = [
   preflightCaptureRoute,
   submitCaptureRoute,
   submitBatchRoute,

@@ -9,6 +9,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Extensions for the operator and analyst pages of the console (docs/api.md, Console endpoints): the analysts'
@@ -107,11 +108,11 @@ export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', deps.guard.perIp());
     // Per route, not per plugin: the reports take the analysts' credential too, the other routes the admin one only.
-    for (const register of OPERATOR_VIEW_ROUTES) register(app, deps);
+    registerRoutes(app, OPERATOR_VIEW_ROUTES, deps);
   };
 }
 
-const OPERATOR_VIEW_ROUTES: Array<(app: TypedApp, deps: OperatorViewRouteDeps) => void> = [
+const OPERATOR_VIEW_ROUTES: RouteRegistrar<OperatorViewRouteDeps>[] = [
   reportRoute,
   capacityRoute,
   checksRoute,

@@ -5,6 +5,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, idParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Retention and legal hold (docs/storage.md), operator routes: a tenant's default retention, and one
@@ -97,12 +98,12 @@ export function retentionRoutes(guard: TenantGuard, operator: OperatorGuard, ret
     app.register(async (admin: TypedApp) => {
       admin.addHook('onRequest', guard.perIp());
       admin.addHook('onRequest', operator.credential());
-      for (const register of RETENTION_ROUTES) register(admin, retention);
+      registerRoutes(admin, RETENTION_ROUTES, retention);
     });
   };
 }
 
-const RETENTION_ROUTES: Array<(admin: TypedApp, retention: Retention) => void> = [
+const RETENTION_ROUTES: RouteRegistrar<Retention>[] = [
   tenantRetentionRoute,
   setTenantRetentionRoute,
   captureRetentionRoute,

@@ -6,6 +6,7 @@ import { captureOptionsSchema } from '../capture-options-schema.js';
 import { dateTime, idParam, nameSchema, targetUrl } from '../schemas.js';
 import { withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Schedules (spec 2.10, 3.4, 4.12; docs/schedules.md). Credential (spec 5.5 leaves it open): a tenant key,
@@ -132,11 +133,11 @@ const scheduleRunsSchema = z
 
 export function scheduleRoutes(deps: ScheduleRouteDeps) {
   return async (app: TypedApp) => {
-    for (const register of SCHEDULE_ROUTES) register(app, deps);
+    registerRoutes(app, SCHEDULE_ROUTES, deps);
   };
 }
 
-const SCHEDULE_ROUTES: Array<(app: TypedApp, deps: ScheduleRouteDeps) => void> = [
+const SCHEDULE_ROUTES: RouteRegistrar<ScheduleRouteDeps>[] = [
   createScheduleRoute,
   listSchedulesRoute,
   previewScheduleRoute,

@@ -6,6 +6,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
 
@@ -159,20 +160,19 @@ export interface TenancyRouteDeps {
 
 export function tenancyRoutes(deps: TenancyRouteDeps) {
   return async (app: TypedApp) => {
-    for (const register of ACCOUNT_ROUTES) register(app, deps);
+    registerRoutes(app, ACCOUNT_ROUTES, deps);
     app.register(async (admin: TypedApp) => {
       admin.addHook('onRequest', deps.guard.perIp());
       admin.addHook('onRequest', deps.operator.credential());
-      for (const register of TENANT_ADMIN_ROUTES) register(admin, deps);
+      registerRoutes(admin, TENANT_ADMIN_ROUTES, deps);
     });
   };
 }
 
-type RegisterRoute = (app: TypedApp, deps: TenancyRouteDeps) => void;
 /** The tenant's own usage, with its key. */
-const ACCOUNT_ROUTES: RegisterRoute[] = [accountUsageRoute, accountUsageDailyRoute];
+const ACCOUNT_ROUTES: RouteRegistrar<TenancyRouteDeps>[] = [accountUsageRoute, accountUsageDailyRoute];
 /** Tenants' usage and configuration, with the operator's credential. */
-const TENANT_ADMIN_ROUTES: RegisterRoute[] = [
+const TENANT_ADMIN_ROUTES: RouteRegistrar<TenancyRouteDeps>[] = [
   tenantUsageRoute,
   listTenantsRoute,
   tenantConfigRoute,

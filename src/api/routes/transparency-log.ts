@@ -7,6 +7,7 @@ import type { TypedApp } from '../app.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { binary, dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * The public transparency log (docs/transparency.md): the latest signed checkpoint, the verifier key, C2SP
@@ -72,11 +73,11 @@ const consistencySchema = z
 export function transparencyLogRoutes(log: TransparencyService, guard: TenantGuard) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-    for (const register of LOG_ROUTES) register(app, log);
+    registerRoutes(app, LOG_ROUTES, log);
   };
 }
 
-const LOG_ROUTES: Array<(app: TypedApp, log: TransparencyService) => void> = [
+const LOG_ROUTES: RouteRegistrar<TransparencyService>[] = [
   checkpointRoute,
   checkpointJsonRoute,
   logKeyRoute,

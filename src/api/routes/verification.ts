@@ -15,6 +15,7 @@ import { replayPagePath } from '../replay-server.js';
 import { verificationPage } from '../verification-page.js';
 import { type VerifyCommandsDeployment, verifyCommandsHtml } from '../verify-commands.js';
 import { VERIFIER_CLI_PATH, VERIFIER_SCRIPT_PATH, VERIFIER_TARBALL_PATH, verifierAssets } from '../verifier-assets.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -126,7 +127,7 @@ export function verificationRoutes(
   };
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-    for (const register of VERIFICATION_ROUTES) register(app, deps);
+    registerRoutes(app, VERIFICATION_ROUTES, deps);
   };
 }
 
@@ -139,7 +140,7 @@ interface VerificationRouteDeps {
   verifier: ReturnType<typeof verifierAssets>;
 }
 
-const VERIFICATION_ROUTES: Array<(app: TypedApp, deps: VerificationRouteDeps) => void> = [
+const VERIFICATION_ROUTES: RouteRegistrar<VerificationRouteDeps>[] = [
   tsaCertificatesRoute,
   signingKeyRoute,
   signingKeysRoute,

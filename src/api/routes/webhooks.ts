@@ -5,6 +5,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, idParam, nameSchema, pageLimit, uri } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
 
@@ -137,11 +138,11 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', deps.guard.require('capture'));
     acceptEmptyJsonBodies(app);
-    for (const register of WEBHOOK_ROUTES) register(app, deps);
+    registerRoutes(app, WEBHOOK_ROUTES, deps);
   };
 }
 
-const WEBHOOK_ROUTES: Array<(app: TypedApp, deps: WebhookRouteDeps) => void> = [
+const WEBHOOK_ROUTES: RouteRegistrar<WebhookRouteDeps>[] = [
   registerWebhookRoute,
   listWebhooksRoute,
   deleteWebhookRoute,
