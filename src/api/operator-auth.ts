@@ -92,117 +92,130 @@ const KEYED: Record<
   },
 };
 
+/** What the operator guard's steps read: the configuration, the limiter and the console's sessions. */
+interface OperatorGuardContext {
+  config: Config;
+  limiter: RateLimiter;
+  consoleAccess: ConsoleSessionOptions | undefined;
+  cookies: ReturnType<typeof cookieOptions> | { secure: false };
+  publicOrigin: string;
+}
+
 export function createOperatorGuard(
   config: Config,
   limiter: RateLimiter,
   consoleAccess?: ConsoleSessionOptions,
 ): OperatorGuard {
-  const take = (key: string, tokens: number) =>
-    limiter.take(key, OPERATOR_LIMIT, OPERATOR_WINDOW_MS, tokens, { failClosed: true });
-  const cookies = consoleAccess ? cookieOptions(consoleAccess.publicBaseUrl) : { secure: false };
-  const publicOrigin = consoleAccess ? new URL(consoleAccess.publicBaseUrl).origin : '';
-
-  async function consoleSession(req: FastifyRequest, kind: KeyedKind = 'operator') {
-    if (!consoleAccess) return null;
-    const id = sessionIdOf(req, kind, cookies);
-    if (id === undefined) return null;
-    const keyed = KEYED[kind];
-    const secret = keyed.secret(config);
-    if (!secret) throw keyed.notConfigured();
-    const session = await consoleAccess.sessions.find(kind, id);
-    if (!session) throw sessionEnded(kind, cookies);
-    const digest = keyed.digestOf(session.record);
-    if (digest === undefined || !secretEquals(digest, secretDigest(secret))) {
-      await consoleAccess.sessions.end(kind, id);
-      throw sessionEnded(kind, cookies);
-    }
-    return { session, id };
-  }
-
-  /** The admin credential of a request: the Bearer admin key, or (without an Authorization header) the operator cookie. */
-  async function checkOperator(req: FastifyRequest): Promise<void> {
-    if (cookieMayAuthenticate(req)) {
-      const found = await consoleSession(req);
-      if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
-    }
-    checkAdmin(req, config.ADMIN_KEY);
-  }
-
-  /**
-   * The first live one of the operator and analyst sessions the request's cookies name: a browser signed in as both
-   * reads the reports while either holds. Null without such cookies; the first refusal when none is live.
-   */
-  async function reportSession(req: FastifyRequest) {
-    // Without ANALYST_KEY an analyst cookie is not looked at: the reports are as they were before analysts.
-    const kinds: KeyedKind[] = config.ANALYST_KEY ? ['operator', 'analyst'] : ['operator'];
-    let refusal: unknown = null;
-    for (const kind of kinds) {
-      try {
-        const found = await consoleSession(req, kind);
-        if (found) return found;
-      } catch (err) {
-        if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
-        refusal ??= err;
-      }
-    }
-    if (refusal) throw refusal;
-    return null;
-  }
-
-  /** The report routes' credential: the admin key or ANALYST_KEY by Bearer, or an operator or analyst session. */
-  async function checkReportReader(req: FastifyRequest): Promise<void> {
-    if (cookieMayAuthenticate(req)) {
-      const found = await reportSession(req);
-      if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
-    }
-    const analystKey = config.ANALYST_KEY;
-    if (!analystKey) return checkAdmin(req, config.ADMIN_KEY);
-    const token = bearerToken(req);
-    const adminKey = config.ADMIN_KEY;
-    // Both compared, so the time taken does not tell which key a guess was near.
-    const analyst = secretEquals(token, analystKey);
-    const admin = adminKey !== undefined && secretEquals(token, adminKey);
-    if (!analyst && !admin) throw unauthorized('Invalid admin or analyst credential.');
-  }
-
-  /** Failed admin credentials charged to the address; an address out of guesses is not told whether this one was right. */
-  async function chargedFailures<T>(req: FastifyRequest, check: () => Promise<T>): Promise<T> {
-    const key = `admin-fail:${req.ip}`;
-    const before = await take(key, 0);
-    if (!before.allowed) throw tooMany('failed admin credentials', before.retryAfterSec);
-    try {
-      return await check();
-    } catch (err) {
-      if (err instanceof HttpProblem && err.status === 401) await take(key, 1);
-      throw err;
-    }
-  }
-
-  return {
-    keyEndpoints() {
-      return async (req) => {
-        const d = await take(`admin-keys:${req.ip}`, 1);
-        if (!d.allowed) throw tooMany('requests to the key endpoints', d.retryAfterSec);
-        // A failed credential here counts toward the one failed-admin limit of every operator route.
-        await chargedFailures(req, () => checkOperator(req));
-      };
-    },
-    credential() {
-      return (req) => chargedFailures(req, () => checkOperator(req));
-    },
-    reportReader() {
-      return (req) => chargedFailures(req, () => checkReportReader(req));
-    },
-    async openSession(req, key, kind = 'operator') {
-      if (!consoleAccess) throw new Error('console sessions are not configured in this process');
-      const keyed = KEYED[kind];
-      const configured = keyed.secret(config);
-      if (!configured) throw keyed.notConfigured();
-      return chargedFailures(req, async () => {
-        if (!secretEquals(key, configured)) throw unauthorized(keyed.invalid);
-        return consoleAccess.sessions.open(keyed.binding(secretDigest(configured)));
-      });
-    },
-    consoleSession,
+  const g: OperatorGuardContext = {
+    config,
+    limiter,
+    consoleAccess,
+    cookies: consoleAccess ? cookieOptions(consoleAccess.publicBaseUrl) : { secure: false },
+    publicOrigin: consoleAccess ? new URL(consoleAccess.publicBaseUrl).origin : '',
   };
+  return {
+    keyEndpoints: () => async (req) => {
+      const d = await take(g, `admin-keys:${req.ip}`, 1);
+      if (!d.allowed) throw tooMany('requests to the key endpoints', d.retryAfterSec);
+      // A failed credential here counts toward the one failed-admin limit of every operator route.
+      await chargedFailures(g, req, () => checkOperator(g, req));
+    },
+    credential: () => (req) => chargedFailures(g, req, () => checkOperator(g, req)),
+    reportReader: () => (req) => chargedFailures(g, req, () => checkReportReader(g, req)),
+    openSession: (req, key, kind = 'operator') => openSession(g, req, key, kind),
+    consoleSession: (req, kind) => consoleSession(g, req, kind),
+  };
+}
+
+const take = ({ limiter }: OperatorGuardContext, key: string, tokens: number) =>
+  limiter.take(key, OPERATOR_LIMIT, OPERATOR_WINDOW_MS, tokens, { failClosed: true });
+
+async function consoleSession(g: OperatorGuardContext, req: FastifyRequest, kind: KeyedKind = 'operator') {
+  const { config, consoleAccess, cookies } = g;
+  if (!consoleAccess) return null;
+  const id = sessionIdOf(req, kind, cookies);
+  if (id === undefined) return null;
+  const keyed = KEYED[kind];
+  const secret = keyed.secret(config);
+  if (!secret) throw keyed.notConfigured();
+  const session = await consoleAccess.sessions.find(kind, id);
+  if (!session) throw sessionEnded(kind, cookies);
+  const digest = keyed.digestOf(session.record);
+  if (digest === undefined || !secretEquals(digest, secretDigest(secret))) {
+    await consoleAccess.sessions.end(kind, id);
+    throw sessionEnded(kind, cookies);
+  }
+  return { session, id };
+}
+
+/** The admin credential of a request: the Bearer admin key, or (without an Authorization header) the operator cookie. */
+async function checkOperator(g: OperatorGuardContext, req: FastifyRequest): Promise<void> {
+  if (cookieMayAuthenticate(req)) {
+    const found = await consoleSession(g, req);
+    if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, g.publicOrigin);
+  }
+  checkAdmin(req, g.config.ADMIN_KEY);
+}
+
+/**
+ * The first live one of the operator and analyst sessions the request's cookies name: a browser signed in as both
+ * reads the reports while either holds. Null without such cookies; the first refusal when none is live.
+ */
+async function reportSession(g: OperatorGuardContext, req: FastifyRequest) {
+  // Without ANALYST_KEY an analyst cookie is not looked at: the reports are as they were before analysts.
+  const kinds: KeyedKind[] = g.config.ANALYST_KEY ? ['operator', 'analyst'] : ['operator'];
+  let refusal: unknown = null;
+  for (const kind of kinds) {
+    try {
+      const found = await consoleSession(g, req, kind);
+      if (found) return found;
+    } catch (err) {
+      if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
+      refusal ??= err;
+    }
+  }
+  if (refusal) throw refusal;
+  return null;
+}
+
+/** The report routes' credential: the admin key or ANALYST_KEY by Bearer, or an operator or analyst session. */
+async function checkReportReader(g: OperatorGuardContext, req: FastifyRequest): Promise<void> {
+  const { config } = g;
+  if (cookieMayAuthenticate(req)) {
+    const found = await reportSession(g, req);
+    if (found) return checkUnsafeCookieRequest(req, found.session.csrfToken, g.publicOrigin);
+  }
+  const analystKey = config.ANALYST_KEY;
+  if (!analystKey) return checkAdmin(req, config.ADMIN_KEY);
+  const token = bearerToken(req);
+  const adminKey = config.ADMIN_KEY;
+  // Both compared, so the time taken does not tell which key a guess was near.
+  const analyst = secretEquals(token, analystKey);
+  const admin = adminKey !== undefined && secretEquals(token, adminKey);
+  if (!analyst && !admin) throw unauthorized('Invalid admin or analyst credential.');
+}
+
+/** Failed admin credentials charged to the address; an address out of guesses is not told whether this one was right. */
+async function chargedFailures<T>(g: OperatorGuardContext, req: FastifyRequest, check: () => Promise<T>): Promise<T> {
+  const key = `admin-fail:${req.ip}`;
+  const before = await take(g, key, 0);
+  if (!before.allowed) throw tooMany('failed admin credentials', before.retryAfterSec);
+  try {
+    return await check();
+  } catch (err) {
+    if (err instanceof HttpProblem && err.status === 401) await take(g, key, 1);
+    throw err;
+  }
+}
+
+async function openSession(g: OperatorGuardContext, req: FastifyRequest, key: string, kind: KeyedKind) {
+  const { config, consoleAccess } = g;
+  if (!consoleAccess) throw new Error('console sessions are not configured in this process');
+  const keyed = KEYED[kind];
+  const configured = keyed.secret(config);
+  if (!configured) throw keyed.notConfigured();
+  return chargedFailures(g, req, async () => {
+    if (!secretEquals(key, configured)) throw unauthorized(keyed.invalid);
+    return consoleAccess.sessions.open(keyed.binding(secretDigest(configured)));
+  });
 }

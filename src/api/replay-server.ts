@@ -97,15 +97,35 @@ const pageCsp = (nonce: string) =>
 const ASSET_CSP = "default-src 'self'; base-uri 'none'; form-action 'none'";
 
 export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayServer> {
-  const { config, verification, reads, guard } = deps;
-  const assets = deps.assets ?? replayAssets();
-  const httpsBase = config.PUBLIC_BASE_URL.startsWith('https:') || config.REPLAY_ORIGIN?.startsWith('https:');
+  const { config } = deps;
+  const app = createReplayApp(deps);
+  addReplayHeaders(app, deps);
+  answerProblems(app);
+  viewerRoutes(app, deps.assets ?? replayAssets());
+  capturePageRoute(app, deps);
+  bundleRoute(app, deps);
+  const address = await app.listen({ port: config.REPLAY_PORT, host: config.HOST });
+  const port = Number(new URL(address).port);
+  const origin = config.REPLAY_ORIGIN ?? defaultReplayOrigin(config.PUBLIC_BASE_URL, port);
+  const warning = replayOriginWarning(config.PUBLIC_BASE_URL, origin);
+  if (warning) deps.log.warn({ replayOrigin: origin, publicBaseUrl: config.PUBLIC_BASE_URL }, warning);
+  deps.log.info({ replayOrigin: origin, address }, 'replay origin listening');
+  return { origin, port, close: () => app.close() };
+}
+
+function createReplayApp({ config, log }: ReplayServerDeps) {
   const trustProxy = config.TRUST_PROXY;
-  const app = Fastify({
-    loggerInstance: deps.log.child({ listener: 'replay' }) as FastifyBaseLogger,
+  return Fastify({
+    loggerInstance: log.child({ listener: 'replay' }) as FastifyBaseLogger,
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
   });
+}
 
+type ReplayApp = ReturnType<typeof createReplayApp>;
+
+/** Only /replay/sw.js may be a service worker; per-address limit; no cookies; this origin's CSP, CORP and HSTS. */
+function addReplayHeaders(app: ReplayApp, { config, guard }: ReplayServerDeps) {
+  const httpsBase = config.PUBLIC_BASE_URL.startsWith('https:') || config.REPLAY_ORIGIN?.startsWith('https:');
   app.addHook('onRequest', async (req) => {
     // A service worker may be registered from /replay/sw.js only (browsers send this header for its script; not for
     // the scripts it imports, such as the viewer's own /replay/rwp-sw.js, which is thus no worker of its own).
@@ -124,6 +144,10 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
     reply.removeHeader('Set-Cookie');
     return payload;
   });
+}
+
+/** Errors and unknown paths answered with the spec's error body. */
+function answerProblems(app: ReplayApp) {
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof HttpProblem) return sendProblem(reply, err);
     if (err instanceof DomainError)
@@ -145,9 +169,13 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
       ),
     ),
   );
+}
 
-  // ui.js loads in the replay page and again in the viewer's iframe (under /replay/). The worker registered is ours
-  // (/replay/sw.js, src/api/replay-worker.ts), which imports the viewer's own sw.js from /replay/rwp-sw.js.
+/**
+ * ui.js loads in the replay page and again in the viewer's iframe (under /replay/). The worker registered is ours
+ * (/replay/sw.js, src/api/replay-worker.ts), which imports the viewer's own sw.js from /replay/rwp-sw.js.
+ */
+function viewerRoutes(app: ReplayApp, assets: ReplayAssets) {
   const script = (reply: FastifyReply, bytes: Buffer | string) =>
     reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(bytes);
   for (const [path, name] of [
@@ -158,7 +186,10 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
     app.get(path, async (_req, reply) => script(reply, await assets.get(name)));
   }
   app.get(`${REPLAY_BASE}sw.js`, async (_req, reply) => script(reply, replayWorkerScript));
+}
 
+/** The page the verification page frames: the viewer, pointed at this capture's bundle. */
+function capturePageRoute(app: ReplayApp, { verification }: ReplayServerDeps) {
   app.get<{ Params: { captureId: string } }>('/captures/:captureId', async (req, reply) => {
     const { captureId } = req.params;
     const row = await verification.verifiable(captureId);
@@ -169,8 +200,10 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
       .type('text/html; charset=utf-8')
       .send(replayPage({ captureId, url: row.url, waczPath: waczPath(captureId) }, nonce));
   });
+}
 
-  // ReplayWeb.page reads the bundle's members by byte range.
+/** The capture's WACZ, which ReplayWeb.page reads by byte range. */
+function bundleRoute(app: ReplayApp, { verification, reads }: ReplayServerDeps) {
   app.get<{ Params: { captureId: string } }>('/bundles/:captureId.wacz', async (req, reply) => {
     const { captureId } = req.params;
     await verification.verifiable(captureId);
@@ -190,12 +223,4 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
     }
     return reply.header('Content-Length', String(wacz.size)).send(Readable.from(await wacz.open()));
   });
-
-  const address = await app.listen({ port: config.REPLAY_PORT, host: config.HOST });
-  const port = Number(new URL(address).port);
-  const origin = config.REPLAY_ORIGIN ?? defaultReplayOrigin(config.PUBLIC_BASE_URL, port);
-  const warning = replayOriginWarning(config.PUBLIC_BASE_URL, origin);
-  if (warning) deps.log.warn({ replayOrigin: origin, publicBaseUrl: config.PUBLIC_BASE_URL }, warning);
-  deps.log.info({ replayOrigin: origin, address }, 'replay origin listening');
-  return { origin, port, close: () => app.close() };
 }

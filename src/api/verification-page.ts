@@ -65,7 +65,28 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
 <link rel="icon" href="/favicon.ico">
 <title>Verification of capture ${id}</title>
 <style nonce="${nonce}">
-  *, *::before, *::after { box-sizing: border-box; }
+${PAGE_STYLE}
+</style>
+</head>
+<body>
+<div class="layout">
+${summarySection(id, assets)}
+${detailsSection(assets)}
+${archivedSection(assets)}
+</div>
+<script nonce="${nonce}">
+${serverResultScript(captureId, assets.url)}
+</script>
+<script type="module" nonce="${nonce}">
+${browserCheckScript(captureId, assets)}
+</script>
+</body>
+</html>
+`;
+}
+
+/** One column on a phone, two from 1000 px; nothing scrolls sideways (see the layout note above). */
+const PAGE_STYLE = `  *, *::before, *::after { box-sizing: border-box; }
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; padding: 1rem; color: #1b1b1b; }
   .layout { display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "summary" "archived" "details"; gap: 1.5rem; max-width: 120rem; margin: 0 auto; }
   @media (min-width: 1000px) { .layout { grid-template-columns: minmax(0, 36rem) minmax(0, 1fr); grid-template-areas: "summary archived" "details archived"; grid-template-rows: auto 1fr; } }
@@ -97,19 +118,22 @@ export function verificationPage(captureId: string, nonce: string, assets: Verif
   #drop input { max-width: 100%; }
   button { font: inherit; padding: .4rem .8rem; margin-top: .5rem; max-width: 100%; }
   #replay { display: block; width: 100%; height: 80vh; border: 1px solid #ccc; }
-  @media (max-width: 999px) { #replay { height: 70vh; } }
-</style>
-</head>
-<body>
-<div class="layout">
-<section id="summary" aria-label="What this capture shows">
+  @media (max-width: 999px) { #replay { height: 70vh; } }`;
+
+/** The verdict in plain words, filled in by the result script, and the captured URL. */
+function summarySection(id: string, assets: VerificationPageAssets): string {
+  return `<section id="summary" aria-label="What this capture shows">
 <h1>Verification of capture <code>${id}</code></h1>
 <p id="captured">Captured URL: <code id="captured-url">${esc(assets.url)}</code></p>
 <p id="verdict" class="wait">Verifying…</p>
 <p id="time-source" hidden></p>
 <a id="see-archived" href="#archived">See the archived page</a>
-</section>
-<main>
+</section>`;
+}
+
+/** The server's checks and facts, the offline commands, the corroboration and the in-browser check. */
+function detailsSection(assets: VerificationPageAssets): string {
+  return `<main>
 <h2>The checks, in detail</h2>
 <table id="checks"><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
 <table id="facts"><tbody></tbody></table>
@@ -123,19 +147,68 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
 <br><input id="file" type="file" accept=".wacz,.pdf,.json,application/pdf,application/wacz+zip,application/json"></div>
 <p id="local-verdict" hidden></p>
 <table id="local-checks" hidden><thead><tr><th>Check</th><th>Status</th><th>Detail</th><th>Where</th></tr></thead><tbody></tbody></table>
-</main>
-<section id="archived" aria-label="The archived page, replayed from the signed bundle">
+</main>`;
+}
+
+/** The archived page, replayed from the signed bundle in a sandboxed frame from the replay origin. */
+function archivedSection(assets: VerificationPageAssets): string {
+  return `<section id="archived" aria-label="The archived page, replayed from the signed bundle">
 <h2>The archived page</h2>
 <iframe id="replay" title="The archived page" src="${esc(assets.replayFrameUrl)}" sandbox="allow-scripts allow-same-origin" referrerpolicy="no-referrer"></iframe>
-</section>
-</div>
-<script nonce="${nonce}">
-(function () {
+</section>`;
+}
+
+/** Fetches this capture's result from the server and shows it in words and in the checks table. */
+function serverResultScript(captureId: string, url: string): string {
+  return `(function () {
   var verdict = document.getElementById('verdict');
   var timeSource = document.getElementById('time-source');
   var words = ${script(CHECK_WORDS)};
-  var url = ${script(assets.url)};
-  var MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+  var url = ${script(url)};
+${RESULT_WORDS_SCRIPT}
+  // This capture's result, by its id: never by the address bar, which is not this page's to trust.
+  fetch(${script(`/v1/verify/${encodeURIComponent(captureId)}`)}, { headers: { Accept: 'application/json' } })
+    .then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
+    .then(function (res) {
+      var b = res.body;
+      if (res.status !== 200) { verdict.className = 'bad'; verdict.textContent = (b && b.detail) || ('Verification unavailable (HTTP ' + res.status + ')'); return; }
+      // A failed inclusion proof (the transparency extension) makes the page say "not verified", though the JSON's
+      // \`verified\` is the spec's checks only: the log contradicting the bundle is what a reader must not miss (README).
+      var logFailed = !!(b.transparency && b.transparency.status === 'fail');
+      var failed = (b.checks || []).filter(function (c) { return c.status === 'fail'; }).map(function (c) { return FAILED[c.name] || c.name; });
+      var asLooked = 'This is the page at ' + url + ' as it looked on ' + when(b.capture.completedAt) + '.';
+      verdict.className = b.verified && !logFailed ? 'ok' : 'bad';
+      verdict.textContent = !b.verified
+        ? 'This copy of the page at ' + url + ' cannot be trusted: ' + (failed.join('; ') || 'a check failed') + '. It may have been changed or damaged since it was captured on ' + when(b.capture.completedAt) + '.'
+        : logFailed
+          ? asLooked + " The bundle is intact and signed, but this service's public log does not confirm it: treat it as not verified."
+          : asLooked + ' Nothing in it has changed since.' + (b.witnesses && b.witnesses.status === 'fail' ? " Fewer independent witnesses than required have confirmed this service's log (below)." : '');
+      var ts = b.signing && b.signing.timestamp;
+      timeSource.hidden = false;
+      timeSource.className = ts && !ts.selfIssued ? 'strong' : 'weak';
+      timeSource.textContent = !ts
+        ? "No time-stamp: the time is this service's own record, which nobody else vouches for."
+        : ts.selfIssued
+          ? "The time comes from this service's own clock (its built-in time-stamping authority), not from an independent one: it is as trustworthy as this service."
+          : 'A public time-stamping authority (' + ts.tsa + ') attests that the bundle existed on ' + when(ts.genTime) + '.';
+      (b.checks || []).forEach(function (c) { checkRow(c.name, c.status, c.detail, ''); });
+      if (b.transparency) checkRow('transparency', b.transparency.status, b.transparency.detail, logWords(b.transparency));
+      if (b.witnesses) checkRow('witnesses', b.witnesses.status, b.witnesses.detail, witnessWords(b.witnesses));
+      row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
+      if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
+      if (b.signing) {
+        row('#facts', ['Bundle hash', b.signing.bundleHash]);
+        row('#facts', ['Signed at', b.signing.signedAt]);
+        row('#facts', ['Public key', b.signing.publicKey]);
+        if (b.signing.timestamp) row('#facts', ['Timestamp', b.signing.timestamp.genTime + ' by ' + b.signing.timestamp.tsa + (b.signing.timestamp.selfIssued ? " (self-issued by this service's built-in local TSA, not a public one)" : '')]);
+      }
+    })
+    .catch(function (e) { verdict.className = 'bad'; verdict.textContent = 'Could not load the verification result: ' + e; });
+})();`;
+}
+
+/** The browser-side helpers of the result script: dates, table rows, and each check's outcome in words. */
+const RESULT_WORDS_SCRIPT = `  var MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
   function when(iso) {
     var d = new Date(iso);
     if (isNaN(d)) return iso;
@@ -187,49 +260,11 @@ timestamp authorities this service publishes at <code>/.well-known/signing-keys<
     return w.status === 'pass'
       ? 'Cosigned by ' + names + ': ' + w.witnessed.length + ' independent witness' + (w.witnessed.length === 1 ? '' : 'es') + ' (' + w.quorum + ' required) confirmed that everyone is shown this same log, so it cannot have been rewritten for you alone.'
       : 'Only ' + (w.witnessed || []).length + ' of the ' + w.quorum + ' required independent witnesses confirmed this log' + (names ? ' (' + names + ')' : '') + ': that this service shows everyone the same log is not confirmed yet.';
-  }
-  // This capture's result, by its id: never by the address bar, which is not this page's to trust.
-  fetch(${script(`/v1/verify/${encodeURIComponent(captureId)}`)}, { headers: { Accept: 'application/json' } })
-    .then(function (r) { return r.json().then(function (body) { return { status: r.status, body: body }; }); })
-    .then(function (res) {
-      var b = res.body;
-      if (res.status !== 200) { verdict.className = 'bad'; verdict.textContent = (b && b.detail) || ('Verification unavailable (HTTP ' + res.status + ')'); return; }
-      // A failed inclusion proof (the transparency extension) makes the page say "not verified", though the JSON's
-      // \`verified\` is the spec's checks only: the log contradicting the bundle is what a reader must not miss (README).
-      var logFailed = !!(b.transparency && b.transparency.status === 'fail');
-      var failed = (b.checks || []).filter(function (c) { return c.status === 'fail'; }).map(function (c) { return FAILED[c.name] || c.name; });
-      var asLooked = 'This is the page at ' + url + ' as it looked on ' + when(b.capture.completedAt) + '.';
-      verdict.className = b.verified && !logFailed ? 'ok' : 'bad';
-      verdict.textContent = !b.verified
-        ? 'This copy of the page at ' + url + ' cannot be trusted: ' + (failed.join('; ') || 'a check failed') + '. It may have been changed or damaged since it was captured on ' + when(b.capture.completedAt) + '.'
-        : logFailed
-          ? asLooked + " The bundle is intact and signed, but this service's public log does not confirm it: treat it as not verified."
-          : asLooked + ' Nothing in it has changed since.' + (b.witnesses && b.witnesses.status === 'fail' ? " Fewer independent witnesses than required have confirmed this service's log (below)." : '');
-      var ts = b.signing && b.signing.timestamp;
-      timeSource.hidden = false;
-      timeSource.className = ts && !ts.selfIssued ? 'strong' : 'weak';
-      timeSource.textContent = !ts
-        ? "No time-stamp: the time is this service's own record, which nobody else vouches for."
-        : ts.selfIssued
-          ? "The time comes from this service's own clock (its built-in time-stamping authority), not from an independent one: it is as trustworthy as this service."
-          : 'A public time-stamping authority (' + ts.tsa + ') attests that the bundle existed on ' + when(ts.genTime) + '.';
-      (b.checks || []).forEach(function (c) { checkRow(c.name, c.status, c.detail, ''); });
-      if (b.transparency) checkRow('transparency', b.transparency.status, b.transparency.detail, logWords(b.transparency));
-      if (b.witnesses) checkRow('witnesses', b.witnesses.status, b.witnesses.detail, witnessWords(b.witnesses));
-      row('#facts', ['Captured', b.capture.createdAt + ' → ' + b.capture.completedAt]);
-      if (b.capture.renderQuality) row('#facts', ['Render quality', b.capture.renderQuality]);
-      if (b.signing) {
-        row('#facts', ['Bundle hash', b.signing.bundleHash]);
-        row('#facts', ['Signed at', b.signing.signedAt]);
-        row('#facts', ['Public key', b.signing.publicKey]);
-        if (b.signing.timestamp) row('#facts', ['Timestamp', b.signing.timestamp.genTime + ' by ' + b.signing.timestamp.tsa + (b.signing.timestamp.selfIssued ? " (self-issued by this service's built-in local TSA, not a public one)" : '')]);
-      }
-    })
-    .catch(function (e) { verdict.className = 'bad'; verdict.textContent = 'Could not load the verification result: ' + e; });
-})();
-</script>
-<script type="module" nonce="${nonce}">
-// Loaded on first use only: most readers never check in the browser.
+  }`;
+
+/** Runs the same verifier in the reader's browser on this capture's bundle or on a file dropped on the page. */
+function browserCheckScript(captureId: string, assets: VerificationPageAssets): string {
+  return `// Loaded on first use only: most readers never check in the browser.
 let verifier = null;
 const loadVerifier = () => (verifier ??= import(${JSON.stringify(assets.verifierScript)}));
 const captureId = ${script(captureId)};
@@ -277,9 +312,5 @@ const take = async (file) => {
 drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
 drop.addEventListener('dragleave', () => drop.classList.remove('over'));
 drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); take(e.dataTransfer.files[0]); });
-document.getElementById('file').addEventListener('change', (e) => take(e.target.files[0]));
-</script>
-</body>
-</html>
-`;
+document.getElementById('file').addEventListener('change', (e) => take(e.target.files[0]));`;
 }

@@ -116,154 +116,18 @@ async function mcpSdk() {
   };
 }
 
+/** What every request's MCP server answers from: the tools by name and their listing, computed once. */
+interface McpEndpoint {
+  deps: McpRouteDeps;
+  byName: Map<string, McpTool>;
+  listed: Tool[];
+}
+
 export function mcpRoutes(deps: McpRouteDeps) {
   const tools = mcpTools(deps);
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  // Computed once: the same for every request.
-  const listed: Tool[] = tools.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: jsonSchemaOf(t.input, 'input'),
-    ...(t.output ? { outputSchema: jsonSchemaOf(t.output, 'output') } : {}),
-    annotations: { title: t.title, ...t.annotations },
-  }));
-
-  async function callTool(
-    tool: McpTool,
-    args: unknown,
-    principal: Principal,
-    req: FastifyRequest,
-  ): Promise<CallToolResult> {
-    const caller: Caller = { principal, correlationId: req.id, log: req.log };
-    try {
-      // The endpoint's own gate (spec 5.4): its scope, or the per-address limit of a public read. The message already
-      // paid its tenant token at the door (admit).
-      if (tool.scope) deps.guard.permit(principal, tool.scope);
-      else await deps.guard.perIp()(req);
-      const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) {
-        const unknown = namesNothing(parsed.error.issues);
-        if (unknown !== null) throw new HttpProblem(404, unknown, 'Not Found');
-        const issues = parsed.error.issues.map((i) => ({ instancePath: `/${i.path.join('/')}`, message: i.message }));
-        throw new HttpProblem(400, invalidRequestDetail(issues, tool.inputContext), 'Bad Request');
-      }
-      const out = await tool.run(parsed.data, caller);
-      if ('content' in out) return { content: out.content as CallToolResult['content'] };
-      // As the REST serializer does: the response schema shapes what is answered.
-      const value = (tool.output ? tool.output.parse(out.structured) : out.structured) as Record<string, unknown>;
-      return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] };
-    } catch (err) {
-      const p = problemOf(err);
-      if (p) return toolError(p.body, p.headers);
-      // As REST answers it: 503 with Retry-After while NATS elects a leader, 500 otherwise.
-      const answer = unexpectedErrorProblem(err, req.id);
-      logUnexpected(req.log, err, answer, { tool: tool.name });
-      return toolError(answer.body(), answer.headers);
-    }
-  }
-
-  function serverFor(sdk: Awaited<ReturnType<typeof mcpSdk>>, principal: Principal, req: FastifyRequest): Server {
-    const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-    server.setRequestHandler(toolsCallMethod, async (raw) => {
-      // The Server checked the params against CallToolRequestSchema before calling this.
-      const { params } = CallToolRequestSchema.parse(raw);
-      const tool = byName.get(params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${params.name}'; tools/list names them.`);
-      return callTool(tool, params.arguments, principal, req);
-    });
-    return server;
-  }
-
-  /** A refusal before MCP: the HTTP status of REST, a JSON-RPC error whose message is the detail and whose data is the error body. */
-  function refuse(
-    reply: FastifyReply,
-    req: FastifyRequest,
-    p: { body: ProblemBody; headers: Record<string, string> },
-    code = REFUSED_AT_DOOR,
-  ) {
-    const body = req.body as { id?: unknown } | undefined;
-    const id =
-      body &&
-      typeof body === 'object' &&
-      !Array.isArray(body) &&
-      (typeof body.id === 'string' || typeof body.id === 'number')
-        ? body.id
-        : null;
-    for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
-    const answer = p.body.status === 401 ? keyRefused(p.body) : p.body;
-    return reply
-      .code(answer.status)
-      .type('application/json; charset=utf-8')
-      .send({ jsonrpc: '2.0', id, error: { code, message: answer.detail, data: answer } });
-  }
-
-  /**
-   * What a POST may carry and what it costs: at most MAX_BATCH_MESSAGES messages, and one tenant token per message,
-   * whatever it is — tools/list, ping, a tools/call of any tool, a call whose params the SDK then refuses, a message
-   * that is no JSON-RPC at all — taken before MCP reads any of them. A tool then checks only its scope (or the
-   * per-address limit of a public read). Throws the refusal.
-   */
-  async function admit(body: unknown, principal: Principal): Promise<void> {
-    const messages = Array.isArray(body) ? body : [body];
-    if (messages.length > MAX_BATCH_MESSAGES) {
-      throw new HttpProblem(
-        400,
-        `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`,
-        'Bad Request',
-      );
-    }
-    const d = await deps.guard.takeTenantTokens(principal.tenantId, Math.max(1, messages.length));
-    if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
-  }
-
+  const endpoint: McpEndpoint = { deps, byName: new Map(tools.map((t) => [t.name, t])), listed: tools.map(listedTool) };
   return async (app: TypedApp) => {
-    app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
-      const origin = req.headers.origin;
-      if (origin !== undefined && !deps.cors.allows(origin)) {
-        return refuse(reply, req, {
-          body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'),
-          headers: {},
-        });
-      }
-      let principal: Principal;
-      try {
-        principal = await deps.guard.authenticate(req);
-        await admit(req.body, principal);
-      } catch (err) {
-        const p = problemOf(err);
-        if (!p) throw err;
-        return refuse(reply, req, p, p.body.status === 400 ? INVALID_REQUEST : REFUSED_AT_DOOR);
-      }
-      const sdk = await mcpSdk();
-      const server = serverFor(sdk, principal, req);
-      const transport = new sdk.Transport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await server.connect(transport);
-      try {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) {
-          // The body is already parsed; hop-by-hop and length headers describe the Node request, not this one.
-          if (v === undefined || HOP_HEADERS.has(k)) continue;
-          headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-        }
-        const response = await transport.handleRequest(
-          new Request(`http://mcp.local${req.url}`, { method: 'POST', headers }),
-          { parsedBody: req.body },
-        );
-        reply.code(response.status);
-        response.headers.forEach((value, name) => void reply.header(name, value));
-        const text = await response.text();
-        return text ? reply.send(text) : reply.send();
-      } finally {
-        await server.close();
-      }
-    });
-
+    app.post('/mcp', { schema: { hide: true } }, (req, reply) => answerMcpPost(endpoint, req, reply));
     // Stateless: no SSE stream to open and no session to delete (MCP Streamable HTTP allows 405 for both).
     for (const method of ['GET', 'DELETE'] as const) {
       app.route({
@@ -275,4 +139,158 @@ export function mcpRoutes(deps: McpRouteDeps) {
       });
     }
   };
+}
+
+/** A tool as tools/list shows it. */
+function listedTool(t: McpTool): Tool {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: jsonSchemaOf(t.input, 'input'),
+    ...(t.output ? { outputSchema: jsonSchemaOf(t.output, 'output') } : {}),
+    annotations: { title: t.title, ...t.annotations },
+  };
+}
+
+/** POST /mcp: the door (origin, key, batch size, tenant tokens), then one stateless MCP server answering as JSON. */
+async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, reply: FastifyReply) {
+  const { deps } = endpoint;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !deps.cors.allows(origin)) {
+    return refuse(reply, req, {
+      body: problem(403, `Origin ${origin} may not call this MCP endpoint (CORS_ORIGINS).`, 'Forbidden'),
+      headers: {},
+    });
+  }
+  let principal: Principal;
+  try {
+    principal = await deps.guard.authenticate(req);
+    await admit(deps.guard, req.body, principal);
+  } catch (err) {
+    const p = problemOf(err);
+    if (!p) throw err;
+    return refuse(reply, req, p, p.body.status === 400 ? INVALID_REQUEST : REFUSED_AT_DOOR);
+  }
+  const sdk = await mcpSdk();
+  const server = serverFor(endpoint, sdk, principal, req);
+  const transport = new sdk.Transport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      // The body is already parsed; hop-by-hop and length headers describe the Node request, not this one.
+      if (v === undefined || HOP_HEADERS.has(k)) continue;
+      headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const response = await transport.handleRequest(
+      new Request(`http://mcp.local${req.url}`, { method: 'POST', headers }),
+      { parsedBody: req.body },
+    );
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    const text = await response.text();
+    return text ? reply.send(text) : reply.send();
+  } finally {
+    await server.close();
+  }
+}
+
+async function callTool(
+  guard: TenantGuard,
+  tool: McpTool,
+  args: unknown,
+  principal: Principal,
+  req: FastifyRequest,
+): Promise<CallToolResult> {
+  const caller: Caller = { principal, correlationId: req.id, log: req.log };
+  try {
+    // The endpoint's own gate (spec 5.4): its scope, or the per-address limit of a public read. The message already
+    // paid its tenant token at the door (admit).
+    if (tool.scope) guard.permit(principal, tool.scope);
+    else await guard.perIp()(req);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) {
+      const unknown = namesNothing(parsed.error.issues);
+      if (unknown !== null) throw new HttpProblem(404, unknown, 'Not Found');
+      const issues = parsed.error.issues.map((i) => ({ instancePath: `/${i.path.join('/')}`, message: i.message }));
+      throw new HttpProblem(400, invalidRequestDetail(issues, tool.inputContext), 'Bad Request');
+    }
+    const out = await tool.run(parsed.data, caller);
+    if ('content' in out) return { content: out.content as CallToolResult['content'] };
+    // As the REST serializer does: the response schema shapes what is answered.
+    const value = (tool.output ? tool.output.parse(out.structured) : out.structured) as Record<string, unknown>;
+    return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] };
+  } catch (err) {
+    const p = problemOf(err);
+    if (p) return toolError(p.body, p.headers);
+    // As REST answers it: 503 with Retry-After while NATS elects a leader, 500 otherwise.
+    const answer = unexpectedErrorProblem(err, req.id);
+    logUnexpected(req.log, err, answer, { tool: tool.name });
+    return toolError(answer.body(), answer.headers);
+  }
+}
+
+function serverFor(
+  { deps, byName, listed }: McpEndpoint,
+  sdk: Awaited<ReturnType<typeof mcpSdk>>,
+  principal: Principal,
+  req: FastifyRequest,
+): Server {
+  const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(toolsCallMethod, async (raw) => {
+    // The Server checked the params against CallToolRequestSchema before calling this.
+    const { params } = CallToolRequestSchema.parse(raw);
+    const tool = byName.get(params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${params.name}'; tools/list names them.`);
+    return callTool(deps.guard, tool, params.arguments, principal, req);
+  });
+  return server;
+}
+
+/** A refusal before MCP: the HTTP status of REST, a JSON-RPC error whose message is the detail and whose data is the error body. */
+function refuse(
+  reply: FastifyReply,
+  req: FastifyRequest,
+  p: { body: ProblemBody; headers: Record<string, string> },
+  code = REFUSED_AT_DOOR,
+) {
+  const body = req.body as { id?: unknown } | undefined;
+  const id =
+    body &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    (typeof body.id === 'string' || typeof body.id === 'number')
+      ? body.id
+      : null;
+  for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
+  const answer = p.body.status === 401 ? keyRefused(p.body) : p.body;
+  return reply
+    .code(answer.status)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id, error: { code, message: answer.detail, data: answer } });
+}
+
+/**
+ * What a POST may carry and what it costs: at most MAX_BATCH_MESSAGES messages, and one tenant token per message,
+ * whatever it is — tools/list, ping, a tools/call of any tool, a call whose params the SDK then refuses, a message
+ * that is no JSON-RPC at all — taken before MCP reads any of them. A tool then checks only its scope (or the
+ * per-address limit of a public read). Throws the refusal.
+ */
+async function admit(guard: TenantGuard, body: unknown, principal: Principal): Promise<void> {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length > MAX_BATCH_MESSAGES) {
+    throw new HttpProblem(
+      400,
+      `A POST to /mcp may carry at most ${MAX_BATCH_MESSAGES} JSON-RPC messages; send them one per request (MCP 2025-06-18 has no batches).`,
+      'Bad Request',
+    );
+  }
+  const d = await guard.takeTenantTokens(principal.tenantId, Math.max(1, messages.length));
+  if (!d.allowed) throw tenantRateLimited(d.retryAfterSec);
 }

@@ -71,9 +71,15 @@ const quotaSchema = z
 const noInput = z.object({});
 
 const structured = (value: Record<string, unknown>): ToolOutput => ({ structured: value });
-
 export function mcpTools(deps: McpToolDeps): McpTool[] {
-  const tools: McpTool[] = [
+  const tools = [...captureTools(deps), ...verificationTools(deps), ...scheduleTools(deps)];
+  if (deps.certificatePdf) tools.push(certificateTool(deps.certificatePdf, deps.publicBaseUrl));
+  return tools;
+}
+
+/** Submitting, polling and listing captures: the tools of POST/GET /v1/captures. */
+function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
+  return [
     {
       name: 'capture_url',
       title: 'Capture a web page',
@@ -85,8 +91,8 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       output: acceptedSchema.extend({ quota: quotaSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run(args, caller) {
-        const { admission, ...accepted } = await deps.admission.submit(caller, args);
-        return structured({ ...accepted, quota: admission });
+        const { admission: quota, ...accepted } = await admission.submit(caller, args);
+        return structured({ ...accepted, quota });
       },
     },
     {
@@ -100,8 +106,8 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       output: batchSchema.extend({ quota: quotaSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run(args, caller) {
-        const { admission, ...outcome } = await deps.admission.submitBatch(caller, args.urls);
-        return structured({ ...outcome, quota: admission });
+        const { admission: quota, ...outcome } = await admission.submitBatch(caller, args.urls);
+        return structured({ ...outcome, quota });
       },
     },
     {
@@ -119,9 +125,9 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       async run(args) {
-        const status = await deps.reads.status(args.captureId);
+        const status = await reads.status(args.captureId);
         return structured(
-          status.status === 'complete' ? { ...status, record: await deps.reads.record(args.captureId) } : status,
+          status.status === 'complete' ? { ...status, record: await reads.record(args.captureId) } : status,
         );
       },
     },
@@ -135,8 +141,14 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: 'read',
       output: listSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (args, caller) => structured(await deps.reads.list(caller, args)),
+      run: async (args, caller) => structured(await reads.list(caller, args)),
     },
+  ];
+}
+
+/** Verifying a capture and the account's usage. */
+function verificationTools({ verification, usage }: McpToolDeps): McpTool[] {
+  return [
     {
       name: 'verify_capture',
       title: 'Verify a capture',
@@ -147,8 +159,7 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: null,
       output: verificationSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (args) =>
-        structured(await deps.verification.verify(await deps.verification.verifiable(args.captureId))),
+      run: async (args) => structured(await verification.verify(await verification.verifiable(args.captureId))),
     },
     {
       name: 'get_usage',
@@ -160,9 +171,14 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: 'read',
       output: accountUsageSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, caller) =>
-        structured((await deps.usage(caller.principal.tenantId)) as Record<string, unknown>),
+      run: async (_args, caller) => structured((await usage(caller.principal.tenantId)) as Record<string, unknown>),
     },
+  ];
+}
+
+/** Creating, listing and deleting schedules: the tools of /v1/schedules. */
+function scheduleTools({ schedules }: McpToolDeps): McpTool[] {
+  return [
     {
       name: 'create_schedule',
       title: 'Create a schedule',
@@ -173,7 +189,7 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: 'capture',
       output: scheduleSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async (args, caller) => structured(await deps.schedules.create(caller, args)),
+      run: async (args, caller) => structured(await schedules.create(caller, args)),
     },
     {
       name: 'list_schedules',
@@ -184,7 +200,7 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: 'read',
       output: scheduleListSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, caller) => structured(await deps.schedules.list(caller)),
+      run: async (_args, caller) => structured(await schedules.list(caller)),
     },
     {
       name: 'delete_schedule',
@@ -196,11 +212,9 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       scope: 'capture',
       output: deletedScheduleSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: async (args, caller) => structured(await deps.schedules.delete(caller, args.scheduleId)),
+      run: async (args, caller) => structured(await schedules.delete(caller, args.scheduleId)),
     },
   ];
-  if (deps.certificatePdf) tools.push(certificateTool(deps.certificatePdf, deps.publicBaseUrl));
-  return tools;
 }
 
 /** The certificate of a complete capture as an embedded PDF resource, with its URL (the REST route's). */

@@ -21,6 +21,7 @@ import type { Corroborations } from '../../application/corroboration.js';
 import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Captures (spec 4.2–4.8): submit, batch, list, status, record, artifacts. */
 
@@ -210,331 +211,361 @@ const setQuotaHeaders = (reply: FastifyReply, a: Admission) =>
     .header('X-Quota-Remaining', String(a.remaining));
 
 export function captureRoutes(deps: CaptureRouteDeps) {
-  const { guard, admission, reads } = deps;
-
   return async (app: TypedApp) => {
-    app.options(
-      '/v1/captures',
-      {
-        schema: {
-          tags: ['captures'],
-          summary: 'CORS preflight for POST /v1/captures',
-          operationId: 'preflightCapture',
-          security: [],
-          response: {
-            204: z
-              .undefined()
-              .describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
-            ...problemResponses({ ...ANSWERS.internal, 403: 'The origin is not allowed; no CORS headers (spec 4.4).' }),
-          },
-        },
-      },
-      async (req, reply) => {
-        deps.cors.preflight(req, reply);
-        return reply.code(204).send();
-      },
-    );
-
-    app.post(
-      '/v1/captures',
-      {
-        onRequest: [async (req, reply) => deps.cors.actual(req, reply), guard.require('capture')],
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['captures'],
-          summary: 'Submit a capture',
-          operationId: 'submitCapture',
-          body: submitBody,
-          security: [{ bearer: [] }],
-          response: {
-            202: withHeaders(acceptedSchema, `Accepted (spec 4.3). ${quotaHeadersNote} Location is the status URL.`, [
-              ...QUOTA_HEADERS,
-              'Location',
-            ]),
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              400: 'Missing or malformed JSON body, missing url, invalid URL scheme, or a bad option; the detail names it (spec 7.2).',
-              422: 'The URL resolves to a private address, embeds credentials or is double-encoded (spec 7.2).',
-              429: "Rate limited (limitType absent or 'tenant') or the monthly quota is used up (limitType 'quota'; spec 7.3).",
-              503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const {
-          id,
-          statusUrl,
-          note,
-          admission: quota,
-          corroboration,
-        } = await admission.submit(callerOf(req), req.body);
-        setQuotaHeaders(reply, quota);
-        reply.header('Location', statusUrl);
-        return reply.code(202).send({ id, statusUrl, note, ...(corroboration ? { corroboration } : {}) });
-      },
-    );
-
-    app.post(
-      '/v1/captures/batch',
-      {
-        onRequest: guard.require('capture'),
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['captures'],
-          summary: 'Submit a batch of captures',
-          operationId: 'submitCaptureBatch',
-          body: batchBody,
-          security: [{ bearer: [] }],
-          response: {
-            207: withHeaders(batchSchema, `Per-item results (spec 4.4). ${quotaHeadersNote}`, QUOTA_HEADERS),
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              400: 'Invalid batch structure: missing or empty urls, or more URLs than the configured maximum (spec 7.2).',
-              429: "Rate limited, or the batch needs more captures than the monthly quota has left (limitType 'quota' with quota.requested; spec 8.2).",
-              503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { items, summary, admission: quota } = await admission.submitBatch(callerOf(req), req.body.urls);
-        setQuotaHeaders(reply, quota);
-        return reply.code(207).send({ items, summary });
-      },
-    );
-
-    app.get(
-      '/v1/captures',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['captures'],
-          summary: 'List captures',
-          operationId: 'listCaptures',
-          security: [{ bearer: [] }],
-          querystring: listQuery,
-          response: {
-            200: listSchema,
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              400: 'Invalid list parameter; the detail names it (spec 4.2).',
-              500: 'Database read failed while listing captures (spec 7.2).',
-              503: 'Required configuration missing or the service is at capacity (spec 7.2).',
-            }),
-          },
-        },
-      },
-      async (req) => {
-        return reads.list(callerOf(req), req.query);
-      },
-    );
-
-    app.get(
-      '/v1/captures/:captureId/status',
-      {
-        onRequest: guard.perIp(),
-        schema: {
-          tags: ['captures'],
-          summary: 'Poll a capture',
-          operationId: 'getCaptureStatus',
-          security: [],
-          params: captureIdParams,
-          response: {
-            200: captureStatusSchema,
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }),
-          },
-        },
-      },
-      async (req) => reads.status(req.params.captureId),
-    );
-
-    app.get(
-      '/v1/captures/:captureId',
-      {
-        onRequest: guard.perIp(),
-        schema: {
-          tags: ['captures'],
-          summary: 'Retrieve a completed capture',
-          operationId: 'getCapture',
-          security: [],
-          params: captureIdParams,
-          response: {
-            200: captureRecordSchema,
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              404: 'Unknown capture, or not complete yet (spec 4.7).',
-            }),
-          },
-        },
-      },
-      async (req) => {
-        const record = await reads.record(req.params.captureId);
-        const set = await deps.corroborations?.setOf(req.params.captureId);
-        return set
-          ? { ...record, corroboration: { id: set.id, url: deps.corroborations!.urlOf(req.params.captureId) } }
-          : record;
-      },
-    );
-
-    app.get(
-      '/v1/captures/:captureId/artifacts/:name',
-      {
-        onRequest: guard.perIp(),
-        schema: {
-          tags: ['captures'],
-          summary: 'Download an artifact',
-          operationId: 'getCaptureArtifact',
-          security: [],
-          description:
-            'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
-          params: artifactParams,
-          response: {
-            200: download('The artifact (spec 4.8).'),
-            206: download('The requested byte range (Content-Range).'),
-            302: REDIRECTED,
-            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              ...STORAGE_DOWN,
-              404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).',
-            }),
-          },
-        },
-      },
-      async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, req.params.name)),
-    );
-
-    app.get(
-      '/v1/captures/:captureId/pdf',
-      {
-        onRequest: guard.perIp(),
-        schema: {
-          tags: ['captures'],
-          summary: 'Download the printed page (extension)',
-          operationId: 'getCapturePdf',
-          security: [],
-          description:
-            "The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
-          params: captureIdParams,
-          response: {
-            200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
-            206: {
-              description: 'The requested byte range (Content-Range).',
-              content: { 'application/pdf': { schema: binary() } },
-            },
-            302: REDIRECTED,
-            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              ...STORAGE_DOWN,
-              404: 'Unknown capture, or one captured without `pdf`.',
-            }),
-          },
-        },
-      },
-      async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'pdf', 'beside')),
-    );
-
-    app.get(
-      '/v1/captures/:captureId/session',
-      {
-        onRequest: guard.perIp(),
-        schema: {
-          tags: ['captures'],
-          summary: 'Download the session recording (extension)',
-          operationId: 'getCaptureSession',
-          security: [],
-          description:
-            "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
-          params: captureIdParams,
-          response: {
-            200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },
-            206: {
-              description: 'The requested byte range (Content-Range).',
-              content: { 'video/webm': { schema: binary() } },
-            },
-            416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              404: 'Unknown capture, or one captured without `recordSession`.',
-            }),
-          },
-        },
-      },
-      async (req, reply) =>
-        sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'session', 'beside')),
-    );
-
-    app.get(
-      '/v1/captures/:captureId/provenance',
-      {
-        onRequest: guard.perIp(),
-        serializerCompiler: asStored,
-        schema: {
-          tags: ['captures'],
-          summary: 'Provenance record of a capture (JSON; HTML with Accept: text/html)',
-          operationId: 'getCaptureProvenance',
-          security: [],
-          description:
-            'Requested and final URL with the redirect chain, every connection the egress proxy made (host, connected address, TLS protocol and certificate chain as seen at connect time), browser, viewport, capture settings, times, artifact hashes, signing key; `signature` (bundle hash, signedAt, timestamp) from the bundle. The same record is provenance/provenance.json in the signed WACZ.',
-          params: captureIdParams,
-          response: {
-            200: {
-              description: 'The provenance record; a readable page with Accept: text/html.',
-              content: { 'application/json': { schema: provenanceSchema }, 'text/html': { schema: z.string() } },
-            },
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              404: 'Unknown capture, not complete, or completed before records were kept.',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { record, signature } = await reads.provenance(req.params.captureId);
-        const accept = String(req.headers.accept ?? '');
-        if (/text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
-          return reply
-            .header(
-              'Content-Security-Policy',
-              "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
-            )
-            .type('text/html; charset=utf-8')
-            .send(provenancePage(record, signature ?? undefined));
-        }
-        return { ...record, ...(signature ? { signature } : {}) };
-      },
-    );
-
-    // Preflight of a cross-origin artifact read (a Range header that is not CORS-safelisted).
-    for (const path of [
-      '/v1/captures/:captureId/artifacts/:name',
-      '/v1/captures/:captureId/pdf',
-      '/v1/captures/:captureId/session',
-    ]) {
-      app.options(path, { schema: { hide: true } }, async (_req, reply) =>
-        reply
-          .code(204)
-          .header('Access-Control-Allow-Origin', '*')
-          .header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
-          .header('Access-Control-Allow-Headers', 'Range')
-          .header('Access-Control-Max-Age', '600')
-          .send(),
-      );
-    }
+    registerRoutes(app, CAPTURE_ROUTES, deps);
   };
+}
+
+const CAPTURE_ROUTES: RouteRegistrar<CaptureRouteDeps>[] = [
+  preflightCaptureRoute,
+  submitCaptureRoute,
+  submitBatchRoute,
+  listCapturesRoute,
+  captureStatusRoute,
+  captureRecordRoute,
+  artifactRoute,
+  pdfRoute,
+  sessionRoute,
+  provenanceRoute,
+  downloadPreflightRoutes,
+];
+
+function preflightCaptureRoute(app: TypedApp, { cors }: CaptureRouteDeps) {
+  app.options(
+    '/v1/captures',
+    {
+      schema: {
+        tags: ['captures'],
+        summary: 'CORS preflight for POST /v1/captures',
+        operationId: 'preflightCapture',
+        security: [],
+        response: {
+          204: z
+            .undefined()
+            .describe('The origin is on CORS_ORIGINS; the Access-Control-* headers allow the POST (spec 4.4).'),
+          ...problemResponses({ ...ANSWERS.internal, 403: 'The origin is not allowed; no CORS headers (spec 4.4).' }),
+        },
+      },
+    },
+    async (req, reply) => {
+      cors.preflight(req, reply);
+      return reply.code(204).send();
+    },
+  );
+}
+
+function submitCaptureRoute(app: TypedApp, { guard, admission, cors }: CaptureRouteDeps) {
+  app.post(
+    '/v1/captures',
+    {
+      onRequest: [async (req, reply) => cors.actual(req, reply), guard.require('capture')],
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['captures'],
+        summary: 'Submit a capture',
+        operationId: 'submitCapture',
+        body: submitBody,
+        security: [{ bearer: [] }],
+        response: {
+          202: withHeaders(acceptedSchema, `Accepted (spec 4.3). ${quotaHeadersNote} Location is the status URL.`, [
+            ...QUOTA_HEADERS,
+            'Location',
+          ]),
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            ...ANSWERS.jsonBody,
+            ...ANSWERS.internal,
+            400: 'Missing or malformed JSON body, missing url, invalid URL scheme, or a bad option; the detail names it (spec 7.2).',
+            422: 'The URL resolves to a private address, embeds credentials or is double-encoded (spec 7.2).',
+            429: "Rate limited (limitType absent or 'tenant') or the monthly quota is used up (limitType 'quota'; spec 7.3).",
+            503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { id, statusUrl, note, admission: quota, corroboration } = await admission.submit(callerOf(req), req.body);
+      setQuotaHeaders(reply, quota);
+      reply.header('Location', statusUrl);
+      return reply.code(202).send({ id, statusUrl, note, ...(corroboration ? { corroboration } : {}) });
+    },
+  );
+}
+
+function submitBatchRoute(app: TypedApp, { guard, admission }: CaptureRouteDeps) {
+  app.post(
+    '/v1/captures/batch',
+    {
+      onRequest: guard.require('capture'),
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['captures'],
+        summary: 'Submit a batch of captures',
+        operationId: 'submitCaptureBatch',
+        body: batchBody,
+        security: [{ bearer: [] }],
+        response: {
+          207: withHeaders(batchSchema, `Per-item results (spec 4.4). ${quotaHeadersNote}`, QUOTA_HEADERS),
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            ...ANSWERS.jsonBody,
+            ...ANSWERS.internal,
+            400: 'Invalid batch structure: missing or empty urls, or more URLs than the configured maximum (spec 7.2).',
+            429: "Rate limited, or the batch needs more captures than the monthly quota has left (limitType 'quota' with quota.requested; spec 8.2).",
+            503: 'The service is at capacity; Retry-After says when to retry (spec 7.2).',
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { items, summary, admission: quota } = await admission.submitBatch(callerOf(req), req.body.urls);
+      setQuotaHeaders(reply, quota);
+      return reply.code(207).send({ items, summary });
+    },
+  );
+}
+
+function listCapturesRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['captures'],
+        summary: 'List captures',
+        operationId: 'listCaptures',
+        security: [{ bearer: [] }],
+        querystring: listQuery,
+        response: {
+          200: listSchema,
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            400: 'Invalid list parameter; the detail names it (spec 4.2).',
+            500: 'Database read failed while listing captures (spec 7.2).',
+            503: 'Required configuration missing or the service is at capacity (spec 7.2).',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      return reads.list(callerOf(req), req.query);
+    },
+  );
+}
+
+function captureStatusRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/status',
+    {
+      onRequest: guard.perIp(),
+      schema: {
+        tags: ['captures'],
+        summary: 'Poll a capture',
+        operationId: 'getCaptureStatus',
+        security: [],
+        params: captureIdParams,
+        response: {
+          200: captureStatusSchema,
+          ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 404: 'Unknown capture (spec 4.6).' }),
+        },
+      },
+    },
+    async (req) => reads.status(req.params.captureId),
+  );
+}
+
+function captureRecordRoute(app: TypedApp, { guard, reads, corroborations }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId',
+    {
+      onRequest: guard.perIp(),
+      schema: {
+        tags: ['captures'],
+        summary: 'Retrieve a completed capture',
+        operationId: 'getCapture',
+        security: [],
+        params: captureIdParams,
+        response: {
+          200: captureRecordSchema,
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            404: 'Unknown capture, or not complete yet (spec 4.7).',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const record = await reads.record(req.params.captureId);
+      const set = await corroborations?.setOf(req.params.captureId);
+      return set
+        ? { ...record, corroboration: { id: set.id, url: corroborations!.urlOf(req.params.captureId) } }
+        : record;
+    },
+  );
+}
+
+function artifactRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/artifacts/:name',
+    {
+      onRequest: guard.perIp(),
+      schema: {
+        tags: ['captures'],
+        summary: 'Download an artifact',
+        operationId: 'getCaptureArtifact',
+        security: [],
+        description:
+          'Raw bytes with Content-Disposition: attachment: image/png (screenshots), text/plain (html), application/json (headers), application/wacz+zip. Byte ranges are served (Accept-Ranges: bytes).',
+        params: artifactParams,
+        response: {
+          200: download('The artifact (spec 4.8).'),
+          206: download('The requested byte range (Content-Range).'),
+          302: REDIRECTED,
+          416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            ...STORAGE_DOWN,
+            404: 'Unknown capture, unknown artifact name, or no such artifact (spec 4.8).',
+          }),
+        },
+      },
+    },
+    async (req, reply) =>
+      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, req.params.name)),
+  );
+}
+
+function pdfRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/pdf',
+    {
+      onRequest: guard.perIp(),
+      schema: {
+        tags: ['captures'],
+        summary: 'Download the printed page (extension)',
+        operationId: 'getCapturePdf',
+        security: [],
+        description:
+          "The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
+        params: captureIdParams,
+        response: {
+          200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
+          206: {
+            description: 'The requested byte range (Content-Range).',
+            content: { 'application/pdf': { schema: binary() } },
+          },
+          302: REDIRECTED,
+          416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            ...STORAGE_DOWN,
+            404: 'Unknown capture, or one captured without `pdf`.',
+          }),
+        },
+      },
+    },
+    async (req, reply) =>
+      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'pdf', 'beside')),
+  );
+}
+
+function sessionRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/session',
+    {
+      onRequest: guard.perIp(),
+      schema: {
+        tags: ['captures'],
+        summary: 'Download the session recording (extension)',
+        operationId: 'getCaptureSession',
+        security: [],
+        description:
+          "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
+        params: captureIdParams,
+        response: {
+          200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },
+          206: {
+            description: 'The requested byte range (Content-Range).',
+            content: { 'video/webm': { schema: binary() } },
+          },
+          416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            404: 'Unknown capture, or one captured without `recordSession`.',
+          }),
+        },
+      },
+    },
+    async (req, reply) =>
+      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'session', 'beside')),
+  );
+}
+
+function provenanceRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/provenance',
+    {
+      onRequest: guard.perIp(),
+      serializerCompiler: asStored,
+      schema: {
+        tags: ['captures'],
+        summary: 'Provenance record of a capture (JSON; HTML with Accept: text/html)',
+        operationId: 'getCaptureProvenance',
+        security: [],
+        description:
+          'Requested and final URL with the redirect chain, every connection the egress proxy made (host, connected address, TLS protocol and certificate chain as seen at connect time), browser, viewport, capture settings, times, artifact hashes, signing key; `signature` (bundle hash, signedAt, timestamp) from the bundle. The same record is provenance/provenance.json in the signed WACZ.',
+        params: captureIdParams,
+        response: {
+          200: {
+            description: 'The provenance record; a readable page with Accept: text/html.',
+            content: { 'application/json': { schema: provenanceSchema }, 'text/html': { schema: z.string() } },
+          },
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            404: 'Unknown capture, not complete, or completed before records were kept.',
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { record, signature } = await reads.provenance(req.params.captureId);
+      const accept = String(req.headers.accept ?? '');
+      if (/text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '')) {
+        return reply
+          .header(
+            'Content-Security-Policy',
+            "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+          )
+          .type('text/html; charset=utf-8')
+          .send(provenancePage(record, signature ?? undefined));
+      }
+      return { ...record, ...(signature ? { signature } : {}) };
+    },
+  );
+}
+
+/** Preflight of a cross-origin artifact read (a Range header that is not CORS-safelisted). */
+function downloadPreflightRoutes(app: TypedApp, _deps: CaptureRouteDeps) {
+  for (const path of [
+    '/v1/captures/:captureId/artifacts/:name',
+    '/v1/captures/:captureId/pdf',
+    '/v1/captures/:captureId/session',
+  ]) {
+    app.options(path, { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .code(204)
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS')
+        .header('Access-Control-Allow-Headers', 'Range')
+        .header('Access-Control-Max-Age', '600')
+        .send(),
+    );
+  }
 }
 
 /**

@@ -64,101 +64,110 @@ const certificateVerificationSchema = z
 export function certificateRoutes(guard: TenantGuard, certificates: CaptureCertificates) {
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-
-    app.get(
-      '/v1/captures/:captureId/certificate',
-      {
-        schema: {
-          tags: ['verification'],
-          summary: 'The certificate of a capture (PDF)',
-          operationId: 'getCaptureCertificate',
-          security: [],
-          description:
-            "A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle's leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then). A member of a corroborated set (options.corroborate) names the set's verdict, the fields that differ, the vantages and the record's hash, and is issued once every member is complete or failed (503 with Retry-After until then).",
-          params: z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') }),
-          response: {
-            200: {
-              description: 'The certificate, application/pdf.',
-              content: { 'application/pdf': { schema: binary() } },
-            },
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              404: 'Unknown capture, failed, or without a signed bundle.',
-              409: 'The capture is still pending (`captureStatus: pending` in the body); ask again after Retry-After seconds.',
-              503: "No signer answered, the bundle is not in a published transparency-log checkpoint yet, or the capture's corroborated set is pending; retry after Retry-After seconds.",
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { captureId } = req.params;
-        const pdf = await certificates.certificatePdf(captureId, req.log);
-        return reply
-          .type('application/pdf')
-          .header('Content-Disposition', `attachment; filename="${captureId}-certificate.pdf"`)
-          .send(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
-      },
-    );
-
-    // Preflight of a browser upload: application/pdf is not a CORS-safelisted type, so a page asks first.
-    app.options('/v1/verify/certificate', { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .code(204)
-        .header('Access-Control-Allow-Origin', '*')
-        .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
-        .header('Access-Control-Allow-Headers', 'Content-Type')
-        .header('Access-Control-Max-Age', '600')
-        .send(),
-    );
-
-    app.addContentTypeParser(
-      'application/pdf',
-      { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES },
-      (_req, body, done) => done(null, body),
-    );
-    app.post(
-      '/v1/verify/certificate',
-      {
-        bodyLimit: MAX_CERTIFICATE_BYTES,
-        // Before the body is parsed, so a wrong type is named as such rather than as JSON.
-        onRequest: async (req) => {
-          const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-          if (type !== 'application/pdf')
-            throw new HttpProblem(
-              415,
-              'Content-Type must be application/pdf: send the certificate PDF as the body.',
-              'Unsupported Media Type',
-            );
-        },
-        schema: {
-          tags: ['verification'],
-          summary: 'Verify a certificate PDF',
-          operationId: 'verifyCertificate',
-          security: [],
-          // The body as the OpenAPI document declares it (src/api/openapi-document.ts declareBinaryBody): bytes, not JSON.
-          consumes: ['application/pdf'],
-          bodyDescription: 'The certificate PDF, as downloaded from GET /v1/captures/{captureId}/certificate.',
-          description:
-            "Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service's.",
-          response: {
-            200: certificateVerificationSchema,
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              400: 'The body is empty.',
-              413: `The body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`,
-              415: 'Content-Type is not application/pdf.',
-            }),
-          },
-        },
-      },
-      async (req) => {
-        const body = req.body as Buffer | undefined;
-        if (!body || body.length === 0)
-          throw new HttpProblem(400, 'The request body is empty; send the certificate PDF.', 'Bad Request');
-        return certificates.verify(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
-      },
-    );
+    certificateRoute(app, certificates);
+    certificateUploadPreflightRoute(app);
+    verifyCertificateRoute(app, certificates);
   };
+}
+
+function certificateRoute(app: TypedApp, certificates: CaptureCertificates) {
+  app.get(
+    '/v1/captures/:captureId/certificate',
+    {
+      schema: {
+        tags: ['verification'],
+        summary: 'The certificate of a capture (PDF)',
+        operationId: 'getCaptureCertificate',
+        security: [],
+        description:
+          "A PDF stating what was captured and how, the SHA-256 of every artifact, the bundle signature and timestamp, the verification URL (with a QR code) and a declaration for the custodian to sign. Its own Ed25519 signature and RFC 3161 timestamp are attached to it (certificate-signature.json); made once, the same bytes on every request. Where the deployment runs a transparency log it also carries the bundle's leaf index, the first signed checkpoint holding it and the inclusion proof, and is issued only once such a checkpoint is published (503 with Retry-After until then). A member of a corroborated set (options.corroborate) names the set's verdict, the fields that differ, the vantages and the record's hash, and is issued once every member is complete or failed (503 with Retry-After until then).",
+        params: z.object({ captureId: idParam('capture', 'cap_<id>; the access secret (spec 5.4).') }),
+        response: {
+          200: {
+            description: 'The certificate, application/pdf.',
+            content: { 'application/pdf': { schema: binary() } },
+          },
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            404: 'Unknown capture, failed, or without a signed bundle.',
+            409: 'The capture is still pending (`captureStatus: pending` in the body); ask again after Retry-After seconds.',
+            503: "No signer answered, the bundle is not in a published transparency-log checkpoint yet, or the capture's corroborated set is pending; retry after Retry-After seconds.",
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { captureId } = req.params;
+      const pdf = await certificates.certificatePdf(captureId, req.log);
+      return reply
+        .type('application/pdf')
+        .header('Content-Disposition', `attachment; filename="${captureId}-certificate.pdf"`)
+        .send(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+    },
+  );
+}
+
+/** Preflight of a browser upload: application/pdf is not a CORS-safelisted type, so a page asks first. */
+function certificateUploadPreflightRoute(app: TypedApp) {
+  app.options('/v1/verify/certificate', { schema: { hide: true } }, async (_req, reply) =>
+    reply
+      .code(204)
+      .header('Access-Control-Allow-Origin', '*')
+      .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+      .header('Access-Control-Allow-Headers', 'Content-Type')
+      .header('Access-Control-Max-Age', '600')
+      .send(),
+  );
+}
+
+function verifyCertificateRoute(app: TypedApp, certificates: CaptureCertificates) {
+  app.addContentTypeParser(
+    'application/pdf',
+    { parseAs: 'buffer', bodyLimit: MAX_CERTIFICATE_BYTES },
+    (_req, body, done) => done(null, body),
+  );
+  app.post(
+    '/v1/verify/certificate',
+    {
+      bodyLimit: MAX_CERTIFICATE_BYTES,
+      // Before the body is parsed, so a wrong type is named as such rather than as JSON.
+      onRequest: async (req) => {
+        const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== 'application/pdf')
+          throw new HttpProblem(
+            415,
+            'Content-Type must be application/pdf: send the certificate PDF as the body.',
+            'Unsupported Media Type',
+          );
+      },
+      schema: {
+        tags: ['verification'],
+        summary: 'Verify a certificate PDF',
+        operationId: 'verifyCertificate',
+        security: [],
+        // The body as the OpenAPI document declares it (src/api/openapi-document.ts declareBinaryBody): bytes, not JSON.
+        consumes: ['application/pdf'],
+        bodyDescription: 'The certificate PDF, as downloaded from GET /v1/captures/{captureId}/certificate.',
+        description:
+          "Body: the certificate PDF (Content-Type application/pdf). Checks its attached signature and timestamp with the published keys and TSA certificates, and that the capture and bundle it names are this service's.",
+        response: {
+          200: certificateVerificationSchema,
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            400: 'The body is empty.',
+            413: `The body is larger than ${MAX_CERTIFICATE_BYTES / 1024} KiB.`,
+            415: 'Content-Type is not application/pdf.',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const body = req.body as Buffer | undefined;
+      if (!body || body.length === 0)
+        throw new HttpProblem(400, 'The request body is empty; send the certificate PDF.', 'Bad Request');
+      return certificates.verify(new Uint8Array(body.buffer, body.byteOffset, body.byteLength));
+    },
+  );
 }

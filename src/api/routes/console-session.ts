@@ -99,159 +99,191 @@ const signOutQuery = z.object({
   }),
 });
 
-export function consoleSessionRoutes(deps: {
+export interface ConsoleSessionRouteDeps {
   guard: TenantGuard;
   operator: OperatorGuard;
   sessions: ConsoleSessions;
   publicBaseUrl: string;
-}) {
-  const cookies = cookieOptions(deps.publicBaseUrl);
-  const publicOrigin = new URL(deps.publicBaseUrl).origin;
+}
 
-  /** A session of this kind from the request's cookie; null (and the cookie cleared) when absent or ended. */
-  async function current<T>(reply: FastifyReply, kind: ConsoleSessionKind, find: () => Promise<T | null>) {
-    try {
-      return await find();
-    } catch (err) {
-      // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY (ANALYST_KEY), so no operator (analyst) session holds.
-      // Two cookies of one kind are answered as they are: the console tells the person to sign in again.
-      if (isDuplicatedSessionCookie(err)) throw err;
-      if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
-      reply.header('Set-Cookie', clearedCookie(kind, cookies));
-      return null;
-    }
-  }
+/** The deps with the cookie attributes and origin derived from PUBLIC_BASE_URL once. */
+interface SessionRouteContext extends ConsoleSessionRouteDeps {
+  cookies: ReturnType<typeof cookieOptions>;
+  publicOrigin: string;
+}
 
-  const readTenant = (req: FastifyRequest, reply: FastifyReply) =>
-    current(reply, 'tenant', () => deps.guard.consoleSession(req));
-  const readOperator = (req: FastifyRequest, reply: FastifyReply) =>
-    current(reply, 'operator', () => deps.operator.consoleSession(req, 'operator'));
-  const readAnalyst = (req: FastifyRequest, reply: FastifyReply) =>
-    current(reply, 'analyst', () => deps.operator.consoleSession(req, 'analyst'));
-  const read = { tenant: readTenant, operator: readOperator, analyst: readAnalyst };
-
+export function consoleSessionRoutes(deps: ConsoleSessionRouteDeps) {
+  const ctx: SessionRouteContext = {
+    ...deps,
+    cookies: cookieOptions(deps.publicBaseUrl),
+    publicOrigin: new URL(deps.publicBaseUrl).origin,
+  };
   return async (app: TypedApp) => {
     app.addHook('onRequest', deps.guard.perIp());
-
-    app.post(
-      '/console/session',
-      {
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['console'],
-          summary: 'Sign in to the console',
-          description:
-            "Trades a tenant API key (apiKey), the admin credential (adminKey) or the analysts' key (analystKey, ANALYST_KEY) for a session cookie: `cl_tenant_session`, `cl_operator_session` or `cl_analyst_session` (named `__Host-cl_…` when PUBLIC_BASE_URL is https), HttpOnly, SameSite=Strict, Path=/, Secure under https. A request carrying two cookies of one kind is refused (401, `sessionCookie: duplicated`). The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token. An analyst session reaches the report routes only.",
-          operationId: 'openConsoleSession',
-          security: [],
-          body: signInBody,
-          response: {
-            200: withHeaders(signedIn, 'Signed in; Set-Cookie carries the session cookie.', ['Set-Cookie']),
-            ...problemResponses({
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              400: 'Missing or malformed JSON body, or not exactly one of apiKey, adminKey and analystKey; the detail names the field.',
-              401: 'Invalid or revoked API key, or an invalid admin or analyst credential.',
-              403: "The key has only the 'admin' scope, which grants nothing in the tenant console.",
-              429: 'Too many failed sign-ins from this address: charged like failed Bearer keys, or (adminKey, analystKey) like failed admin credentials (5 per 60 s).',
-              503: 'adminKey sent while the admin API is not configured (ADMIN_KEY unset), or analystKey while analyst access is not (ANALYST_KEY unset).',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        if (req.body.apiKey !== undefined) {
-          const s = await deps.guard.openSession(req, req.body.apiKey);
-          reply.header('Set-Cookie', sessionCookie('tenant', s.id, cookies));
-          return {
-            kind: 'tenant' as const,
-            tenantId: s.principal.tenantId,
-            scopes: s.principal.scopes,
-            csrfToken: s.csrfToken,
-            expiresAt: s.expiresAt.toISOString(),
-          };
-        }
-        if (req.body.analystKey !== undefined) {
-          const s = await deps.operator.openSession(req, req.body.analystKey, 'analyst');
-          reply.header('Set-Cookie', sessionCookie('analyst', s.id, cookies));
-          return { kind: 'analyst' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
-        }
-        const s = await deps.operator.openSession(req, req.body.adminKey!, 'operator');
-        reply.header('Set-Cookie', sessionCookie('operator', s.id, cookies));
-        return { kind: 'operator' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
-      },
-    );
-
-    app.get(
-      '/console/session',
-      {
-        schema: {
-          tags: ['console'],
-          summary: 'The console sessions this browser holds',
-          description:
-            'A missing or ended session is null, and an ended one has its cookie cleared. 401 only for a request with two session cookies of one kind (one was set by another page on this host): `sessionCookie` is `duplicated`, nothing is used or cleared.',
-          operationId: 'getConsoleSessions',
-          security: [],
-          response: {
-            200: sessionsSchema,
-            ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 401: DUPLICATED_COOKIE_ANSWER }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const tenant = await readTenant(req, reply);
-        const operator = await readOperator(req, reply);
-        const analyst = await readAnalyst(req, reply);
-        return {
-          tenant: tenant && {
-            tenantId: tenant.principal.tenantId,
-            scopes: tenant.principal.scopes,
-            csrfToken: tenant.session.csrfToken,
-            expiresAt: tenant.session.expiresAt.toISOString(),
-          },
-          operator: operator && {
-            csrfToken: operator.session.csrfToken,
-            expiresAt: operator.session.expiresAt.toISOString(),
-          },
-          analyst: analyst && {
-            csrfToken: analyst.session.csrfToken,
-            expiresAt: analyst.session.expiresAt.toISOString(),
-          },
-        };
-      },
-    );
-
-    app.delete(
-      '/console/session',
-      {
-        schema: {
-          tags: ['console'],
-          summary: 'Sign out of the console',
-          description:
-            'Ends the session of that kind on the server and clears its cookie; needs its X-CSRF-Token. Without a live session of that kind there is nothing to end: 204 too.',
-          operationId: 'closeConsoleSession',
-          security: [{ consoleTenantSession: [] }, { consoleOperatorSession: [] }, { consoleAnalystSession: [] }],
-          querystring: signOutQuery,
-          response: {
-            204: z.undefined().describe('Signed out; Set-Cookie clears the cookie.'),
-            ...problemResponses({
-              ...ANSWERS.perIp,
-              ...ANSWERS.internal,
-              400: "kind is missing or not 'tenant', 'operator' or 'analyst'.",
-              403: `${CSRF_REFUSAL} Or an Origin other than PUBLIC_BASE_URL's.`,
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { kind } = req.query;
-        const found = await read[kind](req, reply);
-        if (found) {
-          checkUnsafeCookieRequest(req, found.session.csrfToken, publicOrigin);
-          await deps.sessions.end(kind, found.id);
-        }
-        return reply.header('Set-Cookie', clearedCookie(kind, cookies)).code(204).send();
-      },
-    );
+    signInRoute(app, ctx);
+    sessionsRoute(app, ctx);
+    signOutRoute(app, ctx);
   };
+}
+
+/** A session of this kind from the request's cookie; null (and the cookie cleared) when absent or ended. */
+async function current<T>(
+  { cookies }: SessionRouteContext,
+  reply: FastifyReply,
+  kind: ConsoleSessionKind,
+  find: () => Promise<T | null>,
+) {
+  try {
+    return await find();
+  } catch (err) {
+    // 401: ended, or its key revoked or changed; 503: no ADMIN_KEY (ANALYST_KEY), so no operator (analyst) session holds.
+    // Two cookies of one kind are answered as they are: the console tells the person to sign in again.
+    if (isDuplicatedSessionCookie(err)) throw err;
+    if (!(err instanceof HttpProblem && (err.status === 401 || err.status === 503))) throw err;
+    reply.header('Set-Cookie', clearedCookie(kind, cookies));
+    return null;
+  }
+}
+
+const readTenant = (ctx: SessionRouteContext, req: FastifyRequest, reply: FastifyReply) =>
+  current(ctx, reply, 'tenant', () => ctx.guard.consoleSession(req));
+const readOperator = (ctx: SessionRouteContext, req: FastifyRequest, reply: FastifyReply) =>
+  current(ctx, reply, 'operator', () => ctx.operator.consoleSession(req, 'operator'));
+const readAnalyst = (ctx: SessionRouteContext, req: FastifyRequest, reply: FastifyReply) =>
+  current(ctx, reply, 'analyst', () => ctx.operator.consoleSession(req, 'analyst'));
+const readSession = { tenant: readTenant, operator: readOperator, analyst: readAnalyst };
+
+function signInRoute(app: TypedApp, ctx: SessionRouteContext) {
+  app.post(
+    '/console/session',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['console'],
+        summary: 'Sign in to the console',
+        description:
+          "Trades a tenant API key (apiKey), the admin credential (adminKey) or the analysts' key (analystKey, ANALYST_KEY) for a session cookie: `cl_tenant_session`, `cl_operator_session` or `cl_analyst_session` (named `__Host-cl_…` when PUBLIC_BASE_URL is https), HttpOnly, SameSite=Strict, Path=/, Secure under https. A request carrying two cookies of one kind is refused (401, `sessionCookie: duplicated`). The cookie holds a random session id, never the key. Requests without an Authorization header then authenticate by it; unsafe ones also send X-CSRF-Token. An analyst session reaches the report routes only.",
+        operationId: 'openConsoleSession',
+        security: [],
+        body: signInBody,
+        response: {
+          200: withHeaders(signedIn, 'Signed in; Set-Cookie carries the session cookie.', ['Set-Cookie']),
+          ...problemResponses({
+            ...ANSWERS.jsonBody,
+            ...ANSWERS.internal,
+            400: 'Missing or malformed JSON body, or not exactly one of apiKey, adminKey and analystKey; the detail names the field.',
+            401: 'Invalid or revoked API key, or an invalid admin or analyst credential.',
+            403: "The key has only the 'admin' scope, which grants nothing in the tenant console.",
+            429: 'Too many failed sign-ins from this address: charged like failed Bearer keys, or (adminKey, analystKey) like failed admin credentials (5 per 60 s).',
+            503: 'adminKey sent while the admin API is not configured (ADMIN_KEY unset), or analystKey while analyst access is not (ANALYST_KEY unset).',
+          }),
+        },
+      },
+    },
+    async (req, reply) => openSession(ctx, req, reply, req.body),
+  );
+}
+
+/** Opens the session the body's one key asks for and sets its cookie. */
+async function openSession(
+  { guard, operator, cookies }: SessionRouteContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  body: z.output<typeof signInBody>,
+) {
+  if (body.apiKey !== undefined) {
+    const s = await guard.openSession(req, body.apiKey);
+    reply.header('Set-Cookie', sessionCookie('tenant', s.id, cookies));
+    return {
+      kind: 'tenant' as const,
+      tenantId: s.principal.tenantId,
+      scopes: s.principal.scopes,
+      csrfToken: s.csrfToken,
+      expiresAt: s.expiresAt.toISOString(),
+    };
+  }
+  if (body.analystKey !== undefined) {
+    const s = await operator.openSession(req, body.analystKey, 'analyst');
+    reply.header('Set-Cookie', sessionCookie('analyst', s.id, cookies));
+    return { kind: 'analyst' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
+  }
+  const s = await operator.openSession(req, body.adminKey!, 'operator');
+  reply.header('Set-Cookie', sessionCookie('operator', s.id, cookies));
+  return { kind: 'operator' as const, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() };
+}
+
+function sessionsRoute(app: TypedApp, ctx: SessionRouteContext) {
+  app.get(
+    '/console/session',
+    {
+      schema: {
+        tags: ['console'],
+        summary: 'The console sessions this browser holds',
+        description:
+          'A missing or ended session is null, and an ended one has its cookie cleared. 401 only for a request with two session cookies of one kind (one was set by another page on this host): `sessionCookie` is `duplicated`, nothing is used or cleared.',
+        operationId: 'getConsoleSessions',
+        security: [],
+        response: {
+          200: sessionsSchema,
+          ...problemResponses({ ...ANSWERS.perIp, ...ANSWERS.internal, 401: DUPLICATED_COOKIE_ANSWER }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const tenant = await readTenant(ctx, req, reply);
+      const operator = await readOperator(ctx, req, reply);
+      const analyst = await readAnalyst(ctx, req, reply);
+      return {
+        tenant: tenant && {
+          tenantId: tenant.principal.tenantId,
+          scopes: tenant.principal.scopes,
+          csrfToken: tenant.session.csrfToken,
+          expiresAt: tenant.session.expiresAt.toISOString(),
+        },
+        operator: operator && {
+          csrfToken: operator.session.csrfToken,
+          expiresAt: operator.session.expiresAt.toISOString(),
+        },
+        analyst: analyst && {
+          csrfToken: analyst.session.csrfToken,
+          expiresAt: analyst.session.expiresAt.toISOString(),
+        },
+      };
+    },
+  );
+}
+
+function signOutRoute(app: TypedApp, ctx: SessionRouteContext) {
+  app.delete(
+    '/console/session',
+    {
+      schema: {
+        tags: ['console'],
+        summary: 'Sign out of the console',
+        description:
+          'Ends the session of that kind on the server and clears its cookie; needs its X-CSRF-Token. Without a live session of that kind there is nothing to end: 204 too.',
+        operationId: 'closeConsoleSession',
+        security: [{ consoleTenantSession: [] }, { consoleOperatorSession: [] }, { consoleAnalystSession: [] }],
+        querystring: signOutQuery,
+        response: {
+          204: z.undefined().describe('Signed out; Set-Cookie clears the cookie.'),
+          ...problemResponses({
+            ...ANSWERS.perIp,
+            ...ANSWERS.internal,
+            400: "kind is missing or not 'tenant', 'operator' or 'analyst'.",
+            403: `${CSRF_REFUSAL} Or an Origin other than PUBLIC_BASE_URL's.`,
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { kind } = req.query;
+      const found = await readSession[kind](ctx, req, reply);
+      if (found) {
+        checkUnsafeCookieRequest(req, found.session.csrfToken, ctx.publicOrigin);
+        await ctx.sessions.end(kind, found.id);
+      }
+      return reply.header('Set-Cookie', clearedCookie(kind, ctx.cookies)).code(204).send();
+    },
+  );
 }

@@ -9,6 +9,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Extensions for the operator and analyst pages of the console (docs/api.md, Console endpoints): the analysts'
@@ -104,108 +105,121 @@ const checksSchema = z
   .describe('Every operator check with its last result.');
 
 export function operatorViewRoutes(deps: OperatorViewRouteDeps) {
-  const { guard, operator, reports, capacity, checks } = deps;
   return async (app: TypedApp) => {
-    app.addHook('onRequest', guard.perIp());
+    app.addHook('onRequest', deps.guard.perIp());
     // Per route, not per plugin: the reports take the analysts' credential too, the other routes the admin one only.
-    const admin = operator.credential();
-    const reportReader = operator.reportReader();
-
-    app.get(
-      '/v1/admin/reports/:name',
-      {
-        onRequest: reportReader,
-        schema: {
-          tags: ['admin'],
-          summary: 'An analyst report, as JSON or CSV',
-          description:
-            "The admin credential or the analysts' (ANALYST_KEY, the only route it opens), by Bearer or by an operator or analyst console session.",
-          operationId: 'getReport',
-          security: [
-            { bearer: [] },
-            { analystBearer: [] },
-            { consoleOperatorSession: [] },
-            { consoleAnalystSession: [] },
-          ],
-          params: reportParams,
-          querystring: reportQuery,
-          response: {
-            200: {
-              description:
-                'The report; with format=csv, RFC 4180 text with a header row, served as an attachment <name>-<from>-<to>.csv.',
-              content: { 'application/json': { schema: reportSchema }, 'text/csv': { schema: z.string() } },
-            },
-            ...problemResponses({
-              ...OPERATOR_ANSWERS,
-              401: 'Missing or invalid credential: neither the admin key nor ANALYST_KEY, or an ended console session.',
-              429: 'Rate limited per client address (spec 8.1), or 5 failed admin or analyst credentials from it within 60 s.',
-              503: 'Neither ADMIN_KEY nor ANALYST_KEY is configured.',
-              400: 'Invalid from, to, tenant or format, or a window over 366 days; the detail names the field.',
-              404: 'No such report; the detail lists the reports.',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { format, ...window } = req.query;
-        const report = await reports.report(req.params.name, window);
-        if (format === 'json') return report;
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('Content-Disposition', `attachment; filename="${report.name}-${report.from}-${report.to}.csv"`)
-          .send(toCsv(report.columns, report.rows));
-      },
-    );
-
-    app.get(
-      '/v1/admin/capacity',
-      {
-        onRequest: admin,
-        schema: {
-          tags: ['admin'],
-          summary: 'Capture capacity: the job backlog, jobs in flight and the bounds',
-          operationId: 'getCapacity',
-          security: [{ bearer: [] }],
-          response: { 200: capacitySchema, ...problemResponses(OPERATOR_ANSWERS) },
-        },
-      },
-      async () => capacity.read(),
-    );
-
-    app.get(
-      '/v1/admin/checks',
-      {
-        onRequest: admin,
-        schema: {
-          tags: ['admin'],
-          summary: 'The operator checks (audits, log monitor, storage verify) and the last result of each',
-          operationId: 'listOperatorChecks',
-          security: [{ bearer: [] }],
-          response: { 200: checksSchema, ...problemResponses(OPERATOR_ANSWERS) },
-        },
-      },
-      async () => checks.list(),
-    );
-
-    app.post(
-      '/v1/admin/checks/log-monitor',
-      {
-        onRequest: admin,
-        schema: {
-          tags: ['admin'],
-          summary: "Run the log monitor's checkpoint and consistency check against this deployment's log now",
-          operationId: 'runLogMonitorCheck',
-          security: [{ bearer: [] }],
-          response: {
-            200: checkResultSchema,
-            ...problemResponses({
-              ...OPERATOR_ANSWERS,
-              503: 'The admin API is not configured (ADMIN_KEY unset), or this API process serves no transparency log.',
-            }),
-          },
-        },
-      },
-      async () => checks.runLogMonitor(),
-    );
+    registerRoutes(app, OPERATOR_VIEW_ROUTES, deps);
   };
+}
+
+const OPERATOR_VIEW_ROUTES: RouteRegistrar<OperatorViewRouteDeps>[] = [
+  reportRoute,
+  capacityRoute,
+  checksRoute,
+  logMonitorCheckRoute,
+];
+
+function reportRoute(app: TypedApp, { operator, reports }: OperatorViewRouteDeps) {
+  app.get(
+    '/v1/admin/reports/:name',
+    {
+      onRequest: operator.reportReader(),
+      schema: {
+        tags: ['admin'],
+        summary: 'An analyst report, as JSON or CSV',
+        description:
+          "The admin credential or the analysts' (ANALYST_KEY, the only route it opens), by Bearer or by an operator or analyst console session.",
+        operationId: 'getReport',
+        security: [
+          { bearer: [] },
+          { analystBearer: [] },
+          { consoleOperatorSession: [] },
+          { consoleAnalystSession: [] },
+        ],
+        params: reportParams,
+        querystring: reportQuery,
+        response: {
+          200: {
+            description:
+              'The report; with format=csv, RFC 4180 text with a header row, served as an attachment <name>-<from>-<to>.csv.',
+            content: { 'application/json': { schema: reportSchema }, 'text/csv': { schema: z.string() } },
+          },
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            401: 'Missing or invalid credential: neither the admin key nor ANALYST_KEY, or an ended console session.',
+            429: 'Rate limited per client address (spec 8.1), or 5 failed admin or analyst credentials from it within 60 s.',
+            503: 'Neither ADMIN_KEY nor ANALYST_KEY is configured.',
+            400: 'Invalid from, to, tenant or format, or a window over 366 days; the detail names the field.',
+            404: 'No such report; the detail lists the reports.',
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { format, ...window } = req.query;
+      const report = await reports.report(req.params.name, window);
+      if (format === 'json') return report;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${report.name}-${report.from}-${report.to}.csv"`)
+        .send(toCsv(report.columns, report.rows));
+    },
+  );
+}
+
+function capacityRoute(app: TypedApp, { operator, capacity }: OperatorViewRouteDeps) {
+  app.get(
+    '/v1/admin/capacity',
+    {
+      onRequest: operator.credential(),
+      schema: {
+        tags: ['admin'],
+        summary: 'Capture capacity: the job backlog, jobs in flight and the bounds',
+        operationId: 'getCapacity',
+        security: [{ bearer: [] }],
+        response: { 200: capacitySchema, ...problemResponses(OPERATOR_ANSWERS) },
+      },
+    },
+    async () => capacity.read(),
+  );
+}
+
+function checksRoute(app: TypedApp, { operator, checks }: OperatorViewRouteDeps) {
+  app.get(
+    '/v1/admin/checks',
+    {
+      onRequest: operator.credential(),
+      schema: {
+        tags: ['admin'],
+        summary: 'The operator checks (audits, log monitor, storage verify) and the last result of each',
+        operationId: 'listOperatorChecks',
+        security: [{ bearer: [] }],
+        response: { 200: checksSchema, ...problemResponses(OPERATOR_ANSWERS) },
+      },
+    },
+    async () => checks.list(),
+  );
+}
+
+function logMonitorCheckRoute(app: TypedApp, { operator, checks }: OperatorViewRouteDeps) {
+  app.post(
+    '/v1/admin/checks/log-monitor',
+    {
+      onRequest: operator.credential(),
+      schema: {
+        tags: ['admin'],
+        summary: "Run the log monitor's checkpoint and consistency check against this deployment's log now",
+        operationId: 'runLogMonitorCheck',
+        security: [{ bearer: [] }],
+        response: {
+          200: checkResultSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            503: 'The admin API is not configured (ADMIN_KEY unset), or this API process serves no transparency log.',
+          }),
+        },
+      },
+    },
+    async () => checks.runLogMonitor(),
+  );
 }

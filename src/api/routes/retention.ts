@@ -5,6 +5,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, idParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Retention and legal hold (docs/storage.md), operator routes: a tenant's default retention, and one
@@ -97,140 +98,159 @@ export function retentionRoutes(guard: TenantGuard, operator: OperatorGuard, ret
     app.register(async (admin: TypedApp) => {
       admin.addHook('onRequest', guard.perIp());
       admin.addHook('onRequest', operator.credential());
-
-      admin.get(
-        '/v1/admin/tenants/:tenantId/retention',
-        {
-          schema: {
-            tags: ['admin'],
-            summary: "A tenant's retention of stored captures (extension)",
-            operationId: 'getTenantRetention',
-            security: [{ bearer: [] }],
-            params: z.object({ tenantId: tenantIdSchema }),
-            response: {
-              200: tenantRetentionSchema,
-              ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'Invalid tenantId.' }),
-            },
-          },
-        },
-        async (req) => retention.tenant(req.params.tenantId),
-      );
-
-      admin.put(
-        '/v1/admin/tenants/:tenantId/retention',
-        {
-          preValidation: requireJsonBody,
-          schema: {
-            tags: ['admin'],
-            summary: "Set a tenant's retention of stored captures (extension)",
-            description:
-              'Captures the tenant completes from now on are stored under S3 Object Lock (compliance mode) for `days` days; null returns to RETENTION_DEFAULT_DAYS. Captures stored before keep their dates: lowering the retention answers 200 and applies to future captures only (`appliesTo`, `detail`). Recorded on the ledger (tenant.retention_set) with `by` and `reason`.',
-            operationId: 'setTenantRetention',
-            security: [{ bearer: [] }],
-            params: z.object({ tenantId: tenantIdSchema }),
-            body: tenantRetentionBody,
-            response: {
-              200: tenantRetentionSetSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                ...ANSWERS.jsonBody,
-                400: 'Invalid tenantId, days, by or reason; the detail names the field.',
-              }),
-            },
-          },
-        },
-        async (req) =>
-          retention.setTenant(req.id, req.params.tenantId, req.body.days, { by: req.body.by, reason: req.body.reason }),
-      );
-
-      admin.get(
-        '/v1/admin/captures/:captureId/retention',
-        {
-          schema: {
-            tags: ['admin'],
-            summary: "A capture's retention and legal hold in storage (extension)",
-            operationId: 'getCaptureRetention',
-            security: [{ bearer: [] }],
-            params: captureParams,
-            response: {
-              200: captureRetentionSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                ...STORAGE_DOWN,
-                404: 'No such capture.',
-                409: 'The capture is not complete.',
-              }),
-            },
-          },
-        },
-        async (req) => retention.capture(req.params.captureId),
-      );
-
-      admin.put(
-        '/v1/admin/captures/:captureId/legal-hold',
-        {
-          preValidation: requireJsonBody,
-          schema: {
-            tags: ['admin'],
-            summary: 'Place or lift a legal hold on a capture (extension)',
-            description:
-              'Storage holds (or releases) every stored object of the capture (S3 Object Lock legal hold): none can be deleted while held, whatever its retention. Recorded on the ledger (capture.legal_hold_placed / capture.legal_hold_lifted) with `by` and `reason`.',
-            operationId: 'setCaptureLegalHold',
-            security: [{ bearer: [] }],
-            params: captureParams,
-            body: legalHoldBody,
-            response: {
-              200: captureRetentionSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                ...ANSWERS.jsonBody,
-                ...STORAGE_DOWN,
-                400: 'Invalid active, by or reason; the detail names the field.',
-                404: 'No such capture.',
-                409: 'The capture is not complete, or storage cannot lock objects (not S3 with Object Lock).',
-              }),
-            },
-          },
-        },
-        async (req) =>
-          retention.setLegalHold(req.id, req.params.captureId, req.body.active, {
-            by: req.body.by,
-            reason: req.body.reason,
-          }),
-      );
-
-      admin.put(
-        '/v1/admin/captures/:captureId/retention',
-        {
-          preValidation: requireJsonBody,
-          schema: {
-            tags: ['admin'],
-            summary: "Extend a capture's retention (extension)",
-            description:
-              'Moves the retain-until date of every stored object of the capture. Storage extends it; a shorter date is refused by storage itself (compliance mode), answered 409. Recorded on the ledger (capture.retention_extended) with `by` and `reason`.',
-            operationId: 'extendCaptureRetention',
-            security: [{ bearer: [] }],
-            params: captureParams,
-            body: retainBody,
-            response: {
-              200: captureRetentionSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                ...ANSWERS.jsonBody,
-                ...STORAGE_DOWN,
-                400: 'Invalid retainUntil, by or reason; the detail names the field.',
-                404: 'No such capture.',
-                409: 'Storage refused shortening the retention, the capture is not complete, or storage cannot lock objects.',
-              }),
-            },
-          },
-        },
-        async (req) =>
-          retention.retainUntil(req.id, req.params.captureId, new Date(req.body.retainUntil), {
-            by: req.body.by,
-            reason: req.body.reason,
-          }),
-      );
+      registerRoutes(admin, RETENTION_ROUTES, retention);
     });
   };
+}
+
+const RETENTION_ROUTES: RouteRegistrar<Retention>[] = [
+  tenantRetentionRoute,
+  setTenantRetentionRoute,
+  captureRetentionRoute,
+  legalHoldRoute,
+  extendRetentionRoute,
+];
+
+function tenantRetentionRoute(admin: TypedApp, retention: Retention) {
+  admin.get(
+    '/v1/admin/tenants/:tenantId/retention',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "A tenant's retention of stored captures (extension)",
+        operationId: 'getTenantRetention',
+        security: [{ bearer: [] }],
+        params: z.object({ tenantId: tenantIdSchema }),
+        response: {
+          200: tenantRetentionSchema,
+          ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'Invalid tenantId.' }),
+        },
+      },
+    },
+    async (req) => retention.tenant(req.params.tenantId),
+  );
+}
+
+function setTenantRetentionRoute(admin: TypedApp, retention: Retention) {
+  admin.put(
+    '/v1/admin/tenants/:tenantId/retention',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['admin'],
+        summary: "Set a tenant's retention of stored captures (extension)",
+        description:
+          'Captures the tenant completes from now on are stored under S3 Object Lock (compliance mode) for `days` days; null returns to RETENTION_DEFAULT_DAYS. Captures stored before keep their dates: lowering the retention answers 200 and applies to future captures only (`appliesTo`, `detail`). Recorded on the ledger (tenant.retention_set) with `by` and `reason`.',
+        operationId: 'setTenantRetention',
+        security: [{ bearer: [] }],
+        params: z.object({ tenantId: tenantIdSchema }),
+        body: tenantRetentionBody,
+        response: {
+          200: tenantRetentionSetSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            ...ANSWERS.jsonBody,
+            400: 'Invalid tenantId, days, by or reason; the detail names the field.',
+          }),
+        },
+      },
+    },
+    async (req) =>
+      retention.setTenant(req.id, req.params.tenantId, req.body.days, { by: req.body.by, reason: req.body.reason }),
+  );
+}
+
+function captureRetentionRoute(admin: TypedApp, retention: Retention) {
+  admin.get(
+    '/v1/admin/captures/:captureId/retention',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "A capture's retention and legal hold in storage (extension)",
+        operationId: 'getCaptureRetention',
+        security: [{ bearer: [] }],
+        params: captureParams,
+        response: {
+          200: captureRetentionSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            ...STORAGE_DOWN,
+            404: 'No such capture.',
+            409: 'The capture is not complete.',
+          }),
+        },
+      },
+    },
+    async (req) => retention.capture(req.params.captureId),
+  );
+}
+
+function legalHoldRoute(admin: TypedApp, retention: Retention) {
+  admin.put(
+    '/v1/admin/captures/:captureId/legal-hold',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['admin'],
+        summary: 'Place or lift a legal hold on a capture (extension)',
+        description:
+          'Storage holds (or releases) every stored object of the capture (S3 Object Lock legal hold): none can be deleted while held, whatever its retention. Recorded on the ledger (capture.legal_hold_placed / capture.legal_hold_lifted) with `by` and `reason`.',
+        operationId: 'setCaptureLegalHold',
+        security: [{ bearer: [] }],
+        params: captureParams,
+        body: legalHoldBody,
+        response: {
+          200: captureRetentionSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            ...ANSWERS.jsonBody,
+            ...STORAGE_DOWN,
+            400: 'Invalid active, by or reason; the detail names the field.',
+            404: 'No such capture.',
+            409: 'The capture is not complete, or storage cannot lock objects (not S3 with Object Lock).',
+          }),
+        },
+      },
+    },
+    async (req) =>
+      retention.setLegalHold(req.id, req.params.captureId, req.body.active, {
+        by: req.body.by,
+        reason: req.body.reason,
+      }),
+  );
+}
+
+function extendRetentionRoute(admin: TypedApp, retention: Retention) {
+  admin.put(
+    '/v1/admin/captures/:captureId/retention',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['admin'],
+        summary: "Extend a capture's retention (extension)",
+        description:
+          'Moves the retain-until date of every stored object of the capture. Storage extends it; a shorter date is refused by storage itself (compliance mode), answered 409. Recorded on the ledger (capture.retention_extended) with `by` and `reason`.',
+        operationId: 'extendCaptureRetention',
+        security: [{ bearer: [] }],
+        params: captureParams,
+        body: retainBody,
+        response: {
+          200: captureRetentionSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            ...ANSWERS.jsonBody,
+            ...STORAGE_DOWN,
+            400: 'Invalid retainUntil, by or reason; the detail names the field.',
+            404: 'No such capture.',
+            409: 'Storage refused shortening the retention, the capture is not complete, or storage cannot lock objects.',
+          }),
+        },
+      },
+    },
+    async (req) =>
+      retention.retainUntil(req.id, req.params.captureId, new Date(req.body.retainUntil), {
+        by: req.body.by,
+        reason: req.body.reason,
+      }),
+  );
 }

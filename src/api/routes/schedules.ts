@@ -6,6 +6,7 @@ import { captureOptionsSchema } from '../capture-options-schema.js';
 import { dateTime, idParam, nameSchema, targetUrl } from '../schemas.js';
 import { withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * Schedules (spec 2.10, 3.4, 4.12; docs/schedules.md). Credential (spec 5.5 leaves it open): a tenant key,
@@ -131,137 +132,158 @@ const scheduleRunsSchema = z
   .describe("The schedule's last 50 runs, newest first (docs/watch.md).");
 
 export function scheduleRoutes(deps: ScheduleRouteDeps) {
-  const { guard, schedules } = deps;
-
   return async (app: TypedApp) => {
-    app.post(
-      '/v1/schedules',
-      {
-        onRequest: guard.require('capture'),
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['schedules'],
-          summary: 'Create a schedule',
-          operationId: 'createSchedule',
-          body: createBody,
-          security: [{ bearer: [] }],
-          response: {
-            201: withHeaders(scheduleSchema, 'The schedule (spec 4.12); Location is its URL.', ['Location']),
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              400: 'Invalid url, name, cron or options, or a cron expression firing more than once per hour; the detail names it (spec 4.12).',
-              422: 'The URL is not capturable: private address, embedded credentials, double-encoded (spec 7.2).',
-              429: "Rate limited, or the tier's active-schedule maximum is reached (limitType 'schedules'; spec 7.3).",
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const created = await schedules.create(callerOf(req), req.body);
-        reply.header('Location', schedules.scheduleUrl(created.id));
-        return reply.code(201).send(created);
-      },
-    );
-
-    app.get(
-      '/v1/schedules',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['schedules'],
-          summary: 'List schedules',
-          operationId: 'listSchedules',
-          security: [{ bearer: [] }],
-          response: {
-            200: scheduleListSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
-          },
-        },
-      },
-      async (req) => schedules.list(callerOf(req)),
-    );
-
-    // Extension (docs/api.md, Console endpoints): what a cron expression would do, by the rules POST /v1/schedules applies.
-    app.get(
-      '/v1/schedules/preview',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['schedules'],
-          summary: "A cron expression's next five runs, UTC",
-          operationId: 'previewSchedule',
-          security: [{ bearer: [] }],
-          querystring: previewQuery,
-          response: {
-            200: previewSchema,
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.internal,
-              400: 'Missing or invalid cron, or one firing more than once per hour: the answer POST /v1/schedules gives (spec 4.12).',
-            }),
-          },
-        },
-      },
-      async (req) => schedules.preview(req.query.cron),
-    );
-
-    app.get(
-      '/v1/schedules/:scheduleId',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['schedules'],
-          summary: 'Retrieve a schedule',
-          operationId: 'getSchedule',
-          security: [{ bearer: [] }],
-          params: scheduleIdParams,
-          response: {
-            200: scheduleSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
-          },
-        },
-      },
-      async (req) => schedules.get(callerOf(req), req.params.scheduleId),
-    );
-
-    app.get(
-      '/v1/schedules/:scheduleId/runs',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['schedules'],
-          summary: "A schedule's runs (extension, docs/watch.md)",
-          operationId: 'listScheduleRuns',
-          security: [{ bearer: [] }],
-          params: scheduleIdParams,
-          response: {
-            200: scheduleRunsSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
-          },
-        },
-      },
-      async (req) => schedules.runs(callerOf(req), req.params.scheduleId),
-    );
-
-    app.delete(
-      '/v1/schedules/:scheduleId',
-      {
-        onRequest: guard.require('capture'),
-        schema: {
-          tags: ['schedules'],
-          summary: 'Delete a schedule',
-          operationId: 'deleteSchedule',
-          security: [{ bearer: [] }],
-          params: scheduleIdParams,
-          response: {
-            200: deletedScheduleSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
-          },
-        },
-      },
-      async (req) => schedules.delete(callerOf(req), req.params.scheduleId),
-    );
+    registerRoutes(app, SCHEDULE_ROUTES, deps);
   };
+}
+
+const SCHEDULE_ROUTES: RouteRegistrar<ScheduleRouteDeps>[] = [
+  createScheduleRoute,
+  listSchedulesRoute,
+  previewScheduleRoute,
+  getScheduleRoute,
+  scheduleRunsRoute,
+  deleteScheduleRoute,
+];
+
+function createScheduleRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.post(
+    '/v1/schedules',
+    {
+      onRequest: guard.require('capture'),
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['schedules'],
+        summary: 'Create a schedule',
+        operationId: 'createSchedule',
+        body: createBody,
+        security: [{ bearer: [] }],
+        response: {
+          201: withHeaders(scheduleSchema, 'The schedule (spec 4.12); Location is its URL.', ['Location']),
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            ...ANSWERS.jsonBody,
+            ...ANSWERS.internal,
+            400: 'Invalid url, name, cron or options, or a cron expression firing more than once per hour; the detail names it (spec 4.12).',
+            422: 'The URL is not capturable: private address, embedded credentials, double-encoded (spec 7.2).',
+            429: "Rate limited, or the tier's active-schedule maximum is reached (limitType 'schedules'; spec 7.3).",
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const created = await schedules.create(callerOf(req), req.body);
+      reply.header('Location', schedules.scheduleUrl(created.id));
+      return reply.code(201).send(created);
+    },
+  );
+}
+
+function listSchedulesRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.get(
+    '/v1/schedules',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['schedules'],
+        summary: 'List schedules',
+        operationId: 'listSchedules',
+        security: [{ bearer: [] }],
+        response: {
+          200: scheduleListSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }),
+        },
+      },
+    },
+    async (req) => schedules.list(callerOf(req)),
+  );
+}
+
+/** Extension (docs/api.md, Console endpoints): what a cron expression would do, by the rules POST /v1/schedules applies. */
+function previewScheduleRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.get(
+    '/v1/schedules/preview',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['schedules'],
+        summary: "A cron expression's next five runs, UTC",
+        operationId: 'previewSchedule',
+        security: [{ bearer: [] }],
+        querystring: previewQuery,
+        response: {
+          200: previewSchema,
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            ...ANSWERS.internal,
+            400: 'Missing or invalid cron, or one firing more than once per hour: the answer POST /v1/schedules gives (spec 4.12).',
+          }),
+        },
+      },
+    },
+    async (req) => schedules.preview(req.query.cron),
+  );
+}
+
+function getScheduleRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.get(
+    '/v1/schedules/:scheduleId',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['schedules'],
+        summary: 'Retrieve a schedule',
+        operationId: 'getSchedule',
+        security: [{ bearer: [] }],
+        params: scheduleIdParams,
+        response: {
+          200: scheduleSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+        },
+      },
+    },
+    async (req) => schedules.get(callerOf(req), req.params.scheduleId),
+  );
+}
+
+function scheduleRunsRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.get(
+    '/v1/schedules/:scheduleId/runs',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['schedules'],
+        summary: "A schedule's runs (extension, docs/watch.md)",
+        operationId: 'listScheduleRuns',
+        security: [{ bearer: [] }],
+        params: scheduleIdParams,
+        response: {
+          200: scheduleRunsSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+        },
+      },
+    },
+    async (req) => schedules.runs(callerOf(req), req.params.scheduleId),
+  );
+}
+
+function deleteScheduleRoute(app: TypedApp, { guard, schedules }: ScheduleRouteDeps) {
+  app.delete(
+    '/v1/schedules/:scheduleId',
+    {
+      onRequest: guard.require('capture'),
+      schema: {
+        tags: ['schedules'],
+        summary: 'Delete a schedule',
+        operationId: 'deleteSchedule',
+        security: [{ bearer: [] }],
+        params: scheduleIdParams,
+        response: {
+          200: deletedScheduleSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...unknownScheduleAnswer }),
+        },
+      },
+    },
+    async (req) => schedules.delete(callerOf(req), req.params.scheduleId),
+  );
 }

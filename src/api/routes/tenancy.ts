@@ -6,6 +6,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, pageLimit, TENANT_ID_PATTERN, tenantIdParam, tenantIdSchema } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Usage (spec 2.11, 4.11, 4.14) and per-tenant configuration: quota overrides and tier. */
 
@@ -158,126 +159,148 @@ export interface TenancyRouteDeps {
 }
 
 export function tenancyRoutes(deps: TenancyRouteDeps) {
-  const { guard, operator, usage, usageDaily, tenants } = deps;
-
   return async (app: TypedApp) => {
-    app.get(
-      '/v1/account/usage',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['usage'],
-          summary: "The authenticated tenant's usage",
-          operationId: 'getAccountUsage',
-          security: [{ bearer: [] }],
-          response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
-        },
-      },
-      async (req) => usage(req.principal!.tenantId),
-    );
-
-    app.get(
-      '/v1/account/usage/daily',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['usage'],
-          summary: "The authenticated tenant's usage per day of a month",
-          operationId: 'getAccountUsageDaily',
-          security: [{ bearer: [] }],
-          querystring: periodQuery,
-          response: {
-            200: dailyUsageSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, 400: 'period is not YYYY-MM.' }),
-          },
-        },
-      },
-      async (req) => usageDaily(req.principal!.tenantId, req.query.period),
-    );
-
+    registerRoutes(app, ACCOUNT_ROUTES, deps);
     app.register(async (admin: TypedApp) => {
-      admin.addHook('onRequest', guard.perIp());
-      admin.addHook('onRequest', operator.credential());
-
-      admin.get(
-        '/v1/admin/usage',
-        {
-          schema: {
-            tags: ['admin'],
-            summary: "A tenant's usage in a period",
-            operationId: 'getTenantUsage',
-            security: [{ bearer: [] }],
-            querystring: usageQuery,
-            response: {
-              200: adminUsageSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                400: 'Missing or malformed tenant or period (spec 7.2).',
-                404: 'No such tenant.',
-              }),
-            },
-          },
-        },
-        async (req) => tenants.usage(req.query.tenant, req.query.period),
-      );
-
-      admin.get(
-        '/v1/admin/tenants',
-        {
-          schema: {
-            tags: ['admin'],
-            summary: 'List tenants with their quotas and usage this month',
-            operationId: 'listTenants',
-            security: [{ bearer: [] }],
-            querystring: tenantListQuery,
-            response: {
-              200: tenantListSchema,
-              ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'limit or cursor is invalid; the detail names it.' }),
-            },
-          },
-        },
-        async (req) => tenants.list({ limit: req.query.limit, cursor: req.query.cursor }),
-      );
-
-      admin.get(
-        '/v1/admin/tenants/:tenantId/config',
-        {
-          schema: {
-            tags: ['admin'],
-            summary: "Read a tenant's configuration",
-            operationId: 'getTenantConfig',
-            security: [{ bearer: [] }],
-            // An id that cannot exist names no tenant (404).
-            params: z.object({ tenantId: tenantIdParam('The tenant id.') }),
-            response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
-          },
-        },
-        async (req) => tenants.config(req.params.tenantId),
-      );
-
-      admin.put(
-        '/v1/admin/tenants/:tenantId/config',
-        {
-          preValidation: requireJsonBody,
-          schema: {
-            tags: ['admin'],
-            summary: "Set a tenant's quota overrides and tier",
-            operationId: 'setTenantConfig',
-            security: [{ bearer: [] }],
-            params: z.object({ tenantId: tenantIdSchema }),
-            body: configBody,
-            response: {
-              200: configRecordSchema,
-              ...problemResponses({
-                ...OPERATOR_ANSWERS,
-                ...ANSWERS.jsonBody,
-                400: 'Invalid tenantId, quotas or tier; the detail names the field.',
-              }),
-            },
-          },
-        },
-        async (req) => tenants.setConfig(req.id, req.params.tenantId, req.body),
-      );
+      admin.addHook('onRequest', deps.guard.perIp());
+      admin.addHook('onRequest', deps.operator.credential());
+      registerRoutes(admin, TENANT_ADMIN_ROUTES, deps);
     });
   };
+}
+
+/** The tenant's own usage, with its key. */
+const ACCOUNT_ROUTES: RouteRegistrar<TenancyRouteDeps>[] = [accountUsageRoute, accountUsageDailyRoute];
+/** Tenants' usage and configuration, with the operator's credential. */
+const TENANT_ADMIN_ROUTES: RouteRegistrar<TenancyRouteDeps>[] = [
+  tenantUsageRoute,
+  listTenantsRoute,
+  tenantConfigRoute,
+  setTenantConfigRoute,
+];
+
+function accountUsageRoute(app: TypedApp, { guard, usage }: TenancyRouteDeps) {
+  app.get(
+    '/v1/account/usage',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['usage'],
+        summary: "The authenticated tenant's usage",
+        operationId: 'getAccountUsage',
+        security: [{ bearer: [] }],
+        response: { 200: accountUsageSchema, ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal }) },
+      },
+    },
+    async (req) => usage(req.principal!.tenantId),
+  );
+}
+
+function accountUsageDailyRoute(app: TypedApp, { guard, usageDaily }: TenancyRouteDeps) {
+  app.get(
+    '/v1/account/usage/daily',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['usage'],
+        summary: "The authenticated tenant's usage per day of a month",
+        operationId: 'getAccountUsageDaily',
+        security: [{ bearer: [] }],
+        querystring: periodQuery,
+        response: {
+          200: dailyUsageSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, 400: 'period is not YYYY-MM.' }),
+        },
+      },
+    },
+    async (req) => usageDaily(req.principal!.tenantId, req.query.period),
+  );
+}
+
+function tenantUsageRoute(admin: TypedApp, { tenants }: TenancyRouteDeps) {
+  admin.get(
+    '/v1/admin/usage',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "A tenant's usage in a period",
+        operationId: 'getTenantUsage',
+        security: [{ bearer: [] }],
+        querystring: usageQuery,
+        response: {
+          200: adminUsageSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            400: 'Missing or malformed tenant or period (spec 7.2).',
+            404: 'No such tenant.',
+          }),
+        },
+      },
+    },
+    async (req) => tenants.usage(req.query.tenant, req.query.period),
+  );
+}
+
+function listTenantsRoute(admin: TypedApp, { tenants }: TenancyRouteDeps) {
+  admin.get(
+    '/v1/admin/tenants',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List tenants with their quotas and usage this month',
+        operationId: 'listTenants',
+        security: [{ bearer: [] }],
+        querystring: tenantListQuery,
+        response: {
+          200: tenantListSchema,
+          ...problemResponses({ ...OPERATOR_ANSWERS, 400: 'limit or cursor is invalid; the detail names it.' }),
+        },
+      },
+    },
+    async (req) => tenants.list({ limit: req.query.limit, cursor: req.query.cursor }),
+  );
+}
+
+function tenantConfigRoute(admin: TypedApp, { tenants }: TenancyRouteDeps) {
+  admin.get(
+    '/v1/admin/tenants/:tenantId/config',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Read a tenant's configuration",
+        operationId: 'getTenantConfig',
+        security: [{ bearer: [] }],
+        // An id that cannot exist names no tenant (404).
+        params: z.object({ tenantId: tenantIdParam('The tenant id.') }),
+        response: { 200: configRecordSchema, ...problemResponses({ ...OPERATOR_ANSWERS, 404: 'No such tenant.' }) },
+      },
+    },
+    async (req) => tenants.config(req.params.tenantId),
+  );
+}
+
+function setTenantConfigRoute(admin: TypedApp, { tenants }: TenancyRouteDeps) {
+  admin.put(
+    '/v1/admin/tenants/:tenantId/config',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['admin'],
+        summary: "Set a tenant's quota overrides and tier",
+        operationId: 'setTenantConfig',
+        security: [{ bearer: [] }],
+        params: z.object({ tenantId: tenantIdSchema }),
+        body: configBody,
+        response: {
+          200: configRecordSchema,
+          ...problemResponses({
+            ...OPERATOR_ANSWERS,
+            ...ANSWERS.jsonBody,
+            400: 'Invalid tenantId, quotas or tier; the detail names the field.',
+          }),
+        },
+      },
+    },
+    async (req) => tenants.setConfig(req.id, req.params.tenantId, req.body),
+  );
 }

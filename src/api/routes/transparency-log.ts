@@ -7,6 +7,7 @@ import type { TypedApp } from '../app.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
 import { binary, dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /**
  * The public transparency log (docs/transparency.md): the latest signed checkpoint, the verifier key, C2SP
@@ -70,292 +71,325 @@ const consistencySchema = z
   .describe('Consistency proof.');
 
 export function transparencyLogRoutes(log: TransparencyService, guard: TenantGuard) {
-  const { view } = log;
-
-  async function requireCheckpoint() {
-    const cp = await log.checkpoint();
-    if (!cp)
-      throw new HttpProblem(503, 'The transparency log has not published a checkpoint yet.', 'Service Unavailable');
-    return cp;
-  }
-
-  function requireSize(name: string, size: number) {
-    if (view.problem())
-      throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
-    if (size > view.size())
-      throw new HttpProblem(400, `${name} ${size} is beyond the log's ${view.size()} leaves.`, 'Bad Request');
-  }
-
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
+    registerRoutes(app, LOG_ROUTES, log);
+  };
+}
 
-    app.get(
-      `${LOG_PREFIX}/checkpoint`,
-      {
-        schema: {
-          operationId: 'getLogCheckpoint',
-          tags: ['transparency'],
-          summary: 'The latest signed checkpoint (C2SP tlog-checkpoint)',
-          security: [],
-          response: {
-            200: {
-              description: 'The checkpoint as a C2SP signed note (text/plain).',
-              content: { 'text/plain': { schema: z.string() } },
-            },
-            ...problemResponses({ ...publicAnswers, ...noLog }),
+const LOG_ROUTES: RouteRegistrar<TransparencyService>[] = [
+  checkpointRoute,
+  checkpointJsonRoute,
+  logKeyRoute,
+  witnessesRoute,
+  tileRoute,
+  inclusionProofRoute,
+  consistencyProofRoute,
+];
+
+async function requireCheckpoint(log: TransparencyService) {
+  const cp = await log.checkpoint();
+  if (!cp)
+    throw new HttpProblem(503, 'The transparency log has not published a checkpoint yet.', 'Service Unavailable');
+  return cp;
+}
+
+function requireAvailable(view: TransparencyService['view']) {
+  if (view.problem())
+    throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
+}
+
+function requireSize(view: TransparencyService['view'], name: string, size: number) {
+  requireAvailable(view);
+  if (size > view.size())
+    throw new HttpProblem(400, `${name} ${size} is beyond the log's ${view.size()} leaves.`, 'Bad Request');
+}
+
+function checkpointRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/checkpoint`,
+    {
+      schema: {
+        operationId: 'getLogCheckpoint',
+        tags: ['transparency'],
+        summary: 'The latest signed checkpoint (C2SP tlog-checkpoint)',
+        security: [],
+        response: {
+          200: {
+            description: 'The checkpoint as a C2SP signed note (text/plain).',
+            content: { 'text/plain': { schema: z.string() } },
           },
+          ...problemResponses({ ...publicAnswers, ...noLog }),
         },
       },
-      async (_req, reply) => {
-        const cp = await requireCheckpoint();
-        return reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-cache').send(cp.note);
-      },
-    );
+    },
+    async (_req, reply) => {
+      const cp = await requireCheckpoint(log);
+      return reply.type('text/plain; charset=utf-8').header('Cache-Control', 'no-cache').send(cp.note);
+    },
+  );
+}
 
-    app.get(
-      `${LOG_PREFIX}/checkpoint.json`,
-      {
-        schema: {
-          operationId: 'getLogCheckpointJson',
-          tags: ['transparency'],
-          summary: 'The latest checkpoint with its RFC 3161 timestamp',
-          security: [],
-          response: { 200: checkpointJsonSchema, ...problemResponses({ ...publicAnswers, ...noLog }) },
-        },
+function checkpointJsonRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/checkpoint.json`,
+    {
+      schema: {
+        operationId: 'getLogCheckpointJson',
+        tags: ['transparency'],
+        summary: 'The latest checkpoint with its RFC 3161 timestamp',
+        security: [],
+        response: { 200: checkpointJsonSchema, ...problemResponses({ ...publicAnswers, ...noLog }) },
       },
-      async (_req, reply) => {
-        const cp = await requireCheckpoint();
-        const [origin, size, root] = cp.note.split('\n') as [string, string, string];
-        reply.header('Cache-Control', 'no-cache');
-        return { origin, treeSize: Number(size), rootHash: root, note: cp.note, timestamp: cp.timestamp };
-      },
-    );
+    },
+    async (_req, reply) => {
+      const cp = await requireCheckpoint(log);
+      const [origin, size, root] = cp.note.split('\n') as [string, string, string];
+      reply.header('Cache-Control', 'no-cache');
+      return { origin, treeSize: Number(size), rootHash: root, note: cp.note, timestamp: cp.timestamp };
+    },
+  );
+}
 
-    app.get(
-      `${LOG_PREFIX}/key`,
-      {
-        schema: {
-          operationId: 'getLogKey',
-          tags: ['transparency'],
-          summary: "The log's note verifier key",
-          security: [],
-          response: {
-            200: {
-              description: 'The Ed25519 verifier key, `<origin>+<hex key hash>+<base64 0x01‖key>` (text/plain).',
-              content: { 'text/plain': { schema: z.string() } },
-            },
-            ...problemResponses({ ...publicAnswers, ...noLog }),
+function logKeyRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/key`,
+    {
+      schema: {
+        operationId: 'getLogKey',
+        tags: ['transparency'],
+        summary: "The log's note verifier key",
+        security: [],
+        response: {
+          200: {
+            description: 'The Ed25519 verifier key, `<origin>+<hex key hash>+<base64 0x01‖key>` (text/plain).',
+            content: { 'text/plain': { schema: z.string() } },
           },
+          ...problemResponses({ ...publicAnswers, ...noLog }),
         },
       },
-      async (_req, reply) => {
-        const key = await log.logKey();
-        if (!key)
-          throw new HttpProblem(
-            503,
-            'No transparency log key has been published: no sequencer has started.',
-            'Service Unavailable',
-          );
-        return reply.type('text/plain; charset=utf-8').send(`${key}\n`);
-      },
-    );
-
-    app.get(
-      `${LOG_PREFIX}/witnesses`,
-      {
-        schema: {
-          operationId: 'listLogWitnesses',
-          tags: ['transparency'],
-          summary: 'The witnesses this log asks to cosign its checkpoints',
-          description:
-            'LOG_WITNESSES and LOG_WITNESS_QUORUM as configured (docs/transparency.md, Witnesses). Informational: a relying party pins the witness keys it trusts, from the witnesses themselves.',
-          security: [],
-          response: {
-            200: z
-              .object({
-                quorum: z
-                  .number()
-                  .int()
-                  .describe('How many must cosign for a verify result to call a checkpoint witnessed.'),
-                witnesses: z.array(
-                  z.object({
-                    name: z.string(),
-                    key: z.string().describe('The witness vkey, `<name>+<hex key ID>+<base64 0x04‖key>`.'),
-                    url: z.string().describe('Its C2SP tlog-witness submission prefix.'),
-                  }),
-                ),
-              })
-              .describe('The configured witnesses (none: an empty list and quorum 0).'),
-            ...problemResponses(publicAnswers),
-          },
-        },
-      },
-      async () => {
-        const policy = log.witnessPolicy ?? { quorum: 0, witnesses: [] };
-        return {
-          quorum: policy.quorum,
-          witnesses: policy.witnesses.map((w) => ({ name: w.name, key: w.vkey, url: w.url })),
-        };
-      },
-    );
-
-    app.get(
-      `${LOG_PREFIX}/tile/*`,
-      {
-        schema: {
-          operationId: 'getLogTile',
-          tags: ['transparency'],
-          summary: 'A tile or entries bundle (C2SP tlog-tiles)',
-          security: [],
-          params: z.object({
-            '*': z
-              .string()
-              .describe(
-                '<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles), N in x-prefixed three-digit groups; its slashes may be sent as %2F.',
-              ),
-          }),
-          response: {
-            200: {
-              description:
-                'Tile bytes (32-byte hashes) or an entries bundle; full tiles are immutable and cached for a year.',
-              content: { 'application/octet-stream': { schema: binary() } },
-            },
-            ...problemResponses({
-              ...publicAnswers,
-              400: 'Not a tile path.',
-              404: 'The tree does not hold that tile (yet).',
-              ...noLog,
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const ref = parseTilePath(req.params['*']);
-        if (!ref)
-          throw new HttpProblem(
-            400,
-            `${req.params['*']} is not a tile path: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]`,
-            'Bad Request',
-          );
-        if (view.problem())
-          throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
-        const level = ref.level === 'entries' ? 0 : ref.level * 8;
-        const from = ref.index * TILE_WIDTH;
-        const to = from + ref.width;
-        if (to > view.tree.widthAt(level))
-          throw new HttpProblem(404, `The log does not hold tile ${req.params['*']} yet.`, 'Not Found');
-        const body =
-          ref.level === 'entries'
-            ? encodeEntryBundle(await view.leafData(from, to))
-            : view.tree.hashesAt(level, from, to);
-        // A full tile never changes; a partial one is superseded by a wider one as the log grows.
-        reply.header(
-          'Cache-Control',
-          ref.width === TILE_WIDTH ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
+    },
+    async (_req, reply) => {
+      const key = await log.logKey();
+      if (!key)
+        throw new HttpProblem(
+          503,
+          'No transparency log key has been published: no sequencer has started.',
+          'Service Unavailable',
         );
-        return reply.type('application/octet-stream').send(Buffer.from(body));
-      },
-    );
+      return reply.type('text/plain; charset=utf-8').send(`${key}\n`);
+    },
+  );
+}
 
-    app.get(
-      `${LOG_PREFIX}/proof/inclusion`,
-      {
-        schema: {
-          operationId: 'getLogInclusionProof',
-          tags: ['transparency'],
-          summary: 'Inclusion proof of a leaf, by index or by capture ID',
-          security: [],
-          querystring: z.object({
-            leafIndex: queryIndex.describe('The leaf; or give captureId.'),
-            captureId: z
-              .string({ error: single('a string') })
-              .optional()
-              .describe('A capture whose bundle is logged; or give leafIndex.'),
-            treeSize: queryIndex.describe('Tree size of the proof; default: the latest checkpoint.'),
-          }),
-          response: {
-            200: inclusionSchema,
-            ...problemResponses({
-              ...publicAnswers,
-              400: 'leafIndex or captureId missing (or both given), or beyond treeSize; treeSize beyond the log.',
-              404: 'The capture has no leaf in the log (yet).',
-              ...noLog,
-            }),
-          },
+function witnessesRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/witnesses`,
+    {
+      schema: {
+        operationId: 'listLogWitnesses',
+        tags: ['transparency'],
+        summary: 'The witnesses this log asks to cosign its checkpoints',
+        description:
+          'LOG_WITNESSES and LOG_WITNESS_QUORUM as configured (docs/transparency.md, Witnesses). Informational: a relying party pins the witness keys it trusts, from the witnesses themselves.',
+        security: [],
+        response: {
+          200: z
+            .object({
+              quorum: z
+                .number()
+                .int()
+                .describe('How many must cosign for a verify result to call a checkpoint witnessed.'),
+              witnesses: z.array(
+                z.object({
+                  name: z.string(),
+                  key: z.string().describe('The witness vkey, `<name>+<hex key ID>+<base64 0x04‖key>`.'),
+                  url: z.string().describe('Its C2SP tlog-witness submission prefix.'),
+                }),
+              ),
+            })
+            .describe('The configured witnesses (none: an empty list and quorum 0).'),
+          ...problemResponses(publicAnswers),
         },
       },
-      async (req) => {
-        const q = req.query;
-        if ((q.leafIndex === undefined) === (q.captureId === undefined))
-          throw new HttpProblem(400, 'Give exactly one of leafIndex and captureId.', 'Bad Request');
-        let index = q.leafIndex;
-        if (q.captureId !== undefined) {
-          index = isId('cap', q.captureId) ? view.leafIndexOfCapture(q.captureId) : undefined;
-          if (index === undefined)
-            throw new HttpProblem(404, `Capture ${q.captureId} has no leaf in the transparency log.`, 'Not Found');
-        }
-        let size = q.treeSize;
-        let note: string | undefined;
-        if (size === undefined) {
-          const cp = await requireCheckpoint();
-          size = cp.size;
-          note = cp.note;
-          await view.waitForSize(size, 10_000);
-        }
-        requireSize('treeSize', size);
-        if (index! >= size)
-          throw new HttpProblem(400, `leaf ${index} is not in a tree of ${size} leaves.`, 'Bad Request');
-        return {
-          leafIndex: index!,
-          treeSize: size,
-          rootHash: b64(view.tree.root(size)),
-          hashes: view.tree.inclusionProof(index!, size).map(b64),
-          ...(note ? { checkpoint: note } : {}),
-        };
-      },
-    );
+    },
+    async () => {
+      const policy = log.witnessPolicy ?? { quorum: 0, witnesses: [] };
+      return {
+        quorum: policy.quorum,
+        witnesses: policy.witnesses.map((w) => ({ name: w.name, key: w.vkey, url: w.url })),
+      };
+    },
+  );
+}
 
-    app.get(
-      `${LOG_PREFIX}/proof/consistency`,
-      {
-        schema: {
-          operationId: 'getLogConsistencyProof',
-          tags: ['transparency'],
-          summary: 'Consistency proof between two tree sizes',
-          security: [],
-          querystring: z.object({
-            first: queryIndex.describe('The older tree size.'),
-            second: queryIndex.describe('The newer tree size; default: the latest checkpoint.'),
-          }),
-          response: {
-            200: consistencySchema,
-            ...problemResponses({
-              ...publicAnswers,
-              400: 'first missing, first above second, or second beyond the log.',
-              ...noLog,
-            }),
+function tileRoute(app: TypedApp, { view }: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/tile/*`,
+    {
+      schema: {
+        operationId: 'getLogTile',
+        tags: ['transparency'],
+        summary: 'A tile or entries bundle (C2SP tlog-tiles)',
+        security: [],
+        params: z.object({
+          '*': z
+            .string()
+            .describe(
+              '<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles), N in x-prefixed three-digit groups; its slashes may be sent as %2F.',
+            ),
+        }),
+        response: {
+          200: {
+            description:
+              'Tile bytes (32-byte hashes) or an entries bundle; full tiles are immutable and cached for a year.',
+            content: { 'application/octet-stream': { schema: binary() } },
           },
+          ...problemResponses({
+            ...publicAnswers,
+            400: 'Not a tile path.',
+            404: 'The tree does not hold that tile (yet).',
+            ...noLog,
+          }),
         },
       },
-      async (req) => {
-        const { first } = req.query;
-        if (first === undefined) throw new HttpProblem(400, 'first is required.', 'Bad Request');
-        let second = req.query.second;
-        if (second === undefined) {
-          second = (await requireCheckpoint()).size;
-          await view.waitForSize(second, 10_000);
-        }
-        requireSize('second', second);
-        if (first > second)
-          throw new HttpProblem(400, `first (${first}) must not exceed second (${second}).`, 'Bad Request');
-        return {
-          first,
-          second,
-          firstRootHash: b64(view.tree.root(first)),
-          secondRootHash: b64(view.tree.root(second)),
-          hashes: view.tree.consistencyProof(first, second).map(b64),
-        };
+    },
+    async (req, reply) => {
+      const path = req.params['*'];
+      const ref = parseTilePath(path);
+      if (!ref)
+        throw new HttpProblem(400, `${path} is not a tile path: <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]`, 'Bad Request');
+      requireAvailable(view);
+      const body = await tileBytes(view, ref);
+      if (!body) throw new HttpProblem(404, `The log does not hold tile ${path} yet.`, 'Not Found');
+      // A full tile never changes; a partial one is superseded by a wider one as the log grows.
+      reply.header(
+        'Cache-Control',
+        ref.width === TILE_WIDTH ? 'public, max-age=31536000, immutable' : 'public, max-age=60',
+      );
+      return reply.type('application/octet-stream').send(Buffer.from(body));
+    },
+  );
+}
+
+/** The bytes of a tile or entries bundle; undefined while the tree does not hold it. */
+async function tileBytes(view: TransparencyService['view'], ref: NonNullable<ReturnType<typeof parseTilePath>>) {
+  const level = ref.level === 'entries' ? 0 : ref.level * 8;
+  const from = ref.index * TILE_WIDTH;
+  const to = from + ref.width;
+  if (to > view.tree.widthAt(level)) return undefined;
+  return ref.level === 'entries'
+    ? encodeEntryBundle(await view.leafData(from, to))
+    : view.tree.hashesAt(level, from, to);
+}
+
+function inclusionProofRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/proof/inclusion`,
+    {
+      schema: {
+        operationId: 'getLogInclusionProof',
+        tags: ['transparency'],
+        summary: 'Inclusion proof of a leaf, by index or by capture ID',
+        security: [],
+        querystring: z.object({
+          leafIndex: queryIndex.describe('The leaf; or give captureId.'),
+          captureId: z
+            .string({ error: single('a string') })
+            .optional()
+            .describe('A capture whose bundle is logged; or give leafIndex.'),
+          treeSize: queryIndex.describe('Tree size of the proof; default: the latest checkpoint.'),
+        }),
+        response: {
+          200: inclusionSchema,
+          ...problemResponses({
+            ...publicAnswers,
+            400: 'leafIndex or captureId missing (or both given), or beyond treeSize; treeSize beyond the log.',
+            404: 'The capture has no leaf in the log (yet).',
+            ...noLog,
+          }),
+        },
       },
-    );
+    },
+    async (req) => inclusionProof(log, req.query),
+  );
+}
+
+/** The inclusion proof of a leaf (by index or by capture) in a tree of the given size, or of the latest checkpoint. */
+async function inclusionProof(
+  log: TransparencyService,
+  q: { leafIndex?: number | undefined; captureId?: string | undefined; treeSize?: number | undefined },
+) {
+  const { view } = log;
+  if ((q.leafIndex === undefined) === (q.captureId === undefined))
+    throw new HttpProblem(400, 'Give exactly one of leafIndex and captureId.', 'Bad Request');
+  let index = q.leafIndex;
+  if (q.captureId !== undefined) {
+    index = isId('cap', q.captureId) ? view.leafIndexOfCapture(q.captureId) : undefined;
+    if (index === undefined)
+      throw new HttpProblem(404, `Capture ${q.captureId} has no leaf in the transparency log.`, 'Not Found');
+  }
+  let size = q.treeSize;
+  let note: string | undefined;
+  if (size === undefined) {
+    const cp = await requireCheckpoint(log);
+    size = cp.size;
+    note = cp.note;
+    await view.waitForSize(size, 10_000);
+  }
+  requireSize(view, 'treeSize', size);
+  if (index! >= size) throw new HttpProblem(400, `leaf ${index} is not in a tree of ${size} leaves.`, 'Bad Request');
+  return {
+    leafIndex: index!,
+    treeSize: size,
+    rootHash: b64(view.tree.root(size)),
+    hashes: view.tree.inclusionProof(index!, size).map(b64),
+    ...(note ? { checkpoint: note } : {}),
+  };
+}
+
+function consistencyProofRoute(app: TypedApp, log: TransparencyService) {
+  app.get(
+    `${LOG_PREFIX}/proof/consistency`,
+    {
+      schema: {
+        operationId: 'getLogConsistencyProof',
+        tags: ['transparency'],
+        summary: 'Consistency proof between two tree sizes',
+        security: [],
+        querystring: z.object({
+          first: queryIndex.describe('The older tree size.'),
+          second: queryIndex.describe('The newer tree size; default: the latest checkpoint.'),
+        }),
+        response: {
+          200: consistencySchema,
+          ...problemResponses({
+            ...publicAnswers,
+            400: 'first missing, first above second, or second beyond the log.',
+            ...noLog,
+          }),
+        },
+      },
+    },
+    async (req) => consistencyProof(log, req.query.first, req.query.second),
+  );
+}
+
+/** The consistency proof from tree size `first` to `second`, or to the latest checkpoint. */
+async function consistencyProof(log: TransparencyService, first: number | undefined, second: number | undefined) {
+  const { view } = log;
+  if (first === undefined) throw new HttpProblem(400, 'first is required.', 'Bad Request');
+  if (second === undefined) {
+    second = (await requireCheckpoint(log)).size;
+    await view.waitForSize(second, 10_000);
+  }
+  requireSize(view, 'second', second);
+  if (first > second) throw new HttpProblem(400, `first (${first}) must not exceed second (${second}).`, 'Bad Request');
+  return {
+    first,
+    second,
+    firstRootHash: b64(view.tree.root(first)),
+    secondRootHash: b64(view.tree.root(second)),
+    hashes: view.tree.consistencyProof(first, second).map(b64),
   };
 }

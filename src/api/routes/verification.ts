@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Corroborations } from '../../application/corroboration.js';
 import { z } from 'zod';
 import type { Evidence } from '../../archive/evidence-runtime.js';
@@ -14,6 +15,7 @@ import { replayPagePath } from '../replay-server.js';
 import { verificationPage } from '../verification-page.js';
 import { type VerifyCommandsDeployment, verifyCommandsHtml } from '../verify-commands.js';
 import { VERIFIER_CLI_PATH, VERIFIER_SCRIPT_PATH, VERIFIER_TARBALL_PATH, verifierAssets } from '../verifier-assets.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** spec 2.7 */
 const signingKeySchema = z.object({
@@ -115,198 +117,242 @@ export function verificationRoutes(
   published: VerifyCommandsDeployment,
   corroborations?: Corroborations,
 ) {
-  const { publishedKeys, trustedTsaCertificates } = verification;
-  const verifier = verifierAssets();
-
+  const deps: VerificationRouteDeps = {
+    verification,
+    evidence,
+    replayOrigin,
+    published,
+    corroborations,
+    verifier: verifierAssets(),
+  };
   return async (app: TypedApp) => {
     app.addHook('onRequest', guard.perIp());
-
-    app.get(
-      '/.well-known/tsa-certificates',
-      {
-        schema: {
-          tags: ['verification'],
-          summary: 'CA certificates of the built-in time-stamping authorities',
-          operationId: 'listTsaCertificates',
-          security: [],
-          response: {
-            200: z
-              .object({
-                certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })),
-              })
-              .describe('CA certificates (PEM) a timestamp of this service may chain to.'),
-            ...problemResponses(publicAnswers),
-          },
-        },
-      },
-      async () => ({
-        certificates: (await trustedTsaCertificates()).map((c) => ({
-          fingerprint: c.fingerprint,
-          publishedAt: iso(c.published_at)!,
-          pem: c.ca_cert_pem,
-        })),
-      }),
-    );
-
-    app.get(
-      '/.well-known/signing-key',
-      {
-        schema: {
-          tags: ['verification'],
-          summary: 'The current signing key',
-          operationId: 'getSigningKey',
-          security: [],
-          response: {
-            200: signingKeySchema.describe('The current key (spec 4.10).'),
-            ...problemResponses({ ...publicAnswers, ...noSigningKey }),
-          },
-        },
-      },
-      async () => {
-        const current = (await publishedKeys()).find((k) => k.current);
-        if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
-        if (evidence.signingPublicKey)
-          return {
-            algorithm: 'Ed25519' as const,
-            publicKey: evidence.signingPublicKey.publicKeyBase64,
-            keyId: evidence.signingPublicKey.keyId,
-          };
-        throw new HttpProblem(
-          503,
-          'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.',
-          'Service Unavailable',
-        );
-      },
-    );
-
-    app.get(
-      '/.well-known/signing-keys',
-      {
-        schema: {
-          tags: ['verification'],
-          summary: 'Every signing key ever used',
-          operationId: 'listSigningKeys',
-          security: [],
-          response: {
-            200: z
-              .object({
-                keys: z.array(
-                  z.object({
-                    keyId: z.string(),
-                    algorithm: z.literal('Ed25519'),
-                    publicKey: z.string(),
-                    archivedAt: dateTime().describe('When the key was first archived.'),
-                  }),
-                ),
-              })
-              .describe('All historical keys including the current one (spec 4.10).'),
-            ...problemResponses({ ...publicAnswers, 503: 'The service is unavailable (spec 4.10).' }),
-          },
-        },
-      },
-      async () => ({
-        keys: (await publishedKeys()).map(({ current: _c, ...k }) => k),
-      }),
-    );
-
-    // The verifier package as one browser module: the page checks bundles in the visitor's browser with it.
-    app.get(VERIFIER_SCRIPT_PATH, { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .type('application/javascript; charset=utf-8')
-        .header('Cache-Control', 'public, max-age=3600')
-        .send(Buffer.from(await verifier.script())),
-    );
-    // Browsers ask every origin for its icon: the service has none, and says so without a 404 in the console.
-    app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
-      reply.code(204).header('Cache-Control', 'public, max-age=86400').send(),
-    );
-    // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (docs/evidence.md, Verifier package).
-    app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .type('text/javascript; charset=utf-8')
-        .header('Content-Disposition', 'attachment; filename="capture-ledger-verify.mjs"')
-        .header('Cache-Control', 'public, max-age=3600')
-        .send(Buffer.from(await verifier.cli())),
-    );
-    app.get(VERIFIER_TARBALL_PATH, { schema: { hide: true } }, async (_req, reply) =>
-      reply
-        .type('application/gzip')
-        .header('Content-Disposition', 'attachment; filename="capture-ledger-verifier.tgz"')
-        .header('Cache-Control', 'public, max-age=3600')
-        .send(Buffer.from(await verifier.tarball())),
-    );
-
-    app.get(
-      '/v1/verify/:captureId',
-      {
-        schema: {
-          tags: ['verification'],
-          summary: 'Verify a capture bundle',
-          operationId: 'verifyCapture',
-          security: [],
-          params: verifyParams,
-          response: {
-            200: {
-              description:
-                'The verification result as JSON (spec 2.6), the default for every client that does not prefer text/html; with Accept: text/html (a browser) the page that fetches it (spec 4.9).',
-              content: { 'application/json': { schema: verificationSchema }, 'text/html': { schema: z.string() } },
-            },
-            ...problemResponses({
-              ...publicAnswers,
-              404: 'Unknown capture, or one without a signed bundle (not complete, partial, no signing key; spec 4.9). For a capture still pending the detail says so and Retry-After says when to ask again.',
-              422: 'The bundle exceeds the maximum verifiable size (spec 4.9).',
-              503: 'The service is unavailable (spec 4.9).',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { captureId } = req.params;
-        const accept = String(req.headers.accept ?? '');
-        const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
-        const row = await verification.verifiable(captureId);
-        if (wantsHtml) {
-          const nonce = randomBytes(16).toString('base64');
-          // The page still answers when the set's record cannot be made now (the signer away): without the section.
-          const corroboration = await corroborations?.forCapture(captureId).catch((err: unknown) => {
-            req.log.warn({ err, captureId }, 'corroboration record unavailable for the verify page');
-            return null;
-          });
-          return reply
-            .header(
-              'Content-Security-Policy',
-              // Scripts: this page's own and the verifier module. The archived page is framed from the replay origin only; no
-              // worker runs on this origin.
-              `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-            )
-            .header('Referrer-Policy', 'no-referrer')
-            .type('text/html; charset=utf-8')
-            .send(
-              verificationPage(captureId, nonce, {
-                url: row.url,
-                waczPath: `/v1/captures/${captureId}/artifacts/wacz`,
-                replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`,
-                verifierScript: VERIFIER_SCRIPT_PATH,
-                commands: verifyCommandsHtml(published, captureId),
-                ...(corroboration
-                  ? {
-                      corroboration: {
-                        id: corroboration.id,
-                        verdict: corroboration.status === 'complete' ? corroboration.record.verdict : null,
-                        differing: corroboration.status === 'complete' ? corroboration.record.differing : [],
-                        members:
-                          corroboration.status === 'complete'
-                            ? corroboration.record.members.map((m) => m.vantage?.id ?? m.captureId)
-                            : corroboration.members.map((m) => m.vantage),
-                        recordPath: `/v1/captures/${captureId}/corroboration`,
-                      },
-                    }
-                  : {}),
-              }),
-            );
-        }
-        return verification.verify(row);
-      },
-    );
+    registerRoutes(app, VERIFICATION_ROUTES, deps);
   };
+}
+
+interface VerificationRouteDeps {
+  verification: CaptureVerification;
+  evidence: Evidence;
+  replayOrigin: string;
+  published: VerifyCommandsDeployment;
+  corroborations: Corroborations | undefined;
+  verifier: ReturnType<typeof verifierAssets>;
+}
+
+const VERIFICATION_ROUTES: RouteRegistrar<VerificationRouteDeps>[] = [
+  tsaCertificatesRoute,
+  signingKeyRoute,
+  signingKeysRoute,
+  verifierDownloadRoutes,
+  verifyRoute,
+];
+
+function tsaCertificatesRoute(app: TypedApp, { verification }: VerificationRouteDeps) {
+  app.get(
+    '/.well-known/tsa-certificates',
+    {
+      schema: {
+        tags: ['verification'],
+        summary: 'CA certificates of the built-in time-stamping authorities',
+        operationId: 'listTsaCertificates',
+        security: [],
+        response: {
+          200: z
+            .object({
+              certificates: z.array(z.object({ fingerprint: z.string(), publishedAt: dateTime(), pem: z.string() })),
+            })
+            .describe('CA certificates (PEM) a timestamp of this service may chain to.'),
+          ...problemResponses(publicAnswers),
+        },
+      },
+    },
+    async () => ({
+      certificates: (await verification.trustedTsaCertificates()).map((c) => ({
+        fingerprint: c.fingerprint,
+        publishedAt: iso(c.published_at)!,
+        pem: c.ca_cert_pem,
+      })),
+    }),
+  );
+}
+
+function signingKeyRoute(app: TypedApp, { verification, evidence }: VerificationRouteDeps) {
+  app.get(
+    '/.well-known/signing-key',
+    {
+      schema: {
+        tags: ['verification'],
+        summary: 'The current signing key',
+        operationId: 'getSigningKey',
+        security: [],
+        response: {
+          200: signingKeySchema.describe('The current key (spec 4.10).'),
+          ...problemResponses({ ...publicAnswers, ...noSigningKey }),
+        },
+      },
+    },
+    async () => {
+      const current = (await verification.publishedKeys()).find((k) => k.current);
+      if (current) return { algorithm: current.algorithm, publicKey: current.publicKey, keyId: current.keyId };
+      if (evidence.signingPublicKey)
+        return {
+          algorithm: 'Ed25519' as const,
+          publicKey: evidence.signingPublicKey.publicKeyBase64,
+          keyId: evidence.signingPublicKey.keyId,
+        };
+      throw new HttpProblem(
+        503,
+        'No signing key has been published: the signer role publishes its key when it starts, and with SIGNING_KEY=none this deployment signs nothing.',
+        'Service Unavailable',
+      );
+    },
+  );
+}
+
+function signingKeysRoute(app: TypedApp, { verification }: VerificationRouteDeps) {
+  app.get(
+    '/.well-known/signing-keys',
+    {
+      schema: {
+        tags: ['verification'],
+        summary: 'Every signing key ever used',
+        operationId: 'listSigningKeys',
+        security: [],
+        response: {
+          200: z
+            .object({
+              keys: z.array(
+                z.object({
+                  keyId: z.string(),
+                  algorithm: z.literal('Ed25519'),
+                  publicKey: z.string(),
+                  archivedAt: dateTime().describe('When the key was first archived.'),
+                }),
+              ),
+            })
+            .describe('All historical keys including the current one (spec 4.10).'),
+          ...problemResponses({ ...publicAnswers, 503: 'The service is unavailable (spec 4.10).' }),
+        },
+      },
+    },
+    async () => ({
+      keys: (await verification.publishedKeys()).map(({ current: _c, ...k }) => k),
+    }),
+  );
+}
+
+/** The verifier as a browser module and as offline downloads, and the icon every browser asks for. */
+function verifierDownloadRoutes(app: TypedApp, { verifier }: VerificationRouteDeps) {
+  // The verifier package as one browser module: the page checks bundles in the visitor's browser with it.
+  app.get(VERIFIER_SCRIPT_PATH, { schema: { hide: true } }, async (_req, reply) =>
+    reply
+      .type('application/javascript; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=3600')
+      .send(Buffer.from(await verifier.script())),
+  );
+  // Browsers ask every origin for its icon: the service has none, and says so without a 404 in the console.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+    reply.code(204).header('Cache-Control', 'public, max-age=86400').send(),
+  );
+  // The offline verifier to download: one file for `node`, and an npm tarball for `npx <URL>` (docs/evidence.md, Verifier package).
+  app.get(VERIFIER_CLI_PATH, { schema: { hide: true } }, async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('Content-Disposition', 'attachment; filename="capture-ledger-verify.mjs"')
+      .header('Cache-Control', 'public, max-age=3600')
+      .send(Buffer.from(await verifier.cli())),
+  );
+  app.get(VERIFIER_TARBALL_PATH, { schema: { hide: true } }, async (_req, reply) =>
+    reply
+      .type('application/gzip')
+      .header('Content-Disposition', 'attachment; filename="capture-ledger-verifier.tgz"')
+      .header('Cache-Control', 'public, max-age=3600')
+      .send(Buffer.from(await verifier.tarball())),
+  );
+}
+
+function verifyRoute(app: TypedApp, deps: VerificationRouteDeps) {
+  const { verification } = deps;
+  app.get(
+    '/v1/verify/:captureId',
+    {
+      schema: {
+        tags: ['verification'],
+        summary: 'Verify a capture bundle',
+        operationId: 'verifyCapture',
+        security: [],
+        params: verifyParams,
+        response: {
+          200: {
+            description:
+              'The verification result as JSON (spec 2.6), the default for every client that does not prefer text/html; with Accept: text/html (a browser) the page that fetches it (spec 4.9).',
+            content: { 'application/json': { schema: verificationSchema }, 'text/html': { schema: z.string() } },
+          },
+          ...problemResponses({
+            ...publicAnswers,
+            404: 'Unknown capture, or one without a signed bundle (not complete, partial, no signing key; spec 4.9). For a capture still pending the detail says so and Retry-After says when to ask again.',
+            422: 'The bundle exceeds the maximum verifiable size (spec 4.9).',
+            503: 'The service is unavailable (spec 4.9).',
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { captureId } = req.params;
+      const accept = String(req.headers.accept ?? '');
+      const wantsHtml = /text\/html/i.test(accept) && !/application\/json/i.test(accept.split(',')[0] ?? '');
+      const row = await verification.verifiable(captureId);
+      if (wantsHtml) return sendVerificationPage(req, reply, deps, captureId, row.url);
+      return verification.verify(row);
+    },
+  );
+}
+
+/** The page that fetches the result and checks the bundle in the browser too (spec 4.9), under its own CSP. */
+async function sendVerificationPage(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  { replayOrigin, published, corroborations }: VerificationRouteDeps,
+  captureId: string,
+  url: string,
+) {
+  const nonce = randomBytes(16).toString('base64');
+  // The page still answers when the set's record cannot be made now (the signer away): without the section.
+  const corroboration = await corroborations?.forCapture(captureId).catch((err: unknown) => {
+    req.log.warn({ err, captureId }, 'corroboration record unavailable for the verify page');
+    return null;
+  });
+  return reply
+    .header(
+      'Content-Security-Policy',
+      // Scripts: this page's own and the verifier module. The archived page is framed from the replay origin only; no
+      // worker runs on this origin.
+      `default-src 'none'; script-src 'nonce-${nonce}' 'self'; style-src 'nonce-${nonce}' 'self'; connect-src 'self'; img-src 'self'; font-src 'self'; frame-src ${replayOrigin}; worker-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    )
+    .header('Referrer-Policy', 'no-referrer')
+    .type('text/html; charset=utf-8')
+    .send(
+      verificationPage(captureId, nonce, {
+        url,
+        waczPath: `/v1/captures/${captureId}/artifacts/wacz`,
+        replayFrameUrl: `${replayOrigin}${replayPagePath(captureId)}`,
+        verifierScript: VERIFIER_SCRIPT_PATH,
+        commands: verifyCommandsHtml(published, captureId),
+        ...(corroboration
+          ? {
+              corroboration: {
+                id: corroboration.id,
+                verdict: corroboration.status === 'complete' ? corroboration.record.verdict : null,
+                differing: corroboration.status === 'complete' ? corroboration.record.differing : [],
+                members:
+                  corroboration.status === 'complete'
+                    ? corroboration.record.members.map((m) => m.vantage?.id ?? m.captureId)
+                    : corroboration.members.map((m) => m.vantage),
+                recordPath: `/v1/captures/${captureId}/corroboration`,
+              },
+            }
+          : {}),
+      }),
+    );
 }

@@ -5,6 +5,7 @@ import type { OperatorGuard } from '../operator-auth.js';
 import { ANSWERS, problemResponses } from '../problem.js';
 import { dateTime, idParam, nameSchema, pageLimit, uri } from '../schemas.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 /** Webhooks (spec 4.13, 2.9, 3.3; scope capture per 5.4) and the operators' delivery listing (docs/webhooks.md). */
 
@@ -134,119 +135,142 @@ const deliveriesSchema = z
   .describe("A webhook's delivery attempts and dead letters (docs/webhooks.md).");
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
-  const { guard, webhooks } = deps;
-
   return async (app: TypedApp) => {
-    app.addHook('onRequest', guard.require('capture'));
-    // Ping and delete take no body (spec 4.13); a client that still labels its empty POST as JSON must not
-    // get a 400 for it. Non-empty bodies go through Fastify's own JSON parser as everywhere else.
-    const json = app.getDefaultJsonParser('error', 'ignore');
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
-      body === '' ? done(null, undefined) : json(req, body as string, done),
-    );
-
-    app.post(
-      '/v1/webhooks',
-      {
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['webhooks'],
-          summary: 'Register a webhook',
-          operationId: 'registerWebhook',
-          body: createBody,
-          security: [{ bearer: [] }],
-          response: {
-            201: createdSchema,
-            ...problemResponses({
-              ...WEBHOOK_ANSWERS,
-              ...ANSWERS.jsonBody,
-              400: 'Invalid url, events or name, or a URL that is not a public address; the detail names the field (spec 7.2).',
-              409: 'The tenant already has 5 webhooks (spec 7.2).',
-              503: 'The service is unavailable (spec 4.13).',
-            }),
-          },
-        },
-      },
-      async (req, reply) => reply.code(201).send(await webhooks.register(callerOf(req), req.body)),
-    );
-
-    app.get(
-      '/v1/webhooks',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: 'List webhooks',
-          operationId: 'listWebhooks',
-          security: [{ bearer: [] }],
-          response: {
-            200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'),
-            ...problemResponses(WEBHOOK_ANSWERS),
-          },
-        },
-      },
-      async (req) => webhooks.list(callerOf(req)),
-    );
-
-    app.delete(
-      '/v1/webhooks/:webhookId',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: 'Delete a webhook (permanent; discards its secret)',
-          operationId: 'deleteWebhook',
-          security: [{ bearer: [] }],
-          params: webhookIdParams,
-          response: {
-            200: z
-              .object({ id: z.string(), deleted: z.literal(true) })
-              .describe('Deleted; events already dispatched may still be delivered.'),
-            ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }),
-          },
-        },
-      },
-      async (req) => webhooks.delete(callerOf(req), req.params.webhookId),
-    );
-
-    app.post(
-      '/v1/webhooks/:webhookId/ping',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: 'Send a signed ping event to a webhook now',
-          operationId: 'pingWebhook',
-          security: [{ bearer: [] }],
-          params: webhookIdParams,
-          response: { 200: pingSchema, ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }) },
-        },
-      },
-      async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
-    );
-
-    // Extension (docs/api.md, Console endpoints): the operators' delivery listing, for the tenant's own webhooks.
-    app.get(
-      '/v1/webhooks/:webhookId/deliveries',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: "List one of the tenant's webhooks' delivery attempts and dead letters",
-          operationId: 'listOwnWebhookDeliveries',
-          security: [{ bearer: [] }],
-          params: webhookIdParams,
-          querystring: deliveriesQuery,
-          response: {
-            200: deliveriesSchema,
-            ...problemResponses({
-              ...WEBHOOK_ANSWERS,
-              400: 'limit is not an integer of at least 1.',
-              ...unknownWebhookAnswer,
-            }),
-          },
-        },
-      },
-      async (req) => webhooks.deliveries(req.params.webhookId, req.query.limit, callerOf(req).principal.tenantId),
-    );
+    app.addHook('onRequest', deps.guard.require('capture'));
+    acceptEmptyJsonBodies(app);
+    registerRoutes(app, WEBHOOK_ROUTES, deps);
   };
+}
+
+const WEBHOOK_ROUTES: RouteRegistrar<WebhookRouteDeps>[] = [
+  registerWebhookRoute,
+  listWebhooksRoute,
+  deleteWebhookRoute,
+  pingWebhookRoute,
+  ownDeliveriesRoute,
+];
+
+/**
+ * Ping and delete take no body (spec 4.13); a client that still labels its empty POST as JSON must not
+ * get a 400 for it. Non-empty bodies go through Fastify's own JSON parser as everywhere else.
+ */
+function acceptEmptyJsonBodies(app: TypedApp) {
+  const json = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    body === '' ? done(null, undefined) : json(req, body as string, done),
+  );
+}
+
+function registerWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps) {
+  app.post(
+    '/v1/webhooks',
+    {
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Register a webhook',
+        operationId: 'registerWebhook',
+        body: createBody,
+        security: [{ bearer: [] }],
+        response: {
+          201: createdSchema,
+          ...problemResponses({
+            ...WEBHOOK_ANSWERS,
+            ...ANSWERS.jsonBody,
+            400: 'Invalid url, events or name, or a URL that is not a public address; the detail names the field (spec 7.2).',
+            409: 'The tenant already has 5 webhooks (spec 7.2).',
+            503: 'The service is unavailable (spec 4.13).',
+          }),
+        },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await webhooks.register(callerOf(req), req.body)),
+  );
+}
+
+function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps) {
+  app.get(
+    '/v1/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'List webhooks',
+        operationId: 'listWebhooks',
+        security: [{ bearer: [] }],
+        response: {
+          200: z.object({ data: z.array(webhookSchema) }).describe('Never secrets; empty when none.'),
+          ...problemResponses(WEBHOOK_ANSWERS),
+        },
+      },
+    },
+    async (req) => webhooks.list(callerOf(req)),
+  );
+}
+
+function deleteWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps) {
+  app.delete(
+    '/v1/webhooks/:webhookId',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook (permanent; discards its secret)',
+        operationId: 'deleteWebhook',
+        security: [{ bearer: [] }],
+        params: webhookIdParams,
+        response: {
+          200: z
+            .object({ id: z.string(), deleted: z.literal(true) })
+            .describe('Deleted; events already dispatched may still be delivered.'),
+          ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }),
+        },
+      },
+    },
+    async (req) => webhooks.delete(callerOf(req), req.params.webhookId),
+  );
+}
+
+function pingWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps) {
+  app.post(
+    '/v1/webhooks/:webhookId/ping',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a signed ping event to a webhook now',
+        operationId: 'pingWebhook',
+        security: [{ bearer: [] }],
+        params: webhookIdParams,
+        response: { 200: pingSchema, ...problemResponses({ ...WEBHOOK_ANSWERS, ...unknownWebhookAnswer }) },
+      },
+    },
+    async (req) => webhooks.ping(callerOf(req), req.params.webhookId),
+  );
+}
+
+/** Extension (docs/api.md, Console endpoints): the operators' delivery listing, for the tenant's own webhooks. */
+function ownDeliveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDeps) {
+  app.get(
+    '/v1/webhooks/:webhookId/deliveries',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: "List one of the tenant's webhooks' delivery attempts and dead letters",
+        operationId: 'listOwnWebhookDeliveries',
+        security: [{ bearer: [] }],
+        params: webhookIdParams,
+        querystring: deliveriesQuery,
+        response: {
+          200: deliveriesSchema,
+          ...problemResponses({
+            ...WEBHOOK_ANSWERS,
+            400: 'limit is not an integer of at least 1.',
+            ...unknownWebhookAnswer,
+          }),
+        },
+      },
+    },
+    async (req) => webhooks.deliveries(req.params.webhookId, req.query.limit, callerOf(req).principal.tenantId),
+  );
 }
 
 /** Operators: a webhook's recent delivery attempts (newest first) and its dead letters (admin credential). */
