@@ -3,14 +3,8 @@ import { h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import {
-  type CaptureRecord,
-  type CaptureStatusRecord,
-  type Provenance,
-  type Verification,
-  capturePaths,
-  sameOrigin,
-} from '../shapes.js';
+import type { CaptureRecord, CaptureStatusRecord, Provenance, Verification } from '../api-answers.js';
+import { capturePaths, sameOrigin } from '../api-paths.js';
 import { facts, heading, statusBadge, table } from '../ui.js';
 
 /**

@@ -3,13 +3,8 @@ import { field, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import {
-  type CaptureList,
-  type CaptureRecord,
-  type CaptureStatusRecord,
-  type CaptureSummary,
-  capturePaths,
-} from '../shapes.js';
+import type { CaptureList, CaptureRecord, CaptureStatusRecord, CaptureSummary } from '../api-answers.js';
+import { capturePaths } from '../api-paths.js';
 import { heading, statusBadge } from '../ui.js';
 
 /**

@@ -1,9 +1,17 @@
+import type {
+  ApiKeyList,
+  ApiKeyRecord,
+  Capacity,
+  CreatedApiKey,
+  RevokedApiKey,
+  TenantList,
+  TenantRow,
+} from '../api-answers.js';
 import { call, get, query } from '../api.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { type ApiKeyRecord, parseCapacity, parseTenants, type TenantRow } from '../shapes.js';
 import { confirmButton, facts, heading, shownOnce, table } from '../ui.js';
 
 /** Operator pages (admin session): tenants and their quota overrides, API keys, capacity. Reports: reports.ts. */
@@ -69,7 +77,7 @@ export async function tenantsPage(ctx: PageContext): Promise<void> {
   );
   const load = async () => {
     try {
-      const tenants = parseTenants(await get<unknown>('/v1/admin/tenants', ctx.signal));
+      const { data: tenants } = await get<TenantList>('/v1/admin/tenants', ctx.signal);
       put(
         list,
         tenants.length
@@ -104,6 +112,9 @@ export async function tenantsPage(ctx: PageContext): Promise<void> {
 // ——— API keys (spec 4.11) ———
 
 const SCOPES = ['capture', 'read', 'admin'];
+
+/** A key as the list shows it: one listed, or one just created (whose answer does not name its creator). */
+type ShownKey = Omit<ApiKeyRecord, 'createdBy'>;
 
 export async function keysPage(ctx: PageContext): Promise<void> {
   const q = ctx.query;
@@ -170,7 +181,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
 
   // The key endpoints allow 5 requests per 60 s per address (spec 4.11), listing included: the list is read once and
   // kept up to date from the answers of create and revoke, never read again after each.
-  let keys: ApiKeyRecord[] = [];
+  let keys: ShownKey[] = [];
   const render = () =>
     put(
       list,
@@ -189,7 +200,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
                 ? ''
                 : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
                     try {
-                      const { body } = await call<ApiKeyRecord>('DELETE', `/v1/admin/keys/${k.keyHash}`);
+                      const { body } = await call<RevokedApiKey>('DELETE', `/v1/admin/keys/${k.keyHash}`);
                       keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
                       put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
                       render();
@@ -206,7 +217,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     e.preventDefault();
     const d = new FormData(form);
     try {
-      const { body } = await call<ApiKeyRecord>('POST', '/v1/admin/keys', {
+      const { body } = await call<CreatedApiKey>('POST', '/v1/admin/keys', {
         tenantId: String(d.get('tenantId') ?? '').trim(),
         name: String(d.get('name') ?? ''),
         scopes: d.getAll('scopes').map(String),
@@ -229,7 +240,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
   });
   try {
     keys = (
-      await get<{ data: ApiKeyRecord[] }>(
+      await get<ApiKeyList>(
         `/v1/admin/keys${query({ tenant: q.get('tenant'), include: q.get('include') })}`,
         ctx.signal,
       )
@@ -258,7 +269,7 @@ export async function capacityPage(ctx: PageContext): Promise<void> {
   );
   const load = async () => {
     try {
-      const c = parseCapacity(await get<unknown>('/v1/admin/capacity', ctx.signal));
+      const c = await get<Capacity>('/v1/admin/capacity', ctx.signal);
       put(
         box,
         h(

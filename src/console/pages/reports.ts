@@ -1,10 +1,10 @@
+import type { Report, ReportName } from '../api-answers.js';
 import { get, query } from '../api.js';
 import { barChart, legend, lineChart, type Series } from '../charts.js';
 import { field, formValues, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count } from '../format.js';
 import type { PageContext } from '../router.js';
-import { parseReport, REPORT_NAMES, type Report, reportCsvPath } from '../shapes.js';
 import { heading, table } from '../ui.js';
 
 /**
@@ -16,7 +16,7 @@ import { heading, table } from '../ui.js';
 // ——— Reports ———
 
 /** What each report charts: lines per value of `group`, summing `value` per day (the rows are per day and tenant). */
-const REPORT_CHARTS: Record<string, { title: string; group: string; value: string; unit: string }> = {
+const REPORT_CHARTS: Record<ReportName, { title: string; group: string; value: string; unit: string }> = {
   'captures-per-day': {
     title: 'Captures per day',
     group: 'tenant_id',
@@ -32,9 +32,12 @@ const REPORT_CHARTS: Record<string, { title: string; group: string; value: strin
     unit: 'bytes stored',
   },
 };
+/** The reports the page shows, in this order: every report the API documents. */
+const REPORT_NAMES = Object.keys(REPORT_CHARTS) as ReportName[];
 const REPORT_TITLES: Record<string, string> = Object.fromEntries(
   Object.entries(REPORT_CHARTS).map(([name, c]) => [name, c.title]),
 );
+const reportCsvPath = (name: ReportName) => `/v1/admin/reports/${name}?format=csv`;
 
 /**
  * A report as a chart: days along the x axis, one line (or bar series) per value of the report's group column, its
@@ -79,7 +82,7 @@ export async function reportsPage(ctx: PageContext): Promise<void> {
         `Download ${REPORT_TITLES[name]} as CSV`,
       );
       try {
-        const r = parseReport(await get<unknown>(`/v1/admin/reports/${name}`, ctx.signal));
+        const r = await get<Report>(`/v1/admin/reports/${name}`, ctx.signal);
         const drawn = reportChart(r);
         put(
           section,
@@ -250,7 +253,7 @@ export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
   const drawCaptures = async () => {
     const title = h('h2', { id: 'u-captures' }, 'Captures per tenant per day');
     try {
-      const r = parseReport(await get<unknown>(`/v1/admin/reports/captures-per-day${query(window)}`, ctx.signal));
+      const r = await get<Report>(`/v1/admin/reports/captures-per-day${query(window)}`, ctx.signal);
       const col = (name: string) => r.columns.indexOf(name);
       const [t, done, failed, submitted] = [
         col('tenant_id'),
@@ -290,7 +293,7 @@ export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
   const drawFailures = async () => {
     const title = h('h2', { id: 'u-failures' }, 'Failures by reason per day');
     try {
-      const r = parseReport(await get<unknown>(`/v1/admin/reports/failures-by-reason${query(window)}`, ctx.signal));
+      const r = await get<Report>(`/v1/admin/reports/failures-by-reason${query(window)}`, ctx.signal);
       const [reason, captured] = [r.columns.indexOf('reason'), r.columns.indexOf('captures')];
       const { series, totals } = groupedSeries(
         r.rows,

@@ -1,9 +1,9 @@
+import type { CronPreview, Schedule, ScheduleList } from '../api-answers.js';
 import { call, get, query } from '../api.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time, utcText } from '../format.js';
 import type { PageContext } from '../router.js';
-import { parseCronPreview, type Schedule } from '../shapes.js';
 import { confirmButton, heading, table } from '../ui.js';
 
 /**
@@ -48,7 +48,7 @@ export async function schedulesPage(ctx: PageContext): Promise<void> {
       if (!expr || expr === asked) return;
       asked = expr;
       try {
-        const runs = parseCronPreview(await get<unknown>(`/v1/schedules/preview${query({ cron: expr })}`, ctx.signal));
+        const { nextRuns: runs } = await get<CronPreview>(`/v1/schedules/preview${query({ cron: expr })}`, ctx.signal);
         if (cron.value.trim() !== expr) return;
         put(
           preview,
@@ -68,7 +68,7 @@ export async function schedulesPage(ctx: PageContext): Promise<void> {
 
   const load = async () => {
     try {
-      const { data } = await get<{ data: Schedule[] }>('/v1/schedules', ctx.signal);
+      const { data } = await get<ScheduleList>('/v1/schedules', ctx.signal);
       put(
         list,
         h('h2', { id: 'list-heading' }, 'Your schedules'),

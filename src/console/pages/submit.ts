@@ -3,7 +3,7 @@ import { field, h, put, statusRegion } from '../dom.js';
 import { errorBox, errorSentence } from '../errors.js';
 import { count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import type { AccountUsage, BatchItem, CaptureSummary } from '../shapes.js';
+import type { AccountUsage, BatchAnswer, CaptureSummary, SubmittedCapture } from '../api-answers.js';
 import { heading, statusBadge } from '../ui.js';
 import { watchPending } from './captures.js';
 
@@ -155,7 +155,7 @@ export async function submitPage(ctx: PageContext): Promise<void> {
     try {
       let headers: Headers;
       if (lines.length === 1) {
-        const answer = await call<{ id: string }>('POST', '/v1/captures', {
+        const answer = await call<SubmittedCapture>('POST', '/v1/captures', {
           url: lines[0],
           ...(opts ? { options: opts } : {}),
         });
@@ -163,22 +163,21 @@ export async function submitPage(ctx: PageContext): Promise<void> {
         results.prepend(item({ id: answer.body.id, url: lines[0]!, status: 'pending' }));
         put(message, 'Submitted. The capture is pending; this page shows when it completes.');
       } else {
-        const answer = await call<{ items: BatchItem[]; summary: { total: number; accepted: number; failed: number } }>(
-          'POST',
-          '/v1/captures/batch',
-          { urls: lines.map((url) => ({ url, ...(opts ? { options: opts } : {}) })) },
-        );
+        const answer = await call<BatchAnswer>('POST', '/v1/captures/batch', {
+          urls: lines.map((url) => ({ url, ...(opts ? { options: opts } : {}) })),
+        });
         headers = answer.headers;
         const { items, summary } = answer.body;
         for (const it of [...items].reverse()) {
           results.prepend(
             item(
-              it.status === 202
+              // An accepted item (202) has an id; a refused one, the error body.
+              'id' in it
                 ? { id: it.id, url: it.url, status: 'pending' }
                 : {
                     url: it.url,
                     status: 'refused',
-                    error: new ApiError(it.status, it.error ?? null, null, '/v1/captures/batch'),
+                    error: new ApiError(it.status, it.error, null, '/v1/captures/batch'),
                   },
             ),
           );

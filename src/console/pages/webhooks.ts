@@ -1,9 +1,9 @@
+import type { Deliveries, RegisteredWebhook, Webhook, WebhookList, WebhookPing } from '../api-answers.js';
 import { call, get } from '../api.js';
 import { field, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { parseDeliveries, type Webhook } from '../shapes.js';
 import { confirmButton, heading, shownOnce, table } from '../ui.js';
 
 /**
@@ -59,7 +59,7 @@ export async function webhooksPage(ctx: PageContext): Promise<void> {
     deliveries.hidden = false;
     put(deliveries, h('h2', { id: 'del-heading' }, `Deliveries of "${w.name}"`), h('p', null, 'Loading…'));
     try {
-      const d = parseDeliveries(await get<unknown>(`/v1/webhooks/${encodeURIComponent(w.id)}/deliveries`, ctx.signal));
+      const d = await get<Deliveries>(`/v1/webhooks/${encodeURIComponent(w.id)}/deliveries`, ctx.signal);
       put(
         deliveries,
         h('h2', { id: 'del-heading', tabindex: '-1' }, `Deliveries of "${w.name}"`),
@@ -105,10 +105,7 @@ export async function webhooksPage(ctx: PageContext): Promise<void> {
   const ping = async (w: Webhook, out: HTMLElement) => {
     put(out, 'Pinging…');
     try {
-      const { body } = await call<{ success: boolean; httpStatus: number; latencyMs: number; detail?: string }>(
-        'POST',
-        `/v1/webhooks/${encodeURIComponent(w.id)}/ping`,
-      );
+      const { body } = await call<WebhookPing>('POST', `/v1/webhooks/${encodeURIComponent(w.id)}/ping`);
       put(
         out,
         body.success
@@ -122,7 +119,7 @@ export async function webhooksPage(ctx: PageContext): Promise<void> {
 
   const load = async () => {
     try {
-      const { data } = await get<{ data: Webhook[] }>('/v1/webhooks', ctx.signal);
+      const { data } = await get<WebhookList>('/v1/webhooks', ctx.signal);
       put(
         list,
         h('h2', { id: 'list-heading' }, 'Your webhooks'),
@@ -172,7 +169,7 @@ export async function webhooksPage(ctx: PageContext): Promise<void> {
     e.preventDefault();
     const d = new FormData(form);
     try {
-      const { body } = await call<Webhook>('POST', '/v1/webhooks', {
+      const { body } = await call<RegisteredWebhook>('POST', '/v1/webhooks', {
         name: String(d.get('name') ?? ''),
         url: String(d.get('url') ?? ''),
         events: d.getAll('events').map(String),
