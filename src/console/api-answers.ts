@@ -31,6 +31,7 @@ export type DailyUsage = AnswerOf<'getAccountUsageDaily'>;
 
 export type Schedule = AnswerOf<'getSchedule'>;
 export type ScheduleList = AnswerOf<'listSchedules'>;
+export type CreatedSchedule = AnswerOf<'createSchedule', 201>;
 export type ScheduleRuns = AnswerOf<'listScheduleRuns'>;
 export type ScheduleRun = ScheduleRuns['data'][number];
 export type CronPreview = AnswerOf<'previewSchedule'>;

@@ -116,9 +116,8 @@ const SCOPES = ['capture', 'read', 'admin'];
 /** A key as the list shows it: one listed, or one just created (whose answer does not name its creator). */
 type ShownKey = Omit<ApiKeyRecord, 'createdBy'>;
 
-export async function keysPage(ctx: PageContext): Promise<void> {
-  const q = ctx.query;
-  const filters = h(
+function keyFilters(q: URLSearchParams): HTMLFormElement {
+  return h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter keys' },
     field('Tenant', h('input', { name: 'tenant', type: 'text', value: q.get('tenant') ?? '' })),
@@ -136,15 +135,11 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters')),
   );
-  filters.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const v = formValues(filters);
-    ctx.navigate(`/console/operator/keys${query({ tenant: v.tenant?.trim(), include: v.include })}`);
-  });
-  const list = h('section', { 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Keys'));
-  const message = statusRegion();
-  const created = h('div');
-  const form = h(
+}
+
+/** The form that creates a key: for the tenant filtered on, if any; every scope but admin ticked. */
+function newKeyForm(q: URLSearchParams): HTMLFormElement {
+  return h(
     'form',
     { class: 'stack' },
     field('Tenant id', h('input', { name: 'tenantId', type: 'text', required: true, value: q.get('tenant') ?? '' })),
@@ -164,6 +159,32 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create key')),
   );
+}
+
+/** One row of the key list; an active key has a button that revokes it. */
+function keyRow(k: ShownKey, revoke: (k: ShownKey) => Promise<void>): (Node | string)[] {
+  return [
+    h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
+    k.tenantId,
+    k.scopes.join(', '),
+    time(k.createdAt),
+    k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
+    k.revoked ? '' : confirmButton('Revoke', `Revoke "${k.name}"`, () => revoke(k)),
+  ];
+}
+
+export async function keysPage(ctx: PageContext): Promise<void> {
+  const q = ctx.query;
+  const filters = keyFilters(q);
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(filters);
+    ctx.navigate(`/console/operator/keys${query({ tenant: v.tenant?.trim(), include: v.include })}`);
+  });
+  const list = h('section', { 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Keys'));
+  const message = statusRegion();
+  const created = h('div');
+  const form = newKeyForm(q);
   put(
     ctx.main,
     heading('API keys'),
@@ -182,6 +203,16 @@ export async function keysPage(ctx: PageContext): Promise<void> {
   // The key endpoints allow 5 requests per 60 s per address (spec 4.11), listing included: the list is read once and
   // kept up to date from the answers of create and revoke, never read again after each.
   let keys: ShownKey[] = [];
+  const revoke = async (k: ShownKey) => {
+    try {
+      const { body } = await call<RevokedApiKey>('DELETE', `/v1/admin/keys/${k.keyHash}`);
+      keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
+      put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
+      render();
+    } catch (err) {
+      put(message, errorBox(err));
+    }
+  };
   const render = () =>
     put(
       list,
@@ -190,25 +221,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
         ? table(
             'API keys',
             ['Name', 'Tenant', 'Scopes', 'Created', 'State', ''],
-            keys.map((k) => [
-              h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
-              k.tenantId,
-              k.scopes.join(', '),
-              time(k.createdAt),
-              k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
-              k.revoked
-                ? ''
-                : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
-                    try {
-                      const { body } = await call<RevokedApiKey>('DELETE', `/v1/admin/keys/${k.keyHash}`);
-                      keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
-                      put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
-                      render();
-                    } catch (err) {
-                      put(message, errorBox(err));
-                    }
-                  }),
-            ]),
+            keys.map((k) => keyRow(k, revoke)),
           )
         : h('p', null, 'No keys match.'),
     );
