@@ -111,7 +111,7 @@ export async function tenantsPage(ctx: PageContext): Promise<void> {
 
 // ——— API keys (spec 4.11) ———
 
-const SCOPES = ['capture', 'read', 'admin'];
+const SCOPES: ApiKeyRecord['scopes'] = ['capture', 'read', 'admin'];
 
 /** A key as the list shows it: one listed, or one just created (whose answer does not name its creator). */
 type ShownKey = Omit<ApiKeyRecord, 'createdBy'>;

@@ -10,7 +10,7 @@ import { confirmButton, heading, shownOnce, table } from '../ui.js';
  * Webhooks (spec 4.13): list, create (the secret shown once), delete, ping, and a webhook's deliveries with their
  * attempts and its dead letters (GET /v1/webhooks/{id}/deliveries).
  */
-const EVENTS = ['capture.complete', 'capture.failed'];
+const EVENTS: Webhook['events'] = ['capture.complete', 'capture.failed'];
 
 /** The form that registers a webhook: its name, receiver URL and events. */
 function webhookForm(): HTMLFormElement {
