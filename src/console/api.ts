@@ -1,4 +1,4 @@
-import type { SessionKind } from './shapes.js';
+import type { Problem, SessionKind } from './api-answers.js';
 import { sessionState } from './session-state.js';
 
 /**
@@ -6,16 +6,8 @@ import { sessionState } from './session-state.js';
  * header; unsafe methods carry the session's CSRF token. An answer outside 2xx becomes an ApiError that keeps the
  * spec's error body (spec 7.1); errors.ts turns it into a sentence.
  */
-export interface ProblemBody {
-  type?: string;
-  status?: number;
-  title?: string;
-  detail?: string;
-  limitType?: string;
-  /** 'duplicated' on a 401: the browser sent two session cookies of one kind (another page on this host set one). */
-  sessionCookie?: string;
-  quota?: { resource?: string; limit?: number; used?: number; remaining?: number; resetsAt?: string };
-}
+/** The error body as the console meets it: any field may be missing (a proxy in front of the service may answer). */
+export type ProblemBody = Partial<Problem>;
 
 export class ApiError extends Error {
   override name = 'ApiError';

@@ -1,7 +1,6 @@
 import { ApiError } from './api.js';
 import { h } from './dom.js';
 import { time } from './format.js';
-import { ShapeError } from './shapes.js';
 
 /**
  * An answer of the API as a sentence a person understands (spec 7.2, 7.3). The server's `detail` is the reason;
@@ -9,8 +8,6 @@ import { ShapeError } from './shapes.js';
  * ones the error body carries.
  */
 export function errorSentence(err: unknown): (string | Node)[] {
-  if (err instanceof ShapeError)
-    return [`The service answered in a form this console does not understand (${err.message}).`];
   if (!(err instanceof ApiError))
     return [`Something went wrong in the console: ${(err as Error)?.message ?? String(err)}`];
   const detail = err.problem?.detail ? ` ${ensurePeriod(err.problem.detail)}` : '';

@@ -15,7 +15,7 @@ import { webhooksPage } from './pages/webhooks.js';
 import { createRouter, type Route } from './router.js';
 import { loadSessions, sessionCookiesDuplicated } from './session.js';
 import { onSessionChange, sessionState, setSessionState } from './session-state.js';
-import type { SessionKind } from './shapes.js';
+import type { SessionKind } from './api-answers.js';
 
 /**
  * The console in the browser (docs/console.md): one client of the documented API. Pages by path under /console;

@@ -1,6 +1,6 @@
 import { ApiError, call, isDuplicatedCookie } from './api.js';
-import { NO_SESSIONS, parseSessions, type SessionKind, type Sessions } from './shapes.js';
-import { sessionState, setSessionState } from './session-state.js';
+import type { SessionKind, Sessions } from './api-answers.js';
+import { NO_SESSIONS, sessionState, setSessionState } from './session-state.js';
 
 /**
  * Sign-in against the session routes (/console/session): the key goes to the server once, in the body of a POST;
@@ -15,9 +15,9 @@ export const sessionCookiesDuplicated = (): boolean => duplicatedCookie;
 /** Loads who is signed in. A deployment without the session routes (404) has no one signed in. */
 export async function loadSessions(): Promise<Sessions> {
   try {
-    const { body } = await call<unknown>('GET', SESSION_PATH);
+    const { body } = await call<Sessions>('GET', SESSION_PATH);
     duplicatedCookie = false;
-    setSessionState(parseSessions(body));
+    setSessionState(body);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500 || err.status === 0) throw err;
     duplicatedCookie = isDuplicatedCookie(err);

@@ -6,9 +6,12 @@ import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { createOperatorGuard } from '../../src/api/operator-auth.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
+import { captureDiffRoutes } from '../../src/api/routes/capture-diffs.js';
 import { consoleOidcRoutes } from '../../src/api/routes/console-oidc.js';
 import { consoleSessionRoutes } from '../../src/api/routes/console-session.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
+import { retentionRoutes } from '../../src/api/routes/retention.js';
+import { vantageRoutes } from '../../src/api/routes/vantages.js';
 import { operatorViewRoutes } from '../../src/api/routes/operator-views.js';
 import { scheduleRoutes } from '../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
@@ -53,7 +56,9 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       adminKeyRoutes(createOperatorGuard(config, stub()), stub()),
       captureRoutes({ guard, admission: stub(), reads: stub(), cors: createCors([]) }),
       verificationRoutes(guard, stub(), stub(), 'http://replay.test', { publicBaseUrl: 'http://api.test', log: true }),
+      vantageRoutes(guard, []),
       certificateRoutes(guard, stub()),
+      captureDiffRoutes(guard, stub()),
       scheduleRoutes({ guard, schedules: stub() }),
       tenancyRoutes({
         guard,
@@ -69,6 +74,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
         capacity: stub(),
         checks: stub(),
       }),
+      retentionRoutes(guard, createOperatorGuard(config, stub()), stub()),
       webhookRoutes({ guard, webhooks: stub() }),
       adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),

@@ -3,14 +3,8 @@ import { h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import {
-  type CaptureRecord,
-  type CaptureStatusRecord,
-  type Provenance,
-  type Verification,
-  capturePaths,
-  sameOrigin,
-} from '../shapes.js';
+import type { CaptureRecord, CaptureStatusRecord, Provenance, Verification } from '../api-answers.js';
+import { capturePaths, sameOrigin } from '../api-paths.js';
 import { facts, heading, statusBadge, table } from '../ui.js';
 
 /**
@@ -65,18 +59,10 @@ export async function captureDetailPage(ctx: PageContext): Promise<void> {
   await showComplete(ctx, id, title, body);
 }
 
-async function showComplete(ctx: PageContext, id: string, title: HTMLElement, body: HTMLElement): Promise<void> {
-  const record = await get<CaptureRecord>(capturePaths.record(id), ctx.signal);
-  title.textContent = `Capture of ${record.url}`;
-  const verdict = h(
-    'section',
-    { 'aria-labelledby': 'verdict-heading' },
-    h('h2', { id: 'verdict-heading' }, 'Verification'),
-  );
-  const provenance = h('section', { 'aria-labelledby': 'prov-heading' }, h('h2', { id: 'prov-heading' }, 'Provenance'));
+/** The screenshot; with the consent banner dismissed, the one before beside the one after. */
+function screenshots(record: CaptureRecord): HTMLElement {
   const a = record.artifacts;
-
-  const shots = h(
+  return h(
     'section',
     { 'aria-labelledby': 'shot-heading', class: 'shots' },
     h('h2', { id: 'shot-heading' }, 'Screenshot'),
@@ -118,8 +104,12 @@ async function showComplete(ctx: PageContext, id: string, title: HTMLElement, bo
           }),
         ),
   );
+}
 
-  const downloads: [string, string | undefined, string][] = [
+/** Every download the capture has, and the way to its public verification page. */
+function downloads(record: CaptureRecord, id: string): HTMLElement {
+  const a = record.artifacts;
+  const links: [string, string | undefined, string][] = [
     ['Screenshot (PNG)', a.screenshot, ''],
     ['Screenshot before consent dismissal (PNG)', a.screenshotBefore, ''],
     ['Rendered HTML (text)', a.html, ''],
@@ -130,14 +120,14 @@ async function showComplete(ctx: PageContext, id: string, title: HTMLElement, bo
     ['Certificate (PDF)', record.wacz ? capturePaths.certificate(id) : undefined, ''],
     ['Provenance record (JSON)', capturePaths.provenance(id), ''],
   ];
-  const downloadList = h(
+  return h(
     'section',
     { 'aria-labelledby': 'dl-heading' },
     h('h2', { id: 'dl-heading' }, 'Downloads'),
     h(
       'ul',
       { class: 'downloads' },
-      downloads
+      links
         .filter(([, url]) => url)
         .map(([label, url, note]) =>
           h('li', null, h('a', { href: sameOrigin(url!), download: '' }, label), note ? ` (${note})` : ''),
@@ -156,55 +146,70 @@ async function showComplete(ctx: PageContext, id: string, title: HTMLElement, bo
           'This capture has no signed bundle (a partial capture, or no signing key is configured), so it cannot be verified.',
         ),
   );
+}
 
-  const replay =
-    record.wacz && replayOrigin()
-      ? h(
-          'section',
-          { 'aria-labelledby': 'replay-heading', class: 'replay' },
-          h('h2', { id: 'replay-heading' }, 'The archived page'),
-          h('iframe', {
-            class: 'replay-frame',
-            title: `The archived page of ${record.url}, replayed from the signed bundle`,
-            src: `${replayOrigin()}/captures/${encodeURIComponent(id)}`,
-            sandbox: 'allow-scripts allow-same-origin',
-            referrerpolicy: 'no-referrer',
-            loading: 'lazy',
-          }),
-        )
-      : null;
+/** The archived page replayed from its signed bundle in a sandboxed frame; null without a bundle or replay origin. */
+function replay(record: CaptureRecord, id: string): HTMLElement | null {
+  if (!record.wacz || !replayOrigin()) return null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'replay-heading', class: 'replay' },
+    h('h2', { id: 'replay-heading' }, 'The archived page'),
+    h('iframe', {
+      class: 'replay-frame',
+      title: `The archived page of ${record.url}, replayed from the signed bundle`,
+      src: `${replayOrigin()}/captures/${encodeURIComponent(id)}`,
+      sandbox: 'allow-scripts allow-same-origin',
+      referrerpolicy: 'no-referrer',
+      loading: 'lazy',
+    }),
+  );
+}
 
+function recordFacts(record: CaptureRecord, id: string): HTMLElement {
+  return facts([
+    ['Capture id', h('code', null, id)],
+    ['Status', statusBadge(record.status)],
+    ['URL', h('span', { class: 'url' }, record.url)],
+    [
+      'Final URL',
+      record.finalUrl && record.finalUrl !== record.url ? h('span', { class: 'url' }, record.finalUrl) : undefined,
+    ],
+    ['Submitted', time(record.createdAt)],
+    ['Completed', time(record.completedAt)],
+    [
+      'Render quality',
+      record.renderQuality === 'full'
+        ? 'full (the page finished loading)'
+        : 'partial (captured after a navigation timeout)',
+    ],
+    ['Bundle hash', record.wacz ? h('code', null, record.wacz.bundleHash) : undefined],
+    [
+      'Transparency log',
+      record.transparency
+        ? `leaf ${record.transparency.leafIndex}${record.transparency.checkpoint ? ', in a published checkpoint' : ', checkpoint not yet published'}`
+        : undefined,
+    ],
+  ]);
+}
+
+async function showComplete(ctx: PageContext, id: string, title: HTMLElement, body: HTMLElement): Promise<void> {
+  const record = await get<CaptureRecord>(capturePaths.record(id), ctx.signal);
+  title.textContent = `Capture of ${record.url}`;
+  const verdict = h(
+    'section',
+    { 'aria-labelledby': 'verdict-heading' },
+    h('h2', { id: 'verdict-heading' }, 'Verification'),
+  );
+  const provenance = h('section', { 'aria-labelledby': 'prov-heading' }, h('h2', { id: 'prov-heading' }, 'Provenance'));
   put(
     body,
-    facts([
-      ['Capture id', h('code', null, id)],
-      ['Status', statusBadge(record.status)],
-      ['URL', h('span', { class: 'url' }, record.url)],
-      [
-        'Final URL',
-        record.finalUrl && record.finalUrl !== record.url ? h('span', { class: 'url' }, record.finalUrl) : undefined,
-      ],
-      ['Submitted', time(record.createdAt)],
-      ['Completed', time(record.completedAt)],
-      [
-        'Render quality',
-        record.renderQuality === 'full'
-          ? 'full (the page finished loading)'
-          : 'partial (captured after a navigation timeout)',
-      ],
-      ['Bundle hash', record.wacz ? h('code', null, record.wacz.bundleHash) : undefined],
-      [
-        'Transparency log',
-        record.transparency
-          ? `leaf ${record.transparency.leafIndex}${record.transparency.checkpoint ? ', in a published checkpoint' : ', checkpoint not yet published'}`
-          : undefined,
-      ],
-    ]),
-    shots,
+    recordFacts(record, id),
+    screenshots(record),
     verdict,
     provenance,
-    downloadList,
-    replay,
+    downloads(record, id),
+    replay(record, id),
   );
 
   if (record.wacz) {

@@ -3,13 +3,8 @@ import { field, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import {
-  type CaptureList,
-  type CaptureRecord,
-  type CaptureStatusRecord,
-  type CaptureSummary,
-  capturePaths,
-} from '../shapes.js';
+import type { CaptureList, CaptureRecord, CaptureStatusRecord, CaptureSummary } from '../api-answers.js';
+import { capturePaths } from '../api-paths.js';
 import { heading, statusBadge } from '../ui.js';
 
 /**
@@ -83,9 +78,9 @@ export function watchPending(ctx: PageContext, c: CaptureSummary, update: (c: Ca
   });
 }
 
-export async function capturesPage(ctx: PageContext): Promise<void> {
-  const q = ctx.query;
-  const form = h(
+/** The filters of GET /v1/captures, filled in from the page's address. */
+function filterForm(q: URLSearchParams): HTMLFormElement {
+  return h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter captures' },
     field(
@@ -140,6 +135,48 @@ export async function capturesPage(ctx: PageContext): Promise<void> {
       h('a', { href: '/console/captures', class: 'button-link' }, 'Clear'),
     ),
   );
+}
+
+function capturesTable(tbody: HTMLTableSectionElement): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'captures' },
+      h('caption', { class: 'visually-hidden' }, 'Captures'),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Screenshot', 'URL', 'Status', 'Created', 'Finished'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      tbody,
+    ),
+  );
+}
+
+/** Links to the previous and next pages of the list, keeping its filters. */
+function pager(q: URLSearchParams, pagination: CaptureList['pagination']): HTMLElement {
+  const pageLink = (offset: number, text: string, rel: string) => {
+    const p = new URLSearchParams(q);
+    p.set('offset', String(offset));
+    return h('a', { href: `/console/captures?${p}`, rel, class: 'button-link' }, text);
+  };
+  return h(
+    'nav',
+    { class: 'pager', 'aria-label': 'Pages of captures' },
+    pagination.offset > 0 ? pageLink(Math.max(0, pagination.offset - pagination.limit), 'Previous page', 'prev') : null,
+    pagination.hasMore ? pageLink(pagination.offset + pagination.limit, 'Next page', 'next') : null,
+  );
+}
+
+export async function capturesPage(ctx: PageContext): Promise<void> {
+  const q = ctx.query;
+  const form = filterForm(q);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const data = new FormData(form);
@@ -177,11 +214,6 @@ export async function capturesPage(ctx: PageContext): Promise<void> {
       tbody.querySelector(`tr[data-capture="${CSS.escape(c.id)}"]`)?.replaceWith(row(next)),
     );
   }
-  const pageLink = (offset: number, text: string, rel: string) => {
-    const p = new URLSearchParams(q);
-    p.set('offset', String(offset));
-    return h('a', { href: `/console/captures?${p}`, rel, class: 'button-link' }, text);
-  };
   const first = data.length ? pagination.offset + 1 : 0;
   put(
     results,
@@ -193,34 +225,7 @@ export async function capturesPage(ctx: PageContext): Promise<void> {
         ? `${count(first)}–${count(pagination.offset + data.length)} of ${count(pagination.total)}`
         : 'No captures match.',
     ),
-    data.length
-      ? h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            { class: 'captures' },
-            h('caption', { class: 'visually-hidden' }, 'Captures'),
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                ['Screenshot', 'URL', 'Status', 'Created', 'Finished'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            tbody,
-          ),
-        )
-      : null,
-    h(
-      'nav',
-      { class: 'pager', 'aria-label': 'Pages of captures' },
-      pagination.offset > 0
-        ? pageLink(Math.max(0, pagination.offset - pagination.limit), 'Previous page', 'prev')
-        : null,
-      pagination.hasMore ? pageLink(pagination.offset + pagination.limit, 'Next page', 'next') : null,
-    ),
+    data.length ? capturesTable(tbody) : null,
+    pager(q, pagination),
   );
 }

@@ -3,7 +3,7 @@ import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { type CheckRun, type OperatorCheck, parseCheckRun, parseChecks, parseDeadLetters } from '../shapes.js';
+import type { CheckRun, DeadLetters, OperatorCheck, OperatorChecks } from '../api-answers.js';
 import { facts, heading, table } from '../ui.js';
 
 /** Operator pages (admin session): the checks' last results, and the webhook dead-letter queue across tenants. */
@@ -71,8 +71,7 @@ function checkSection(c: OperatorCheck, reload: () => Promise<void>): HTMLElemen
       button.setAttribute('disabled', '');
       put(message, 'Running the monitor against this deployment’s log…');
       try {
-        const { body: result } = await call<unknown>('POST', `/v1/admin/checks/${c.name}`);
-        const run = parseCheckRun(result);
+        const { body: run } = await call<CheckRun>('POST', `/v1/admin/checks/${c.name}`);
         put(message, run.ok ? 'The monitor found nothing wrong.' : 'The monitor found problems: see below.');
         await reload();
       } catch (err) {
@@ -123,7 +122,7 @@ export async function checksPage(ctx: PageContext): Promise<void> {
   );
   const load = async () => {
     try {
-      const checks = parseChecks(await get<unknown>('/v1/admin/checks', ctx.signal));
+      const { checks } = await get<OperatorChecks>('/v1/admin/checks', ctx.signal);
       put(
         box,
         checks.map((c) => checkSection(c, load)),
@@ -163,11 +162,9 @@ export async function deadLettersPage(ctx: PageContext): Promise<void> {
     list,
   );
   try {
-    const page = parseDeadLetters(
-      await get<unknown>(
-        `/v1/admin/webhooks/dead-letters${query({ tenant: q.get('tenant'), cursor: q.get('cursor'), limit: 50 })}`,
-        ctx.signal,
-      ),
+    const page = await get<DeadLetters>(
+      `/v1/admin/webhooks/dead-letters${query({ tenant: q.get('tenant'), cursor: q.get('cursor'), limit: 50 })}`,
+      ctx.signal,
     );
     put(
       list,

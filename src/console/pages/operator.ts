@@ -1,9 +1,17 @@
+import type {
+  ApiKeyList,
+  ApiKeyRecord,
+  Capacity,
+  CreatedApiKey,
+  RevokedApiKey,
+  TenantList,
+  TenantRow,
+} from '../api-answers.js';
 import { call, get, query } from '../api.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { type ApiKeyRecord, parseCapacity, parseTenants, type TenantRow } from '../shapes.js';
 import { confirmButton, facts, heading, shownOnce, table } from '../ui.js';
 
 /** Operator pages (admin session): tenants and their quota overrides, API keys, capacity. Reports: reports.ts. */
@@ -69,7 +77,7 @@ export async function tenantsPage(ctx: PageContext): Promise<void> {
   );
   const load = async () => {
     try {
-      const tenants = parseTenants(await get<unknown>('/v1/admin/tenants', ctx.signal));
+      const { data: tenants } = await get<TenantList>('/v1/admin/tenants', ctx.signal);
       put(
         list,
         tenants.length
@@ -103,11 +111,13 @@ export async function tenantsPage(ctx: PageContext): Promise<void> {
 
 // ——— API keys (spec 4.11) ———
 
-const SCOPES = ['capture', 'read', 'admin'];
+const SCOPES: ApiKeyRecord['scopes'] = ['capture', 'read', 'admin'];
 
-export async function keysPage(ctx: PageContext): Promise<void> {
-  const q = ctx.query;
-  const filters = h(
+/** A key as the list shows it: one listed, or one just created (whose answer does not name its creator). */
+type ShownKey = Omit<ApiKeyRecord, 'createdBy'>;
+
+function keyFilters(q: URLSearchParams): HTMLFormElement {
+  return h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter keys' },
     field('Tenant', h('input', { name: 'tenant', type: 'text', value: q.get('tenant') ?? '' })),
@@ -125,15 +135,11 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters')),
   );
-  filters.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const v = formValues(filters);
-    ctx.navigate(`/console/operator/keys${query({ tenant: v.tenant?.trim(), include: v.include })}`);
-  });
-  const list = h('section', { 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Keys'));
-  const message = statusRegion();
-  const created = h('div');
-  const form = h(
+}
+
+/** The form that creates a key: for the tenant filtered on, if any; every scope but admin ticked. */
+function newKeyForm(q: URLSearchParams): HTMLFormElement {
+  return h(
     'form',
     { class: 'stack' },
     field('Tenant id', h('input', { name: 'tenantId', type: 'text', required: true, value: q.get('tenant') ?? '' })),
@@ -153,6 +159,32 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create key')),
   );
+}
+
+/** One row of the key list; an active key has a button that revokes it. */
+function keyRow(k: ShownKey, revoke: (k: ShownKey) => Promise<void>): (Node | string)[] {
+  return [
+    h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
+    k.tenantId,
+    k.scopes.join(', '),
+    time(k.createdAt),
+    k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
+    k.revoked ? '' : confirmButton('Revoke', `Revoke "${k.name}"`, () => revoke(k)),
+  ];
+}
+
+export async function keysPage(ctx: PageContext): Promise<void> {
+  const q = ctx.query;
+  const filters = keyFilters(q);
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(filters);
+    ctx.navigate(`/console/operator/keys${query({ tenant: v.tenant?.trim(), include: v.include })}`);
+  });
+  const list = h('section', { 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Keys'));
+  const message = statusRegion();
+  const created = h('div');
+  const form = newKeyForm(q);
   put(
     ctx.main,
     heading('API keys'),
@@ -170,7 +202,17 @@ export async function keysPage(ctx: PageContext): Promise<void> {
 
   // The key endpoints allow 5 requests per 60 s per address (spec 4.11), listing included: the list is read once and
   // kept up to date from the answers of create and revoke, never read again after each.
-  let keys: ApiKeyRecord[] = [];
+  let keys: ShownKey[] = [];
+  const revoke = async (k: ShownKey) => {
+    try {
+      const { body } = await call<RevokedApiKey>('DELETE', `/v1/admin/keys/${k.keyHash}`);
+      keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
+      put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
+      render();
+    } catch (err) {
+      put(message, errorBox(err));
+    }
+  };
   const render = () =>
     put(
       list,
@@ -179,25 +221,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
         ? table(
             'API keys',
             ['Name', 'Tenant', 'Scopes', 'Created', 'State', ''],
-            keys.map((k) => [
-              h('span', null, k.name, h('br'), h('small', { class: 'muted hash' }, k.keyHash)),
-              k.tenantId,
-              k.scopes.join(', '),
-              time(k.createdAt),
-              k.revoked ? h('span', null, 'revoked ', time(k.revokedAt)) : 'active',
-              k.revoked
-                ? ''
-                : confirmButton('Revoke', `Revoke "${k.name}"`, async () => {
-                    try {
-                      const { body } = await call<ApiKeyRecord>('DELETE', `/v1/admin/keys/${k.keyHash}`);
-                      keys = keys.map((x) => (x.keyHash === k.keyHash ? { ...x, ...body } : x));
-                      put(message, `Revoked "${k.name}". Sessions signed in with it end within 60 s.`);
-                      render();
-                    } catch (err) {
-                      put(message, errorBox(err));
-                    }
-                  }),
-            ]),
+            keys.map((k) => keyRow(k, revoke)),
           )
         : h('p', null, 'No keys match.'),
     );
@@ -206,7 +230,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     e.preventDefault();
     const d = new FormData(form);
     try {
-      const { body } = await call<ApiKeyRecord>('POST', '/v1/admin/keys', {
+      const { body } = await call<CreatedApiKey>('POST', '/v1/admin/keys', {
         tenantId: String(d.get('tenantId') ?? '').trim(),
         name: String(d.get('name') ?? ''),
         scopes: d.getAll('scopes').map(String),
@@ -229,7 +253,7 @@ export async function keysPage(ctx: PageContext): Promise<void> {
   });
   try {
     keys = (
-      await get<{ data: ApiKeyRecord[] }>(
+      await get<ApiKeyList>(
         `/v1/admin/keys${query({ tenant: q.get('tenant'), include: q.get('include') })}`,
         ctx.signal,
       )
@@ -258,7 +282,7 @@ export async function capacityPage(ctx: PageContext): Promise<void> {
   );
   const load = async () => {
     try {
-      const c = parseCapacity(await get<unknown>('/v1/admin/capacity', ctx.signal));
+      const c = await get<Capacity>('/v1/admin/capacity', ctx.signal);
       put(
         box,
         h(

@@ -1,10 +1,10 @@
+import type { Report, ReportName } from '../api-answers.js';
 import { get, query } from '../api.js';
 import { barChart, legend, lineChart, type Series } from '../charts.js';
 import { field, formValues, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count } from '../format.js';
 import type { PageContext } from '../router.js';
-import { parseReport, REPORT_NAMES, type Report, reportCsvPath } from '../shapes.js';
 import { heading, table } from '../ui.js';
 
 /**
@@ -16,7 +16,7 @@ import { heading, table } from '../ui.js';
 // ——— Reports ———
 
 /** What each report charts: lines per value of `group`, summing `value` per day (the rows are per day and tenant). */
-const REPORT_CHARTS: Record<string, { title: string; group: string; value: string; unit: string }> = {
+const REPORT_CHARTS: Record<ReportName, { title: string; group: string; value: string; unit: string }> = {
   'captures-per-day': {
     title: 'Captures per day',
     group: 'tenant_id',
@@ -32,9 +32,12 @@ const REPORT_CHARTS: Record<string, { title: string; group: string; value: strin
     unit: 'bytes stored',
   },
 };
+/** The reports the page shows, in this order: every report the API documents. */
+const REPORT_NAMES = Object.keys(REPORT_CHARTS) as ReportName[];
 const REPORT_TITLES: Record<string, string> = Object.fromEntries(
   Object.entries(REPORT_CHARTS).map(([name, c]) => [name, c.title]),
 );
+const reportCsvPath = (name: ReportName) => `/v1/admin/reports/${name}?format=csv`;
 
 /**
  * A report as a chart: days along the x axis, one line (or bar series) per value of the report's group column, its
@@ -79,7 +82,7 @@ export async function reportsPage(ctx: PageContext): Promise<void> {
         `Download ${REPORT_TITLES[name]} as CSV`,
       );
       try {
-        const r = parseReport(await get<unknown>(`/v1/admin/reports/${name}`, ctx.signal));
+        const r = await get<Report>(`/v1/admin/reports/${name}`, ctx.signal);
         const drawn = reportChart(r);
         put(
           section,
@@ -200,11 +203,8 @@ function chartFigure(title: string, days: string[], series: Series[]): HTMLEleme
   );
 }
 
-export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
-  const options = periods();
-  const picked = options.find((p) => p.value === ctx.query.get('period')) ?? options[1]!;
-  const tenant = ctx.query.get('tenant') ?? '';
-  const form = h(
+function periodForm(options: Period[], picked: Period, tenant: string): HTMLFormElement {
+  return h(
     'form',
     { class: 'filters', 'aria-label': 'Period and tenant' },
     field(
@@ -218,6 +218,93 @@ export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
     field('Tenant', h('input', { name: 'tenant', type: 'text', value: tenant }), 'Empty: every tenant.'),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Show')),
   );
+}
+
+/** What the usage page shows: a period, every day of it, and one tenant or (undefined) all. */
+interface UsageWindow {
+  period: Period;
+  days: string[];
+  tenant: string | undefined;
+}
+
+const reportQuery = (w: UsageWindow) => query({ from: w.period.from, to: w.period.to, tenant: w.tenant });
+
+/** Completed captures per tenant per day as a chart, and each tenant's totals as a table. */
+async function drawCapturesPerTenant(section: HTMLElement, w: UsageWindow, signal: AbortSignal): Promise<void> {
+  const title = h('h2', { id: 'u-captures' }, 'Captures per tenant per day');
+  try {
+    const r = await get<Report>(`/v1/admin/reports/captures-per-day${reportQuery(w)}`, signal);
+    const col = (name: string) => r.columns.indexOf(name);
+    const [t, done, failed, submitted] = [
+      col('tenant_id'),
+      col('captures_completed'),
+      col('captures_failed'),
+      col('captures_submitted'),
+    ];
+    const { series, totals } = groupedSeries(
+      r.rows,
+      w.days,
+      (row) => String(row[t]),
+      (row) => n(row[done]),
+      'Other tenants',
+    );
+    const sums = new Map<string, [number, number, number]>();
+    for (const row of r.rows) {
+      const s = sums.get(String(row[t])) ?? [0, 0, 0];
+      sums.set(String(row[t]), [s[0] + n(row[submitted]), s[1] + n(row[done]), s[2] + n(row[failed])]);
+    }
+    put(
+      section,
+      title,
+      chartFigure(`Completed captures per tenant per day, ${w.period.label}`, w.days, series),
+      totals.length || sums.size
+        ? table(
+            `Captures per tenant, ${w.period.label}`,
+            ['Tenant', 'Submitted', 'Completed', 'Failed'],
+            [...sums].map(([tenantId, [s, c, f]]) => [tenantId, count(s), count(c), count(f)]),
+          )
+        : null,
+    );
+  } catch (err) {
+    put(section, title, errorBox(err));
+  }
+}
+
+/** Failed captures per reason per day as a chart, and each reason's total as a table. */
+async function drawFailuresByReason(section: HTMLElement, w: UsageWindow, signal: AbortSignal): Promise<void> {
+  const title = h('h2', { id: 'u-failures' }, 'Failures by reason per day');
+  try {
+    const r = await get<Report>(`/v1/admin/reports/failures-by-reason${reportQuery(w)}`, signal);
+    const [reason, captured] = [r.columns.indexOf('reason'), r.columns.indexOf('captures')];
+    const { series, totals } = groupedSeries(
+      r.rows,
+      w.days,
+      (row) => (row[reason] === null || row[reason] === '' ? 'unclassified' : String(row[reason])),
+      (row) => n(row[captured]),
+      'Other reasons',
+    );
+    put(
+      section,
+      title,
+      chartFigure(`Failed captures by reason per day, ${w.period.label}`, w.days, series),
+      totals.length
+        ? table(
+            `Failures by reason, ${w.period.label}`,
+            ['Reason', 'Failed captures'],
+            totals.map(([g, v]) => [g, count(v)]),
+          )
+        : null,
+    );
+  } catch (err) {
+    put(section, title, errorBox(err));
+  }
+}
+
+export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
+  const options = periods();
+  const picked = options.find((p) => p.value === ctx.query.get('period')) ?? options[1]!;
+  const tenant = ctx.query.get('tenant') ?? '';
+  const form = periodForm(options, picked, tenant);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(form);
@@ -244,77 +331,6 @@ export async function usageAcrossTenantsPage(ctx: PageContext): Promise<void> {
     captures,
     failures,
   );
-  const window = { from: picked.from, to: picked.to, tenant: tenant || undefined };
-  const days = daysOf(picked.from, picked.to);
-
-  const drawCaptures = async () => {
-    const title = h('h2', { id: 'u-captures' }, 'Captures per tenant per day');
-    try {
-      const r = parseReport(await get<unknown>(`/v1/admin/reports/captures-per-day${query(window)}`, ctx.signal));
-      const col = (name: string) => r.columns.indexOf(name);
-      const [t, done, failed, submitted] = [
-        col('tenant_id'),
-        col('captures_completed'),
-        col('captures_failed'),
-        col('captures_submitted'),
-      ];
-      const { series, totals } = groupedSeries(
-        r.rows,
-        days,
-        (row) => String(row[t]),
-        (row) => n(row[done]),
-        'Other tenants',
-      );
-      const sums = new Map<string, [number, number, number]>();
-      for (const row of r.rows) {
-        const s = sums.get(String(row[t])) ?? [0, 0, 0];
-        sums.set(String(row[t]), [s[0] + n(row[submitted]), s[1] + n(row[done]), s[2] + n(row[failed])]);
-      }
-      put(
-        captures,
-        title,
-        chartFigure(`Completed captures per tenant per day, ${picked.label}`, days, series),
-        totals.length || sums.size
-          ? table(
-              `Captures per tenant, ${picked.label}`,
-              ['Tenant', 'Submitted', 'Completed', 'Failed'],
-              [...sums].map(([tenantId, [s, c, f]]) => [tenantId, count(s), count(c), count(f)]),
-            )
-          : null,
-      );
-    } catch (err) {
-      put(captures, title, errorBox(err));
-    }
-  };
-
-  const drawFailures = async () => {
-    const title = h('h2', { id: 'u-failures' }, 'Failures by reason per day');
-    try {
-      const r = parseReport(await get<unknown>(`/v1/admin/reports/failures-by-reason${query(window)}`, ctx.signal));
-      const [reason, captured] = [r.columns.indexOf('reason'), r.columns.indexOf('captures')];
-      const { series, totals } = groupedSeries(
-        r.rows,
-        days,
-        (row) => (row[reason] === null || row[reason] === '' ? 'unclassified' : String(row[reason])),
-        (row) => n(row[captured]),
-        'Other reasons',
-      );
-      put(
-        failures,
-        title,
-        chartFigure(`Failed captures by reason per day, ${picked.label}`, days, series),
-        totals.length
-          ? table(
-              `Failures by reason, ${picked.label}`,
-              ['Reason', 'Failed captures'],
-              totals.map(([g, v]) => [g, count(v)]),
-            )
-          : null,
-      );
-    } catch (err) {
-      put(failures, title, errorBox(err));
-    }
-  };
-
-  await Promise.all([drawCaptures(), drawFailures()]);
+  const w: UsageWindow = { period: picked, days: daysOf(picked.from, picked.to), tenant: tenant || undefined };
+  await Promise.all([drawCapturesPerTenant(captures, w, ctx.signal), drawFailuresByReason(failures, w, ctx.signal)]);
 }

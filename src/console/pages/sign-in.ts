@@ -5,7 +5,7 @@ import { time } from '../format.js';
 import type { PageContext } from '../router.js';
 import { sessionCookiesDuplicated, signIn, signOut } from '../session.js';
 import { sessionState } from '../session-state.js';
-import type { SessionKind } from '../shapes.js';
+import type { OidcProviders, SessionKind } from '../api-answers.js';
 import { heading } from '../ui.js';
 
 /**
@@ -100,7 +100,7 @@ const OIDC_REFUSALS: Record<string, string> = {
 /** "Sign in with …" for each OpenID provider the operator configured (none: nothing shown). */
 async function providerLinks(box: HTMLElement, signal: AbortSignal): Promise<void> {
   try {
-    const { data } = await get<{ data: { id: string; label: string }[] }>('/console/oidc/providers', signal);
+    const { data } = await get<OidcProviders>('/console/oidc/providers', signal);
     if (data.length === 0) return;
     put(
       box,

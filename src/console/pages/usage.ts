@@ -1,10 +1,10 @@
+import type { AccountUsage, DailyUsage } from '../api-answers.js';
 import { get, query } from '../api.js';
 import { barChart, legend } from '../charts.js';
 import { field, h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { bytes, count, currentPeriod, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import { type AccountUsage, parseDailyUsage } from '../shapes.js';
 import { facts, heading, table } from '../ui.js';
 
 /** Usage (spec 4.14): this month against the quota, as the API counts it, and captures per day as a chart. */
@@ -60,7 +60,7 @@ export async function usagePage(ctx: PageContext): Promise<void> {
 
   put(daily, h('h2', { id: 'daily-heading' }, `Captures per day, ${period}`), picker);
   try {
-    const d = parseDailyUsage(await get<unknown>(`/v1/account/usage/daily${query({ period })}`, ctx.signal));
+    const d = await get<DailyUsage>(`/v1/account/usage/daily${query({ period })}`, ctx.signal);
     const labels = d.days.map((x) => x.date.slice(8));
     const series = [
       { name: 'captures', values: d.days.map((x) => x.captures) },

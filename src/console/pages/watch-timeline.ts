@@ -1,9 +1,9 @@
+import type { Schedule, ScheduleRun, ScheduleRuns } from '../api-answers.js';
 import { call, get, query } from '../api.js';
 import { h, put } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { time } from '../format.js';
 import type { PageContext } from '../router.js';
-import type { Schedule } from '../shapes.js';
 import { heading } from '../ui.js';
 
 /**
@@ -12,21 +12,6 @@ import { heading } from '../ui.js';
  * one. Reads GET /v1/schedules/{id}, /runs and the diff routes, like any client; signs a diff's evidence or
  * certificate only when asked (a button: POST).
  */
-
-interface Run {
-  captureId: string;
-  status: 'pending' | 'complete' | 'failed';
-  createdAt: string;
-  error?: string | null;
-  failureReason?: string | null;
-  comparison: {
-    baseCaptureId: string;
-    changed: boolean;
-    notified: boolean;
-    summary: Record<string, number> | null;
-    diffUrl: string;
-  } | null;
-}
 
 const screenshot = (captureId: string) => `/v1/captures/${encodeURIComponent(captureId)}/artifacts/screenshot`;
 
@@ -59,7 +44,7 @@ function signedDownload(path: string, label: { make: string; link: string }): HT
   return holder;
 }
 
-function runEntry(run: Run, url: string): HTMLElement {
+function runEntry(run: ScheduleRun, url: string): HTMLElement {
   const c = run.comparison;
   const what =
     run.status === 'failed'
@@ -136,7 +121,7 @@ export async function watchTimelinePage(ctx: PageContext): Promise<void> {
   put(ctx.main, heading('Watch timeline'), h('p', null, 'Loading…'));
   try {
     const schedule = await get<Schedule>(`/v1/schedules/${encodeURIComponent(scheduleId)}`, ctx.signal);
-    const { data } = await get<{ data: Run[] }>(`/v1/schedules/${encodeURIComponent(scheduleId)}/runs`, ctx.signal);
+    const { data } = await get<ScheduleRuns>(`/v1/schedules/${encodeURIComponent(scheduleId)}/runs`, ctx.signal);
     put(
       ctx.main,
       heading(`Watch timeline: ${schedule.name}`),

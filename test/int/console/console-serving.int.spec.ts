@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { openApiApp } from '../../support/openapi-document.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 
 /**
@@ -112,5 +113,19 @@ describe('console serving', () => {
       [],
       'no page or asset path is documented as an operation',
     );
+  });
+
+  it("every operation the service documents is in the document the console's types are rendered from", async () => {
+    // src/console/openapi-types.ts is rendered from openApiApp's document (ops/openapi/console-api-types.ts).
+    const live = (await s.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const { app, doc } = await openApiApp();
+    await app.close();
+    for (const [path, item] of Object.entries(live.paths))
+      for (const [method, op] of Object.entries(item))
+        assert.deepEqual(
+          (doc.paths[path] as Record<string, unknown> | undefined)?.[method],
+          op,
+          `${method.toUpperCase()} ${path}: register its route plugin in test/support/openapi-document.ts`,
+        );
   });
 });
