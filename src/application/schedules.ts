@@ -3,7 +3,7 @@ import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { CAPTURE_OPTION_LIMITS, parseCaptureOptions } from '../domain/capture-options.js';
 import { watchedRunOptions } from '../domain/watch-settings.js';
-import { requireKnownVantage } from './vantages.js';
+import { requireKnownVantage } from '../vantages/known-vantages.js';
 import { parseWatchSettings } from '../watch/watch-settings.js';
 import { isId, newId } from '../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';

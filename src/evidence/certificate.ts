@@ -9,7 +9,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
 import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { iso } from '../domain/clock.js';
-import type { CorroborationAnswer } from '../application/corroboration.js';
+import type { CorroborationAnswer } from '../vantages/corroboration-service.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,

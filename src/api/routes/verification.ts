@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Corroborations } from '../../application/corroboration.js';
+import type { Corroborations } from '../../vantages/corroboration-service.js';
 import { z } from 'zod';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { CaptureVerification } from '../../application/capture-verification.js';
