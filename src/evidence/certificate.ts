@@ -164,7 +164,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
 }
 
 /**
- * A certificate (of a capture, or of a change: capture-diffs.ts) with its standard PDF signature (PAdES) as the last
+ * A certificate (of a capture, or of a change: capture-diff-service.ts) with its standard PDF signature (PAdES) as the last
  * update, made by the signer role.
  */
 export async function pdfSigned(

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, GetObjectRetentionCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { makeBundle } from '../../../src/archive/bundle.js';
 import type { Caller } from '../../../src/application/caller.js';
-import { createCaptureDiffs } from '../../../src/application/capture-diffs.js';
+import { createCaptureDiffs } from '../../../src/watch/capture-diff-service.js';
 import { digestOf } from '../../../src/storage/artifact-store.js';
 import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
 import { nameKey, openS3ArtifactStore, s3Client } from '../../../src/storage/s3-artifact-store.js';
