@@ -72,8 +72,20 @@ const noInput = z.object({});
 
 const structured = (value: Record<string, unknown>): ToolOutput => ({ structured: value });
 
+/** Every tool (docs/mcp.md); in the api role each feature offers its own group of them. */
 export function mcpTools(deps: McpToolDeps): McpTool[] {
-  const tools: McpTool[] = [
+  return [
+    ...captureTools(deps),
+    ...verificationTools(deps),
+    ...usageTools(deps),
+    ...scheduleTools(deps),
+    ...(deps.certificatePdf ? [certificateTool(deps.certificatePdf, deps.publicBaseUrl)] : []),
+  ];
+}
+
+/** The captures feature's tools: submit one or a batch, read one, list. */
+export function captureTools(deps: Pick<McpToolDeps, 'admission' | 'reads'>): McpTool[] {
+  return [
     {
       name: 'capture_url',
       title: 'Capture a web page',
@@ -137,6 +149,12 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async (args, caller) => structured(await deps.reads.list(caller, args)),
     },
+  ];
+}
+
+/** The verification feature's tool. */
+export function verificationTools(deps: Pick<McpToolDeps, 'verification'>): McpTool[] {
+  return [
     {
       name: 'verify_capture',
       title: 'Verify a capture',
@@ -150,6 +168,12 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       run: async (args) =>
         structured(await deps.verification.verify(await deps.verification.verifiable(args.captureId))),
     },
+  ];
+}
+
+/** The tenancy feature's tool: the account's usage. */
+export function usageTools(deps: Pick<McpToolDeps, 'usage'>): McpTool[] {
+  return [
     {
       name: 'get_usage',
       title: 'Account usage',
@@ -163,6 +187,12 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       run: async (_args, caller) =>
         structured((await deps.usage(caller.principal.tenantId)) as Record<string, unknown>),
     },
+  ];
+}
+
+/** The schedules feature's tools. */
+export function scheduleTools(deps: Pick<McpToolDeps, 'schedules'>): McpTool[] {
+  return [
     {
       name: 'create_schedule',
       title: 'Create a schedule',
@@ -199,12 +229,13 @@ export function mcpTools(deps: McpToolDeps): McpTool[] {
       run: async (args, caller) => structured(await deps.schedules.delete(caller, args.scheduleId)),
     },
   ];
-  if (deps.certificatePdf) tools.push(certificateTool(deps.certificatePdf, deps.publicBaseUrl));
-  return tools;
 }
 
 /** The certificate of a complete capture as an embedded PDF resource, with its URL (the REST route's). */
-function certificateTool(certificatePdf: (captureId: string) => Promise<Uint8Array>, publicBaseUrl: string): McpTool {
+export function certificateTool(
+  certificatePdf: (captureId: string) => Promise<Uint8Array>,
+  publicBaseUrl: string,
+): McpTool {
   return {
     name: 'get_certificate',
     title: 'Get the certificate',
