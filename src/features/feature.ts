@@ -33,3 +33,23 @@ export interface ApiRuntime {
   /** Until when what is made of a capture is locked like its evidence (docs/storage.md, Retention); null: not locked. */
   evidenceRetainUntil(captureId: string): Promise<Date | null>;
 }
+
+/**
+ * The features a role runs, in the order they were started (their routes register in that order). When a start
+ * fails, `stop` ends those already started, so a start tried again (NATS not answering yet) finds nothing left over.
+ */
+export function featureList() {
+  const started: Feature[] = [];
+  return {
+    async start<F extends Feature>(feature: F | Promise<F>): Promise<F> {
+      const made = await feature;
+      started.push(made);
+      return made;
+    },
+    routes: (): ApiPlugin[] => started.flatMap((f) => f.routes),
+    mcpTools: (): McpTool[] => started.flatMap((f) => f.mcpTools ?? []),
+    async stop(): Promise<void> {
+      for (const f of [...started].reverse()) await f.stop?.();
+    },
+  };
+}

@@ -32,18 +32,13 @@ export async function verificationFeature(
   const { ctx, artifacts } = data;
   const transparency = runtime.transparency ?? undefined;
   const verification = createCaptureVerification(ctx, artifacts, evidence, transparency);
-  const replay = await startReplayServer({ config, verification, reads, guard, log });
-  data.ownListeners.add(config.HOST, replay.port);
+  const certificateKv = await openCertificateStore(nats.nc, config.NATS_REPLICAS);
   const trust = deploymentTrust(ctx.pool, evidence, async () => (transparency ? transparency.logKey() : null));
   const certificates = createCertificates({
     pool: ctx.pool,
     artifacts,
     // With S3, certificates are stored beside the artifacts, locked like them; the KV bucket stays readable.
-    store: certificateStore(
-      artifacts,
-      await openCertificateStore(nats.nc, config.NATS_REPLICAS),
-      api.evidenceRetainUntil,
-    ),
+    store: certificateStore(artifacts, certificateKv, api.evidenceRetainUntil),
     notary: runtime.evidenceNotary,
     trust,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -53,6 +48,9 @@ export async function verificationFeature(
   });
   const captureCertificates = createCaptureCertificates(certificates, trust, certifiedCaptures(ctx.pool));
   const certificatePdf = (captureId: string) => captureCertificates.certificatePdf(captureId, log);
+  // Started last: nothing after it can fail and leave it listening.
+  const replay = await startReplayServer({ config, verification, reads, guard, log });
+  data.ownListeners.add(config.HOST, replay.port);
   return {
     replayOrigin: replay.origin,
     routes: [

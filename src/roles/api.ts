@@ -6,7 +6,7 @@ import { evidenceRetention } from '../application/retention.js';
 import { capturesFeature } from '../features/captures.js';
 import { openCallerAccess } from '../features/caller-access.js';
 import { consoleFeature } from '../features/console.js';
-import type { ApiRuntime, Feature } from '../features/feature.js';
+import { type ApiRuntime, featureList } from '../features/feature.js';
 import { operationsFeature } from '../features/operations.js';
 import { retentionFeature } from '../features/retention.js';
 import { schedulesFeature } from '../features/schedules.js';
@@ -35,31 +35,27 @@ export interface ApiRole {
 export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntime): Promise<ApiRole> {
   const { config, log } = runtime;
   const access = await openCallerAccess(runtime, data);
-  const api: ApiRuntime = {
-    runtime,
-    data,
-    ...access,
-    evidenceRetainUntil: evidenceRetention(data.ctx, data.artifacts),
-  };
-  // Features others are built on: corroborated sets, the capture services, the replay origin.
-  const vantages = await vantagesFeature(api);
-  const captures = capturesFeature(api, vantages.corroborations);
-  const verification = await verificationFeature(api, captures.reads, vantages.corroborations);
-
-  // Every feature this role runs, in the order their routes register: a new feature is one line here.
-  const features: Feature[] = [
-    await operationsFeature(api),
-    consoleFeature(api, access.sessions, verification.replayOrigin),
-    tenancyFeature(api),
-    captures,
-    vantages,
-    verification,
-    await watchFeature(api),
-    transparencyLogFeature(api),
-    schedulesFeature(api),
-    retentionFeature(api),
-    await webhooksFeature(api),
-  ];
+  const { guard, operator, cors } = access;
+  const api: ApiRuntime = { runtime, data, guard, operator, cors, evidenceRetainUntil: retention(data) };
+  const features = featureList();
+  try {
+    // Every feature this role runs, in the order their routes register: a new feature is one line here.
+    const vantages = await features.start(vantagesFeature(api));
+    const captures = await features.start(capturesFeature(api, vantages.corroborations));
+    const verification = await features.start(verificationFeature(api, captures.reads, vantages.corroborations));
+    await features.start(watchFeature(api));
+    await features.start(schedulesFeature(api));
+    await features.start(webhooksFeature(api));
+    await features.start(tenancyFeature(api));
+    await features.start(retentionFeature(api));
+    await features.start(transparencyLogFeature(api));
+    await features.start(operationsFeature(api));
+    await features.start(consoleFeature(api, access.sessions, verification.replayOrigin));
+  } catch (err) {
+    await features.stop();
+    await access.stop();
+    throw err;
+  }
 
   const natsLink = watchNatsLink(runtime.nats.nc);
   const app = await buildApp({
@@ -68,10 +64,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     publicBaseUrl: config.PUBLIC_BASE_URL,
     metricsToken: config.METRICS_TOKEN,
     trustProxy: config.TRUST_PROXY,
-    plugins: [
-      ...features.flatMap((f) => f.routes),
-      mcpRoutes({ guard: access.guard, cors: access.cors, tools: features.flatMap((f) => f.mcpTools ?? []) }),
-    ],
+    plugins: [...features.routes(), mcpRoutes({ guard, cors, tools: features.mcpTools() })],
   });
   const url = await app.listen({ port: config.PORT, host: config.HOST });
   for (const bound of app.addresses()) if (typeof bound !== 'string') data.ownListeners.add(bound.address, bound.port);
@@ -83,7 +76,10 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       await app.close();
       natsLink.stop();
       await access.stop();
-      for (const feature of features) await feature.stop?.();
+      await features.stop();
     },
   };
 }
+
+/** Until when what is made of a capture later is locked like its own artifacts (docs/storage.md, Retention). */
+const retention = (data: DatabaseRuntime) => evidenceRetention(data.ctx, data.artifacts);
