@@ -1,5 +1,5 @@
 import type { CaptureComparison } from '../../src/domain/events.js';
-import type { ComparisonSummary } from '../../src/domain/watch-settings.js';
+import type { ComparisonSummary } from '../../src/watch/watch-policy.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { readModel, type Sql, type TenantEnvelope } from './read-model.js';
 import type { CaptureRow } from './captures.js';

@@ -1,5 +1,5 @@
 import type { CaptureOptions } from '../../src/domain/capture-options.js';
-import type { WatchSettings } from '../../src/domain/watch-settings.js';
+import type { WatchSettings } from '../../src/watch/watch-policy.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { TenantState } from '../../src/domain/tenant/index.js';
 import {

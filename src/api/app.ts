@@ -96,6 +96,13 @@ const sizeText = (bytes: number): string =>
       ? `${bytes / 1024} KiB`
       : `${bytes} bytes`;
 
+/** The 404 of a method and path no route answers. */
+const notFound = (req: FastifyRequest, reply: FastifyReply) =>
+  reply
+    .code(404)
+    .type('application/json; charset=utf-8')
+    .send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found'));
+
 /** Fastify with the spec's error body on every error path (spec 7.1) and the OpenAPI document. */
 export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   // Plugins see the logger as Fastify's base logger; what they log through is the pino instance given here.
@@ -145,12 +152,6 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const notFound = (req: FastifyRequest, reply: FastifyReply) =>
-    reply
-      .code(404)
-      .type('application/json; charset=utf-8')
-      .send(problem(404, `No route for ${req.method} ${req.url.split('?')[0]}.`, 'Not Found'));
-
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -189,66 +190,71 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await scrape());
   });
 
-  app.setErrorHandler((err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof HttpProblem) return sendProblem(reply, err);
-    if (err instanceof DomainError) {
+  app.setErrorHandler(answerError);
+
+  app.setNotFoundHandler((req, reply) => notFound(req, reply));
+
+  await registerOpenApi(app, opts.publicBaseUrl);
+
+  for (const plugin of opts.plugins) await app.register(async (scope) => plugin(scope));
+  return app;
+}
+
+/** Every error as the spec's error body (spec 7.1): refusals as thrown, Fastify's own errors named, the rest a 500. */
+function answerError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof HttpProblem) return sendProblem(reply, err);
+  if (err instanceof DomainError) {
+    return sendProblem(
+      reply,
+      new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
+    );
+  }
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const unknown = namesNothing(err.validation);
+    if (unknown !== null) return sendProblem(reply, new HttpProblem(404, unknown, 'Not Found'));
+    const context = (err as FastifyError).validationContext ?? 'request';
+    return sendProblem(reply, new HttpProblem(400, invalidRequestDetail(err.validation, context), 'Bad Request'));
+  }
+  const fe = err as FastifyError;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return sendProblem(
         reply,
-        new HttpProblem(err.status, err.detail, err.title, err.extras.body ?? {}, err.extras.headers ?? {}),
+        new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type'),
       );
-    }
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const unknown = namesNothing(err.validation);
-      if (unknown !== null) return sendProblem(reply, new HttpProblem(404, unknown, 'Not Found'));
-      const context = (err as FastifyError).validationContext ?? 'request';
-      return sendProblem(reply, new HttpProblem(400, invalidRequestDetail(err.validation, context), 'Bad Request'));
-    }
-    const fe = err as FastifyError;
-    switch (fe.code) {
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(
-          reply,
-          new HttpProblem(415, 'Content-Type must be application/json.', 'Unsupported Media Type'),
-        );
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(
-          reply,
-          new HttpProblem(400, 'The request body is empty; send a JSON object.', 'Bad Request'),
-        );
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendProblem(
-          reply,
-          new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'),
-        );
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(
-          reply,
-          new HttpProblem(
-            413,
-            `The request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}.`,
-            'Payload Too Large',
-          ),
-        );
-      default:
-        break;
-    }
-    if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendProblem(reply, new HttpProblem(400, 'The request body is empty; send a JSON object.', 'Bad Request'));
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return sendProblem(
         reply,
         new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'),
       );
-    }
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
-    }
-    const answer = unexpectedErrorProblem(err, req.id);
-    logUnexpected(req.log, err, answer);
-    return sendProblem(reply, answer);
-  });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendProblem(
+        reply,
+        new HttpProblem(
+          413,
+          `The request body is larger than ${sizeText(req.routeOptions.bodyLimit ?? BODY_LIMIT)}.`,
+          'Payload Too Large',
+        ),
+      );
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) {
+    return sendProblem(reply, new HttpProblem(400, `The request body is not valid JSON: ${fe.message}`, 'Bad Request'));
+  }
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return sendProblem(reply, new HttpProblem(fe.statusCode, fe.message));
+  }
+  const answer = unexpectedErrorProblem(err, req.id);
+  logUnexpected(req.log, err, answer);
+  return sendProblem(reply, answer);
+}
 
-  app.setNotFoundHandler((req, reply) => notFound(req, reply));
-
-  const cookies = cookieOptions(opts.publicBaseUrl);
+/** The OpenAPI document at /openapi.json and Swagger UI at /docs, made from the routes' zod schemas. */
+async function registerOpenApi(app: TypedApp, publicBaseUrl: string): Promise<void> {
+  const cookies = cookieOptions(publicBaseUrl);
   await app.register(swagger, {
     openapi: {
       openapi: OPENAPI_VERSION,
@@ -257,7 +263,7 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
         version: '0.6.0',
         description: 'Signed, timestamped captures of public web pages.',
       },
-      servers: [{ url: opts.publicBaseUrl }],
+      servers: [{ url: publicBaseUrl }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },
@@ -284,9 +290,6 @@ export async function buildApp(opts: AppOptions): Promise<TypedApp> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
-  for (const plugin of opts.plugins) await app.register(async (scope) => plugin(scope));
-  return app;
 }
 
 /** preValidation hook for POST endpoints that take a body (spec 7.2: 415). */

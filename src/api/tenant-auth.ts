@@ -33,7 +33,7 @@ export interface OpenedSession {
   expiresAt: Date;
 }
 
-/** Console sessions, when this API serves the console (src/roles/api.ts). */
+/** Console sessions, when this API serves the console (src/features/caller-access.ts). */
 export interface ConsoleSessionOptions {
   sessions: ConsoleSessions;
   publicBaseUrl: string;

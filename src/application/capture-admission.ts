@@ -8,8 +8,8 @@ import { refusal, tenantRateLimited, unavailable } from '../domain/errors.js';
 import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
-import { requireKnownVantage, unknownVantageDetail } from './vantages.js';
-import { type Corroborations, planCorroboration } from './corroboration.js';
+import { requireKnownVantage, unknownVantageDetail } from '../vantages/known-vantages.js';
+import { type Corroborations, planCorroboration } from '../vantages/corroboration-service.js';
 
 /**
  * Admission of captures (spec 4.3, 4.5, 8.1, 8.2): URL and options checks, capacity, batch rate tokens and the

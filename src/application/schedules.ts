@@ -2,9 +2,9 @@ import type { ServiceContext } from './service-context.js';
 import { refusal } from '../domain/errors.js';
 import { iso } from '../domain/clock.js';
 import { CAPTURE_OPTION_LIMITS, parseCaptureOptions } from '../domain/capture-options.js';
-import { watchedRunOptions } from '../domain/watch-settings.js';
-import { requireKnownVantage } from './vantages.js';
-import { parseWatchSettings } from '../watch/watch-settings.js';
+import { watchedRunOptions } from '../watch/watch-policy.js';
+import { requireKnownVantage } from '../vantages/known-vantages.js';
+import { parseWatchSettings } from '../watch/watch-settings-parser.js';
 import { isId, newId } from '../domain/ids.js';
 import { type AddressPolicy, checkTargetUrl, urlRejectionStatus } from '../net/index.js';
 import { parseSchedule } from '../schedules/cron-policy.js';
@@ -12,7 +12,7 @@ import { nextRunAt } from '../schedules/schedule-timing.js';
 import { findActiveSchedule, listActiveSchedules, type ScheduleRow } from '../../projections/read-models/schedules.js';
 import { type Caller, causedBy } from './caller.js';
 import { listScheduleRuns, type ScheduleRunRow } from '../../projections/read-models/comparisons.js';
-import { diffPath } from './capture-diffs.js';
+import { diffPath } from '../watch/capture-diff-service.js';
 
 /**
  * Schedules of a tenant (spec 2.10, 4.12; docs/schedules.md): create, list, read, delete. The schedule routes and

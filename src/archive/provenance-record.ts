@@ -8,7 +8,7 @@
  */
 import type { ObservedConnection } from '../net/connection-log.js';
 import type { DnsAnswer } from '../net/resolve.js';
-import type { VantageExit } from '../net/vantage-egress.js';
+import type { VantageExit } from '../vantages/vantage-egress.js';
 
 export const PROVENANCE_JSON_PATH = 'provenance/provenance.json';
 export const PROVENANCE_HTML_PATH = 'provenance/provenance.html';

@@ -32,9 +32,9 @@ import { resolveCaptureSettings } from '../domain/capture-options.js';
 import { DURABLES } from '../infra/topology.js';
 import { newAttemptKey } from '../domain/ids.js';
 import type { DnsAnswer } from '../net/resolve.js';
-import type { VantageRoute } from '../net/vantage-egress.js';
-import { enterVantage } from './vantage-capture.js';
-import { memberPlacement } from '../domain/corroboration.js';
+import type { VantageRoute } from '../vantages/vantage-egress.js';
+import { enterVantage } from '../vantages/vantage-capture.js';
+import { memberPlacement } from '../vantages/corroboration-rules.js';
 import type { MemberClaims } from './member-claims.js';
 
 /**

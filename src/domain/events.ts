@@ -5,7 +5,7 @@
 
 import type { CaptureOptions } from './capture-options.js';
 import type { FailureReason } from './failure-reason.js';
-import type { ComparisonSummary, WatchSettings } from './watch-settings.js';
+import type { ComparisonSummary, WatchSettings } from '../watch/watch-policy.js';
 
 export type Scope = 'capture' | 'read' | 'admin';
 export type Tier = 'starter' | 'pro';

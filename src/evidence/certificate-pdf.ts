@@ -75,7 +75,7 @@ export interface CertificateFacts {
   corroboration?: CertificateCorroboration | null;
 }
 
-/** What a member's certificate states of its set's signed corroboration record (src/domain/corroboration.ts). */
+/** What a member's certificate states of its set's signed corroboration record (src/vantages/corroboration-rules.ts). */
 export interface CertificateCorroboration {
   id: string;
   verdict: 'AGREE' | 'DIVERGE';

@@ -9,7 +9,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { parseProvenance } from '../archive/provenance-view.js';
 import type { ProvenanceRecord } from '../archive/provenance-record.js';
 import { iso } from '../domain/clock.js';
-import type { CorroborationAnswer } from '../application/corroboration.js';
+import type { CorroborationAnswer } from '../vantages/corroboration-service.js';
 import { findCapture, type CaptureRow } from '../../projections/read-models/captures.js';
 import {
   attachCertificateEnvelope,
@@ -164,7 +164,7 @@ export function createCertificates(deps: CertificateDeps): Certificates {
 }
 
 /**
- * A certificate (of a capture, or of a change: capture-diffs.ts) with its standard PDF signature (PAdES) as the last
+ * A certificate (of a capture, or of a change: capture-diff-service.ts) with its standard PDF signature (PAdES) as the last
  * update, made by the signer role.
  */
 export async function pdfSigned(

@@ -42,7 +42,7 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
       Producer: 'Capture Ledger (pdfkit)',
       CreationDate: fixed,
       ModDate: fixed,
-      // The envelope's url is the later capture's (capture-diffs.ts).
+      // The envelope's url is the later capture's (capture-diff-service.ts).
       ...{ [URL_INFO_KEY]: urlDigest(capture.url) },
       ...(f.pdfSigningKey ? { [PDF_SIGNING_KEY_INFO_KEY]: f.pdfSigningKey } : {}),
     },

@@ -13,7 +13,7 @@ import { createConnectionLog } from '../net/connection-log.js';
 import { createDnsAnswerLog } from '../net/dns-answer-log.js';
 import { startEgressProxy } from '../net/egress-proxy.js';
 import { createDnsResolver } from '../net/resolve.js';
-import { startVantageEgress } from '../net/vantage-egress.js';
+import { startVantageEgress } from '../vantages/vantage-egress.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 

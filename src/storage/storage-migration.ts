@@ -2,7 +2,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { ArtifactCorruptError, ArtifactLockedError, type ArtifactStore, digestOf } from './artifact-store.js';
 import { storedNamesIn } from './jetstream-artifact-store.js';
 import { certificateObjectName } from '../evidence/certificate-storage.js';
-import { corroborationObjectName } from '../application/corroboration-storage.js';
+import { corroborationObjectName } from '../vantages/corroboration-storage.js';
 import type { StoredEvent } from '../ledger/event-store.js';
 import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';

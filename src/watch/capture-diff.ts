@@ -1,5 +1,5 @@
 import { responseRecordsOfWarc, warcOfWacz } from '../archive/warc-reader.js';
-import type { ComparisonSummary } from '../domain/watch-settings.js';
+import type { ComparisonSummary } from './watch-policy.js';
 import { decodePng } from './diff-image.js';
 import type { DiffOptions } from './diff-options.js';
 import { diffHeaders, type HeaderDiff, type HeaderMap } from './header-diff.js';
@@ -75,7 +75,7 @@ export interface SideSummary {
   bundleHash: string | null;
 }
 
-/** The counts of a diff: what a comparison records and the notify rule reads (domain/watch-settings.ts). */
+/** The counts of a diff: what a comparison records and the notify rule reads (watch-policy.ts). */
 export type DiffSummary = ComparisonSummary;
 
 const side = (s: CaptureSide): SideSummary => ({

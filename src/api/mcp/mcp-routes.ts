@@ -10,7 +10,7 @@ import type { Cors } from '../cors.js';
 import { HttpProblem, type ProblemBody, problem, logUnexpected, unexpectedErrorProblem } from '../problem.js';
 import { namesNothing } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
-import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
+import type { McpTool } from './mcp-tools.js';
 
 /**
  * The MCP server (docs/mcp.md; docs/architecture.md): `POST /mcp`, Streamable HTTP, stateless — a new
@@ -23,7 +23,9 @@ import { type McpTool, type McpToolDeps, mcpTools } from './mcp-tools.js';
  * that coerces and renames) keeps its JSON Schema.
  */
 
-export interface McpRouteDeps extends McpToolDeps {
+export interface McpRouteDeps {
+  /** The tools the features offer (mcp-tools.ts), each calling the service its REST route calls. */
+  tools: McpTool[];
   guard: TenantGuard;
   /** CORS_ORIGINS: a request with any other Origin is refused (MCP Streamable HTTP: against DNS rebinding). */
   cors: Cors;
@@ -124,7 +126,7 @@ interface McpEndpoint {
 }
 
 export function mcpRoutes(deps: McpRouteDeps) {
-  const tools = mcpTools(deps);
+  const tools = deps.tools;
   const endpoint: McpEndpoint = { deps, byName: new Map(tools.map((t) => [t.name, t])), listed: tools.map(listedTool) };
   return async (app: TypedApp) => {
     app.post('/mcp', { schema: { hide: true } }, (req, reply) => answerMcpPost(endpoint, req, reply));

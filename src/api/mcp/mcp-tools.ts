@@ -71,14 +71,20 @@ const quotaSchema = z
 const noInput = z.object({});
 
 const structured = (value: Record<string, unknown>): ToolOutput => ({ structured: value });
+
+/** Every tool (docs/mcp.md); in the api role each feature offers its own group of them. */
 export function mcpTools(deps: McpToolDeps): McpTool[] {
-  const tools = [...captureTools(deps), ...verificationTools(deps), ...scheduleTools(deps)];
-  if (deps.certificatePdf) tools.push(certificateTool(deps.certificatePdf, deps.publicBaseUrl));
-  return tools;
+  return [
+    ...captureTools(deps),
+    ...verificationTools(deps),
+    ...usageTools(deps),
+    ...scheduleTools(deps),
+    ...(deps.certificatePdf ? [certificateTool(deps.certificatePdf, deps.publicBaseUrl)] : []),
+  ];
 }
 
-/** Submitting, polling and listing captures: the tools of POST/GET /v1/captures. */
-function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
+/** The captures feature's tools: submit one or a batch, read one, list. */
+export function captureTools(deps: Pick<McpToolDeps, 'admission' | 'reads'>): McpTool[] {
   return [
     {
       name: 'capture_url',
@@ -91,8 +97,8 @@ function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
       output: acceptedSchema.extend({ quota: quotaSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run(args, caller) {
-        const { admission: quota, ...accepted } = await admission.submit(caller, args);
-        return structured({ ...accepted, quota });
+        const { admission, ...accepted } = await deps.admission.submit(caller, args);
+        return structured({ ...accepted, quota: admission });
       },
     },
     {
@@ -106,8 +112,8 @@ function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
       output: batchSchema.extend({ quota: quotaSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       async run(args, caller) {
-        const { admission: quota, ...outcome } = await admission.submitBatch(caller, args.urls);
-        return structured({ ...outcome, quota });
+        const { admission, ...outcome } = await deps.admission.submitBatch(caller, args.urls);
+        return structured({ ...outcome, quota: admission });
       },
     },
     {
@@ -125,9 +131,9 @@ function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       async run(args) {
-        const status = await reads.status(args.captureId);
+        const status = await deps.reads.status(args.captureId);
         return structured(
-          status.status === 'complete' ? { ...status, record: await reads.record(args.captureId) } : status,
+          status.status === 'complete' ? { ...status, record: await deps.reads.record(args.captureId) } : status,
         );
       },
     },
@@ -141,13 +147,13 @@ function captureTools({ admission, reads }: McpToolDeps): McpTool[] {
       scope: 'read',
       output: listSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (args, caller) => structured(await reads.list(caller, args)),
+      run: async (args, caller) => structured(await deps.reads.list(caller, args)),
     },
   ];
 }
 
-/** Verifying a capture and the account's usage. */
-function verificationTools({ verification, usage }: McpToolDeps): McpTool[] {
+/** The verification feature's tool. */
+export function verificationTools(deps: Pick<McpToolDeps, 'verification'>): McpTool[] {
   return [
     {
       name: 'verify_capture',
@@ -159,8 +165,15 @@ function verificationTools({ verification, usage }: McpToolDeps): McpTool[] {
       scope: null,
       output: verificationSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (args) => structured(await verification.verify(await verification.verifiable(args.captureId))),
+      run: async (args) =>
+        structured(await deps.verification.verify(await deps.verification.verifiable(args.captureId))),
     },
+  ];
+}
+
+/** The tenancy feature's tool: the account's usage. */
+export function usageTools(deps: Pick<McpToolDeps, 'usage'>): McpTool[] {
+  return [
     {
       name: 'get_usage',
       title: 'Account usage',
@@ -171,13 +184,14 @@ function verificationTools({ verification, usage }: McpToolDeps): McpTool[] {
       scope: 'read',
       output: accountUsageSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, caller) => structured((await usage(caller.principal.tenantId)) as Record<string, unknown>),
+      run: async (_args, caller) =>
+        structured((await deps.usage(caller.principal.tenantId)) as Record<string, unknown>),
     },
   ];
 }
 
-/** Creating, listing and deleting schedules: the tools of /v1/schedules. */
-function scheduleTools({ schedules }: McpToolDeps): McpTool[] {
+/** The schedules feature's tools. */
+export function scheduleTools(deps: Pick<McpToolDeps, 'schedules'>): McpTool[] {
   return [
     {
       name: 'create_schedule',
@@ -189,7 +203,7 @@ function scheduleTools({ schedules }: McpToolDeps): McpTool[] {
       scope: 'capture',
       output: scheduleSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async (args, caller) => structured(await schedules.create(caller, args)),
+      run: async (args, caller) => structured(await deps.schedules.create(caller, args)),
     },
     {
       name: 'list_schedules',
@@ -200,7 +214,7 @@ function scheduleTools({ schedules }: McpToolDeps): McpTool[] {
       scope: 'read',
       output: scheduleListSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async (_args, caller) => structured(await schedules.list(caller)),
+      run: async (_args, caller) => structured(await deps.schedules.list(caller)),
     },
     {
       name: 'delete_schedule',
@@ -212,13 +226,16 @@ function scheduleTools({ schedules }: McpToolDeps): McpTool[] {
       scope: 'capture',
       output: deletedScheduleSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: async (args, caller) => structured(await schedules.delete(caller, args.scheduleId)),
+      run: async (args, caller) => structured(await deps.schedules.delete(caller, args.scheduleId)),
     },
   ];
 }
 
 /** The certificate of a complete capture as an embedded PDF resource, with its URL (the REST route's). */
-function certificateTool(certificatePdf: (captureId: string) => Promise<Uint8Array>, publicBaseUrl: string): McpTool {
+export function certificateTool(
+  certificatePdf: (captureId: string) => Promise<Uint8Array>,
+  publicBaseUrl: string,
+): McpTool {
   return {
     name: 'get_certificate',
     title: 'Get the certificate',

@@ -17,7 +17,7 @@ import { parseByteRange } from '../byte-range.js';
 import { ANSWERS, problemResponses, problemSchema } from '../problem.js';
 import type { Cors } from '../cors.js';
 import { captureOptionsSchema } from '../capture-options-schema.js';
-import type { Corroborations } from '../../application/corroboration.js';
+import type { Corroborations } from '../../vantages/corroboration-service.js';
 import { binary, documentedAs, idParam, targetUrl, uri } from '../schemas.js';
 import { QUOTA_HEADERS, withHeaders } from '../openapi-headers.js';
 import { callerOf, type TenantGuard } from '../tenant-auth.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Corroborations } from '../../application/corroboration.js';
+import type { Corroborations } from '../../vantages/corroboration-service.js';
 import { z } from 'zod';
 import type { Evidence } from '../../archive/evidence-runtime.js';
 import type { CaptureVerification } from '../../application/capture-verification.js';

@@ -3,7 +3,7 @@ import { createTenantActors } from '../../actors/tenant-actors.js';
 import { createRetention, retentionPolicy } from '../../application/retention.js';
 import { diffObjectsByCapture, migrateStoredEvidence } from '../../storage/storage-migration.js';
 import { openCertificateStore } from '../../evidence/certificate.js';
-import { corroborationKeys } from '../../domain/corroboration.js';
+import { corroborationKeys } from '../../vantages/corroboration-rules.js';
 import { DomainError } from '../../domain/errors.js';
 import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { createProjectionWaiter } from '../../projector/projection-waiter.js';

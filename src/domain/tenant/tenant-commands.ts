@@ -1,6 +1,6 @@
 import type { CaptureOptions } from '../capture-options.js';
 import type { CaptureComparison, Scope, SubmittedCapture, TenantEvent, Tier, WebhookEventType } from '../events.js';
-import type { WatchSettings } from '../watch-settings.js';
+import type { WatchSettings } from '../../watch/watch-policy.js';
 
 /**
  * What a tenant actor can be asked to do, as data (`type` + `data`); `decideTenant` (tenant-decider.ts) answers

@@ -1,7 +1,7 @@
 import type { Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
 import type { CaptureOptions } from '../capture-options.js';
 import { DEFAULT_TIER } from '../tiers.js';
-import { watchedRunOptions } from '../watch-settings.js';
+import { watchedRunOptions } from '../../watch/watch-policy.js';
 
 /**
  * What a tenant actor knows: folded from the tenant's events by `evolveTenant`. Only what decisions need, so

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeBundle } from '../../../src/archive/bundle.js';
 import type { Caller } from '../../../src/application/caller.js';
-import { createCaptureDiffs } from '../../../src/application/capture-diffs.js';
+import { createCaptureDiffs } from '../../../src/watch/capture-diff-service.js';
 import { openArtifactStore } from '../../../src/storage/jetstream-artifact-store.js';
 import { runCli } from '../../../src/cli/run-cli.js';
 import { newId } from '../../../src/domain/ids.js';

@@ -9,12 +9,12 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { corroborationStore } from '../../../src/application/corroboration-storage.js';
+import { corroborationStore } from '../../../src/vantages/corroboration-storage.js';
 import { evidenceRetention } from '../../../src/application/retention.js';
 import { StorageUnavailableError } from '../../../src/storage/artifact-store.js';
 import { openS3ArtifactStore, s3Client } from '../../../src/storage/s3-artifact-store.js';
 import { type S3Settings, storageSettings } from '../../../src/config/storage-config.js';
-import { corroborationKeys } from '../../../src/domain/corroboration.js';
+import { corroborationKeys } from '../../../src/vantages/corroboration-rules.js';
 import { newId } from '../../../src/domain/ids.js';
 import { openCertificateStore } from '../../../src/evidence/certificate.js';
 import { certificateObjectName } from '../../../src/evidence/certificate-storage.js';

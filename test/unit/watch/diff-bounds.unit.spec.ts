@@ -6,7 +6,7 @@ import { DiffBoundError } from '../../../src/watch/diff-bounds.js';
 import { createDiffThreads } from '../../../src/watch/diff-thread.js';
 import { parseDiffOptions } from '../../../src/watch/diff-options.js';
 import { diffTextBlocks } from '../../../src/watch/text-diff.js';
-import { parseWatchSettings } from '../../../src/watch/watch-settings.js';
+import { parseWatchSettings } from '../../../src/watch/watch-settings-parser.js';
 
 describe('pattern bounds: regular expressions that backtrack without bound', () => {
   it('refuses nested and alternating repetition, backreferences and lookarounds', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { notifies, type WatchSettings } from '../../../src/domain/watch-settings.js';
+import { notifies, type WatchSettings } from '../../../src/watch/watch-policy.js';
 import { type CaptureSide, diffCaptures, pixelMasks } from '../../../src/watch/capture-diff.js';
 import { encodePng } from '../../../src/watch/diff-image.js';
 import { diffRecord } from '../../../src/watch/diff-record.js';

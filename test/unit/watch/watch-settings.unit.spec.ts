@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ComparisonSummary, notifies, watchedRunOptions } from '../../../src/domain/watch-settings.js';
-import { parseWatchSettings } from '../../../src/watch/watch-settings.js';
+import { type ComparisonSummary, notifies, watchedRunOptions } from '../../../src/watch/watch-policy.js';
+import { parseWatchSettings } from '../../../src/watch/watch-settings-parser.js';
 
 const quiet: ComparisonSummary = {
   textBlocksAdded: 0,

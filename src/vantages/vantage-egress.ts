@@ -4,13 +4,13 @@
  * address through the vantage's upstream — never directly — with a connection log whose TLS probes go through
  * the same upstream. Before each capture the vantage is asked where it exits (exit-probe.ts).
  */
-import type { AddressPolicy } from './address-policy.js';
-import { createConnectionLog, type ObservedConnection } from './connection-log.js';
-import { type EgressExplanation, type EgressLogger, type EgressProxy, startEgressProxy } from './egress-proxy.js';
-import { ExitProbeError, probeExitAddress } from './exit-probe.js';
-import type { Resolver } from './resolve.js';
-import { probeTls } from './tls-probe.js';
-import { checkUpstream, openUpstreamTunnel } from './upstream-tunnel.js';
+import type { AddressPolicy } from '../net/address-policy.js';
+import { createConnectionLog, type ObservedConnection } from '../net/connection-log.js';
+import { type EgressExplanation, type EgressLogger, type EgressProxy, startEgressProxy } from '../net/egress-proxy.js';
+import { ExitProbeError, probeExitAddress } from '../net/exit-probe.js';
+import type { Resolver } from '../net/resolve.js';
+import { probeTls } from '../net/tls-probe.js';
+import { checkUpstream, openUpstreamTunnel } from '../net/upstream-tunnel.js';
 import type { Vantage } from '../config/vantages.js';
 
 /** Where a capture's vantage exited, as the provenance record states it. */

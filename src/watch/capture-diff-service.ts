@@ -5,7 +5,7 @@ import { readRecordedArtifact } from '../capture/recorded-artifact.js';
 import { ARTIFACTS } from '../domain/artifacts.js';
 import { refusal, unavailable } from '../domain/errors.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { diffRecord } from '../watch/diff-record.js';
+import { diffRecord } from './diff-record.js';
 import {
   attachCertificateEnvelope,
   CERTIFICATE_FORMAT,
@@ -17,16 +17,16 @@ import {
 import { renderChangeCertificatePdf } from '../evidence/change-certificate-pdf.js';
 import { pdfSigned } from '../evidence/certificate.js';
 import { isId } from '../domain/ids.js';
-import type { CaptureDiff, CaptureSide } from '../watch/capture-diff.js';
-import { pixelMasks } from '../watch/pixel-masks.js';
-import { DiffBoundError } from '../watch/diff-bounds.js';
-import { type DiffOptions, parseDiffOptions } from '../watch/diff-options.js';
-import { createDiffThreads } from '../watch/diff-thread.js';
-import type { HeaderMap } from '../watch/header-diff.js';
-import type { Box } from '../watch/pixel-diff.js';
-import { type Caller, causedBy } from './caller.js';
-import { createConcurrencyLimit } from './concurrency-limit.js';
-import type { ServiceContext } from './service-context.js';
+import type { CaptureDiff, CaptureSide } from './capture-diff.js';
+import { pixelMasks } from './pixel-masks.js';
+import { DiffBoundError } from './diff-bounds.js';
+import { type DiffOptions, parseDiffOptions } from './diff-options.js';
+import { createDiffThreads } from './diff-thread.js';
+import type { HeaderMap } from './header-diff.js';
+import type { Box } from './pixel-diff.js';
+import { type Caller, causedBy } from '../application/caller.js';
+import { createConcurrencyLimit } from '../application/concurrency-limit.js';
+import type { ServiceContext } from '../application/service-context.js';
 import { type CaptureRow, findCapture } from '../../projections/read-models/captures.js';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Corroborated captures: the same URL captured from two or three vantage points, and a record of
  * whether what they saw agrees. Pure: the observations are read from each member's stored artifacts elsewhere
- * (src/application/corroboration.ts); here they are compared and the verdict is decided.
+ * (src/vantages/corroboration-service.ts); here they are compared and the verdict is decided.
  *
  * What is compared, and when it agrees:
  * - visibleText: the page's visible text, normalised (tags, scripts and styles dropped, entities decoded,
@@ -28,7 +28,7 @@
 
 export const CORROBORATION_FORMAT = 'capture-ledger-corroboration/1';
 
-/** Where a set and its members are kept (KV keys; src/application/corroboration.ts writes them at admission). */
+/** Where a set and its members are kept (KV keys; src/vantages/corroboration-service.ts writes them at admission). */
 export const corroborationKeys = {
   set: (id: string) => `corroboration.${id}.set`,
   record: (id: string) => `corroboration.${id}.record`,

@@ -1,6 +1,6 @@
 import type { ProvenanceVantage } from '../archive/provenance-record.js';
-import { type VantageRoute, VantageUnavailableError } from '../net/vantage-egress.js';
-import { CaptureError } from './capture-error.js';
+import { type VantageRoute, VantageUnavailableError } from './vantage-egress.js';
+import { CaptureError } from '../capture/capture-error.js';
 
 /**
  * The vantage point a capture asked for, checked before the browser starts: configured on this worker,

@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { CaptureDiffs } from '../../application/capture-diffs.js';
-import type { TypedApp } from '../app.js';
-import { ANSWERS, problemResponses } from '../problem.js';
-import { binary, idParam } from '../schemas.js';
-import { callerOf, type TenantGuard } from '../tenant-auth.js';
+import type { CaptureDiffs } from './capture-diff-service.js';
+import type { TypedApp } from '../api/app.js';
+import { ANSWERS, problemResponses } from '../api/problem.js';
+import { binary, idParam } from '../api/schemas.js';
+import { callerOf, type TenantGuard } from '../api/tenant-auth.js';
 
 /**
  * Extension (docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an

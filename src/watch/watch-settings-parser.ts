@@ -1,4 +1,4 @@
-import type { WatchSettings } from '../domain/watch-settings.js';
+import type { WatchSettings } from './watch-policy.js';
 import { parseDiffOptions } from './diff-options.js';
 
 /** A schedule's `watch` as a client sends it, checked field by field; the detail names the field (`watch.…`). */

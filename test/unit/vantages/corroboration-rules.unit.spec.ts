@@ -11,7 +11,7 @@ import {
   pixelAgreement,
   type RgbaImage,
   visibleTextBlocks,
-} from '../../../src/domain/corroboration.js';
+} from '../../../src/vantages/corroboration-rules.js';
 
 const hash = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 const image = (w: number, h: number, rgb: [number, number, number]): RgbaImage => {

@@ -1,8 +1,8 @@
 import type { KV } from '@nats-io/kv';
 import type { ArtifactStore } from '../storage/artifact-store.js';
-import { corroborationKeys } from '../domain/corroboration.js';
+import { corroborationKeys } from './corroboration-rules.js';
 
-/** Where corroboration sets and records are kept (corroboration.ts). */
+/** Where corroboration sets and records are kept (corroboration-service.ts). */
 export type CorroborationStore = Pick<KV, 'get' | 'create' | 'put'>;
 
 /** The object name of a corroboration record under one member capture: its evidence, like its certificate. */

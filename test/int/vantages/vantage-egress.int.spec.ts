@@ -4,7 +4,11 @@ import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { parseVantages } from '../../../src/config/vantages.js';
 import { createAddressPolicy } from '../../../src/net/address-policy.js';
-import { startVantageEgress, type VantageEgress, VantageUnavailableError } from '../../../src/net/vantage-egress.js';
+import {
+  startVantageEgress,
+  type VantageEgress,
+  VantageUnavailableError,
+} from '../../../src/vantages/vantage-egress.js';
 import { type HttpsFixture, startHttpsFixture } from '../../support/https-fixture.js';
 import {
   type CallerSite,

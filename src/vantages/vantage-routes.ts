@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { Vantage } from '../../config/vantages.js';
-import { listVantages } from '../../application/vantages.js';
-import type { Corroborations } from '../../application/corroboration.js';
-import { refusal } from '../../domain/errors.js';
-import { captureIdParams } from './captures.js';
-import type { TypedApp } from '../app.js';
-import { ANSWERS, problemResponses } from '../problem.js';
-import type { TenantGuard } from '../tenant-auth.js';
+import type { Vantage } from '../config/vantages.js';
+import { listVantages } from './known-vantages.js';
+import type { Corroborations } from './corroboration-service.js';
+import { refusal } from '../domain/errors.js';
+import { captureIdParams } from '../api/routes/captures.js';
+import type { TypedApp } from '../api/app.js';
+import { ANSWERS, problemResponses } from '../api/problem.js';
+import type { TenantGuard } from '../api/tenant-auth.js';
 
 /**
  * Extension routes: GET /v1/vantages, the vantage points a capture may name in `options.vantage`; and

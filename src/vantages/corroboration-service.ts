@@ -21,12 +21,12 @@ import {
   type MemberObservation,
   type RgbaImage,
   visibleTextBlocks,
-} from '../domain/corroboration.js';
+} from './corroboration-rules.js';
 
 /**
  * Corroborated captures (docs/evidence.md, Corroborated captures). Admission plans the members — one
  * capture per vantage, distinct vantages — and registers the set; once every member is complete or failed, the
- * first request for it compares what they saw (src/domain/corroboration.ts), has the record signed and
+ * first request for it compares what they saw (src/vantages/corroboration-rules.ts), has the record signed and
  * time-stamped by the signer role, and stores it once (KV `create`: of two API processes racing, one wins and
  * both answer its bytes).
  *

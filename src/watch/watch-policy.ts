@@ -1,4 +1,4 @@
-import type { CaptureOptions } from './capture-options.js';
+import type { CaptureOptions } from '../domain/capture-options.js';
 
 /**
  * A schedule's watch (docs/watch.md): each run is compared with the previous complete run and, when it
