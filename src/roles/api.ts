@@ -56,6 +56,7 @@ import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import { ownLogMonitor } from '../transparency/own-log-monitor.js';
 import { startWatchRunner } from '../watch/watch-runner.js';
+import { profilesForApi } from '../profiles/index.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -151,6 +152,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     diffs,
     log: log.child({ role: 'watch' }),
   });
+  const profiles = await profilesForApi({ ctx, nc: nats.nc, guard });
   const webhooks = createWebhooks(ctx, { policy, ca: await data.webhookCa(), secrets: await data.webhookSecrets() });
   const usageOf = (tenantId: string) => accountUsage(ctx, tenantId);
   const cors = createCors(config.CORS_ORIGINS);
@@ -242,6 +244,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         checks,
       }),
       webhookRoutes({ guard, webhooks }),
+      profiles.routes,
       adminWebhookRoutes(operator, guard, webhooks),
       // The console: one more client of the routes above (DESIGN decision 17).
       consoleRoutes({ replayOrigin: replay.origin, publicBaseUrl: config.PUBLIC_BASE_URL }),
@@ -272,6 +275,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
       await replay.close();
       await outcomeService.stop();
       await watch.stop();
+      await profiles.stop();
     },
   };
 }
