@@ -9,6 +9,7 @@ import { problem, type ProblemBody } from '../domain/problem-body.js';
 import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
 import { requireKnownVantage, unknownVantageDetail } from './vantages.js';
+import { unknownProfile } from '../domain/tenant/tenant-decider.js';
 import { type Corroborations, planCorroboration } from './corroboration.js';
 
 /**
@@ -199,6 +200,12 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
         const vantageRefused = unknownVantageDetail(options.options, ctx.config.VANTAGES, `urls[${index}].options`);
         if (vantageRefused !== undefined) {
           items.push({ url: checked.url, status: 422, error: problem(422, vantageRefused) });
+          continue;
+        }
+        const profileId = options.options?.profile;
+        if (profileId !== undefined && !(await ctx.tenants.read(tenantId)).profiles.has(profileId)) {
+          const refused = unknownProfile(`urls[${index}].options.profile`, profileId);
+          items.push({ url: checked.url, status: 422, error: problem(422, refused.detail) });
           continue;
         }
         const capture: SubmittedCapture = {

@@ -58,6 +58,8 @@ import { captureViewport } from './viewport-screenshot.js';
 import { runSteps, type Step, type StepTimings } from './capture-steps.js';
 import { startSessionRecorder, type SessionRecorder, type SessionRecording } from './session-recorder.js';
 import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
+import type { BrowserState } from '../profiles/browser-state.js';
+import { loadProfileIntoPage } from '../profiles/profile-step.js';
 
 export interface PageCaptureOptions {
   /** Time allowed for navigation to reach `load`. */
@@ -90,6 +92,8 @@ export interface PageCaptureOptions {
   clock?: PageClock;
   /** Each step of the capture, by name, with its time (debug level). */
   log?: Pick<Logger, 'debug'>;
+  /** A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts). */
+  profile?: BrowserState;
 }
 
 /**
@@ -378,6 +382,11 @@ interface CaptureState {
  */
 const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   { name: 'prepare', run: prepare },
+  {
+    name: 'load-profile',
+    when: (s) => s.options.profile !== undefined,
+    run: (s) => s.bounds.service(loadProfileIntoPage(s.session, s.options.profile!)),
+  },
   { name: 'record-session', when: (s) => s.settings.recordSession, run: startRecording },
   { name: 'navigate', run: navigateToLoad },
   {
