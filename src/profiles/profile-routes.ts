@@ -96,7 +96,12 @@ export function profileRoutes(deps: ProfileRouteDeps) {
           summary: 'List browser profiles',
           operationId: 'listProfiles',
           security,
-          response: { 200: z.object({ data: z.array(profileSchema) }), ...problemResponses(ANSWERS_OF_PROFILES) },
+          response: {
+            200: z
+              .object({ data: z.array(profileSchema) })
+              .describe("The tenant's profiles, oldest first; empty when none."),
+            ...problemResponses(ANSWERS_OF_PROFILES),
+          },
         },
       },
       async (req) => profiles.list(callerOf(req)),
@@ -172,7 +177,11 @@ export function profileRoutes(deps: ProfileRouteDeps) {
           security,
           params,
           response: {
-            200: z.object({ id: z.string(), deleted: z.literal(true) }),
+            200: z
+              .object({ id: z.string(), deleted: z.literal(true) })
+              .describe(
+                'Deleted; its sealed contents are gone, and a capture admitted before that fails with profile_unavailable.',
+              ),
             ...problemResponses({ ...ANSWERS_OF_PROFILES, ...unknownProfile }),
           },
         },
