@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readSecretFile, writeOnce } from '../infra/write-once.js';
+import { readOrCreateSecretFile } from '../infra/write-once.js';
 
 /**
  * The keys that wrap each tenant's browser-profile data key (PROFILE_KEY): `<keyId>:<base64 of 32 bytes>`,
@@ -53,11 +53,5 @@ export async function loadProfileKeyRing(config: { PROFILE_KEY?: string; DATA_DI
   if (config.PROFILE_KEY) return parseProfileKeyRing(config.PROFILE_KEY);
   await mkdir(config.DATA_DIR, { recursive: true });
   const path = join(config.DATA_DIR, PROFILE_KEY_FILE_NAME);
-  try {
-    return parseProfileKeyRing(await readSecretFile(path), path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await writeOnce(path, `${generateProfileKeyEntry()}\n`);
-  return parseProfileKeyRing(await readSecretFile(path), path);
+  return parseProfileKeyRing(await readOrCreateSecretFile(path, () => `${generateProfileKeyEntry()}\n`), path);
 }
