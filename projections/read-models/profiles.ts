@@ -1,7 +1,6 @@
 import type { Causer } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import {
-  type EventRef,
   type ExpectedRow,
   type ReadRow,
   auditedReadModel,
@@ -10,14 +9,7 @@ import {
   type TenantEnvelope,
   type TenantEventType,
 } from './read-model.js';
-import {
-  type FoldedRows,
-  foldChange,
-  type InsertChange,
-  tableSpec,
-  type UpdateChange,
-  writeChange,
-} from './row-changes.js';
+import { type InsertChange, rareEventWriter, rowFold, tableSpec, type UpdateChange } from './row-changes.js';
 
 /**
  * `profiles`: every browser profile (docs/profiles.md), deleted ones kept with their time: its name, latest
@@ -145,29 +137,10 @@ export function profileChange(stored: StoredEvent): InsertChange<ProfileValues> 
   }
 }
 
-// ---- batch writer (rare events: one statement each, in order) ------------------------------------------
+// ---- writer and fold: rare events, one statement each, in order ------------------------------------------
 
-function createProfilesWriter(q: Sql) {
-  return {
-    async apply(stored: StoredEvent): Promise<void> {
-      const change = profileChange(stored);
-      if (change) await writeChange(q, PROFILES, change);
-    },
-  };
-}
-
-// ---- pure fold ------------------------------------------------------------------------------------------
-
-function createProfilesFold() {
-  const profiles: FoldedRows<ProfileValues> = new Map();
-  return {
-    profiles,
-    apply(stored: StoredEvent, ref: EventRef): void {
-      const change = profileChange(stored);
-      if (change) foldChange(PROFILES, profiles, change, ref);
-    },
-  };
-}
+const createProfilesWriter = rareEventWriter(PROFILES, profileChange);
+const createProfilesFold = rowFold(PROFILES, profileChange);
 export type ProfilesFold = ReturnType<typeof createProfilesFold>;
 
 // ---- queries --------------------------------------------------------------------------------------------
@@ -224,7 +197,7 @@ export function compareProfiles(fold: ProfilesFold, rows: AuditProfileRow[]): Ta
   return {
     table: 'profiles',
     expected: new Map(
-      [...fold.profiles].map(([id, p]): [string, ExpectedRow] => [id, { row: comparableProfile(p.value), ref: p.ref }]),
+      [...fold.rows].map(([id, p]): [string, ExpectedRow] => [id, { row: comparableProfile(p.value), ref: p.ref }]),
     ),
     actual: new Map(rows.map((r) => [r.profile_id, comparableProfile(r)])),
   };
