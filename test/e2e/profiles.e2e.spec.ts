@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
@@ -229,6 +230,24 @@ describe('browser profiles: captures behind a sign-in', () => {
     }
     const record = await s.call('GET', `/v1/captures/${signed.rec.id}`, { token });
     assert.ok(!record.text.includes(site.sessionValue) && !record.text.includes(site.storageValue));
+
+    // The certificate says so too, in words; pdftotext reads it as any reader would.
+    const certificate = await s.call('GET', `/v1/captures/${signed.rec.id}/certificate`, { token });
+    assert.equal(certificate.status, 200, certificate.text.slice(0, 300));
+    const pdfPath = join(s.infra.dir, 'signed-in-certificate.pdf');
+    await writeFile(pdfPath, certificate.raw);
+    const text = await new Promise<string>((resolve, reject) =>
+      execFile('pdftotext', ['-layout', pdfPath, '-'], { timeout: 120_000 }, (err, out) =>
+        err ? reject(err) : resolve(out),
+      ),
+    );
+    const flat = text.replace(/\s+/g, ' ');
+    assert.ok(flat.includes('captured signed in: browser profile Members renamed'), flat);
+    assert.ok(flat.includes(profileId) && flat.includes('holding state for 127.0.0.1'), flat);
+    for (const secret of [site.sessionValue, site.storageValue]) {
+      assert.equal(certificate.raw.indexOf(secret), -1, 'not in the certificate');
+    }
+    await rm(pdfPath);
 
     // The profile's last use is on record (profile.used, projected).
     const shown = await s.call('GET', `/v1/profiles/${profileId}`, { token });
