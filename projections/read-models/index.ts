@@ -5,6 +5,7 @@ import { capturesReadModel } from './captures.js';
 import { comparisonsReadModel } from './comparisons.js';
 import { evidenceKeysReadModel } from './evidence-keys.js';
 import { keysReadModel } from './keys.js';
+import { profilesReadModel } from './profiles.js';
 import {
   type AuditedReadModel,
   type BatchHandoff,
@@ -41,6 +42,7 @@ export const READ_MODELS = [
   evidenceKeysReadModel,
   retentionReadModel,
   comparisonsReadModel,
+  profilesReadModel,
 ] as const;
 
 export type { EventRef, SettledCapture, Sql, TableComparison } from './read-model.js';

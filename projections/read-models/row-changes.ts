@@ -1,3 +1,4 @@
+import type { StoredEvent } from '../../src/ledger/event-store.js';
 import type { EventRef, Sql } from './read-model.js';
 
 /**
@@ -367,3 +368,31 @@ export async function writeChange<Row extends Values>(
   ];
   await q.query(`UPDATE ${s.name} SET ${set.join(', ')} WHERE ${where.join(' AND ')}`, params);
 }
+
+// ---- a table of rare events: one change function, carried out by both -------------------------------------
+
+type RareChange<Row extends Values> = (stored: StoredEvent) => InsertChange<Row> | UpdateChange<Row> | null;
+
+/** The writer of a table whose events are rare: each event's change as one statement, in order. */
+export const rareEventWriter =
+  <Row extends Values>(spec: TableSpec<Row>, change: RareChange<Row>) =>
+  (q: Sql) => ({
+    async apply(stored: StoredEvent): Promise<void> {
+      const c = change(stored);
+      if (c) await writeChange(q, spec, c);
+    },
+  });
+
+/** The audit's fold of the same table: the same changes applied to `rows`. */
+export const rowFold =
+  <Row extends Values>(spec: TableSpec<Row>, change: RareChange<Row>) =>
+  () => {
+    const rows: FoldedRows<Row> = new Map();
+    return {
+      rows,
+      apply(stored: StoredEvent, ref: EventRef): void {
+        const c = change(stored);
+        if (c) foldChange(spec, rows, c, ref);
+      },
+    };
+  };

@@ -79,6 +79,13 @@ export const captureOptionsSchema = z
       .describe(
         'Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota.',
       ),
+    profile: z
+      .string()
+      .regex(/^prf_[0-9a-f]{32}$/)
+      .optional()
+      .describe(
+        "Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value.",
+      ),
     recordBoxes: z
       .array(
         z

@@ -14,7 +14,7 @@ const failureReason = z
   .enum(FAILURE_REASONS)
   .optional()
   .describe(
-    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.",
+    "Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead), the browser profile's (profile_unavailable: deleted before the capture ran; never made signed out instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.",
   );
 
 /** spec 2.1 */

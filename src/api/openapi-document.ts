@@ -25,6 +25,11 @@ export const OPENAPI_TAGS = [
   },
   { name: 'schedules', description: 'Recurring captures (spec 4.12).' },
   { name: 'webhooks', description: 'Receivers of capture outcome events, and the events themselves (spec 4.13, 6).' },
+  {
+    name: 'profiles',
+    description:
+      'Extension: browser profiles, the cookies and storage of a signed-in browser that captures load with options.profile (docs/profiles.md).',
+  },
   { name: 'usage', description: "The authenticated tenant's usage (spec 4.14)." },
   { name: 'admin', description: 'Operator endpoints: keys, tenant configuration, usage, deliveries (spec 4.11, 5.2).' },
   {

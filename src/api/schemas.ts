@@ -37,7 +37,7 @@ const namingParam = (shape: RegExp, what: string, description: string) =>
     .refine((v) => v.length > MAX_PATH_SEGMENT || shape.test(v), { error: `No ${what}.`, params: NAMES_NOTHING })
     .describe(description);
 
-const ID_PREFIX = { capture: 'cap', schedule: 'sch', webhook: 'whk' } as const;
+const ID_PREFIX = { capture: 'cap', schedule: 'sch', webhook: 'whk', profile: 'prf' } as const;
 
 /**
  * A resource id in a path (cap_<id>, sch_<id>, whk_<id>): its prefix and then letters, digits, `_` and `-`, at most

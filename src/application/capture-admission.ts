@@ -10,6 +10,7 @@ import { captureViews } from '../../projections/read-models/capture-view.js';
 import { type Caller, causedBy } from './caller.js';
 import { requireKnownVantage, unknownVantageDetail } from '../vantages/known-vantages.js';
 import { type Corroborations, planCorroboration } from '../vantages/corroboration-service.js';
+import { unknownProfile } from '../domain/tenant/tenant-decider.js';
 
 /**
  * Admission of captures (spec 4.3, 4.5, 8.1, 8.2): URL and options checks, capacity, batch rate tokens and the
@@ -199,6 +200,12 @@ export function createCaptureAdmission(deps: CaptureAdmissionDeps) {
         const vantageRefused = unknownVantageDetail(options.options, ctx.config.VANTAGES, `urls[${index}].options`);
         if (vantageRefused !== undefined) {
           items.push({ url: checked.url, status: 422, error: problem(422, vantageRefused) });
+          continue;
+        }
+        const profileId = options.options?.profile;
+        if (profileId !== undefined && !(await ctx.tenants.read(tenantId)).profiles.has(profileId)) {
+          const refused = unknownProfile(`urls[${index}].options.profile`, profileId);
+          items.push({ url: checked.url, status: 422, error: problem(422, refused.detail) });
           continue;
         }
         const capture: SubmittedCapture = {

@@ -1,7 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readSecretFile, writeOnce } from '../infra/write-once.js';
+import { readOrCreateSecretFile } from '../infra/write-once.js';
 import nacl from 'tweetnacl';
 import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
 import { SigningKeyError } from './errors.js';
@@ -78,11 +78,5 @@ export function generateSeedBase64(): string {
 export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKey> {
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, SEED_FILE_NAME);
-  try {
-    return signingKeyFromSeed(await readSecretFile(path), path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await writeOnce(path, `${generateSeedBase64()}\n`);
-  return signingKeyFromSeed(await readSecretFile(path), path);
+  return signingKeyFromSeed(await readOrCreateSecretFile(path, () => `${generateSeedBase64()}\n`), path);
 }

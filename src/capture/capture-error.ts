@@ -26,7 +26,9 @@ export type CaptureErrorCode =
   /** Anything else that went wrong while rendering or reading the page. */
   | 'capture_failed'
   /** The vantage point the capture asked for is not configured here, does not answer, or exits elsewhere. */
-  | 'vantage_unavailable';
+  | 'vantage_unavailable'
+  /** The browser profile the capture asked for has no contents any more (deleted since admission). */
+  | 'profile_unavailable';
 
 /**
  * Whose failure a code is, and the reason class a tenant sees (docs/api.md, Failure reasons). The page's failures
@@ -46,6 +48,7 @@ export const FAILURE_CLASSES: Record<CaptureErrorCode, { failureReason: FailureR
   capture_failed: { failureReason: 'browser_crashed', owner: 'service' },
   // Counted against the page's attempts: a vantage that is down for the retries fails the capture in seconds.
   vantage_unavailable: { failureReason: 'vantage_unavailable', owner: 'page' },
+  profile_unavailable: { failureReason: 'profile_unavailable', owner: 'page' },
 };
 
 export class CaptureError extends Error {

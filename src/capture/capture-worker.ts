@@ -36,6 +36,7 @@ import type { VantageRoute } from '../vantages/vantage-egress.js';
 import { enterVantage } from '../vantages/vantage-capture.js';
 import { memberPlacement } from '../vantages/corroboration-rules.js';
 import type { MemberClaims } from './member-claims.js';
+import { openCaptureProfile, type OpenProfile } from '../profiles/capture-profile.js';
 
 /**
  * The browser worker (DESIGN decisions 3 and 13): takes capture jobs from the JOBS work queue, renders each
@@ -82,6 +83,8 @@ export interface CaptureWorkerDeps {
   policy?: AttemptPolicy;
   /** Which worker took which member of a corroborated set; absent: members render wherever taken. */
   memberClaims?: MemberClaims;
+  /** Opens a tenant's browser profile from the vault (src/profiles/capture-profile.ts). */
+  openProfile?: OpenProfile;
 }
 
 export interface CaptureWorker {
@@ -281,7 +284,9 @@ async function captureAndComplete(
   const attemptKey = newAttemptKey();
   const startedAt = deps.clock.now();
   const vantage = await enterVantage(job.options?.vantage, deps.vantages);
+  const profile = await openCaptureProfile(job, deps.openProfile);
   const result = await deps.browsers.capture(job.url, {
+    ...(profile ? { profile: profile.state } : {}),
     timeoutMs: deps.timeoutMs,
     explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
     settings,
@@ -289,7 +294,7 @@ async function captureAndComplete(
     ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
   });
   const completedAt = deps.clock.now().toISOString();
-  const captureSettings = captureSettingsRecord(result);
+  const captureSettings = { ...captureSettingsRecord(result), ...(profile ? { signedIn: profile.record } : {}) };
   // The tenant's retention: every object of the capture is stored locked until then.
   const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;
   const rendered: Rendered = {

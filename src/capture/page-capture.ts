@@ -22,6 +22,7 @@ import { type DocumentQuiet, documentQuiet, inspectDocumentStep } from './steps/
 import { type Navigation, navigateStep, navigation, selectorStep } from './steps/navigation.js';
 import { networkRecord, type NetworkRecord, networkStep } from './steps/network.js';
 import { type PageWatch, pageWatch, prepareStep } from './steps/page-watch.js';
+import { loadProfileStep } from './steps/profile.js';
 import { releaseStep } from './steps/release.js';
 import { challengeStep, htmlStep, renderedDocument, type RenderedDocument } from './steps/rendered-document.js';
 import { elementBoxesStep, pdfStep, type Picture, picture, screenshotStep } from './steps/screenshot.js';
@@ -34,6 +35,7 @@ import {
 } from './steps/session-recording.js';
 import { delayStep, settleStep, settling, type Settling } from './steps/settle-phase.js';
 import { DEFAULT_CAPTURE_SETTINGS, type CaptureSettings } from '../domain/capture-options.js';
+import type { BrowserState } from '../profiles/browser-state.js';
 
 export type { PageCaptureResult, QuietWindows, RenderInfo, RenderStages } from './steps/capture-result.js';
 
@@ -68,6 +70,8 @@ export interface PageCaptureOptions {
   clock?: PageClock;
   /** Each step of the capture, by name, with its time (debug level). */
   log?: Pick<Logger, 'debug'>;
+  /** A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts). */
+  profile?: BrowserState;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -169,6 +173,7 @@ export interface CaptureState {
  */
 const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
   prepareStep,
+  loadProfileStep,
   recordSessionStep,
   navigateStep,
   selectorStep,

@@ -96,6 +96,12 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     meaning: 'Base64 32-byte Ed25519 seed, or `none` (no bundles, no `verifyUrl`).',
   },
   {
+    names: ['PROFILE_KEY'],
+    default: 'generated into `DATA_DIR`',
+    meaning:
+      "Keys that wrap each tenant's browser-profile data key: comma-separated `<keyId>:<base64 32 bytes>`; the first wraps, the others still open keys wrapped before a rotation ([profiles.md](profiles.md#keys-and-rotation)). Set the same value on every api and worker process of a cluster.",
+  },
+  {
     names: ['TSA_URL'],
     default: 'built-in local TSA',
     meaning: 'RFC 3161 TSA, or `none` (v0.1.0 bundles without timestamp).',

@@ -147,6 +147,19 @@ const envSchema = z.object({
   SIGNING_KEY: optionalString.refine((v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32, {
     message: "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed",
   }),
+  /**
+   * The keys that wrap each tenant's browser-profile data key (docs/profiles.md): `<keyId>:<base64 of 32 bytes>`,
+   * comma-separated; the first wraps, the others still open data keys wrapped before a rotation.
+   * Unset: one generated once into DATA_DIR (src/profiles/profile-key.ts).
+   */
+  PROFILE_KEY: optionalString.refine(
+    (v) =>
+      v === undefined ||
+      csv(v).every(
+        (k) => /^[A-Za-z0-9_-]{1,32}:/.test(k) && Buffer.from(k.slice(k.indexOf(':') + 1), 'base64').length === 32,
+      ),
+    { message: 'PROFILE_KEY must be comma-separated <keyId>:<base64 of 32 bytes> (keyId: letters, digits, _ or -)' },
+  ),
   TSA_URL: optionalString.refine((v) => v === undefined || v === 'none' || URL.canParse(v), {
     message: "TSA_URL must be 'none' or an absolute URL",
   }),

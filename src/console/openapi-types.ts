@@ -875,6 +875,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List browser profiles */
+        get: operations["listProfiles"];
+        put?: never;
+        /** Create a browser profile from uploaded cookies */
+        post: operations["createProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{profileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a browser profile */
+        get: operations["getProfile"];
+        put?: never;
+        post?: never;
+        /** Delete a browser profile (its sealed contents are dropped for good) */
+        delete: operations["deleteProfile"];
+        options?: never;
+        head?: never;
+        /** Rename a browser profile */
+        patch: operations["renameProfile"];
+        trace?: never;
+    };
+    "/v1/profiles/{profileId}/contents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a browser profile's contents (a new version) */
+        put: operations["replaceProfileContents"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/webhooks/{webhookId}/deliveries": {
         parameters: {
             query?: never;
@@ -2010,10 +2064,10 @@ export interface operations {
                             /** @description Present when status is 'failed'; true if a new capture may succeed. */
                             retryable?: boolean;
                             /**
-                             * @description Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.
+                             * @description Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead), the browser profile's (profile_unavailable: deleted before the capture ran; never made signed out instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.
                              * @enum {string}
                              */
-                            failureReason?: "target_timeout" | "target_unreachable" | "target_refused" | "blocked" | "browser_crashed" | "service_overloaded" | "egress_refused" | "vantage_unavailable";
+                            failureReason?: "target_timeout" | "target_unreachable" | "target_refused" | "blocked" | "browser_crashed" | "service_overloaded" | "egress_refused" | "vantage_unavailable" | "profile_unavailable";
                         }[];
                         pagination: {
                             /** @description Matches before paging. */
@@ -2130,6 +2184,8 @@ export interface operations {
                         vantage?: string;
                         /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                         corroborate?: 2 | 3;
+                        /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                        profile?: string;
                         /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                         recordBoxes?: string[];
                         /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -2345,6 +2401,8 @@ export interface operations {
                             vantage?: string;
                             /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                             corroborate?: 2 | 3;
+                            /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                            profile?: string;
                             /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                             recordBoxes?: string[];
                             /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -2499,10 +2557,10 @@ export interface operations {
                         /** @description Present when 'failed'. */
                         retryable?: boolean;
                         /**
-                         * @description Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.
+                         * @description Present when 'failed' (on failures recorded since reasons were): the class of `error` — the page's (target_timeout, target_unreachable, target_refused, blocked), the egress policy's (egress_refused), the vantage point's (vantage_unavailable: it did not answer or exits elsewhere; never made directly instead), the browser profile's (profile_unavailable: deleted before the capture ran; never made signed out instead) or, when it could not be avoided, the service's (browser_crashed, service_overloaded). docs/api.md, Failure reasons.
                          * @enum {string}
                          */
-                        failureReason?: "target_timeout" | "target_unreachable" | "target_refused" | "blocked" | "browser_crashed" | "service_overloaded" | "egress_refused" | "vantage_unavailable";
+                        failureReason?: "target_timeout" | "target_unreachable" | "target_refused" | "blocked" | "browser_crashed" | "service_overloaded" | "egress_refused" | "vantage_unavailable" | "profile_unavailable";
                     };
                 };
             };
@@ -4433,6 +4491,8 @@ export interface operations {
                                 vantage?: string;
                                 /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                                 corroborate?: 2 | 3;
+                                /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                                profile?: string;
                                 /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                                 recordBoxes?: string[];
                                 /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -4547,6 +4607,8 @@ export interface operations {
                         vantage?: string;
                         /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                         corroborate?: 2 | 3;
+                        /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                        profile?: string;
                         /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                         recordBoxes?: string[];
                         /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -4602,6 +4664,8 @@ export interface operations {
                             vantage?: string;
                             /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                             corroborate?: 2 | 3;
+                            /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                            profile?: string;
                             /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                             recordBoxes?: string[];
                             /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -4834,6 +4898,8 @@ export interface operations {
                             vantage?: string;
                             /** @description Extension: capture the URL from this many distinct vantage points (`vantage` first, when given) and compare them: GET /v1/captures/{id}/corroboration. Each member is a capture and counts against the quota. */
                             corroborate?: 2 | 3;
+                            /** @description Extension (docs/profiles.md): one of your browser profiles' id; its cookies and localStorage are loaded into the capture's fresh browser before navigation. Unknown or another tenant's → 422 naming the field. The record says the page was captured signed in (captureSettings.signedIn: profile id, name, version, sites), never a value. */
+                            profile?: string;
                             /** @description Extension (docs/watch.md): CSS selectors whose elements' boxes on the screenshot (screenshot pixels, from its top-left) are measured right before it is taken and recorded in captureSettings.elementBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreSelectors to every run. */
                             recordBoxes?: string[];
                             /** @description Extension (docs/watch.md): regular expressions (JavaScript, flags gu) whose matches in the page's visible text have their boxes on the screenshot measured right before it is taken and recorded in captureSettings.elementBoxes.textBoxes, so a diff can leave them out of the pixel comparison. A watched schedule adds its watch.ignoreText to every run. */
@@ -6999,6 +7065,627 @@ export interface operations {
             };
             /** @description No such webhook for this tenant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's profiles, oldest first; empty when none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description prf_<id> */
+                            id: string;
+                            name: string;
+                            /** @description 1 when created; each new contents adds one. A capture records the version it used. */
+                            version: number;
+                            /** @description Registrable domains the profile holds cookies or storage for. */
+                            sites: string[];
+                            cookieCount: number;
+                            /** @description Origins with localStorage. */
+                            originCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description key:<keyHash>, oidc:<provider>:<subject> or admin. */
+                            createdBy: string;
+                            /** @description When a capture last used it; null: never. */
+                            lastUsedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description The signed-in browser's state: Playwright's storageState ({cookies, origins}), an array of cookies as browser extensions export them (EditThisCookie, Cookie-Editor), or the text of a Netscape cookies.txt. At most 3000 cookies and 200 origins; read, sealed and never shown again. */
+                    contents: {
+                        [key: string]: unknown;
+                    } | unknown[] | string;
+                };
+            };
+        };
+        responses: {
+            /** @description A browser profile: what it covers, never its cookie or storage values. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prf_<id> */
+                        id: string;
+                        name: string;
+                        /** @description 1 when created; each new contents adds one. A capture records the version it used. */
+                        version: number;
+                        /** @description Registrable domains the profile holds cookies or storage for. */
+                        sites: string[];
+                        cookieCount: number;
+                        /** @description Origins with localStorage. */
+                        originCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description key:<keyHash>, oidc:<provider>:<subject> or admin. */
+                        createdBy: string;
+                        /** @description When a capture last used it; null: never. */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing or malformed JSON body, contents in none of the three shapes, or beyond a bound (cookies, origins, size); the detail names the field, never a value. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant already has 100 profiles. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json (spec 7.2). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prf_<id> */
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A browser profile: what it covers, never its cookie or storage values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prf_<id> */
+                        id: string;
+                        name: string;
+                        /** @description 1 when created; each new contents adds one. A capture records the version it used. */
+                        version: number;
+                        /** @description Registrable domains the profile holds cookies or storage for. */
+                        sites: string[];
+                        cookieCount: number;
+                        /** @description Origins with localStorage. */
+                        originCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description key:<keyHash>, oidc:<provider>:<subject> or admin. */
+                        createdBy: string;
+                        /** @description When a capture last used it; null: never. */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such profile for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prf_<id> */
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; its sealed contents are gone, and a capture admitted before that fails with profile_unavailable. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such profile for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    renameProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prf_<id> */
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A browser profile: what it covers, never its cookie or storage values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prf_<id> */
+                        id: string;
+                        name: string;
+                        /** @description 1 when created; each new contents adds one. A capture records the version it used. */
+                        version: number;
+                        /** @description Registrable domains the profile holds cookies or storage for. */
+                        sites: string[];
+                        cookieCount: number;
+                        /** @description Origins with localStorage. */
+                        originCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description key:<keyHash>, oidc:<provider>:<subject> or admin. */
+                        createdBy: string;
+                        /** @description When a capture last used it; null: never. */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing or malformed JSON body, or an invalid field; the detail names it (spec 7.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such profile for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json (spec 7.2). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceProfileContents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prf_<id> */
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The signed-in browser's state: Playwright's storageState ({cookies, origins}), an array of cookies as browser extensions export them (EditThisCookie, Cookie-Editor), or the text of a Netscape cookies.txt. At most 3000 cookies and 200 origins; read, sealed and never shown again. */
+                    contents: {
+                        [key: string]: unknown;
+                    } | unknown[] | string;
+                };
+            };
+        };
+        responses: {
+            /** @description A browser profile: what it covers, never its cookie or storage values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description prf_<id> */
+                        id: string;
+                        name: string;
+                        /** @description 1 when created; each new contents adds one. A capture records the version it used. */
+                        version: number;
+                        /** @description Registrable domains the profile holds cookies or storage for. */
+                        sites: string[];
+                        cookieCount: number;
+                        /** @description Origins with localStorage. */
+                        originCount: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description key:<keyHash>, oidc:<provider>:<subject> or admin. */
+                        createdBy: string;
+                        /** @description When a capture last used it; null: never. */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing or malformed JSON body, contents in none of the three shapes, or beyond a bound (cookies, origins, size); the detail names the field, never a value. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such profile for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The profile changed while this update was made; try again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json (spec 7.2). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

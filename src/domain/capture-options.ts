@@ -5,6 +5,7 @@
  * recorded in the record's captureSettings and in the signed bundle.
  */
 import { compile } from 'css-select';
+import { isId } from './ids.js';
 import { patternHazard, selectorHazard } from './pattern-bounds.js';
 
 export interface CaptureOptions {
@@ -24,6 +25,11 @@ export interface CaptureOptions {
   vantage?: string;
   /** Capture from this many distinct vantage points and compare what they saw; admission only. */
   corroborate?: 2 | 3;
+  /**
+   * Extension: a browser profile's id (docs/profiles.md) loaded into the capture's fresh context before
+   * navigation; the admission checks it is the tenant's. Not a rendering setting.
+   */
+  profile?: string;
   /**
    * Extension: CSS selectors whose elements' boxes on the screenshot are measured right before it is
    * taken and kept in captureSettings.elementBoxes, so a diff can leave those elements out of the pixel comparison.
@@ -109,6 +115,7 @@ const KNOWN = new Set([
   'recordSession',
   'vantage',
   'corroborate',
+  'profile',
   'recordBoxes',
   'recordTextBoxes',
 ]);
@@ -202,6 +209,12 @@ export function parseCaptureOptions(raw: unknown, field = 'options'): OptionsChe
     if (input['corroborate'] !== 2 && input['corroborate'] !== 3)
       return fail(`${field}.corroborate must be 2 or 3 (the number of vantage points to capture from).`);
     out.corroborate = input['corroborate'];
+  }
+  if (input['profile'] !== undefined) {
+    const v = input['profile'];
+    if (typeof v !== 'string' || !isId('prf', v))
+      return fail(`${field}.profile must be the id of one of your browser profiles (GET /v1/profiles lists them).`);
+    out.profile = v;
   }
   if (input['recordBoxes'] !== undefined) {
     const checked = checkRecordBoxes(input['recordBoxes'], `${field}.recordBoxes`);

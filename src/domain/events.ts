@@ -212,7 +212,28 @@ export type TenantEvent =
         genTime: string | null;
         attestedAt: string;
       };
-    };
+    }
+  // Browser profiles (docs/profiles.md), opt-in event types beside the spec's: the contents stay sealed in the
+  // profile vault (src/profiles/profile-vault.ts); the ledger says who made, changed, used or deleted a profile.
+  | { type: 'profile.created'; data: ProfileVersionFacts & { profileId: string; name: string; createdAt: string } }
+  | { type: 'profile.updated'; data: ProfileVersionFacts & { profileId: string; updatedAt: string } }
+  | { type: 'profile.renamed'; data: { profileId: string; name: string; renamedAt: string } }
+  | { type: 'profile.deleted'; data: { profileId: string; deletedAt: string } }
+  /** Admitted with a capture: the version the profile had then and its digest. */
+  | { type: 'profile.used'; data: { profileId: string; captureId: string; version: number; digest: string } };
+
+/**
+ * What one version of a browser profile's contents covers (docs/profiles.md): never a cookie or storage value.
+ * `digest` is `sha256:` + hex of the sealed contents, so an audit can tell versions apart without opening them.
+ */
+export interface ProfileVersionFacts {
+  version: number;
+  /** Registrable domains the profile holds state for. */
+  sites: string[];
+  cookieCount: number;
+  originCount: number;
+  digest: string;
+}
 
 /** Who changed a retention or legal hold, why, and when. */
 export interface RetentionChange {

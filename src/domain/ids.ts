@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** The one id generator: `<prefix>_` + 32 lowercase hex characters (128 random bits). */
-export type IdPrefix = 'cap' | 'whk' | 'sch' | 'evt' | 'dlv' | 'cor';
+export type IdPrefix = 'cap' | 'whk' | 'sch' | 'evt' | 'dlv' | 'cor' | 'prf';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBytes(16).toString('hex')}`;
 

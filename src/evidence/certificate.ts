@@ -302,6 +302,10 @@ async function certificateFacts(
         const c = value as { result?: string; cmp?: string | null };
         return `consent banner: ${c.result ?? 'unknown'}${c.cmp ? ` (${c.cmp})` : ''}`;
       }
+      if (name === 'signedIn' && value && typeof value === 'object') {
+        const p = value as { profile?: { id?: string; name?: string; version?: number }; sites?: string[] };
+        return `captured signed in: browser profile ${p.profile?.name ?? '?'} (${p.profile?.id ?? '?'}, version ${p.profile?.version ?? '?'}) holding state for ${(p.sites ?? []).join(', ') || 'no site'}`;
+      }
       return `${name}: ${readableSetting(value)}`;
     });
   if (provenance) settings.push(...networkStatements(provenance));

@@ -161,6 +161,24 @@ export const BUCKETS = {
     read: ['api', 'dispatcher'],
     write: ['api', 'dispatcher'],
   }),
+  profileKeys: bucket({
+    kind: 'kv',
+    name: 'profile-keys',
+    holds:
+      "each tenant's browser-profile data key, `<tenantId>`, wrapped by PROFILE_KEY (keyId and AES-256-GCM sealed key)",
+    options: { history: 1 },
+    read: ['api', 'worker'],
+    write: ['api', 'worker'],
+  }),
+  profileContents: bucket({
+    kind: 'kv',
+    name: 'profile-contents',
+    holds:
+      "browser profiles' latest contents, `<tenantId>.<profileId>`, sealed (AES-256-GCM) under the tenant's data key; deleted with the profile, never purged",
+    options: { history: 1 },
+    read: ['api', 'worker'],
+    write: ['api'],
+  }),
   attempts: bucket({
     kind: 'kv',
     name: 'capture-attempts',

@@ -41,3 +41,17 @@ export async function readSecretFile(path: string): Promise<string> {
     await handle.close();
   }
 }
+
+/**
+ * The secret file at `path`, created once with `make()` when absent (mode 0600, writeOnce: processes starting
+ * together agree on one). A file open to others is refused as readSecretFile refuses it.
+ */
+export async function readOrCreateSecretFile(path: string, make: () => string): Promise<string> {
+  try {
+    return await readSecretFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await writeOnce(path, make());
+  return readSecretFile(path);
+}

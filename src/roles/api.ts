@@ -17,6 +17,7 @@ import { webhooksFeature } from '../features/webhooks.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { vantagesFeature } from '../vantages/vantages-feature.js';
 import { watchFeature } from '../watch/watch-feature.js';
+import { profilesFeature } from '../profiles/index.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -46,6 +47,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     await features.start(watchFeature(api));
     await features.start(schedulesFeature(api));
     await features.start(webhooksFeature(api));
+    await features.start(profilesFeature(api));
     await features.start(tenancyFeature(api));
     await features.start(retentionFeature(api));
     await features.start(transparencyLogFeature(api));

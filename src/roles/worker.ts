@@ -14,6 +14,7 @@ import { createDnsAnswerLog } from '../net/dns-answer-log.js';
 import { startEgressProxy } from '../net/egress-proxy.js';
 import { createDnsResolver } from '../net/resolve.js';
 import { startVantageEgress } from '../vantages/vantage-egress.js';
+import { profilesForWorker } from '../profiles/index.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -78,6 +79,7 @@ export async function startWorkerRole(runtime: ProcessRuntime, data: DatabaseRun
     observedConnections: (hosts, since) => connections.observed(hosts, since),
     vantages: (id) => vantages.route(id),
     dnsAnswers: (hosts, since) => dnsAnswers.answers(hosts, since),
+    ...(await profilesForWorker({ nc: nats.nc, config })),
   });
   return async () => {
     await feeder.stop();

@@ -6,12 +6,12 @@ import { adminKeyRoutes } from '../../src/api/routes/admin-keys.js';
 import { createOperatorGuard } from '../../src/api/operator-auth.js';
 import { captureRoutes } from '../../src/api/routes/captures.js';
 import { certificateRoutes } from '../../src/api/routes/certificates.js';
-import { captureDiffRoutes } from '../../src/api/routes/capture-diffs.js';
+import { captureDiffRoutes } from '../../src/watch/diff-routes.js';
 import { consoleOidcRoutes } from '../../src/api/routes/console-oidc.js';
 import { consoleSessionRoutes } from '../../src/api/routes/console-session.js';
 import { healthRoutes } from '../../src/api/routes/health.js';
 import { retentionRoutes } from '../../src/api/routes/retention.js';
-import { vantageRoutes } from '../../src/api/routes/vantages.js';
+import { vantageRoutes } from '../../src/vantages/vantage-routes.js';
 import { operatorViewRoutes } from '../../src/api/routes/operator-views.js';
 import { scheduleRoutes } from '../../src/api/routes/schedules.js';
 import { tenancyRoutes } from '../../src/api/routes/tenancy.js';
@@ -20,6 +20,7 @@ import { transparencyLogRoutes } from '../../src/api/routes/transparency-log.js'
 import { adminWebhookRoutes, webhookRoutes } from '../../src/api/routes/webhooks.js';
 import type { TenantGuard } from '../../src/api/tenant-auth.js';
 import { loadConfig } from '../../src/config/config.js';
+import { profileRoutes } from '../../src/profiles/profile-routes.js';
 import type { OpenApiDoc } from './openapi-check.js';
 
 const stub = <T>(): T => ({}) as T;
@@ -76,6 +77,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       }),
       retentionRoutes(guard, createOperatorGuard(config, stub()), stub()),
       webhookRoutes({ guard, webhooks: stub() }),
+      profileRoutes({ guard, profiles: stub() }),
       adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),
     ],

@@ -52,6 +52,12 @@ export type TenantCommand =
       type: 'RecordCorroborationAttestation';
       data: Omit<EventData<'capture.corroboration_attested'>, 'attestedAt'>;
     }
+  // browser profiles (docs/profiles.md): the contents were sealed into the vault first
+  | { type: 'CreateProfile'; data: Omit<EventData<'profile.created'>, 'createdAt'> }
+  /** `version` must be the profile's next one: the vault sealed the contents for it. */
+  | { type: 'UpdateProfile'; data: Omit<EventData<'profile.updated'>, 'updatedAt'> }
+  | { type: 'RenameProfile'; data: { profileId: string; name: string } }
+  | { type: 'DeleteProfile'; data: { profileId: string } }
   // usage
   | { type: 'RecordApiCalls'; data: { period: string; count: number } }
   // retention and legal hold: recorded after storage applied them; `at` is the time of the decision
@@ -103,6 +109,10 @@ export interface TenantReplies {
   RecordComparison: null;
   RecordDiffAttestation: null;
   RecordCorroborationAttestation: null;
+  CreateProfile: { createdAt: string };
+  UpdateProfile: { updatedAt: string };
+  RenameProfile: { renamedAt: string };
+  DeleteProfile: { deletedAt: string };
   RecordApiCalls: null;
   SetRetention: { at: string };
   PlaceLegalHold: { at: string };

@@ -1,6 +1,6 @@
 import { periodEnd, periodOf } from '../clock.js';
 import type { Decider, Decision } from '../decider.js';
-import { conflict, DomainError, notFound } from '../errors.js';
+import { conflict, DomainError, notFound, refusal } from '../errors.js';
 import type { TenantEvent } from '../events.js';
 import { TIER_LIMITS } from '../tiers.js';
 import type {
@@ -140,9 +140,77 @@ const submitCaptures: Handler<'SubmitCaptures'> = (cmd, state, now) => {
           ...(cmd.fireTime ? { fireTime: cmd.fireTime } : {}),
         },
       },
+      ...profilesUsed(cmd, state),
     ],
     reply: admissionOf(view, used),
   };
+};
+
+/**
+ * One `profile.used` per capture with `options.profile`. A profile that is not the tenant's is a 422 naming the
+ * field; a schedule's run is admitted all the same (its profile may have been deleted since the schedule was made)
+ * and fails in the worker, which finds no contents to load.
+ */
+function profilesUsed(cmd: TenantCommandOf<'SubmitCaptures'>['data'], state: TenantState): TenantEvent[] {
+  const events: TenantEvent[] = [];
+  for (const [index, capture] of cmd.captures.entries()) {
+    const profileId = capture.options?.profile;
+    if (profileId === undefined) continue;
+    const profile = state.profiles.get(profileId);
+    if (!profile) {
+      if (cmd.source === 'schedule') continue;
+      const field = cmd.source === 'batch' ? `urls[${index}].options.profile` : 'options.profile';
+      throw unknownProfile(field, profileId);
+    }
+    events.push({
+      type: 'profile.used',
+      data: { profileId, captureId: capture.captureId, version: profile.version, digest: profile.digest },
+    });
+  }
+  return events;
+}
+
+/** The 422 for a profile the tenant does not have (spec 7.2's body; the field and the id named). */
+export const unknownProfile = (field: string, profileId: string): DomainError =>
+  refusal(422, `${field}: no browser profile ${profileId} (GET /v1/profiles lists yours).`);
+
+// ---- browser profiles (docs/profiles.md) -------------------------------------------------------------
+
+/** Profiles a tenant may keep at once. */
+export const MAX_PROFILES = 100;
+
+const createProfile: Handler<'CreateProfile'> = (cmd, state, now) => {
+  if (state.profiles.has(cmd.profileId)) throw conflict(`profile ${cmd.profileId} already exists`);
+  if (state.profiles.size >= MAX_PROFILES) {
+    throw conflict(`This tenant already has ${MAX_PROFILES} browser profiles; delete one before creating another.`);
+  }
+  const createdAt = now.toISOString();
+  return { events: [{ type: 'profile.created', data: { ...cmd, createdAt } }], reply: { createdAt } };
+};
+
+const updateProfile: Handler<'UpdateProfile'> = (cmd, state, now) => {
+  const profile = state.profiles.get(cmd.profileId);
+  if (!profile) throw notFound(`No profile ${cmd.profileId}.`);
+  // The vault sealed the contents for this version; another update in between makes it stale.
+  if (cmd.version !== profile.version + 1) {
+    throw conflict(
+      `Profile ${cmd.profileId} changed while this update was made (now version ${profile.version}); try again.`,
+    );
+  }
+  const updatedAt = now.toISOString();
+  return { events: [{ type: 'profile.updated', data: { ...cmd, updatedAt } }], reply: { updatedAt } };
+};
+
+const renameProfile: Handler<'RenameProfile'> = (cmd, state, now) => {
+  if (!state.profiles.has(cmd.profileId)) throw notFound(`No profile ${cmd.profileId}.`);
+  const renamedAt = now.toISOString();
+  return { events: [{ type: 'profile.renamed', data: { ...cmd, renamedAt } }], reply: { renamedAt } };
+};
+
+const deleteProfile: Handler<'DeleteProfile'> = (cmd, state, now) => {
+  if (!state.profiles.has(cmd.profileId)) throw notFound(`No profile ${cmd.profileId}.`);
+  const deletedAt = now.toISOString();
+  return { events: [{ type: 'profile.deleted', data: { profileId: cmd.profileId, deletedAt } }], reply: { deletedAt } };
 };
 
 /** Idempotent: only a pending capture can complete; a repeat is a no-op (decision 3). */
@@ -208,6 +276,8 @@ const createSchedule: Handler<'CreateSchedule'> = (cmd, state, now) => {
       },
     );
   }
+  const profileId = cmd.options?.profile;
+  if (profileId !== undefined && !state.profiles.has(profileId)) throw unknownProfile('options.profile', profileId);
   const createdAt = now.toISOString();
   return { events: [{ type: 'schedule.created', data: { ...cmd, createdAt } }], reply: { createdAt } };
 };
@@ -313,6 +383,10 @@ const handlers: { [T in TenantCommandType]: Handler<T> } = {
   RecordComparison: recordComparison,
   RecordDiffAttestation: recordDiffAttestation,
   RecordCorroborationAttestation: recordCorroborationAttestation,
+  CreateProfile: createProfile,
+  UpdateProfile: updateProfile,
+  RenameProfile: renameProfile,
+  DeleteProfile: deleteProfile,
   RecordApiCalls: recordApiCalls,
   SetRetention: recorded('tenant.retention_set'),
   PlaceLegalHold: recorded('capture.legal_hold_placed'),

@@ -8,7 +8,7 @@ import type { TenantState } from './tenant-state.js';
  * TENANT_STATE_VERSION names the shape *and* the fold: bump it whenever TenantState or evolveTenant changes,
  * and every older snapshot is ignored (the actor folds the log instead and writes a new one).
  */
-export const TENANT_STATE_VERSION = 6;
+export const TENANT_STATE_VERSION = 7;
 
 type Entries<M> = M extends Map<infer K, infer V> ? Array<[K, V]> : never;
 
@@ -22,6 +22,7 @@ export interface EncodedTenantState {
   pending: Entries<TenantState['pending']>;
   webhooks: Entries<TenantState['webhooks']>;
   schedules: Entries<TenantState['schedules']>;
+  profiles: Entries<TenantState['profiles']>;
 }
 
 /** A deep copy as JSON values: the actor keeps mutating its own state after this returns. */
@@ -37,6 +38,7 @@ export function encodeTenantState(state: TenantState): EncodedTenantState {
       pending: [...state.pending],
       webhooks: [...state.webhooks],
       schedules: [...state.schedules],
+      profiles: [...state.profiles],
     }),
   ) as EncodedTenantState;
 }
@@ -96,5 +98,6 @@ export function decodeTenantState(tenantId: string, data: unknown): TenantState 
     pending: new Map(entries(data.pending, 'pending')) as unknown as TenantState['pending'],
     webhooks: new Map(entries(data.webhooks, 'webhooks')) as unknown as TenantState['webhooks'],
     schedules: new Map(entries(data.schedules, 'schedules')) as unknown as TenantState['schedules'],
+    profiles: new Map(entries(data.profiles, 'profiles')) as unknown as TenantState['profiles'],
   };
 }

@@ -1,4 +1,4 @@
-import type { Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
+import type { ProfileVersionFacts, Scope, Tier, TenantEvent, WebhookEventType } from '../events.js';
 import type { CaptureOptions } from '../capture-options.js';
 import { DEFAULT_TIER } from '../tiers.js';
 import { watchedRunOptions } from '../../watch/watch-policy.js';
@@ -32,7 +32,16 @@ export interface TenantState {
       lastFireTime: string | null;
     }
   >;
+  /** Browser profiles not deleted: the latest version's facts (never their contents). */
+  profiles: Map<string, { name: string; version: number; digest: string }>;
 }
+
+/** The latest version's facts a decision needs. */
+const profileFacts = (name: string, facts: ProfileVersionFacts) => ({
+  name,
+  version: facts.version,
+  digest: facts.digest,
+});
 
 export const initialTenantState = (tenantId: string): TenantState => ({
   tenantId,
@@ -44,6 +53,7 @@ export const initialTenantState = (tenantId: string): TenantState => ({
   pending: new Map(),
   webhooks: new Map(),
   schedules: new Map(),
+  profiles: new Map(),
 });
 
 const usageIn = (state: TenantState, period: string) =>
@@ -127,6 +137,23 @@ export function evolveTenant(state: TenantState, event: TenantEvent & { occurred
       if (schedule) schedule.lastFireTime = event.data.fireTime;
       break;
     }
+    case 'profile.created':
+      state.profiles.set(event.data.profileId, profileFacts(event.data.name, event.data));
+      break;
+    case 'profile.updated': {
+      const profile = state.profiles.get(event.data.profileId);
+      if (profile) state.profiles.set(event.data.profileId, profileFacts(profile.name, event.data));
+      break;
+    }
+    case 'profile.renamed': {
+      const profile = state.profiles.get(event.data.profileId);
+      if (profile) profile.name = event.data.name;
+      break;
+    }
+    case 'profile.deleted':
+      state.profiles.delete(event.data.profileId);
+      break;
+    case 'profile.used':
     case 'webhook.delivery_attempted':
     case 'webhook.delivery_dead_lettered':
     case 'usage.api_calls_recorded':

@@ -107,6 +107,45 @@ const LOG: TenantEvent[] = [
   completed('cap_unknown', 5, T(18)),
   { type: 'tenant.tier_set', data: { tier: 'pro' } },
   { type: 'schedule.deleted', data: { scheduleId: 'sch_1', deletedAt: T(20) } },
+  // A browser profile: renamed, used, given a new version, deleted; a rename after the deletion changes nothing.
+  {
+    type: 'profile.created',
+    data: {
+      profileId: 'prf_cccccccccccccccccccccccccccccccc',
+      name: 'Shop',
+      version: 1,
+      sites: ['example.org'],
+      cookieCount: 2,
+      originCount: 0,
+      digest: 'sha256:d1',
+      createdAt: T(21),
+    },
+  },
+  {
+    type: 'profile.renamed',
+    data: { profileId: 'prf_cccccccccccccccccccccccccccccccc', name: 'Store', renamedAt: T(22) },
+  },
+  {
+    type: 'profile.used',
+    data: { profileId: 'prf_cccccccccccccccccccccccccccccccc', captureId: 'cap_5', version: 1, digest: 'sha256:d1' },
+  },
+  {
+    type: 'profile.updated',
+    data: {
+      profileId: 'prf_cccccccccccccccccccccccccccccccc',
+      version: 2,
+      sites: ['example.net', 'example.org'],
+      cookieCount: 3,
+      originCount: 1,
+      digest: 'sha256:d2',
+      updatedAt: T(24),
+    },
+  },
+  { type: 'profile.deleted', data: { profileId: 'prf_cccccccccccccccccccccccccccccccc', deletedAt: T(25) } },
+  {
+    type: 'profile.renamed',
+    data: { profileId: 'prf_cccccccccccccccccccccccccccccccc', name: 'late', renamedAt: T(26) },
+  },
 ];
 
 function chain(events: TenantEvent[]): StoredEvent[] {
@@ -138,6 +177,7 @@ const TABLES = [
   'usage_daily',
   'webhooks',
   'schedules',
+  'profiles',
 ];
 
 describe('read model definitions: the batched writer and the fold agree', () => {

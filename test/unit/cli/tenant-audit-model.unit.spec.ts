@@ -131,6 +131,7 @@ function rowsFor(events: StoredEvent[]): ProjectionRows {
     ],
     webhooks: [],
     schedules: [],
+    profiles: [],
   };
 }
 

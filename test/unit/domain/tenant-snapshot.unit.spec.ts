@@ -79,6 +79,7 @@ describe('tenant state snapshots', () => {
       'keys',
       'overrides',
       'pending',
+      'profiles',
       'schedules',
       'tenantId',
       'tier',
