@@ -55,6 +55,7 @@ import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
 import { ownLogMonitor } from '../transparency/own-log-monitor.js';
+import { ledgerArchiveRoutes } from '../ledger-archive/index.js';
 import { startWatchRunner } from '../watch/watch-runner.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
@@ -242,6 +243,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         checks,
       }),
       webhookRoutes({ guard, webhooks }),
+      await ledgerArchiveRoutes(runtime, guard, operator),
       adminWebhookRoutes(operator, guard, webhooks),
       // The console: one more client of the routes above (DESIGN decision 17).
       consoleRoutes({ replayOrigin: replay.origin, publicBaseUrl: config.PUBLIC_BASE_URL }),
