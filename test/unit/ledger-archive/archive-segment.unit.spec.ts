@@ -9,7 +9,9 @@ import {
   headOf,
   segmentObjects,
 } from '../../../src/ledger-archive/segment-builder.js';
+import { verifyArchiveSegmentFiles } from '../../../packages/verifier/src/archive-files.js';
 import { type ArchiveRecord, checkArchiveSegment } from '../../../packages/verifier/src/archive-segment.js';
+import { verifierKeyString } from '../../../src/transparency/checkpoint.js';
 
 const STREAMS = ['LEDGER', 'TLOG', 'KV_webhook-keys'];
 const keys = archiveKeys('ledger.example/v1/log', randomBytes(32));
@@ -68,5 +70,21 @@ describe('archive segments (packages/verifier/src/archive-segment.ts)', () => {
     const sealed = keys.seal('$KV.webhook-keys.whk_1', key);
     assert.deepEqual(Buffer.from(keys.open('$KV.webhook-keys.whk_1', sealed)), key);
     assert.throws(() => keys.open('$KV.webhook-keys.whk_2', sealed));
+  });
+
+  it('is checked offline from files laid out as in S3, with the log key only', async () => {
+    const files = new Map<string, Uint8Array>([
+      ['copy/manifests/000000000001.json', first.objects.manifest],
+      ['copy/segments/000000000001.ndjson', first.objects.body],
+      ['copy/manifests/000000000002.json', second.objects.manifest],
+      ['copy/segments/000000000002.ndjson', second.objects.body],
+    ]);
+    const read = async (path: string) => files.get(path) ?? null;
+    const logKey = verifierKeyString(keys.logKey);
+    const ok = await verifyArchiveSegmentFiles({ manifest: 'copy/manifests/000000000002.json', logKey }, read);
+    assert.equal(ok.verified, true, JSON.stringify(ok));
+    files.set('copy/manifests/000000000001.json', second.objects.manifest);
+    const broken = await verifyArchiveSegmentFiles({ manifest: 'copy/manifests/000000000002.json', logKey }, read);
+    assert.deepEqual([broken.verified, broken.segment], [false, 2]);
   });
 });
