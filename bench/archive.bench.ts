@@ -47,7 +47,7 @@ export async function archiveBench(): Promise<BenchLine[]> {
     const state = await openKvBucket(a.nc, BUCKETS.archiveState.name, BUCKETS.archiveState.options, 1);
     const archiver = startArchiver({
       nats: a,
-      bucket: await openArchiveBucket(loc, { create: true }),
+      bucket: () => openArchiveBucket(loc, { create: true }),
       keys,
       state,
       intervalMs: 1000,

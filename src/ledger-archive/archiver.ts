@@ -19,7 +19,8 @@ import { type ArchiveHead, buildSegment, EMPTY_HEAD, headOf, segmentObjects } fr
  */
 export interface ArchiverOptions {
   nats: { js: JetStreamClient; jsm: JetStreamManager };
-  bucket: ArchiveBucket;
+  /** Opens the archive's bucket: called when first needed, and again until it succeeds (an S3 outage at start). */
+  bucket: () => Promise<ArchiveBucket>;
   keys: ArchiveKeys;
   /** The `ledger-archive` bucket: the lease and the status the API reports. */
   state: KV;
@@ -41,9 +42,12 @@ export function startArchiver(opts: ArchiverOptions): Archiver {
   const now = opts.now ?? (() => new Date());
   const lease = archiveLease(opts.state, `${process.pid}-${randomUUID()}`);
   let running = true;
+  let opened: ArchiveBucket | null = null;
+  const bucketOf = async () => (opened ??= await opts.bucket());
   let wake: (() => void) | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (!running) return resolve();
       const timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
@@ -52,10 +56,11 @@ export function startArchiver(opts: ArchiverOptions): Archiver {
     });
 
   async function resume(): Promise<ArchiveHead> {
-    const last = await opts.bucket.lastSegment();
+    const bucket = await bucketOf();
+    const last = await bucket.lastSegment();
     if (last === 0) return EMPTY_HEAD(STREAMS);
-    const bytes = await opts.bucket.readManifest(last);
-    if (!bytes) throw new Error(`segment ${last} of ${opts.bucket.where} has no manifest`);
+    const bytes = await bucket.readManifest(last);
+    if (!bytes) throw new Error(`segment ${last} of ${bucket.where} has no manifest`);
     return headOf(JSON.parse(Buffer.from(bytes).toString('utf8')) as ArchiveManifest, bytes, STREAMS);
   }
 
@@ -79,7 +84,7 @@ export function startArchiver(opts: ArchiverOptions): Archiver {
     const signed = opts.keys.sign(manifest);
     const objects = segmentObjects(body, signed);
     const retainUntil = new Date(sealedAt.getTime() + opts.retentionDays * 86_400_000);
-    await opts.bucket.writeSegment(objects, retainUntil);
+    await (await bucketOf()).writeSegment(objects, retainUntil);
     return headOf(signed, objects.manifest, STREAMS);
   }
 

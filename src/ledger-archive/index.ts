@@ -4,6 +4,7 @@ import { openKvBucket } from '../infra/nats-buckets.js';
 import { BUCKETS } from '../infra/topology.js';
 import { addScrapeProbe } from '../observability/metrics.js';
 import type { ProcessRuntime } from '../roles/process-runtime.js';
+import { StorageUnavailableError } from '../storage/artifact-store.js';
 import { loadLogSeed } from '../transparency/sequencer.js';
 import { archiveLocation, openArchiveBucket } from './archive-bucket.js';
 import { archiveKeys } from './archive-keys.js';
@@ -33,9 +34,15 @@ export async function startLedgerArchiver(runtime: ProcessRuntime): Promise<() =
       `archive: ${generated.join(' and ')} ${generated.length > 1 ? 'were' : 'was'} generated into DATA_DIR; the archive never holds private keys, and a restore needs them: keep a copy where the loss of this machine cannot reach it (docs/operators.md, restore)`,
     );
   const keys = archiveKeys(config.LOG_ORIGIN, await loadLogSeed(config.LOG_SIGNING_KEY, runtime.dataDir));
+  // A bucket that cannot lock objects, or credentials S3 refuses, stop the start; an outage only delays archiving.
+  const open = () => openArchiveBucket(location, { create: true });
+  const first = await open().catch((err: unknown) => {
+    if (err instanceof StorageUnavailableError) return null;
+    throw err;
+  });
   const archiver = startArchiver({
     nats: runtime.nats,
-    bucket: await openArchiveBucket(location, { create: true }),
+    bucket: async () => first ?? open(),
     keys,
     state: await openState(runtime),
     intervalMs: config.ARCHIVE_INTERVAL_MS,

@@ -69,7 +69,7 @@ describe('the archive through S3 outages, restarts and damage', { skip: radosgwM
     const start = async (): Promise<Archiver> =>
       startArchiver({
         nats: source,
-        bucket: await openArchiveBucket(loc, { create: true }),
+        bucket: () => openArchiveBucket(loc, { create: true }),
         keys,
         state,
         intervalMs: 200,
