@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { type ArchiveLocation, openArchiveBucket } from '../src/ledger-archive/archive-bucket.js';
+import { openArchiveBucket } from '../src/ledger-archive/archive-bucket.js';
 import { archiveKeys } from '../src/ledger-archive/archive-keys.js';
 import { archiveLag } from '../src/ledger-archive/archive-status.js';
 import { startArchiver } from '../src/ledger-archive/archiver.js';
@@ -10,6 +10,7 @@ import { openKvBucket } from '../src/infra/nats-buckets.js';
 import { BUCKETS } from '../src/infra/topology.js';
 import { startNatsOnly } from '../test/support/harness.js';
 import { startRadosgw } from '../test/support/radosgw.js';
+import { radosgwArchive } from '../test/support/radosgw-archive.js';
 import type { BenchLine } from './registry.js';
 import { envCount, percentile, round, sleep } from './support/bench-kit.js';
 
@@ -29,20 +30,7 @@ export async function archiveBench(): Promise<BenchLine[]> {
   const [source, target] = [await startNatsOnly(), await startNatsOnly()];
   try {
     const a = await connectNats(source.nats.url, 'bench-archive-source');
-    const loc: ArchiveLocation = {
-      settings: {
-        endpoint: gw.endpoint,
-        region: gw.region,
-        bucket: 'archive',
-        forcePathStyle: true,
-        credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
-        presignedDownloads: false,
-        presignSeconds: 300,
-      },
-      bucket: 'archive',
-      prefix: 'bench/',
-      url: 's3://archive/bench',
-    };
+    const loc = radosgwArchive(gw, 'bench');
     const keys = archiveKeys('bench.example/v1/log', randomBytes(32));
     const state = await openKvBucket(a.nc, BUCKETS.archiveState.name, BUCKETS.archiveState.options, 1);
     const archiver = startArchiver({

@@ -15,6 +15,7 @@ import { restoreArchive } from '../../../src/ledger-archive/restore.js';
 import { s3Client } from '../../../src/storage/s3-artifact-store.js';
 import { startNatsOnly } from '../../support/harness.js';
 import { type Radosgw, radosgwMissing, startRadosgw } from '../../support/radosgw.js';
+import { radosgwArchive } from '../../support/radosgw-archive.js';
 
 /**
  * The archive's failure paths on a real radosgw (docs/operators.md, The archive): the archiver waits out an S3
@@ -43,20 +44,7 @@ describe('the archive through S3 outages, restarts and damage', { skip: radosgwM
     const server = await startNatsOnly();
     servers.push(server);
     source = await connectNats(server.nats.url, 'archive-source');
-    loc = {
-      settings: {
-        endpoint: gw.endpoint,
-        region: gw.region,
-        bucket: 'archive',
-        forcePathStyle: true,
-        credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
-        presignedDownloads: false,
-        presignSeconds: 300,
-      },
-      bucket: 'archive',
-      prefix: 'int/',
-      url: 's3://archive/int',
-    };
+    loc = radosgwArchive(gw, 'int');
   });
   after(async () => {
     await source?.nc.close();
