@@ -68,6 +68,8 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
   let env: Record<string, string>;
   const dirs: string[] = [];
   let service: ServiceProcess | null = null;
+  /** The DATA_DIR of the stack running now (its nats-server and Postgres die with it in `after`). */
+  let liveDir = '';
 
   before(async () => {
     [gw, site, pki] = await Promise.all([startRadosgw(), startFixtureSite(), makePki()]);
@@ -96,7 +98,7 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     };
   });
   after(async () => {
-    if (service && dirs.length) await killStack(service, dirs.at(-1)!);
+    if (service) await killStack(service, liveDir);
     await rx?.close();
     await site?.close();
     await gw?.stop();
@@ -106,6 +108,7 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
   it('restores every capture, key, schedule, webhook, usage and the same log from the archive alone', async () => {
     const oldDir = await mkdtemp(join(tmpdir(), 'cl-drill-a-'));
     dirs.push(oldDir);
+    liveDir = oldDir;
     service = await startServiceProcess({ ...env, DATA_DIR: oldDir }, port);
     const base = service.baseUrl;
     const call = (method: string, path: string, opts: { body?: unknown; token?: string } = {}) =>
@@ -205,6 +208,7 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     assert.deepEqual(report.lost, [], 'every capture with stored artifacts is in the archive');
     await sleep(fireAt.getTime() + 1000 - Date.now());
 
+    liveDir = newDir;
     service = await startServiceProcess({ ...env, DATA_DIR: newDir }, port);
     // Every capture is listed (once the projection is rebuilt from the restored ledger) and verifies.
     for (const [tenant, token] of Object.entries(tenants)) {
