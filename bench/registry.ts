@@ -1,4 +1,5 @@
 import { admissionBench } from './admission.bench.js';
+import { archiveBench } from './archive.bench.js';
 import { captureCpuBench } from './capture-cpu.bench.js';
 import { captureLatencyBench } from './capture-latency.bench.js';
 import { captureStagesBench } from './capture-stages.bench.js';
@@ -47,4 +48,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   diff: diffBench,
   'role-start': roleStartBench,
   'cluster-idle': clusterIdleBench,
+  archive: archiveBench,
 };

@@ -69,6 +69,8 @@ async function startRoles(
   const runtime = await startProcessRuntime(config, deps, stops);
   const { roles, nats } = runtime;
   if (roles.has('signer')) stops.add((await import('./roles/signer.js')).startSignerRole(runtime));
+  // The archive is signed with the log key, which the sequencer holds (docs/operators.md, The archive).
+  if (roles.has('sequencer')) stops.add(await (await import('./ledger-archive/index.js')).startLedgerArchiver(runtime));
   const handle = {
     nats,
     evidence: runtime.evidence,

@@ -5,6 +5,7 @@ import { audit } from './commands/audit.js';
 import { eventsList, eventsTail } from './commands/events.js';
 import { keysCreate } from './commands/keys.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
+import { restore } from './commands/restore.js';
 import { signingRotate } from './commands/signing.js';
 import { storageVerify } from './commands/storage.js';
 import { storageHold, storageMigrate, storageRelease } from './commands/storage-s3.js';
@@ -33,6 +34,7 @@ export const COMMANDS: CommandSpec[] = [
   storageMigrate,
   storageHold,
   storageRelease,
+  restore,
 ];
 
 export function topLevelHelp(): string {

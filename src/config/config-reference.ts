@@ -307,6 +307,22 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     meaning:
       '`true`: start on a bucket without Object Lock although retention is configured; nothing is then retained ([docs/storage.md](storage.md#one-port-two-adapters)).',
   },
+  {
+    names: ['ARCHIVE_URL'],
+    default: 'unset (no archive)',
+    meaning:
+      'Archive the ledger, the transparency log and the non-derivable state continuously into `s3://<bucket>/<prefix>` (the `S3_*` endpoint and credentials; a bucket with Object Lock) ([docs/operators.md](operators.md#the-archive-the-ledger-outside-the-cluster)).',
+  },
+  {
+    names: ['ARCHIVE_RETENTION_DAYS'],
+    default: '`3650`',
+    meaning: 'Days each archive segment is kept under S3 Object Lock (compliance mode).',
+  },
+  {
+    names: ['ARCHIVE_INTERVAL_MS', 'ARCHIVE_SEGMENT_RECORDS'],
+    default: '`1000`, `5000`',
+    meaning: 'The archiver seals a segment this often, or at this many records, whichever comes first.',
+  },
 ];
 
 /** Variables of the schema without a row, and names of rows the schema does not parse. */

@@ -259,6 +259,18 @@ const envSchema = z.object({
   LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
     message: 'LOG_ORIGIN must not contain spaces or +',
   }),
+  /** The archive (docs/operators.md, The archive): `s3://<bucket>/<prefix>`, on the S3_* endpoint and credentials. */
+  ARCHIVE_URL: optionalString.refine(
+    (v) => v === undefined || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v),
+    {
+      message: 'ARCHIVE_URL must be s3://<bucket>/<prefix>',
+    },
+  ),
+  /** Days each archive segment is kept under S3 Object Lock (compliance mode). */
+  ARCHIVE_RETENTION_DAYS: integer('ARCHIVE_RETENTION_DAYS', 3650, 1, 36_500),
+  /** The archiver cuts a segment this often, or at ARCHIVE_SEGMENT_RECORDS records, when anything is new. */
+  ARCHIVE_INTERVAL_MS: integer('ARCHIVE_INTERVAL_MS', 1000, 100, 60_000),
+  ARCHIVE_SEGMENT_RECORDS: integer('ARCHIVE_SEGMENT_RECORDS', 5000, 1, 100_000),
   /** A console session ends after this long without a request (docs/security.md, Console sessions). */
   CONSOLE_SESSION_IDLE_MINUTES: integer('CONSOLE_SESSION_IDLE_MINUTES', 60, 1, CONSOLE_SESSION_MAX_HOURS_CEILING * 60),
   /** A console session ends this long after sign-in, however busy (at most the session bucket's TTL). */

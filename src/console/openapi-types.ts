@@ -929,6 +929,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The archive's lag behind the ledger, and its last segment */
+        get: operations["getArchiveStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/webhooks/{webhookId}/deliveries": {
         parameters: {
             query?: never;
@@ -7707,6 +7724,84 @@ export interface operations {
             /** @description Internal error; the detail carries the request id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getArchiveStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the archive stands (docs/operators.md, The archive). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Ledger, log and state messages not yet in a sealed segment. */
+                        lagEvents: number;
+                        /** @description Age in seconds of the oldest of them; 0 when none. */
+                        lagSeconds: number;
+                        /** @description The archive's last segment number; 0 when none was sealed yet. */
+                        lastSegment: number;
+                        /** @description When the last segment was sealed (RFC 3339); null when none. */
+                        lastArchivedAt: string | null;
+                    };
+                };
+            };
+            /** @description Missing or invalid admin credential (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No archive is configured (ARCHIVE_URL unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited per client address without a valid credential (spec 8.1), or 5 failed admin credentials from it within 60 s (the operator limit of spec 4.11). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The admin API is not configured (ADMIN_KEY unset; spec 5.2). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

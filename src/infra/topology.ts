@@ -37,6 +37,8 @@ export interface StreamDeclaration {
   messages: NatsRole[];
   /** Roles that only inspect it (every role checks the core streams at start). */
   info: NatsRole[];
+  /** Copied to the archive (docs/operators.md, The archive): every message as stored. */
+  archive?: 'copy';
 }
 
 export interface BucketDeclaration {
@@ -49,6 +51,8 @@ export interface BucketDeclaration {
   write: NatsRole[];
   /** Roles that open it without reading or writing (an info call at start). */
   info: NatsRole[];
+  /** Copied to the archive: as stored, or each value sealed again under the archive's key-wrapping key. */
+  archive?: 'copy' | 'sealed';
 }
 
 export interface DurableDeclaration {
@@ -98,6 +102,7 @@ export const STREAMS = {
     ordered: ['api', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer'],
     messages: [...TENANT_ACTOR_ROLES, 'signer'],
     info: ALL,
+    archive: 'copy',
   }),
   jobs: stream({
     name: 'JOBS',
@@ -122,6 +127,7 @@ export const STREAMS = {
     ordered: ['api', 'sequencer'],
     messages: ['api', 'sequencer'],
     info: ALL,
+    archive: 'copy',
   }),
 } as const;
 
@@ -158,8 +164,9 @@ export const BUCKETS = {
     name: 'webhook-keys',
     holds: 'per-webhook keys that seal webhook secrets (crypto-shredding)',
     options: { history: 1 },
-    read: ['api', 'dispatcher'],
+    read: ['api', 'dispatcher', 'sequencer'],
     write: ['api', 'dispatcher'],
+    archive: 'sealed',
   }),
   profileKeys: bucket({
     kind: 'kv',
@@ -167,8 +174,10 @@ export const BUCKETS = {
     holds:
       "each tenant's browser-profile data key, `<tenantId>`, wrapped by PROFILE_KEY (keyId and AES-256-GCM sealed key)",
     options: { history: 1 },
-    read: ['api', 'worker'],
+    read: ['api', 'worker', 'sequencer'],
     write: ['api', 'worker'],
+    // Wrapped by PROFILE_KEY, which stays with the deployment's secrets (docs/operators.md, The archive).
+    archive: 'copy',
   }),
   profileContents: bucket({
     kind: 'kv',
@@ -176,8 +185,9 @@ export const BUCKETS = {
     holds:
       "browser profiles' latest contents, `<tenantId>.<profileId>`, sealed (AES-256-GCM) under the tenant's data key; deleted with the profile, never purged",
     options: { history: 1 },
-    read: ['api', 'worker'],
+    read: ['api', 'worker', 'sequencer'],
     write: ['api'],
+    archive: 'copy',
   }),
   attempts: bucket({
     kind: 'kv',
@@ -222,8 +232,18 @@ export const BUCKETS = {
     name: 'certificates',
     holds: 'signed capture certificates, `<captureId>`, written once',
     options: { history: 1 },
-    read: ['api'],
+    read: ['api', 'sequencer'],
     write: ['api'],
+    archive: 'copy',
+  }),
+  archiveState: bucket({
+    kind: 'kv',
+    name: 'ledger-archive',
+    holds:
+      "the archiver's `lease` (which process archives; docs/operators.md, The archive) and its `status` (where the archive stands)",
+    options: { history: 1 },
+    read: ['api', 'sequencer'],
+    write: ['sequencer'],
   }),
 } as const;
 

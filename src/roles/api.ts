@@ -18,6 +18,7 @@ import { watchNatsLink } from '../infra/nats-link.js';
 import { vantagesFeature } from '../vantages/vantages-feature.js';
 import { watchFeature } from '../watch/watch-feature.js';
 import { profilesFeature } from '../profiles/index.js';
+import { ledgerArchiveFeature } from '../ledger-archive/index.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -52,6 +53,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     await features.start(retentionFeature(api));
     await features.start(transparencyLogFeature(api));
     await features.start(operationsFeature(api));
+    await features.start(ledgerArchiveFeature(api));
     await features.start(consoleFeature(api, access.sessions, verification.replayOrigin));
   } catch (err) {
     await features.stop();

@@ -157,6 +157,11 @@ export async function loadLogSigner(
   seedBase64: string | undefined,
   dataDir: string,
 ): Promise<NoteSigner> {
+  return noteSignerFromSeed(origin, await loadLogSeed(seedBase64, dataDir));
+}
+
+/** The log's 32-byte seed: LOG_SIGNING_KEY, or DATA_DIR/log-key.seed (generated once when absent). */
+export async function loadLogSeed(seedBase64: string | undefined, dataDir: string): Promise<Uint8Array> {
   let text = seedBase64;
   if (!text) {
     await mkdir(dataDir, { recursive: true });
@@ -171,7 +176,7 @@ export async function loadLogSigner(
   }
   const seed = fromBase64Strict(text.trim());
   if (seed?.byteLength !== 32) throw new Error('LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed');
-  return noteSignerFromSeed(origin, seed);
+  return seed;
 }
 
 export interface Checkpointer {

@@ -20,6 +20,7 @@ import { transparencyLogRoutes } from '../../src/api/routes/transparency-log.js'
 import { adminWebhookRoutes, webhookRoutes } from '../../src/api/routes/webhooks.js';
 import type { TenantGuard } from '../../src/api/tenant-auth.js';
 import { loadConfig } from '../../src/config/config.js';
+import { archiveRoutes } from '../../src/ledger-archive/archive-routes.js';
 import { profileRoutes } from '../../src/profiles/profile-routes.js';
 import type { OpenApiDoc } from './openapi-check.js';
 
@@ -78,6 +79,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       retentionRoutes(guard, createOperatorGuard(config, stub()), stub()),
       webhookRoutes({ guard, webhooks: stub() }),
       profileRoutes({ guard, profiles: stub() }),
+      archiveRoutes({ guard, operator: createOperatorGuard(config, stub()), lag: null }),
       adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),
     ],

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { verifyArchiveSegmentFiles } from './archive-files.js';
 import { evidenceAccepted, verifyEvidenceFile } from './evidence.js';
 
 /**
@@ -10,6 +11,7 @@ import { evidenceAccepted, verifyEvidenceFile } from './evidence.js';
 const USAGE = `usage: capture-ledger-verify FILE(.wacz|.pdf|.json) [--keys FILE | --keys-url URL] [--tsa-ca FILE]... [--tsa-ca-url URL]
                              [--log-key FILE | --log-key-url URL] [--log-url URL] [--certificate FILE]
                              [--witness-key KEY|FILE]... [--witness-quorum N]
+       capture-ledger-verify MANIFEST --archive-segment --log-key KEY|FILE [--body FILE] [--previous-manifest FILE]
 
 Trust is what you give; nothing in FILE is trusted on its own word.
   --keys FILE         the signing keys, /.well-known/signing-keys (or /.well-known/signing-key) saved as served
@@ -28,6 +30,9 @@ Trust is what you give; nothing in FILE is trusted on its own word.
                       the log checkpoint the evidence was checked against must carry a quorum of their
                       cosignatures, reported as \`witnesses\` (a certificate's embedded checkpoint; a bundle's with --log-url)
   --witness-quorum N  how many of the --witness-key witnesses must have cosigned (default: all of them)
+  --archive-segment   MANIFEST is an archive segment's manifest (<prefix>/manifests/<n>.json): checks its signature
+                      by --log-key, its chain to the previous manifest and its body's digest and ranges; the body
+                      and previous manifest default to their places beside it (--body, --previous-manifest)
 `;
 
 const VKEY = /^[^\s+]+\+[0-9a-f]{8}\+\S+$/;
@@ -50,6 +55,9 @@ async function main(argv: string[]): Promise<number> {
         certificate: { type: 'string' },
         'witness-key': { type: 'string', multiple: true },
         'witness-quorum': { type: 'string' },
+        'archive-segment': { type: 'boolean' },
+        body: { type: 'string' },
+        'previous-manifest': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -70,6 +78,24 @@ async function main(argv: string[]): Promise<number> {
   ) {
     process.stderr.write(USAGE);
     return 2;
+  }
+  const read = async (path: string) => new Uint8Array(await readFile(path));
+  if (values['archive-segment']) {
+    if (values['log-key'] === undefined) {
+      process.stderr.write(`--archive-segment needs --log-key\n${USAGE}`);
+      return 2;
+    }
+    const result = await verifyArchiveSegmentFiles(
+      {
+        manifest: positionals[0]!,
+        body: values.body,
+        previousManifest: values['previous-manifest'],
+        logKey: await readKey(values['log-key']),
+      },
+      (path) => read(path).catch(() => null),
+    );
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return result.verified ? 0 : 1;
   }
   try {
     const result = await verifyEvidenceFile(

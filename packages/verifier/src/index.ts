@@ -58,6 +58,23 @@ export {
   type NoteKey,
 } from './transparency.js';
 export {
+  ARCHIVE_FORMAT,
+  ARCHIVE_KEY_WRAP,
+  ARCHIVE_SIGNATURE_CONTEXT,
+  bodyBytes,
+  checkArchiveSegment,
+  manifestBytes,
+  manifestKey,
+  manifestMessage,
+  segmentBodyKey,
+  type ArchiveManifest,
+  type ArchivePrevious,
+  type ArchiveRecord,
+  type ArchiveSourceRange,
+  type SegmentCheck,
+  type UnsignedManifest,
+} from './archive-segment.js';
+export {
   checkWitnessQuorum,
   cosignatureKeyId,
   cosignedMessage,

@@ -1,4 +1,4 @@
-import { call, get, query } from '../api.js';
+import { ApiError, call, get, query } from '../api.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count, time } from '../format.js';
@@ -119,6 +119,7 @@ export async function checksPage(ctx: PageContext): Promise<void> {
       'The last result of each operator check. The CLI records every run here; a run that failed to start records nothing.',
     ),
     box,
+    archiveSection(ctx.signal),
   );
   const load = async () => {
     try {
@@ -132,6 +133,37 @@ export async function checksPage(ctx: PageContext): Promise<void> {
     }
   };
   await load();
+}
+
+/** The archive's lag (GET /v1/admin/archive; docs/operators.md, The archive). */
+function archiveSection(signal: AbortSignal): HTMLElement {
+  const body = h('div', null, h('p', null, 'Loading…'));
+  void get<{ lagEvents: number; lagSeconds: number; lastSegment: number; lastArchivedAt: string | null }>(
+    '/v1/admin/archive',
+    signal,
+  ).then(
+    (a) =>
+      put(
+        body,
+        facts([
+          ['Not yet archived', `${count(a.lagEvents)} messages, the oldest ${a.lagSeconds.toFixed(1)} s old`],
+          ['Last segment', a.lastSegment ? `${count(a.lastSegment)}, sealed ${time(a.lastArchivedAt!)}` : 'none yet'],
+        ]),
+      ),
+    (err) =>
+      put(
+        body,
+        err instanceof ApiError && err.status === 404
+          ? h('p', null, 'No archive is configured (ARCHIVE_URL).')
+          : errorBox(err),
+      ),
+  );
+  return h(
+    'section',
+    { 'aria-labelledby': 'check-archive', class: 'check' },
+    h('h2', { id: 'check-archive' }, 'Archive'),
+    body,
+  );
 }
 
 // ——— Dead letters ———

@@ -141,12 +141,18 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('stores artifacts in its S3 service, whose credentials only the API and the workers get', () => {
+  it('stores artifacts and the archive in its S3 service, whose credentials only the API, the workers and the sequencers get', () => {
     assert.ok(services['s3']?.healthcheck?.test?.length, 'an S3 service with a healthcheck');
     for (const [name, s] of appServices()) {
       const env = s.environment!;
+      const archives = roleOf(s) === 'sequencer';
       const stores = roleOf(s) === 'api' || roleOf(s) === 'worker';
-      assert.equal('S3_SECRET_ACCESS_KEY' in env, stores, `${name}: S3 credentials only where artifacts are stored`);
+      assert.equal(
+        'S3_SECRET_ACCESS_KEY' in env,
+        stores || archives,
+        `${name}: S3 credentials only where artifacts are stored or the archive written`,
+      );
+      if (archives) assert.match(String(env['ARCHIVE_URL']), /s3:\/\//, `${name} writes the archive`);
       if (!stores) continue;
       assert.equal(env['ARTIFACT_STORE'], 's3', name);
       for (const key of Object.keys(env).filter((k) => k.startsWith('S3_') || k === 'RETENTION_DEFAULT_DAYS'))

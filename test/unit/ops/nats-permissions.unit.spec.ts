@@ -57,14 +57,17 @@ describe('NATS permissions per role (allow lists, src/infra/nats-permissions.ts)
       roles.filter((r) => allows(r, 'ledger.system')),
       ['signer'],
     );
+    // The sequencer runs the archiver, which reads the keys to seal them again for the archive; it writes none.
     assert.deepEqual(roles.filter((r) => allows(r, '$JS.API.STREAM.MSG.GET.KV_webhook-keys')).sort(), [
       'api',
       'dispatcher',
+      'sequencer',
     ]);
     assert.deepEqual(
       roles.filter((r) => allows(r, '$JS.API.DIRECT.GET.KV_webhook-keys.$KV.webhook-keys.whk_1')).sort(),
-      ['api', 'dispatcher'],
+      ['api', 'dispatcher', 'sequencer'],
     );
+    assert.deepEqual(roles.filter((r) => allows(r, '$KV.webhook-keys.whk_1')).sort(), ['api', 'dispatcher']);
     assert.deepEqual(
       roles.filter((r) => allows(r, '$O.artifacts.C.x')),
       ['worker'],
