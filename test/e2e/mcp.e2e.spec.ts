@@ -98,6 +98,7 @@ describe('MCP server over Streamable HTTP (SDK Client, real service)', () => {
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'profile',
       'recordBoxes',
       'recordSession',
       'recordTextBoxes',
