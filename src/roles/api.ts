@@ -54,6 +54,7 @@ import { createOidcRelyingParty } from '../infra/oidc-relying-party.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
+import { startRemoteBrowserFeature } from '../profiles/remote-browser/index.js';
 import { ownLogMonitor } from '../transparency/own-log-monitor.js';
 import { startWatchRunner } from '../watch/watch-runner.js';
 import type { DatabaseRuntime } from './database-runtime.js';
@@ -184,6 +185,14 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     },
   });
 
+  const remoteBrowser = await startRemoteBrowserFeature({
+    config,
+    policy,
+    ownListeners: data.ownListeners,
+    states: runtime.profileStates,
+    guard,
+    log,
+  });
   // Archived pages replay on an origin of their own, never the verifier's.
   const replay = await startReplayServer({ config, verification, reads, guard, log });
   data.ownListeners.add(config.HOST, replay.port);
@@ -242,6 +251,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
         checks,
       }),
       webhookRoutes({ guard, webhooks }),
+      remoteBrowser.routes,
       adminWebhookRoutes(operator, guard, webhooks),
       // The console: one more client of the routes above (DESIGN decision 17).
       consoleRoutes({ replayOrigin: replay.origin, publicBaseUrl: config.PUBLIC_BASE_URL }),
@@ -266,6 +276,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     usage,
     async stop() {
       await app.close();
+      await remoteBrowser.stop();
       natsLink.stop();
       revocations.unsubscribe();
       await usage.stop();
