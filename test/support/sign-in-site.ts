@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
  * A site with a sign-in, on 127.0.0.1, for the remote browser's tests: /login is a form (user `ada`, password
  * `lovelace`) that sets the HttpOnly session cookie `member_session` and, in the page it leads to, a localStorage
  * item; /members shows the members-only text to a browser with that cookie and a sign-in wall to any other.
- * /animate changes its picture every animation frame (frame rate); /echo shows what is typed at once (latency);
+ * /animate changes its picture every animation frame (frame rate); /echo shows what is typed at once and nothing else moves there (no caret: latency);
  * /popup opens /members in a new tab.
  */
 export interface SignInSite {
@@ -84,7 +84,11 @@ export async function startSignInSite(): Promise<SignInSite> {
       case '/echo':
         return html(
           200,
-          page('Echo', '<input id="echo" autofocus aria-label="Echo">', "document.getElementById('echo').focus();"),
+          page(
+            'Echo',
+            '<input id="echo" autofocus aria-label="Echo" style="caret-color:transparent">',
+            "document.getElementById('echo').focus();",
+          ),
         );
       case '/popup':
         return html(

@@ -169,12 +169,19 @@ export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: Remote
     app.route({
       method: 'GET',
       url: `${PATH}/:sessionId/stream`,
-      websocket: true,
+      // wsHandler alone (not `websocket: true`, which hides the route from the OpenAPI document): a documented operation.
       onRequest: guard.require('capture'),
       preHandler: async (req) => {
         // A browser sends the page's Origin with every WebSocket: another site's page must not open the stream.
+        // As for the console's other cookie requests: PUBLIC_BASE_URL's origin, or the one the request was sent to.
         const origin = req.headers.origin;
-        if (req.headers.authorization === undefined && origin !== undefined && origin !== publicOrigin)
+        const ownOrigin = `${req.protocol}://${req.host}`;
+        if (
+          req.headers.authorization === undefined &&
+          origin !== undefined &&
+          origin !== publicOrigin &&
+          origin !== ownOrigin
+        )
           throw new HttpProblem(403, 'The stream opens only from the console’s own pages.', 'Forbidden');
         const { sessionId } = req.params as { sessionId: string };
         if (!browsers.has(await ownerOf(req), sessionId))
