@@ -173,7 +173,7 @@ describe('browser profiles: the remote browser in the console', () => {
     await page.click('nav a[href="/console/profiles"]');
     await heading(page, 'Profiles');
     await page.waitForFunction(
-      () => document.querySelector('#profiles-heading')?.parentElement?.children.length! > 1,
+      () => (document.querySelector('#profiles-heading')?.parentElement?.children.length ?? 0) > 1,
       WAIT,
     );
     await checkBothWidths(page, 'profiles');

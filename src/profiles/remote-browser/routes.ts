@@ -19,6 +19,8 @@ import { MAX_MESSAGE_BYTES, parseViewerMessage, type ServiceMessage } from './vi
  */
 
 const PATH = '/v1/profiles/browser-sessions';
+/** Bytes of frames a socket may hold unsent before the screencast waits for it (a few frames). */
+const FRAME_BUFFER_BYTES = 512 * 1024;
 
 const sessionParams = z.object({
   sessionId: z.string().max(100).describe('rbs_<id>, as the opening answered it.'),
@@ -234,7 +236,12 @@ export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: Remote
           connection = await browsers.connect(await ownerOf(req), sessionId, {
             frame(jpeg, taken) {
               if (socket.readyState !== socket.OPEN) return taken();
-              socket.send(jpeg, { binary: true }, () => taken());
+              // The next frame is asked for at once while the socket keeps up, else once this one is written.
+              const keepingUp = socket.bufferedAmount < FRAME_BUFFER_BYTES;
+              socket.send(jpeg, { binary: true }, () => {
+                if (!keepingUp) taken();
+              });
+              if (keepingUp) taken();
             },
             send(m) {
               if (m.t === 'viewport') viewport = { width: m.width, height: m.height };
