@@ -211,6 +211,23 @@ describe('browser profiles: the remote browser in the console', () => {
     const cookie = saved.state.cookies.find((c) => c.name === 'member_session');
     assert.equal(cookie?.value, site.sessions()[0], 'the saved profile holds the site’s session cookie');
     assert.equal(cookie?.httpOnly, true);
+
+    // Back to the list and New profile again, the service's browser already running; then Cancel closes it.
+    await page.click('[role=status] a[href="/console/profiles"]');
+    await heading(page, 'Profiles');
+    const again = performance.now();
+    await page.click('a[href="/console/profiles/browser"]');
+    await page.waitForFunction(
+      () => Number(document.querySelector<HTMLElement>('#rb-screen')?.dataset.frames) > 0,
+      WAIT,
+    );
+    figures.firstFrameMsBrowserRunning = String(Math.round(performance.now() - again));
+    await page.waitForFunction(
+      () => !document.querySelector('.rb-save button[type=button]')?.hasAttribute('disabled'),
+      WAIT,
+    );
+    await page.click('.rb-save button[type=button]');
+    await heading(page, 'Profiles');
     await context.close();
   });
 
