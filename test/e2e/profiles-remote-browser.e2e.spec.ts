@@ -8,6 +8,7 @@ import { memoryProfileStates, type MemoryProfileStates } from '../support/memory
 import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
 import { MEMBER, type SignInSite, startSignInSite } from '../support/sign-in-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 /**
  * A person makes a browser profile in the console: signs in with a tenant key, opens Profiles, clicks New profile,
@@ -21,20 +22,6 @@ import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-ser
  */
 const WAIT = { timeout: 60_000 };
 const IDLE_MS = 15_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 60_000,
-) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** The `ws` client (a dependency of @fastify/websocket), typed by what this test uses of it. */
 interface WsClient {

@@ -13,6 +13,7 @@ import { createSharedBrowser } from '../../../src/profiles/remote-browser/shared
 import type { ServiceMessage } from '../../../src/profiles/remote-browser/viewer-messages.js';
 import { memoryProfileStates, type MemoryProfileStates } from '../../support/memory-profile-states.js';
 import { MEMBER, type SignInSite, startSignInSite } from '../../support/sign-in-site.js';
+import { eventually } from '../../support/eventually.js';
 
 /**
  * The remote browser below its routes, in the real Chromium behind the real egress proxy: a viewer gets frames,
@@ -20,20 +21,6 @@ import { MEMBER, type SignInSite, startSignInSite } from '../../support/sign-in-
  * file:, chrome: and devtools: addresses are refused, a private address not allowed is refused by the proxy, a popup
  * opens in the one tab, and the idle limit ends a session. Conditions are waited for, never timed.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 60_000,
-) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface TestViewer extends Viewer {
   frames: number;
