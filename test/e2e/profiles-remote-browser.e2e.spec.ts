@@ -242,8 +242,11 @@ describe('browser profiles: the remote browser in the console', () => {
     const a2 = stream(s.baseUrl, streamUrl, otherKeyOfA.body.key);
     await eventually('the refusal of another key', () => a2.closed);
     assert.equal(a2.refusedWith, 404);
-    // A plain GET is told the stream is a WebSocket.
-    assert.equal((await s.call('GET', streamUrl, { token: keyA })).status, 426);
+    // A plain GET describes the session, to its owner only.
+    const described = await s.call('GET', streamUrl, { token: keyA });
+    assert.equal(described.status, 200, described.text);
+    assert.deepEqual(described.body, opened.body);
+    assert.equal((await s.call('GET', streamUrl, { token: keyB })).status, 404);
     assert.equal((await s.call('DELETE', `/v1/profiles/browser-sessions/${id}`, { token: keyA })).status, 200);
   });
 

@@ -68,9 +68,9 @@ export function structuralProblems(
       problems.push(`${name}: no responses documented`);
       continue;
     }
-    // A browser navigation (console sign-in with OpenID Connect) succeeds with a redirect; a WebSocket with 101.
-    if (!Object.keys(responses).some((s) => /^(101|[23]\d\d)$/.test(s)))
-      problems.push(`${name}: no 101, 2xx or 3xx response documented`);
+    // A browser navigation (console sign-in with OpenID Connect) succeeds with a redirect.
+    if (!Object.keys(responses).some((s) => /^[23]\d\d$/.test(s)))
+      problems.push(`${name}: no 2xx or 3xx response documented`);
     if ('default' in responses) problems.push(`${name}: a 'default' response hides which statuses it gives`);
     for (const [status, response] of Object.entries(responses)) {
       if (!response.description || response.description === 'Default Response')

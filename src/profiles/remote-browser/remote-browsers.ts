@@ -52,6 +52,8 @@ export interface RemoteBrowsers {
   open(owner: SessionOwner, request: { profileId?: string; startUrl?: string }): Promise<OpenedSession>;
   /** Whether the owner may reach this session (the stream checks it before the socket is upgraded). */
   has(owner: SessionOwner, id: string): boolean;
+  /** The session as it was opened (not_found for anyone but its owner). */
+  describe(owner: SessionOwner, id: string): OpenedSession;
   /** Attaches a viewer; returns what to call with its messages and when it leaves. */
   connect(owner: SessionOwner, id: string, viewer: Viewer & { end(reason: string): void }): Promise<Connection>;
   /** Saves what the browser holds as a new profile (`name`) or the next version of the one refreshed; then ends it. */
@@ -102,6 +104,14 @@ export function createRemoteBrowsers(o: RemoteBrowsersOptions): RemoteBrowsers {
   const ofTenant = (tenantId: string) =>
     [...sessions.values()].filter((e) => e.owner.tenantId === tenantId).length + (opening.get(tenantId) ?? 0);
   const total = () => sessions.size + [...opening.values()].reduce((a, b) => a + b, 0);
+
+  const openedOf = (entry: Entry): OpenedSession => ({
+    id: entry.id,
+    profileId: entry.profileId,
+    viewport: entry.session.viewport,
+    expiresAt: new Date(entry.openedAt + o.limits.maxMs),
+    idleMs: o.limits.idleMs,
+  });
 
   function entryOf(owner: SessionOwner, id: string): Entry {
     const entry = sessions.get(id);
@@ -175,13 +185,7 @@ export function createRemoteBrowsers(o: RemoteBrowsersOptions): RemoteBrowsers {
         sessions.set(entry.id, entry);
         session.onGone(() => void finish(entry, 'The remote browser stopped; open a new one.'));
         if (stopped) await finish(entry, 'The service is stopping.');
-        return {
-          id: entry.id,
-          profileId: entry.profileId,
-          viewport: session.viewport,
-          expiresAt: new Date(t + o.limits.maxMs),
-          idleMs: o.limits.idleMs,
-        };
+        return openedOf(entry);
       } finally {
         const left = (opening.get(owner.tenantId) ?? 1) - 1;
         if (left > 0) opening.set(owner.tenantId, left);
@@ -197,6 +201,7 @@ export function createRemoteBrowsers(o: RemoteBrowsersOptions): RemoteBrowsers {
         return false;
       }
     },
+    describe: (owner, id) => openedOf(entryOf(owner, id)),
     async connect(owner, id, viewer) {
       const entry = entryOf(owner, id);
       // One viewer at a time: a second view of the same session (another console tab) takes over.

@@ -8,7 +8,7 @@ import { dateTime } from '../../api/schemas.js';
 import type { TenantGuard } from '../../api/tenant-auth.js';
 import type { Principal } from '../../application/caller.js';
 import { browsableUrl } from './address-bar.js';
-import { RemoteBrowserError, type RemoteBrowsers, type SessionOwner } from './remote-browsers.js';
+import { type OpenedSession, RemoteBrowserError, type RemoteBrowsers, type SessionOwner } from './remote-browsers.js';
 import { MAX_MESSAGE_BYTES, parseViewerMessage, type ServiceMessage } from './viewer-messages.js';
 
 /**
@@ -82,6 +82,15 @@ function httpProblemOf(error: unknown): unknown {
       return new HttpProblem(503, error.message, 'Service Unavailable', {}, { 'Retry-After': '30' });
   }
 }
+
+const openedBody = (opened: OpenedSession) => ({
+  id: opened.id,
+  profileId: opened.profileId,
+  viewport: opened.viewport,
+  expiresAt: opened.expiresAt.toISOString(),
+  idleTimeoutMs: opened.idleMs,
+  streamUrl: `${PATH}/${opened.id}/stream`,
+});
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
 
@@ -157,14 +166,7 @@ export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: Remote
               throw new RemoteBrowserError('busy', 'The remote browser could not be started; try again in a moment.');
             }),
         );
-        return reply.code(201).send({
-          id: opened.id,
-          profileId: opened.profileId,
-          viewport: opened.viewport,
-          expiresAt: opened.expiresAt.toISOString(),
-          idleTimeoutMs: opened.idleMs,
-          streamUrl: `${PATH}/${opened.id}/stream`,
-        });
+        return reply.code(201).send(openedBody(opened));
       },
     );
 
@@ -198,26 +200,19 @@ export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: Remote
         security: [{ bearer: [] }],
         params: sessionParams,
         response: {
-          101: z.undefined().describe('Switching to the WebSocket protocol.'),
+          101: z.undefined().describe('Switching to the WebSocket protocol (with Upgrade: websocket).'),
+          200: openedSchema.describe('Without Upgrade: websocket, the session as it was opened.'),
           ...problemResponses({
             ...ANSWERS.tenantKey,
             ...ANSWERS.internal,
             ...notFound,
             403: 'The API key lacks the scope (spec 5.3), or a console page of another origin asked.',
-            426: 'A plain GET: the stream is a WebSocket.',
           }),
         },
       },
-      handler: async () => {
-        throw new HttpProblem(
-          426,
-          'The stream is a WebSocket: send Upgrade: websocket.',
-          'Upgrade Required',
-          {},
-          {
-            Upgrade: 'websocket',
-          },
-        );
+      handler: async (req) => {
+        const { sessionId } = req.params as { sessionId: string };
+        return openedBody(await answer(async () => browsers.describe(await ownerOf(req), sessionId)));
       },
       wsHandler: async (socket, req) => {
         const { sessionId } = req.params as { sessionId: string };
