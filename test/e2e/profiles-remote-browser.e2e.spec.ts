@@ -6,7 +6,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/capture/browser
 import { assertAccessible, undocumentedRequests, watchPage } from '../support/console-browser.js';
 import { memoryProfileStates, type MemoryProfileStates } from '../support/memory-profile-states.js';
 import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
-import { MEMBER, type SignInSite, startSignInSite } from '../support/sign-in-site.js';
+import { loginFieldCentres, MEMBER, type SignInSite, startSignInSite } from '../support/sign-in-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 import { eventually, sleep } from '../support/eventually.js';
 
@@ -122,23 +122,6 @@ describe('browser profiles: the remote browser in the console', () => {
     await page.setViewport({ width: 1280, height: 900 });
   }
 
-  /** Where the sign-in form's fields are in the site's page at the remote browser's size (1280×800). */
-  async function fieldCentres() {
-    const probe = await chromium.browser.newPage();
-    try {
-      await probe.setViewport({ width: 1280, height: 800 });
-      await probe.goto(site.url('/login'));
-      const centre = (sel: string) =>
-        probe.$eval(sel, (e) => {
-          const r = e.getBoundingClientRect();
-          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-        });
-      return { user: await centre('#user'), password: await centre('#password') };
-    } finally {
-      await probe.close();
-    }
-  }
-
   /** Clicks the point (x, y) of the remote page, on the canvas that shows it, with the mouse. */
   async function clickRemote(page: Page, x: number, y: number) {
     const box = (await (await page.$('#rb-screen'))!.boundingBox())!;
@@ -181,7 +164,7 @@ describe('browser profiles: the remote browser in the console', () => {
     await page.type('#rb-address', site.url('/login'));
     await page.keyboard.press('Enter');
     await shownUrl(page, site.url('/login'));
-    const fields = await fieldCentres();
+    const fields = await loginFieldCentres(chromium.browser, site);
     await clickRemote(page, fields.user.x, fields.user.y);
     await page.keyboard.type(MEMBER.user);
     await clickRemote(page, fields.password.x, fields.password.y);

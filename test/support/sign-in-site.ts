@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Browser } from 'puppeteer-core';
 
 /**
  * A site with a sign-in, on 127.0.0.1, for the remote browser's tests: /login is a form (user `ada`, password
@@ -111,4 +112,21 @@ export async function startSignInSite(): Promise<SignInSite> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Where /login's user and password fields are at the remote browser's size (1280×800), read from the page itself. */
+export async function loginFieldCentres(browser: Browser, site: SignInSite) {
+  const probe = await browser.newPage();
+  try {
+    await probe.setViewport({ width: 1280, height: 800 });
+    await probe.goto(site.url('/login'));
+    const centre = (sel: string) =>
+      probe.$eval(sel, (e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      });
+    return { user: await centre('#user'), password: await centre('#password') };
+  } finally {
+    await probe.close();
+  }
 }

@@ -24,6 +24,7 @@ export function createSharedBrowser(o: {
   const lingerMs = o.lingerMs ?? 60_000;
   let sink: Promise<ProxySink> | null = null;
   let launching: Promise<LaunchedChromium> | null = null;
+  let current: LaunchedChromium | null = null;
   let lingering: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -37,7 +38,6 @@ export function createSharedBrowser(o: {
     current = launched;
     return launched;
   }
-  let current: LaunchedChromium | null = null;
 
   async function shut(): Promise<void> {
     const was = launching;

@@ -12,7 +12,8 @@ import {
 import { createSharedBrowser } from '../../../src/profiles/remote-browser/shared-browser.js';
 import type { ServiceMessage } from '../../../src/profiles/remote-browser/viewer-messages.js';
 import { memoryProfileStates, type MemoryProfileStates } from '../../support/memory-profile-states.js';
-import { MEMBER, type SignInSite, startSignInSite } from '../../support/sign-in-site.js';
+import { loginFieldCentres, MEMBER, type SignInSite, startSignInSite } from '../../support/sign-in-site.js';
+import { launchChromium } from '../../../src/capture/browser-launch.js';
 import { eventually } from '../../support/eventually.js';
 
 /**
@@ -107,8 +108,9 @@ describe('remote browser sessions', () => {
     assert.deepEqual(viewer.messages[0], { t: 'viewport', width: 1280, height: 800 });
     await atPage(viewer, '/login');
     await eventually('a frame', () => viewer.frames > 0);
-    // The form's fields: 24 px body font, 40 px margin; inputs 56 px tall below their labels (sign-in-site.ts).
-    const layout = await fieldCentres(id);
+    // Where the form's fields are, read from the site's page at the remote browser's size.
+    const probe = await launchChromium();
+    const layout = await loginFieldCentres(probe.browser, site).finally(() => probe.close());
     await clickAndType(connection, layout.user.x, layout.user.y, MEMBER.user);
     await clickAndType(connection, layout.password.x, layout.password.y, MEMBER.password);
     connection.message({ t: 'key', kind: 'down', key: 'Enter', code: 'Enter', keyCode: 13, text: '\r', modifiers: 0 });
@@ -141,26 +143,6 @@ describe('remote browser sessions', () => {
     assert.equal(second.cookies.find((c) => c.name === 'member_session')?.value, cookie.value);
     assert.deepEqual(second.origins, state.origins);
   });
-
-  /** Where the sign-in form's fields are, read from the page itself (no guessing of layout). */
-  async function fieldCentres(_id: string) {
-    // The layout is fixed by the site's CSS: body margin 40, h1, label + input blocks 400×56 px.
-    const { launchChromium } = await import('../../../src/capture/browser-launch.js');
-    const probe = await launchChromium();
-    try {
-      const page = await probe.browser.newPage();
-      await page.setViewport({ width: 1280, height: 800 });
-      await page.goto(site.url('/login'));
-      const centre = (sel: string) =>
-        page.$eval(sel, (e) => {
-          const r = e.getBoundingClientRect();
-          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-        });
-      return { user: await centre('#user'), password: await centre('#password') };
-    } finally {
-      await probe.close();
-    }
-  }
 
   it('refuses file:, chrome: and devtools: addresses, and the proxy refuses a private address', {
     timeout: 120_000,
