@@ -54,7 +54,7 @@ import { createOidcRelyingParty } from '../infra/oidc-relying-party.js';
 import { watchNatsLink } from '../infra/nats-link.js';
 import { jobBacklog, jobQueueState } from '../ledger/job-backlog.js';
 import { createReadiness } from '../observability/readiness.js';
-import { startRemoteBrowserFeature } from '../profiles/remote-browser/index.js';
+import { remoteBrowserFeature } from '../profiles/remote-browser/index.js';
 import { ownLogMonitor } from '../transparency/own-log-monitor.js';
 import { startWatchRunner } from '../watch/watch-runner.js';
 import type { DatabaseRuntime } from './database-runtime.js';
@@ -185,7 +185,7 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     },
   });
 
-  const remoteBrowser = await startRemoteBrowserFeature({
+  const remoteBrowser = remoteBrowserFeature({
     config,
     policy,
     ownListeners: data.ownListeners,

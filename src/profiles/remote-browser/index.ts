@@ -3,7 +3,7 @@ import type { TenantGuard } from '../../api/tenant-auth.js';
 import type { Config } from '../../config/config.js';
 import { DEFAULT_CAPTURE_SETTINGS } from '../../domain/capture-options.js';
 import type { AddressPolicy } from '../../net/address-policy.js';
-import { startEgressProxy, type EgressLogger } from '../../net/egress-proxy.js';
+import type { EgressLogger, EgressProxy } from '../../net/egress-proxy.js';
 import type { OwnListeners } from '../../net/own-listeners.js';
 import type { ProfileStates } from '../browser-state.js';
 import { createRemoteBrowsers, RemoteBrowserError, type RemoteBrowsers } from './remote-browsers.js';
@@ -47,11 +47,24 @@ const noProfileStates: ProfileStates = {
   },
 };
 
-export async function startRemoteBrowserFeature(deps: RemoteBrowserDeps): Promise<RemoteBrowserFeature> {
+/** Nothing starts until the first session: its egress proxy, Chromium and their code come with it. */
+export function remoteBrowserFeature(deps: RemoteBrowserDeps): RemoteBrowserFeature {
   const { config } = deps;
-  const proxy = await startEgressProxy({ policy: deps.policy, log: deps.log.child({ role: 'remote-browser-egress' }) });
-  deps.ownListeners.add('127.0.0.1', proxy.port); // a page must not make the proxy tunnel to itself
-  const browser = createSharedBrowser({ chromiumPath: config.CHROMIUM_PATH, proxyServer: proxy.url });
+  let proxy: Promise<EgressProxy> | null = null;
+  const egress = () => {
+    proxy ??= (async () => {
+      const { startEgressProxy } = await import('../../net/egress-proxy.js');
+      const started = await startEgressProxy({
+        policy: deps.policy,
+        log: deps.log.child({ role: 'remote-browser-egress' }),
+      });
+      deps.ownListeners.add('127.0.0.1', started.port); // a page must not make the proxy tunnel to itself
+      return started;
+    })();
+    proxy.catch(() => (proxy = null)); // tried again by the next session
+    return proxy.then((p) => p.url);
+  };
+  const browser = createSharedBrowser({ chromiumPath: config.CHROMIUM_PATH, proxyServer: egress });
   const browsers = createRemoteBrowsers({
     browser,
     states: deps.states ?? noProfileStates,
@@ -70,7 +83,7 @@ export async function startRemoteBrowserFeature(deps: RemoteBrowserDeps): Promis
     browsers,
     async stop() {
       await browsers.stop();
-      await proxy.close();
+      await (await proxy?.catch(() => null))?.close();
     },
   };
 }

@@ -1,12 +1,13 @@
 import type { Browser } from 'puppeteer-core';
-import { launchChromium, type LaunchedChromium } from '../../capture/browser-launch.js';
-import { type ProxySink, startProxySink } from '../../capture/proxy-sink.js';
+import type { LaunchedChromium } from '../../capture/browser-launch.js';
+import type { ProxySink } from '../../capture/proxy-sink.js';
 
 /**
  * The Chromium the remote browsers run in, launched as a capture worker launches its own (browser-launch.ts:
  * sandboxed, unprivileged, no secret in its environment, its own traffic sent to a sink that refuses it), on the
  * first session and closed a while after the last one ends. Each session is a context of its own behind the
- * egress proxy, so sessions share no cookie or storage.
+ * egress proxy, so sessions share no cookie or storage. Chromium's code is loaded then too: an API process whose
+ * console never opens a remote browser loads none of it.
  */
 export interface SharedBrowser {
   acquire(): Promise<{ browser: Browser; proxyServer: string }>;
@@ -17,8 +18,8 @@ export interface SharedBrowser {
 
 export function createSharedBrowser(o: {
   chromiumPath?: string | undefined;
-  /** The egress proxy's URL, given to each session's context. */
-  proxyServer: string;
+  /** The egress proxy's URL, given to each session's context; started with the first session. */
+  proxyServer: () => Promise<string>;
   lingerMs?: number;
 }): SharedBrowser {
   const lingerMs = o.lingerMs ?? 60_000;
@@ -29,6 +30,10 @@ export function createSharedBrowser(o: {
   let closed = false;
 
   async function launch(): Promise<LaunchedChromium> {
+    const [{ launchChromium }, { startProxySink }] = await Promise.all([
+      import('../../capture/browser-launch.js'),
+      import('../../capture/proxy-sink.js'),
+    ]);
     sink ??= startProxySink();
     const launched = await launchChromium({ chromiumPath: o.chromiumPath, proxyServer: (await sink).url });
     launched.browser.on('disconnected', () => {
@@ -52,8 +57,8 @@ export function createSharedBrowser(o: {
       clearTimeout(lingering);
       launching ??= launch();
       launching.catch(() => (launching = null)); // a failed start is tried again by the next session
-      const { browser } = await launching;
-      return { browser, proxyServer: o.proxyServer };
+      const [{ browser }, proxyServer] = await Promise.all([launching, o.proxyServer()]);
+      return { browser, proxyServer };
     },
     idle() {
       clearTimeout(lingering);

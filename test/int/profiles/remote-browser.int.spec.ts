@@ -62,7 +62,7 @@ describe('remote browser sessions', () => {
     proxy = await startEgressProxy({ policy: createAddressPolicy({ allowCidrs: [`127.0.0.1/32`] }) });
     states = memoryProfileStates();
     browsers = createRemoteBrowsers({
-      browser: createSharedBrowser({ proxyServer: proxy.url }),
+      browser: createSharedBrowser({ proxyServer: async () => proxy.url }),
       states,
       limits: { idleMs: 600_000, maxMs: 600_000, perTenant: 2, total: 3 },
       viewport: { width: 1280, height: 800 },
@@ -197,7 +197,7 @@ describe('remote browser sessions', () => {
 
   it('ends a session after the idle limit', { timeout: 120_000 }, async () => {
     const short = createRemoteBrowsers({
-      browser: createSharedBrowser({ proxyServer: proxy.url }),
+      browser: createSharedBrowser({ proxyServer: async () => proxy.url }),
       states,
       limits: { idleMs: 1500, maxMs: 600_000, perTenant: 1, total: 1 },
       viewport: { width: 800, height: 600 },
