@@ -38,6 +38,10 @@ export const OPENAPI_TAGS = [
       'Console sign-in: a session cookie in place of the Bearer key for the browser console (an extension; docs/security.md).',
   },
   {
+    name: 'profiles',
+    description: 'Browser profiles, and the remote browser that makes them (docs/profiles-remote-browser.md).',
+  },
+  {
     name: 'transparency',
     description: 'The public transparency log: signed checkpoints, tiles and proofs (docs/transparency.md).',
   },

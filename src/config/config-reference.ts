@@ -204,6 +204,18 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
       "The most captures rendering at once per worker. Default: 2 per CPU core, at most one per 250 MB of memory beyond the first 1 GB, between 1 and 16 (4 on a 2-core, 24 GB machine). Below it the worker adapts how many it runs to the host (starts at half, +1 while the host has room, halves when its processes wait for a CPU or the event loop lags, but not below one per core, and down to 1 when memory runs short; gauge `capture_ledger_worker_concurrency_limit`). The worker holds twice as many jobs, so one capture's bundle is built and stored while the next renders.",
   },
   {
+    names: ['REMOTE_BROWSER_IDLE_MS', 'REMOTE_BROWSER_MAX_MS'],
+    default: '`300000`, `1800000`',
+    meaning:
+      'A remote browser of the console ([profiles-remote-browser.md](profiles-remote-browser.md)) ends after this long without input from its viewer, and after this long in all, whatever it is doing; what it held is then gone unless it was saved.',
+  },
+  {
+    names: ['REMOTE_BROWSER_PER_TENANT', 'REMOTE_BROWSER_MAX'],
+    default: '`2`, `8`',
+    meaning:
+      'Remote browsers open at once per tenant (one more: 409) and in this API process (one more: 503 with `Retry-After`).',
+  },
+  {
     names: ['ACTOR_IDLE_MS'],
     default: '`300000`',
     meaning:

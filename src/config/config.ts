@@ -202,6 +202,11 @@ const envSchema = z.object({
   ),
   /** Replicas of every stream, KV and object-store bucket (DESIGN decision 10); more than the cluster has stops the process. */
   NATS_REPLICAS: integer('NATS_REPLICAS', 1, 1, 5),
+  /** The console's remote browser (docs/profiles-remote-browser.md): its idle and hard limits, and how many run at once. */
+  REMOTE_BROWSER_IDLE_MS: integer('REMOTE_BROWSER_IDLE_MS', 5 * 60_000, 1000, 3_600_000),
+  REMOTE_BROWSER_MAX_MS: integer('REMOTE_BROWSER_MAX_MS', 30 * 60_000, 1000, 4 * 3_600_000),
+  REMOTE_BROWSER_PER_TENANT: integer('REMOTE_BROWSER_PER_TENANT', 2, 1, 50),
+  REMOTE_BROWSER_MAX: integer('REMOTE_BROWSER_MAX', 8, 1, 500),
   /** Tenant actors idle this long are dropped from memory (after a snapshot); the next command re-hydrates. */
   ACTOR_IDLE_MS: integer('ACTOR_IDLE_MS', 5 * 60_000, 1000, 24 * 3_600_000),
   ROLES: optionalString.transform((v, ctx) => {

@@ -26,6 +26,8 @@ export type BatchItem = BatchAnswer['items'][number];
 export type Verification = AnswerOf<'verifyCapture'>;
 export type Provenance = AnswerOf<'getCaptureProvenance'>;
 
+export type ProfileList = AnswerOf<'listProfiles'>;
+
 export type AccountUsage = AnswerOf<'getAccountUsage'>;
 export type DailyUsage = AnswerOf<'getAccountUsageDaily'>;
 

@@ -6,6 +6,8 @@ import { capturesPage } from './pages/captures.js';
 import { capacityPage, keysPage, tenantsPage } from './pages/operator.js';
 import { checksPage, deadLettersPage } from './pages/operator-checks.js';
 import { reportsPage, usageAcrossTenantsPage } from './pages/reports.js';
+import { profilesPage } from './pages/profiles.js';
+import { remoteBrowserPage } from './pages/profiles-remote-browser.js';
 import { schedulesPage } from './pages/schedules.js';
 import { watchTimelinePage } from './pages/watch-timeline.js';
 import { signInPage } from './pages/sign-in.js';
@@ -50,6 +52,8 @@ const routes: Route[] = [
     title: 'Watch timeline',
     render: watchTimelinePage,
   },
+  { pattern: /^\/console\/profiles$/, area: 'tenant', title: 'Profiles', render: profilesPage },
+  { pattern: /^\/console\/profiles\/browser$/, area: 'tenant', title: 'Remote browser', render: remoteBrowserPage },
   { pattern: /^\/console\/webhooks$/, area: 'tenant', title: 'Webhooks', render: webhooksPage },
   { pattern: /^\/console\/usage$/, area: 'tenant', title: 'Usage', render: usagePage },
   {
@@ -84,6 +88,7 @@ const TENANT_NAV: [string, string][] = [
   ['/console/captures', 'Captures'],
   ['/console/submit', 'Submit'],
   ['/console/schedules', 'Schedules'],
+  ['/console/profiles', 'Profiles'],
   ['/console/webhooks', 'Webhooks'],
   ['/console/usage', 'Usage'],
 ];

@@ -929,6 +929,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/profiles/browser-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a remote browser (to make or refresh a profile) */
+        post: operations["openBrowserSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/browser-sessions/{sessionId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a remote browser (WebSocket)
+         * @description A WebSocket (RFC 6455). The service sends each screencast frame as a binary message (JPEG) and JSON text messages {t: viewport|location|refused|ended}; the viewer sends JSON text messages: mouse, wheel, key, text (paste), navigate, back, reload (docs/profiles-remote-browser.md). A second stream of the same session replaces the first.
+         */
+        get: operations["streamBrowserSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/browser-sessions/{sessionId}/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save a remote browser as a profile, and close it */
+        post: operations["saveBrowserSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/browser-sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Close a remote browser without saving */
+        delete: operations["closeBrowserSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/archive": {
         parameters: {
             query?: never;
@@ -7703,6 +7774,428 @@ export interface operations {
             };
             /** @description Content-Type is not application/json (spec 7.2). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Refresh: start from this profile’s latest contents; Save then makes its next version. */
+                    profileId?: string;
+                    /** @description An http(s) address to open first; the blank page otherwise. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A remote browser, open. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description rbs_<id>: unguessable, and reachable only with the credential that opened it. */
+                        id: string;
+                        /** @description The profile being refreshed, or null for a new one. */
+                        profileId: string | null;
+                        /** @description The page’s size, CSS px. */
+                        viewport: {
+                            width: number;
+                            height: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the hard limit closes it (REMOTE_BROWSER_MAX_MS).
+                         */
+                        expiresAt: string;
+                        /** @description It closes after this long without input (REMOTE_BROWSER_IDLE_MS). */
+                        idleTimeoutMs: number;
+                        /** @description The WebSocket path of its stream. */
+                        streamUrl: string;
+                    };
+                };
+            };
+            /** @description Missing or malformed JSON body, or an invalid field; the detail names it (spec 7.2). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This tenant has REMOTE_BROWSER_PER_TENANT remote browsers open already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json (spec 7.2). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description profileId names no profile of this tenant. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Every remote browser of the service is in use (REMOTE_BROWSER_MAX), or the browser could not start; Retry-After says when to try again. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description rbs_<id>, as the opening answered it. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching to the WebSocket protocol (with Upgrade: websocket). */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Without Upgrade: websocket, the session as it was opened. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description rbs_<id>: unguessable, and reachable only with the credential that opened it. */
+                        id: string;
+                        /** @description The profile being refreshed, or null for a new one. */
+                        profileId: string | null;
+                        /** @description The page’s size, CSS px. */
+                        viewport: {
+                            width: number;
+                            height: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the hard limit closes it (REMOTE_BROWSER_MAX_MS).
+                         */
+                        expiresAt: string;
+                        /** @description It closes after this long without input (REMOTE_BROWSER_IDLE_MS). */
+                        idleTimeoutMs: number;
+                        /** @description The WebSocket path of its stream. */
+                        streamUrl: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope (spec 5.3), or a console page of another origin asked. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such remote browser for this credential (another tenant’s or person’s, or ended). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    saveBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description rbs_<id>, as the opening answered it. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Required for a new profile. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile saved (never its cookie or storage values); the remote browser is closed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        version: number;
+                        /** @description Registrable domains the profile holds state for. */
+                        sites: string[];
+                    };
+                };
+            };
+            /** @description A new profile without a name, or an invalid field; the detail names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such remote browser for this credential (another tenant’s or person’s, or ended). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json (spec 7.2). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited: per tenant (limitType 'tenant'), or per address after failed authentications (spec 7.3). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error; the detail carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeBrowserSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description rbs_<id>, as the opening answered it. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Closed without saving. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid Authorization header (spec 5.6). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs (spec 5.3). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such remote browser for this credential (another tenant’s or person’s, or ended). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

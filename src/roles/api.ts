@@ -19,6 +19,7 @@ import { vantagesFeature } from '../vantages/vantages-feature.js';
 import { watchFeature } from '../watch/watch-feature.js';
 import { profilesFeature } from '../profiles/index.js';
 import { ledgerArchiveFeature } from '../ledger-archive/index.js';
+import { remoteBrowserFeature } from '../profiles/remote-browser/index.js';
 import type { DatabaseRuntime } from './database-runtime.js';
 import type { ProcessRuntime } from './process-runtime.js';
 
@@ -48,7 +49,10 @@ export async function startApiRole(runtime: ProcessRuntime, data: DatabaseRuntim
     await features.start(watchFeature(api));
     await features.start(schedulesFeature(api));
     await features.start(webhooksFeature(api));
-    await features.start(profilesFeature(api));
+    const profiles = await features.start(profilesFeature(api));
+    const states = runtime.profileStates ?? profiles.states;
+    const { policy, ownListeners } = data;
+    await features.start(remoteBrowserFeature({ config, policy, ownListeners, states, guard, log }));
     await features.start(tenancyFeature(api));
     await features.start(retentionFeature(api));
     await features.start(transparencyLogFeature(api));

@@ -13,6 +13,7 @@ import { connectNats } from '../infra/nats.js';
 import { createEventStore, type EventStore } from '../ledger/event-store.js';
 import { startTransparency } from '../transparency/log-runtime.js';
 import type { TransparencyService } from '../transparency/log-service.js';
+import type { ProfileStates } from '../profiles/browser-state.js';
 import type { Stops } from './stops.js';
 
 /** What the composition root is given besides the configuration. */
@@ -23,6 +24,8 @@ export interface ServerDeps {
   log: Logger;
   clock?: Clock;
   schema?: string;
+  /** Where the remote browser reads and saves profiles; unset: none kept (tests pass one of their own). */
+  profileStates?: ProfileStates;
 }
 
 /**
@@ -43,6 +46,7 @@ export interface ProcessRuntime {
   signerNotary: Notary | null;
   /** The notary for bundles and certificates: none with SIGNING_KEY=none. */
   evidenceNotary: Notary | null;
+  profileStates: ProfileStates | null;
 }
 
 export async function startProcessRuntime(config: Config, deps: ServerDeps, stops: Stops): Promise<ProcessRuntime> {
@@ -80,5 +84,6 @@ export async function startProcessRuntime(config: Config, deps: ServerDeps, stop
     transparency: transparency.service,
     signerNotary,
     evidenceNotary: config.SIGNING_KEY === 'none' ? null : signerNotary,
+    profileStates: deps.profileStates ?? null,
   };
 }

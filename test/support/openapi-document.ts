@@ -22,6 +22,7 @@ import type { TenantGuard } from '../../src/api/tenant-auth.js';
 import { loadConfig } from '../../src/config/config.js';
 import { archiveRoutes } from '../../src/ledger-archive/archive-routes.js';
 import { profileRoutes } from '../../src/profiles/profile-routes.js';
+import { remoteBrowserRoutes } from '../../src/profiles/remote-browser/routes.js';
 import type { OpenApiDoc } from './openapi-check.js';
 
 const stub = <T>(): T => ({}) as T;
@@ -79,6 +80,7 @@ export async function openApiApp(): Promise<{ app: TypedApp; doc: OpenApiDoc }> 
       retentionRoutes(guard, createOperatorGuard(config, stub()), stub()),
       webhookRoutes({ guard, webhooks: stub() }),
       profileRoutes({ guard, profiles: stub() }),
+      remoteBrowserRoutes({ guard, browsers: stub(), publicBaseUrl: config.PUBLIC_BASE_URL }),
       archiveRoutes({ guard, operator: createOperatorGuard(config, stub()), lag: null }),
       adminWebhookRoutes(createOperatorGuard(config, stub()), guard, stub()),
       transparencyLogRoutes(stub(), guard),

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import type { ServiceContext } from '../../src/application/service-context.js';
 import type { Clock } from '../../src/domain/clock.js';
+import type { ProfileStates } from '../../src/profiles/browser-state.js';
 import { startServer, type ServerHandle } from '../../src/server.js';
 import { type Infra, startInfra } from './harness.js';
 
@@ -26,7 +27,7 @@ export interface TestServer {
 /** A whole service in this process against hermetic nats-server + Postgres. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { infra?: Infra; databaseUrl?: string; clock?: Clock } = {},
+  opts: { infra?: Infra; databaseUrl?: string; clock?: Clock; profileStates?: ProfileStates } = {},
 ): Promise<TestServer> {
   const infra = opts.infra ?? (await startInfra());
   const config = loadConfig({
@@ -50,6 +51,7 @@ export async function startTestServer(
     databaseUrl,
     log: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.profileStates ? { profileStates: opts.profileStates } : {}),
   });
   const baseUrl = server.url!.replace('0.0.0.0', '127.0.0.1');
   const { ctx } = server;

@@ -1,0 +1,311 @@
+import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
+import type { BrowserState, OriginStorage } from '../browser-state.js';
+import { browsableUrl, mayShow } from './address-bar.js';
+import { browserStateOf, httpOrigin, MAX_ORIGINS } from './browser-state-of.js';
+import { inputCommand, type ServiceMessage, type ViewerMessage, type Viewport } from './viewer-messages.js';
+
+/**
+ * One remote browser: a fresh browser context with one tab, behind the egress proxy, that a person drives from the
+ * console. Its tab is streamed with Page.startScreencast (JPEG frames, each acknowledged only once the viewer's socket
+ * has taken it, so a slow viewer slows the stream instead of queueing frames); input comes back through the Input
+ * domain. It keeps one tab (a popup's address is opened in it instead), downloads nothing, opens no file chooser and
+ * shows only http(s) pages.
+ */
+
+/** Where frames and messages go: the stream's socket while a viewer is attached. */
+export interface Viewer {
+  /** One JPEG frame; `taken` is called once it is handed to the socket (then the next frame may come). */
+  frame(jpeg: Buffer, taken: () => void): void;
+  send(message: ServiceMessage): void;
+}
+
+export interface BrowserSession {
+  readonly viewport: Viewport;
+  /** The viewer from now on (a second attach replaces the first): it gets the viewport, the location and frames. */
+  attach(viewer: Viewer): Promise<void>;
+  detach(viewer: Viewer): Promise<void>;
+  /** Input and the address bar; input beyond what the page keeps up with is dropped (mouse moves first). */
+  handle(message: ViewerMessage): void;
+  /** The cookies and localStorage the browser holds now. */
+  state(): Promise<BrowserState>;
+  /** Told once when the browser or its tab goes away without close(). */
+  onGone(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export interface BrowserSessionOptions {
+  browser: Browser;
+  /** The egress proxy every request of the tab goes through (DESIGN decision 6). */
+  proxyServer: string;
+  viewport: Viewport;
+  /** A profile's contents to start from (Refresh), or null for a signed-out browser. */
+  initial: BrowserState | null;
+  /** The page to open first; the blank page otherwise. */
+  startUrl?: string;
+}
+
+const JPEG_QUALITY = 70;
+/** Input calls waiting for the page beyond which mouse moves are dropped, and beyond twice this, everything. */
+const MAX_PENDING_INPUT = 50;
+/** How long a popup may take to name its address before it is closed anyway. */
+const POPUP_WAIT_MS = 3000;
+/** A tab in the middle of a cross-site navigation refuses Page.startScreencast for a moment. */
+const SCREENCAST_ATTEMPTS = 10;
+const RESTORED_MARK = '__captureLedgerProfileRestored';
+/** How often the open origin's localStorage is read while the person browses (it is also read before leaving it). */
+const STORAGE_SNAPSHOT_MS = 5000;
+
+export async function openBrowserSession(o: BrowserSessionOptions): Promise<BrowserSession> {
+  const context = await o.browser.createBrowserContext({
+    downloadBehavior: { policy: 'deny' },
+    proxyServer: o.proxyServer,
+    proxyBypassList: ['<-loopback>'], // loopback too goes through the proxy, which decides
+  });
+  try {
+    const page = await context.newPage();
+    const cdp = await page.createCDPSession();
+    await Promise.all([
+      page.setViewport({ ...o.viewport, deviceScaleFactor: 1 }),
+      cdp.send('Page.enable'),
+      // The page's file inputs open no chooser: nothing of the host's disk can be uploaded.
+      cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }),
+    ]);
+    if (o.initial) await restore(context, cdp, o.initial);
+    const session = driveSession(context, page, cdp, o.viewport);
+    if (o.startUrl) session.handle({ t: 'navigate', url: o.startUrl });
+    return session;
+  } catch (error) {
+    await context.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function restore(context: BrowserContext, cdp: CDPSession, state: BrowserState): Promise<void> {
+  if (state.cookies.length > 0)
+    await context.setCookie(
+      ...state.cookies.map((c) => ({
+        name: c.name,
+        value: c.value,
+        domain: c.domain,
+        path: c.path,
+        httpOnly: c.httpOnly,
+        secure: c.secure,
+        sameSite: c.sameSite,
+        ...(c.expires >= 0 ? { expires: c.expires } : {}),
+      })),
+    );
+  // localStorage can only be written where a document of its origin is open: each origin's items are written by a
+  // script in an isolated world (the page cannot read it, nor another origin's items in it) when its first document
+  // of this tab opens, before the page's own scripts run. sessionStorage marks an origin done for the tab.
+  const seed = Object.fromEntries(
+    state.origins.map((o) => [o.origin, o.localStorage.map(({ name, value }) => [name, value])]),
+  );
+  if (Object.keys(seed).length === 0) return;
+  await cdp.send('Page.addScriptToEvaluateOnNewDocument', {
+    worldName: 'profile-restore',
+    source: `(() => {
+      const items = (${JSON.stringify(seed)})[location.origin];
+      if (!items || sessionStorage.getItem('${RESTORED_MARK}')) return;
+      for (const [name, value] of items) localStorage.setItem(name, value);
+      sessionStorage.setItem('${RESTORED_MARK}', '1');
+    })();`,
+  });
+}
+
+function driveSession(context: BrowserContext, page: Page, cdp: CDPSession, viewport: Viewport): BrowserSession {
+  let viewer: Viewer | null = null;
+  let closed = false;
+  let pending = 0;
+  let chain: Promise<unknown> = Promise.resolve();
+  const origins: string[] = [];
+  const goneListeners: Array<() => void> = [];
+
+  const send = (m: ServiceMessage) => viewer?.send(m);
+  const call = (method: string, params: object = {}) =>
+    (cdp.send as (m: string, p: object) => Promise<unknown>)(method, params);
+
+  /** Input in order, one call at a time; what the page cannot keep up with is dropped. */
+  function enqueue(method: string, params: object, droppable: boolean): void {
+    if (pending >= (droppable ? MAX_PENDING_INPUT : MAX_PENDING_INPUT * 2)) return;
+    pending++;
+    chain = chain
+      .then(() => call(method, params))
+      .catch(() => {})
+      .finally(() => pending--);
+  }
+
+  /**
+   * localStorage is readable only while a document of its origin is open, so the open origin's is read as the person
+   * goes (on load, before input that may leave it, and every few seconds); Save reads it live where it can.
+   */
+  const lastStorage = new Map<string, OriginStorage['localStorage']>();
+  async function readStorage(origin: string): Promise<OriginStorage['localStorage'] | null> {
+    const answer = (await call('DOMStorage.getDOMStorageItems', {
+      storageId: { securityOrigin: origin, isLocalStorage: true },
+    }).catch(() => null)) as { entries: string[][] } | null;
+    if (!answer) return null;
+    const items = answer.entries.map(([name = '', value = '']) => ({ name, value }));
+    lastStorage.set(origin, items);
+    return items;
+  }
+  const snapshot = () => {
+    const origin = httpOrigin(page.url());
+    if (origin) void readStorage(origin);
+  };
+  const snapshots = setInterval(snapshot, STORAGE_SNAPSHOT_MS);
+  snapshots.unref();
+
+  async function sendLocation(): Promise<void> {
+    if (!viewer) return;
+    const history = (await call('Page.getNavigationHistory').catch(() => null)) as {
+      currentIndex: number;
+      entries: Array<{ id: number; url: string; title: string }>;
+    } | null;
+    const entry = history?.entries[history.currentIndex];
+    send({
+      t: 'location',
+      url: entry?.url ?? page.url(),
+      title: entry?.title ?? '',
+      canGoBack: (history?.currentIndex ?? 0) > 0,
+    });
+  }
+
+  function navigate(typed: string): void {
+    const verdict = browsableUrl(typed);
+    if (!verdict.ok) return send({ t: 'refused', reason: verdict.reason });
+    enqueue('Page.navigate', { url: verdict.url }, false);
+  }
+
+  cdp.on('Page.screencastFrame', (f) => {
+    const taken = () => void call('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
+    if (!viewer) return taken();
+    viewer.frame(Buffer.from(f.data, 'base64'), taken);
+  });
+  cdp.on('Page.frameNavigated', ({ frame }) => {
+    const origin = httpOrigin(frame.url);
+    if (origin && !origins.includes(origin) && origins.length < MAX_ORIGINS) origins.push(origin);
+    if (frame.parentId) return;
+    // The address bar lets nothing else through; this catches a page that got there some other way.
+    if (!mayShow(frame.url)) {
+      send({ t: 'refused', reason: `Only http and https pages open here; ${new URL(frame.url).protocol} was left.` });
+      enqueue('Page.navigate', { url: 'about:blank' }, false);
+    }
+    void sendLocation();
+  });
+  cdp.on('Page.navigatedWithinDocument', () => void sendLocation());
+  cdp.on('Page.loadEventFired', () => {
+    snapshot();
+    void sendLocation();
+  });
+  page.on('dialog', (dialog) => {
+    // Nobody can answer a dialog in the stream: alerts and leave-page prompts are accepted, questions declined.
+    const accept = dialog.type() === 'alert' || dialog.type() === 'beforeunload';
+    void (accept ? dialog.accept() : dialog.dismiss()).catch(() => {});
+  });
+
+  // One tab: a popup or a link opening a new tab is closed, and its address opened in the tab instead.
+  const popups = new Set<Target>();
+  const takeOver = async (target: Target) => {
+    if (!popups.delete(target)) return;
+    const url = target.url();
+    await (await target.page().catch(() => null))?.close().catch(() => {});
+    if (httpOrigin(url)) navigate(url);
+  };
+  context.on('targetcreated', (target) => {
+    if (target === page.target() || target.type() !== 'page') return;
+    popups.add(target);
+    if (httpOrigin(target.url())) void takeOver(target);
+    else setTimeout(() => void takeOver(target), POPUP_WAIT_MS).unref();
+  });
+  context.on('targetchanged', (target) => {
+    if (popups.has(target) && httpOrigin(target.url())) void takeOver(target);
+  });
+
+  const gone = () => {
+    clearInterval(snapshots);
+    if (closed) return;
+    closed = true;
+    for (const listener of goneListeners.splice(0)) listener();
+  };
+  page.on('close', gone);
+  page.on('error', gone); // the tab crashed
+  cdp.on('Inspector.targetCrashed', gone);
+
+  /** (Re)starts the screencast, which sends the current picture first; refused while the tab swaps renderers. */
+  async function startScreencast(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await call('Page.stopScreencast').catch(() => {});
+        await call('Page.startScreencast', {
+          format: 'jpeg',
+          quality: JPEG_QUALITY,
+          maxWidth: viewport.width,
+          maxHeight: viewport.height,
+          everyNthFrame: 1,
+        });
+        return;
+      } catch (error) {
+        if (closed || attempt >= SCREENCAST_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
+  return {
+    viewport,
+    async attach(next) {
+      viewer = next;
+      next.send({ t: 'viewport', ...viewport });
+      await sendLocation();
+      await startScreencast();
+    },
+    async detach(leaving) {
+      if (viewer !== leaving) return;
+      viewer = null;
+      await call('Page.stopScreencast').catch(() => {});
+    },
+    handle(m) {
+      if (closed) return;
+      if (m.t === 'navigate' || m.t === 'back' || m.t === 'reload' || (m.t === 'mouse' && m.kind === 'down'))
+        snapshot();
+      switch (m.t) {
+        case 'navigate':
+          return navigate(m.url);
+        case 'reload':
+          return enqueue('Page.reload', {}, false);
+        case 'back':
+          chain = chain
+            .then(async () => {
+              const h = (await call('Page.getNavigationHistory')) as {
+                currentIndex: number;
+                entries: { id: number }[];
+              };
+              const previous = h.entries[h.currentIndex - 1];
+              if (previous) await call('Page.navigateToHistoryEntry', { entryId: previous.id });
+            })
+            .catch(() => {});
+          return;
+        default: {
+          const { method, params } = inputCommand(m);
+          return enqueue(method, params, m.t === 'mouse' && m.kind === 'move');
+        }
+      }
+    },
+    async state() {
+      const cookies = await context.cookies();
+      const storage: OriginStorage[] = [];
+      for (const origin of origins)
+        storage.push({ origin, localStorage: (await readStorage(origin)) ?? lastStorage.get(origin) ?? [] });
+      return browserStateOf(cookies, storage);
+    },
+    onGone(listener) {
+      goneListeners.push(listener);
+    },
+    async close() {
+      clearInterval(snapshots);
+      closed = true;
+      viewer = null;
+      await context.close().catch(() => {});
+    },
+  };
+}
