@@ -15,10 +15,10 @@ import { isNatsUnavailable, whileNatsUnavailable } from './infra/nats-unavailabl
 const START_NATS_BUDGET_MS = 60_000;
 
 /** `make run`: every role in one foreground process, with its own nats-server and Postgres unless given. */
-async function main(): Promise<void> {
-  let config;
+/** The configuration, or exit 2 saying what is wrong with it. */
+function configOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`capture-ledger: ${err.message}\n`);
@@ -26,6 +26,30 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+}
+
+/** The configuration with this run's embedded nats-server: its user, and rate limits counted in memory. */
+function withEmbeddedNats(config: Config, credentials: { user: string; pass: string }): Config {
+  return {
+    ...config,
+    NATS_USER: credentials.user,
+    NATS_PASSWORD: credentials.pass,
+    // Nobody else can reach this nats-server: this process is the only API, and counts in its memory.
+    RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? 'memory',
+  };
+}
+
+function announceServing(config: Config, url: string | null): void {
+  process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${url})\n`);
+  process.stdout.write(
+    config.ADMIN_KEY
+      ? `Operator endpoints use ADMIN_KEY${process.env.ADMIN_KEY_FILE ? ` (stored in ${process.env.ADMIN_KEY_FILE})` : ''}.\n\n`
+      : 'ADMIN_KEY is not set: operator endpoints answer 503.\n\n',
+  );
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'capture-ledger' } });
   if (config.ROLES.has('witness')) return runWitness(config, log);
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
@@ -73,13 +97,7 @@ async function main(): Promise<void> {
       const credentials = { user: 'capture-ledger', pass: randomBytes(24).toString('base64url') };
       nats = await embeddedNats!.startEmbeddedNats(join(dataDir, 'nats'), { credentials });
       natsUrl = nats.url;
-      runConfig = {
-        ...config,
-        NATS_USER: credentials.user,
-        NATS_PASSWORD: credentials.pass,
-        // Nobody else can reach this nats-server: this process is the only API, and counts in its memory.
-        RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? 'memory',
-      };
+      runConfig = withEmbeddedNats(config, credentials);
       log.info({ natsUrl }, 'embedded nats-server started');
     }
     let databaseUrl = config.DATABASE_URL ?? null;
@@ -109,14 +127,7 @@ async function main(): Promise<void> {
         }),
       { budgetMs: START_NATS_BUDGET_MS, pauseMs: 2_000 },
     );
-    if (server.app) {
-      process.stdout.write(`\nCapture Ledger is serving ${config.PUBLIC_BASE_URL} (listening on ${server.url})\n`);
-      process.stdout.write(
-        config.ADMIN_KEY
-          ? `Operator endpoints use ADMIN_KEY${process.env.ADMIN_KEY_FILE ? ` (stored in ${process.env.ADMIN_KEY_FILE})` : ''}.\n\n`
-          : 'ADMIN_KEY is not set: operator endpoints answer 503.\n\n',
-      );
-    }
+    if (server.app) announceServing(config, server.url);
   } catch (err) {
     // By name: the S3 client's modules load with the server's, after tracing starts (storage/s3-errors.ts).
     if (err instanceof ReplicasError || (err as Error)?.name === 'S3StartError') {

@@ -259,25 +259,7 @@ async function certificateFacts(
 ): Promise<CertificateFacts | null> {
   const result = await verifyBundle(wacz, await deps.trust.anchors());
   if (!result.signing) return null;
-  const members = unzipSync(wacz, {
-    filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH || file.name === PAGES_PATH,
-  });
-  const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as {
-    signedData?: { timestamp?: { token?: string } };
-  };
-  const datapackage = JSON.parse(new TextDecoder().decode(members[DATAPACKAGE_PATH])) as {
-    resources?: Array<{ path: string; hash: string; bytes: number }>;
-  };
-  const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
-  const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
-
-  const pageLines = new TextDecoder()
-    .decode(members[PAGES_PATH] ?? new Uint8Array())
-    .split('\n')
-    .slice(1);
-  const title = pageLines
-    .map((line) => (line ? (JSON.parse(line) as { title?: unknown }).title : undefined))
-    .find((t): t is string => typeof t === 'string' && t.length > 0);
+  const { serial, title, resources } = bundleFacts(wacz);
   const screenshot = row.artifacts?.screenshot
     ? await readRecordedArtifact(deps.artifacts, row.artifacts.screenshot, {
         captureId: row.capture_id,
@@ -294,37 +276,10 @@ async function certificateFacts(
   const render = (row.render ?? {}) as { mainDocumentStatus?: number };
   const base = deps.publicBaseUrl;
 
-  const settings = Object.entries((row.capture_settings ?? {}) as Record<string, unknown>)
-    .filter(([name]) => name !== 'version')
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, value]) => {
-      if (name === 'consent' && value && typeof value === 'object') {
-        const c = value as { result?: string; cmp?: string | null };
-        return `consent banner: ${c.result ?? 'unknown'}${c.cmp ? ` (${c.cmp})` : ''}`;
-      }
-      if (name === 'signedIn' && value && typeof value === 'object') {
-        const p = value as { profile?: { id?: string; name?: string; version?: number }; sites?: string[] };
-        return `captured signed in: browser profile ${p.profile?.name ?? '?'} (${p.profile?.id ?? '?'}, version ${p.profile?.version ?? '?'}) holding state for ${(p.sites ?? []).join(', ') || 'no site'}`;
-      }
-      return `${name}: ${readableSetting(value)}`;
-    });
-  if (provenance) settings.push(...networkStatements(provenance));
+  const settings = settingStatements(row, provenance);
   const corroboration = await corroborationFacts(row.capture_id, deps);
 
-  const artifacts = [
-    ...(provenance?.artifacts ?? []).map((a) => ({
-      name: `artifact ${a.name}`,
-      mediaType: a.mediaType,
-      bytes: a.bytes,
-      hash: a.hash,
-    })),
-    ...(datapackage.resources ?? []).map((r) => ({
-      name: `bundle file ${r.path}`,
-      mediaType: 'in the WACZ',
-      bytes: r.bytes,
-      hash: r.hash,
-    })),
-  ];
+  const artifacts = artifactStatements(provenance, resources);
   const signing = result.signing;
   return {
     captureId: row.capture_id,
@@ -374,6 +329,71 @@ async function certificateFacts(
     retention: provenance?.retention ?? null,
     corroboration,
   };
+}
+
+/** What the bundle itself says: its timestamp token's serial, the page's title and the files it holds. */
+function bundleFacts(wacz: Uint8Array) {
+  const members = unzipSync(wacz, {
+    filter: (file) => file.name === DIGEST_PATH || file.name === DATAPACKAGE_PATH || file.name === PAGES_PATH,
+  });
+  const digest = JSON.parse(new TextDecoder().decode(members[DIGEST_PATH])) as {
+    signedData?: { timestamp?: { token?: string } };
+  };
+  const datapackage = JSON.parse(new TextDecoder().decode(members[DATAPACKAGE_PATH])) as {
+    resources?: Array<{ path: string; hash: string; bytes: number }>;
+  };
+  const tokenDer = digest.signedData?.timestamp?.token ? fromBase64Strict(digest.signedData.timestamp.token) : null;
+  const serial = tokenDer ? parseTimestampToken(tokenDer).serialNumber : null;
+
+  const pageLines = new TextDecoder()
+    .decode(members[PAGES_PATH] ?? new Uint8Array())
+    .split('\n')
+    .slice(1);
+  const title = pageLines
+    .map((line) => (line ? (JSON.parse(line) as { title?: unknown }).title : undefined))
+    .find((t): t is string => typeof t === 'string' && t.length > 0);
+  return { serial, title, resources: datapackage.resources ?? [] };
+}
+
+/** The capture's settings as sentences, sorted by name, and what its network did (from the provenance record). */
+function settingStatements(row: CaptureRow, provenance: ProvenanceRecord | null): string[] {
+  const settings = Object.entries((row.capture_settings ?? {}) as Record<string, unknown>)
+    .filter(([name]) => name !== 'version')
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => {
+      if (name === 'consent' && value && typeof value === 'object') {
+        const c = value as { result?: string; cmp?: string | null };
+        return `consent banner: ${c.result ?? 'unknown'}${c.cmp ? ` (${c.cmp})` : ''}`;
+      }
+      if (name === 'signedIn' && value && typeof value === 'object') {
+        const p = value as { profile?: { id?: string; name?: string; version?: number }; sites?: string[] };
+        return `captured signed in: browser profile ${p.profile?.name ?? '?'} (${p.profile?.id ?? '?'}, version ${p.profile?.version ?? '?'}) holding state for ${(p.sites ?? []).join(', ') || 'no site'}`;
+      }
+      return `${name}: ${readableSetting(value)}`;
+    });
+  if (provenance) settings.push(...networkStatements(provenance));
+  return settings;
+}
+
+/** Every artifact with its hash: the capture's (from its provenance record), then the files of the bundle. */
+function artifactStatements(
+  provenance: ProvenanceRecord | null,
+  resources: Array<{ path: string; hash: string; bytes: number }>,
+) {
+  return [
+    ...(provenance?.artifacts ?? []).map((a) => ({
+      name: `artifact ${a.name}`,
+      mediaType: a.mediaType,
+      bytes: a.bytes,
+      hash: a.hash,
+    })),
+    ...resources.map((r) => ({
+      name: `bundle file ${r.path}`,
+      mediaType: 'in the WACZ',
+      bytes: r.bytes,
+      hash: r.hash,
+    })),
+  ];
 }
 
 /**

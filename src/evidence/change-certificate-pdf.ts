@@ -55,11 +55,12 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
     doc.on('error', reject);
   });
 
-  const line = (text: string, font: string = FONT.regular, size = 10) =>
-    doc
+  const line: Line = (text, font = FONT.regular, size = 10) =>
+    void doc
       .font(font)
       .fontSize(size)
       .text(pdfText(text), { width: doc.page.width - 2 * MARGIN });
+  const gap = () => void doc.moveDown();
   line('Certificate of a Change to a Web Page', FONT.bold, 17);
   doc.moveDown(0.5);
   line(
@@ -67,7 +68,24 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
       f.diff.sameUrl ? '' : ` (earlier captured at ${base.url})`
     } ${f.diff.changed ? 'changed as follows' : 'did not change'}, as captured by ${f.issuer}.`,
   );
-  doc.moveDown();
+  gap();
+  writeCompared(line, f);
+  gap();
+  writeSummary(line, summary);
+  writeChanges(line, gap, f);
+  gap();
+  writeEvidence(line, f);
+  doc.end();
+  await done;
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** One paragraph of the certificate in a font and size. */
+type Line = (text: string, font?: string, size?: number) => void;
+
+/** The two captures compared and the options of the comparison. */
+function writeCompared(line: Line, f: ChangeCertificateFacts): void {
+  const { base, capture } = f.diff;
   line('Captures compared', FONT.bold, 12);
   for (const [label, s] of [
     ['Earlier', base],
@@ -94,16 +112,22 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
       FONT.mono,
       8,
     );
-  doc.moveDown();
+}
+
+function writeSummary(line: Line, summary: ChangeCertificateFacts['diff']['summary']): void {
   line('Summary', FONT.bold, 12);
   line(
     `Text blocks: ${summary.textBlocksChanged} changed, ${summary.textBlocksAdded} added, ${summary.textBlocksRemoved} removed. ` +
       `Response headers changed: ${summary.headersChanged}. Resources: ${summary.resourcesChanged} changed, ` +
       `${summary.resourcesAdded} added, ${summary.resourcesRemoved} removed. Screenshot: ${(summary.pixelChangeRatio * 100).toFixed(2)} % of pixels in ${summary.changedRegions} regions.`,
   );
+}
+
+/** The text, header and resource changes, each list cut at MAX_LISTED. */
+function writeChanges(line: Line, gap: () => void, f: ChangeCertificateFacts): void {
   const text = f.diff.text?.changes ?? [];
   if (text.length) {
-    doc.moveDown();
+    gap();
     line('Text', FONT.bold, 12);
     for (const c of text.slice(0, MAX_LISTED)) {
       if (c.kind === 'changed') {
@@ -116,7 +140,7 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
   }
   const headers = f.diff.headers.changes;
   if (headers.length) {
-    doc.moveDown();
+    gap();
     line('Response headers of the page', FONT.bold, 12);
     for (const c of headers.slice(0, MAX_LISTED))
       line(
@@ -129,13 +153,16 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
   }
   const resources = f.diff.resources;
   if (resources && resources.added.length + resources.removed.length + resources.changed.length) {
-    doc.moveDown();
+    gap();
     line('Resources', FONT.bold, 12);
     for (const u of resources.changed.slice(0, MAX_LISTED)) line(`changed: ${u.url}`, FONT.mono, 8);
     for (const u of resources.added.slice(0, MAX_LISTED)) line(`added: ${u}`, FONT.mono, 8);
     for (const u of resources.removed.slice(0, MAX_LISTED)) line(`removed: ${u}`, FONT.mono, 8);
   }
-  doc.moveDown();
+}
+
+/** Where the full diff is and how this certificate is signed. */
+function writeEvidence(line: Line, f: ChangeCertificateFacts): void {
   line('Evidence', FONT.bold, 12);
   line(
     `The full diff is the signed, time-stamped diff evidence with record hash ${f.recordHash} ` +
@@ -148,7 +175,4 @@ export async function renderChangeCertificatePdf(f: ChangeCertificateFacts): Pro
     9,
   );
   line(`Issued ${f.issuedAt} by ${f.issuer}.`, FONT.regular, 9);
-  doc.end();
-  await done;
-  return new Uint8Array(Buffer.concat(chunks));
 }

@@ -64,6 +64,29 @@ function nodeConfig(node: ClusterNode, all: ClusterNode[], clusterName: string, 
 }
 
 export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCluster> {
+  const nodes = await clusterNodes(opts);
+  try {
+    await Promise.all(nodes.map((n) => startNode(opts, n)));
+    await waitForMetaLeader(opts, nodes);
+  } catch (err) {
+    // A node that failed to start or a cluster that never elected a leader: none of its servers is left running.
+    await Promise.all(nodes.map((n) => killNode(n, 'SIGTERM'))).catch(() => undefined);
+    throw err;
+  }
+  return {
+    nodes,
+    url: nodes.map((n) => n.url).join(','),
+    kill: (name, signal) => killNode(nodeNamed(nodes, name), signal),
+    start: (name) => startNode(opts, nodeNamed(nodes, name)),
+    streamLeader: (stream) => streamLeader(opts, nodes, stream),
+    async stop() {
+      await Promise.all(nodes.map((n) => killNode(n, 'SIGTERM')));
+    },
+  };
+}
+
+/** The nodes on free ports, each with its store directory and config file written. */
+async function clusterNodes(opts: NatsClusterOptions): Promise<ClusterNode[]> {
   const size = opts.size ?? 3;
   const clusterName = opts.name ?? 'capture-ledger';
   const nodes: ClusterNode[] = [];
@@ -77,70 +100,72 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     await mkdir(node.dir, { recursive: true });
     await writeFile(join(node.dir, 'nats.conf'), nodeConfig(node, nodes, clusterName, opts.extraConfig ?? ''));
   }
+  return nodes;
+}
 
-  const byName = (name: string) => {
-    const node = nodes.find((n) => n.name === name);
-    if (!node) throw new Error(`no cluster node named ${name}`);
-    return node;
+function nodeNamed(nodes: ClusterNode[], name: string): ClusterNode {
+  const node = nodes.find((n) => n.name === name);
+  if (!node) throw new Error(`no cluster node named ${name}`);
+  return node;
+}
+
+/** Start a node's nats-server (stopping one a dead owner left on its pid file) and wait until it accepts clients. */
+async function startNode(opts: NatsClusterOptions, node: ClusterNode): Promise<void> {
+  const pidFile = join(node.dir, 'nats-server.pid');
+  await stopStaleProcess(pidFile, 'nats-server');
+  const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line) opts.log?.(node.name, line);
   };
-
-  async function start(name: string): Promise<void> {
-    const node = byName(name);
-    const pidFile = join(node.dir, 'nats-server.pid');
-    await stopStaleProcess(pidFile, 'nats-server');
-    const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line) opts.log?.(node.name, line);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    node.process = child;
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
-        const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(
-          () => null,
-        );
-        if (!nc) return false;
-        await nc.close();
-        return true;
-      },
-      30_000,
-      `${node.name} to accept connections`,
-    );
-  }
-
-  async function kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const node = byName(name);
-    const child = node.process;
-    node.process = null;
-    await stopChild(child, signal);
-  }
-
-  async function streamLeader(stream: string): Promise<string | null> {
-    for (const node of nodes) {
-      if (!node.process) continue;
-      const nc = await connect({ servers: node.url, reconnect: false, timeout: 2000, ...opts.credentials }).catch(
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  node.process = child;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
+      const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(
         () => null,
       );
-      if (!nc) continue;
-      try {
-        const jsm = await jetstreamManager(nc, { timeout: 3000 });
-        const info = await jsm.streams.info(stream);
-        return info.cluster?.leader ?? null;
-      } catch {
-        /* ask the next node */
-      } finally {
-        await nc.close().catch(() => undefined);
-      }
-    }
-    return null;
-  }
+      if (!nc) return false;
+      await nc.close();
+      return true;
+    },
+    30_000,
+    `${node.name} to accept connections`,
+  );
+}
 
-  await Promise.all(nodes.map((n) => start(n.name)));
-  // JetStream needs a meta leader before streams can be created.
+async function killNode(node: ClusterNode, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  const child = node.process;
+  node.process = null;
+  await stopChild(child, signal);
+}
+
+/** The server that leads `stream`'s raft group, as the first running node that answers says; null while none does. */
+async function streamLeader(opts: NatsClusterOptions, nodes: ClusterNode[], stream: string): Promise<string | null> {
+  for (const node of nodes) {
+    if (!node.process) continue;
+    const nc = await connect({ servers: node.url, reconnect: false, timeout: 2000, ...opts.credentials }).catch(
+      () => null,
+    );
+    if (!nc) continue;
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 3000 });
+      const info = await jsm.streams.info(stream);
+      return info.cluster?.leader ?? null;
+    } catch {
+      /* ask the next node */
+    } finally {
+      await nc.close().catch(() => undefined);
+    }
+  }
+  return null;
+}
+
+/** JetStream needs a meta leader before streams can be created. */
+async function waitForMetaLeader(opts: NatsClusterOptions, nodes: ClusterNode[]): Promise<void> {
   await waitFor(
     async () => {
       const nc = await connect({
@@ -163,17 +188,6 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     60_000,
     'the JetStream meta leader',
   );
-
-  return {
-    nodes,
-    url: nodes.map((n) => n.url).join(','),
-    kill,
-    start,
-    streamLeader,
-    async stop() {
-      await Promise.all(nodes.map((n) => kill(n.name, 'SIGTERM')));
-    },
-  };
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

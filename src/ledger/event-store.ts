@@ -98,145 +98,157 @@ export function createEventStore(
   jsm: JetStreamManager,
   stream: string = LEDGER_STREAM,
 ): EventStore {
-  async function last(subject: string): Promise<StoredEvent | null> {
-    try {
-      const msg = await jsm.streams.getMessage(stream, { last_by_subj: subject });
-      if (!msg) return null;
-      return storedOf(msg.seq, msg.subject, msg.data).at(-1) ?? null;
-    } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
-      throw err;
-    }
-  }
-
-  async function readRange(
-    filter: string,
-    fromSeq: number,
-    untilSeq: number,
-    onEvent: (e: StoredEvent) => Promise<void> | void,
-  ) {
-    if (untilSeq < fromSeq) return 0;
-    const consumer = await withTimeout(
-      js.consumers.get(stream, {
-        filter_subjects: filter,
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: Math.max(1, fromSeq),
-      }),
-      CONSUMER_CREATE_MS,
-      () => new TimeoutError(),
-    );
-    let count = 0;
-    const messages = await consumer.consume({ max_messages: 1000, expires: PULL_EXPIRES_MS });
-    try {
-      for await (const m of messages) {
-        if (m.seq > untilSeq) break;
-        for (const e of storedOf(m.seq, m.subject, m.data)) {
-          await onEvent(e);
-          count++;
-        }
-        if (m.seq >= untilSeq) break;
-      }
-    } finally {
-      await messages.close().catch(() => undefined);
-      await consumer.delete().catch(() => undefined);
-    }
-    return count;
-  }
-
-  /** The first commit on `subject` at or after `seq`, from the stream leader. */
-  async function nextOnSubject(subject: string, seq: number) {
-    // STREAM.MSG.GET takes next_by_subj since nats-server 2.9; the client's type names only seq/last_by_subj.
-    return jsm.streams.getMessage(stream, { seq, next_by_subj: subject } as unknown as { seq: number });
-  }
-
-  /** Commits of `subject` in [fromSeq, untilSeq]: a few gets for a short range, a consumer for a long one. */
-  async function readSubjectRange(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
-    const out: StoredEvent[] = [];
-    let next = Math.max(1, fromSeq);
-    const getOne = async () => {
-      const msg = await nextOnSubject(subject, next);
-      if (!msg || msg.seq > untilSeq) return false;
-      out.push(...storedOf(msg.seq, msg.subject, msg.data));
-      next = msg.seq + 1;
-      return true;
-    };
-    // Up to this many round trips of direct gets; past that a consumer streams the rest faster.
-    for (let gets = 0; gets < SHORT_RANGE_GETS && next <= untilSeq; gets++) if (!(await getOne())) return out;
-    if (next > untilSeq) return out;
-    try {
-      await readRange(subject, next, untilSeq, (e) => {
-        out.push(e);
-        next = e.seq + 1;
-      });
-    } catch (err) {
-      // No consumer could be made in time — on nats-server 2.9 an ephemeral consumer may be placed on a peer
-      // that is down — so read the rest one commit at a time from the stream leader.
-      if (!isNatsUnavailable(err)) throw err;
-      while (next <= untilSeq && (await getOne()));
-    }
-    return out;
-  }
-
+  const l: Ledger = { js, jsm, stream };
   return {
-    last,
-    readSubjectRange,
-
+    last: (subject) => lastOf(l, subject),
+    readSubjectRange: (subject, fromSeq, untilSeq) => readSubjectRange(l, subject, fromSeq, untilSeq),
     async commitAt(subject, seq) {
       const msg = await jsm.streams.getMessage(stream, { seq });
       if (!msg || msg.subject !== subject) return null;
       return storedOf(msg.seq, msg.subject, msg.data);
     },
-
-    async append(subject, events, opts) {
-      if (events.length === 0) return [];
-      // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
-      const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
-      const data = encodeCommit(sealed);
-      const msgID = commitSlotId(subject, opts.expectedLastSeq);
-      const deadline = Date.now() + PUBLISH_BUDGET_MS;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const ack = await js.publish(subject, data, {
-            msgID,
-            expect: { lastSubjectSequence: opts.expectedLastSeq },
-            headers: traceMsgHeaders(),
-            timeout: PUBLISH_TRY_MS,
-          });
-          if (ack.duplicate) {
-            // The slot is taken: by this very commit (an earlier try that landed) or by a concurrent writer.
-            const original = await jsm.streams.getMessage(stream, { seq: ack.seq });
-            if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
-            const stored = storedOf(ack.seq, subject, original.data);
-            if (stored[0]?.event.id !== sealed[0]!.id)
-              throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
-            // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
-            return stored as StoredEvent<any>[];
-          }
-          return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
-        } catch (err) {
-          if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
-            throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
-          }
-          if (!isNatsUnavailable(err) || Date.now() > deadline) throw err;
-          await new Promise((r) => setTimeout(r, Math.min(250, 50 * attempt)));
-        }
-      }
-    },
-
+    append: (subject, events, opts) => appendCommit(l, subject, events, opts),
     async readSubject(subject, fromSeq = 1) {
-      const tail = await last(subject);
+      const tail = await lastOf(l, subject);
       if (!tail || tail.seq < fromSeq) return [];
-      return readSubjectRange(subject, fromSeq, tail.seq);
+      return readSubjectRange(l, subject, fromSeq, tail.seq);
     },
-
     async lastSeq() {
       const info = await jsm.streams.info(stream);
       return info.state.last_seq;
     },
-
     async replay(fromSeq, onEvent, untilSeq) {
       const until = untilSeq ?? (await jsm.streams.info(stream)).state.last_seq;
-      return readRange('ledger.>', fromSeq, until, onEvent);
+      return readRange(l, 'ledger.>', fromSeq, until, onEvent);
     },
   };
+}
+
+/** The stream a store reads and writes, and the clients it uses. */
+interface Ledger {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  stream: string;
+}
+
+async function lastOf(l: Ledger, subject: string): Promise<StoredEvent | null> {
+  try {
+    const msg = await l.jsm.streams.getMessage(l.stream, { last_by_subj: subject });
+    if (!msg) return null;
+    return storedOf(msg.seq, msg.subject, msg.data).at(-1) ?? null;
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null;
+    throw err;
+  }
+}
+
+/** Events of the commits matching `filter` in [fromSeq, untilSeq], through an ephemeral consumer; answers how many. */
+async function readRange(
+  l: Ledger,
+  filter: string,
+  fromSeq: number,
+  untilSeq: number,
+  onEvent: (e: StoredEvent) => Promise<void> | void,
+) {
+  if (untilSeq < fromSeq) return 0;
+  const consumer = await withTimeout(
+    l.js.consumers.get(l.stream, {
+      filter_subjects: filter,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: Math.max(1, fromSeq),
+    }),
+    CONSUMER_CREATE_MS,
+    () => new TimeoutError(),
+  );
+  let count = 0;
+  const messages = await consumer.consume({ max_messages: 1000, expires: PULL_EXPIRES_MS });
+  try {
+    for await (const m of messages) {
+      if (m.seq > untilSeq) break;
+      for (const e of storedOf(m.seq, m.subject, m.data)) {
+        await onEvent(e);
+        count++;
+      }
+      if (m.seq >= untilSeq) break;
+    }
+  } finally {
+    await messages.close().catch(() => undefined);
+    await consumer.delete().catch(() => undefined);
+  }
+  return count;
+}
+
+/** The first commit on `subject` at or after `seq`, from the stream leader. */
+async function nextOnSubject(l: Ledger, subject: string, seq: number) {
+  // STREAM.MSG.GET takes next_by_subj since nats-server 2.9; the client's type names only seq/last_by_subj.
+  return l.jsm.streams.getMessage(l.stream, { seq, next_by_subj: subject } as unknown as { seq: number });
+}
+
+/** Commits of `subject` in [fromSeq, untilSeq]: a few gets for a short range, a consumer for a long one. */
+async function readSubjectRange(l: Ledger, subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let next = Math.max(1, fromSeq);
+  const getOne = async () => {
+    const msg = await nextOnSubject(l, subject, next);
+    if (!msg || msg.seq > untilSeq) return false;
+    out.push(...storedOf(msg.seq, msg.subject, msg.data));
+    next = msg.seq + 1;
+    return true;
+  };
+  // Up to this many round trips of direct gets; past that a consumer streams the rest faster.
+  for (let gets = 0; gets < SHORT_RANGE_GETS && next <= untilSeq; gets++) if (!(await getOne())) return out;
+  if (next > untilSeq) return out;
+  try {
+    await readRange(l, subject, next, untilSeq, (e) => {
+      out.push(e);
+      next = e.seq + 1;
+    });
+  } catch (err) {
+    // No consumer could be made in time — on nats-server 2.9 an ephemeral consumer may be placed on a peer
+    // that is down — so read the rest one commit at a time from the stream leader.
+    if (!isNatsUnavailable(err)) throw err;
+    while (next <= untilSeq && (await getOne()));
+  }
+  return out;
+}
+
+/** EventStore.append: publish the sealed commit into its OCC slot, retrying through a short NATS outage. */
+async function appendCommit<E extends DomainEvent>(
+  l: Ledger,
+  subject: string,
+  events: UnsealedEnvelope<E>[],
+  opts: AppendOptions,
+): Promise<StoredEvent<E>[]> {
+  if (events.length === 0) return [];
+  // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
+  const sealed: EventEnvelope<any>[] = sealChain(events, opts.prevHash);
+  const data = encodeCommit(sealed);
+  const msgID = commitSlotId(subject, opts.expectedLastSeq);
+  const deadline = Date.now() + PUBLISH_BUDGET_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ack = await l.js.publish(subject, data, {
+        msgID,
+        expect: { lastSubjectSequence: opts.expectedLastSeq },
+        headers: traceMsgHeaders(),
+        timeout: PUBLISH_TRY_MS,
+      });
+      if (ack.duplicate) {
+        // The slot is taken: by this very commit (an earlier try that landed) or by a concurrent writer.
+        const original = await l.jsm.streams.getMessage(l.stream, { seq: ack.seq });
+        if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
+        const stored = storedOf(ack.seq, subject, original.data);
+        if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+        // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
+        return stored as StoredEvent<any>[];
+      }
+      return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
+        throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+      }
+      if (!isNatsUnavailable(err) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(250, 50 * attempt)));
+    }
+  }
 }

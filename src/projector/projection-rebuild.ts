@@ -102,16 +102,7 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
     await replayer.catchUp(target);
     const replayMs = Date.now() - started;
 
-    // Close the distance to the stream's end outside the lock, so the locked step stays short.
-    // Bounded: when appends outpace us, the rest is applied inside the switch (projectors wait that long).
-    const catchUp = createProjector({ js: opts.js, pool, log: opts.log, batchSize: opts.batchSize ?? 1000 });
-    let roundEnd = target;
-    catchUp.events.on('checkpoint', (seq: number) => progress({ phase: 'catch-up', seq, target: roundEnd }));
-    for (let round = 0; round < 5; round++) {
-      roundEnd = await opts.store.lastSeq();
-      if (roundEnd - (await checkpointOf(admin, built)) <= 100) break;
-      await catchUp.catchUp(roundEnd);
-    }
+    await closeDistance(opts, admin, pool, built, target);
 
     if (opts.switchOver === false) {
       keepBuilt = true;
@@ -140,20 +131,7 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
     keepBuilt = true;
     progress({ phase: 'switch', seq: liveAtSwitch.liveCheckpoint ?? 0, target });
 
-    // Now live under the live name: catch up with what was appended meanwhile.
-    const livePool = createPool(opts.databaseUrl, live, 2);
-    livePool.on('error', () => undefined);
-    let afterSwitchError: string | null = null;
-    try {
-      const after = createProjector({ js: opts.js, pool: livePool, log: opts.log, batchSize: opts.batchSize ?? 1000 });
-      const end = await opts.store.lastSeq();
-      after.events.on('checkpoint', (seq: number) => progress({ phase: 'after-switch', seq, target: end }));
-      await after.catchUp(end);
-    } catch (err) {
-      afterSwitchError = (err as Error).message;
-    } finally {
-      await livePool.end().catch(() => undefined);
-    }
+    const afterSwitchError = await catchUpAfterSwitch(opts, live);
     return {
       builtSchema: built,
       oldSchema: liveAtSwitch.liveCheckpoint === null ? null : old,
@@ -174,6 +152,46 @@ export async function rebuildProjection(opts: RebuildOptions): Promise<RebuildRe
       await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(built)} CASCADE`).catch(() => undefined);
     }
     await admin.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Close the distance to the stream's end outside the lock, so the locked step stays short. Bounded: when appends
+ * outpace us, the rest is applied inside the switch (projectors wait that long).
+ */
+async function closeDistance(
+  opts: RebuildOptions,
+  admin: pg.Pool,
+  pool: pg.Pool,
+  built: string,
+  target: number,
+): Promise<void> {
+  const progress = opts.onProgress ?? (() => undefined);
+  const catchUp = createProjector({ js: opts.js, pool, log: opts.log, batchSize: opts.batchSize ?? 1000 });
+  let roundEnd = target;
+  catchUp.events.on('checkpoint', (seq: number) => progress({ phase: 'catch-up', seq, target: roundEnd }));
+  for (let round = 0; round < 5; round++) {
+    roundEnd = await opts.store.lastSeq();
+    if (roundEnd - (await checkpointOf(admin, built)) <= 100) break;
+    await catchUp.catchUp(roundEnd);
+  }
+}
+
+/** Now live under the live name: catch up with what was appended meanwhile; null, or why that failed. */
+async function catchUpAfterSwitch(opts: RebuildOptions, live: string): Promise<string | null> {
+  const progress = opts.onProgress ?? (() => undefined);
+  const livePool = createPool(opts.databaseUrl, live, 2);
+  livePool.on('error', () => undefined);
+  try {
+    const after = createProjector({ js: opts.js, pool: livePool, log: opts.log, batchSize: opts.batchSize ?? 1000 });
+    const end = await opts.store.lastSeq();
+    after.events.on('checkpoint', (seq: number) => progress({ phase: 'after-switch', seq, target: end }));
+    await after.catchUp(end);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    await livePool.end().catch(() => undefined);
   }
 }
 

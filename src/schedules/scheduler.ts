@@ -56,105 +56,120 @@ type ScheduleRow = ScheduleTimingRow;
 
 export const DEFAULT_TICK_MS = 10_000;
 
+/** A scheduler's state: its deps and settings, the parsed crons, and its timer. */
+interface SchedulerState {
+  deps: SchedulerDeps;
+  tickMs: number;
+  concurrency: number;
+  /** Parsing is the costly part of a tick; cron strings repeat across schedules and ticks. */
+  parsedCache: Map<string, CronSchedule | null>;
+  /** Schedules whose unparsable cron was logged already. */
+  warned: Set<string>;
+  timer: NodeJS.Timeout | null;
+  running: Promise<unknown> | null;
+  stopped: boolean;
+}
+
 export function createScheduler(deps: SchedulerDeps): Scheduler {
-  const { pool, tenants, clock, log } = deps;
-  const tickMs = deps.tickMs ?? DEFAULT_TICK_MS;
-  const concurrency = Math.max(1, deps.concurrency ?? 16);
-  // Parsing is the costly part of a tick; cron strings repeat across schedules and ticks.
-  const parsedCache = new Map<string, CronSchedule | null>();
-  const warned = new Set<string>();
-
-  function cronOf(row: ScheduleRow): CronSchedule | null {
-    let hit = parsedCache.get(row.cron);
-    if (hit === undefined) {
-      const p = parseSchedule(row.cron);
-      hit = p.ok ? p : null;
-      if (parsedCache.size > 10_000) parsedCache.clear();
-      parsedCache.set(row.cron, hit);
-    }
-    if (hit === null && !warned.has(row.schedule_id)) {
-      warned.add(row.schedule_id);
-      log.warn(
-        { scheduleId: row.schedule_id, tenantId: row.tenant_id, cron: row.cron },
-        'schedule has a cron expression this version cannot parse; it never fires',
-      );
-    }
-    return hit;
-  }
-
-  async function fire(row: ScheduleRow, fireTime: string): Promise<FireReport> {
-    const base = { scheduleId: row.schedule_id, tenantId: row.tenant_id, fireTime };
-    try {
-      const result = await tenants.execute(
-        row.tenant_id,
-        { type: 'FireSchedule', data: { scheduleId: row.schedule_id, fireTime, captureId: newId('cap') } },
-        {
-          correlationId: `schedule:${row.schedule_id}:${fireTime}`,
-          causedBy: { kind: 'schedule', scheduleId: row.schedule_id },
-        },
-      );
-      const outcome = result.reply;
-      if (outcome.kind === 'fired') log.info({ ...base, captureId: outcome.captureId }, 'schedule fired');
-      else if (outcome.kind === 'skipped')
-        log.info({ ...base, detail: outcome.detail }, 'schedule run skipped: monthly quota used up');
-      return { ...base, outcome };
-    } catch (err) {
-      // Left unhandled, so the next tick tries the same fire time again.
-      log.warn({ ...base, err }, 'firing a schedule failed; retrying next tick');
-      return { ...base, outcome: { kind: 'error', detail: err instanceof Error ? err.message : String(err) } };
-    }
-  }
-
-  async function tick(): Promise<TickReport> {
-    const now = clock.now();
-    const rows = await listAllActiveScheduleTimings(pool);
-    const due: Array<{ row: ScheduleRow; fireTime: string }> = [];
-    for (const row of rows) {
-      const cron = cronOf(row);
-      if (!cron) continue;
-      const at = dueFireTime({ cron, createdAt: row.created_at, lastHandled: row.last_run_at }, now);
-      if (at) due.push({ row, fireTime: at.toISOString() });
-    }
-    const fired: FireReport[] = new Array(due.length);
-    let next = 0;
-    const lanes = Array.from({ length: Math.min(concurrency, due.length) }, async () => {
-      while (next < due.length) {
-        const i = next++;
-        fired[i] = await fire(due[i]!.row, due[i]!.fireTime);
-      }
-    });
-    await Promise.all(lanes);
-    return { now: now.toISOString(), active: rows.length, fired };
-  }
-
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
-  let stopped = false;
-
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      timer = null;
-      running = tick()
-        .catch((err) => log.warn({ err }, 'scheduler tick failed'))
-        .finally(() => {
-          running = null;
-          schedule(tickMs);
-        });
-    }, delayMs);
-  }
-
+  const s: SchedulerState = {
+    deps,
+    tickMs: deps.tickMs ?? DEFAULT_TICK_MS,
+    concurrency: Math.max(1, deps.concurrency ?? 16),
+    parsedCache: new Map(),
+    warned: new Set(),
+    timer: null,
+    running: null,
+    stopped: false,
+  };
   return {
-    tick,
+    tick: () => tick(s),
     start() {
-      if (timer || running || stopped) return;
-      schedule(0);
+      if (s.timer || s.running || s.stopped) return;
+      scheduleTick(s, 0);
     },
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await running;
+      s.stopped = true;
+      if (s.timer) clearTimeout(s.timer);
+      s.timer = null;
+      await s.running;
     },
   };
+}
+
+function cronOf(s: SchedulerState, row: ScheduleRow): CronSchedule | null {
+  let hit = s.parsedCache.get(row.cron);
+  if (hit === undefined) {
+    const p = parseSchedule(row.cron);
+    hit = p.ok ? p : null;
+    if (s.parsedCache.size > 10_000) s.parsedCache.clear();
+    s.parsedCache.set(row.cron, hit);
+  }
+  if (hit === null && !s.warned.has(row.schedule_id)) {
+    s.warned.add(row.schedule_id);
+    s.deps.log.warn(
+      { scheduleId: row.schedule_id, tenantId: row.tenant_id, cron: row.cron },
+      'schedule has a cron expression this version cannot parse; it never fires',
+    );
+  }
+  return hit;
+}
+
+async function fire(s: SchedulerState, row: ScheduleRow, fireTime: string): Promise<FireReport> {
+  const { tenants, log } = s.deps;
+  const base = { scheduleId: row.schedule_id, tenantId: row.tenant_id, fireTime };
+  try {
+    const result = await tenants.execute(
+      row.tenant_id,
+      { type: 'FireSchedule', data: { scheduleId: row.schedule_id, fireTime, captureId: newId('cap') } },
+      {
+        correlationId: `schedule:${row.schedule_id}:${fireTime}`,
+        causedBy: { kind: 'schedule', scheduleId: row.schedule_id },
+      },
+    );
+    const outcome = result.reply;
+    if (outcome.kind === 'fired') log.info({ ...base, captureId: outcome.captureId }, 'schedule fired');
+    else if (outcome.kind === 'skipped')
+      log.info({ ...base, detail: outcome.detail }, 'schedule run skipped: monthly quota used up');
+    return { ...base, outcome };
+  } catch (err) {
+    // Left unhandled, so the next tick tries the same fire time again.
+    log.warn({ ...base, err }, 'firing a schedule failed; retrying next tick');
+    return { ...base, outcome: { kind: 'error', detail: err instanceof Error ? err.message : String(err) } };
+  }
+}
+
+/** Fire every schedule that is due now, `concurrency` at a time. */
+async function tick(s: SchedulerState): Promise<TickReport> {
+  const now = s.deps.clock.now();
+  const rows = await listAllActiveScheduleTimings(s.deps.pool);
+  const due: Array<{ row: ScheduleRow; fireTime: string }> = [];
+  for (const row of rows) {
+    const cron = cronOf(s, row);
+    if (!cron) continue;
+    const at = dueFireTime({ cron, createdAt: row.created_at, lastHandled: row.last_run_at }, now);
+    if (at) due.push({ row, fireTime: at.toISOString() });
+  }
+  const fired: FireReport[] = new Array(due.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(s.concurrency, due.length) }, async () => {
+    while (next < due.length) {
+      const i = next++;
+      fired[i] = await fire(s, due[i]!.row, due[i]!.fireTime);
+    }
+  });
+  await Promise.all(lanes);
+  return { now: now.toISOString(), active: rows.length, fired };
+}
+
+function scheduleTick(s: SchedulerState, delayMs: number): void {
+  if (s.stopped) return;
+  s.timer = setTimeout(() => {
+    s.timer = null;
+    s.running = tick(s)
+      .catch((err) => s.deps.log.warn({ err }, 'scheduler tick failed'))
+      .finally(() => {
+        s.running = null;
+        scheduleTick(s, s.tickMs);
+      });
+  }, delayMs);
 }

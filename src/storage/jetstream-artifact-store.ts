@@ -12,12 +12,14 @@ import { openObjectBucket } from '../infra/nats-buckets.js';
 import { isNatsUnavailable } from '../infra/nats-unavailable.js';
 import { ARTIFACT_BUCKET } from '../ledger/streams.js';
 import {
+  type ArtifactCheck,
   ArtifactConflictError,
   ArtifactCorruptError,
   type ArtifactStore,
   digestCounter,
   digestOf,
   lockNotEnforced,
+  type ObjectBody,
   piecesOf,
   sameDigest,
 } from './artifact-store.js';
@@ -81,133 +83,31 @@ async function withRetries<T>(op: () => Promise<T>): Promise<T> {
 }
 
 export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): ArtifactStore {
-  async function metaOf(name: string): Promise<ObjectMeta | null> {
-    const m = await withRetries(() => jsm.streams.getMessage(STREAM, { last_by_subj: metaSubject(name) }));
-    if (!m) return null;
-    const meta = m.json<ObjectMeta>();
-    return meta.deleted ? null : meta;
-  }
-
-  /** The object's chunks in stream order, read from the leader; a chunk that is not there is reported, never waited for. */
-  async function read(meta: ObjectMeta): Promise<Uint8Array> {
-    const parts: Uint8Array[] = [];
-    let seq = 1;
-    for (let i = 0; i < meta.chunks; i++) {
-      // STREAM.MSG.GET takes next_by_subj from nats-server 2.9 on; the client's type names only seq and last_by_subj.
-      const query = { seq, next_by_subj: chunkSubject(meta.nuid) } as unknown as { seq: number };
-      const m: StoredMsg | null = await withRetries(() => jsm.streams.getMessage(STREAM, query));
-      if (!m)
-        throw new ArtifactCorruptError(
-          `${meta.name}: chunk ${i + 1} of ${meta.chunks} is missing from storage`,
-          meta.name,
-        );
-      parts.push(m.data);
-      seq = m.seq + 1;
-    }
-    const bytes = Buffer.concat(parts);
-    if (bytes.byteLength !== meta.size)
-      throw new ArtifactCorruptError(
-        `${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`,
-        meta.name,
-      );
-    if (!sameDigest(digestOf(bytes), meta.digest))
-      throw new ArtifactCorruptError(
-        `${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`,
-        meta.name,
-      );
-    return bytes;
-  }
-
-  async function publish(subject: string, data: Uint8Array | string, msgID: string, expectNew = false) {
-    return withRetries(() =>
-      js.publish(subject, data, {
-        msgID,
-        timeout: 10_000,
-        ...(expectNew ? { expect: { lastSubjectSequence: 0 } } : {}),
-      }),
-    );
-  }
-
-  /** Already stored under `name`: fine when it is these bytes (a retried write), refused otherwise (write-once). */
-  function alreadyStored(name: string, existing: ObjectMeta, digest: string, size: number): void {
-    if (sameDigest(existing.digest, digest) && existing.size === size) return;
-    throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
-  }
-
+  const c: Clients = { js, jsm };
   const store: ArtifactStore = {
     kind: 'jetstream',
     locks: false,
     keepsMadeEvidence: false,
-    async put(name, body) {
-      const seen = digestCounter();
-      const existing = await metaOf(name);
-      if (existing) {
-        for await (const piece of piecesOf(body, CHUNK_BYTES)) seen.add(piece);
-        return alreadyStored(name, existing, seen.digest(), seen.size);
-      }
-      // Chunks go out as the body arrives; the meta entry, with the digest, last.
-      const id = nuid.next();
-      let chunks = 0;
-      for await (const piece of piecesOf(body, CHUNK_BYTES)) {
-        seen.add(piece);
-        await publish(chunkSubject(id), piece, `${id}.${chunks}`);
-        chunks++;
-      }
-      const digest = seen.digest();
-      const meta: ObjectMeta = {
-        name,
-        bucket: ARTIFACT_BUCKET,
-        nuid: id,
-        size: seen.size,
-        chunks,
-        digest,
-        mtime: new Date().toISOString(),
-        deleted: false,
-        options: { max_chunk_size: CHUNK_BYTES },
-      };
-      try {
-        // Expected last subject sequence 0: a second writer of the name is refused by the server too.
-        await publish(metaSubject(name), JSON.stringify(meta), `${id}.meta`, true);
-      } catch (err) {
-        if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
-        const winner = await metaOf(name);
-        if (!winner) throw err;
-        alreadyStored(name, winner, digest, seen.size);
-      }
-    },
+    put: (name, body) => putObject(c, name, body),
     async get(name) {
-      const meta = await metaOf(name);
-      return meta ? read(meta) : null;
+      const meta = await metaOf(c, name);
+      return meta ? readObject(c, meta) : null;
     },
     async read(name, range) {
       // Chunks are checked against the whole object's digest, so a range is cut from the whole object here.
-      const meta = await metaOf(name);
+      const meta = await metaOf(c, name);
       if (!meta) return null;
-      const bytes = await read(meta);
+      const bytes = await readObject(c, meta);
       const part = range ? bytes.subarray(range.start, range.end + 1) : bytes;
       return { size: bytes.byteLength, body: [part] };
     },
-    async digest(name) {
-      return (await metaOf(name))?.digest ?? null;
-    },
+    digest: async (name) => (await metaOf(c, name))?.digest ?? null,
     async stat(name) {
-      const meta = await metaOf(name);
+      const meta = await metaOf(c, name);
       return meta ? { size: meta.size, digest: meta.digest } : null;
     },
-    async check(name) {
-      const meta = await metaOf(name);
-      if (!meta) return { status: 'missing' };
-      try {
-        await read(meta);
-        return { status: 'ok', size: meta.size, digest: meta.digest };
-      } catch (err) {
-        if (err instanceof ArtifactCorruptError) return { status: 'corrupt', detail: err.message };
-        throw err;
-      }
-    },
-    async presign() {
-      return null;
-    },
+    check: (name) => checkObject(c, name),
+    presign: async () => null,
     lock: lockNotEnforced(
       (name) => store.stat(name),
       'Retention and legal hold need S3 storage with Object Lock (ARTIFACT_STORE=s3, docs/storage.md); the JetStream store cannot lock objects.',
@@ -216,6 +116,112 @@ export function artifactStoreOver(js: JetStreamClient, jsm: JetStreamManager): A
     health: () => null,
   };
   return store;
+}
+
+/** The clients the store reads and writes the object store's stream with. */
+interface Clients {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+async function metaOf({ jsm }: Clients, name: string): Promise<ObjectMeta | null> {
+  const m = await withRetries(() => jsm.streams.getMessage(STREAM, { last_by_subj: metaSubject(name) }));
+  if (!m) return null;
+  const meta = m.json<ObjectMeta>();
+  return meta.deleted ? null : meta;
+}
+
+/** The object's chunks in stream order, read from the leader; a chunk that is not there is reported, never waited for. */
+async function readObject({ jsm }: Clients, meta: ObjectMeta): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let seq = 1;
+  for (let i = 0; i < meta.chunks; i++) {
+    // STREAM.MSG.GET takes next_by_subj from nats-server 2.9 on; the client's type names only seq and last_by_subj.
+    const query = { seq, next_by_subj: chunkSubject(meta.nuid) } as unknown as { seq: number };
+    const m: StoredMsg | null = await withRetries(() => jsm.streams.getMessage(STREAM, query));
+    if (!m)
+      throw new ArtifactCorruptError(
+        `${meta.name}: chunk ${i + 1} of ${meta.chunks} is missing from storage`,
+        meta.name,
+      );
+    parts.push(m.data);
+    seq = m.seq + 1;
+  }
+  const bytes = Buffer.concat(parts);
+  if (bytes.byteLength !== meta.size)
+    throw new ArtifactCorruptError(`${meta.name}: ${bytes.byteLength} bytes stored, ${meta.size} recorded`, meta.name);
+  if (!sameDigest(digestOf(bytes), meta.digest))
+    throw new ArtifactCorruptError(
+      `${meta.name}: stored bytes do not match the recorded digest ${meta.digest}`,
+      meta.name,
+    );
+  return bytes;
+}
+
+async function publish({ js }: Clients, subject: string, data: Uint8Array | string, msgID: string, expectNew = false) {
+  return withRetries(() =>
+    js.publish(subject, data, {
+      msgID,
+      timeout: 10_000,
+      ...(expectNew ? { expect: { lastSubjectSequence: 0 } } : {}),
+    }),
+  );
+}
+
+/** Already stored under `name`: fine when it is these bytes (a retried write), refused otherwise (write-once). */
+function alreadyStored(name: string, existing: ObjectMeta, digest: string, size: number): void {
+  if (sameDigest(existing.digest, digest) && existing.size === size) return;
+  throw new ArtifactConflictError(`${name} is stored already with other bytes; artifacts are write-once`);
+}
+
+/** ArtifactStore.put: the chunks as the body arrives, then the meta entry with the digest, written once. */
+async function putObject(c: Clients, name: string, body: ObjectBody): Promise<void> {
+  const seen = digestCounter();
+  const existing = await metaOf(c, name);
+  if (existing) {
+    for await (const piece of piecesOf(body, CHUNK_BYTES)) seen.add(piece);
+    return alreadyStored(name, existing, seen.digest(), seen.size);
+  }
+  const id = nuid.next();
+  let chunks = 0;
+  for await (const piece of piecesOf(body, CHUNK_BYTES)) {
+    seen.add(piece);
+    await publish(c, chunkSubject(id), piece, `${id}.${chunks}`);
+    chunks++;
+  }
+  const digest = seen.digest();
+  const meta: ObjectMeta = {
+    name,
+    bucket: ARTIFACT_BUCKET,
+    nuid: id,
+    size: seen.size,
+    chunks,
+    digest,
+    mtime: new Date().toISOString(),
+    deleted: false,
+    options: { max_chunk_size: CHUNK_BYTES },
+  };
+  try {
+    // Expected last subject sequence 0: a second writer of the name is refused by the server too.
+    await publish(c, metaSubject(name), JSON.stringify(meta), `${id}.meta`, true);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
+    const winner = await metaOf(c, name);
+    if (!winner) throw err;
+    alreadyStored(name, winner, digest, seen.size);
+  }
+}
+
+async function checkObject(c: Clients, name: string): Promise<ArtifactCheck> {
+  const meta = await metaOf(c, name);
+  if (!meta) return { status: 'missing' };
+  try {
+    await readObject(c, meta);
+    return { status: 'ok', size: meta.size, digest: meta.digest };
+  } catch (err) {
+    if (err instanceof ArtifactCorruptError) return { status: 'corrupt', detail: err.message };
+    throw err;
+  }
 }
 
 /**

@@ -4,7 +4,12 @@ import { storedNamesIn } from './jetstream-artifact-store.js';
 import { certificateObjectName } from '../evidence/certificate-storage.js';
 import { corroborationObjectName } from '../vantages/corroboration-storage.js';
 import type { StoredEvent } from '../ledger/event-store.js';
-import { type LedgerWalkOptions, namedObjects, walkCompletedCaptures } from './stored-evidence-check.js';
+import {
+  type Completed,
+  type LedgerWalkOptions,
+  namedObjects,
+  walkCompletedCaptures,
+} from './stored-evidence-check.js';
 import { whileNatsUnavailable } from '../infra/nats-unavailable.js';
 
 /**
@@ -66,147 +71,149 @@ export interface MigrationOptions extends LedgerWalkOptions {
   onObject?(tally: MigrationTally): void;
 }
 
+/** A migration under way: its options, running totals, and how the source is read (waiting through outages). */
+interface Migration {
+  opts: MigrationOptions;
+  tally: MigrationTally;
+  fromSource<T>(work: () => Promise<T>): Promise<T>;
+}
+
+type ObjectProblem = Pick<MigrationProblem, 'status' | 'detail'>;
+
 export async function migrateStoredEvidence(opts: MigrationOptions): Promise<MigrationTally> {
-  const tally: MigrationTally = {
-    captures: 0,
-    objects: 0,
-    copied: 0,
-    present: 0,
-    missing: 0,
-    corrupt: 0,
-    bytes: 0,
-    lastSeq: opts.fromSeq - 1,
-  };
   const budgetMs = opts.unavailableBudgetMs ?? 120_000;
-  const fromSource = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs });
-  tally.lastSeq = await walkCompletedCaptures(
+  const m: Migration = {
     opts,
-    async (e, data) => {
-      tally.captures++;
-      const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
-      // The ledger names the artifacts; the diffs made of the capture since (change certificates, diff evidence)
-      // are found by their names in the source, which carry a hash of the diff options the ledger does not record.
-      const made = opts.diffObjectsOf ? await fromSource(() => opts.diffObjectsOf!(data.captureId)) : [];
-      for (const [artifact, object] of [...namedObjects(data), ...made.map((o): [string, string] => ['diff', o])]) {
-        tally.objects++;
-        const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId, artifact, object };
-        const problem = await copyOne(object, until);
-        if (problem) {
-          tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
-          await opts.onProblem({ ...at, ...problem });
-        }
-        opts.onObject?.(tally);
-      }
-      const certificate = opts.certificateOf ? await fromSource(() => opts.certificateOf!(data.captureId)) : null;
-      if (certificate) {
-        tally.objects++;
-        const object = certificateObjectName(data.captureId);
-        const problem = await copyBytes(object, certificate, until);
-        if (problem) {
-          tally.corrupt++;
-          await opts.onProblem({
-            seq: e.seq,
-            tenantId: e.event.tenantId,
-            captureId: data.captureId,
-            artifact: 'certificate',
-            object,
-            ...problem,
-          });
-        }
-        opts.onObject?.(tally);
-      }
+    tally: {
+      captures: 0,
+      objects: 0,
+      copied: 0,
+      present: 0,
+      missing: 0,
+      corrupt: 0,
+      bytes: 0,
+      lastSeq: opts.fromSeq - 1,
     },
-    migrateCorroboration,
+    fromSource: (work) => whileNatsUnavailable(work, { budgetMs }),
+  };
+  m.tally.lastSeq = await walkCompletedCaptures(
+    opts,
+    (e, data) => migrateCapture(m, e, data),
+    (e) => migrateCorroboration(m, e),
   );
-  return tally;
+  return m.tally;
+}
 
-  /** A corroboration record issued: its members' objects are in the target already (the ledger's order). */
-  async function migrateCorroboration(e: StoredEvent) {
-    if (e.event.type !== 'capture.corroboration_attested' || !opts.corroborationRecordOf) return;
-    const { corroborationId, captureIds } = e.event.data as { corroborationId: string; captureIds: string[] };
-    const record = await fromSource(() => opts.corroborationRecordOf!(corroborationId));
-    if (!record) return;
-    const until = await latestRetention(captureIds);
-    for (const captureId of captureIds) {
-      tally.objects++;
-      const object = corroborationObjectName(captureId, corroborationId);
-      const problem = await copyBytes(object, record, until);
-      if (problem) {
-        tally.corrupt++;
-        await opts.onProblem({
-          seq: e.seq,
-          tenantId: e.event.tenantId,
-          captureId,
-          artifact: 'corroboration',
-          object,
-          ...problem,
-        });
-      }
-      opts.onObject?.(tally);
-    }
+/** A completed capture: the objects the ledger names, the diffs made of it, and its issued certificate. */
+async function migrateCapture(m: Migration, e: StoredEvent, data: Completed): Promise<void> {
+  const { opts, tally } = m;
+  tally.captures++;
+  const until = opts.retainUntil ? await opts.retainUntil(e.event.tenantId, new Date(data.completedAt)) : null;
+  const at = { seq: e.seq, tenantId: e.event.tenantId, captureId: data.captureId };
+  // The ledger names the artifacts; the diffs made of the capture since (change certificates, diff evidence)
+  // are found by their names in the source, which carry a hash of the diff options the ledger does not record.
+  const made = opts.diffObjectsOf ? await m.fromSource(() => opts.diffObjectsOf!(data.captureId)) : [];
+  for (const [artifact, object] of [...namedObjects(data), ...made.map((o): [string, string] => ['diff', o])])
+    await migrated(m, { ...at, artifact, object }, await copyOne(m, object, until));
+  const certificate = opts.certificateOf ? await m.fromSource(() => opts.certificateOf!(data.captureId)) : null;
+  if (certificate) {
+    const object = certificateObjectName(data.captureId);
+    await migrated(m, { ...at, artifact: 'certificate', object }, await copyBytes(m, object, certificate, until));
   }
+}
 
-  /** The latest date the target holds any member's objects to (listed under its id; null where it cannot lock). */
-  async function latestRetention(captureIds: string[]): Promise<Date | null> {
-    const { lock, list } = opts.target;
-    let latest: Date | null = null;
-    for (const captureId of captureIds) {
-      const [first] = await list(`${captureId}/`);
-      const held = first ? (await lock.state(first))?.retainUntil : null;
-      if (held && (!latest || held > latest)) latest = held;
-    }
-    return latest;
+/** A corroboration record issued: its members' objects are in the target already (the ledger's order). */
+async function migrateCorroboration(m: Migration, e: StoredEvent): Promise<void> {
+  const { opts } = m;
+  if (e.event.type !== 'capture.corroboration_attested' || !opts.corroborationRecordOf) return;
+  const { corroborationId, captureIds } = e.event.data as { corroborationId: string; captureIds: string[] };
+  const record = await m.fromSource(() => opts.corroborationRecordOf!(corroborationId));
+  if (!record) return;
+  const until = await latestRetention(m, captureIds);
+  for (const captureId of captureIds) {
+    const object = corroborationObjectName(captureId, corroborationId);
+    const at = { seq: e.seq, tenantId: e.event.tenantId, captureId, artifact: 'corroboration', object };
+    await migrated(m, at, await copyBytes(m, object, record, until));
   }
+}
 
-  /** Retains an object the target holds already: storage only ever extends, so a longer date stands. */
-  async function retainPresent(object: string, until: Date | null) {
-    if (until)
-      await opts.target.lock.retain(object, until).catch((err: unknown) => {
-        if (!(err instanceof ArtifactLockedError)) throw err;
-      });
+/** One object done: counted, its problem (a conflict counts as corrupt) reported, progress told. */
+async function migrated(
+  m: Migration,
+  at: Omit<MigrationProblem, 'status' | 'detail'>,
+  problem: ObjectProblem | null,
+): Promise<void> {
+  m.tally.objects++;
+  if (problem) {
+    m.tally[problem.status === 'conflict' ? 'corrupt' : problem.status]++;
+    await m.opts.onProblem({ ...at, ...problem });
   }
+  m.opts.onObject?.(m.tally);
+}
 
-  /** Bytes read from elsewhere than the artifacts store (an issued certificate): copied, or found there already. */
-  async function copyBytes(object: string, bytes: Uint8Array, until: Date | null) {
-    const have = await opts.target.stat(object);
-    if (have && have.digest.replace(/=+$/, '') === digestOf(bytes).replace(/=+$/, '')) {
-      tally.present++;
-      await retainPresent(object, until);
-      return null;
-    }
-    if (have)
-      return { status: 'conflict' as const, detail: `the target holds other bytes (${have.digest}) under this name` };
-    await opts.target.put(object, bytes, until ? { retainUntil: until } : {});
-    tally.copied++;
-    tally.bytes += bytes.byteLength;
+/** The latest date the target holds any member's objects to (listed under its id; null where it cannot lock). */
+async function latestRetention(m: Migration, captureIds: string[]): Promise<Date | null> {
+  const { lock, list } = m.opts.target;
+  let latest: Date | null = null;
+  for (const captureId of captureIds) {
+    const [first] = await list(`${captureId}/`);
+    const held = first ? (await lock.state(first))?.retainUntil : null;
+    if (held && (!latest || held > latest)) latest = held;
+  }
+  return latest;
+}
+
+/** Retains an object the target holds already: storage only ever extends, so a longer date stands. */
+async function retainPresent(m: Migration, object: string, until: Date | null) {
+  if (until)
+    await m.opts.target.lock.retain(object, until).catch((err: unknown) => {
+      if (!(err instanceof ArtifactLockedError)) throw err;
+    });
+}
+
+/** Bytes read from elsewhere than the artifacts store (an issued certificate): copied, or found there already. */
+async function copyBytes(
+  m: Migration,
+  object: string,
+  bytes: Uint8Array,
+  until: Date | null,
+): Promise<ObjectProblem | null> {
+  const have = await m.opts.target.stat(object);
+  if (have && have.digest.replace(/=+$/, '') === digestOf(bytes).replace(/=+$/, '')) {
+    m.tally.present++;
+    await retainPresent(m, object, until);
     return null;
   }
+  if (have) return { status: 'conflict', detail: `the target holds other bytes (${have.digest}) under this name` };
+  await m.opts.target.put(object, bytes, until ? { retainUntil: until } : {});
+  m.tally.copied++;
+  m.tally.bytes += bytes.byteLength;
+  return null;
+}
 
-  async function copyOne(
-    object: string,
-    until: Date | null,
-  ): Promise<Pick<MigrationProblem, 'status' | 'detail'> | null> {
-    const [have, stat] = await Promise.all([opts.target.stat(object), fromSource(() => opts.source.stat(object))]);
-    if (have && stat && have.digest.replace(/=+$/, '') === stat.digest.replace(/=+$/, '')) {
-      tally.present++;
-      await retainPresent(object, until);
-      return null;
-    }
-    if (!stat) return { status: 'missing', detail: 'not in the source store' };
-    let bytes: Uint8Array | null;
-    try {
-      bytes = await fromSource(() => opts.source.get(object));
-    } catch (err) {
-      if (!(err instanceof ArtifactCorruptError)) throw err;
-      return { status: 'corrupt', detail: err.message };
-    }
-    if (!bytes) return { status: 'missing', detail: 'not in the source store' };
-    if (have) return { status: 'conflict', detail: `the target holds other bytes (${have.digest}) under this name` };
-    await opts.target.put(object, bytes, until ? { retainUntil: until } : {});
-    tally.copied++;
-    tally.bytes += bytes.byteLength;
+/** An object of the source store: copied after its digest is checked, or found in the target already. */
+async function copyOne(m: Migration, object: string, until: Date | null): Promise<ObjectProblem | null> {
+  const { source, target } = m.opts;
+  const [have, stat] = await Promise.all([target.stat(object), m.fromSource(() => source.stat(object))]);
+  if (have && stat && have.digest.replace(/=+$/, '') === stat.digest.replace(/=+$/, '')) {
+    m.tally.present++;
+    await retainPresent(m, object, until);
     return null;
   }
+  if (!stat) return { status: 'missing', detail: 'not in the source store' };
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await m.fromSource(() => source.get(object));
+  } catch (err) {
+    if (!(err instanceof ArtifactCorruptError)) throw err;
+    return { status: 'corrupt', detail: err.message };
+  }
+  if (!bytes) return { status: 'missing', detail: 'not in the source store' };
+  if (have) return { status: 'conflict', detail: `the target holds other bytes (${have.digest}) under this name` };
+  await target.put(object, bytes, until ? { retainUntil: until } : {});
+  m.tally.copied++;
+  m.tally.bytes += bytes.byteLength;
+  return null;
 }
 
 /**

@@ -92,148 +92,169 @@ const describeRecord = (r: LeafRecord): string =>
 const where = (f: LedgerFact) =>
   `tenant ${f.tenantId}, LEDGER sequence ${f.seq}${f.index > 0 ? ` event ${f.index + 1}` : ''}`;
 
+type CaptureLeaf = LoggedLeaf & { record: Extract<LeafRecord, { kind: 'capture' }> };
+
+/** The leaves and facts indexed for the audit, the leaves a fact accounts for, and what was found so far. */
+interface Audit {
+  leavesByData: Map<string, LoggedLeaf[]>;
+  leavesByCapture: Map<string, CaptureLeaf[]>;
+  factsByCapture: Map<string, LedgerFact[]>;
+  /** Leaf indexes a ledger fact accounts for (its own leaf, or the mismatching leaf of its capture). */
+  explained: Set<number>;
+  findings: AuditFinding[];
+}
+
 export function auditLog(facts: readonly LedgerFact[], leaves: readonly LoggedLeaf[]): LogAuditReport {
-  const findings: AuditFinding[] = [];
-  const leavesByData = new Map<string, LoggedLeaf[]>();
-  const leavesByCapture = new Map<string, Array<LoggedLeaf & { record: Extract<LeafRecord, { kind: 'capture' }> }>>();
+  const audit: Audit = {
+    leavesByData: new Map(),
+    leavesByCapture: new Map(),
+    factsByCapture: new Map(),
+    explained: new Set(),
+    findings: [],
+  };
+  indexLeaves(audit, leaves);
+  for (const fact of facts) {
+    if (fact.captureId !== null) {
+      const hash = captureIdHash(fact.captureId);
+      audit.factsByCapture.set(hash, [...(audit.factsByCapture.get(hash) ?? []), fact]);
+    }
+  }
+  for (const fact of facts) checkFact(audit, fact);
+  for (const leaf of leaves) if (!audit.explained.has(leaf.index)) checkUnexplainedLeaf(audit, leaf);
+  checkOneBundlePerCapture(audit);
+  // With the same leaves, the order must be the ledger's (every process computes one tree).
+  if (audit.findings.length === 0) checkOrder(audit, facts, leaves);
+  return {
+    ok: audit.findings.length === 0,
+    leaves: leaves.length,
+    facts: facts.length,
+    captures: audit.factsByCapture.size,
+    findings: audit.findings,
+  };
+}
+
+/** Index the log's leaves by their bytes and by capture; a leaf that is no record is a finding. */
+function indexLeaves(audit: Audit, leaves: readonly LoggedLeaf[]): void {
   for (const leaf of leaves) {
     const record = parse(leaf.data);
     if (!record) {
-      findings.push({
+      audit.findings.push({
         kind: 'NOT A RECORD',
         leafIndex: leaf.index,
         message: `leaf ${leaf.index} is not a capture-ledger log record: ${leaf.data.slice(0, 120)}`,
       });
       continue;
     }
-    leavesByData.set(leaf.data, [...(leavesByData.get(leaf.data) ?? []), leaf]);
+    audit.leavesByData.set(leaf.data, [...(audit.leavesByData.get(leaf.data) ?? []), leaf]);
     if (record.kind === 'capture')
-      leavesByCapture.set(record.captureIdHash, [
-        ...(leavesByCapture.get(record.captureIdHash) ?? []),
+      audit.leavesByCapture.set(record.captureIdHash, [
+        ...(audit.leavesByCapture.get(record.captureIdHash) ?? []),
         { ...leaf, record },
       ]);
   }
+}
 
-  const factsByCapture = new Map<string, LedgerFact[]>();
-  for (const fact of facts) {
-    if (fact.captureId !== null) {
-      const hash = captureIdHash(fact.captureId);
-      factsByCapture.set(hash, [...(factsByCapture.get(hash) ?? []), fact]);
-    }
+/** A ledger fact has exactly one leaf with its bytes. */
+function checkFact(audit: Audit, fact: LedgerFact): void {
+  const record = parse(fact.leaf)!;
+  const same = audit.leavesByData.get(fact.leaf) ?? [];
+  for (const l of same) audit.explained.add(l.index);
+  if (same.length === 1) return;
+  const subject =
+    fact.captureId !== null
+      ? `capture ${fact.captureId} (${where(fact)})`
+      : `${describeRecord(record)} (${where(fact)})`;
+  if (same.length > 1) {
+    audit.findings.push({
+      kind: 'DUPLICATE',
+      ...(fact.captureId ? { captureId: fact.captureId } : {}),
+      leafIndex: same[1]!.index,
+      message: `${subject}: ${describeRecord(record)} has ${same.length} leaves in the log (${same.map((l) => l.index).join(', ')}); it must have one`,
+    });
+    return;
   }
-
-  // Every ledger fact: exactly one leaf with its bytes.
-  const explained = new Set<number>();
-  for (const fact of facts) {
-    const record = parse(fact.leaf)!;
-    const same = leavesByData.get(fact.leaf) ?? [];
-    for (const l of same) explained.add(l.index);
-    if (same.length === 1) continue;
-    const subject =
-      fact.captureId !== null
-        ? `capture ${fact.captureId} (${where(fact)})`
-        : `${describeRecord(record)} (${where(fact)})`;
-    if (same.length > 1) {
-      findings.push({
-        kind: 'DUPLICATE',
-        ...(fact.captureId ? { captureId: fact.captureId } : {}),
-        leafIndex: same[1]!.index,
-        message: `${subject}: ${describeRecord(record)} has ${same.length} leaves in the log (${same.map((l) => l.index).join(', ')}); it must have one`,
-      });
-      continue;
-    }
-    // No leaf with these bytes: a leaf of the same capture saying something else is a mismatch, none at all is missing.
-    const others =
-      fact.captureId !== null
-        ? (leavesByCapture.get(captureIdHash(fact.captureId)) ?? []).filter((l) => l.data !== fact.leaf)
-        : [];
-    const unexplained = others.filter(
-      (l) => !(factsByCapture.get(l.record.captureIdHash) ?? []).some((f) => f.leaf === l.data),
-    );
-    if (unexplained.length > 0) {
-      const l = unexplained[0]!;
-      for (const u of unexplained) explained.add(u.index);
-      const what =
-        l.record.bundleHash !== (record as { bundleHash: string }).bundleHash
-          ? `the log's leaf ${l.index} says bundle ${l.record.bundleHash}, the ledger signed ${(record as { bundleHash: string }).bundleHash}`
-          : `the log's leaf ${l.index} is ${l.data}, the ledger's event makes ${fact.leaf}`;
-      findings.push({
-        kind: 'MISMATCH',
-        captureId: fact.captureId!,
-        leafIndex: l.index,
-        message: `${subject}: ${what}`,
-      });
-    } else {
-      findings.push({
-        kind: 'MISSING',
-        ...(fact.captureId ? { captureId: fact.captureId } : {}),
-        message: `${subject}: ${describeRecord(record)} has no leaf in the log`,
-      });
-    }
+  // No leaf with these bytes: a leaf of the same capture saying something else is a mismatch, none at all is missing.
+  const others =
+    fact.captureId !== null
+      ? (audit.leavesByCapture.get(captureIdHash(fact.captureId)) ?? []).filter((l) => l.data !== fact.leaf)
+      : [];
+  const unexplained = others.filter(
+    (l) => !(audit.factsByCapture.get(l.record.captureIdHash) ?? []).some((f) => f.leaf === l.data),
+  );
+  if (unexplained.length > 0) {
+    const l = unexplained[0]!;
+    for (const u of unexplained) audit.explained.add(u.index);
+    const what =
+      l.record.bundleHash !== (record as { bundleHash: string }).bundleHash
+        ? `the log's leaf ${l.index} says bundle ${l.record.bundleHash}, the ledger signed ${(record as { bundleHash: string }).bundleHash}`
+        : `the log's leaf ${l.index} is ${l.data}, the ledger's event makes ${fact.leaf}`;
+    audit.findings.push({
+      kind: 'MISMATCH',
+      captureId: fact.captureId!,
+      leafIndex: l.index,
+      message: `${subject}: ${what}`,
+    });
+  } else {
+    audit.findings.push({
+      kind: 'MISSING',
+      ...(fact.captureId ? { captureId: fact.captureId } : {}),
+      message: `${subject}: ${describeRecord(record)} has no leaf in the log`,
+    });
   }
+}
 
-  // Every leaf: one of the ledger's facts.
-  for (const leaf of leaves) {
-    if (explained.has(leaf.index)) continue;
-    const record = parse(leaf.data);
-    if (!record) continue;
-    if (record.kind === 'capture') {
-      const known = factsByCapture.get(record.captureIdHash);
-      findings.push(
-        known
-          ? {
-              kind: 'MISMATCH',
-              captureId: known[0]!.captureId!,
-              leafIndex: leaf.index,
-              message: `capture ${known[0]!.captureId} (${where(known[0]!)}): the log's leaf ${leaf.index} says ${describeRecord(record)}, which the ledger never signed for it`,
-            }
-          : {
-              kind: 'UNKNOWN',
-              leafIndex: leaf.index,
-              message: `leaf ${leaf.index} is ${describeRecord(record)} of a capture the ledger has no signed bundle of (captureIdHash ${record.captureIdHash})`,
-            },
-      );
-    } else {
-      findings.push({
-        kind: 'UNKNOWN',
-        leafIndex: leaf.index,
-        message: `leaf ${leaf.index} is ${describeRecord(record)}, which no ledger event publishes`,
-      });
-    }
+/** A leaf no ledger fact accounts for: a mismatch when its capture is known, else unknown. */
+function checkUnexplainedLeaf(audit: Audit, leaf: LoggedLeaf): void {
+  const record = parse(leaf.data);
+  if (!record) return;
+  if (record.kind !== 'capture') {
+    audit.findings.push({
+      kind: 'UNKNOWN',
+      leafIndex: leaf.index,
+      message: `leaf ${leaf.index} is ${describeRecord(record)}, which no ledger event publishes`,
+    });
+    return;
   }
+  const known = audit.factsByCapture.get(record.captureIdHash);
+  audit.findings.push(
+    known
+      ? {
+          kind: 'MISMATCH',
+          captureId: known[0]!.captureId!,
+          leafIndex: leaf.index,
+          message: `capture ${known[0]!.captureId} (${where(known[0]!)}): the log's leaf ${leaf.index} says ${describeRecord(record)}, which the ledger never signed for it`,
+        }
+      : {
+          kind: 'UNKNOWN',
+          leafIndex: leaf.index,
+          message: `leaf ${leaf.index} is ${describeRecord(record)} of a capture the ledger has no signed bundle of (captureIdHash ${record.captureIdHash})`,
+        },
+  );
+}
 
-  // One capture, one signed bundle: a second one was written past the tenant actor (which refuses it).
-  for (const [, list] of factsByCapture) {
+/** One capture, one signed bundle: a second one was written past the tenant actor (which refuses it). */
+function checkOneBundlePerCapture(audit: Audit): void {
+  for (const [, list] of audit.factsByCapture) {
     const bundles = new Set(list.map((f) => f.leaf));
     if (bundles.size > 1) {
       const [a, b] = list;
-      findings.push({
+      audit.findings.push({
         kind: 'SECOND BUNDLE',
         captureId: a!.captureId!,
         message: `capture ${a!.captureId}: the ledger signed ${bundles.size} different bundles for it (${where(a!)}; ${where(b!)}); a capture has one outcome`,
       });
     }
   }
+}
 
-  // With the same leaves, the order must be the ledger's (every process computes one tree).
-  if (findings.length === 0) {
-    const at = facts.findIndex((f, i) => leaves[i]?.data !== f.leaf);
-    if (at >= 0) {
-      const f = facts[at]!;
-      findings.push({
-        kind: 'ORDER',
-        ...(f.captureId ? { captureId: f.captureId } : {}),
-        leafIndex: at,
-        message: `leaf ${at} is not the ledger's logged event number ${at + 1} (${f.captureId ? `capture ${f.captureId}, ` : ''}${where(f)}): the log is not in ledger order`,
-      });
-    }
-  }
-
-  return {
-    ok: findings.length === 0,
-    leaves: leaves.length,
-    facts: facts.length,
-    captures: factsByCapture.size,
-    findings,
-  };
+function checkOrder(audit: Audit, facts: readonly LedgerFact[], leaves: readonly LoggedLeaf[]): void {
+  const at = facts.findIndex((f, i) => leaves[i]?.data !== f.leaf);
+  if (at < 0) return;
+  const f = facts[at]!;
+  audit.findings.push({
+    kind: 'ORDER',
+    ...(f.captureId ? { captureId: f.captureId } : {}),
+    leafIndex: at,
+    message: `leaf ${at} is not the ledger's logged event number ${at + 1} (${f.captureId ? `capture ${f.captureId}, ` : ''}${where(f)}): the log is not in ledger order`,
+  });
 }

@@ -55,7 +55,6 @@ export async function monitorOnce(
   state: MonitorState,
   opts: { rederive?: boolean; captureIds?: string[] } = {},
 ): Promise<MonitorResult> {
-  const findings: Finding[] = [];
   let cp: Checkpoint;
   let note: string;
   try {
@@ -70,91 +69,113 @@ export async function monitorOnce(
     };
   }
   const seen: SeenCheckpoint = { size: cp.size, rootHash: b64(cp.rootHash), note };
-
-  for (const old of state.checkpoints) {
-    if (old.size === cp.size && old.rootHash !== seen.rootHash) {
-      findings.push({
-        kind: 'fork',
-        message: `FORK: two signed checkpoints of tree size ${cp.size} have different roots (${old.rootHash} before, ${seen.rootHash} now)`,
-      });
-    }
-  }
-  const largest = state.checkpoints.reduce<SeenCheckpoint | null>((a, c) => (!a || c.size > a.size ? c : a), null);
-  if (largest && findings.length === 0) {
-    const [first, second] = cp.size >= largest.size ? [largest, seen] : [seen, largest];
-    if (cp.size < largest.size)
-      findings.push({
-        kind: 'rollback',
-        message: `the log went back: its checkpoint is of ${cp.size} leaves, but one of ${largest.size} was seen before`,
-      });
-    if (first.size !== second.size) {
-      try {
-        const proof = (await client.consistency(first.size, second.size)).map(fromB64);
-        if (!verifyConsistency(first.size, second.size, fromB64(first.rootHash), fromB64(second.rootHash), proof)) {
-          findings.push({
-            kind: 'inconsistent',
-            message: `INCONSISTENT: the tree of ${second.size} leaves is not an append-only extension of the tree of ${first.size} seen before (the consistency proof fails): leaves were changed or removed`,
-          });
-        }
-      } catch (err) {
-        findings.push({
-          kind: 'inconsistent',
-          message: `INCONSISTENT: the log gives no consistency proof from ${first.size} to ${second.size}: ${(err as Error).message}`,
-        });
-      }
-    }
-  }
-
+  const findings = forkFindings(state, seen);
+  if (findings.length === 0) findings.push(...(await growthFindings(client, state, seen)));
   let entries: Uint8Array[] | null = null;
   if (opts.rederive) {
-    let derived: Awaited<ReturnType<typeof rederive>> | null = null;
-    try {
-      derived = await rederive(client, cp.size);
-    } catch (err) {
-      findings.push({ kind: 'tiles', message: `the tiles cannot be read back: ${(err as Error).message}` });
-    }
-    if (derived) {
-      entries = derived.entries;
-      if (derived.problem) findings.push({ kind: 'tiles', message: derived.problem });
-      else if (b64(derived.root) !== seen.rootHash) {
-        findings.push({
-          kind: 'tiles',
-          message: `the tiles do not re-derive the checkpoint: their root of ${cp.size} leaves is ${b64(derived.root)}, the checkpoint's ${seen.rootHash}`,
-        });
-      }
-      // One capture, one leaf: a second capture leaf for the same ID is a second bundle signed for it.
-      const firstOf = new Map<string, number>();
-      derived.entries.forEach((e, i) => {
-        let leaf;
-        try {
-          leaf = decodeLeaf(e);
-        } catch {
-          return;
-        }
-        if (leaf.kind !== 'capture') return;
-        const first = firstOf.get(leaf.captureIdHash);
-        if (first === undefined) firstOf.set(leaf.captureIdHash, i);
-        else
-          findings.push({
-            kind: 'duplicate-capture',
-            message: `SECOND BUNDLE: leaves ${first} and ${i} are two different bundles of one capture (captureIdHash ${leaf.captureIdHash})`,
-          });
-      });
-    }
+    const checked = await tileFindings(client, seen);
+    entries = checked.entries;
+    findings.push(...checked.findings);
   }
-
   for (const captureId of opts.captureIds ?? []) {
     const problem = await checkCapture(client, cp, captureId, entries).catch(
       (err: Error) => `cannot be checked: ${err.message}`,
     );
     if (problem) findings.push({ kind: 'missing-capture', message: `MISSING: capture ${captureId} ${problem}` });
   }
-
   const nextState =
     findings.length === 0 && !state.checkpoints.some((c) => c.size === seen.size)
       ? { checkpoints: [...state.checkpoints, seen] }
       : state;
   return { checkpoint: seen, findings, state: nextState };
+}
+
+/** Two signed checkpoints of one size with different roots. */
+function forkFindings(state: MonitorState, seen: SeenCheckpoint): Finding[] {
+  return state.checkpoints
+    .filter((old) => old.size === seen.size && old.rootHash !== seen.rootHash)
+    .map((old) => ({
+      kind: 'fork' as const,
+      message: `FORK: two signed checkpoints of tree size ${seen.size} have different roots (${old.rootHash} before, ${seen.rootHash} now)`,
+    }));
+}
+
+/** Against the largest checkpoint seen before: the log went back, or the larger tree does not extend the smaller. */
+async function growthFindings(client: LogClient, state: MonitorState, seen: SeenCheckpoint): Promise<Finding[]> {
+  const largest = state.checkpoints.reduce<SeenCheckpoint | null>((a, c) => (!a || c.size > a.size ? c : a), null);
+  if (!largest) return [];
+  const findings: Finding[] = [];
+  const [first, second] = seen.size >= largest.size ? [largest, seen] : [seen, largest];
+  if (seen.size < largest.size)
+    findings.push({
+      kind: 'rollback',
+      message: `the log went back: its checkpoint is of ${seen.size} leaves, but one of ${largest.size} was seen before`,
+    });
+  if (first.size === second.size) return findings;
+  try {
+    const proof = (await client.consistency(first.size, second.size)).map(fromB64);
+    if (!verifyConsistency(first.size, second.size, fromB64(first.rootHash), fromB64(second.rootHash), proof)) {
+      findings.push({
+        kind: 'inconsistent',
+        message: `INCONSISTENT: the tree of ${second.size} leaves is not an append-only extension of the tree of ${first.size} seen before (the consistency proof fails): leaves were changed or removed`,
+      });
+    }
+  } catch (err) {
+    findings.push({
+      kind: 'inconsistent',
+      message: `INCONSISTENT: the log gives no consistency proof from ${first.size} to ${second.size}: ${(err as Error).message}`,
+    });
+  }
+  return findings;
+}
+
+/** The tree re-derived from the tiles must have the checkpoint's root and one leaf per capture; its entries, when read. */
+async function tileFindings(
+  client: LogClient,
+  seen: SeenCheckpoint,
+): Promise<{ entries: Uint8Array[] | null; findings: Finding[] }> {
+  let derived: Awaited<ReturnType<typeof rederive>>;
+  try {
+    derived = await rederive(client, seen.size);
+  } catch (err) {
+    return {
+      entries: null,
+      findings: [{ kind: 'tiles', message: `the tiles cannot be read back: ${(err as Error).message}` }],
+    };
+  }
+  const findings: Finding[] = [];
+  if (derived.problem) findings.push({ kind: 'tiles', message: derived.problem });
+  else if (b64(derived.root) !== seen.rootHash) {
+    findings.push({
+      kind: 'tiles',
+      message: `the tiles do not re-derive the checkpoint: their root of ${seen.size} leaves is ${b64(derived.root)}, the checkpoint's ${seen.rootHash}`,
+    });
+  }
+  findings.push(...secondBundleFindings(derived.entries));
+  return { entries: derived.entries, findings };
+}
+
+/** One capture, one leaf: a second capture leaf for the same ID is a second bundle signed for it. */
+function secondBundleFindings(entries: Uint8Array[]): Finding[] {
+  const findings: Finding[] = [];
+  const firstOf = new Map<string, number>();
+  entries.forEach((e, i) => {
+    let leaf;
+    try {
+      leaf = decodeLeaf(e);
+    } catch {
+      return;
+    }
+    if (leaf.kind !== 'capture') return;
+    const first = firstOf.get(leaf.captureIdHash);
+    if (first === undefined) firstOf.set(leaf.captureIdHash, i);
+    else
+      findings.push({
+        kind: 'duplicate-capture',
+        message: `SECOND BUNDLE: leaves ${first} and ${i} are two different bundles of one capture (captureIdHash ${leaf.captureIdHash})`,
+      });
+  });
+  return findings;
 }
 
 /** The tree rebuilt from the level-0 tiles, each tile checked against the hashes of its entries bundle. */

@@ -55,119 +55,11 @@ const system = (job: DeliveryJob) => ({
 });
 
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<WebhookDispatcher> {
-  const concurrency = deps.concurrency ?? 16;
-  const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const max = maxAttempts(deps.retryDelaysSec);
-
-  /** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
-  async function finished(deliveryId: string): Promise<boolean> {
-    return isDeliveryFinished(deps.pool, deliveryId);
-  }
-
-  async function deadLetter(job: DeliveryJob, attempts: number, reason: string): Promise<void> {
-    await deps.tenants.execute(
-      job.tenantId,
-      {
-        type: 'DeadLetterDelivery',
-        data: {
-          deliveryId: job.deliveryId,
-          webhookId: job.webhookId,
-          eventId: job.eventId,
-          eventType: job.eventType,
-          attempts,
-          reason,
-        },
-      },
-      system(job),
-    );
-  }
-
-  async function handle(msg: JsMsg): Promise<void> {
-    const job = decodeDeliveryJob(msg.data);
-    const attempt = msg.info.deliveryCount;
-    const log = deps.log.child({
-      deliveryId: job.deliveryId,
-      webhookId: job.webhookId,
-      eventId: job.eventId,
-      attempt,
-      correlationId: job.correlationId,
-    });
-    if (await finished(job.deliveryId)) {
-      msg.ack();
-      return;
-    }
-    if (attempt > max) {
-      // Its attempts were used up, the last by a dispatcher that stopped mid-delivery.
-      await deadLetter(
-        job,
-        max,
-        `no successful delivery after ${max} attempts (the dispatcher stopped during the last one)`,
-      );
-      msg.ack();
-      return;
-    }
-    const hook = await findWebhookSecrets(deps.pool, job.webhookId);
-    const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
-    if (!secret) {
-      // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
-      await deadLetter(
-        job,
-        attempt - 1,
-        'the webhook was deleted and its secret discarded before the event could be delivered',
-      );
-      msg.ack();
-      log.info('delivery dead-lettered: webhook deleted');
-      return;
-    }
-    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
-    try {
-      const sent = await sendWebhook(
-        { policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs },
-        { url: job.url, secret, eventId: job.eventId, body: job.body },
-      );
-      const decision = decideAfterAttempt(attempt, sent.result, deps.retryDelaysSec);
-      const nextAttemptAt =
-        decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
-      await deps.tenants.execute(
-        job.tenantId,
-        {
-          type: 'RecordDeliveryAttempt',
-          data: {
-            deliveryId: job.deliveryId,
-            webhookId: job.webhookId,
-            eventId: job.eventId,
-            eventType: job.eventType,
-            attempt,
-            outcome: decision.kind === 'delivered' ? 'delivered' : 'failed',
-            httpStatus: sent.httpStatus,
-            ...(sent.detail ? { detail: sent.detail } : {}),
-            latencyMs: sent.latencyMs,
-            ...(nextAttemptAt ? { nextAttemptAt } : {}),
-          },
-        },
-        system(job),
-      );
-      webhookDeliveries.inc({ outcome: decision.kind === 'retry' ? 'failed' : decision.kind });
-      switch (decision.kind) {
-        case 'delivered':
-          msg.ack();
-          log.info({ httpStatus: sent.httpStatus, latencyMs: sent.latencyMs }, 'webhook delivered');
-          break;
-        case 'retry':
-          msg.nak(decision.delayMs);
-          log.info({ detail: sent.detail, delayMs: decision.delayMs }, 'webhook attempt failed; will retry');
-          break;
-        case 'dead_letter':
-          await deadLetter(job, attempt, decision.reason);
-          msg.ack();
-          log.warn({ reason: decision.reason }, 'webhook delivery dead-lettered');
-          break;
-      }
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
+  const d: Dispatcher = {
+    deps,
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    max: maxAttempts(deps.retryDelaysSec),
+  };
   const queue = await runWorkQueue({
     js: deps.js,
     jsm: deps.jsm,
@@ -175,15 +67,143 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
     subject: WEBHOOK_JOB_SUBJECT,
     durable: DISPATCHER_CONSUMER,
     ackWaitMs: ACK_WAIT_MS,
-    concurrency,
+    concurrency: deps.concurrency ?? 16,
     spanName: 'webhook.delivery',
     log: deps.log,
-    handle,
+    handle: (msg) => handleDelivery(d, msg),
   });
-
   return {
     inFlight: () => queue.inFlight(),
     // Let running deliveries finish and record (bounded by the delivery timeout).
-    stop: () => queue.stop(timeoutMs + 5000),
+    stop: () => queue.stop(d.timeoutMs + 5000),
   };
+}
+
+/** The dispatcher's deps, its delivery timeout and how many attempts a delivery gets. */
+interface Dispatcher {
+  deps: WebhookDispatcherDeps;
+  timeoutMs: number;
+  max: number;
+}
+
+async function deadLetter(d: Dispatcher, job: DeliveryJob, attempts: number, reason: string): Promise<void> {
+  await d.deps.tenants.execute(
+    job.tenantId,
+    {
+      type: 'DeadLetterDelivery',
+      data: {
+        deliveryId: job.deliveryId,
+        webhookId: job.webhookId,
+        eventId: job.eventId,
+        eventType: job.eventType,
+        attempts,
+        reason,
+      },
+    },
+    system(job),
+  );
+}
+
+/** One delivery job: acked when finished already, dead-lettered when out of attempts or secret, else attempted. */
+async function handleDelivery(d: Dispatcher, msg: JsMsg): Promise<void> {
+  const { deps, max } = d;
+  const job = decodeDeliveryJob(msg.data);
+  const attempt = msg.info.deliveryCount;
+  const log = deps.log.child({
+    deliveryId: job.deliveryId,
+    webhookId: job.webhookId,
+    eventId: job.eventId,
+    attempt,
+    correlationId: job.correlationId,
+  });
+  // Already delivered or dead-lettered (a redelivery after a crash between recording and acking).
+  if (await isDeliveryFinished(deps.pool, job.deliveryId)) {
+    msg.ack();
+    return;
+  }
+  if (attempt > max) {
+    // Its attempts were used up, the last by a dispatcher that stopped mid-delivery.
+    await deadLetter(
+      d,
+      job,
+      max,
+      `no successful delivery after ${max} attempts (the dispatcher stopped during the last one)`,
+    );
+    msg.ack();
+    return;
+  }
+  const hook = await findWebhookSecrets(deps.pool, job.webhookId);
+  const secret = hook ? await secretOfWebhook(deps.secrets, hook) : null;
+  if (!secret) {
+    // spec 3.3: deletion discards the secret, and an unsigned event must not be sent.
+    await deadLetter(
+      d,
+      job,
+      attempt - 1,
+      'the webhook was deleted and its secret discarded before the event could be delivered',
+    );
+    msg.ack();
+    log.info('delivery dead-lettered: webhook deleted');
+    return;
+  }
+  const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
+  try {
+    await attemptDelivery(d, msg, job, secret, log);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Send the signed event once, record the attempt, then ack, retry later or dead-letter as the policy decides. */
+async function attemptDelivery(
+  d: Dispatcher,
+  msg: JsMsg,
+  job: DeliveryJob,
+  secret: string,
+  log: Logger,
+): Promise<void> {
+  const { deps } = d;
+  const attempt = msg.info.deliveryCount;
+  const sent = await sendWebhook(
+    { policy: deps.policy, clock: deps.clock, ca: deps.ca, timeoutMs: d.timeoutMs },
+    { url: job.url, secret, eventId: job.eventId, body: job.body },
+  );
+  const decision = decideAfterAttempt(attempt, sent.result, deps.retryDelaysSec);
+  const nextAttemptAt =
+    decision.kind === 'retry' ? new Date(deps.clock.now().getTime() + decision.delayMs).toISOString() : undefined;
+  await deps.tenants.execute(
+    job.tenantId,
+    {
+      type: 'RecordDeliveryAttempt',
+      data: {
+        deliveryId: job.deliveryId,
+        webhookId: job.webhookId,
+        eventId: job.eventId,
+        eventType: job.eventType,
+        attempt,
+        outcome: decision.kind === 'delivered' ? 'delivered' : 'failed',
+        httpStatus: sent.httpStatus,
+        ...(sent.detail ? { detail: sent.detail } : {}),
+        latencyMs: sent.latencyMs,
+        ...(nextAttemptAt ? { nextAttemptAt } : {}),
+      },
+    },
+    system(job),
+  );
+  webhookDeliveries.inc({ outcome: decision.kind === 'retry' ? 'failed' : decision.kind });
+  switch (decision.kind) {
+    case 'delivered':
+      msg.ack();
+      log.info({ httpStatus: sent.httpStatus, latencyMs: sent.latencyMs }, 'webhook delivered');
+      break;
+    case 'retry':
+      msg.nak(decision.delayMs);
+      log.info({ detail: sent.detail, delayMs: decision.delayMs }, 'webhook attempt failed; will retry');
+      break;
+    case 'dead_letter':
+      await deadLetter(d, job, attempt, decision.reason);
+      msg.ack();
+      log.warn({ reason: decision.reason }, 'webhook delivery dead-lettered');
+      break;
+  }
 }

@@ -5,13 +5,12 @@ import { diffObjectsByCapture, migrateStoredEvidence } from '../../storage/stora
 import { openCertificateStore } from '../../evidence/certificate.js';
 import { corroborationKeys } from '../../vantages/corroboration-rules.js';
 import { DomainError } from '../../domain/errors.js';
-import { whileNatsUnavailable } from '../../infra/nats-unavailable.js';
 import { createProjectionWaiter } from '../../projector/projection-waiter.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from '../cli-io.js';
 import { openSession } from '../cli-session.js';
-import { type CommandSpec, intOpt, stringOpt } from '../command-spec.js';
+import { type CommandSpec, stringOpt } from '../command-spec.js';
+import { ledgerWalkRange, startLedgerWalk } from '../ledger-walk.js';
 import { jsonLine } from '../output-format.js';
-import { createProgress } from '../progress.js';
 import { configuredStore, jetstreamStore, s3Store } from './storage.js';
 
 /** `storage migrate`: JetStream → S3 (docs/storage.md). */
@@ -35,20 +34,12 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
   },
   examples: ['S3_ENDPOINT=http://s3:9000 S3_BUCKET=evidence capture-ledger storage migrate'],
   async run(args, io) {
-    const fromSeq = intOpt(args, 'from', 1, Number.MAX_SAFE_INTEGER) ?? 1;
+    const range = ledgerWalkRange(args);
     const session = openSession(io);
     try {
       const events = await session.store();
       const [source, target] = [await jetstreamStore(session), await s3Store(session, true)];
-      const untilSeq =
-        intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ??
-        (await whileNatsUnavailable(() => events.lastSeq(), { budgetMs: 120_000 }));
-      const progress = createProgress(io, {
-        label: 'storage migrate',
-        unit: 'seq',
-        from: fromSeq - 1,
-        total: untilSeq,
-      });
+      const run = await startLedgerWalk(io, range, events, 'storage migrate');
       const retainUntil = retentionPolicy({ pool: await session.pool(), config: session.config }, target);
       // Certificates and corroboration records issued in the source deployment live in its KV bucket; in S3 they
       // sit beside the artifacts.
@@ -56,6 +47,7 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
       const certificates = await openCertificateStore(nc);
       let diffs: Promise<(captureId: string) => string[]> | undefined;
       const tally = await migrateStoredEvidence({
+        ...run.walk,
         events,
         source,
         target,
@@ -71,26 +63,10 @@ resume with. Then set ARTIFACT_STORE=s3, restart the service, and run \`capture-
         },
         // Change certificates and diff evidence: listed once from the source's bucket, by capture.
         diffObjectsOf: async (captureId) => (await (diffs ??= diffObjectsByCapture(js)))(captureId),
-        fromSeq,
-        untilSeq,
         onProblem: (p) => io.stdout(jsonLine(p)),
-        onProgress: (seq) => progress.update(seq),
-        ...(io.signal ? { signal: io.signal } : {}),
       });
-      progress.finish();
-      const complete = tally.lastSeq >= untilSeq;
-      await io.stdout(
-        jsonLine({
-          summary: {
-            ...tally,
-            fromSeq,
-            untilSeq,
-            complete,
-            ...(complete ? {} : { resumeWith: `--from ${tally.lastSeq + 1}` }),
-          },
-        }),
-      );
-      if (!complete) io.stderr(`stopped; resume with: capture-ledger storage migrate --from ${tally.lastSeq + 1}\n`);
+      await run.finish(tally);
+      run.noteResume(tally);
       return tally.missing + tally.corrupt > 0 ? EXIT_FAILURE : EXIT_OK;
     } finally {
       await session.close();

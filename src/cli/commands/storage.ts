@@ -11,9 +11,9 @@ import { type CheckFinding, checkResult, MAX_RECORDED_FINDINGS } from '../../app
 import { recordCheck } from '../check-record.js';
 import { CliError, EXIT_FAILURE, EXIT_OK } from '../cli-io.js';
 import { type CliSession, openSession } from '../cli-session.js';
-import { type CommandSpec, intOpt } from '../command-spec.js';
+import type { CommandSpec } from '../command-spec.js';
+import { ledgerWalkRange, startLedgerWalk } from '../ledger-walk.js';
 import { jsonLine } from '../output-format.js';
-import { createProgress } from '../progress.js';
 
 /** `storage verify`: is every artifact the ledger names still stored, whole? (docs/operators.md) */
 export const storageVerify: CommandSpec = {
@@ -40,23 +40,20 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
   },
   examples: ['capture-ledger storage verify', 'capture-ledger storage verify --from 48210 > storage-problems.jsonl'],
   async run(args, io) {
-    const fromSeq = intOpt(args, 'from', 1, Number.MAX_SAFE_INTEGER) ?? 1;
+    const range = ledgerWalkRange(args);
     const session = openSession(io);
     try {
       const events = await session.store();
-      // Run just after a restart: an election under way is waited through, not reported as a missing store.
-      const patiently = <T>(work: () => Promise<T>) => whileNatsUnavailable(work, { budgetMs: 120_000 });
       // The store the service is configured with (ARTIFACT_STORE, docs/storage.md).
       const artifacts = await configuredStore(session);
-      const untilSeq = intOpt(args, 'until', 1, Number.MAX_SAFE_INTEGER) ?? (await patiently(() => events.lastSeq()));
-      const progress = createProgress(io, { label: 'storage verify', unit: 'seq', from: fromSeq - 1, total: untilSeq });
+      const run = await startLedgerWalk(io, range, events, 'storage verify');
+      const { fromSeq, untilSeq } = run;
       const started = new Date();
       const findings: CheckFinding[] = [];
       const tally = await checkStoredEvidence({
+        ...run.walk,
         events,
         artifacts,
-        fromSeq,
-        untilSeq,
         // Where the store keeps what is made of a capture (S3): its certificate and change certificates, stored
         // under its id, are checked too.
         ...(artifacts.keepsMadeEvidence
@@ -73,29 +70,15 @@ Run it after nats-server restarts and upgrades (docs/operators.md says what to d
             });
           return io.stdout(jsonLine(p));
         },
-        onProgress: (seq) => progress.update(seq),
-        ...(io.signal ? { signal: io.signal } : {}),
       });
-      progress.finish();
-      const complete = tally.lastSeq >= untilSeq;
-      await io.stdout(
-        jsonLine({
-          summary: {
-            ...tally,
-            fromSeq,
-            untilSeq,
-            complete,
-            ...(complete ? {} : { resumeWith: `--from ${tally.lastSeq + 1}` }),
-          },
-        }),
-      );
+      const complete = await run.finish(tally);
       const problems = tally.missing + tally.corrupt;
       const covered =
         `LEDGER sequences ${fromSeq}..${complete ? untilSeq : tally.lastSeq}${complete ? '' : ` of ..${untilSeq} (stopped)`}: ` +
         `${tally.artifacts} artifacts of ${tally.captures} captures, ${tally.ok} whole, ${tally.missing} missing, ${tally.corrupt} corrupt`;
       const recorded = checkResult('storage-verify', started, new Date(), findings, covered, 'cli');
       await recordCheck(session, io, { ...recorded, ok: problems === 0, findingCount: problems });
-      if (!complete) io.stderr(`stopped; resume with: capture-ledger storage verify --from ${tally.lastSeq + 1}\n`);
+      run.noteResume(tally);
       return tally.missing + tally.corrupt > 0 ? EXIT_FAILURE : EXIT_OK;
     } finally {
       await session.close();
