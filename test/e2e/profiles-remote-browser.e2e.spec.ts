@@ -4,17 +4,23 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { assertAccessible, undocumentedRequests, watchPage } from '../support/console-browser.js';
-import { memoryProfileStates, type MemoryProfileStates } from '../support/memory-profile-states.js';
 import { matchOperation, type OpenApiDoc } from '../support/openapi-check.js';
-import { loginFieldCentres, MEMBER, type SignInSite, startSignInSite } from '../support/members-site.js';
+import {
+  loginFieldCentres,
+  MEMBER,
+  MEMBERS_ONLY_TEXT,
+  SIGN_IN_WALL_TEXT,
+  type SignInSite,
+  startSignInSite,
+} from '../support/members-site.js';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/test-server.js';
 import { eventually, sleep } from '../support/eventually.js';
 
 /**
  * A person makes a browser profile in the console: signs in with a tenant key, opens Profiles, clicks New profile,
  * types the fixture site's sign-in address into the remote browser's address bar, signs in THROUGH the streamed view
- * (mouse clicks on the frames and typing, sent over the stream), names the profile and saves it; the ProfileStates
- * the service was given then holds the site's session cookie. Another tenant (and another credential of the same
+ * (mouse clicks on the frames and typing, sent over the stream), names the profile and saves it; a capture with
+ * that profile then shows the members-only page, one without it the sign-in wall. Another tenant (and another credential of the same
  * tenant) cannot open, save or close the session: 404. file: and chrome: addresses are refused, over the stream and
  * when opening. A session left alone ends at the idle limit. axe-core finds no serious violation on the profile pages
  * at 1280 and 390 px; every request the console made is documented. Prints the figures: time to the first frame,
@@ -65,7 +71,6 @@ function stream(base: string, path: string, key: string) {
 describe('browser profiles: the remote browser in the console', () => {
   let s: TestServer;
   let site: SignInSite;
-  let states: MemoryProfileStates;
   let chromium: LaunchedChromium;
   let doc: OpenApiDoc;
   let keyA: string;
@@ -76,11 +81,13 @@ describe('browser profiles: the remote browser in the console', () => {
 
   before(async () => {
     site = await startSignInSite();
-    states = memoryProfileStates();
-    s = await startTestServer(
-      { ROLES: 'api,projector', ALLOW_PRIVATE_TARGETS: '127.0.0.1/32', REMOTE_BROWSER_IDLE_MS: String(IDLE_MS) },
-      { profileStates: states },
-    );
+    s = await startTestServer({
+      ROLES: 'api,projector,worker',
+      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+      REMOTE_BROWSER_IDLE_MS: String(IDLE_MS),
+      CAPTURE_TIMEOUT_MS: '15000',
+      WORKER_CONCURRENCY: '1',
+    });
     const key = async (tenantId: string, from: string) => {
       const r = await s.call('POST', '/v1/admin/keys', {
         token: ADMIN_KEY,
@@ -120,6 +127,22 @@ describe('browser profiles: the remote browser in the console', () => {
     const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(wide <= 0, `${what} scrolls sideways at 390 px`);
     await page.setViewport({ width: 1280, height: 900 });
+  }
+
+  /** The HTML a capture of the site's members page keeps, with `options` (tenant A). */
+  async function capturedMembersPage(options: Record<string, unknown>): Promise<string> {
+    const r = await s.call('POST', '/v1/captures', { token: keyA, body: { url: site.url('/members'), options } });
+    assert.equal(r.status, 202, r.text);
+    const rec = await eventually(
+      `capture ${r.body.id} complete`,
+      async () => {
+        const got = await s.call('GET', `/v1/captures/${r.body.id}`, { token: keyA });
+        assert.notEqual(got.body.status, 'failed', got.text);
+        return got.body.status === 'complete' ? got.body : undefined;
+      },
+      180_000,
+    );
+    return (await s.call('GET', new URL(rec.artifacts.html).pathname, { token: keyA })).text;
   }
 
   /** Clicks the point (x, y) of the remote page, on the canvas that shows it, with the mouse. */
@@ -176,11 +199,20 @@ describe('browser profiles: the remote browser in the console', () => {
     await page.type('#rb-name', 'Members area');
     await page.click('.rb-save button[type=submit]');
     await statusText(page, /Saved “Members area”, version 1/);
-    const saved = states.saved.at(-1)!;
-    assert.equal(saved.tenantId, 'profiles-a');
-    const cookie = saved.state.cookies.find((c) => c.name === 'member_session');
-    assert.equal(cookie?.value, site.sessions()[0], 'the saved profile holds the site’s session cookie');
-    assert.equal(cookie?.httpOnly, true);
+    // The saved profile is the tenant's, shown without a value; a capture with it is signed in, one without is not.
+    const listed = await s.call('GET', '/v1/profiles', { token: keyA });
+    assert.equal(listed.status, 200, listed.text);
+    const profile = (listed.body.data as any[]).find((p) => p.name === 'Members area');
+    assert.ok(profile, listed.text);
+    assert.equal(profile.version, 1);
+    assert.ok(!listed.text.includes(site.sessions()[0]!), 'the profile list shows a cookie value');
+    assert.match(await capturedMembersPage({ profile: profile.id }), new RegExp(MEMBERS_ONLY_TEXT));
+    assert.match(await capturedMembersPage({}), new RegExp(SIGN_IN_WALL_TEXT));
+    const stranger = await s.call('POST', '/v1/captures', {
+      token: keyB,
+      body: { url: site.url('/members'), options: { profile: profile.id } },
+    });
+    assert.equal(stranger.status, 422, stranger.text);
 
     // Back to the list and New profile again, the service's browser already running; then Cancel closes it.
     await page.click('[role=status] a[href="/console/profiles"]');
