@@ -98,103 +98,7 @@ export interface CorroborationDeps {
 export type Corroborations = ReturnType<typeof createCorroborations>;
 
 export function createCorroborations(deps: CorroborationDeps) {
-  const making = new Map<string, Promise<SignedCorroboration>>();
-
-  async function readJson<T>(key: string): Promise<T | null> {
-    const entry = await deps.store.get(key);
-    return entry && entry.operation === 'PUT' && entry.value.length > 0
-      ? (JSON.parse(new TextDecoder().decode(entry.value)) as T)
-      : null;
-  }
-
-  async function observe(
-    row: CaptureRow | null,
-    member: CorroborationSet['members'][number],
-  ): Promise<MemberObservation> {
-    const base = {
-      captureId: member.captureId,
-      vantage: member.vantage,
-      exitAddress: null,
-      startedAt: null,
-      completedAt: null,
-      failureReason: null,
-      error: null,
-      bundleHash: null,
-      worker: null,
-    };
-    if (row?.status !== 'complete' || !row.artifacts)
-      return {
-        ...base,
-        status: 'failed',
-        failureReason: row?.failure_reason ?? null,
-        error: row?.error ?? 'the capture is missing',
-      };
-    const refs = row.artifacts as unknown as Record<string, string | undefined>;
-    const read = (name: string) =>
-      refs[name]
-        ? readRecordedArtifact(deps.artifacts, refs[name]!, { captureId: member.captureId, artifact: name })
-        : Promise.resolve(null);
-    const [html, screenshot, provenanceBytes, wacz] = await Promise.all([
-      read('html'),
-      read('screenshot'),
-      read('provenance'),
-      read('wacz'),
-    ]);
-    const provenance = provenanceBytes ? parseProvenance(provenanceBytes) : null;
-    const finalUrl = provenance?.finalUrl ?? row.final_url ?? row.url;
-    const index = wacz ? archivedResponses(wacz) : [];
-    return {
-      ...base,
-      status: 'complete',
-      exitAddress: provenance?.vantage?.exit.observedAddress ?? null,
-      startedAt: provenance?.startedAt ?? null,
-      completedAt: provenance?.completedAt ?? null,
-      bundleHash: row.bundle?.bundleHash ?? null,
-      worker: provenance?.worker ?? null,
-      textBlocks: html ? visibleTextBlocks(new TextDecoder().decode(html)) : [],
-      mainBodyDigest: index.find((e) => e.url === finalUrl)?.digest ?? null,
-      tlsLeafKeyHash: provenance ? leafKeyHash(provenance, finalUrl) : null,
-      resources: [...new Set(index.map((e) => e.url))].sort(),
-      screenshot: screenshot ? decodePng(screenshot) : null,
-    };
-  }
-
-  async function make(set: CorroborationSet, rows: Array<CaptureRow | null>): Promise<SignedCorroboration> {
-    const existing = await readJson<SignedCorroboration>(recordKey(set.id));
-    if (existing) return existing;
-    if (!deps.notary) throw new Error('this deployment signs nothing (SIGNING_KEY=none): no corroboration record');
-    const members = await Promise.all(set.members.map((m, i) => observe(rows[i]!, m)));
-    const record = corroborate({
-      id: set.id,
-      url: set.url,
-      createdAt: set.createdAt,
-      members,
-      hash: (text) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`,
-    });
-    const recordHash = `sha256:${createHash('sha256').update(canonicalJsonBytes(record)).digest('hex')}`;
-    const attested = await deps.notary.certify({
-      captureId: set.id,
-      bundleHash: CORROBORATION_CONTEXT,
-      certificateHash: recordHash,
-    });
-    const signed: SignedCorroboration = {
-      record,
-      recordHash,
-      signature: attested.signature as SignedCorroboration['signature'],
-      timestamp: attested.timestamp,
-    };
-    try {
-      await deps.store.create(recordKey(set.id), new TextEncoder().encode(JSON.stringify(signed)));
-    } catch (err) {
-      // Another process made it first (its own signature and time): that one is the record, and it logs it.
-      const winner = await readJson<SignedCorroboration>(recordKey(set.id));
-      if (winner) return winner;
-      throw err;
-    }
-    await deps.recordAttestation(set, signed);
-    return signed;
-  }
-
+  const state: CorroborationsState = { deps, making: new Map() };
   return {
     /** GET /v1/captures/{id}/corroboration of a member. */
     urlOf: (captureId: string) => `${deps.publicBaseUrl}/v1/captures/${captureId}/corroboration`,
@@ -206,39 +110,154 @@ export function createCorroborations(deps: CorroborationDeps) {
     },
 
     /** The set a capture belongs to, or null. */
-    async setOf(captureId: string): Promise<CorroborationSet | null> {
-      const entry = await deps.store.get(memberKey(captureId));
-      if (entry?.operation !== 'PUT' || entry.value.length === 0) return null;
-      return readJson<CorroborationSet>(setKey(new TextDecoder().decode(entry.value)));
-    },
+    setOf: (captureId: string): Promise<CorroborationSet | null> => setOf(state, captureId),
 
     /** The set's record once every member is done (made on the first request), else where the members stand. */
-    async forCapture(captureId: string): Promise<CorroborationAnswer | null> {
-      const set = await this.setOf(captureId);
-      if (!set) return null;
-      const rows = await Promise.all(set.members.map((m) => findCapture(deps.pool, m.captureId)));
-      // A set whose admission was refused (the quota) names captures that do not exist: nothing to show.
-      if (rows.every((r) => r === null)) return null;
-      if (rows.some((r) => r === null || r.status === 'pending')) {
-        return {
-          status: 'pending',
-          id: set.id,
-          url: set.url,
-          members: set.members.map((m, i) => ({
-            captureId: m.captureId,
-            vantage: m.vantage.id,
-            status: rows[i]?.status ?? 'pending',
-          })),
-        };
-      }
-      let pending = making.get(set.id);
-      if (!pending) {
-        pending = make(set, rows).finally(() => making.delete(set.id));
-        making.set(set.id, pending);
-      }
-      return { status: 'complete', id: set.id, ...(await pending) };
-    },
+    forCapture: (captureId: string): Promise<CorroborationAnswer | null> => forCapture(state, captureId),
   };
+}
+
+/** What the corroboration functions share: the dependencies and the records being made, by set id. */
+interface CorroborationsState {
+  deps: CorroborationDeps;
+  making: Map<string, Promise<SignedCorroboration>>;
+}
+
+async function readJson<T>(state: CorroborationsState, key: string): Promise<T | null> {
+  const entry = await state.deps.store.get(key);
+  return entry && entry.operation === 'PUT' && entry.value.length > 0
+    ? (JSON.parse(new TextDecoder().decode(entry.value)) as T)
+    : null;
+}
+
+/** The set a capture belongs to, or null. */
+async function setOf(state: CorroborationsState, captureId: string): Promise<CorroborationSet | null> {
+  const entry = await state.deps.store.get(memberKey(captureId));
+  if (entry?.operation !== 'PUT' || entry.value.length === 0) return null;
+  return readJson<CorroborationSet>(state, setKey(new TextDecoder().decode(entry.value)));
+}
+
+/** The set's record once every member is done (made on the first request), else where the members stand. */
+async function forCapture(state: CorroborationsState, captureId: string): Promise<CorroborationAnswer | null> {
+  const set = await setOf(state, captureId);
+  if (!set) return null;
+  const rows = await Promise.all(set.members.map((m) => findCapture(state.deps.pool, m.captureId)));
+  // A set whose admission was refused (the quota) names captures that do not exist: nothing to show.
+  if (rows.every((r) => r === null)) return null;
+  if (rows.some((r) => r === null || r.status === 'pending')) {
+    return {
+      status: 'pending',
+      id: set.id,
+      url: set.url,
+      members: set.members.map((m, i) => ({
+        captureId: m.captureId,
+        vantage: m.vantage.id,
+        status: rows[i]?.status ?? 'pending',
+      })),
+    };
+  }
+  let pending = state.making.get(set.id);
+  if (!pending) {
+    pending = make(state, set, rows).finally(() => state.making.delete(set.id));
+    state.making.set(set.id, pending);
+  }
+  return { status: 'complete', id: set.id, ...(await pending) };
+}
+
+/** What one member saw, read from its stored artifacts; a member that did not complete is `failed`. */
+async function observe(
+  artifacts: ArtifactStore,
+  row: CaptureRow | null,
+  member: CorroborationSet['members'][number],
+): Promise<MemberObservation> {
+  const base = {
+    captureId: member.captureId,
+    vantage: member.vantage,
+    exitAddress: null,
+    startedAt: null,
+    completedAt: null,
+    failureReason: null,
+    error: null,
+    bundleHash: null,
+    worker: null,
+  };
+  if (row?.status !== 'complete' || !row.artifacts)
+    return {
+      ...base,
+      status: 'failed',
+      failureReason: row?.failure_reason ?? null,
+      error: row?.error ?? 'the capture is missing',
+    };
+  const refs = row.artifacts as unknown as Record<string, string | undefined>;
+  const read = (name: string) =>
+    refs[name]
+      ? readRecordedArtifact(artifacts, refs[name]!, { captureId: member.captureId, artifact: name })
+      : Promise.resolve(null);
+  const [html, screenshot, provenanceBytes, wacz] = await Promise.all([
+    read('html'),
+    read('screenshot'),
+    read('provenance'),
+    read('wacz'),
+  ]);
+  const provenance = provenanceBytes ? parseProvenance(provenanceBytes) : null;
+  const finalUrl = provenance?.finalUrl ?? row.final_url ?? row.url;
+  const index = wacz ? archivedResponses(wacz) : [];
+  return {
+    ...base,
+    status: 'complete',
+    exitAddress: provenance?.vantage?.exit.observedAddress ?? null,
+    startedAt: provenance?.startedAt ?? null,
+    completedAt: provenance?.completedAt ?? null,
+    bundleHash: row.bundle?.bundleHash ?? null,
+    worker: provenance?.worker ?? null,
+    textBlocks: html ? visibleTextBlocks(new TextDecoder().decode(html)) : [],
+    mainBodyDigest: index.find((e) => e.url === finalUrl)?.digest ?? null,
+    tlsLeafKeyHash: provenance ? leafKeyHash(provenance, finalUrl) : null,
+    resources: [...new Set(index.map((e) => e.url))].sort(),
+    screenshot: screenshot ? decodePng(screenshot) : null,
+  };
+}
+
+/** The set's record, signed and stored once (of two processes racing, the first stored wins). */
+async function make(
+  state: CorroborationsState,
+  set: CorroborationSet,
+  rows: Array<CaptureRow | null>,
+): Promise<SignedCorroboration> {
+  const { deps } = state;
+  const existing = await readJson<SignedCorroboration>(state, recordKey(set.id));
+  if (existing) return existing;
+  if (!deps.notary) throw new Error('this deployment signs nothing (SIGNING_KEY=none): no corroboration record');
+  const members = await Promise.all(set.members.map((m, i) => observe(deps.artifacts, rows[i]!, m)));
+  const record = corroborate({
+    id: set.id,
+    url: set.url,
+    createdAt: set.createdAt,
+    members,
+    hash: (text) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`,
+  });
+  const recordHash = `sha256:${createHash('sha256').update(canonicalJsonBytes(record)).digest('hex')}`;
+  const attested = await deps.notary.certify({
+    captureId: set.id,
+    bundleHash: CORROBORATION_CONTEXT,
+    certificateHash: recordHash,
+  });
+  const signed: SignedCorroboration = {
+    record,
+    recordHash,
+    signature: attested.signature as SignedCorroboration['signature'],
+    timestamp: attested.timestamp,
+  };
+  try {
+    await deps.store.create(recordKey(set.id), new TextEncoder().encode(JSON.stringify(signed)));
+  } catch (err) {
+    // Another process made it first (its own signature and time): that one is the record, and it logs it.
+    const winner = await readJson<SignedCorroboration>(state, recordKey(set.id));
+    if (winner) return winner;
+    throw err;
+  }
+  await deps.recordAttestation(set, signed);
+  return signed;
 }
 
 /** Response records of the bundle's CDXJ index: URL and payload digest. */
