@@ -5,6 +5,7 @@ import type { TypedApp } from '../api/app.js';
 import { ANSWERS, problemResponses } from '../api/problem.js';
 import { binary, idParam } from '../api/schemas.js';
 import { callerOf, type TenantGuard } from '../api/tenant-auth.js';
+import { type RouteRegistrar, registerRoutes } from '../api/route-registrar.js';
 
 /**
  * Extension (docs/watch.md): the diff of two complete captures of the caller's tenant, as JSON and as an
@@ -63,130 +64,170 @@ const answers = {
 };
 
 export function captureDiffRoutes(guard: TenantGuard, diffs: CaptureDiffs) {
-  return async (app: TypedApp) => {
-    const params = z.object({ captureId: idParam('capture', 'cap_<id>: the newer capture.') });
-
-    app.get(
-      '/v1/captures/:captureId/diff',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['captures'],
-          summary: 'What changed between two captures',
-          operationId: 'getCaptureDiff',
-          security: [{ bearer: [] }],
-          params,
-          querystring: diffQuery,
-          response: { 200: diffSchema, ...problemResponses(answers) },
-        },
-      },
-      async (req) => diffs.diff(callerOf(req), req.params.captureId, req.query),
-    );
-
-    /**
-     * The diff's evidence and its certificate are made by a POST (the signer signs, the ledger and the public log
-     * record it) and read by a GET, which only serves what was made: a safe method writes nothing, so a page that
-     * makes a signed-in browser fetch the URL (an <img>, a link) cannot make the service sign and log.
-     */
-    const signed = [
-      {
-        path: '/v1/captures/:captureId/diff/evidence',
-        what: 'The diff as signed, time-stamped evidence (JSON file)',
-        made: 'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md).',
-        operation: 'CaptureDiffEvidence',
-        content: { 'application/json': { schema: binary() } },
-        contentType: 'application/json; charset=utf-8',
-        file: (id: string) => `${id}-diff.json`,
-        produce: diffs.evidence,
-      },
-      {
-        path: '/v1/captures/:captureId/diff/certificate',
-        what: 'The certificate of a change between two captures (PDF)',
-        made: 'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md).',
-        operation: 'CaptureDiffCertificate',
-        content: { 'application/pdf': { schema: binary() } },
-        contentType: 'application/pdf',
-        file: (id: string) => `${id}-change-certificate.pdf`,
-        produce: diffs.certificate,
-      },
-    ] as const;
-    const notSigned =
-      'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.';
-    for (const r of signed) {
-      const send = (reply: FastifyReply, captureId: string, bytes: Uint8Array) =>
-        reply
-          .type(r.contentType)
-          .header('Content-Disposition', `attachment; filename="${r.file(captureId)}"`)
-          .send(Buffer.from(bytes));
-      app.get(
-        r.path,
-        {
-          onRequest: guard.require('read'),
-          schema: {
-            tags: ['captures'],
-            summary: `${r.what}, as made by POST`,
-            description: `${r.made} Answers what POST made for this pair and options; 404 until then. Reading signs nothing.`,
-            operationId: `get${r.operation}`,
-            security: [{ bearer: [] }],
-            params,
-            querystring: diffQuery,
-            response: {
-              200: { description: r.contentType, content: r.content },
-              ...problemResponses({ ...answers, 404: `${notSigned} Or not made yet (POST makes it).` }),
-            },
-          },
-        },
-        async (req, reply) =>
-          send(reply, req.params.captureId, await r.produce(callerOf(req), req.params.captureId, req.query, false)),
-      );
-      app.post(
-        r.path,
-        {
-          onRequest: guard.require('read'),
-          schema: {
-            tags: ['captures'],
-            summary: `Make ${r.what.charAt(0).toLowerCase()}${r.what.slice(1)}`,
-            description: `${r.made} Made once per pair and options: signed, time-stamped and recorded in the ledger and the public log; a repeat answers the same bytes. No request body.`,
-            operationId: `make${r.operation}`,
-            security: [{ bearer: [] }],
-            params,
-            querystring: diffQuery,
-            response: {
-              200: { description: r.contentType, content: r.content },
-              ...problemResponses({
-                ...answers,
-                404: notSigned,
-                503: 'No signer answered; retry after Retry-After seconds.',
-              }),
-            },
-          },
-        },
-        async (req, reply) =>
-          send(reply, req.params.captureId, await r.produce(callerOf(req), req.params.captureId, req.query, true)),
-      );
-    }
-
-    app.get(
-      '/v1/captures/:captureId/diff.png',
-      {
-        onRequest: guard.require('read'),
-        schema: {
-          tags: ['captures'],
-          summary: 'The changes between two captures over the newer screenshot (PNG)',
-          operationId: 'getCaptureDiffImage',
-          security: [{ bearer: [] }],
-          params,
-          querystring: diffQuery,
-          response: {
-            200: { description: 'image/png', content: { 'image/png': { schema: binary() } } },
-            ...problemResponses(answers),
-          },
-        },
-      },
-      async (req, reply) => {
-        const png = await diffs.image(callerOf(req), req.params.captureId, req.query);
-        return reply.type('image/png').header('Cache-Control', 'private, max-age=3600').send(Buffer.from(png));
-      },
-    );
-  };
+  return async (app: TypedApp) => registerRoutes(app, DIFF_ROUTES, { guard, diffs });
 }
+
+/** What the diff routes are registered with. */
+interface DiffRouteDeps {
+  guard: TenantGuard;
+  diffs: CaptureDiffs;
+}
+
+const params = z.object({ captureId: idParam('capture', 'cap_<id>: the newer capture.') });
+
+function diffRoute(app: TypedApp, { guard, diffs }: DiffRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/diff',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['captures'],
+        summary: 'What changed between two captures',
+        operationId: 'getCaptureDiff',
+        security: [{ bearer: [] }],
+        params,
+        querystring: diffQuery,
+        response: { 200: diffSchema, ...problemResponses(answers) },
+      },
+    },
+    async (req) => diffs.diff(callerOf(req), req.params.captureId, req.query),
+  );
+}
+
+/** A file made by POST and read by GET: its path, how it is described and named, and what makes it. */
+interface SignedDiffFile {
+  path: string;
+  what: string;
+  made: string;
+  operation: string;
+  content: Record<string, { schema: ReturnType<typeof binary> }>;
+  contentType: string;
+  file: (id: string) => string;
+  produce: (diffs: CaptureDiffs) => CaptureDiffs['evidence'];
+}
+
+const evidenceFile: SignedDiffFile = {
+  path: '/v1/captures/:captureId/diff/evidence',
+  what: 'The diff as signed, time-stamped evidence (JSON file)',
+  made: 'The diff record (both captures and bundle hashes, the options, the SHA-256 of each part) attested by the service key and time-stamped (RFC 3161); `capture-ledger verify` and the verifier package check it offline (docs/watch.md).',
+  operation: 'CaptureDiffEvidence',
+  content: { 'application/json': { schema: binary() } },
+  contentType: 'application/json; charset=utf-8',
+  file: (id: string) => `${id}-diff.json`,
+  produce: (diffs) => diffs.evidence,
+};
+
+const certificateFile: SignedDiffFile = {
+  path: '/v1/captures/:captureId/diff/certificate',
+  what: 'The certificate of a change between two captures (PDF)',
+  made: 'A PDF stating how the page changed between the two captures, signed and time-stamped like a capture certificate (POST /v1/verify/certificate and `capture-ledger verify` check it; docs/watch.md).',
+  operation: 'CaptureDiffCertificate',
+  content: { 'application/pdf': { schema: binary() } },
+  contentType: 'application/pdf',
+  file: (id: string) => `${id}-change-certificate.pdf`,
+  produce: (diffs) => diffs.certificate,
+};
+
+const notSigned =
+  'Either capture unknown, not complete, another tenant’s or without a signed bundle, or a deployment that signs nothing; the detail names the field.';
+
+/**
+ * The diff's evidence and its certificate are made by a POST (the signer signs, the ledger and the public log
+ * record it) and read by a GET, which only serves what was made: a safe method writes nothing, so a page that
+ * makes a signed-in browser fetch the URL (an <img>, a link) cannot make the service sign and log.
+ */
+function signedDiffFileRoutes(app: TypedApp, { guard, diffs }: DiffRouteDeps, r: SignedDiffFile) {
+  const produce = r.produce(diffs);
+  const send = (reply: FastifyReply, captureId: string, bytes: Uint8Array) =>
+    reply
+      .type(r.contentType)
+      .header('Content-Disposition', `attachment; filename="${r.file(captureId)}"`)
+      .send(Buffer.from(bytes));
+  app.get(
+    r.path,
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['captures'],
+        summary: `${r.what}, as made by POST`,
+        description: `${r.made} Answers what POST made for this pair and options; 404 until then. Reading signs nothing.`,
+        operationId: `get${r.operation}`,
+        security: [{ bearer: [] }],
+        params,
+        querystring: diffQuery,
+        response: {
+          200: { description: r.contentType, content: r.content },
+          ...problemResponses({ ...answers, 404: `${notSigned} Or not made yet (POST makes it).` }),
+        },
+      },
+    },
+    async (req, reply) =>
+      send(reply, req.params.captureId, await produce(callerOf(req), req.params.captureId, req.query, false)),
+  );
+  app.post(
+    r.path,
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['captures'],
+        summary: `Make ${r.what.charAt(0).toLowerCase()}${r.what.slice(1)}`,
+        description: `${r.made} Made once per pair and options: signed, time-stamped and recorded in the ledger and the public log; a repeat answers the same bytes. No request body.`,
+        operationId: `make${r.operation}`,
+        security: [{ bearer: [] }],
+        params,
+        querystring: diffQuery,
+        response: {
+          200: { description: r.contentType, content: r.content },
+          ...problemResponses({
+            ...answers,
+            404: notSigned,
+            503: 'No signer answered; retry after Retry-After seconds.',
+          }),
+        },
+      },
+    },
+    async (req, reply) =>
+      send(reply, req.params.captureId, await produce(callerOf(req), req.params.captureId, req.query, true)),
+  );
+}
+
+function diffEvidenceRoutes(app: TypedApp, deps: DiffRouteDeps) {
+  signedDiffFileRoutes(app, deps, evidenceFile);
+}
+
+function diffCertificateRoutes(app: TypedApp, deps: DiffRouteDeps) {
+  signedDiffFileRoutes(app, deps, certificateFile);
+}
+
+function diffImageRoute(app: TypedApp, { guard, diffs }: DiffRouteDeps) {
+  app.get(
+    '/v1/captures/:captureId/diff.png',
+    {
+      onRequest: guard.require('read'),
+      schema: {
+        tags: ['captures'],
+        summary: 'The changes between two captures over the newer screenshot (PNG)',
+        operationId: 'getCaptureDiffImage',
+        security: [{ bearer: [] }],
+        params,
+        querystring: diffQuery,
+        response: {
+          200: { description: 'image/png', content: { 'image/png': { schema: binary() } } },
+          ...problemResponses(answers),
+        },
+      },
+    },
+    async (req, reply) => {
+      const png = await diffs.image(callerOf(req), req.params.captureId, req.query);
+      return reply.type('image/png').header('Cache-Control', 'private, max-age=3600').send(Buffer.from(png));
+    },
+  );
+}
+
+/** In the order they take in the OpenAPI document. */
+const DIFF_ROUTES: RouteRegistrar<DiffRouteDeps>[] = [
+  diffRoute,
+  diffEvidenceRoutes,
+  diffCertificateRoutes,
+  diffImageRoute,
+];
