@@ -50,123 +50,132 @@ export interface DiffThreads {
   close(): Promise<void>;
 }
 
+/** The threads kept for the next job, each with the timer that ends it when it stays idle. */
+type IdleThreads = Map<Worker, NodeJS.Timeout>;
+
 export function createDiffThreads(timeLimitMs: number): DiffThreads {
-  const idle = new Map<Worker, NodeJS.Timeout>();
-
-  function start(): Promise<Worker> {
-    const load =
-      EXTENSION === '.ts'
-        ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
-        : `import(${JSON.stringify(WORKER_URL.href)});`;
-    const worker = new Worker(`${LOWER_PRIORITY}\n${load}`, {
-      eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
-    });
-    return new Promise<Worker>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        done();
-        void worker.terminate();
-        reject(new Error(`the diff thread did not start within ${START_MS / 1000} s`));
-      }, START_MS);
-      const onReady = () => {
-        done();
-        // A thread that ends while idle (it should not) is not handed a job.
-        worker.once('exit', () => {
-          clearTimeout(idle.get(worker));
-          idle.delete(worker);
-        });
-        resolve(worker);
-      };
-      const onFail = (error: Error | number) => {
-        done();
-        reject(error instanceof Error ? error : new Error(`the diff thread exited with code ${error} as it started`));
-      };
-      const done = () => {
-        clearTimeout(timer);
-        worker.off('message', onReady);
-        worker.off('error', onFail);
-        worker.off('exit', onFail);
-      };
-      worker.once('message', onReady);
-      worker.once('error', onFail);
-      worker.once('exit', onFail);
-    });
-  }
-
-  function release(worker: Worker) {
-    worker.unref();
-    const timer = setTimeout(() => {
-      idle.delete(worker);
-      void worker.terminate();
-    }, IDLE_MS);
-    timer.unref();
-    idle.set(worker, timer);
-  }
-
-  function take(): Promise<Worker> {
-    for (const [worker, timer] of idle) {
-      clearTimeout(timer);
-      idle.delete(worker);
-      return Promise.resolve(worker);
-    }
-    return start();
-  }
-
-  async function run<J extends DiffJob>(job: J): Promise<Result<J>> {
-    const worker = await take();
-    worker.ref();
-    return new Promise<Result<J>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        done();
-        void worker.terminate();
-        reject(
-          new DiffBoundError(
-            'timeLimit',
-            `the diff did not finish within its time limit of ${timeLimitMs / 1000} s and was stopped`,
-          ),
-        );
-      }, timeLimitMs);
-      const onReply = (reply: DiffReply) => {
-        done();
-        release(worker);
-        if ('ok' in reply) resolve(reply.ok as Result<J>);
-        else if ('bound' in reply) reject(new DiffBoundError(reply.bound, reply.detail));
-        else if ('status' in reply) reject(refusal(reply.status, reply.detail));
-        else reject(new Error(reply.error));
-      };
-      const onError = (error: Error & { code?: string }) => {
-        done();
-        void worker.terminate();
-        reject(
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new DiffBoundError('memory', `the diff needed more than ${HEAP_MB} MiB of memory and was stopped`)
-            : error,
-        );
-      };
-      const onExit = (code: number) => {
-        done();
-        reject(new Error(`the diff thread exited with code ${code}`));
-      };
-      const done = () => {
-        clearTimeout(timer);
-        worker.off('message', onReply);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      };
-      worker.on('message', onReply);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage(job);
-    });
-  }
-
+  const idle: IdleThreads = new Map();
   return {
-    run,
-    async close() {
-      const workers = [...idle.keys()];
-      for (const timer of idle.values()) clearTimeout(timer);
-      idle.clear();
-      await Promise.all(workers.map((w) => w.terminate()));
-    },
+    run: (job) => runJob(idle, timeLimitMs, job),
+    close: () => closeIdle(idle),
   };
+}
+
+/** A new thread, once it has loaded the diff's modules. */
+function startThread(idle: IdleThreads): Promise<Worker> {
+  const load =
+    EXTENSION === '.ts'
+      ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
+      : `import(${JSON.stringify(WORKER_URL.href)});`;
+  const worker = new Worker(`${LOWER_PRIORITY}\n${load}`, {
+    eval: true,
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
+  });
+  return new Promise<Worker>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done();
+      void worker.terminate();
+      reject(new Error(`the diff thread did not start within ${START_MS / 1000} s`));
+    }, START_MS);
+    const onReady = () => {
+      done();
+      // A thread that ends while idle (it should not) is not handed a job.
+      worker.once('exit', () => {
+        clearTimeout(idle.get(worker));
+        idle.delete(worker);
+      });
+      resolve(worker);
+    };
+    const onFail = (error: Error | number) => {
+      done();
+      reject(error instanceof Error ? error : new Error(`the diff thread exited with code ${error} as it started`));
+    };
+    const done = () => {
+      clearTimeout(timer);
+      worker.off('message', onReady);
+      worker.off('error', onFail);
+      worker.off('exit', onFail);
+    };
+    worker.once('message', onReady);
+    worker.once('error', onFail);
+    worker.once('exit', onFail);
+  });
+}
+
+/** Keeps a thread that finished for the next job, ending it after IDLE_MS without one. */
+function release(idle: IdleThreads, worker: Worker) {
+  worker.unref();
+  const timer = setTimeout(() => {
+    idle.delete(worker);
+    void worker.terminate();
+  }, IDLE_MS);
+  timer.unref();
+  idle.set(worker, timer);
+}
+
+/** An idle thread, or a new one. */
+function take(idle: IdleThreads): Promise<Worker> {
+  for (const [worker, timer] of idle) {
+    clearTimeout(timer);
+    idle.delete(worker);
+    return Promise.resolve(worker);
+  }
+  return startThread(idle);
+}
+
+/** Runs a job on a thread; the thread is ended when the limit passes or its heap is exhausted. */
+async function runJob<J extends DiffJob>(idle: IdleThreads, timeLimitMs: number, job: J): Promise<Result<J>> {
+  const worker = await take(idle);
+  worker.ref();
+  return new Promise<Result<J>>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done();
+      void worker.terminate();
+      reject(
+        new DiffBoundError(
+          'timeLimit',
+          `the diff did not finish within its time limit of ${timeLimitMs / 1000} s and was stopped`,
+        ),
+      );
+    }, timeLimitMs);
+    const onReply = (reply: DiffReply) => {
+      done();
+      release(idle, worker);
+      if ('ok' in reply) resolve(reply.ok as Result<J>);
+      else if ('bound' in reply) reject(new DiffBoundError(reply.bound, reply.detail));
+      else if ('status' in reply) reject(refusal(reply.status, reply.detail));
+      else reject(new Error(reply.error));
+    };
+    const onError = (error: Error & { code?: string }) => {
+      done();
+      void worker.terminate();
+      reject(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new DiffBoundError('memory', `the diff needed more than ${HEAP_MB} MiB of memory and was stopped`)
+          : error,
+      );
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`the diff thread exited with code ${code}`));
+    };
+    const done = () => {
+      clearTimeout(timer);
+      worker.off('message', onReply);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onReply);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage(job);
+  });
+}
+
+/** Ends the idle threads. */
+async function closeIdle(idle: IdleThreads): Promise<void> {
+  const workers = [...idle.keys()];
+  for (const timer of idle.values()) clearTimeout(timer);
+  idle.clear();
+  await Promise.all(workers.map((w) => w.terminate()));
 }
