@@ -28,7 +28,7 @@ export const OPENAPI_TAGS = [
   {
     name: 'profiles',
     description:
-      'Extension: browser profiles, the cookies and storage of a signed-in browser that captures load with options.profile (docs/profiles.md).',
+      'Extension: browser profiles, the cookies and storage of a signed-in browser that captures load with options.profile, and the remote browser that makes them (docs/profiles.md).',
   },
   { name: 'usage', description: "The authenticated tenant's usage (spec 4.14)." },
   { name: 'admin', description: 'Operator endpoints: keys, tenant configuration, usage, deliveries (spec 4.11, 5.2).' },
@@ -36,10 +36,6 @@ export const OPENAPI_TAGS = [
     name: 'console',
     description:
       'Console sign-in: a session cookie in place of the Bearer key for the browser console (an extension; docs/security.md).',
-  },
-  {
-    name: 'profiles',
-    description: 'Browser profiles, and the remote browser that makes them (docs/profiles-remote-browser.md).',
   },
   {
     name: 'transparency',
