@@ -38,105 +38,123 @@ export interface Archiver {
 const STREAMS = ARCHIVE_SOURCES.map((s) => s.stream);
 const MAX_BACKOFF_MS = 10_000;
 
-export function startArchiver(opts: ArchiverOptions): Archiver {
-  const now = opts.now ?? (() => new Date());
-  const lease = archiveLease(opts.state, `${process.pid}-${randomUUID()}`);
-  let running = true;
-  let opened: ArchiveBucket | null = null;
-  const bucketOf = async () => (opened ??= await opts.bucket());
-  let wake: (() => void) | null = null;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (!running) return resolve();
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+/** One archiver as it runs: its options, its lease, the bucket once opened and how to wake its sleep. */
+interface Archiving {
+  opts: ArchiverOptions;
+  now: () => Date;
+  lease: ReturnType<typeof archiveLease>;
+  running: boolean;
+  opened: ArchiveBucket | null;
+  wake: (() => void) | null;
+}
 
-  async function resume(): Promise<ArchiveHead> {
-    const bucket = await bucketOf();
-    const last = await bucket.lastSegment();
-    if (last === 0) return EMPTY_HEAD(STREAMS);
-    const bytes = await bucket.readManifest(last);
-    if (!bytes) throw new Error(`segment ${last} of ${bucket.where} has no manifest`);
-    return headOf(JSON.parse(Buffer.from(bytes).toString('utf8')) as ArchiveManifest, bytes, STREAMS);
+const bucketOf = async (a: Archiving) => (a.opened ??= await a.opts.bucket());
+
+/** Waits ms, or less when stop() wakes it. */
+function sleep(a: Archiving, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!a.running) return resolve();
+    const timer = setTimeout(resolve, ms);
+    a.wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+}
+
+async function resume(a: Archiving): Promise<ArchiveHead> {
+  const bucket = await bucketOf(a);
+  const last = await bucket.lastSegment();
+  if (last === 0) return EMPTY_HEAD(STREAMS);
+  const bytes = await bucket.readManifest(last);
+  if (!bytes) throw new Error(`segment ${last} of ${bucket.where} has no manifest`);
+  return headOf(JSON.parse(Buffer.from(bytes).toString('utf8')) as ArchiveManifest, bytes, STREAMS);
+}
+
+async function collect({ opts }: Archiving, head: ArchiveHead): Promise<ArchiveRecord[]> {
+  const records: ArchiveRecord[] = [];
+  for (const source of ARCHIVE_SOURCES) {
+    const messages = await readSource(
+      opts.nats,
+      source,
+      head.cursor[source.stream] ?? 0,
+      opts.maxRecords - records.length,
+    );
+    for (const m of messages) records.push(recordOf(source, m, opts.keys.seal));
   }
+  return records;
+}
 
-  async function collect(head: ArchiveHead): Promise<ArchiveRecord[]> {
-    const records: ArchiveRecord[] = [];
-    for (const source of ARCHIVE_SOURCES) {
-      const messages = await readSource(
-        opts.nats,
-        source,
-        head.cursor[source.stream] ?? 0,
-        opts.maxRecords - records.length,
-      );
-      for (const m of messages) records.push(recordOf(source, m, opts.keys.seal));
-    }
-    return records;
-  }
+async function seal(a: Archiving, head: ArchiveHead, records: ArchiveRecord[]): Promise<ArchiveHead> {
+  const { opts } = a;
+  const sealedAt = a.now();
+  const { body, manifest } = buildSegment(head, records, sealedAt, manifestKeyOf(opts.keys.logKey));
+  const signed = opts.keys.sign(manifest);
+  const objects = segmentObjects(body, signed);
+  const retainUntil = new Date(sealedAt.getTime() + opts.retentionDays * 86_400_000);
+  await (await bucketOf(a)).writeSegment(objects, retainUntil);
+  return headOf(signed, objects.manifest, STREAMS);
+}
 
-  async function seal(head: ArchiveHead, records: ArchiveRecord[]): Promise<ArchiveHead> {
-    const sealedAt = now();
-    const { body, manifest } = buildSegment(head, records, sealedAt, manifestKeyOf(opts.keys.logKey));
-    const signed = opts.keys.sign(manifest);
-    const objects = segmentObjects(body, signed);
-    const retainUntil = new Date(sealedAt.getTime() + opts.retentionDays * 86_400_000);
-    await (await bucketOf()).writeSegment(objects, retainUntil);
-    return headOf(signed, objects.manifest, STREAMS);
-  }
+async function publishStatus({ opts }: Archiving, head: ArchiveHead): Promise<void> {
+  const status: ArchiveStatus = { lastSegment: head.segment, lastArchivedAt: head.sealedAt, cursor: head.cursor };
+  await opts.state.put(STATUS_KEY, JSON.stringify(status));
+}
 
-  async function publishStatus(head: ArchiveHead): Promise<void> {
-    const status: ArchiveStatus = { lastSegment: head.segment, lastArchivedAt: head.sealedAt, cursor: head.cursor };
-    await opts.state.put(STATUS_KEY, JSON.stringify(status));
-  }
-
-  async function run(): Promise<void> {
-    let head: ArchiveHead | null = null;
-    let backoff = 500;
-    let renewedAt = 0;
-    while (running) {
-      try {
-        if (Date.now() - renewedAt >= RENEW_MS) {
-          if (!(await lease.hold())) {
-            head = null; // another process archives; read the archive again if this one takes over
-            await sleep(RENEW_MS);
-            continue;
-          }
-          renewedAt = Date.now();
+async function run(a: Archiving): Promise<void> {
+  const { opts } = a;
+  let head: ArchiveHead | null = null;
+  let backoff = 500;
+  let renewedAt = 0;
+  while (a.running) {
+    try {
+      if (Date.now() - renewedAt >= RENEW_MS) {
+        if (!(await a.lease.hold())) {
+          head = null; // another process archives; read the archive again if this one takes over
+          await sleep(a, RENEW_MS);
+          continue;
         }
-        if (!head) {
-          head = await resume();
-          await publishStatus(head);
-          opts.log.info({ segment: head.segment, cursor: head.cursor }, 'archive: resuming after the last manifest');
-        }
-        const started = Date.now();
-        const records = await collect(head);
-        if (records.length > 0) {
-          head = await seal(head, records);
-          await publishStatus(head);
-        }
-        backoff = 500;
-        if (records.length < opts.maxRecords) await sleep(Math.max(0, opts.intervalMs - (Date.now() - started)));
-      } catch (err) {
-        if (!running) break;
-        opts.log.warn({ err }, `archive: ${(err as Error).message}; reading the archive again in ${backoff} ms`);
-        head = null;
-        await sleep(backoff);
-        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        renewedAt = Date.now();
       }
+      if (!head) {
+        head = await resume(a);
+        await publishStatus(a, head);
+        opts.log.info({ segment: head.segment, cursor: head.cursor }, 'archive: resuming after the last manifest');
+      }
+      const started = Date.now();
+      const records = await collect(a, head);
+      if (records.length > 0) {
+        head = await seal(a, head, records);
+        await publishStatus(a, head);
+      }
+      backoff = 500;
+      if (records.length < opts.maxRecords) await sleep(a, Math.max(0, opts.intervalMs - (Date.now() - started)));
+    } catch (err) {
+      if (!a.running) break;
+      opts.log.warn({ err }, `archive: ${(err as Error).message}; reading the archive again in ${backoff} ms`);
+      head = null;
+      await sleep(a, backoff);
+      backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     }
   }
+}
 
-  const done = run();
+export function startArchiver(opts: ArchiverOptions): Archiver {
+  const a: Archiving = {
+    opts,
+    now: opts.now ?? (() => new Date()),
+    lease: archiveLease(opts.state, `${process.pid}-${randomUUID()}`),
+    running: true,
+    opened: null,
+    wake: null,
+  };
+  const done = run(a);
   return {
     async stop() {
-      running = false;
-      wake?.();
+      a.running = false;
+      a.wake?.();
       await done;
-      await lease.release();
+      await a.lease.release();
     },
   };
 }

@@ -65,114 +65,143 @@ export function causerOfActor(actor: string): Causer {
   return { kind: 'system', component: actor };
 }
 
-export function createProfiles(ctx: ServiceContext, vault: ProfileVault) {
-  async function show(tenantId: string, profileId: string): Promise<ProfileView> {
-    const row = await findActiveProfileOfTenant(ctx.pool, tenantId, profileId);
-    if (!row) throw unknownProfile(profileId);
-    return viewOf(row);
-  }
+/** What the profile operations below work with. */
+interface ProfileDeps {
+  ctx: ServiceContext;
+  vault: ProfileVault;
+}
 
-  async function create(
-    tenantId: string,
-    meta: { correlationId: string; causedBy: Causer },
-    name: string,
-    state: BrowserState,
-  ): Promise<ProfileView> {
-    const profileId = newId('prf');
-    const facts = factsOf(name, 1, state);
-    const { digest } = await vault.put(tenantId, profileId, facts, state);
-    try {
-      const { name: _n, ...version } = facts;
-      const result = await ctx.tenants.execute(
-        tenantId,
-        { type: 'CreateProfile', data: { profileId, name, ...version, digest } },
-        meta,
-      );
-      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-    } catch (error) {
-      await vault.shred(tenantId, profileId).catch(() => undefined);
-      throw error;
-    }
-    return show(tenantId, profileId);
-  }
+type Meta = { correlationId: string; causedBy: Causer };
 
-  async function replaceContents(
-    tenantId: string,
-    meta: { correlationId: string; causedBy: Causer },
-    profileId: string,
-    state: BrowserState,
-  ): Promise<ProfileView> {
-    const current = (await ctx.tenants.read(tenantId)).profiles.get(profileId);
-    if (!current) throw unknownProfile(profileId);
-    const facts = factsOf(current.name, current.version + 1, state);
-    const { digest } = await vault.put(tenantId, profileId, facts, state);
+async function showProfile({ ctx }: ProfileDeps, tenantId: string, profileId: string): Promise<ProfileView> {
+  const row = await findActiveProfileOfTenant(ctx.pool, tenantId, profileId);
+  if (!row) throw unknownProfile(profileId);
+  return viewOf(row);
+}
+
+async function createProfile(
+  d: ProfileDeps,
+  tenantId: string,
+  meta: Meta,
+  name: string,
+  state: BrowserState,
+): Promise<ProfileView> {
+  const profileId = newId('prf');
+  const facts = factsOf(name, 1, state);
+  const { digest } = await d.vault.put(tenantId, profileId, facts, state);
+  try {
     const { name: _n, ...version } = facts;
-    const result = await ctx.tenants.execute(
+    const result = await d.ctx.tenants.execute(
       tenantId,
-      { type: 'UpdateProfile', data: { profileId, ...version, digest } },
+      { type: 'CreateProfile', data: { profileId, name, ...version, digest } },
       meta,
     );
-    await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-    return show(tenantId, profileId);
+    await d.ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+  } catch (error) {
+    await d.vault.shred(tenantId, profileId).catch(() => undefined);
+    throw error;
   }
+  return showProfile(d, tenantId, profileId);
+}
 
+async function replaceProfileContents(
+  d: ProfileDeps,
+  tenantId: string,
+  meta: Meta,
+  profileId: string,
+  state: BrowserState,
+): Promise<ProfileView> {
+  const current = (await d.ctx.tenants.read(tenantId)).profiles.get(profileId);
+  if (!current) throw unknownProfile(profileId);
+  const facts = factsOf(current.name, current.version + 1, state);
+  const { digest } = await d.vault.put(tenantId, profileId, facts, state);
+  const { name: _n, ...version } = facts;
+  const result = await d.ctx.tenants.execute(
+    tenantId,
+    { type: 'UpdateProfile', data: { profileId, ...version, digest } },
+    meta,
+  );
+  await d.ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+  return showProfile(d, tenantId, profileId);
+}
+
+async function renameProfile(d: ProfileDeps, caller: Caller, profileId: string, name: string): Promise<ProfileView> {
+  const tenantId = caller.principal.tenantId;
+  const result = await d.ctx.tenants.execute(
+    tenantId,
+    { type: 'RenameProfile', data: { profileId, name } },
+    causedBy(caller),
+  );
+  await d.vault.rename(tenantId, profileId, name);
+  await d.ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+  return showProfile(d, tenantId, profileId);
+}
+
+async function deleteProfile(
+  d: ProfileDeps,
+  caller: Caller,
+  profileId: string,
+): Promise<{ id: string; deleted: true }> {
+  const tenantId = caller.principal.tenantId;
+  const result = await d.ctx.tenants.execute(
+    tenantId,
+    { type: 'DeleteProfile', data: { profileId } },
+    causedBy(caller),
+  );
+  // Recorded first: a capture admitted after this finds no profile; the contents are then dropped for good.
+  await d.vault.shred(tenantId, profileId);
+  await d.ctx.waiter.waitFor(result.appended.at(-1)!.seq);
+  return { id: profileId, deleted: true };
+}
+
+/** The port the remote browser reads and saves through (browser-state.ts). */
+function profileStatesOf(d: ProfileDeps): ProfileStates {
+  return {
+    async load(tenantId, profileId) {
+      if (!(await d.ctx.tenants.read(tenantId)).profiles.has(profileId)) return null;
+      return (await d.vault.open(tenantId, profileId))?.state ?? null;
+    },
+    async save({ tenantId, actor, profileId, name, state }) {
+      const meta = { correlationId: newId('evt'), causedBy: causerOfActor(actor) };
+      const checked = checkedBrowserState(state);
+      const view = profileId
+        ? await replaceProfileContents(d, tenantId, meta, profileId, checked)
+        : await createProfile(d, tenantId, meta, name ?? 'Remote browser profile', checked);
+      return { id: view.id, name: view.name, version: view.version, sites: view.sites };
+    },
+  };
+}
+
+export function createProfiles(ctx: ServiceContext, vault: ProfileVault) {
+  const d: ProfileDeps = { ctx, vault };
   return {
     async create(caller: Caller, body: { name: string; contents: unknown }): Promise<ProfileView> {
-      return create(caller.principal.tenantId, causedBy(caller), body.name, importBrowserState(body.contents));
+      return createProfile(
+        d,
+        caller.principal.tenantId,
+        causedBy(caller),
+        body.name,
+        importBrowserState(body.contents),
+      );
     },
 
     async list(caller: Caller): Promise<{ data: ProfileView[] }> {
       return { data: (await listActiveProfiles(ctx.pool, caller.principal.tenantId)).map(viewOf) };
     },
 
-    show: (caller: Caller, profileId: string) => show(caller.principal.tenantId, profileId),
+    show: (caller: Caller, profileId: string) => showProfile(d, caller.principal.tenantId, profileId),
 
-    async rename(caller: Caller, profileId: string, name: string): Promise<ProfileView> {
-      const tenantId = caller.principal.tenantId;
-      const result = await ctx.tenants.execute(
-        tenantId,
-        { type: 'RenameProfile', data: { profileId, name } },
-        causedBy(caller),
-      );
-      await vault.rename(tenantId, profileId, name);
-      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-      return show(tenantId, profileId);
-    },
+    rename: (caller: Caller, profileId: string, name: string): Promise<ProfileView> =>
+      renameProfile(d, caller, profileId, name),
 
     async replaceContents(caller: Caller, profileId: string, contents: unknown): Promise<ProfileView> {
       const state = importBrowserState(contents);
-      return replaceContents(caller.principal.tenantId, causedBy(caller), profileId, state);
+      return replaceProfileContents(d, caller.principal.tenantId, causedBy(caller), profileId, state);
     },
 
-    async delete(caller: Caller, profileId: string): Promise<{ id: string; deleted: true }> {
-      const tenantId = caller.principal.tenantId;
-      const result = await ctx.tenants.execute(
-        tenantId,
-        { type: 'DeleteProfile', data: { profileId } },
-        causedBy(caller),
-      );
-      // Recorded first: a capture admitted after this finds no profile; the contents are then dropped for good.
-      await vault.shred(tenantId, profileId);
-      await ctx.waiter.waitFor(result.appended.at(-1)!.seq);
-      return { id: profileId, deleted: true };
-    },
+    delete: (caller: Caller, profileId: string): Promise<{ id: string; deleted: true }> =>
+      deleteProfile(d, caller, profileId),
 
-    /** The port the remote browser reads and saves through (browser-state.ts). */
-    states(): ProfileStates {
-      return {
-        async load(tenantId, profileId) {
-          if (!(await ctx.tenants.read(tenantId)).profiles.has(profileId)) return null;
-          return (await vault.open(tenantId, profileId))?.state ?? null;
-        },
-        async save({ tenantId, actor, profileId, name, state }) {
-          const meta = { correlationId: newId('evt'), causedBy: causerOfActor(actor) };
-          const checked = checkedBrowserState(state);
-          const view = profileId
-            ? await replaceContents(tenantId, meta, profileId, checked)
-            : await create(tenantId, meta, name ?? 'Remote browser profile', checked);
-          return { id: view.id, name: view.name, version: view.version, sites: view.sites };
-        },
-      };
-    },
+    states: (): ProfileStates => profileStatesOf(d),
   };
 }

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Dialog, Page, Target } from 'puppeteer-core';
 import type { BrowserState, OriginStorage } from '../browser-state.js';
 import { browsableUrl, mayShow } from './address-bar.js';
 import { browserStateOf, httpOrigin, MAX_ORIGINS } from './browser-state-of.js';
@@ -112,199 +112,253 @@ async function restore(context: BrowserContext, cdp: CDPSession, state: BrowserS
   });
 }
 
-function driveSession(context: BrowserContext, page: Page, cdp: CDPSession, viewport: Viewport): BrowserSession {
-  let viewer: Viewer | null = null;
-  let closed = false;
-  let pending = 0;
-  let chain: Promise<unknown> = Promise.resolve();
-  const origins: string[] = [];
-  const goneListeners: Array<() => void> = [];
-
-  const send = (m: ServiceMessage) => viewer?.send(m);
-  const call = (method: string, params: object = {}) =>
-    (cdp.send as (m: string, p: object) => Promise<unknown>)(method, params);
-
-  /** Input in order, one call at a time; what the page cannot keep up with is dropped. */
-  function enqueue(method: string, params: object, droppable: boolean): void {
-    if (pending >= (droppable ? MAX_PENDING_INPUT : MAX_PENDING_INPUT * 2)) return;
-    pending++;
-    chain = chain
-      .then(() => call(method, params))
-      .catch(() => {})
-      .finally(() => pending--);
-  }
-
+/** One remote browser as it is driven: its tab, its viewer, its input queue and what it has seen. */
+interface Drive {
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  viewport: Viewport;
+  viewer: Viewer | null;
+  closed: boolean;
+  /** Input calls waiting for the page, and the chain they wait on. */
+  pending: number;
+  chain: Promise<unknown>;
+  /** The http(s) origins the tab has shown, whose localStorage Save keeps. */
+  origins: string[];
   /**
    * localStorage is readable only while a document of its origin is open, so the open origin's is read as the person
    * goes (on load, before input that may leave it, and every few seconds); Save reads it live where it can.
    */
-  const lastStorage = new Map<string, OriginStorage['localStorage']>();
-  async function readStorage(origin: string): Promise<OriginStorage['localStorage'] | null> {
-    const answer = (await call('DOMStorage.getDOMStorageItems', {
-      storageId: { securityOrigin: origin, isLocalStorage: true },
-    }).catch(() => null)) as { entries: string[][] } | null;
-    if (!answer) return null;
-    const items = answer.entries.map(([name = '', value = '']) => ({ name, value }));
-    lastStorage.set(origin, items);
-    return items;
-  }
-  const snapshot = () => {
-    const origin = httpOrigin(page.url());
-    if (origin) void readStorage(origin);
-  };
-  const snapshots = setInterval(snapshot, STORAGE_SNAPSHOT_MS);
-  snapshots.unref();
+  lastStorage: Map<string, OriginStorage['localStorage']>;
+  snapshots: ReturnType<typeof setInterval> | undefined;
+  goneListeners: Array<() => void>;
+  /** Popups waiting to name their address. */
+  popups: Set<Target>;
+}
 
-  async function sendLocation(): Promise<void> {
-    if (!viewer) return;
-    const history = (await call('Page.getNavigationHistory').catch(() => null)) as {
-      currentIndex: number;
-      entries: Array<{ id: number; url: string; title: string }>;
-    } | null;
-    const entry = history?.entries[history.currentIndex];
-    send({
-      t: 'location',
-      url: entry?.url ?? page.url(),
-      title: entry?.title ?? '',
-      canGoBack: (history?.currentIndex ?? 0) > 0,
+const sendToViewer = (d: Drive, m: ServiceMessage) => d.viewer?.send(m);
+
+const cdpCall = (d: Drive, method: string, params: object = {}) =>
+  (d.cdp.send as (m: string, p: object) => Promise<unknown>)(method, params);
+
+/** Input in order, one call at a time; what the page cannot keep up with is dropped. */
+function enqueue(d: Drive, method: string, params: object, droppable: boolean): void {
+  if (d.pending >= (droppable ? MAX_PENDING_INPUT : MAX_PENDING_INPUT * 2)) return;
+  d.pending++;
+  d.chain = d.chain
+    .then(() => cdpCall(d, method, params))
+    .catch(() => {})
+    .finally(() => d.pending--);
+}
+
+async function readStorage(d: Drive, origin: string): Promise<OriginStorage['localStorage'] | null> {
+  const answer = (await cdpCall(d, 'DOMStorage.getDOMStorageItems', {
+    storageId: { securityOrigin: origin, isLocalStorage: true },
+  }).catch(() => null)) as { entries: string[][] } | null;
+  if (!answer) return null;
+  const items = answer.entries.map(([name = '', value = '']) => ({ name, value }));
+  d.lastStorage.set(origin, items);
+  return items;
+}
+
+function snapshot(d: Drive): void {
+  const origin = httpOrigin(d.page.url());
+  if (origin) void readStorage(d, origin);
+}
+
+async function sendLocation(d: Drive): Promise<void> {
+  if (!d.viewer) return;
+  const history = (await cdpCall(d, 'Page.getNavigationHistory').catch(() => null)) as {
+    currentIndex: number;
+    entries: Array<{ id: number; url: string; title: string }>;
+  } | null;
+  const entry = history?.entries[history.currentIndex];
+  sendToViewer(d, {
+    t: 'location',
+    url: entry?.url ?? d.page.url(),
+    title: entry?.title ?? '',
+    canGoBack: (history?.currentIndex ?? 0) > 0,
+  });
+}
+
+function navigate(d: Drive, typed: string): void {
+  const verdict = browsableUrl(typed);
+  if (!verdict.ok) return void sendToViewer(d, { t: 'refused', reason: verdict.reason });
+  enqueue(d, 'Page.navigate', { url: verdict.url }, false);
+}
+
+function goBack(d: Drive): void {
+  d.chain = d.chain
+    .then(async () => {
+      const h = (await cdpCall(d, 'Page.getNavigationHistory')) as {
+        currentIndex: number;
+        entries: { id: number }[];
+      };
+      const previous = h.entries[h.currentIndex - 1];
+      if (previous) await cdpCall(d, 'Page.navigateToHistoryEntry', { entryId: previous.id });
+    })
+    .catch(() => {});
+}
+
+function onScreencastFrame(d: Drive, f: { data: string; sessionId: number }): void {
+  const taken = () => void cdpCall(d, 'Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
+  if (!d.viewer) return taken();
+  d.viewer.frame(Buffer.from(f.data, 'base64'), taken);
+}
+
+function onFrameNavigated(d: Drive, frame: { url: string; parentId?: string }): void {
+  const origin = httpOrigin(frame.url);
+  if (origin && !d.origins.includes(origin) && d.origins.length < MAX_ORIGINS) d.origins.push(origin);
+  if (frame.parentId) return;
+  // The address bar lets nothing else through; this catches a page that got there some other way.
+  if (!mayShow(frame.url)) {
+    sendToViewer(d, {
+      t: 'refused',
+      reason: `Only http and https pages open here; ${new URL(frame.url).protocol} was left.`,
     });
+    enqueue(d, 'Page.navigate', { url: 'about:blank' }, false);
   }
+  void sendLocation(d);
+}
 
-  function navigate(typed: string): void {
-    const verdict = browsableUrl(typed);
-    if (!verdict.ok) return send({ t: 'refused', reason: verdict.reason });
-    enqueue('Page.navigate', { url: verdict.url }, false);
-  }
+function onLoad(d: Drive): void {
+  snapshot(d);
+  void sendLocation(d);
+}
 
-  cdp.on('Page.screencastFrame', (f) => {
-    const taken = () => void call('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
-    if (!viewer) return taken();
-    viewer.frame(Buffer.from(f.data, 'base64'), taken);
-  });
-  cdp.on('Page.frameNavigated', ({ frame }) => {
-    const origin = httpOrigin(frame.url);
-    if (origin && !origins.includes(origin) && origins.length < MAX_ORIGINS) origins.push(origin);
-    if (frame.parentId) return;
-    // The address bar lets nothing else through; this catches a page that got there some other way.
-    if (!mayShow(frame.url)) {
-      send({ t: 'refused', reason: `Only http and https pages open here; ${new URL(frame.url).protocol} was left.` });
-      enqueue('Page.navigate', { url: 'about:blank' }, false);
+/** Nobody can answer a dialog in the stream: alerts and leave-page prompts are accepted, questions declined. */
+function onDialog(dialog: Dialog): void {
+  const accept = dialog.type() === 'alert' || dialog.type() === 'beforeunload';
+  void (accept ? dialog.accept() : dialog.dismiss()).catch(() => {});
+}
+
+// One tab: a popup or a link opening a new tab is closed, and its address opened in the tab instead.
+async function takeOver(d: Drive, target: Target): Promise<void> {
+  if (!d.popups.delete(target)) return;
+  const url = target.url();
+  await (await target.page().catch(() => null))?.close().catch(() => {});
+  if (httpOrigin(url)) navigate(d, url);
+}
+
+function onTargetCreated(d: Drive, target: Target): void {
+  if (target === d.page.target() || target.type() !== 'page') return;
+  d.popups.add(target);
+  if (httpOrigin(target.url())) void takeOver(d, target);
+  else setTimeout(() => void takeOver(d, target), POPUP_WAIT_MS).unref();
+}
+
+function onTargetChanged(d: Drive, target: Target): void {
+  if (d.popups.has(target) && httpOrigin(target.url())) void takeOver(d, target);
+}
+
+function onGone(d: Drive): void {
+  clearInterval(d.snapshots);
+  if (d.closed) return;
+  d.closed = true;
+  for (const listener of d.goneListeners.splice(0)) listener();
+}
+
+/** (Re)starts the screencast, which sends the current picture first; refused while the tab swaps renderers. */
+async function startScreencast(d: Drive): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await cdpCall(d, 'Page.stopScreencast').catch(() => {});
+      await cdpCall(d, 'Page.startScreencast', {
+        format: 'jpeg',
+        quality: JPEG_QUALITY,
+        maxWidth: d.viewport.width,
+        maxHeight: d.viewport.height,
+        everyNthFrame: 1,
+      });
+      return;
+    } catch (error) {
+      if (d.closed || attempt >= SCREENCAST_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
-    void sendLocation();
-  });
-  cdp.on('Page.navigatedWithinDocument', () => void sendLocation());
-  cdp.on('Page.loadEventFired', () => {
-    snapshot();
-    void sendLocation();
-  });
-  page.on('dialog', (dialog) => {
-    // Nobody can answer a dialog in the stream: alerts and leave-page prompts are accepted, questions declined.
-    const accept = dialog.type() === 'alert' || dialog.type() === 'beforeunload';
-    void (accept ? dialog.accept() : dialog.dismiss()).catch(() => {});
-  });
+  }
+}
 
-  // One tab: a popup or a link opening a new tab is closed, and its address opened in the tab instead.
-  const popups = new Set<Target>();
-  const takeOver = async (target: Target) => {
-    if (!popups.delete(target)) return;
-    const url = target.url();
-    await (await target.page().catch(() => null))?.close().catch(() => {});
-    if (httpOrigin(url)) navigate(url);
-  };
-  context.on('targetcreated', (target) => {
-    if (target === page.target() || target.type() !== 'page') return;
-    popups.add(target);
-    if (httpOrigin(target.url())) void takeOver(target);
-    else setTimeout(() => void takeOver(target), POPUP_WAIT_MS).unref();
-  });
-  context.on('targetchanged', (target) => {
-    if (popups.has(target) && httpOrigin(target.url())) void takeOver(target);
-  });
+function handle(d: Drive, m: ViewerMessage): void {
+  if (d.closed) return;
+  if (m.t === 'navigate' || m.t === 'back' || m.t === 'reload' || (m.t === 'mouse' && m.kind === 'down')) snapshot(d);
+  switch (m.t) {
+    case 'navigate':
+      return navigate(d, m.url);
+    case 'reload':
+      return enqueue(d, 'Page.reload', {}, false);
+    case 'back':
+      return goBack(d);
+    default: {
+      const { method, params } = inputCommand(m);
+      return enqueue(d, method, params, m.t === 'mouse' && m.kind === 'move');
+    }
+  }
+}
 
-  const gone = () => {
-    clearInterval(snapshots);
-    if (closed) return;
-    closed = true;
-    for (const listener of goneListeners.splice(0)) listener();
-  };
+async function stateOf(d: Drive): Promise<BrowserState> {
+  const cookies = await d.context.cookies();
+  const storage: OriginStorage[] = [];
+  for (const origin of d.origins)
+    storage.push({ origin, localStorage: (await readStorage(d, origin)) ?? d.lastStorage.get(origin) ?? [] });
+  return browserStateOf(cookies, storage);
+}
+
+function listen(d: Drive): void {
+  const { cdp, page, context } = d;
+  cdp.on('Page.screencastFrame', (f) => onScreencastFrame(d, f));
+  cdp.on('Page.frameNavigated', ({ frame }) => onFrameNavigated(d, frame));
+  cdp.on('Page.navigatedWithinDocument', () => void sendLocation(d));
+  cdp.on('Page.loadEventFired', () => onLoad(d));
+  page.on('dialog', onDialog);
+  context.on('targetcreated', (target) => onTargetCreated(d, target));
+  context.on('targetchanged', (target) => onTargetChanged(d, target));
+  const gone = () => onGone(d);
   page.on('close', gone);
   page.on('error', gone); // the tab crashed
   cdp.on('Inspector.targetCrashed', gone);
+}
 
-  /** (Re)starts the screencast, which sends the current picture first; refused while the tab swaps renderers. */
-  async function startScreencast(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await call('Page.stopScreencast').catch(() => {});
-        await call('Page.startScreencast', {
-          format: 'jpeg',
-          quality: JPEG_QUALITY,
-          maxWidth: viewport.width,
-          maxHeight: viewport.height,
-          everyNthFrame: 1,
-        });
-        return;
-      } catch (error) {
-        if (closed || attempt >= SCREENCAST_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-      }
-    }
-  }
-
+function driveSession(context: BrowserContext, page: Page, cdp: CDPSession, viewport: Viewport): BrowserSession {
+  const d: Drive = {
+    context,
+    page,
+    cdp,
+    viewport,
+    viewer: null,
+    closed: false,
+    pending: 0,
+    chain: Promise.resolve(),
+    origins: [],
+    lastStorage: new Map(),
+    snapshots: undefined,
+    goneListeners: [],
+    popups: new Set(),
+  };
+  d.snapshots = setInterval(() => snapshot(d), STORAGE_SNAPSHOT_MS);
+  d.snapshots.unref();
+  listen(d);
   return {
     viewport,
     async attach(next) {
-      viewer = next;
+      d.viewer = next;
       next.send({ t: 'viewport', ...viewport });
-      await sendLocation();
-      await startScreencast();
+      await sendLocation(d);
+      await startScreencast(d);
     },
     async detach(leaving) {
-      if (viewer !== leaving) return;
-      viewer = null;
-      await call('Page.stopScreencast').catch(() => {});
+      if (d.viewer !== leaving) return;
+      d.viewer = null;
+      await cdpCall(d, 'Page.stopScreencast').catch(() => {});
     },
-    handle(m) {
-      if (closed) return;
-      if (m.t === 'navigate' || m.t === 'back' || m.t === 'reload' || (m.t === 'mouse' && m.kind === 'down'))
-        snapshot();
-      switch (m.t) {
-        case 'navigate':
-          return navigate(m.url);
-        case 'reload':
-          return enqueue('Page.reload', {}, false);
-        case 'back':
-          chain = chain
-            .then(async () => {
-              const h = (await call('Page.getNavigationHistory')) as {
-                currentIndex: number;
-                entries: { id: number }[];
-              };
-              const previous = h.entries[h.currentIndex - 1];
-              if (previous) await call('Page.navigateToHistoryEntry', { entryId: previous.id });
-            })
-            .catch(() => {});
-          return;
-        default: {
-          const { method, params } = inputCommand(m);
-          return enqueue(method, params, m.t === 'mouse' && m.kind === 'move');
-        }
-      }
-    },
-    async state() {
-      const cookies = await context.cookies();
-      const storage: OriginStorage[] = [];
-      for (const origin of origins)
-        storage.push({ origin, localStorage: (await readStorage(origin)) ?? lastStorage.get(origin) ?? [] });
-      return browserStateOf(cookies, storage);
-    },
+    handle: (m) => handle(d, m),
+    state: () => stateOf(d),
     onGone(listener) {
-      goneListeners.push(listener);
+      d.goneListeners.push(listener);
     },
     async close() {
-      clearInterval(snapshots);
-      closed = true;
-      viewer = null;
+      clearInterval(d.snapshots);
+      d.closed = true;
+      d.viewer = null;
       await context.close().catch(() => {});
     },
   };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { requireJsonBody, type TypedApp } from '../../api/app.js';
 import { ANSWERS, HttpProblem, problemResponses } from '../../api/problem.js';
 import { dateTime } from '../../api/schemas.js';
+import { type RouteRegistrar, registerRoutes } from '../../api/route-registrar.js';
 import type { TenantGuard } from '../../api/tenant-auth.js';
 import type { Principal } from '../../application/caller.js';
 import { browsableUrl } from './address-bar.js';
@@ -98,215 +99,243 @@ const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice
 const actorOf = (p: Principal) =>
   p.keyHash ? `key:${p.keyHash}` : p.oidc ? `oidc:${p.oidc.provider}:${p.oidc.subject}` : 'legacy-key';
 
-export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: RemoteBrowsers; publicBaseUrl: string }) {
-  const { guard, browsers } = deps;
-  const publicOrigin = new URL(deps.publicBaseUrl).origin;
+interface RouteDeps {
+  guard: TenantGuard;
+  browsers: RemoteBrowsers;
+  /** PUBLIC_BASE_URL's origin. */
+  publicOrigin: string;
+}
 
-  /** The session a request stands for: its console session when it came with the cookie, else its key. */
-  async function ownerOf(req: FastifyRequest): Promise<SessionOwner> {
-    const principal = req.principal!;
-    const base = { tenantId: principal.tenantId, actor: actorOf(principal) };
-    if (req.headers.authorization === undefined) {
-      const console = await guard.consoleSession(req);
-      if (console) return { ...base, holder: `console:${digest(console.id)}` };
-    }
-    return { ...base, holder: principal.keyHash ? `key:${principal.keyHash}` : 'legacy-key' };
+/** The session a request stands for: its console session when it came with the cookie, else its key. */
+async function ownerOf(guard: TenantGuard, req: FastifyRequest): Promise<SessionOwner> {
+  const principal = req.principal!;
+  const base = { tenantId: principal.tenantId, actor: actorOf(principal) };
+  if (req.headers.authorization === undefined) {
+    const console = await guard.consoleSession(req);
+    if (console) return { ...base, holder: `console:${digest(console.id)}` };
   }
+  return { ...base, holder: principal.keyHash ? `key:${principal.keyHash}` : 'legacy-key' };
+}
 
-  const answer = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw httpProblemOf(error);
-    }
+/** Runs work, answering a refusal of the remote browsers as its HTTP problem. */
+async function answer<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw httpProblemOf(error);
+  }
+}
+
+export function remoteBrowserRoutes(deps: { guard: TenantGuard; browsers: RemoteBrowsers; publicBaseUrl: string }) {
+  const routeDeps: RouteDeps = {
+    guard: deps.guard,
+    browsers: deps.browsers,
+    publicOrigin: new URL(deps.publicBaseUrl).origin,
   };
-
   return async (app: TypedApp) => {
     await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+    registerRoutes(app, REMOTE_BROWSER_ROUTES, routeDeps);
+  };
+}
 
-    app.post(
-      PATH,
-      {
-        onRequest: guard.require('capture'),
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['profiles'],
-          summary: 'Open a remote browser (to make or refresh a profile)',
-          operationId: 'openBrowserSession',
-          security: [{ bearer: [] }],
-          body: openBody,
-          response: {
-            201: openedSchema,
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              409: 'This tenant has REMOTE_BROWSER_PER_TENANT remote browsers open already.',
-              422: 'profileId names no profile of this tenant.',
-              503: 'Every remote browser of the service is in use (REMOTE_BROWSER_MAX), or the browser could not start; Retry-After says when to try again.',
-            }),
-          },
-        },
-      },
-      async (req, reply) => {
-        const { profileId, url } = req.body;
-        let startUrl: string | undefined;
-        if (url !== undefined) {
-          const verdict = browsableUrl(url);
-          if (!verdict.ok) throw new HttpProblem(400, `Invalid request: body.url: ${verdict.reason}`);
-          startUrl = verdict.url;
-        }
-        const owner = await ownerOf(req);
-        const opened = await answer(() =>
-          browsers
-            .open(owner, { ...(profileId ? { profileId } : {}), ...(startUrl ? { startUrl } : {}) })
-            .catch((e) => {
-              if (e instanceof RemoteBrowserError) throw e;
-              req.log.error({ err: e }, 'remote browser did not start');
-              throw new RemoteBrowserError('busy', 'The remote browser could not be started; try again in a moment.');
-            }),
-        );
-        return reply.code(201).send(openedBody(opened));
-      },
-    );
+const REMOTE_BROWSER_ROUTES: RouteRegistrar<RouteDeps>[] = [openRoute, streamRoute, saveRoute, closeRoute];
 
-    app.route({
-      method: 'GET',
-      url: `${PATH}/:sessionId/stream`,
-      // wsHandler alone (not `websocket: true`, which hides the route from the OpenAPI document): a documented operation.
+function openRoute(app: TypedApp, { guard, browsers }: RouteDeps) {
+  app.post(
+    PATH,
+    {
       onRequest: guard.require('capture'),
-      preHandler: async (req) => {
-        // A browser sends the page's Origin with every WebSocket: another site's page must not open the stream.
-        // As for the console's other cookie requests: PUBLIC_BASE_URL's origin, or the one the request was sent to.
-        const origin = req.headers.origin;
-        const ownOrigin = `${req.protocol}://${req.host}`;
-        if (
-          req.headers.authorization === undefined &&
-          origin !== undefined &&
-          origin !== publicOrigin &&
-          origin !== ownOrigin
-        )
-          throw new HttpProblem(403, 'The stream opens only from the console’s own pages.', 'Forbidden');
-        const { sessionId } = req.params as { sessionId: string };
-        if (!browsers.has(await ownerOf(req), sessionId))
-          throw httpProblemOf(new RemoteBrowserError('not_found', notFound[404]));
-      },
+      preValidation: requireJsonBody,
       schema: {
         tags: ['profiles'],
-        summary: 'Stream a remote browser (WebSocket)',
-        description:
-          'A WebSocket (RFC 6455). The service sends each screencast frame as a binary message (JPEG) and JSON text messages {t: viewport|location|refused|ended}; the viewer sends JSON text messages: mouse, wheel, key, text (paste), navigate, back, reload (docs/profiles-remote-browser.md). A second stream of the same session replaces the first.',
-        operationId: 'streamBrowserSession',
+        summary: 'Open a remote browser (to make or refresh a profile)',
+        operationId: 'openBrowserSession',
         security: [{ bearer: [] }],
-        params: sessionParams,
+        body: openBody,
         response: {
-          101: z.undefined().describe('Switching to the WebSocket protocol (with Upgrade: websocket).'),
-          200: openedSchema.describe('Without Upgrade: websocket, the session as it was opened.'),
+          201: openedSchema,
           ...problemResponses({
             ...ANSWERS.tenantKey,
+            ...ANSWERS.jsonBody,
             ...ANSWERS.internal,
-            ...notFound,
-            403: 'The API key lacks the scope (spec 5.3), or a console page of another origin asked.',
+            409: 'This tenant has REMOTE_BROWSER_PER_TENANT remote browsers open already.',
+            422: 'profileId names no profile of this tenant.',
+            503: 'Every remote browser of the service is in use (REMOTE_BROWSER_MAX), or the browser could not start; Retry-After says when to try again.',
           }),
         },
       },
-      handler: async (req) => {
-        const { sessionId } = req.params as { sessionId: string };
-        return openedBody(await answer(async () => browsers.describe(await ownerOf(req), sessionId)));
-      },
-      wsHandler: async (socket, req) => {
-        const { sessionId } = req.params as { sessionId: string };
-        const send = (m: ServiceMessage) => {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(m));
-        };
-        let connection: Awaited<ReturnType<RemoteBrowsers['connect']>> | null = null;
-        let viewport = { width: 0, height: 0 };
-        socket.on('message', (data: Buffer, isBinary: boolean) => {
-          if (isBinary || !connection) return;
-          const message = parseViewerMessage(data.toString('utf8'), viewport);
-          if (message) connection.message(message);
+    },
+    async (req, reply) => {
+      const { profileId, url } = req.body;
+      let startUrl: string | undefined;
+      if (url !== undefined) {
+        const verdict = browsableUrl(url);
+        if (!verdict.ok) throw new HttpProblem(400, `Invalid request: body.url: ${verdict.reason}`);
+        startUrl = verdict.url;
+      }
+      const owner = await ownerOf(guard, req);
+      const opened = await answer(() =>
+        browsers.open(owner, { ...(profileId ? { profileId } : {}), ...(startUrl ? { startUrl } : {}) }).catch((e) => {
+          if (e instanceof RemoteBrowserError) throw e;
+          req.log.error({ err: e }, 'remote browser did not start');
+          throw new RemoteBrowserError('busy', 'The remote browser could not be started; try again in a moment.');
+        }),
+      );
+      return reply.code(201).send(openedBody(opened));
+    },
+  );
+}
+
+/** Before the stream opens: the console's own pages only, and a session of this caller. */
+async function checkStreamRequest(deps: RouteDeps, req: FastifyRequest): Promise<void> {
+  // A browser sends the page's Origin with every WebSocket: another site's page must not open the stream.
+  // As for the console's other cookie requests: PUBLIC_BASE_URL's origin, or the one the request was sent to.
+  const origin = req.headers.origin;
+  const ownOrigin = `${req.protocol}://${req.host}`;
+  if (
+    req.headers.authorization === undefined &&
+    origin !== undefined &&
+    origin !== deps.publicOrigin &&
+    origin !== ownOrigin
+  )
+    throw new HttpProblem(403, 'The stream opens only from the console’s own pages.', 'Forbidden');
+  const { sessionId } = req.params as { sessionId: string };
+  if (!deps.browsers.has(await ownerOf(deps.guard, req), sessionId))
+    throw httpProblemOf(new RemoteBrowserError('not_found', notFound[404]));
+}
+
+type StreamSocket = Parameters<NonNullable<Parameters<TypedApp['route']>[0]['wsHandler']>>[0];
+
+/** Joins a viewer's WebSocket to its remote browser: frames and messages out, input in. */
+async function streamToViewer(deps: RouteDeps, socket: StreamSocket, req: FastifyRequest): Promise<void> {
+  const { sessionId } = req.params as { sessionId: string };
+  const send = (m: ServiceMessage) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(m));
+  };
+  let connection: Awaited<ReturnType<RemoteBrowsers['connect']>> | null = null;
+  let viewport = { width: 0, height: 0 };
+  socket.on('message', (data: Buffer, isBinary: boolean) => {
+    if (isBinary || !connection) return;
+    const message = parseViewerMessage(data.toString('utf8'), viewport);
+    if (message) connection.message(message);
+  });
+  socket.on('close', () => connection?.leave());
+  try {
+    connection = await deps.browsers.connect(await ownerOf(deps.guard, req), sessionId, {
+      frame(jpeg, taken) {
+        if (socket.readyState !== socket.OPEN) return taken();
+        // The next frame is asked for at once while the socket keeps up, else once this one is written.
+        const keepingUp = socket.bufferedAmount < FRAME_BUFFER_BYTES;
+        socket.send(jpeg, { binary: true }, () => {
+          if (!keepingUp) taken();
         });
-        socket.on('close', () => connection?.leave());
-        try {
-          connection = await browsers.connect(await ownerOf(req), sessionId, {
-            frame(jpeg, taken) {
-              if (socket.readyState !== socket.OPEN) return taken();
-              // The next frame is asked for at once while the socket keeps up, else once this one is written.
-              const keepingUp = socket.bufferedAmount < FRAME_BUFFER_BYTES;
-              socket.send(jpeg, { binary: true }, () => {
-                if (!keepingUp) taken();
-              });
-              if (keepingUp) taken();
-            },
-            send(m) {
-              if (m.t === 'viewport') viewport = { width: m.width, height: m.height };
-              send(m);
-            },
-            end(reason) {
-              send({ t: 'ended', reason });
-              socket.close(1000, 'ended');
-            },
-          });
-          if (socket.readyState !== socket.OPEN) connection.leave();
-        } catch (error) {
-          send({ t: 'ended', reason: error instanceof Error ? error.message : 'The remote browser is gone.' });
-          socket.close(1011, 'gone');
-        }
+        if (keepingUp) taken();
+      },
+      send(m) {
+        if (m.t === 'viewport') viewport = { width: m.width, height: m.height };
+        send(m);
+      },
+      end(reason) {
+        send({ t: 'ended', reason });
+        socket.close(1000, 'ended');
       },
     });
+    if (socket.readyState !== socket.OPEN) connection.leave();
+  } catch (error) {
+    send({ t: 'ended', reason: error instanceof Error ? error.message : 'The remote browser is gone.' });
+    socket.close(1011, 'gone');
+  }
+}
 
-    app.post(
-      `${PATH}/:sessionId/save`,
-      {
-        onRequest: guard.require('capture'),
-        preValidation: requireJsonBody,
-        schema: {
-          tags: ['profiles'],
-          summary: 'Save a remote browser as a profile, and close it',
-          operationId: 'saveBrowserSession',
-          security: [{ bearer: [] }],
-          params: sessionParams,
-          body: saveBody,
-          response: {
-            200: profileSchema,
-            ...problemResponses({
-              ...ANSWERS.tenantKey,
-              ...ANSWERS.jsonBody,
-              ...ANSWERS.internal,
-              ...notFound,
-              400: 'A new profile without a name, or an invalid field; the detail names it.',
-            }),
-          },
+function streamRoute(app: TypedApp, deps: RouteDeps) {
+  const { guard, browsers } = deps;
+  app.route({
+    method: 'GET',
+    url: `${PATH}/:sessionId/stream`,
+    // wsHandler alone (not `websocket: true`, which hides the route from the OpenAPI document): a documented operation.
+    onRequest: guard.require('capture'),
+    preHandler: (req) => checkStreamRequest(deps, req),
+    schema: {
+      tags: ['profiles'],
+      summary: 'Stream a remote browser (WebSocket)',
+      description:
+        'A WebSocket (RFC 6455). The service sends each screencast frame as a binary message (JPEG) and JSON text messages {t: viewport|location|refused|ended}; the viewer sends JSON text messages: mouse, wheel, key, text (paste), navigate, back, reload (docs/profiles-remote-browser.md). A second stream of the same session replaces the first.',
+      operationId: 'streamBrowserSession',
+      security: [{ bearer: [] }],
+      params: sessionParams,
+      response: {
+        101: z.undefined().describe('Switching to the WebSocket protocol (with Upgrade: websocket).'),
+        200: openedSchema.describe('Without Upgrade: websocket, the session as it was opened.'),
+        ...problemResponses({
+          ...ANSWERS.tenantKey,
+          ...ANSWERS.internal,
+          ...notFound,
+          403: 'The API key lacks the scope (spec 5.3), or a console page of another origin asked.',
+        }),
+      },
+    },
+    handler: async (req) => {
+      const { sessionId } = req.params as { sessionId: string };
+      return openedBody(await answer(async () => browsers.describe(await ownerOf(guard, req), sessionId)));
+    },
+    wsHandler: (socket, req) => streamToViewer(deps, socket, req),
+  });
+}
+
+function saveRoute(app: TypedApp, { guard, browsers }: RouteDeps) {
+  app.post(
+    `${PATH}/:sessionId/save`,
+    {
+      onRequest: guard.require('capture'),
+      preValidation: requireJsonBody,
+      schema: {
+        tags: ['profiles'],
+        summary: 'Save a remote browser as a profile, and close it',
+        operationId: 'saveBrowserSession',
+        security: [{ bearer: [] }],
+        params: sessionParams,
+        body: saveBody,
+        response: {
+          200: profileSchema,
+          ...problemResponses({
+            ...ANSWERS.tenantKey,
+            ...ANSWERS.jsonBody,
+            ...ANSWERS.internal,
+            ...notFound,
+            400: 'A new profile without a name, or an invalid field; the detail names it.',
+          }),
         },
       },
-      async (req) => {
-        const owner = await ownerOf(req);
-        const name = req.body.name;
-        return answer(() => browsers.save(owner, req.params.sessionId, name ? { name } : {}));
-      },
-    );
+    },
+    async (req) => {
+      const owner = await ownerOf(guard, req);
+      const name = req.body.name;
+      return answer(() => browsers.save(owner, req.params.sessionId, name ? { name } : {}));
+    },
+  );
+}
 
-    app.delete(
-      `${PATH}/:sessionId`,
-      {
-        onRequest: guard.require('capture'),
-        schema: {
-          tags: ['profiles'],
-          summary: 'Close a remote browser without saving',
-          operationId: 'closeBrowserSession',
-          security: [{ bearer: [] }],
-          params: sessionParams,
-          response: {
-            200: closedSchema,
-            ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...notFound }),
-          },
+function closeRoute(app: TypedApp, { guard, browsers }: RouteDeps) {
+  app.delete(
+    `${PATH}/:sessionId`,
+    {
+      onRequest: guard.require('capture'),
+      schema: {
+        tags: ['profiles'],
+        summary: 'Close a remote browser without saving',
+        operationId: 'closeBrowserSession',
+        security: [{ bearer: [] }],
+        params: sessionParams,
+        response: {
+          200: closedSchema,
+          ...problemResponses({ ...ANSWERS.tenantKey, ...ANSWERS.internal, ...notFound }),
         },
       },
-      async (req) => {
-        const owner = await ownerOf(req);
-        await answer(() => browsers.end(owner, req.params.sessionId));
-        return { id: req.params.sessionId, deleted: true as const };
-      },
-    );
-  };
+    },
+    async (req) => {
+      const owner = await ownerOf(guard, req);
+      await answer(() => browsers.end(owner, req.params.sessionId));
+      return { id: req.params.sessionId, deleted: true as const };
+    },
+  );
 }
