@@ -27,6 +27,7 @@ export type Verification = AnswerOf<'verifyCapture'>;
 export type Provenance = AnswerOf<'getCaptureProvenance'>;
 
 export type ProfileList = AnswerOf<'listProfiles'>;
+export type ArchiveStatus = AnswerOf<'getArchiveStatus'>;
 
 export type AccountUsage = AnswerOf<'getAccountUsage'>;
 export type DailyUsage = AnswerOf<'getAccountUsageDaily'>;

@@ -8241,10 +8241,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Ledger, log and state messages not yet in a sealed segment. */
-                        lagEvents: number;
-                        /** @description Age in seconds of the oldest of them; 0 when none. */
-                        lagSeconds: number;
+                        /** @description Whether this deployment archives (ARCHIVE_URL set); false: the rest is empty. */
+                        configured: boolean;
+                        /** @description Ledger, log and state messages not yet in a sealed segment; null without an archive. */
+                        lagEvents: number | null;
+                        /** @description Age in seconds of the oldest of them; 0 when none, null without an archive. */
+                        lagSeconds: number | null;
                         /** @description The archive's last segment number; 0 when none was sealed yet. */
                         lastSegment: number;
                         /** @description When the last segment was sealed (RFC 3339); null when none. */
@@ -8254,15 +8256,6 @@ export interface operations {
             };
             /** @description Missing or invalid admin credential (spec 5.6). */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No archive is configured (ARCHIVE_URL unset). */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

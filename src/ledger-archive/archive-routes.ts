@@ -1,15 +1,23 @@
 import { z } from 'zod';
 import type { TypedApp } from '../api/app.js';
 import type { OperatorGuard } from '../api/operator-auth.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../api/problem.js';
+import { ANSWERS, problemResponses } from '../api/problem.js';
 import type { TenantGuard } from '../api/tenant-auth.js';
 import type { ArchiveLag } from './archive-status.js';
 
 /** `GET /v1/admin/archive`: how far the archive is behind the ledger (docs/operators.md, The archive). */
 const archiveSchema = z
   .object({
-    lagEvents: z.number().int().describe('Ledger, log and state messages not yet in a sealed segment.'),
-    lagSeconds: z.number().describe('Age in seconds of the oldest of them; 0 when none.'),
+    configured: z.boolean().describe('Whether this deployment archives (ARCHIVE_URL set); false: the rest is empty.'),
+    lagEvents: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Ledger, log and state messages not yet in a sealed segment; null without an archive.'),
+    lagSeconds: z
+      .number()
+      .nullable()
+      .describe('Age in seconds of the oldest of them; 0 when none, null without an archive.'),
     lastSegment: z.number().int().describe("The archive's last segment number; 0 when none was sealed yet."),
     lastArchivedAt: z.string().nullable().describe('When the last segment was sealed (RFC 3339); null when none.'),
   })
@@ -18,7 +26,7 @@ const archiveSchema = z
 export function archiveRoutes(deps: {
   guard: TenantGuard;
   operator: OperatorGuard;
-  /** null: no ARCHIVE_URL, answered 404. */
+  /** null: no ARCHIVE_URL, answered `configured: false`. */
   lag: (() => Promise<ArchiveLag>) | null;
 }) {
   return async (app: TypedApp) => {
@@ -34,18 +42,14 @@ export function archiveRoutes(deps: {
           security: [{ bearer: [] }],
           response: {
             200: archiveSchema,
-            ...problemResponses({
-              ...ANSWERS.operator,
-              ...ANSWERS.internal,
-              404: 'No archive is configured (ARCHIVE_URL unset).',
-            }),
+            ...problemResponses({ ...ANSWERS.operator, ...ANSWERS.internal }),
           },
         },
       },
-      async () => {
-        if (!deps.lag) throw new HttpProblem(404, 'No archive is configured (ARCHIVE_URL is unset).');
-        return deps.lag();
-      },
+      async () =>
+        deps.lag
+          ? { configured: true, ...(await deps.lag()) }
+          : { configured: false, lagEvents: null, lagSeconds: null, lastSegment: 0, lastArchivedAt: null },
     );
   };
 }

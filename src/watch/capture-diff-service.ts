@@ -200,6 +200,18 @@ async function diffWithLinks(state: DiffsState, caller: Caller, captureId: strin
 }
 
 /**
+ * The two captures of a signed diff, each with its signed bundle, and the notary that signs: 404 naming what is
+ * missing (`unsigned` says what a deployment that signs nothing cannot do).
+ */
+async function signedPair(state: DiffsState, caller: Caller, captureId: string, query: DiffQuery, unsigned: string) {
+  const { row, base, options } = await resolve(state, caller.principal.tenantId, captureId, query);
+  if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
+  if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
+  if (!state.notary) throw refusal(404, `This deployment signs nothing (SIGNING_KEY=none): ${unsigned}.`);
+  return { row: { ...row, bundle: row.bundle }, base, options, notary: state.notary };
+}
+
+/**
  * The diff as evidence (docs/watch.md): its record attested (Ed25519) and time-stamped (RFC 3161) by the signer
  * role, made once per pair of captures and options and then served as stored. 404 when a capture has no signed
  * bundle or the deployment signs nothing; 503 with Retry-After when no signer answered. `make` false (a GET):
@@ -212,11 +224,8 @@ async function diffEvidence(
   query: DiffQuery,
   make: boolean,
 ): Promise<Uint8Array> {
-  const { ctx, artifacts, notary } = state;
-  const { row, base, options } = await resolve(state, caller.principal.tenantId, captureId, query);
-  if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
-  if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
-  if (!notary) throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a diff cannot be attested.');
+  const { ctx, artifacts } = state;
+  const { row, base, options, notary } = await signedPair(state, caller, captureId, query, 'a diff cannot be attested');
   const name = evidenceObjectName(captureId, base.capture_id, options);
   const stored = await artifacts.get(name);
   if (stored) return stored;
@@ -275,11 +284,14 @@ async function changeCertificate(
   query: DiffQuery,
   make: boolean,
 ): Promise<Uint8Array> {
-  const { ctx, artifacts, notary } = state;
-  const { row, base, options } = await resolve(state, caller.principal.tenantId, captureId, query);
-  if (!base.bundle) throw refusal(404, `base: capture ${base.capture_id} has no signed bundle to name.`);
-  if (!row.bundle) throw refusal(404, `Capture ${captureId} has no signed bundle to name.`);
-  if (!notary) throw refusal(404, 'This deployment signs nothing (SIGNING_KEY=none): a change cannot be certified.');
+  const { ctx, artifacts } = state;
+  const { row, base, options, notary } = await signedPair(
+    state,
+    caller,
+    captureId,
+    query,
+    'a change cannot be certified',
+  );
   const name = evidenceObjectName(captureId, base.capture_id, options, 'pdf');
   const stored = await artifacts.get(name);
   if (stored) return stored;

@@ -144,6 +144,7 @@ describe('capture options, provenance, downloads and replay beside verification'
       'deviceScaleFactor',
       'fullPage',
       'pdf',
+      'profile',
       'recordBoxes',
       'recordSession',
       'recordTextBoxes',

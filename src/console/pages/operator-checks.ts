@@ -1,9 +1,9 @@
-import { ApiError, call, get, query } from '../api.js';
+import { call, get, query } from '../api.js';
 import { field, formValues, h, put, statusRegion } from '../dom.js';
 import { errorBox } from '../errors.js';
 import { count, time } from '../format.js';
 import type { PageContext } from '../router.js';
-import type { CheckRun, DeadLetters, OperatorCheck, OperatorChecks } from '../api-answers.js';
+import type { ArchiveStatus, CheckRun, DeadLetters, OperatorCheck, OperatorChecks } from '../api-answers.js';
 import { facts, heading, table } from '../ui.js';
 
 /** Operator pages (admin session): the checks' last results, and the webhook dead-letter queue across tenants. */
@@ -138,25 +138,24 @@ export async function checksPage(ctx: PageContext): Promise<void> {
 /** The archive's lag (GET /v1/admin/archive; docs/operators.md, The archive). */
 function archiveSection(signal: AbortSignal): HTMLElement {
   const body = h('div', null, h('p', null, 'Loading…'));
-  void get<{ lagEvents: number; lagSeconds: number; lastSegment: number; lastArchivedAt: string | null }>(
-    '/v1/admin/archive',
-    signal,
-  ).then(
+  void get<ArchiveStatus>('/v1/admin/archive', signal).then(
     (a) =>
       put(
         body,
-        facts([
-          ['Not yet archived', `${count(a.lagEvents)} messages, the oldest ${a.lagSeconds.toFixed(1)} s old`],
-          ['Last segment', a.lastSegment ? `${count(a.lastSegment)}, sealed ${time(a.lastArchivedAt!)}` : 'none yet'],
-        ]),
+        a.configured
+          ? facts([
+              [
+                'Not yet archived',
+                `${count(a.lagEvents ?? 0)} messages, the oldest ${(a.lagSeconds ?? 0).toFixed(1)} s old`,
+              ],
+              [
+                'Last segment',
+                a.lastSegment ? `${count(a.lastSegment)}, sealed ${time(a.lastArchivedAt!)}` : 'none yet',
+              ],
+            ])
+          : h('p', null, 'No archive is configured (ARCHIVE_URL).'),
       ),
-    (err) =>
-      put(
-        body,
-        err instanceof ApiError && err.status === 404
-          ? h('p', null, 'No archive is configured (ARCHIVE_URL).')
-          : errorBox(err),
-      ),
+    (err) => put(body, errorBox(err)),
   );
   return h(
     'section',
