@@ -69,8 +69,10 @@ async function startRoles(
   const runtime = await startProcessRuntime(config, deps, stops);
   const { roles, nats } = runtime;
   if (roles.has('signer')) stops.add((await import('./roles/signer.js')).startSignerRole(runtime));
-  // The archive is signed with the log key, which the sequencer holds (docs/operators.md, The archive).
-  if (roles.has('sequencer')) stops.add(await (await import('./ledger-archive/index.js')).startLedgerArchiver(runtime));
+  // The archive is signed with the log key, which the sequencer holds (docs/operators.md, The archive); its
+  // modules (the S3 client among them) load only when ARCHIVE_URL names one.
+  if (roles.has('sequencer') && config.ARCHIVE_URL)
+    stops.add(await (await import('./ledger-archive/archiver-role.js')).startLedgerArchiver(runtime));
   const handle = {
     nats,
     evidence: runtime.evidence,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 import { projectRoot } from '../infra/project-root.js';
 import { BROWSER_BUNDLE } from './browser-bundle.js';
 
@@ -35,6 +35,8 @@ const NODE_BUNDLE = {
 } as const satisfies BuildOptions;
 
 async function bundled(entry: string, options: BuildOptions): Promise<Uint8Array> {
+  // esbuild loads with the first bundle, not with the api role.
+  const { build } = await import('esbuild');
   const result = await build({ entryPoints: [join(PACKAGE_DIR, 'src', entry)], ...options, write: false });
   return result.outputFiles![0]!.contents;
 }

@@ -38,3 +38,14 @@ export class TsaResponseError extends ArchiveError {
     super('TSA_BAD_RESPONSE', message, options);
   }
 }
+
+/** Refused by the notary itself (not a transport failure): the request cannot succeed as it is. */
+export class NotaryRefusal extends Error {
+  override readonly name = 'NotaryRefusal';
+  constructor(
+    readonly code: 'key-changed' | 'no-key' | 'bad-request',
+    message: string,
+  ) {
+    super(message);
+  }
+}

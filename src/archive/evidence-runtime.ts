@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
-import { localNotary, type Notary } from './notary.js';
-import { existingLocalTsaCaCertPem, startLocalTsa, type LocalTsa } from './local-tsa.js';
-import { loadOrCreateSigningKey, signingKeyFromSeed, type SigningKey } from './signing-key.js';
-import { createTsaClient, type Timestamper } from './tsa-client.js';
+import type { Notary } from './notary.js';
+import type { LocalTsa } from './local-tsa.js';
+import { existingLocalTsaCaCertPem } from './local-tsa-ca-file.js';
+import type { SigningKey } from './signing-key.js';
+import type { Timestamper } from './tsa-client.js';
 
 /**
  * How this process makes and checks evidence, from the run contract:
@@ -44,12 +45,13 @@ export const localTsaName = (publicBaseUrl: string): string => `${publicBaseUrl}
  * and TSA CAs from the log.
  */
 export async function startEvidence(config: Config, dataDir: string, opts: { signs: boolean }): Promise<Evidence> {
-  const signingKey =
-    !opts.signs || config.SIGNING_KEY === 'none'
-      ? null
-      : config.SIGNING_KEY
-        ? signingKeyFromSeed(config.SIGNING_KEY)
-        : await loadOrCreateSigningKey(dataDir);
+  // The key, the TSA and the notary's modules (the PKI libraries among them) load only where they are used.
+  const keys = !opts.signs || config.SIGNING_KEY === 'none' ? null : await import('./signing-key.js');
+  const signingKey = !keys
+    ? null
+    : config.SIGNING_KEY
+      ? keys.signingKeyFromSeed(config.SIGNING_KEY)
+      : await keys.loadOrCreateSigningKey(dataDir);
 
   let localTsa: LocalTsa | null = null;
   let timestamper: Timestamper | null = null;
@@ -63,7 +65,10 @@ export async function startEvidence(config: Config, dataDir: string, opts: { sig
     }
   }
   if (config.TSA_URL || !signingKey) {
-    timestamper = config.TSA_URL && config.TSA_URL !== 'none' ? createTsaClient({ url: config.TSA_URL }) : null;
+    timestamper =
+      config.TSA_URL && config.TSA_URL !== 'none'
+        ? (await import('./tsa-client.js')).createTsaClient({ url: config.TSA_URL })
+        : null;
     // The built-in TSA this DATA_DIR ran before (if any) is still trusted for the bundles it time-stamped.
     const previousLocalCa = await existingLocalTsaCaCertPem(join(dataDir, 'tsa'));
     if (previousLocalCa) {
@@ -71,15 +76,20 @@ export async function startEvidence(config: Config, dataDir: string, opts: { sig
       localTsaCaCertsPem.push(previousLocalCa);
     }
   } else {
-    localTsa = await startLocalTsa({ dir: join(dataDir, 'tsa') });
+    localTsa = await (await import('./local-tsa.js')).startLocalTsa({ dir: join(dataDir, 'tsa') });
     // Its loopback URL answers this process only: evidence names it by where its CA is published instead.
-    timestamper = createTsaClient({ url: localTsa.url, name: localTsaName(config.PUBLIC_BASE_URL) });
+    timestamper = (await import('./tsa-client.js')).createTsaClient({
+      url: localTsa.url,
+      name: localTsaName(config.PUBLIC_BASE_URL),
+    });
     tsaCaCertsPem.push(localTsa.caCertPem);
     localTsaCaCertsPem.push(localTsa.caCertPem);
   }
 
   return {
-    notary: signingKey ? localNotary(signingKey, { timestamper: timestamper ?? undefined }) : null,
+    notary: signingKey
+      ? (await import('./notary.js')).localNotary(signingKey, { timestamper: timestamper ?? undefined })
+      : null,
     signingPublicKey: signingKey ? { keyId: signingKey.keyId, publicKeyBase64: signingKey.publicKeyBase64 } : null,
     signingKey,
     tsaCaCertsPem,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -12,6 +12,9 @@ import {
   toArrayBuffer,
 } from '../../packages/verifier/src/index.js';
 import { toPem } from './pki.js';
+import { IDENTITY_FILE, type StoredIdentity } from './local-tsa-ca-file.js';
+
+export { existingLocalTsaCaCertPem } from './local-tsa-ca-file.js';
 
 /**
  * The identity of the built-in TSA (local-tsa.ts): on first use a self-signed root CA (RSA 2048) and a TSA
@@ -19,7 +22,6 @@ import { toPem } from './pki.js';
  * is not kept. Stored as one JSON file (mode 0600) in the TSA's directory, linked into place atomically.
  */
 
-const IDENTITY_FILE = 'tsa-identity.json';
 const RSA_SHA256: RsaHashedKeyGenParams = {
   name: 'RSASSA-PKCS1-v1_5',
   modulusLength: 2048,
@@ -32,32 +34,6 @@ export interface TsaIdentity {
   tsaCertPem: string;
   tsaCert: pkijs.Certificate;
   privateKey: CryptoKey;
-}
-
-/**
- * The CA certificate (PEM) of a built-in TSA created earlier in `dir`, or null when there is none. Bundles it
- * time-stamped stay verifiable after TSA_URL is changed to `none` or to another TSA.
- */
-export async function existingLocalTsaCaCertPem(dir: string): Promise<string | null> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, IDENTITY_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  let caCertPem: unknown;
-  try {
-    caCertPem = (JSON.parse(text) as Partial<StoredIdentity>).caCertPem;
-  } catch {
-    return null; // unreadable: nothing to trust (startLocalTsa reports it if the built-in TSA is used again)
-  }
-  return typeof caCertPem === 'string' && caCertPem.includes('BEGIN CERTIFICATE') ? caCertPem : null;
-}
-interface StoredIdentity {
-  caCertPem: string;
-  tsaCertPem: string;
-  tsaKeyPem: string;
 }
 
 export async function loadOrCreateIdentity(dir: string): Promise<TsaIdentity> {

@@ -2,14 +2,8 @@ import { RequestError, TimeoutError, type Msg, type NatsConnection, type Subscri
 import type { Logger } from 'pino';
 import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
 import { fromBase64Strict, toBase64 } from './digests.js';
-import {
-  NotaryRefusal,
-  type CertificateAttestation,
-  type CertifyRequest,
-  type Notary,
-  type NotaryDescription,
-  type SignRequest,
-} from './notary.js';
+import { NotaryRefusal } from './errors.js';
+import type { CertificateAttestation, CertifyRequest, Notary, NotaryDescription, SignRequest } from './notary.js';
 import type { TimestampResult } from './tsa-client.js';
 import { SUBJECTS } from '../infra/topology.js';
 

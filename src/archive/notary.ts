@@ -1,6 +1,7 @@
 import type { BundleVersion, SignedData, TimestampInfo } from './bundle-format.js';
 import { signBundleHash } from './bundle-signer.js';
 import { pdfSigningIdentity, type PdfSigningIdentity } from './pdf-signer.js';
+import { NotaryRefusal } from './errors.js';
 import type { SigningKey } from './signing-key.js';
 import type { Timestamper, TimestampResult } from './tsa-client.js';
 import {
@@ -69,16 +70,7 @@ export interface SignRequest {
   timestamp?: TimestampInfo;
 }
 
-/** Refused by the notary itself (not a transport failure): the request cannot succeed as it is. */
-export class NotaryRefusal extends Error {
-  override readonly name = 'NotaryRefusal';
-  constructor(
-    readonly code: 'key-changed' | 'no-key' | 'bad-request',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { NotaryRefusal };
 
 /** The notary of a process that holds the key: the signer role, and tools and tests that sign directly. */
 export function localNotary(

@@ -1,6 +1,15 @@
 import { availableParallelism, totalmem } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import {
+  type Complain,
+  checked,
+  type EnvField,
+  type EnvOutput,
+  mapped,
+  oneOf,
+  optionalString,
+  parseEnv,
+} from './env-fields.js';
 import { parseOidcProviders } from './console-oidc-providers.js';
 import { parseLogWitnesses } from './log-witnesses.js';
 import { STORAGE_ENV, storageSettings } from './storage-config.js';
@@ -33,32 +42,25 @@ export function defaultWorkerConcurrency(cores: number, memoryBytes: number): nu
  */
 export const CONSOLE_SESSION_MAX_HOURS_CEILING = 12;
 
-const integer = (name: string, def: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return def;
-      if (!/^\d+$/.test(v.trim())) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number, got '${v}'` });
-        return z.NEVER;
-      }
-      const n = Number(v.trim());
-      if (n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}, got ${n}` });
-        return z.NEVER;
-      }
-      return n;
-    });
+const integer =
+  (name: string, def: number, min: number, max: number): EnvField<number> =>
+  (v, complain) => {
+    if (v === undefined || v.trim() === '') return def;
+    if (!/^\d+$/.test(v.trim())) {
+      complain(`${name} must be a whole number, got '${v}'`);
+      return def;
+    }
+    const n = Number(v.trim());
+    if (n < min || n > max) complain(`${name} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
 
 /** Comma-separated seconds, e.g. `60,300,900`. */
-const seconds = (name: string, def: string) =>
-  optionalString.transform((v, ctx) => {
+const seconds = (name: string, def: string): EnvField<number[]> =>
+  mapped((v, complain) => {
     const parts = csv(v ?? def);
-    if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
-      ctx.addIssue({ code: 'custom', message: `${name} must be comma-separated seconds, got '${v}'` });
-      return z.NEVER;
-    }
+    if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p)))
+      complain(`${name} must be comma-separated seconds, got '${v}'`);
     return parts.map(Number);
   });
 
@@ -84,13 +86,13 @@ const isBareOrigin = (value: string): boolean => {
   );
 };
 
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+const urlString = (name: string) => checked((v) => URL.canParse(v), `${name} must be an absolute URL`);
 
-const urlString = (name: string) =>
-  optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `${name} must be an absolute URL` });
+/** Each of a parser's errors (a JSON or list variable, parsed by its own module) is a complaint. */
+function complainEach(errors: string[], complain: Complain): [] {
+  for (const message of errors) complain(message);
+  return [];
+}
 
 const ROLE_NAMES = ['api', 'worker', 'signer', 'projector', 'dispatcher', 'scheduler', 'sequencer', 'witness'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
@@ -104,9 +106,9 @@ const DEFAULT_ROLES = ROLE_NAMES.filter((r) => r !== 'witness');
 export const rolesUsePostgres = (roles: ReadonlySet<Role>): boolean =>
   [...roles].some((r) => r !== 'signer' && r !== 'sequencer' && r !== 'witness');
 
-const envSchema = z.object({
+const envSchema = {
   PORT: integer('PORT', 8080, 0, 65535),
-  HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
+  HOST: mapped((v) => v ?? '0.0.0.0'),
   PUBLIC_BASE_URL: urlString('PUBLIC_BASE_URL'),
   /**
    * The replay origin (src/api/replay-server.ts): archived pages run there, never on the API's origin. REPLAY_PORT
@@ -115,57 +117,51 @@ const envSchema = z.object({
    * loopback (localhost ↔ 127.0.0.1) and the listener's port.
    */
   REPLAY_PORT: integer('REPLAY_PORT', 0, 0, 65535),
-  REPLAY_ORIGIN: urlString('REPLAY_ORIGIN').refine((v) => v === undefined || isBareOrigin(v), {
-    message: 'REPLAY_ORIGIN must be an origin (scheme://host[:port]), without a path, query or credentials',
-  }),
-  DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  REPLAY_ORIGIN: (raw: string | undefined, complain: Complain) => {
+    const v = urlString('REPLAY_ORIGIN')(raw, complain);
+    if (v !== undefined && !isBareOrigin(v))
+      complain('REPLAY_ORIGIN must be an origin (scheme://host[:port]), without a path, query or credentials');
+    return v;
+  },
+  DATA_DIR: mapped((v) => v ?? './data'),
   NATS_URL: optionalString,
   /** This process's NATS user and password, when the servers require them (make cluster, docker-compose). */
   NATS_USER: optionalString,
   NATS_PASSWORD: optionalString,
-  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
-    message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
-  }),
-  ADMIN_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
-    message: 'ADMIN_KEY must be at least 16 characters',
-  }),
+  DATABASE_URL: checked(
+    (v) => /^postgres(ql)?:\/\//.test(v),
+    'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  ),
+  ADMIN_KEY: checked((v) => v.length >= 16, 'ADMIN_KEY must be at least 16 characters'),
   /**
    * The analysts' credential: the report routes (GET /v1/admin/reports/{name}) and nothing else, by Bearer or an
    * analyst console session (docs/security.md, Analyst access). Unset: the reports take the admin credential only.
    */
-  ANALYST_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
-    message: 'ANALYST_KEY must be at least 16 characters',
-  }),
-  CAPTURE_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 16, {
-    message: 'CAPTURE_API_KEY must be at least 16 characters',
-  }),
+  ANALYST_KEY: checked((v) => v.length >= 16, 'ANALYST_KEY must be at least 16 characters'),
+  CAPTURE_API_KEY: checked((v) => v.length >= 16, 'CAPTURE_API_KEY must be at least 16 characters'),
   /** Bearer token for GET /metrics; unset: only clients on this machine may scrape. */
-  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
-    message: 'METRICS_TOKEN must be at least 16 characters',
-  }),
-  CORS_ORIGINS: optionalString.transform((v) => csv(v)),
-  SIGNING_KEY: optionalString.refine((v) => v === undefined || v === 'none' || Buffer.from(v, 'base64').length === 32, {
-    message: "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed",
-  }),
+  METRICS_TOKEN: checked((v) => v.length >= 16, 'METRICS_TOKEN must be at least 16 characters'),
+  CORS_ORIGINS: mapped((v) => csv(v)),
+  SIGNING_KEY: checked(
+    (v) => v === 'none' || Buffer.from(v, 'base64').length === 32,
+    "SIGNING_KEY must be 'none' or the base64 encoding of a 32-byte Ed25519 seed",
+  ),
   /**
    * The keys that wrap each tenant's browser-profile data key (docs/profiles.md): `<keyId>:<base64 of 32 bytes>`,
    * comma-separated; the first wraps, the others still open data keys wrapped before a rotation.
    * Unset: one generated once into DATA_DIR (src/profiles/profile-key.ts).
    */
-  PROFILE_KEY: optionalString.refine(
+  PROFILE_KEY: checked(
     (v) =>
-      v === undefined ||
       csv(v).every(
         (k) => /^[A-Za-z0-9_-]{1,32}:/.test(k) && Buffer.from(k.slice(k.indexOf(':') + 1), 'base64').length === 32,
       ),
-    { message: 'PROFILE_KEY must be comma-separated <keyId>:<base64 of 32 bytes> (keyId: letters, digits, _ or -)' },
+    'PROFILE_KEY must be comma-separated <keyId>:<base64 of 32 bytes> (keyId: letters, digits, _ or -)',
   ),
-  TSA_URL: optionalString.refine((v) => v === undefined || v === 'none' || URL.canParse(v), {
-    message: "TSA_URL must be 'none' or an absolute URL",
-  }),
-  TSA_CA_CERTS: optionalString.transform((v) => csv(v)),
+  TSA_URL: checked((v) => v === 'none' || URL.canParse(v), "TSA_URL must be 'none' or an absolute URL"),
+  TSA_CA_CERTS: mapped((v) => csv(v)),
   CHROMIUM_PATH: optionalString,
-  ALLOW_PRIVATE_TARGETS: optionalString.transform((v) => csv(v)),
+  ALLOW_PRIVATE_TARGETS: mapped((v) => csv(v)),
   BATCH_MAX: integer('BATCH_MAX', 20, 1, 100),
   RATE_LIMIT_IP_PER_MIN: integer('RATE_LIMIT_IP_PER_MIN', 600, 1, 10_000_000),
   RATE_LIMIT_TENANT_PER_MIN: integer('RATE_LIMIT_TENANT_PER_MIN', 1200, 1, 10_000_000),
@@ -174,9 +170,7 @@ const envSchema = z.object({
    * alone; only right where it is the deployment's one API process). Unset: `memory` when the process runs its
    * own embedded nats-server (`make run`, whose NATS no other process can reach), else `nats`.
    */
-  RATE_LIMIT_STORE: optionalString.pipe(
-    z.enum(['nats', 'memory'], { error: 'RATE_LIMIT_STORE must be nats or memory' }).optional(),
-  ),
+  RATE_LIMIT_STORE: oneOf(['nats', 'memory'], 'RATE_LIMIT_STORE must be nats or memory'),
   WEBHOOK_RETRY_DELAYS: seconds('WEBHOOK_RETRY_DELAYS', '60,300,900'),
   /**
    * Waits (seconds) before a capture is tried again after a failure that was the service's own (no browser page in
@@ -185,7 +179,7 @@ const envSchema = z.object({
    */
   CAPTURE_RETRY_DELAYS: seconds('CAPTURE_RETRY_DELAYS', '30,120,300,600,600'),
   /** Extra CAs trusted for webhook delivery and ping: comma-separated PEM file paths (private PKI, tests). */
-  WEBHOOK_CA_CERTS: optionalString.transform((v) => csv(v)),
+  WEBHOOK_CA_CERTS: mapped((v) => csv(v)),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 30_000, 1000, 600_000),
   CAPTURE_BACKLOG_MAX: integer('CAPTURE_BACKLOG_MAX', 1000, 1, 10_000_000),
   VERIFY_MAX_BYTES: integer('VERIFY_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
@@ -209,22 +203,18 @@ const envSchema = z.object({
   REMOTE_BROWSER_MAX: integer('REMOTE_BROWSER_MAX', 8, 1, 500),
   /** Tenant actors idle this long are dropped from memory (after a snapshot); the next command re-hydrates. */
   ACTOR_IDLE_MS: integer('ACTOR_IDLE_MS', 5 * 60_000, 1000, 24 * 3_600_000),
-  ROLES: optionalString.transform((v, ctx) => {
+  ROLES: mapped((v, complain): Set<Role> => {
     const roles = csv(v ?? DEFAULT_ROLES.join(','));
     const unknown = roles.filter((r) => !(ROLE_NAMES as readonly string[]).includes(r));
     if (unknown.length > 0 || roles.length === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `ROLES must be a comma-separated subset of ${ROLE_NAMES.join(',')}; unknown: ${unknown.join(',') || '(empty)'}`,
-      });
-      return z.NEVER;
+      complain(
+        `ROLES must be a comma-separated subset of ${ROLE_NAMES.join(',')}; unknown: ${unknown.join(',') || '(empty)'}`,
+      );
+      return new Set();
     }
     if (roles.includes('witness') && roles.length > 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'ROLES=witness runs alone: a witness is an independent check on the log, not one of its roles',
-      });
-      return z.NEVER;
+      complain('ROLES=witness runs alone: a witness is an independent check on the log, not one of its roles');
+      return new Set();
     }
     return new Set(roles as Role[]);
   }),
@@ -232,19 +222,16 @@ const envSchema = z.object({
    * Which proxies' X-Forwarded-For to believe for the client address (rate limits per IP): unset/false none,
    * true all, a number of hops, or comma-separated addresses/CIDRs of the load balancers.
    */
-  TRUST_PROXY: optionalString.transform((v, ctx): boolean | number | string => {
+  TRUST_PROXY: mapped((v, complain): boolean | number | string => {
     if (v === undefined || v === 'false') return false;
     if (v === 'true') return true;
     if (/^\d+$/.test(v)) return Number(v);
     const parts = csv(v);
     const bad = parts.filter((p) => !ipaddr.isValid(p) && !isCidr(p));
-    if (bad.length > 0 || parts.length === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs; not understood: ${bad.join(',') || v}`,
-      });
-      return z.NEVER;
-    }
+    if (bad.length > 0 || parts.length === 0)
+      complain(
+        `TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs; not understood: ${bad.join(',') || v}`,
+      );
     return parts.join(',');
   }),
   /**
@@ -252,24 +239,20 @@ const envSchema = z.object({
    * process, as one process of `make run` must; `remote` — it asks the signer processes over NATS and never
    * holds the key (make cluster, docker-compose; docs/security.md).
    */
-  SIGNER: optionalString
-    .pipe(z.enum(['local', 'remote'], { error: 'SIGNER must be local or remote' }).optional())
-    .transform((v) => v ?? 'local'),
-  LOG_LEVEL: optionalString.transform((v) => v ?? 'info'),
+  SIGNER: (raw: string | undefined, complain: Complain) =>
+    oneOf(['local', 'remote'], 'SIGNER must be local or remote')(raw, complain) ?? 'local',
+  LOG_LEVEL: mapped((v) => v ?? 'info'),
   /** The transparency log's checkpoint (note) key, separate from SIGNING_KEY: base64 32-byte seed; unset → generated once into DATA_DIR by the sequencer. */
-  LOG_SIGNING_KEY: optionalString.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
-    message: 'LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
-  }),
+  LOG_SIGNING_KEY: checked(
+    (v) => Buffer.from(v, 'base64').length === 32,
+    'LOG_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
+  ),
   /** The log's origin line and key name (docs/transparency.md); default: PUBLIC_BASE_URL's host and path + /v1/log. */
-  LOG_ORIGIN: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
-    message: 'LOG_ORIGIN must not contain spaces or +',
-  }),
+  LOG_ORIGIN: checked((v) => !/\s|\+/.test(v), 'LOG_ORIGIN must not contain spaces or +'),
   /** The archive (docs/operators.md, The archive): `s3://<bucket>/<prefix>`, on the S3_* endpoint and credentials. */
-  ARCHIVE_URL: optionalString.refine(
-    (v) => v === undefined || /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v),
-    {
-      message: 'ARCHIVE_URL must be s3://<bucket>/<prefix>',
-    },
+  ARCHIVE_URL: checked(
+    (v) => /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v),
+    'ARCHIVE_URL must be s3://<bucket>/<prefix>',
   ),
   /** Days each archive segment is kept under S3 Object Lock (compliance mode). */
   ARCHIVE_RETENTION_DAYS: integer('ARCHIVE_RETENTION_DAYS', 3650, 1, 36_500),
@@ -289,62 +272,47 @@ const envSchema = z.object({
    * OpenID providers for console sign-in and how a claim maps to a tenant and scopes: a JSON array
    * (src/config/console-oidc-providers.ts; docs/api.md, Signing in with OpenID Connect). Unset: API keys only.
    */
-  CONSOLE_OIDC_PROVIDERS: optionalString.transform((v, ctx) => {
+  CONSOLE_OIDC_PROVIDERS: mapped((v, complain) => {
     const parsed = parseOidcProviders(v);
-    if ('errors' in parsed) {
-      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    }
-    return parsed.providers;
+    return 'errors' in parsed ? complainEach(parsed.errors, complain) : parsed.providers;
   }),
   /**
    * Vantage points a capture may be made from (`options.vantage`): a JSON array of {id, label, region, upstream,
    * expectedExit?, exitProbeUrl?} (src/config/vantages.ts; docs/evidence.md, Vantage points). Unset: none.
    */
-  VANTAGES: optionalString.transform((v, ctx) => {
+  VANTAGES: mapped((v, complain) => {
     const parsed = parseVantages(v);
-    if ('errors' in parsed) {
-      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    }
-    return parsed.vantages;
+    return 'errors' in parsed ? complainEach(parsed.errors, complain) : parsed.vantages;
   }),
   /** How often the sequencer signs a checkpoint when the log grew. */
   LOG_CHECKPOINT_INTERVAL_MS: integer('LOG_CHECKPOINT_INTERVAL_MS', 10_000, 100, 24 * 3_600_000),
   /** Witnesses asked to cosign each checkpoint: `<vkey> <URL>` per comma or line (src/config/log-witnesses.ts). */
-  LOG_WITNESSES: optionalString.transform((v, ctx) => {
+  LOG_WITNESSES: mapped((v, complain) => {
     const parsed = parseLogWitnesses(v);
-    if ('errors' in parsed) {
-      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    }
-    return parsed.witnesses;
+    return 'errors' in parsed ? complainEach(parsed.errors, complain) : parsed.witnesses;
   }),
   /** How many of LOG_WITNESSES must cosign a checkpoint for the verify result to call it witnessed; default: all. */
-  LOG_WITNESS_QUORUM: optionalString.pipe(
-    z.string().regex(/^\d+$/, 'LOG_WITNESS_QUORUM must be a whole number').optional(),
-  ),
+  LOG_WITNESS_QUORUM: checked((v) => /^\d+$/.test(v), 'LOG_WITNESS_QUORUM must be a whole number'),
   /** How long the sequencer waits for the witnesses' cosignatures before it publishes a checkpoint without them. */
   LOG_WITNESS_TIMEOUT_MS: integer('LOG_WITNESS_TIMEOUT_MS', 5_000, 100, 120_000),
   /** ROLES=witness: the witness's key name (default: PUBLIC_BASE_URL's host and path + /witness). */
-  WITNESS_NAME: optionalString.refine((v) => v === undefined || !/\s|\+/.test(v), {
-    message: 'WITNESS_NAME must not contain spaces or +',
-  }),
+  WITNESS_NAME: checked((v) => !/\s|\+/.test(v), 'WITNESS_NAME must not contain spaces or +'),
   /** ROLES=witness: its Ed25519 key, base64 32-byte seed; unset → generated once into DATA_DIR/witness-key.seed. */
-  WITNESS_SIGNING_KEY: optionalString.refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
-    message: 'WITNESS_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
-  }),
+  WITNESS_SIGNING_KEY: checked(
+    (v) => Buffer.from(v, 'base64').length === 32,
+    'WITNESS_SIGNING_KEY must be the base64 encoding of a 32-byte Ed25519 seed',
+  ),
   /** ROLES=witness: the verifier keys (GET /v1/log/key) of the logs it witnesses, comma-separated. */
-  WITNESS_LOG_KEYS: optionalString.transform((v) => csv(v)),
+  WITNESS_LOG_KEYS: mapped((v) => csv(v)),
   /** Where artifacts are stored: ARTIFACT_STORE, S3_*, RETENTION_DEFAULT_DAYS (src/config/storage-config.ts). */
   ...STORAGE_ENV,
-});
+} satisfies Record<string, EnvField<unknown>>;
 
 /** The name of every variable the schema parses. */
-export type ConfigVariable = keyof typeof envSchema.shape;
-export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as ConfigVariable[];
+export type ConfigVariable = keyof typeof envSchema;
+export const CONFIG_VARIABLES = Object.keys(envSchema) as ConfigVariable[];
 
-export type Config = Omit<z.output<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
+export type Config = Omit<EnvOutput<typeof envSchema>, 'LOG_WITNESS_QUORUM'> & {
   PUBLIC_BASE_URL: string;
   LOG_ORIGIN: string;
   /** How many of LOG_WITNESSES must cosign (0 when there are none). */
@@ -364,12 +332,11 @@ export class ConfigError extends Error {
 
 /** Parse the environment; throws ConfigError whose message names every bad variable and why. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = envSchema.safeParse(env);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => {
-      const name = String(i.path[0] ?? '');
-      return i.message.startsWith(name) ? i.message : `${name}: ${i.message}`;
-    });
+  const result = parseEnv(envSchema, env);
+  if (!result.ok) {
+    const lines = result.issues.map(({ name, message }) =>
+      message.startsWith(name) ? message : `${name}: ${message}`,
+    );
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = result.data;

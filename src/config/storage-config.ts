@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import { checked, type EnvField, type EnvOutput, oneOf, optionalString } from './env-fields.js';
 
 /**
  * Where artifacts and bundles are stored (docs/storage.md): ARTIFACT_STORE=jetstream (default, the
@@ -24,23 +24,20 @@ export interface S3Settings {
 
 export type StorageSettings = { kind: 'jetstream' } | ({ kind: 's3' } & S3Settings);
 
-const opt = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-const flag = (name: string) =>
-  opt.refine((v) => v === undefined || v === 'true' || v === 'false', { message: `${name} must be true or false` });
-const url = (name: string) => opt.refine((v) => v === undefined || URL.canParse(v), `${name} must be an absolute URL`);
+const opt = optionalString;
+const flag = (name: string) => checked((v) => v === 'true' || v === 'false', `${name} must be true or false`);
+const url = (name: string) => checked((v) => URL.canParse(v), `${name} must be an absolute URL`);
 
 /** The variables, beside the rest of the run contract (src/config/config.ts spreads them into its schema). */
 export const STORAGE_ENV = {
-  ARTIFACT_STORE: opt.pipe(z.enum(['jetstream', 's3'], { error: 'ARTIFACT_STORE must be jetstream or s3' }).optional()),
+  ARTIFACT_STORE: oneOf(['jetstream', 's3'], 'ARTIFACT_STORE must be jetstream or s3'),
   S3_ENDPOINT: url('S3_ENDPOINT'),
   S3_PUBLIC_ENDPOINT: url('S3_PUBLIC_ENDPOINT'),
   S3_REGION: opt,
-  S3_BUCKET: opt.refine((v) => v === undefined || /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(v), {
-    message: 'S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
-  }),
+  S3_BUCKET: checked(
+    (v) => /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(v),
+    'S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
+  ),
   S3_FORCE_PATH_STYLE: flag('S3_FORCE_PATH_STYLE'),
   S3_ACCESS_KEY_ID: opt,
   S3_SECRET_ACCESS_KEY: opt,
@@ -52,16 +49,18 @@ export const STORAGE_ENV = {
    * without retention). Unset: it refuses to start then (docs/storage.md).
    */
   S3_ALLOW_UNLOCKED: flag('S3_ALLOW_UNLOCKED'),
-  S3_PRESIGN_SECONDS: opt.refine((v) => v === undefined || (/^\d+$/.test(v) && +v >= 1 && +v <= 604_800), {
-    message: 'S3_PRESIGN_SECONDS must be a whole number of seconds between 1 and 604800',
-  }),
+  S3_PRESIGN_SECONDS: checked(
+    (v) => /^\d+$/.test(v) && +v >= 1 && +v <= 604_800,
+    'S3_PRESIGN_SECONDS must be a whole number of seconds between 1 and 604800',
+  ),
   /** Default retention of a tenant's bundles in days, when its own is not set (0: none). */
-  RETENTION_DEFAULT_DAYS: opt.refine((v) => v === undefined || (/^\d+$/.test(v) && +v <= 36_500), {
-    message: 'RETENTION_DEFAULT_DAYS must be a whole number of days between 0 and 36500',
-  }),
-};
+  RETENTION_DEFAULT_DAYS: checked(
+    (v) => /^\d+$/.test(v) && +v <= 36_500,
+    'RETENTION_DEFAULT_DAYS must be a whole number of days between 0 and 36500',
+  ),
+} satisfies Record<string, EnvField<unknown>>;
 
-type StorageEnv = { [K in keyof typeof STORAGE_ENV]?: z.output<(typeof STORAGE_ENV)[K]> };
+type StorageEnv = Partial<EnvOutput<typeof STORAGE_ENV>>;
 
 export class StorageConfigError extends Error {
   override name = 'StorageConfigError';

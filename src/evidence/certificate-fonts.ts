@@ -28,14 +28,17 @@ export const CERTIFICATE_FONTS: Record<string, { path: string; family?: string }
 interface GlyphSource {
   hasGlyphForCodePoint(codePoint: number): boolean;
 }
-// fontkit is pdfkit's own font reader (a dependency of pdfkit); it answers which font holds a character.
-const fontkit = createRequire(import.meta.url)('fontkit') as {
+interface FontReader {
   openSync(path: string, postscriptName?: string): GlyphSource;
-};
+}
+// fontkit is pdfkit's own font reader (a dependency of pdfkit); it answers which font holds a character. It loads
+// with the first certificate that needs it, not with the process.
+let fontkit: FontReader | null = null;
 const opened = new Map<string, GlyphSource | null>();
 function glyphs(name: string): GlyphSource | null {
   if (!opened.has(name)) {
     const font = CERTIFICATE_FONTS[name];
+    fontkit ??= createRequire(import.meta.url)('fontkit') as FontReader;
     opened.set(name, font ? fontkit.openSync(font.path, font.family) : null);
   }
   return opened.get(name) ?? null;

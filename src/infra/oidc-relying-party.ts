@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as Client from 'openid-client';
 import { type OidcRelyingParty, OidcSignInRefused } from '../application/console-oidc.js';
 import { isLoopbackHttp, type OidcProvider } from '../config/console-oidc-providers.js';
 
@@ -11,24 +11,24 @@ import { isLoopbackHttp, type OidcProvider } from '../config/console-oidc-provid
 
 const DISCOVERY_TIMEOUT_S = 10;
 
+/** The library loads at the first sign-in, not with the api role: most deployments have no provider. */
+let library: Promise<typeof Client> | null = null;
+const openidClient = (): Promise<typeof Client> => (library ??= import('openid-client'));
+
 export function createOidcRelyingParty(): OidcRelyingParty {
   /** Discovered configurations by provider (issuer and client id included, so a changed entry rediscovers). */
-  const discovered = new Map<string, Promise<client.Configuration>>();
+  const discovered = new Map<string, Promise<Client.Configuration>>();
 
-  function configurationOf(p: OidcProvider): Promise<client.Configuration> {
+  function configurationOf(p: OidcProvider): Promise<Client.Configuration> {
     const key = JSON.stringify([p.id, p.issuer, p.clientId, p.clientSecret]);
     let found = discovered.get(key);
     if (!found) {
-      found = client.discovery(
-        new URL(p.issuer),
-        p.clientId,
-        p.clientSecret,
-        client.ClientSecretBasic(p.clientSecret),
-        {
+      found = openidClient().then((client) =>
+        client.discovery(new URL(p.issuer), p.clientId, p.clientSecret, client.ClientSecretBasic(p.clientSecret), {
           timeout: DISCOVERY_TIMEOUT_S,
           // Plain http only for an issuer on loopback (config validation refuses http elsewhere): tests, development.
           ...(isLoopbackHttp(p.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
-        },
+        }),
       );
       discovered.set(key, found);
       // A failed discovery is not kept: the next sign-in tries again.
@@ -37,7 +37,7 @@ export function createOidcRelyingParty(): OidcRelyingParty {
     return found;
   }
 
-  async function configured(p: OidcProvider): Promise<client.Configuration> {
+  async function configured(p: OidcProvider): Promise<Client.Configuration> {
     try {
       return await configurationOf(p);
     } catch (err) {
@@ -48,6 +48,7 @@ export function createOidcRelyingParty(): OidcRelyingParty {
   return {
     async start(provider, redirectUri) {
       const config = await configured(provider);
+      const client = await openidClient();
       const checks = {
         state: client.randomState(),
         nonce: client.randomNonce(),
@@ -67,7 +68,8 @@ export function createOidcRelyingParty(): OidcRelyingParty {
 
     async finish(provider, callbackUrl, checks) {
       const config = await configured(provider);
-      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      const client = await openidClient();
+      let tokens: Awaited<ReturnType<typeof Client.authorizationCodeGrant>>;
       try {
         tokens = await client.authorizationCodeGrant(config, callbackUrl, {
           pkceCodeVerifier: checks.codeVerifier,

@@ -1,8 +1,15 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { Gauge } from 'prom-client';
+import { openKvBucket } from '../infra/nats-buckets.js';
+import { BUCKETS } from '../infra/topology.js';
 import { registry } from '../observability/metrics.js';
+import type { ProcessRuntime } from '../roles/process-runtime.js';
 import { ARCHIVE_SOURCES, lastSequence } from './archive-sources.js';
+
+/** The `ledger-archive` bucket, where the archiver keeps its status and lease. */
+export const openArchiveState = (runtime: ProcessRuntime): Promise<KV> =>
+  openKvBucket(runtime.nats.nc, BUCKETS.archiveState.name, BUCKETS.archiveState.options, runtime.config.NATS_REPLICAS);
 
 /** What the archiver writes to the `ledger-archive` bucket after each segment: where the archive stands. */
 export const STATUS_KEY = 'status';

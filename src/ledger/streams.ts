@@ -1,4 +1,4 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager, StreamInfo } from '@nats-io/jetstream';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { BUCKETS, STREAMS, type StreamDeclaration, SUBJECTS } from '../infra/topology.js';
 
@@ -43,8 +43,13 @@ function replicasError(stream: string, replicas: number, err: unknown): Error {
  * Give an existing stream (also a KV bucket's or object store's, `KV_<name>` / `OBJ_<name>`) `replicas`
  * replicas; NATS moves the data to the new peers itself. Safe to call from every process at every start.
  */
-export async function ensureStreamReplicas(jsm: JetStreamManager, stream: string, replicas: number): Promise<void> {
-  const info = await jsm.streams.info(stream);
+export async function ensureStreamReplicas(
+  jsm: JetStreamManager,
+  stream: string,
+  replicas: number,
+  known?: StreamInfo,
+): Promise<void> {
+  const info = known ?? (await jsm.streams.info(stream));
   if ((info.config.num_replicas ?? 1) === replicas) return;
   try {
     await jsm.streams.update(stream, { ...info.config, num_replicas: replicas });
@@ -55,8 +60,9 @@ export async function ensureStreamReplicas(jsm: JetStreamManager, stream: string
 
 /** Create a stream of the topology when absent and bring its replicas to `replicas` (NATS_REPLICAS). Safe from every process. */
 export async function ensureStream(jsm: JetStreamManager, stream: StreamDeclaration, replicas = 1): Promise<void> {
+  let info: StreamInfo | undefined;
   try {
-    await jsm.streams.info(stream.name);
+    info = await jsm.streams.info(stream.name);
   } catch (err) {
     if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
     try {
@@ -69,10 +75,11 @@ export async function ensureStream(jsm: JetStreamManager, stream: StreamDeclarat
       }
     }
   }
-  await ensureStreamReplicas(jsm, stream.name, replicas);
+  await ensureStreamReplicas(jsm, stream.name, replicas, info);
 }
 
 /** Create every stream of the topology when absent and bring their replicas to `replicas`. */
 export async function ensureStreams(jsm: JetStreamManager, replicas = 1): Promise<void> {
-  for (const stream of Object.values(STREAMS)) await ensureStream(jsm, stream, replicas);
+  // Independent of each other: asked at once, so a starting process waits for one round trip, not one per stream.
+  await Promise.all(Object.values(STREAMS).map((stream) => ensureStream(jsm, stream, replicas)));
 }

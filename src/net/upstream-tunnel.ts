@@ -9,7 +9,6 @@
  * it could not reach the destination is the destination's failure (`stage: 'destination'`).
  */
 import net from 'node:net';
-import { SocksClient } from 'socks';
 
 export class UpstreamTunnelError extends Error {
   override readonly name = 'UpstreamTunnelError';
@@ -70,6 +69,8 @@ async function socksConnect(
   port: number,
   timeoutMs: number,
 ): Promise<net.Socket> {
+  // The SOCKS library loads with the first SOCKS5 upstream, not with every process that may open a tunnel.
+  const { SocksClient } = await import('socks');
   try {
     const { socket: tunnel } = await SocksClient.createConnection({
       existing_socket: socket,

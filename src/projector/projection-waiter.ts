@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Projector } from './projector.js';
-import { readCheckpoint } from './projector.js';
+import { readCheckpoint } from './checkpoint.js';
 
 /**
  * Read-your-writes for the API (DESIGN decision 4): after appending event `seq`, wait until the projection

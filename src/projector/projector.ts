@@ -6,6 +6,9 @@ import type { Logger } from 'pino';
 import { applyEvents } from '../../projections/read-models/index.js';
 import { storedOf, type StoredEvent } from '../ledger/event-store.js';
 import { LEDGER_STREAM, PULL_EXPIRES_MS } from '../ledger/streams.js';
+import { PROJECTOR_NAME, readCheckpoint } from './checkpoint.js';
+
+export { PROJECTOR_NAME, readCheckpoint } from './checkpoint.js';
 
 /**
  * Applies LEDGER events to Postgres exactly once (DESIGN decision 4): each batch runs in one transaction
@@ -13,8 +16,6 @@ import { LEDGER_STREAM, PULL_EXPIRES_MS } from '../ledger/streams.js';
  * the cursor, so a crash mid-batch rolls back and the next start resumes after the last committed event,
  * and two projectors on one schema never double-apply.
  */
-
-export const PROJECTOR_NAME = 'main';
 
 export interface Projector {
   start(): Promise<void>;
@@ -33,11 +34,6 @@ export interface ProjectorOptions {
   batchSize?: number;
   /** Test hook: called inside the transaction after applying a batch, before commit. */
   beforeCommit?: (batch: StoredEvent[]) => Promise<void>;
-}
-
-export async function readCheckpoint(pool: pg.Pool | pg.PoolClient): Promise<number> {
-  const r = await pool.query<{ seq: number }>('SELECT seq FROM projector_checkpoint WHERE name = $1', [PROJECTOR_NAME]);
-  return r.rows[0]?.seq ?? 0;
 }
 
 /** What the projector's functions share: the options, the checkpoint committed and whether it runs. */

@@ -13,10 +13,9 @@ import { createAddressPolicy, type AddressPolicy } from '../net/address-policy.j
 import { createOwnListeners, type OwnListeners } from '../net/own-listeners.js';
 import { addScrapeProbe, projectionLag, queueDepth } from '../observability/metrics.js';
 import { createProjectionWaiter } from '../projector/projection-waiter.js';
-import { createProjector, type Projector, readCheckpoint } from '../projector/projector.js';
+import { readCheckpoint } from '../projector/checkpoint.js';
+import type { Projector } from '../projector/projector.js';
 import type { WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
-import { openWebhookSecretStore } from '../webhooks/webhook-secret-store.js';
-import { loadWebhookCa } from '../webhooks/webhook-ca.js';
 import type { ProcessRuntime } from './process-runtime.js';
 import type { Stops } from './stops.js';
 
@@ -76,8 +75,13 @@ export async function startDatabaseRuntime(
   const policy = createAddressPolicy({ allowCidrs: config.ALLOW_PRIVATE_TARGETS, ownListeners });
 
   // The projector role starts here: the projection waiter of every read follows it when it is in this process.
+  // Its read models' code loads in the projector's process only.
   const projector = runtime.roles.has('projector')
-    ? createProjector({ js: nats.js, pool, log: log.child({ role: 'projector' }) })
+    ? (await import('../projector/projector.js')).createProjector({
+        js: nats.js,
+        pool,
+        log: log.child({ role: 'projector' }),
+      })
     : null;
   if (projector) {
     await projector.start();
@@ -111,8 +115,10 @@ export async function startDatabaseRuntime(
     policy,
     ownListeners,
     projector,
-    webhookSecrets: once(() => openWebhookSecretStore(nats.nc, replicas)),
-    webhookCa: once(() => loadWebhookCa(config.WEBHOOK_CA_CERTS)),
+    webhookSecrets: once(async () =>
+      (await import('../webhooks/webhook-secret-store.js')).openWebhookSecretStore(nats.nc, replicas),
+    ),
+    webhookCa: once(async () => (await import('../webhooks/webhook-ca.js')).loadWebhookCa(config.WEBHOOK_CA_CERTS)),
   };
 }
 

@@ -5,13 +5,10 @@ import type { Logger } from 'pino';
 import { type Evidence, startEvidence } from '../archive/evidence-runtime.js';
 import type { Notary } from '../archive/notary.js';
 import { remoteNotary } from '../archive/notary-service.js';
-import { registerSigningKey } from '../archive/signing-key-registry.js';
-import { publishTsaCertificate } from '../archive/tsa-certificate-registry.js';
 import type { Config, Role } from '../config/config.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { connectNats } from '../infra/nats.js';
 import { createEventStore, type EventStore } from '../ledger/event-store.js';
-import { startTransparency } from '../transparency/log-runtime.js';
 import type { TransparencyService } from '../transparency/log-service.js';
 import type { ProfileStates } from '../profiles/browser-state.js';
 import type { Stops } from './stops.js';
@@ -66,12 +63,29 @@ export async function startProcessRuntime(config: Config, deps: ServerDeps, stop
   const store = createEventStore(nats.js, nats.jsm);
   const evidence = await startEvidence(config, dataDir, { signs: roles.has('signer') });
   stops.add(() => evidence.close());
-  if (evidence.signingKey) await registerSigningKey(store, evidence.signingKey, () => clock.now());
-  if (evidence.localTsaCaCertPem) await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
+  // What only the signer publishes, and the log only the api and sequencer follow, load where they run.
+  if (evidence.signingKey) {
+    const { registerSigningKey } = await import('../archive/signing-key-registry.js');
+    await registerSigningKey(store, evidence.signingKey, () => clock.now());
+  }
+  if (evidence.localTsaCaCertPem) {
+    const { publishTsaCertificate } = await import('../archive/tsa-certificate-registry.js');
+    await publishTsaCertificate(store, evidence.localTsaCaCertPem, () => clock.now());
+  }
   const signerNotary = roles.has('signer') ? evidence.notary : remoteNotary(nats.nc);
   // The public transparency log (docs/transparency.md): sequencer role, and proofs and tiles where the API runs.
-  const transparency = await startTransparency({ config, roles, ...nats, notary: signerNotary, dataDir, log });
-  stops.add(() => transparency.stop());
+  const transparency =
+    roles.has('api') || roles.has('sequencer')
+      ? await (await import('../transparency/log-runtime.js')).startTransparency({
+          config,
+          roles,
+          ...nats,
+          notary: signerNotary,
+          dataDir,
+          log,
+        })
+      : null;
+  if (transparency) stops.add(() => transparency.stop());
   return {
     config,
     roles,
@@ -81,7 +95,7 @@ export async function startProcessRuntime(config: Config, deps: ServerDeps, stop
     nats,
     store,
     evidence,
-    transparency: transparency.service,
+    transparency: transparency?.service ?? null,
     signerNotary,
     evidenceNotary: config.SIGNING_KEY === 'none' ? null : signerNotary,
     profileStates: deps.profileStates ?? null,
