@@ -70,8 +70,11 @@ export interface PageCaptureOptions {
   clock?: PageClock;
   /** Each step of the capture, by name, with its time (debug level). */
   log?: Pick<Logger, 'debug'>;
-  /** A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts). */
-  profile?: BrowserState;
+  /**
+   * A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts).
+   * A promise: the caller opens the profile while the context is being prepared; a rejection fails the capture.
+   */
+  profile?: Promise<{ state: BrowserState }>;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -86,6 +89,8 @@ export async function capturePage(
   options: PageCaptureOptions,
 ): Promise<PageCaptureResult> {
   const external = options.signal;
+  // A profile that fails to open before the load-profile step runs fails the capture there, not the process.
+  options.profile?.catch(() => {});
   if (external?.aborted) {
     const unused = options.prepared?.then((prepared) => prepared.context.close());
     if (unused)
