@@ -20,13 +20,13 @@ import { captureClient, envCount, percentile, round, timeMs } from './support/be
  * taken back to back) and the profile step's own time from the records (`render.stages.profileMs`: opening the
  * sealed profile and loading it into the context, p50/p90), with the load average before and after.
  *
- * BENCH_PROFILE_PAIRS (default 10): pairs per page. BENCH_PROFILE_PAGES (default plain,scripted): the pages.
+ * BENCH_PROFILE_PAIRS (default 15): pairs per page. BENCH_PROFILE_PAGES (default plain,scripted): the pages.
  */
 const PAGE_PATHS = { plain: '/plain.html', scripted: '/scripted-tall' } as const;
 type PageKind = keyof typeof PAGE_PATHS;
 
 export async function profileCaptureBench(): Promise<BenchLine[]> {
-  const pairs = envCount('BENCH_PROFILE_PAIRS', 10);
+  const pairs = envCount('BENCH_PROFILE_PAIRS', 15);
   const cookieCount = envCount('BENCH_PROFILE_COOKIES', 30);
   const kinds = (process.env.BENCH_PROFILE_PAGES?.split(',') ?? ['plain', 'scripted']) as PageKind[];
   for (const kind of kinds) if (!(kind in PAGE_PATHS)) throw new Error(`BENCH_PROFILE_PAGES: unknown page ${kind}`);
