@@ -27,7 +27,7 @@ export interface RenderStages {
   /** From the start of detection (at load) to the verdict, or to the end of the opt-out. */
   consentMs?: number;
   screenshotBeforeMs?: number;
-  /** Loading a browser profile into the context before navigation (steps/profile.ts); only with a profile. */
+  /** What loading a browser profile added before navigation, after prepare (steps/profile.ts); only with a profile. */
   profileMs?: number;
   screenshotMs: number;
   htmlMs: number;
@@ -113,7 +113,7 @@ export function captureResult(s: CaptureState, timings: StepTimings): PageCaptur
   if (behaviors.report) stages.behaviorsMs = behaviors.report.ms;
   if (consent.info) stages.consentMs = consent.info.durationMs;
   if (consent.screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = consent.screenshotBeforeMs;
-  if (timings['load-profile'] !== undefined) stages.profileMs = timings['load-profile'];
+  if (timings['profile-loaded'] !== undefined) stages.profileMs = timings['profile-loaded'];
   const durationMs = Math.round(picture.captureMoment - navigation.start);
   const render: RenderInfo = settle
     ? {
