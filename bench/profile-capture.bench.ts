@@ -17,8 +17,9 @@ import { captureClient, envCount, percentile, round, timeMs } from './support/be
  * scripted tall page (the fixture site's /scripted-tall).
  *
  * Per page: p50/p90 with and without, `addedMs` (the median of the paired differences, with − without, each pair
- * taken back to back) and the profile step's own time from the records (`render.stages.profileMs`: what opening
- * the sealed profile and loading it added before navigation, p50/p90), with the load average before and after.
+ * taken back to back; `addedP25P75` says how far the pairs spread) and the profile step's own time from the records
+ * (`render.stages.profileMs`: what opening the sealed profile and loading it added before navigation, p50/p90),
+ * with the load average before and after.
  *
  * BENCH_PROFILE_PAIRS (default 15): pairs per page. BENCH_PROFILE_PAGES (default plain,scripted): the pages.
  */
@@ -89,6 +90,7 @@ export async function profileCaptureBench(): Promise<BenchLine[]> {
           withoutP90: round(percentile(withoutMs, 90)),
           addedMs: round(percentile(added, 50)),
           addedIs: 'median of paired differences, with − without (goal ≤ 100)',
+          addedP25P75: [round(percentile(added, 25)), round(percentile(added, 75))],
           profileStepP50Ms: stepMs.length > 0 ? round(percentile(stepMs, 50)) : null,
           profileStepP90Ms: stepMs.length > 0 ? round(percentile(stepMs, 90)) : null,
           profileStepIs: 'render.stages.profileMs: what opening and loading the profile added before navigation',
