@@ -22,6 +22,7 @@ import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
 import { roleStartBench } from './role-start.bench.js';
 import { clusterIdleBench } from './cluster-idle.bench.js';
+import { profileCaptureBench } from './profile-capture.bench.js';
 
 export type BenchLine = Record<string, unknown>;
 export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
@@ -49,4 +50,5 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   'role-start': roleStartBench,
   'cluster-idle': clusterIdleBench,
   archive: archiveBench,
+  'profile-capture': profileCaptureBench,
 };

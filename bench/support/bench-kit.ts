@@ -41,7 +41,10 @@ export async function pool(count: number, concurrency: number, worker: (i: numbe
 
 /** The public API as a tenant sees it: create a key, lift the quota, submit, wait for the outcome. */
 export interface CaptureClient {
-  submit(url: string): Promise<string>;
+  /** `options`: the request's capture options (spec 2.1), e.g. `{ profile }`. */
+  submit(url: string, options?: Record<string, unknown>): Promise<string>;
+  /** Any call of the public API with the tenant's key; throws on an answer ≥ 300. */
+  call(method: string, path: string, body?: unknown): Promise<any>;
   /** Polls status every `pollMs` until complete/failed; throws on failed or after `timeoutMs`. */
   waitDone(id: string, opts?: { timeoutMs?: number; pollMs?: number }): Promise<void>;
   /** 429 answers the client waited out and retried; status polls answered 429 (the one-address client polls on). */
@@ -81,9 +84,10 @@ export async function captureClient(
   await call('PUT', `/v1/admin/tenants/${tenantId}/config`, { quotas }, adminKey);
   const { key } = await call('POST', '/v1/admin/keys', { tenantId, scopes: ['capture'], name: 'bench' }, adminKey);
   return {
-    async submit(url) {
-      return (await call('POST', '/v1/captures', { url }, key)).id as string;
+    async submit(url, options) {
+      return (await call('POST', '/v1/captures', options ? { url, options } : { url }, key)).id as string;
     },
+    call: (method, path, body) => call(method, path, body, key),
     stats,
     async waitDone(id, { timeoutMs = 60_000, pollMs = 25 } = {}) {
       const deadline = Date.now() + timeoutMs;

@@ -284,9 +284,13 @@ async function captureAndComplete(
   const attemptKey = newAttemptKey();
   const startedAt = deps.clock.now();
   const vantage = await enterVantage(job.options?.vantage, deps.vantages);
-  const profile = await openCaptureProfile(job, deps.openProfile);
+  // The profile opens (a KV read, a decryption) while the browser prepares the context; the capture's load-profile
+  // step waits for it, and a profile that cannot be opened fails the capture there.
+  const profileId = job.options?.profile;
+  const opening = profileId === undefined ? undefined : openCaptureProfile(job.tenantId, profileId, deps.openProfile);
+  opening?.catch(() => {}); // the capture's load-profile step reports it
   const result = await deps.browsers.capture(job.url, {
-    ...(profile ? { profile: profile.state } : {}),
+    ...(opening ? { profile: opening } : {}),
     timeoutMs: deps.timeoutMs,
     explainNetworkError: vantage ? vantage.route.explain : deps.explainNetworkError,
     settings,
@@ -294,6 +298,7 @@ async function captureAndComplete(
     ...(vantage ? { proxyServer: vantage.route.proxyUrl } : {}),
   });
   const completedAt = deps.clock.now().toISOString();
+  const profile = await opening;
   const captureSettings = { ...captureSettingsRecord(result), ...(profile ? { signedIn: profile.record } : {}) };
   // The tenant's retention: every object of the capture is stored locked until then.
   const retainUntil = deps.retention ? await deps.retention(job.tenantId, new Date(completedAt)) : null;

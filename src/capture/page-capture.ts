@@ -22,7 +22,7 @@ import { type DocumentQuiet, documentQuiet, inspectDocumentStep } from './steps/
 import { type Navigation, navigateStep, navigation, selectorStep } from './steps/navigation.js';
 import { networkRecord, type NetworkRecord, networkStep } from './steps/network.js';
 import { type PageWatch, pageWatch, prepareStep } from './steps/page-watch.js';
-import { loadProfileStep } from './steps/profile.js';
+import { loadProfileStep, type ProfileLoading, profileLoadedStep, profileLoading } from './steps/profile.js';
 import { releaseStep } from './steps/release.js';
 import { challengeStep, htmlStep, renderedDocument, type RenderedDocument } from './steps/rendered-document.js';
 import { elementBoxesStep, pdfStep, type Picture, picture, screenshotStep } from './steps/screenshot.js';
@@ -70,8 +70,11 @@ export interface PageCaptureOptions {
   clock?: PageClock;
   /** Each step of the capture, by name, with its time (debug level). */
   log?: Pick<Logger, 'debug'>;
-  /** A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts). */
-  profile?: BrowserState;
+  /**
+   * A browser profile's contents, loaded into the fresh context before navigation (src/profiles/profile-step.ts).
+   * A promise: the caller opens the profile while the context is being prepared; a rejection fails the capture.
+   */
+  profile?: Promise<{ state: BrowserState }>;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -86,6 +89,8 @@ export async function capturePage(
   options: PageCaptureOptions,
 ): Promise<PageCaptureResult> {
   const external = options.signal;
+  // A profile that fails to open before the load-profile step runs fails the capture there, not the process.
+  options.profile?.catch(() => {});
   if (external?.aborted) {
     const unused = options.prepared?.then((prepared) => prepared.context.close());
     if (unused)
@@ -144,6 +149,8 @@ export interface CaptureState {
   readonly given: CaptureGiven;
   /** prepare */
   readonly watch: PageWatch;
+  /** load-profile, profile-loaded */
+  readonly profile: ProfileLoading;
   /** record-session, end-recording, session-video */
   readonly recording: SessionRecordingSlice;
   /** navigate, wait-for-selector */
@@ -168,12 +175,13 @@ export interface CaptureState {
  * One capture, in order. Navigation to `load` (or DOMContentLoaded for a partial capture); then, side by side
  * from the load event: consent detection starts in the page, the page is scrolled for lazy content, and the
  * settle phase waits for quiet; then the consent banner is answered and the evidence taken. Steps that start
- * something beside the next ones (detect-consent, behaviors) leave a promise in their slice that a later step
+ * something beside the next ones (load-profile, detect-consent, behaviors) leave a promise in their slice that a later step
  * awaits. Each step's name, condition and work are in its file under steps/.
  */
 const CAPTURE_STEPS: ReadonlyArray<Step<CaptureState>> = [
-  prepareStep,
   loadProfileStep,
+  prepareStep,
+  profileLoadedStep,
   recordSessionStep,
   navigateStep,
   selectorStep,
@@ -227,6 +235,7 @@ async function captureInContext(
   const state: CaptureState = {
     given,
     watch: pageWatch(given),
+    profile: profileLoading(),
     recording: sessionRecording(),
     navigation: navigation(),
     quiet: documentQuiet(options.quietWindowMs ?? DEFAULT_QUIET_WINDOW_MS),

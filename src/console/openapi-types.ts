@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Download the printed page (extension)
-         * @description The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.
+         * @description The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options): application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.
          */
         get: operations["getCapturePdf"];
         put?: never;
@@ -262,7 +262,7 @@ export interface paths {
         };
         /**
          * Download the session recording (extension)
-         * @description What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.
+         * @description What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options), in VP8; its time 0 is captureSettings.sessionRecording.startedAt: video/webm with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.
          */
         get: operations["getCaptureSession"];
         put?: never;
@@ -3041,6 +3041,13 @@ export interface operations {
                     "video/webm": string;
                 };
             };
+            /** @description With S3_PRESIGNED_DOWNLOADS=true: Location is a short-lived presigned link into object storage, which answers as 200/206 here would (same bytes, Content-Type, Content-Disposition, ranges). */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unknown capture, or one captured without `recordSession`. */
             404: {
                 headers: {
@@ -3071,6 +3078,17 @@ export interface operations {
             /** @description Internal error; the detail carries the request id. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Object storage is unavailable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -25,6 +25,8 @@ export const NATS_ROLES: readonly NatsRole[] = [
 const TENANT_ACTOR_ROLES: NatsRole[] = ['api', 'dispatcher', 'scheduler'];
 /** Roles with a database: each opens the actor snapshots and the artifacts at start (src/roles/database-runtime.ts). */
 const DATABASE_ROLES: NatsRole[] = ['api', 'worker', 'projector', 'dispatcher', 'scheduler'];
+/** Roles that open the profile vault (src/profiles/profile-vault.ts): it reads the data keys and the contents together. */
+const PROFILE_VAULT_READERS: NatsRole[] = ['api', 'worker', 'sequencer'];
 
 export interface StreamDeclaration {
   name: string;
@@ -174,7 +176,7 @@ export const BUCKETS = {
     holds:
       "each tenant's browser-profile data key, `<tenantId>`, wrapped by PROFILE_KEY (keyId and AES-256-GCM sealed key)",
     options: { history: 1 },
-    read: ['api', 'worker', 'sequencer'],
+    read: PROFILE_VAULT_READERS,
     write: ['api', 'worker'],
     // Wrapped by PROFILE_KEY, which stays with the deployment's secrets (docs/operators.md, The archive).
     archive: 'copy',
@@ -185,7 +187,7 @@ export const BUCKETS = {
     holds:
       "browser profiles' latest contents, `<tenantId>.<profileId>`, sealed (AES-256-GCM) under the tenant's data key; deleted with the profile, never purged",
     options: { history: 1 },
-    read: ['api', 'worker', 'sequencer'],
+    read: PROFILE_VAULT_READERS,
     write: ['api'],
     archive: 'copy',
   }),

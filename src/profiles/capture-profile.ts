@@ -29,12 +29,11 @@ export interface SignedInRecord {
 
 /** The profile the job asked for, opened; a capture whose profile is gone fails rather than run signed out. */
 export async function openCaptureProfile(
-  job: { tenantId: string; options?: { profile?: string } },
+  tenantId: string,
+  profileId: string,
   open: OpenProfile | undefined,
-): Promise<CaptureProfile | undefined> {
-  const profileId = job.options?.profile;
-  if (profileId === undefined) return undefined;
-  const opened = open ? await open(job.tenantId, profileId) : null;
+): Promise<CaptureProfile> {
+  const opened = open ? await open(tenantId, profileId) : null;
   if (!opened) {
     throw new CaptureError(
       'profile_unavailable',

@@ -62,7 +62,7 @@ export function createDiffThreads(timeLimitMs: number): DiffThreads {
 }
 
 /** A new thread, once it has loaded the diff's modules. */
-function startThread(idle: IdleThreads): Promise<Worker> {
+async function startThread(idle: IdleThreads): Promise<Worker> {
   const load =
     EXTENSION === '.ts'
       ? `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
@@ -71,34 +71,44 @@ function startThread(idle: IdleThreads): Promise<Worker> {
     eval: true,
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
   });
-  return new Promise<Worker>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      done();
-      void worker.terminate();
-      reject(new Error(`the diff thread did not start within ${START_MS / 1000} s`));
-    }, START_MS);
-    const onReady = () => {
-      done();
-      // A thread that ends while idle (it should not) is not handed a job.
-      worker.once('exit', () => {
-        clearTimeout(idle.get(worker));
-        idle.delete(worker);
-      });
-      resolve(worker);
-    };
-    const onFail = (error: Error | number) => {
-      done();
-      reject(error instanceof Error ? error : new Error(`the diff thread exited with code ${error} as it started`));
-    };
-    const done = () => {
+  const started = await nextEvent(worker, START_MS);
+  if (started.kind === 'timeout') {
+    void worker.terminate();
+    throw new Error(`the diff thread did not start within ${START_MS / 1000} s`);
+  }
+  if (started.kind === 'error') throw started.error;
+  if (started.kind === 'exit') throw new Error(`the diff thread exited with code ${started.code} as it started`);
+  // A thread that ends while idle (it should not) is not handed a job.
+  worker.once('exit', () => {
+    clearTimeout(idle.get(worker));
+    idle.delete(worker);
+  });
+  return worker;
+}
+
+type ThreadEvent =
+  | { kind: 'message'; message: unknown }
+  | { kind: 'error'; error: Error & { code?: string } }
+  | { kind: 'exit'; code: number }
+  | { kind: 'timeout' };
+
+/** The thread's next message, error or exit, or the timeout after `ms`: whichever comes first, every listener removed. */
+function nextEvent(worker: Worker, ms: number): Promise<ThreadEvent> {
+  return new Promise<ThreadEvent>((resolve) => {
+    const settle = (event: ThreadEvent) => {
       clearTimeout(timer);
-      worker.off('message', onReady);
-      worker.off('error', onFail);
-      worker.off('exit', onFail);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      resolve(event);
     };
-    worker.once('message', onReady);
-    worker.once('error', onFail);
-    worker.once('exit', onFail);
+    const onMessage = (message: unknown) => settle({ kind: 'message', message });
+    const onError = (error: Error & { code?: string }) => settle({ kind: 'error', error });
+    const onExit = (code: number) => settle({ kind: 'exit', code });
+    const timer = setTimeout(() => settle({ kind: 'timeout' }), ms);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
   });
 }
 
@@ -127,49 +137,32 @@ function take(idle: IdleThreads): Promise<Worker> {
 async function runJob<J extends DiffJob>(idle: IdleThreads, timeLimitMs: number, job: J): Promise<Result<J>> {
   const worker = await take(idle);
   worker.ref();
-  return new Promise<Result<J>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      done();
-      void worker.terminate();
-      reject(
-        new DiffBoundError(
-          'timeLimit',
-          `the diff did not finish within its time limit of ${timeLimitMs / 1000} s and was stopped`,
-        ),
-      );
-    }, timeLimitMs);
-    const onReply = (reply: DiffReply) => {
-      done();
+  const answered = nextEvent(worker, timeLimitMs);
+  worker.postMessage(job);
+  const event = await answered;
+  switch (event.kind) {
+    case 'message': {
       release(idle, worker);
-      if ('ok' in reply) resolve(reply.ok as Result<J>);
-      else if ('bound' in reply) reject(new DiffBoundError(reply.bound, reply.detail));
-      else if ('status' in reply) reject(refusal(reply.status, reply.detail));
-      else reject(new Error(reply.error));
-    };
-    const onError = (error: Error & { code?: string }) => {
-      done();
+      const reply = event.message as DiffReply;
+      if ('ok' in reply) return reply.ok as Result<J>;
+      if ('bound' in reply) throw new DiffBoundError(reply.bound, reply.detail);
+      if ('status' in reply) throw refusal(reply.status, reply.detail);
+      throw new Error(reply.error);
+    }
+    case 'timeout':
       void worker.terminate();
-      reject(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new DiffBoundError('memory', `the diff needed more than ${HEAP_MB} MiB of memory and was stopped`)
-          : error,
+      throw new DiffBoundError(
+        'timeLimit',
+        `the diff did not finish within its time limit of ${timeLimitMs / 1000} s and was stopped`,
       );
-    };
-    const onExit = (code: number) => {
-      done();
-      reject(new Error(`the diff thread exited with code ${code}`));
-    };
-    const done = () => {
-      clearTimeout(timer);
-      worker.off('message', onReply);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    worker.on('message', onReply);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-    worker.postMessage(job);
-  });
+    case 'error':
+      void worker.terminate();
+      throw event.error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? new DiffBoundError('memory', `the diff needed more than ${HEAP_MB} MiB of memory and was stopped`)
+        : event.error;
+    case 'exit':
+      throw new Error(`the diff thread exited with code ${event.code}`);
+  }
 }
 
 /** Ends the idle threads. */

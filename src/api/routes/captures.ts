@@ -437,24 +437,39 @@ function artifactRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
   );
 }
 
-function pdfRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
+/** An extension served at its own path beside spec 4.8's artifact names, never among them, streamed like them. */
+function besideDownloadRoute(
+  app: TypedApp,
+  { guard, reads }: CaptureRouteDeps,
+  download: {
+    name: 'pdf' | 'session';
+    type: string;
+    summary: string;
+    operationId: string;
+    /** What the bytes are, and when a capture has them. */
+    description: string;
+    /** The 200 answer: what is downloaded. */
+    what: string;
+    /** The capture option without which there is nothing to download. */
+    option: string;
+  },
+) {
   app.get(
-    '/v1/captures/:captureId/pdf',
+    `/v1/captures/:captureId/${download.name}`,
     {
       onRequest: guard.perIp(),
       schema: {
         tags: ['captures'],
-        summary: 'Download the printed page (extension)',
-        operationId: 'getCapturePdf',
+        summary: download.summary,
+        operationId: download.operationId,
         security: [],
-        description:
-          "The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options), application/pdf with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.",
+        description: `${download.description}: ${download.type} with Content-Disposition: attachment; byte ranges as for artifacts. An extension: served beside spec 4.8's artifact names, not among them.`,
         params: captureIdParams,
         response: {
-          200: { description: 'The printed page.', content: { 'application/pdf': { schema: binary() } } },
+          200: { description: download.what, content: { [download.type]: { schema: binary() } } },
           206: {
             description: 'The requested byte range (Content-Range).',
-            content: { 'application/pdf': { schema: binary() } },
+            content: { [download.type]: { schema: binary() } },
           },
           302: REDIRECTED,
           416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
@@ -462,47 +477,39 @@ function pdfRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
             ...ANSWERS.perIp,
             ...ANSWERS.internal,
             ...STORAGE_DOWN,
-            404: 'Unknown capture, or one captured without `pdf`.',
+            404: `Unknown capture, or one captured without \`${download.option}\`.`,
           }),
         },
       },
     },
     async (req, reply) =>
-      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'pdf', 'beside')),
+      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, download.name, 'beside')),
   );
 }
 
-function sessionRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {
-  app.get(
-    '/v1/captures/:captureId/session',
-    {
-      onRequest: guard.perIp(),
-      schema: {
-        tags: ['captures'],
-        summary: 'Download the session recording (extension)',
-        operationId: 'getCaptureSession',
-        security: [],
-        description:
-          "What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options): video/webm (VP8) with Content-Disposition: attachment; byte ranges as for artifacts. Its time 0 is captureSettings.sessionRecording.startedAt. An extension: served beside spec 4.8's artifact names, not among them.",
-        params: captureIdParams,
-        response: {
-          200: { description: 'The session recording.', content: { 'video/webm': { schema: binary() } } },
-          206: {
-            description: 'The requested byte range (Content-Range).',
-            content: { 'video/webm': { schema: binary() } },
-          },
-          416: z.undefined().describe('The byte range cannot be satisfied (Content-Range: bytes */size); no body.'),
-          ...problemResponses({
-            ...ANSWERS.perIp,
-            ...ANSWERS.internal,
-            404: 'Unknown capture, or one captured without `recordSession`.',
-          }),
-        },
-      },
-    },
-    async (req, reply) =>
-      sendDownload(req.headers.range, reply, await reads.download(req.params.captureId, 'session', 'beside')),
-  );
+function pdfRoute(app: TypedApp, deps: CaptureRouteDeps) {
+  besideDownloadRoute(app, deps, {
+    name: 'pdf',
+    type: 'application/pdf',
+    summary: 'Download the printed page (extension)',
+    operationId: 'getCapturePdf',
+    description: 'The page printed to PDF when the capture asked for `pdf` (docs/capturing.md, Capture options)',
+    what: 'The printed page.',
+    option: 'pdf',
+  });
+}
+
+function sessionRoute(app: TypedApp, deps: CaptureRouteDeps) {
+  besideDownloadRoute(app, deps, {
+    name: 'session',
+    type: 'video/webm',
+    summary: 'Download the session recording (extension)',
+    operationId: 'getCaptureSession',
+    description:
+      'What the browser showed from the start of navigation to the screenshot, when the capture asked for `recordSession` (docs/capturing.md, Capture options), in VP8; its time 0 is captureSettings.sessionRecording.startedAt',
+    what: 'The session recording.',
+    option: 'recordSession',
+  });
 }
 
 function provenanceRoute(app: TypedApp, { guard, reads }: CaptureRouteDeps) {

@@ -27,6 +27,8 @@ export interface RenderStages {
   /** From the start of detection (at load) to the verdict, or to the end of the opt-out. */
   consentMs?: number;
   screenshotBeforeMs?: number;
+  /** What loading a browser profile added before navigation, after prepare (steps/profile.ts); only with a profile. */
+  profileMs?: number;
   screenshotMs: number;
   htmlMs: number;
   networkMs: number;
@@ -111,6 +113,7 @@ export function captureResult(s: CaptureState, timings: StepTimings): PageCaptur
   if (behaviors.report) stages.behaviorsMs = behaviors.report.ms;
   if (consent.info) stages.consentMs = consent.info.durationMs;
   if (consent.screenshotBeforeMs !== undefined) stages.screenshotBeforeMs = consent.screenshotBeforeMs;
+  if (timings['profile-loaded'] !== undefined) stages.profileMs = timings['profile-loaded'];
   const durationMs = Math.round(picture.captureMoment - navigation.start);
   const render: RenderInfo = settle
     ? {

@@ -12,7 +12,7 @@ import {
 import { createSharedBrowser } from '../../../src/profiles/remote-browser/shared-browser.js';
 import type { ServiceMessage } from '../../../src/profiles/remote-browser/viewer-messages.js';
 import { memoryProfileStates, type MemoryProfileStates } from '../../support/memory-profile-states.js';
-import { loginFieldCentres, MEMBER, type SignInSite, startSignInSite } from '../../support/members-site.js';
+import { loginFieldCentres, MEMBER, type SignInSite, startSignInSite } from '../../support/sign-in-site.js';
 import { launchChromium } from '../../../src/capture/browser-launch.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -116,18 +116,20 @@ describe('remote browser sessions', () => {
     connection.message({ t: 'key', kind: 'down', key: 'Enter', code: 'Enter', keyCode: 13, text: '\r', modifiers: 0 });
     connection.message({ t: 'key', kind: 'up', key: 'Enter', code: 'Enter', keyCode: 13, modifiers: 0 });
     await atPage(viewer, '/members');
-    assert.equal(site.sessions().length, 1);
+    assert.equal(site.signIns(), 1);
     const saved = await browsers.save(owner, id, { name: 'Members' });
     assert.equal(saved.name, 'Members');
     const { state, actor } = states.saved.at(-1)!;
     assert.equal(actor, 'key:a');
     const cookie = state.cookies.find((c) => c.name === 'member_session');
     assert.ok(cookie, JSON.stringify(state.cookies));
-    assert.equal(cookie.value, site.sessions()[0]);
+    assert.equal(cookie.value, site.sessionValue);
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Lax');
     assert.ok(cookie.expires > Date.now() / 1000);
-    assert.deepEqual(state.origins, [{ origin: site.origin, localStorage: [{ name: 'theme', value: 'dark' }] }]);
+    assert.deepEqual(state.origins, [
+      { origin: site.origin, localStorage: [{ name: 'member_theme', value: site.storageValue }] },
+    ]);
     assert.match(viewer.ended ?? '', /Saved as version 1/);
     assert.equal(browsers.has(owner, id), false);
 
