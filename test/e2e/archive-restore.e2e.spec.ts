@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import {
   assertCapturesRestored,
   captureEach,
   deliveriesPerEvent,
+  drillEnv,
   logMonitor,
   registerWebhook,
   restoreFrom,
@@ -69,28 +69,7 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     [gw, site, pki] = await Promise.all([startRadosgw(), startFixtureSite(), makePki()]);
     rx = await startReceiver(pki);
     port = await freePort();
-    env = {
-      ADMIN_KEY: ADMIN,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      SIGNING_KEY: randomBytes(32).toString('base64'),
-      LOG_SIGNING_KEY: randomBytes(32).toString('base64'),
-      LOG_CHECKPOINT_INTERVAL_MS: '1000',
-      ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-      WEBHOOK_CA_CERTS: pki.caPath,
-      // A refused delivery waits long for its retry: it is still owed when the stack is lost.
-      WEBHOOK_RETRY_DELAYS: '600',
-      RATE_LIMIT_IP_PER_MIN: '100000',
-      RATE_LIMIT_TENANT_PER_MIN: '100000',
-      CAPTURE_TIMEOUT_MS: '20000',
-      WORKER_CONCURRENCY: '2',
-      ARTIFACT_STORE: 's3',
-      S3_ENDPOINT: gw.endpoint,
-      S3_BUCKET: 'evidence',
-      S3_ACCESS_KEY_ID: gw.accessKeyId,
-      S3_SECRET_ACCESS_KEY: gw.secretAccessKey,
-      ARCHIVE_URL: 's3://archive/drill',
-      ARCHIVE_INTERVAL_MS: '500',
-    };
+    env = drillEnv({ admin: ADMIN, publicBaseUrl: `http://127.0.0.1:${port}`, gw, pki, archivePrefix: 'drill' });
   });
   after(async () => {
     if (service) await killStack(service, liveDir);

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { ArchiveBucket } from '../../src/ledger-archive/archive-bucket.js';
+import { readSegmentRecords } from '../../src/ledger-archive/archive-reader.js';
+import type { ArchiveManifest, ArchiveRecord } from '../../packages/verifier/src/archive-segment.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { eventually } from './eventually.js';
 import { captureUntilComplete } from './fixture-site.js';
 import { httpCall } from './test-server.js';
-import type { Received, Receiver } from './webhook-receiver.js';
+import type { Radosgw } from './radosgw.js';
+import type { Pki, Received, Receiver } from './webhook-receiver.js';
 
 /**
  * The steps the restore drills share (docs/operators.md, restore): the deployment's API as a caller, keys for
@@ -28,6 +34,40 @@ export const apiCaller =
       },
       opts.body ? JSON.stringify(opts.body) : undefined,
     );
+
+/**
+ * The deployment's settings in a drill: its secrets (which outlive the loss, as an operator keeps them), S3
+ * artifacts and the archive under `s3://archive/<prefix>` on the radosgw, webhooks to a receiver of the test CA.
+ */
+export const drillEnv = (opts: {
+  admin: string;
+  publicBaseUrl: string;
+  gw: Radosgw;
+  pki: Pki;
+  archivePrefix: string;
+}): Record<string, string> => ({
+  ADMIN_KEY: opts.admin,
+  // The same origin before and after the loss: the log's name is part of its checkpoints.
+  PUBLIC_BASE_URL: opts.publicBaseUrl,
+  SIGNING_KEY: randomBytes(32).toString('base64'),
+  LOG_SIGNING_KEY: randomBytes(32).toString('base64'),
+  LOG_CHECKPOINT_INTERVAL_MS: '1000',
+  ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
+  WEBHOOK_CA_CERTS: opts.pki.caPath,
+  // A refused delivery waits long for its retry: it is still owed when the stack is lost.
+  WEBHOOK_RETRY_DELAYS: '600',
+  RATE_LIMIT_IP_PER_MIN: '100000',
+  RATE_LIMIT_TENANT_PER_MIN: '100000',
+  CAPTURE_TIMEOUT_MS: '20000',
+  WORKER_CONCURRENCY: '2',
+  ARTIFACT_STORE: 's3',
+  S3_ENDPOINT: opts.gw.endpoint,
+  S3_BUCKET: 'evidence',
+  S3_ACCESS_KEY_ID: opts.gw.accessKeyId,
+  S3_SECRET_ACCESS_KEY: opts.gw.secretAccessKey,
+  ARCHIVE_URL: `s3://archive/${opts.archivePrefix}`,
+  ARCHIVE_INTERVAL_MS: '500',
+});
 
 /** Generous: a restored deployment rebuilds its projections on a busy 2-core host. */
 export const waitFor = <T>(what: string, probe: () => Promise<T | false | null | undefined>, ms = 300_000) =>
@@ -203,3 +243,36 @@ export const logMonitor =
       ],
       opts.env,
     );
+
+/**
+ * The restored streams hold exactly the archive's messages: as many as the archive has of each, every one at its
+ * own sequence with its subject and bytes (a republish accepted twice would show as one more, or one moved).
+ */
+export async function assertStreamsAreArchive(
+  jsm: JetStreamManager,
+  bucket: ArchiveBucket,
+  streams: string[],
+): Promise<void> {
+  const archived = new Map<string, ArchiveRecord[]>(streams.map((s) => [s, []]));
+  const last = await bucket.lastSegment();
+  for (let n = 1; n <= last; n++) {
+    const manifest = JSON.parse(Buffer.from((await bucket.readManifest(n))!).toString('utf8')) as ArchiveManifest;
+    for (const r of await readSegmentRecords(bucket, manifest)) archived.get(r.stream)?.push(r);
+  }
+  for (const [stream, records] of archived) {
+    const { state } = await jsm.streams.info(stream);
+    assert.deepEqual(
+      { first: state.first_seq, last: state.last_seq, messages: state.messages },
+      { first: 1, last: records.length, messages: records.length },
+      `${stream} holds the archive's ${records.length} messages`,
+    );
+    for (const r of records) {
+      const m = await jsm.streams.getMessage(stream, { seq: r.seq });
+      assert.deepEqual(
+        [m?.subject, Buffer.from(m?.data ?? [])],
+        [r.subject, Buffer.from(r.data, 'base64')],
+        `${stream} ${r.seq}`,
+      );
+    }
+  }
+}
