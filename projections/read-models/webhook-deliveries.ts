@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import { readModel, type Sql, type TenantEnvelope, type TenantEventType } from './read-model.js';
 
@@ -113,6 +114,31 @@ export async function listDeadLetters(q: Sql, webhookId: string, limit: number):
       [webhookId, limit],
     )
   ).rows;
+}
+
+/**
+ * A webhook's latest attempts and dead letters, read in one snapshot of the projection. A dead letter follows
+ * its delivery's attempts in the log and the projector commits in log order, so a dead letter read here comes
+ * with the attempts recorded before it (two separate reads could see a later commit in the second only).
+ */
+export async function readDeliveryLog(
+  pool: pg.Pool,
+  webhookId: string,
+  limit: number,
+): Promise<{ attempts: DeliveryAttemptRow[]; deadLetters: DeadLetterRow[] }> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const attempts = await listDeliveryAttempts(client, webhookId, limit);
+    const deadLetters = await listDeadLetters(client, webhookId, limit);
+    await client.query('COMMIT');
+    return { attempts, deadLetters };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /**

@@ -11,11 +11,7 @@ import { envelopeBody, pingEnvelope } from '../webhooks/webhook-events.js';
 import { sendWebhook } from '../webhooks/webhook-sender.js';
 import { secretOfWebhook, type WebhookSecretStore } from '../webhooks/webhook-secret-store.js';
 import { TENANT_ID_PATTERN } from '../domain/tenant-keys.js';
-import {
-  listDeadLetters,
-  listDeliveryAttempts,
-  listRecentDeadLetters,
-} from '../../projections/read-models/webhook-deliveries.js';
+import { listRecentDeadLetters, readDeliveryLog } from '../../projections/read-models/webhook-deliveries.js';
 import {
   findActiveWebhookOfTenant,
   findWebhookOwner,
@@ -213,10 +209,7 @@ async function deadLetterPage(
 async function deliveriesOf(ctx: ServiceContext, webhookId: string, limit: number, tenantId?: string) {
   const row = isId('whk', webhookId) ? await findWebhookOwner(ctx.pool, webhookId) : null;
   if (!row || (tenantId !== undefined && row.tenant_id !== tenantId)) throw unknownWebhook(webhookId);
-  const [attempts, dead] = await Promise.all([
-    listDeliveryAttempts(ctx.pool, webhookId, limit),
-    listDeadLetters(ctx.pool, webhookId, limit),
-  ]);
+  const { attempts, deadLetters: dead } = await readDeliveryLog(ctx.pool, webhookId, limit);
   return {
     webhookId,
     tenantId: row.tenant_id,

@@ -84,6 +84,11 @@ export interface LocalClusterOptions {
   env?: Record<string, string>;
   /** Fixed API ports (e.g. 8080, 8081 for `make cluster`); default free ports. */
   apiPorts?: number[];
+  /**
+   * Run once NATS is provisioned and Postgres is up, before any role process starts (a restore into the empty
+   * cluster: docs/operators.md, restore); given the cluster's URL and the operator's NATS user.
+   */
+  beforeRoles?: (nats: { url: string; user: string; pass: string }) => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -159,6 +164,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     },
   };
   try {
+    await opts.beforeRoles?.({ url: nats.url, ...operator });
     // The projector first (it migrates the schema), then the rest side by side.
     await startRole(d, 'projector-1');
     await Promise.all(d.processes.filter((p) => p.name !== 'projector-1').map((p) => startRole(d, p.name)));

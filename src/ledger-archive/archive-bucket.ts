@@ -5,6 +5,7 @@ import {
   GetObjectLockConfigurationCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
+  ListObjectVersionsCommand,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -16,8 +17,11 @@ import { manifestKey } from '../../packages/verifier/src/archive-segment.js';
 
 /**
  * The archive's objects in S3 (docs/operators.md, The archive): `<prefix>/manifests/<n>.json` and
- * `<prefix>/segments/<n>.ndjson`, written once under compliance-mode Object Lock. Segment numbers have no gap, so
- * the last one is found by doubling and halving (HEAD-like reads), however long the archive.
+ * `<prefix>/segments/<n>.ndjson`, written once under compliance-mode Object Lock. Of two writers of one key only
+ * the first counts: a create is conditional (`If-None-Match: *`), and where S3 keeps versions and lets a second
+ * write through anyway (radosgw with Object Lock) the first version written is the object — it is what is read,
+ * and a writer whose version is not the first learns that it lost. Segment numbers have no gap, so the last one
+ * is found by doubling and halving (HEAD-like reads), however long the archive.
  */
 export interface ArchiveLocation {
   settings: S3Settings;
@@ -47,13 +51,13 @@ export interface ArchiveBucket {
   readManifest(segment: number): Promise<Uint8Array | null>;
   /** The number of some segment after `segment` (null: none): a gap in the numbering shows this way. */
   manifestAfter(segment: number): Promise<number | null>;
-  /** An object's bytes by its key under the prefix, or null when absent. */
+  /** An object's bytes by its key under the prefix (its first version), or null when absent. */
   read(key: string): Promise<Uint8Array | null>;
-  /** Writes the body, then the manifest (a segment exists once its manifest does), locked until `retainUntil`. */
-  writeSegment(
-    parts: { bodyKey: string; body: Uint8Array; manifestKey: string; manifest: Uint8Array },
-    retainUntil: Date,
-  ): Promise<void>;
+  /**
+   * Creates the object (a body, then its manifest: a segment exists once its manifest does), locked until
+   * `retainUntil`; false when an object of that key was there first (another writer's), which stays the object.
+   */
+  create(key: string, bytes: Uint8Array, retainUntil: Date): Promise<boolean>;
 }
 
 /**
@@ -92,9 +96,18 @@ export async function openArchiveBucket(loc: ArchiveLocation, opts: { create: bo
 
 function archiveBucketOver(s3: S3Client, loc: ArchiveLocation, where: string, locked: boolean): ArchiveBucket {
   const Bucket = loc.bucket;
+  /** The versions of a key, newest first (S3's order); [] when it has none. */
+  const versionsOf = async (key: string) => {
+    const answer = await s3.send(new ListObjectVersionsCommand({ Bucket, Prefix: loc.prefix + key, MaxKeys: 1000 }));
+    return (answer.Versions ?? []).filter((v) => v.Key === loc.prefix + key);
+  };
   const read = async (key: string): Promise<Uint8Array | null> => {
     try {
-      const answer = await s3.send(new GetObjectCommand({ Bucket, Key: loc.prefix + key }));
+      const versions = await versionsOf(key);
+      const first = versions.at(-1);
+      if (!first) return null;
+      const VersionId = versions.length > 1 && first.VersionId !== 'null' ? first.VersionId : undefined;
+      const answer = await s3.send(new GetObjectCommand({ Bucket, Key: loc.prefix + key, VersionId }));
       return await answer.Body!.transformToByteArray();
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -114,6 +127,7 @@ function archiveBucketOver(s3: S3Client, loc: ArchiveLocation, where: string, lo
         Key: loc.prefix + Key,
         Body,
         ContentMD5: createHash('md5').update(Body).digest('base64'),
+        IfNoneMatch: '*',
         ...(locked ? { ObjectLockMode: 'COMPLIANCE' as const, ObjectLockRetainUntilDate: retainUntil } : {}),
       }),
     );
@@ -155,12 +169,16 @@ function archiveBucketOver(s3: S3Client, loc: ArchiveLocation, where: string, lo
         throw unavailable(err, `finding the last segment of ${where}`);
       }
     },
-    async writeSegment(parts, retainUntil) {
+    async create(key, bytes, retainUntil) {
       try {
-        await put(parts.bodyKey, parts.body, retainUntil);
-        await put(parts.manifestKey, parts.manifest, retainUntil);
+        const written = await put(key, bytes, retainUntil);
+        if (!written.VersionId || written.VersionId === 'null') return true;
+        // A versioned bucket may have let this write through over an earlier one: only the first version counts.
+        return (await versionsOf(key)).at(-1)?.VersionId === written.VersionId;
       } catch (err) {
-        throw unavailable(err, `writing ${parts.manifestKey} of ${where}`);
+        // 412: the key exists; 409: another conditional write of it is under way (AWS S3).
+        if (statusOf(err) === 412 || statusOf(err) === 409) return false;
+        throw unavailable(err, `writing ${key} of ${where}`);
       }
     },
   };

@@ -92,9 +92,13 @@ export async function readSegmentRecords(bucket: ArchiveBucket, manifest: Archiv
   const body = await bucket.read(manifest.body.key);
   if (!body || `sha256:${createHash('sha256').update(body).digest('hex')}` !== manifest.body.digest)
     throw new ArchiveDamagedError(manifest.segment, `its body ${manifest.body.key} changed since it was checked`);
-  return Buffer.from(body)
+  return recordsOfBody(body);
+}
+
+/** A body's records: one JSON record per line. */
+export const recordsOfBody = (body: Uint8Array): ArchiveRecord[] =>
+  Buffer.from(body)
     .toString('utf8')
     .split('\n')
     .slice(0, -1)
     .map((line) => JSON.parse(line) as ArchiveRecord);
-}

@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
-import type { ArchiveManifest, ArchiveRecord } from '../../packages/verifier/src/archive-segment.js';
+import {
+  type ArchiveManifest,
+  type ArchiveRecord,
+  checkArchiveSegment,
+} from '../../packages/verifier/src/archive-segment.js';
 import type { ArchiveBucket } from './archive-bucket.js';
 import { type ArchiveKeys, manifestKeyOf } from './archive-keys.js';
 import { archiveLease, RENEW_MS } from './archive-lease.js';
+import { recordsOfBody } from './archive-reader.js';
 import { ARCHIVE_SOURCES, readSource, recordOf } from './archive-sources.js';
 import { type ArchiveStatus, STATUS_KEY } from './archive-status.js';
 import { type ArchiveHead, buildSegment, EMPTY_HEAD, headOf, segmentObjects } from './segment-builder.js';
@@ -16,6 +21,12 @@ import { type ArchiveHead, buildSegment, EMPTY_HEAD, headOf, segmentObjects } fr
  * stands is read from the archive's last manifest at start and after any failure (a crash, an S3 outage, a lost
  * lease), so a segment is never skipped or written twice by this process. It only reads the sources: a capture
  * never waits for it.
+ *
+ * Two archivers can still meet at one segment number: one whose S3 write outlasted its lease (its renewals cut
+ * off) and the one that took the lease over. The lease is renewed while a write is in flight and checked again
+ * before the manifest is written, and both objects are created only if absent, so the later writer of a number
+ * finds the earlier one's objects: it takes a body left without its manifest as its own (the same sources from
+ * the same cursor), and on a manifest already there it reads the archive's last manifest again.
  */
 export interface ArchiverOptions {
   nats: { js: JetStreamClient; jsm: JetStreamManager };
@@ -28,6 +39,8 @@ export interface ArchiverOptions {
   maxRecords: number;
   retentionDays: number;
   now?: () => Date;
+  /** Its name in the lease (default: the process id and a random id). */
+  holder?: string;
   log: Logger;
 }
 
@@ -85,15 +98,55 @@ async function collect({ opts }: Archiving, head: ArchiveHead): Promise<ArchiveR
   return records;
 }
 
+/** Runs `write` renewing the lease meanwhile; `stillHeld` renews it once more and says whether it is still held. */
+async function holdingLease<T>(a: Archiving, write: (stillHeld: () => Promise<boolean>) => Promise<T>): Promise<T> {
+  let lost = false;
+  let renewing = Promise.resolve();
+  // One renewal at a time: each is a compare-and-set on the revision the one before left.
+  const renew = () =>
+    (renewing = renewing.then(async () => {
+      if (!lost && !(await a.lease.hold().catch(() => false))) lost = true;
+    }));
+  const timer = setInterval(() => void renew(), RENEW_MS);
+  try {
+    return await write(async () => {
+      await renew();
+      return !lost;
+    });
+  } finally {
+    clearInterval(timer);
+    await renewing;
+  }
+}
+
 async function seal(a: Archiving, head: ArchiveHead, records: ArchiveRecord[]): Promise<ArchiveHead> {
   const { opts } = a;
+  const bucket = await bucketOf(a);
   const sealedAt = a.now();
-  const { body, manifest } = buildSegment(head, records, sealedAt, manifestKeyOf(opts.keys.logKey));
-  const signed = opts.keys.sign(manifest);
-  const objects = segmentObjects(body, signed);
   const retainUntil = new Date(sealedAt.getTime() + opts.retentionDays * 86_400_000);
-  await (await bucketOf(a)).writeSegment(objects, retainUntil);
-  return headOf(signed, objects.manifest, STREAMS);
+  const key = manifestKeyOf(opts.keys.logKey);
+  return holdingLease(a, async (stillHeld) => {
+    let { body, manifest } = buildSegment(head, records, sealedAt, key);
+    const segment = manifest.segment;
+    if (!(await bucket.create(manifest.body.key, body, retainUntil))) {
+      if (await bucket.readManifest(segment)) throw new Error(`segment ${segment} was written by another archiver`);
+      // A body without its manifest: its writer stopped or lost the lease between the two. Its records are
+      // what this archiver read, or another count of them from the same cursor: seal them instead.
+      const found = await bucket.read(manifest.body.key);
+      if (!found) throw new Error(`segment ${segment}'s body was there and is gone`);
+      ({ body, manifest } = buildSegment(head, recordsOfBody(found), sealedAt, key));
+      if (Buffer.compare(body, found) !== 0) throw new Error(`segment ${segment}'s body is not in the archive's form`);
+      opts.log.info({ segment }, 'archive: sealing the body another archiver left without its manifest');
+    }
+    const signed = opts.keys.sign(manifest);
+    const objects = segmentObjects(body, signed);
+    const check = await checkArchiveSegment({ manifestBytes: objects.manifest, body }, head, opts.keys.logKey);
+    if (!check.ok) throw new Error(`segment ${segment} would not verify: ${check.problem}`);
+    if (!(await stillHeld())) throw new Error(`the lease was lost while segment ${segment} was written`);
+    if (!(await bucket.create(objects.manifestKey, objects.manifest, retainUntil)))
+      throw new Error(`segment ${segment} was sealed by another archiver`);
+    return headOf(signed, objects.manifest, STREAMS);
+  });
 }
 
 async function publishStatus({ opts }: Archiving, head: ArchiveHead): Promise<void> {
@@ -133,6 +186,7 @@ async function run(a: Archiving): Promise<void> {
       if (!a.running) break;
       opts.log.warn({ err }, `archive: ${(err as Error).message}; reading the archive again in ${backoff} ms`);
       head = null;
+      renewedAt = 0; // hold the lease again before anything more is written
       await sleep(a, backoff);
       backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     }
@@ -143,7 +197,7 @@ export function startArchiver(opts: ArchiverOptions): Archiver {
   const a: Archiving = {
     opts,
     now: opts.now ?? (() => new Date()),
-    lease: archiveLease(opts.state, `${process.pid}-${randomUUID()}`),
+    lease: archiveLease(opts.state, opts.holder ?? `${process.pid}-${randomUUID()}`),
     running: true,
     opened: null,
     wake: null,

@@ -42,6 +42,10 @@ export async function ensureDurable(
   }
 }
 
+/** The ledger's last sequence now (0: empty). */
+export const lastLedgerSequence = async (jsm: JetStreamManager): Promise<number> =>
+  (await jsm.streams.info(LEDGER_STREAM)).state.last_seq;
+
 export interface Feeder {
   stop(): Promise<void>;
 }

@@ -18,6 +18,8 @@ import {
   webhookTypeOf,
 } from './webhook-events.js';
 import { findSubmittedCapture } from '../../projections/read-models/captures.js';
+import { isDeliveryFinished } from '../../projections/read-models/webhook-deliveries.js';
+import { lastLedgerSequence } from '../ledger/ledger-consumer.js';
 import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.js';
 import { DURABLES } from '../infra/topology.js';
 
@@ -26,6 +28,11 @@ import { DURABLES } from '../infra/topology.js';
  * into one envelope (id derived from the ledger event, so a redelivery builds the same one) and enqueues one
  * delivery per webhook of the tenant that subscribes to the type and existed at that point of the log. The
  * ledger event is acked only after its deliveries are stored; the DELIVERIES msgID drops repeats.
+ *
+ * A delivery the ledger already records as finished (delivered or dead-lettered) is not enqueued again. The
+ * records of an event's deliveries follow the event in the log, so for an event the log held when this feeder
+ * started (all of them after a restore: docs/operators.md, restore), the projection must first reach the log's
+ * end as it stood then; only deliveries still owed at that point are sent.
  */
 export const WEBHOOK_FEEDER_CONSUMER = DURABLES.webhookFeeder.name;
 
@@ -45,7 +52,7 @@ export interface WebhookFeederDeps {
 
 type Outcome = EventEnvelope<Extract<TenantEvent, { type: 'capture.completed' | 'capture.failed' }>>;
 
-export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
+export async function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
   const { js, pool, log } = deps;
 
   /** Webhooks of the tenant subscribed to `type`, registered before commit `seq` and not deleted before it. */
@@ -82,17 +89,29 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
     );
   }
 
+  /** Webhooks of `hooks` whose delivery of `eventId` the projection does not show as finished. */
+  async function owed(eventId: string, hooks: Array<{ webhook_id: string; url: string }>) {
+    const finished = await Promise.all(hooks.map((h) => isDeliveryFinished(pool, deliveryIdOf(eventId, h.webhook_id))));
+    return hooks.filter((_, i) => !finished[i]);
+  }
+
+  const startHead = await lastLedgerSequence(deps.jsm);
+  let reachedStartHead = startHead === 0;
+
   return runLedgerConsumer(js, deps.jsm, WEBHOOK_FEEDER_CONSUMER, log, async (e, seq, trace) => {
     if (e.type === 'webhook.deleted') return deps.secrets.shred(e.data.webhookId);
     // Extension: only webhooks that listed 'capture.changed' receive it.
     const type = e.type === 'capture.compared' ? (e.data.notify ? 'capture.changed' : null) : webhookTypeOf(e.type);
     if (!type) return;
     // The projection must hold this commit (and so every registration and deletion before it).
-    if (!(await deps.waiter.waitFor(seq, PROJECTION_WAIT_MS))) {
-      throw new Error(`the projection has not reached ledger sequence ${seq} yet (is a projector running?)`);
+    // An event from before this feeder started: its deliveries' records may lie anywhere up to that end.
+    const needed = seq <= startHead && !reachedStartHead ? startHead : seq;
+    if (!(await deps.waiter.waitFor(needed, PROJECTION_WAIT_MS))) {
+      throw new Error(`the projection has not reached ledger sequence ${needed} yet (is a projector running?)`);
     }
-    const hooks = await subscribersAsOf(e.tenantId, type, seq, e.occurredAt);
-    if (hooks.length === 0) return;
+    if (needed === startHead) reachedStartHead = true;
+    const subscribed = await subscribersAsOf(e.tenantId, type, seq, e.occurredAt);
+    if (subscribed.length === 0) return;
     const captureId = (e as Outcome | EventEnvelope<Extract<TenantEvent, { type: 'capture.compared' }>>).data.captureId;
     const row = await findSubmittedCapture(pool, captureId);
     if (!row) throw new Error(`capture ${captureId} is not in the projection`);
@@ -100,6 +119,8 @@ export function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feeder> {
       e.type === 'capture.compared'
         ? captureChangedEnvelope(deps.publicBaseUrl, e, row.url)
         : captureOutcomeEnvelope(deps.publicBaseUrl, e as Outcome, row);
+    const hooks = await owed(envelope.id, subscribed);
+    if (hooks.length === 0) return;
     await enqueue(e, envelope, hooks, trace);
     log.debug({ eventId: envelope.id, type, captureId, webhooks: hooks.length }, 'webhook deliveries enqueued');
   });

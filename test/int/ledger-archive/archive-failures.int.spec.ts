@@ -19,8 +19,8 @@ import { radosgwArchive } from '../../support/radosgw-archive.js';
 
 /**
  * The archive's failure paths on a real radosgw (docs/operators.md, The archive): the archiver waits out an S3
- * outage and a restart and leaves no gap; restore stops at --until, continues a restore run twice, and refuses a
- * segment whose body was overwritten (a new object version over a locked one), naming it.
+ * outage and a restart and leaves no gap; restore stops at --until and continues a restore run twice; a body
+ * overwritten (a new object version over a locked one) is not read, and a missing segment is refused, named.
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -107,17 +107,31 @@ describe('the archive through S3 outages, restarts and damage', { skip: radosgwM
     await Promise.all([full.nc.close(), partial.nc.close()]);
   });
 
-  it('refuses an archive whose segment was overwritten, naming that segment, and writes nothing', async () => {
+  it('reads the first, locked version of an overwritten segment, and refuses an archive with a segment missing, naming it', async () => {
     const bucket = await openArchiveBucket(loc, { create: false });
     const manifest = JSON.parse(Buffer.from((await bucket.readManifest(2))!).toString('utf8'));
-    // Object Lock keeps the locked version; a new version over it is what a reader would now get.
-    await s3Client(loc.settings).send(
+    const s3 = s3Client(loc.settings);
+    // Object Lock keeps the locked version; a new version over it is not the archive's object.
+    await s3.send(
       new PutObjectCommand({ Bucket: loc.bucket, Key: `${loc.prefix}${manifest.body.key}`, Body: 'forged\n' }),
+    );
+    const deps = { replicas: 1, bucket, keys, until: null, progress: () => undefined };
+    const intact = await target();
+    assert.equal((await restoreArchive({ ...deps, nats: intact })).streams.LEDGER, 40);
+    await intact.nc.close();
+    // A manifest after a gap: the segment before it is missing.
+    const last = await bucket.lastSegment();
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: loc.bucket,
+        Key: `${loc.prefix}manifests/${String(last + 2).padStart(12, '0')}.json`,
+        Body: '{}',
+      }),
     );
     const empty = await target();
     await assert.rejects(
-      restoreArchive({ nats: empty, replicas: 1, bucket, keys, until: null, progress: () => undefined }),
-      (err: unknown) => err instanceof ArchiveDamagedError && err.segment === 2,
+      restoreArchive({ ...deps, nats: empty }),
+      (err: unknown) => err instanceof ArchiveDamagedError && err.segment === last + 1,
     );
     assert.equal((await empty.jsm.streams.info('LEDGER')).state.messages, 0);
     await empty.nc.close();
