@@ -343,7 +343,10 @@ describe('vantage points: listed, chosen per capture, named in the signed proven
     });
     assert.equal(page.status, 200);
     assert.match(page.text, /<h2>Corroboration<\/h2>/);
-    assert.match(page.text, /<strong>DIVERGE<\/strong> — differing: (window, )?workers, visibleText, [a-zA-Z, ]*screenshots/);
+    assert.match(
+      page.text,
+      /<strong>DIVERGE<\/strong> — differing: (window, )?workers, visibleText, [a-zA-Z, ]*screenshots/,
+    );
   });
 
   it('a member that fails makes the record say so', async () => {
