@@ -21,11 +21,16 @@ export interface BrowserRecord {
   problems: string[];
 }
 
+/** Puppeteer's waits (navigation, selectors, functions) on a test's page: generous, for a busy 2-core host. */
+export const PAGE_WAIT_MS = 90_000;
+
 /**
  * Records `page`'s requests to `origin`, and as problems its console errors, error answers (4xx, 5xx) and uncaught
- * errors from our origin. `expected401` says when a 401 is the point (a session ended on purpose).
+ * errors from our origin. `expected401` says when a 401 is the point (a session ended on purpose). The page's
+ * default waits become PAGE_WAIT_MS instead of puppeteer's 30 s.
  */
 export function watchPage(page: Page, origin: string, into: BrowserRecord, expected401: () => boolean = () => false) {
+  page.setDefaultTimeout(PAGE_WAIT_MS);
   const ours = (url: string | undefined) => !url || new URL(url).origin === origin;
   page.on('request', (r) => {
     const u = new URL(r.url());

@@ -42,6 +42,11 @@ export interface BrowserSessionOptions {
   initial: BrowserState | null;
   /** The page to open first; the blank page otherwise. */
   startUrl?: string;
+  log?: SessionLog;
+}
+
+export interface SessionLog {
+  warn(obj: object, msg: string): void;
 }
 
 const JPEG_QUALITY = 70;
@@ -71,7 +76,7 @@ export async function openBrowserSession(o: BrowserSessionOptions): Promise<Brow
       cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }),
     ]);
     if (o.initial) await restore(context, cdp, o.initial);
-    const session = driveSession(context, page, cdp, o.viewport);
+    const session = driveSession(context, page, cdp, o.viewport, o.log);
     if (o.startUrl) session.handle({ t: 'navigate', url: o.startUrl });
     return session;
   } catch (error) {
@@ -118,6 +123,7 @@ interface Drive {
   page: Page;
   cdp: CDPSession;
   viewport: Viewport;
+  log: SessionLog | undefined;
   viewer: Viewer | null;
   closed: boolean;
   /** Input calls waiting for the page, and the chain they wait on. */
@@ -200,8 +206,23 @@ function goBack(d: Drive): void {
     .catch(() => {});
 }
 
+/**
+ * Chromium sends the next frame only once the last ones are acknowledged: an acknowledgement that fails would leave
+ * the viewer on a frozen picture for good, so the screencast is started again (which sends the current picture).
+ */
+function acknowledge(d: Drive, sessionId: number): void {
+  cdpCall(d, 'Page.screencastFrameAck', { sessionId }).catch((error: unknown) => {
+    if (d.closed || !d.viewer) return;
+    d.log?.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'a screencast frame was not acknowledged; restarting the screencast',
+    );
+    startScreencast(d).catch(() => {});
+  });
+}
+
 function onScreencastFrame(d: Drive, f: { data: string; sessionId: number }): void {
-  const taken = () => void cdpCall(d, 'Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
+  const taken = () => acknowledge(d, f.sessionId);
   if (!d.viewer) return taken();
   d.viewer.frame(Buffer.from(f.data, 'base64'), taken);
 }
@@ -318,12 +339,19 @@ function listen(d: Drive): void {
   cdp.on('Inspector.targetCrashed', gone);
 }
 
-function driveSession(context: BrowserContext, page: Page, cdp: CDPSession, viewport: Viewport): BrowserSession {
+function driveSession(
+  context: BrowserContext,
+  page: Page,
+  cdp: CDPSession,
+  viewport: Viewport,
+  log: SessionLog | undefined,
+): BrowserSession {
   const d: Drive = {
     context,
     page,
     cdp,
     viewport,
+    log,
     viewer: null,
     closed: false,
     pending: 0,

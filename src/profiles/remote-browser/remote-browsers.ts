@@ -176,6 +176,7 @@ async function startSession(
     viewport: p.o.viewport,
     initial,
     ...(request.startUrl ? { startUrl: request.startUrl } : {}),
+    ...(p.o.log ? { log: p.o.log } : {}),
   });
   const t = p.now();
   const entry: Entry = {

@@ -197,6 +197,51 @@ describe('remote browser sessions', () => {
     await assert.rejects(browsers.open(owner, { profileId: 'prf_unknown' }), { code: 'unknown_profile' });
   });
 
+  it('starts the screencast again when frame acknowledgements fail, instead of freezing the picture', {
+    timeout: 120_000,
+  }, async () => {
+    // A lost acknowledgement, injected where the session sends it: Chromium sends no frame beyond those in flight.
+    const shared = createSharedBrowser({ proxyServer: async () => proxy.url });
+    const warnings: string[] = [];
+    const faulty = createRemoteBrowsers({
+      browser: shared,
+      states,
+      limits: { idleMs: 600_000, maxMs: 600_000, perTenant: 1, total: 1 },
+      viewport: { width: 800, height: 600 },
+      log: { info() {}, warn: (_obj, msg) => void warnings.push(msg) },
+    });
+    const { browser } = await shared.acquire();
+    const probe = await (await browser.pages())[0]!.createCDPSession();
+    const cdpSession = Object.getPrototypeOf(probe) as { send: (method: string, params?: object) => Promise<unknown> };
+    await probe.detach();
+    const send = cdpSession.send;
+    let toFail = 0;
+    cdpSession.send = function (this: unknown, method: string, params?: object) {
+      if (method === 'Page.screencastFrameAck' && toFail > 0) {
+        toFail--;
+        return Promise.reject(new Error('injected: the acknowledgement was lost'));
+      }
+      return send.call(this, method, params);
+    };
+    try {
+      const opened = await faulty.open(owner, { startUrl: site.url('/animate') });
+      const viewer = testViewer();
+      await faulty.connect(owner, opened.id, viewer);
+      await eventually('frames of the animation', () => viewer.frames > 5);
+      toFail = 5;
+      await eventually('the failed acknowledgements', () => toFail === 0);
+      const after = viewer.frames;
+      await eventually('frames after the failed acknowledgements', () => viewer.frames > after + 5);
+      assert.ok(
+        warnings.some((w) => /restarting the screencast/.test(w)),
+        `warnings: ${warnings.join('; ')}`,
+      );
+    } finally {
+      cdpSession.send = send;
+      await faulty.stop();
+    }
+  });
+
   it('ends a session after the idle limit', { timeout: 120_000 }, async () => {
     const short = createRemoteBrowsers({
       browser: createSharedBrowser({ proxyServer: async () => proxy.url }),
