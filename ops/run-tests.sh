@@ -6,8 +6,9 @@
 # files (ops/slow-tests.txt) go first: the two lanes then end close together instead of waiting on one long file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# test/support/assert-messages.ts: a failing assert.ok without a message fails at once, with a message of its own.
 run() {
-  node --import tsx --test --test-concurrency=2 --test-timeout=1200000 "$@"
+  node --import tsx --import ./test/support/assert-messages.ts --test --test-concurrency=2 --test-timeout=1200000 "$@"
 }
 # The spec files under the given folders: those named in ops/slow-tests.txt first, in its order, then the rest.
 slowest_first() {
