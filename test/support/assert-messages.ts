@@ -7,7 +7,7 @@ import { syncBuiltinESMExports } from 'node:module';
  * line and column are the compiled code's, not the .ts file's it reads, and that search can run for many minutes:
  * a failed check turned into the whole file's timeout twenty minutes later, with no word of what failed.
  */
-const nodeOk = assert.ok;
+const nodeOk: typeof assert.ok = assert.ok;
 
 function ok(value: unknown, message?: string | Error): asserts value {
   if (value) return;
