@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startEmbeddedPostgres } from '../../src/infra/embedded-postgres.js';
 
@@ -20,6 +20,7 @@ let template: Promise<string> | undefined;
 /** Fills `dataDir` (which must not exist yet) with a copy of the initialised template. */
 export async function copyPgTemplate(dataDir: string): Promise<void> {
   template ??= makeTemplate();
+  await mkdir(dirname(dataDir), { recursive: true });
   // -a keeps the owner (the postgres user when tests run as root) and the data directory's mode 0700.
   await run('cp', ['-a', await template, dataDir]);
 }
