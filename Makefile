@@ -24,12 +24,12 @@ run: build
 cluster: build
 	@node dist/src/cluster-main.js
 
-# Formatting and lint first (biome.jsonc): an unformatted file or a lint error fails `make test`.
+# Formatting and lint first (biome.jsonc): an unformatted file or a lint error fails `make test`. Then the unit
+# tests, then int and e2e, with the typecheck beside them at the lowest CPU priority (ops/run-tests.sh all): a type
+# error fails `make test` once the tests have run.
 test: deps
 	@npx biome ci .
-	@npx tsc -p tsconfig.test.json
-	@npm run --silent test:unit
-	@npm run --silent test:int
+	@bash ops/run-tests.sh all
 
 test-unit: deps
 	@npm run --silent test:unit

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# Run one kind of test (unit | int) with Node's test runner. Node 20's --test does not expand globs itself.
+# Run one kind of test (unit | int | all) with Node's test runner. Node 20's --test does not expand globs itself.
 # `int` runs test/int and test/e2e together, two files at a time: every file starts its own nats-server and
 # Postgres (or cluster, service and browsers) on free ports in its own temp dir, so files never share a process
 # or a port. The runner takes files in the order given and starts the next one whenever one ends, so the slowest
 # files (ops/slow-tests.txt) go first: the two lanes then end close together instead of waiting on one long file.
+# `all` (make test) runs unit, then int, with the typecheck beside them at the lowest CPU priority: it takes the
+# CPU time the test files leave idle, and its errors fail the run once the tests have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The run's own temp dir, removed when it ends. In it, one initialised Postgres data directory for the whole run,
+# copied for each test's own Postgres instead of running initdb every time (test/support/pg-template.ts).
+run_dir=$(mktemp -d "${TMPDIR:-/tmp}/cl-test-run-XXXXXX")
+export CL_TEST_PG_TEMPLATE_DIR="$run_dir/pg-template"
+typecheck_pid=''
+cleanup() {
+  if [ -n "$typecheck_pid" ]; then kill "$typecheck_pid" 2>/dev/null || true; fi
+  rm -rf "$run_dir"
+}
+trap cleanup EXIT
 # test/support/assert-messages.ts: a failing assert.ok without a message fails at once, with a message of its own.
 run() {
   node --import tsx --import ./test/support/assert-messages.ts --test --test-concurrency=2 --test-timeout=1200000 "$@"
@@ -17,10 +29,30 @@ slowest_first() {
   grep -Fx -f <(printf '%s\n' "$all") ops/slow-tests.txt || true
   printf '%s\n' "$all" | grep -Fvx -f ops/slow-tests.txt || true
 }
+unit_files() {
+  find test/unit -name '*.unit.spec.ts' | sort
+}
 case "${1:-}" in
   # shellcheck disable=SC2046
-  unit) run $(find test/unit -name '*.unit.spec.ts' | sort) ;;
+  unit) run $(unit_files) ;;
   # shellcheck disable=SC2046
   int) run $(slowest_first test/int test/e2e) ;;
-  *) echo "usage: $0 unit|int" >&2; exit 2 ;;
+  all)
+    typecheck_log="$run_dir/typecheck.log"
+    nice -n 19 node_modules/.bin/tsc -p tsconfig.test.json >"$typecheck_log" 2>&1 &
+    typecheck_pid=$!
+    status=0
+    # shellcheck disable=SC2046
+    run $(unit_files) || status=$?
+    # shellcheck disable=SC2046
+    if [ "$status" -eq 0 ]; then run $(slowest_first test/int test/e2e) || status=$?; fi
+    if ! wait "$typecheck_pid"; then
+      cat "$typecheck_log" >&2
+      echo "typecheck (tsc -p tsconfig.test.json) failed" >&2
+      status=1
+    fi
+    typecheck_pid=''
+    exit "$status"
+    ;;
+  *) echo "usage: $0 unit|int|all" >&2; exit 2 ;;
 esac

@@ -17,6 +17,8 @@ import { noteSignerFromSeed, verifierKeyString } from '../transparency/checkpoin
 import { cosignerFromSeed } from '../witness/cosigner.js';
 
 const STARTUP_LIMIT_MS = 600_000;
+/** Where under the cluster's `dir` its Postgres keeps its data (initialised at the first start when empty). */
+export const POSTGRES_DATA_DIR = 'postgres';
 
 /**
  * The scaled deployment on one machine (`make cluster`, the failure tests, the scaling bench): three clustered
@@ -133,7 +135,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   let postgres: EmbeddedPg | undefined;
   let d: Deployment;
   try {
-    postgres = await startEmbeddedPostgres(join(opts.dir, 'postgres'));
+    postgres = await startEmbeddedPostgres(join(opts.dir, POSTGRES_DATA_DIR));
     const databaseUrl = await postgres.database('capture_ledger');
     log(`postgres: port ${postgres.port}`);
     d = await deploymentOf(opts, { log, replicas, nats, operator, roleUsers, databaseUrl });

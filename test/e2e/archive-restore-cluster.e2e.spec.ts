@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort } from '../../src/infra/free-port.js';
-import { type LocalCluster, type LocalClusterOptions, startLocalCluster } from '../../src/infra/local-cluster.js';
+import type { LocalCluster, LocalClusterOptions } from '../../src/infra/local-cluster.js';
+import { startTestCluster } from '../support/test-cluster.js';
 import { openArchiveBucket } from '../../src/ledger-archive/archive-bucket.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { type Radosgw, radosgwMissing, startRadosgw } from '../support/radosgw.js';
@@ -83,7 +84,7 @@ describe('the restore drill on the 3-node layout', { skip: radosgwMissing() ?? f
     const env = layout.env!;
     const oldDir = await mkdtemp(join(tmpdir(), 'cl-cdrill-a-'));
     dirs.push(oldDir);
-    cluster = await startLocalCluster({ dir: oldDir, ...layout });
+    cluster = await startTestCluster({ dir: oldDir, ...layout });
     const base = cluster.apiUrls[0]!;
     const call = apiCaller(base);
     const tenantIds = ['cdrill-a', 'cdrill-b'];
@@ -132,7 +133,7 @@ describe('the restore drill on the 3-node layout', { skip: radosgwMissing() ?? f
     const newDir = await mkdtemp(join(tmpdir(), 'cl-cdrill-b-'));
     dirs.push(newDir);
     let restoreMs = 0;
-    cluster = await startLocalCluster({
+    cluster = await startTestCluster({
       dir: newDir,
       ...layout,
       async beforeRoles(nats) {

@@ -8,7 +8,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { SEED_FILE_NAME } from '../../src/archive/signing-key.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { type LocalCluster, type RoleName, startLocalCluster } from '../../src/infra/local-cluster.js';
+import type { LocalCluster, RoleName } from '../../src/infra/local-cluster.js';
+import { startTestCluster } from '../support/test-cluster.js';
 import { natsInboxPrefix } from '../../src/infra/nats-permissions.js';
 import { ConcurrencyConflictError, createEventStore } from '../../src/ledger/event-store.js';
 import { tenantSubject } from '../../src/ledger/streams.js';
@@ -45,7 +46,7 @@ describe('replicated deployment on a 3-node NATS cluster', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-cluster-'));
     site = await startFixtureSite();
-    cluster = await startLocalCluster({
+    cluster = await startTestCluster({
       dir,
       env: {
         ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type LocalCluster, startLocalCluster } from '../../src/infra/local-cluster.js';
+import type { LocalCluster } from '../../src/infra/local-cluster.js';
+import { startTestCluster } from '../support/test-cluster.js';
 import { type ClusterClient, clusterClient } from '../support/cluster-client.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { runNatsChaos } from '../support/nats-chaos-scenario.js';
@@ -23,7 +24,7 @@ describe('evidence through repeated NATS node kills', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cl-nats-chaos-'));
     site = await startFixtureSite();
-    cluster = await startLocalCluster({
+    cluster = await startTestCluster({
       dir,
       apis: 1,
       workers: 1,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type EmbeddedNats, startEmbeddedNats } from '../../src/infra/embedded-nats.js';
 import { type EmbeddedPg, startEmbeddedPostgres } from '../../src/infra/embedded-postgres.js';
 import { connectNats, type NatsHandles } from '../../src/infra/nats.js';
+import { copyPgTemplate } from './pg-template.js';
 
 /**
  * Hermetic infrastructure for tests: a real nats-server (JetStream) and a real Postgres on free ports in a
@@ -51,7 +52,10 @@ export async function startNatsWithTwoClients(): Promise<{ a: NatsHandles; b: Na
 
 export async function startInfra(): Promise<Infra> {
   const dir = await mkdtemp(join(tmpdir(), 'cl-infra-'));
-  const [nats, pg] = await Promise.all([startEmbeddedNats(join(dir, 'nats')), startEmbeddedPostgres(join(dir, 'pg'))]);
+  const [nats, pg] = await Promise.all([
+    startEmbeddedNats(join(dir, 'nats')),
+    copyPgTemplate(join(dir, 'pg')).then(() => startEmbeddedPostgres(join(dir, 'pg'))),
+  ]);
   return {
     dir,
     nats,

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { projectRoot } from '../../src/infra/project-root.js';
-import { type LocalCluster, startLocalCluster } from '../../src/infra/local-cluster.js';
+import type { LocalCluster } from '../../src/infra/local-cluster.js';
+import { startTestCluster } from './test-cluster.js';
 import { createEventStore } from '../../src/ledger/event-store.js';
 import { readAllBatches } from '../../src/transparency/log-stream.js';
 import { MerkleTree } from '../../src/transparency/merkle.js';
@@ -104,7 +105,7 @@ export async function runLogFailover(
   let cluster: LocalCluster | null = null;
   try {
     // No browser workers: bundles are written to the ledger as facts, as a worker's completion would be.
-    cluster = await startLocalCluster({
+    cluster = await startTestCluster({
       dir,
       workers: 0,
       signers: 1,

@@ -1,0 +1,18 @@
+import { join } from 'node:path';
+import {
+  type LocalCluster,
+  type LocalClusterOptions,
+  POSTGRES_DATA_DIR,
+  startLocalCluster,
+} from '../../src/infra/local-cluster.js';
+import { copyPgTemplate } from './pg-template.js';
+
+/**
+ * The scaled deployment of src/infra/local-cluster.ts for a test: its Postgres starts from a copy of the run's
+ * initialised template (test/support/pg-template.ts) instead of running initdb; everything else is as
+ * startLocalCluster makes it.
+ */
+export async function startTestCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  await copyPgTemplate(join(opts.dir, POSTGRES_DATA_DIR));
+  return startLocalCluster(opts);
+}
