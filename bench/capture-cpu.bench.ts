@@ -113,7 +113,7 @@ async function measure(site: Pages, count: number): Promise<Measured> {
         let polls = 0;
         const one = async (url: string) => {
           const id = await client.submit(url);
-          await client.waitDone(id, { timeoutMs: 120_000, pollMs: POLL_MS, onPoll: () => polls++ });
+          await client.waitDone(id, { timeoutMs: 600_000, pollMs: POLL_MS, onPoll: () => polls++ });
         };
         const out: Measured = { pages: {} };
         for (const path of PAGES) {
@@ -140,7 +140,7 @@ async function measure(site: Pages, count: number): Promise<Measured> {
         out.idle = await perCapture(service.child.pid!, 10, () => sleep(1000));
         // What one status poll costs (the client asks about once a second of a capture, and once more at its end).
         const id = await client.submit(site.url(PAGES[0]!));
-        await client.waitDone(id, { timeoutMs: 120_000, pollMs: POLL_MS });
+        await client.waitDone(id, { timeoutMs: 600_000, pollMs: POLL_MS });
         out.poll = await perCapture(service.child.pid!, POLLS, () =>
           httpCall(`${service.baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, '127.0.0.2'),
         );
