@@ -46,7 +46,7 @@ export interface CaptureClient {
   /** Any call of the public API with the tenant's key; throws on an answer ≥ 300. */
   call(method: string, path: string, body?: unknown): Promise<any>;
   /** Polls status every `pollMs` until complete/failed; throws on failed or after `timeoutMs`. */
-  waitDone(id: string, opts?: { timeoutMs?: number; pollMs?: number }): Promise<void>;
+  waitDone(id: string, opts?: { timeoutMs?: number; pollMs?: number; onPoll?: () => void }): Promise<void>;
   /** 429 answers the client waited out and retried; status polls answered 429 (the one-address client polls on). */
   stats: { retried429: number; polls429: number };
 }
@@ -89,11 +89,12 @@ export async function captureClient(
     },
     call: (method, path, body) => call(method, path, body, key),
     stats,
-    async waitDone(id, { timeoutMs = 60_000, pollMs = 25 } = {}) {
+    async waitDone(id, { timeoutMs = 60_000, pollMs = 25, onPoll } = {}) {
       const deadline = Date.now() + timeoutMs;
       const from = opts.oneAddress ? '127.0.0.2' : `127.0.0.${2 + (nextSource++ % 250)}`;
       for (;;) {
         const res = await httpCall(`${baseUrl}/v1/captures/${id}/status`, 'GET', {}, undefined, from);
+        onPoll?.();
         if (res.status === 429 && opts.oneAddress) {
           stats.polls429++;
           if (Date.now() > deadline) throw new Error(`capture ${id}: still 429 after ${timeoutMs} ms`);

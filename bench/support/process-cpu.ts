@@ -84,14 +84,16 @@ export async function watchTreeCpu(
     initialThreads = false;
   };
   await Promise.all([sample(), options.threads ? sampleThreads() : undefined]);
-  let sampling = Promise.resolve();
+  let sampling: Promise<unknown> = Promise.resolve();
+  let busy = false;
   const timer = setInterval(() => {
-    sampling = sampling
-      .then(() => Promise.all([sample(), options.threads ? sampleThreads() : undefined]))
-      .then(
-        () => {},
-        () => {},
-      );
+    // A tick that comes while the last sample still runs (a busy host) is skipped, not queued: queued samples
+    // would pile up faster than they are taken and `stop` would wait for all of them.
+    if (busy) return;
+    busy = true;
+    sampling = Promise.all([sample(), options.threads ? sampleThreads() : undefined])
+      .catch(() => {})
+      .finally(() => (busy = false));
   }, intervalMs);
   return {
     async stop() {

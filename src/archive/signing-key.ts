@@ -3,11 +3,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOrCreateSecretFile } from '../infra/write-once.js';
 import nacl from 'tweetnacl';
+import { ed25519Signer } from './ed25519.js';
 import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
 import { SigningKeyError } from './errors.js';
 
 /**
- * The Ed25519 bundle signing key (tweetnacl), made from a 32-byte seed: SIGNING_KEY (base64) or,
+ * The Ed25519 bundle signing key (public key by tweetnacl, signatures by node:crypto), made from a 32-byte seed: SIGNING_KEY (base64) or,
  * when unset, a seed generated once into DATA_DIR (run contract, DESIGN).
  */
 export interface SigningKey {
@@ -53,13 +54,13 @@ export function signingKeyFromSeed(seedBase64: string, source = 'SIGNING_KEY'): 
 
 export function signingKeyFromSeedBytes(seed: Uint8Array): SigningKey {
   const pair = nacl.sign.keyPair.fromSeed(seed);
-  const secretKey = pair.secretKey;
+  const signer = ed25519Signer(seed);
   return Object.freeze({
     algorithm: 'Ed25519' as const,
     keyId: keyIdOf(pair.publicKey),
     publicKey: pair.publicKey,
     publicKeyBase64: toBase64(pair.publicKey),
-    sign: (message: Uint8Array) => nacl.sign.detached(message, secretKey),
+    sign: signer,
     derive: (context: string, length: number) =>
       new Uint8Array(hkdfSync('sha256', seed, new Uint8Array(0), context, length)),
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { HASH_SIZE } from './merkle.js';
+import { ed25519Signer } from '../archive/ed25519.js';
 
 /**
  * C2SP tlog-checkpoint in a C2SP signed note (https://c2sp.org/tlog-checkpoint, https://c2sp.org/signed-note):
@@ -64,7 +65,7 @@ export function noteSignerFromSeed(name: string, seed: Uint8Array): NoteSigner {
     name,
     publicKey: pair.publicKey,
     keyHash: noteKeyHash(name, pair.publicKey),
-    sign: (message) => nacl.sign.detached(message, pair.secretKey),
+    sign: ed25519Signer(seed),
   };
 }
 
