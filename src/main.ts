@@ -10,6 +10,7 @@ import { startTracing, stopTracing } from './observability/tracing-sdk.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
 import { ReplicasError } from './ledger/streams.js';
 import { isNatsUnavailable, whileNatsUnavailable } from './infra/nats-unavailable.js';
+import { whenParentGone } from './infra/parent-watch.js';
 
 /** How long a start that meets no answer from NATS is tried again before the process gives up. */
 const START_NATS_BUDGET_MS = 60_000;
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (config.EXIT_WITH_PARENT) whenParentGone(() => void shutdown('parent-gone'));
 
   try {
     let natsUrl = config.NATS_URL;
@@ -154,6 +156,7 @@ async function runWitness(config: Config, log: pino.Logger): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  if (config.EXIT_WITH_PARENT) whenParentGone(() => void stop());
 }
 
 await main();

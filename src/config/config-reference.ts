@@ -250,6 +250,12 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     meaning: 'pino level.',
   },
   {
+    names: ['EXIT_WITH_PARENT'],
+    default: '`false`',
+    meaning:
+      '`true`: the process stops as on SIGTERM once the process that started it is gone (it checks every second). `make cluster` and the tests set it for the processes they start, so a killed parent leaves no orphan running.',
+  },
+  {
     names: ['LOG_SIGNING_KEY'],
     default: 'generated into `DATA_DIR`',
     meaning:

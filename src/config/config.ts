@@ -242,6 +242,12 @@ const envSchema = {
   SIGNER: (raw: string | undefined, complain: Complain) =>
     oneOf(['local', 'remote'], 'SIGNER must be local or remote')(raw, complain) ?? 'local',
   LOG_LEVEL: mapped((v) => v ?? 'info'),
+  /**
+   * `true`: the process stops, as on SIGTERM, once the process that started it is gone, instead of running on as an
+   * orphan nobody will stop (the local cluster and the tests set it for the processes they start).
+   */
+  EXIT_WITH_PARENT: (raw: string | undefined, complain: Complain) =>
+    oneOf(['true', 'false'], 'EXIT_WITH_PARENT must be true or false')(raw, complain) === 'true',
   /** The transparency log's checkpoint (note) key, separate from SIGNING_KEY: base64 32-byte seed; unset → generated once into DATA_DIR by the sequencer. */
   LOG_SIGNING_KEY: checked(
     (v) => Buffer.from(v, 'base64').length === 32,

@@ -376,7 +376,7 @@ async function startRole(d: Deployment, name: string): Promise<RoleStart> {
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, mainCommand(d.opts.compiled), {
     cwd: projectRoot,
-    env: { ...inherited, ...roleEnv(d, p) },
+    env: { ...inherited, ...roleEnv(d, p), EXIT_WITH_PARENT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines = d.outputs.get(p.name)!;

@@ -18,7 +18,7 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
     cwd: projectRoot,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', EXIT_WITH_PARENT: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
