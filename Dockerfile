@@ -4,6 +4,6 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+RUN npx tsc -p tsconfig.json && node --import tsx ops/bundle-dist.ts && npm prune --omit=dev
 ENV CHROMIUM_PATH=/usr/lib/chromium/chromium
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/bundle/main.js"]

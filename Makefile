@@ -12,9 +12,12 @@ test test-unit test-int lint format screenshots: INSTALL_DEPS := test
 deps:
 	@INSTALL_DEPS=$(INSTALL_DEPS) bash ops/install-deps.sh
 
-# Also the offline verifier's two downloads (dist/verifier/; the service builds the same on first request).
+# tsc compiles every module to dist/ (the CLI, the tools); the service's entry is also bundled to dist/bundle/, which
+# `make run` and `make cluster` start (ops/bundle-dist.ts). Also the offline verifier's two downloads (dist/verifier/;
+# the service builds the same on first request).
 build: deps
 	@npx tsc -p tsconfig.json
+	@node --import tsx ops/bundle-dist.ts
 	@node -e "import('./dist/src/api/verifier-assets.js').then((m) => m.writeVerifierDownloads('dist/verifier'))"
 
 run: build

@@ -13,7 +13,7 @@ async function cpuMs(pid: number): Promise<number | null> {
 }
 
 /**
- * Where the CPU of the scaled layout (`make cluster`: 3 nats-servers, every role its own process, compiled dist/)
+ * Where the CPU of the scaled layout (`make cluster`: 3 nats-servers, every role its own process, the built dist/bundle/)
  * goes while nothing is asked of it: each process's CPU over BENCH_IDLE_SECONDS (default 60) after a 20 s settle,
  * as a percentage of one core. Baseline in the same run: the nats-servers themselves.
  */

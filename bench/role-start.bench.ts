@@ -20,8 +20,8 @@ const CPU_GOAL_MS: Record<string, number> = {
 
 /**
  * Each role's cost of a restart on the scaled layout (`make cluster`: 3 nats-servers, every role its own process,
- * compiled dist/): SIGKILL one process of the role, start it again, and measure the CPU it spent and the wall time
- * until `/health` answered 200. Baseline in the same run: a bare `node -e ''` (what any Node process costs).
+ * the built dist/bundle/): SIGKILL one process of the role, start it again, and measure the CPU it spent and the
+ * wall time until `/health` answered 200. Baseline in the same run: a bare `node -e ''` (what any Node process costs).
  * BENCH_ROLE_STARTS restarts per role (default 5); figures are medians.
  */
 export async function roleStartBench(): Promise<BenchLine[]> {

@@ -17,4 +17,5 @@ if [ -z "${ADMIN_KEY:-}" ] && [ -z "${CAPTURE_API_KEY:-}" ]; then
 fi
 # Archived pages replay on an origin of their own (src/api/replay-server.ts): by default the port after PORT.
 export REPLAY_PORT="${REPLAY_PORT:-$(( ${PORT:-8080} + 1 ))}"
-exec node dist/src/main.js
+# The bundled entry (make build, ops/bundle-dist.ts): each role loads only its own chunks.
+exec node dist/bundle/main.js

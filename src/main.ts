@@ -8,8 +8,6 @@ import type { EmbeddedPg } from './infra/embedded-postgres.js';
 import type { ServerHandle } from './server.js';
 import { startTracing, stopTracing } from './observability/tracing-sdk.js';
 import { removeRunFile, writeRunFile } from './infra/run-file.js';
-import { ReplicasError } from './ledger/streams.js';
-import { isNatsUnavailable, whileNatsUnavailable } from './infra/nats-unavailable.js';
 import { whenParentGone } from './infra/parent-watch.js';
 
 /** How long a start that meets no answer from NATS is tried again before the process gives up. */
@@ -56,6 +54,9 @@ async function main(): Promise<void> {
   // Before the server's modules load, so the HTTP instrumentation sees them (only when OTEL_* asks for it).
   if (await startTracing()) log.info('OpenTelemetry tracing enabled');
   const { startServer } = await import('./server.js');
+  // NATS's client modules load here, after the witness (which uses no NATS) has gone its own way.
+  const { ReplicasError } = await import('./ledger/streams.js');
+  const { isNatsUnavailable, whileNatsUnavailable } = await import('./infra/nats-unavailable.js');
   // The embedded servers' modules only when this process starts them (a role process of a cluster is given NATS_URL
   // and DATABASE_URL and loads neither), and before the signal handlers below: embedded-postgres installs exit hooks
   // of its own when it loads, which those handlers replace.

@@ -7,7 +7,7 @@
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { resolveChromiumPath } from './chromium-path.js';
 import { withTimeout } from './step-timeout.js';
 
@@ -138,6 +138,8 @@ export async function launchChromium(options: ChromiumLaunchOptions = {}): Promi
   const home = await prepareBrowserHome(resolveChromiumPath({ explicitPath: options.chromiumPath }));
   let browser: Browser;
   try {
+    // puppeteer's modules load with the first browser, not with the worker role's (docs/performance.md).
+    const { default: puppeteer } = await import('puppeteer-core');
     browser = await puppeteer.launch({
       executablePath: home.executable,
       headless: true,

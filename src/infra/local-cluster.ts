@@ -68,7 +68,7 @@ export interface RoleStart {
 
 export interface LocalClusterOptions {
   dir: string;
-  /** Run the compiled dist/src/main.js even when this module runs from source (benchmarks of start cost). */
+  /** Run the built dist/bundle/main.js even when this module runs from source (benchmarks of start cost). */
   compiled?: boolean;
   apis?: number;
   workers?: number;
@@ -94,12 +94,15 @@ export interface LocalClusterOptions {
   log?: (line: string) => void;
 }
 
-/** How to run src/main.ts: compiled from dist/, or through tsx when this module itself runs from source. */
+/**
+ * How to run src/main.ts: through tsx when this module itself runs from source, else the bundle `make build` made
+ * of it (dist/bundle/, ops/bundle-dist.ts), as `make run` and `make cluster` start it.
+ */
 function mainCommand(compiled = false): string[] {
   const here = fileURLToPath(import.meta.url);
   return here.endsWith('.ts') && !compiled
     ? ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')]
-    : [join(projectRoot, 'dist', 'src', 'main.js')];
+    : [join(projectRoot, 'dist', 'bundle', 'main.js')];
 }
 
 /** Everything a role process is started from: the deployment's users, secrets, addresses and processes. */

@@ -4,7 +4,6 @@ import type { ApiRuntime, Feature } from '../features/feature.js';
 import type { ProfileStates } from './browser-state.js';
 import type { OpenProfile } from './capture-profile.js';
 import { loadProfileKeyRing } from './profile-key.js';
-import { profileRoutes } from './profile-routes.js';
 import { openProfileVault, type ProfileVault } from './profile-vault.js';
 import { createProfiles, type Profiles } from './profiles-service.js';
 
@@ -29,6 +28,8 @@ export interface ProfilesFeature extends Feature {
 export async function profilesFeature(api: ApiRuntime): Promise<ProfilesFeature> {
   const { ctx } = api.data;
   const profiles = createProfiles(ctx, await openVault(api.runtime.nats.nc, ctx.config));
+  // The routes (and with them Fastify's modules) load in the api only: the worker imports this module too.
+  const { profileRoutes } = await import('./profile-routes.js');
   return { profiles, routes: [profileRoutes({ guard: api.guard, profiles })], states: profiles.states() };
 }
 

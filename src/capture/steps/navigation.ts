@@ -1,4 +1,3 @@
-import { TimeoutError } from 'puppeteer-core';
 import { blockedResponse, CaptureError, isCaptureError, navigationFailure } from '../capture-error.js';
 import type { Step } from '../capture-steps.js';
 import { type SelectorWaitResult, waitForSelectorStep } from '../selector-wait.js';
@@ -72,6 +71,8 @@ async function navigate(given: CaptureGiven, domContentLoaded: () => boolean): P
     if (signal.aborted) throw error;
     const failure = recorder.mainDocumentFailure();
     const failedUrl = failure?.url || recorder.mainDocumentUrls().at(-1) || url;
+    // puppeteer's modules are loaded by now (the page is its); imported here, the worker starts without them.
+    const { TimeoutError } = await import('puppeteer-core');
     if (error instanceof TimeoutError || (isCaptureError(error) && error.code === 'timeout')) {
       if (domContentLoaded()) return true;
       const explained = blockedResponse(failedUrl, options.explainNetworkError);
