@@ -1,10 +1,4 @@
-import {
-  AckPolicy,
-  type ConsumerMessages,
-  type JetStreamClient,
-  type JetStreamManager,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { AckPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ensureDurable } from './ledger-consumer.js';
@@ -15,8 +9,6 @@ import { contextFromHeaders, inSpan } from '../observability/tracing.js';
  * explicit acks, at most `concurrency` messages in hand at once (we fetch only as many as there are free
  * slots, so no message's ack timer runs while it waits in a local buffer), each handled in a trace span
  * continued from the message headers. A handler that throws leaves the message to be redelivered soon.
- * An idle queue holds one pull request open for FETCH_EXPIRES_MS (the server's heartbeat comes at half of it):
- * an idle process does not wake for it more than a few times in that span.
  */
 export interface WorkQueueOptions {
   js: JetStreamClient;
@@ -38,13 +30,6 @@ export interface WorkQueueRunner {
   stop(drainMs: number): Promise<void>;
 }
 
-/**
- * How long one pull request waits for messages. A message that arrives meanwhile is handed over at once; a raised
- * concurrency limit is read at the next pull, so a pull that got fewer messages than it asked for holds the
- * limit it was made with for at most this long.
- */
-const FETCH_EXPIRES_MS = 5000;
-
 export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRunner> {
   await ensureDurable(opts.jsm, opts.stream, opts.durable, opts.subject, {
     ack_policy: AckPolicy.Explicit,
@@ -55,7 +40,6 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
   let running = true;
   let inflight = 0;
   let wake: (() => void) | null = null;
-  let pulling: ConsumerMessages | undefined;
   const inHand = new Set<Promise<void>>();
   const limit = typeof opts.concurrency === 'number' ? () => opts.concurrency as number : opts.concurrency;
 
@@ -71,9 +55,7 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
         continue;
       }
       try {
-        const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
-        pulling = batch;
-        if (!running) void batch.close();
+        const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
         for await (const msg of batch) {
           inflight++;
           const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () =>
@@ -105,8 +87,6 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
     async stop(drainMs) {
       running = false;
       wake?.();
-      // The open pull ends now; a message the server sent into it meanwhile is redelivered after its ack wait.
-      void pulling?.close();
       await loop;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...inHand]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
