@@ -112,10 +112,11 @@ export async function startSignInSite(): Promise<SignInSite> {
         return send(
           res,
           200,
+          // No input field: a caret blinks even when transparent, and each blink is a screencast frame.
           page(
             'Echo',
-            '<input id="echo" autofocus aria-label="Echo" style="caret-color:transparent">',
-            "document.getElementById('echo').focus();",
+            '<div id="echo" role="status" style="font-size:60px"></div>',
+            "document.addEventListener('keydown',(e)=>{if(e.key.length===1)document.getElementById('echo').textContent+=e.key});",
           ),
         );
       case '/popup':
