@@ -218,7 +218,9 @@ async function launch(pool: PoolState): Promise<Instance> {
   });
   pool.counters.launches++;
   const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
+  const unwatch = launched.pid !== null ? pool.hostLoad.watch(launched.pid) : () => {};
   launched.browser.on('disconnected', () => {
+    unwatch();
     if (!instance.dead) pool.counters.crashes++;
     instance.dead = true;
     notifyIdle(instance);
@@ -285,9 +287,6 @@ async function runCapture(
   if (callerSignal?.aborted) onCallerAbort();
   const finished = new AbortController();
   const overrun = watchOverrun(pool, instance, controller, captureOptions, finished.signal);
-  // The page clock watches the browser's processes while a capture runs; an idle browser is not sampled.
-  const pid = instance.launched.pid;
-  const unwatch = pid !== null ? pool.hostLoad.watch(pid) : () => {};
   try {
     const prepared = takeContext(pool, instance, captureOptions.proxyServer);
     prepared.catch(() => {}); // capturePage reports it
@@ -304,7 +303,6 @@ async function runCapture(
     if (error instanceof CaptureError && error.code === 'browser_crashed') instance.dead = true;
     throw error;
   } finally {
-    unwatch();
     finished.abort();
     overrun.clear();
     callerSignal?.removeEventListener('abort', onCallerAbort);

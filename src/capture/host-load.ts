@@ -8,11 +8,9 @@
  *  - the page clock: wall time less that starvation. Bounds that judge a page ("did not load within 30 s",
  *    "stopped responding") count page-clock time, so a busy host makes captures slower, not failed;
  *  - `starvation()`: the recent fraction of time spent waiting, which the adaptive concurrency limit reads.
- * A browser is watched only while a capture runs in it (browser-pool.ts); with none running only the worker
- * process is sampled.
  * Where schedstat cannot be read, the page clock is the wall clock and starvation is 0.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 /** Milliseconds on a clock that stands still while the capture's processes wait for a CPU. */
 export interface PageClock {
@@ -47,41 +45,26 @@ export type RunDelayReader = (pid: number) => number | undefined;
 /** The pids directly below `pid`. */
 export type ChildrenReader = (pid: number) => number[];
 
-/** One buffer for every /proc read: the files read here are a few dozen bytes. */
-const procBuffer = Buffer.alloc(4096);
-
-/** A short /proc file's text: one open, one read, one close (no stat, no options), undefined when it is gone. */
-function readProcFile(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    return procBuffer.toString('latin1', 0, readSync(fd, procBuffer, 0, procBuffer.length, 0));
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export const readRunDelayNs: RunDelayReader = (pid) => {
-  const text = readProcFile(`/proc/${pid}/schedstat`);
-  if (text === undefined) return undefined;
-  const value = Number(text.trim().split(/\s+/)[1]);
-  return Number.isFinite(value) ? value : undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+    const value = Number(fields[1]);
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 export const readChildren: ChildrenReader = (pid) => {
-  const text = readProcFile(`/proc/${pid}/task/${pid}/children`);
-  if (text === undefined) return [];
-  return text
-    .trim()
-    .split(/\s+/)
-    .filter((s) => s.length > 0)
-    .map(Number);
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter((s) => s.length > 0)
+      .map(Number);
+  } catch {
+    return [];
+  }
 };
 
 /**
