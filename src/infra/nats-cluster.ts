@@ -116,15 +116,23 @@ async function startNode(opts: NatsClusterOptions, node: ClusterNode): Promise<v
   const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The last lines it wrote, so that a node that exits at start says why.
+  const recent: string[] = [];
   const onData = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line) opts.log?.(node.name, line);
+    for (const line of chunk.toString().split('\n')) {
+      if (!line) continue;
+      opts.log?.(node.name, line);
+      recent.push(line);
+      if (recent.length > 5) recent.shift();
+    }
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   node.process = child;
   await waitFor(
     async () => {
-      if (child.exitCode !== null) throw new Error(`${node.name} exited with ${child.exitCode}`);
+      if (child.exitCode !== null)
+        throw new Error(`${node.name} exited with ${child.exitCode}; it said: ${recent.join(' | ') || 'nothing'}`);
       const nc = await connect({ servers: node.url, reconnect: false, timeout: 1000, ...opts.credentials }).catch(
         () => null,
       );

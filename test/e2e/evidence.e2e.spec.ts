@@ -11,6 +11,7 @@ import { storedArtifactName, tamperWithStoredObject } from '../support/stored-ar
 import { launchChromium, type LaunchedChromium } from '../../src/capture/browser-launch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { type Infra, startInfra } from '../support/harness.js';
+import { eventually } from '../support/eventually.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { readJson, rezip, unzip, writeJson } from '../unit/archive/bundle-fixture.js';
 
@@ -26,18 +27,6 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const seed = () => randomBytes(32).toString('base64');
 const statuses = (body: { checks: Array<{ name: string; status: string }> }) =>
   body.checks.map((c) => [c.name, c.status]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
-}
-
 describe('evidence end to end: verification, tampering in storage, limits, key rotation', () => {
   let infra: Infra;
   let databaseUrl: string;
@@ -52,7 +41,9 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
   const env = {
     ROLES: 'api,projector,worker',
     ALLOW_PRIVATE_TARGETS: '127.0.0.1/32',
-    CAPTURE_TIMEOUT_MS: '5000',
+    // Generous: on a busy host a cold browser's first render after a restart takes seconds, and a timed-out
+    // attempt only starts another one.
+    CAPTURE_TIMEOUT_MS: '20000',
     WORKER_CONCURRENCY: '1',
   };
   // The first capture (key A, built-in TSA): its record and its original stored bundle.
@@ -67,7 +58,8 @@ describe('evidence end to end: verification, tampering in storage, limits, key r
         const st = await server.call('GET', `/v1/captures/${r.body.id}/status`);
         return st.body.status === 'pending' ? undefined : st.body;
       },
-      40_000,
+      120_000,
+      150,
     );
     assert.equal(status.status, 'complete', JSON.stringify(status));
     const rec = await server.call('GET', `/v1/captures/${r.body.id}`);

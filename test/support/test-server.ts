@@ -49,7 +49,8 @@ export async function startTestServer(
   const server = await startServer(config, {
     natsUrl: infra.nats.url,
     databaseUrl,
-    log: pino({ level: 'silent' }),
+    // CL_TEST_LOG_LEVEL (e.g. info) shows the server's log on stderr when a test needs looking into.
+    log: pino({ level: process.env.CL_TEST_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.profileStates ? { profileStates: opts.profileStates } : {}),
   });
