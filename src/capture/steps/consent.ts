@@ -10,8 +10,11 @@ import { shoot } from './screenshot.js';
 const CONSENT_START_MS = 3000;
 const CONSENT_DETECT_MS = 2000; // each look's, counted from its start; detection overlaps settle and scroll
 const CONSENT_OPT_OUT_MS = 6000;
-/** How long the banner's frame may take to draw before screenshotBefore (page time). */
-const CONSENT_PAINT_MS = 2000;
+/**
+ * How long the banner's frame may take to draw before screenshotBefore (page time). It is waited for only while
+ * the frame has not drawn: on a busy host a cross-origin banner frame's renderer can take seconds to paint.
+ */
+const CONSENT_PAINT_MS = 5000;
 const AFTER_CONSENT_QUIET = { quietWindowMs: 300, capMs: 1000 };
 
 /** The consent banner: detection from the load event on, then its answer and the screenshot with it still shown. */
