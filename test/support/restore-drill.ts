@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { ArchiveBucket } from '../../src/ledger-archive/archive-bucket.js';
 import { readSegmentRecords } from '../../src/ledger-archive/archive-reader.js';
@@ -7,8 +8,10 @@ import type { ArchiveManifest, ArchiveRecord } from '../../packages/verifier/src
 import { runCli } from '../../src/cli/run-cli.js';
 import { eventually } from './eventually.js';
 import { captureUntilComplete } from './fixture-site.js';
+import { copyPgTemplate } from './pg-template.js';
 import { httpCall } from './test-server.js';
 import type { Radosgw } from './radosgw.js';
+import { type ServiceProcess, startServiceProcess } from './service-process.js';
 import type { Pki, Received, Receiver } from './webhook-receiver.js';
 
 /**
@@ -69,6 +72,20 @@ export const drillEnv = (opts: {
   ARCHIVE_INTERVAL_MS: '500',
 });
 
+/**
+ * `make run` of the drill on `dataDir`: its Postgres (DATA_DIR/postgres, src/main.ts) starts from a copy of the run's
+ * initialised template (test/support/pg-template.ts) instead of running initdb; NATS and everything else are the
+ * service's own.
+ */
+export async function startDrillService(
+  env: Record<string, string>,
+  dataDir: string,
+  port: number,
+): Promise<ServiceProcess> {
+  await copyPgTemplate(join(dataDir, 'postgres'));
+  return startServiceProcess({ ...env, DATA_DIR: dataDir }, port);
+}
+
 /** Generous: a restored deployment rebuilds its projections on a busy 2-core host. */
 export const waitFor = <T>(what: string, probe: () => Promise<T | false | null | undefined>, ms = 300_000) =>
   eventually(what, probe, ms, 250);
@@ -126,6 +143,25 @@ export async function captureEach(
     }),
   );
   return Object.fromEntries(Object.keys(keys).map((t, i) => [t, ids[i]!]));
+}
+
+/**
+ * A schedule of the tenant whose one fire time is the first whole minute at least `marginMs` from now (cron has
+ * minute resolution): created as the last step before the loss, the margin covers the archive catching up and the
+ * kill, so the fire time falls after the loss. Returns its id and the fire time.
+ */
+export async function scheduleAfterLoss(
+  call: Call,
+  token: string,
+  opts: { name: string; url: string; marginMs: number },
+): Promise<{ id: string; fireAt: Date }> {
+  const fireAt = new Date(Math.ceil((Date.now() + opts.marginMs) / 60_000) * 60_000);
+  const schedule = await call('POST', '/v1/schedules', {
+    token,
+    body: { name: opts.name, url: opts.url, cron: `${fireAt.getUTCMinutes()} * * * *` },
+  });
+  assert.equal(schedule.status, 201, schedule.text);
+  return { id: schedule.body.id as string, fireAt };
 }
 
 /** What the usage endpoint counts from the ledger (API call counts not yet flushed die with a process). */
