@@ -70,6 +70,8 @@ export const drillEnv = (opts: {
   S3_SECRET_ACCESS_KEY: opts.gw.secretAccessKey,
   ARCHIVE_URL: `s3://archive/${opts.archivePrefix}`,
   ARCHIVE_INTERVAL_MS: '500',
+  // The restored scheduler fires the due schedule within a second of its projection showing it.
+  SCHEDULER_TICK_MS: '1000',
 });
 
 /**
