@@ -337,6 +337,12 @@ export const CONFIG_REFERENCE: ConfigRow[] = [
     meaning: 'Days each archive segment is kept under S3 Object Lock (compliance mode).',
   },
   {
+    names: ['SCHEDULER_TICK_MS'],
+    default: '`10000`',
+    meaning:
+      'How often the scheduler role reads the active schedules and fires the due ones ([schedules.md](schedules.md#how-runs-happen)).',
+  },
+  {
     names: ['ARCHIVE_INTERVAL_MS', 'ARCHIVE_SEGMENT_RECORDS'],
     default: '`1000`, `5000`',
     meaning: 'The archiver seals a segment this often, or at this many records, whichever comes first.',

@@ -262,6 +262,8 @@ const envSchema = {
   ),
   /** Days each archive segment is kept under S3 Object Lock (compliance mode). */
   ARCHIVE_RETENTION_DAYS: integer('ARCHIVE_RETENTION_DAYS', 3650, 1, 36_500),
+  /** How often the scheduler role reads the active schedules and fires the due ones (cron has minute resolution). */
+  SCHEDULER_TICK_MS: integer('SCHEDULER_TICK_MS', 10_000, 100, 60_000),
   /** The archiver cuts a segment this often, or at ARCHIVE_SEGMENT_RECORDS records, when anything is new. */
   ARCHIVE_INTERVAL_MS: integer('ARCHIVE_INTERVAL_MS', 1000, 100, 60_000),
   ARCHIVE_SEGMENT_RECORDS: integer('ARCHIVE_SEGMENT_RECORDS', 5000, 1, 100_000),

@@ -9,6 +9,7 @@ export async function startSchedulerRole(runtime: ProcessRuntime, data: Database
     pool,
     tenants,
     clock: runtime.clock,
+    tickMs: runtime.config.SCHEDULER_TICK_MS,
     log: runtime.log.child({ role: 'scheduler' }),
   });
   scheduler.start();

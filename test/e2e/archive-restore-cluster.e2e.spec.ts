@@ -23,6 +23,7 @@ import {
   logMonitor,
   registerWebhook,
   restoreFrom,
+  scheduleAfterLoss,
   tenantKeys,
   usageOf,
   waitFor,
@@ -111,14 +112,14 @@ describe('the restore drill on the 3-node layout', { skip: radosgwMissing() ?? f
       env: { DATA_DIR: monitorDir },
     });
     await waitFor('a checkpoint with every capture', async () => (await monitor(base)).code === 0);
-    // The schedule's one fire time falls after the loss (created last, its minute at least 60 s ahead): the restored
+    // The schedule's one fire time falls after the loss (created last, its minute at least 15 s ahead): the restored
     // cluster's scheduler runs it.
-    const fireAt = new Date(Math.ceil((Date.now() + 60_000) / 60_000) * 60_000);
-    const schedule = await call('POST', '/v1/schedules', {
-      token: scheduler,
-      body: { name: 'cluster drill', url: site.url('/simple?scheduled'), cron: `${fireAt.getUTCMinutes()} * * * *` },
+    const schedule = await scheduleAfterLoss(call, scheduler, {
+      name: 'cluster drill',
+      url: site.url('/simple?scheduled'),
+      marginMs: 15_000,
     });
-    assert.equal(schedule.status, 201, schedule.text);
+    const { fireAt } = schedule;
     const lag = await waitForArchiveLag0(call, ADMIN);
     process.stderr.write(`cluster drill: archive lag 0 after ${lag.ms} ms; last segment ${lag.lastSegment}\n`);
 
@@ -154,7 +155,7 @@ describe('the restore drill on the 3-node layout', { skip: radosgwMissing() ?? f
     await assertCapturesRestored(call, keys, captured);
     assert.deepEqual(await usageOf(call, ADMIN, tenantIds), usageBefore);
     const fired = await waitFor('the schedule to fire', async () => {
-      const r = await call('GET', `/v1/captures?schedule_id=${schedule.body.id}`, { token: scheduler });
+      const r = await call('GET', `/v1/captures?schedule_id=${schedule.id}`, { token: scheduler });
       return r.body?.data?.[0]?.id as string | undefined;
     });
     process.stderr.write(`cluster drill: the schedule fired ${fired}\n`);

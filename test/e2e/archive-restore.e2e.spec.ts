@@ -17,18 +17,20 @@ import {
   logMonitor,
   registerWebhook,
   restoreFrom,
+  scheduleAfterLoss,
+  startDrillService,
   tenantKeys,
   usageOf,
   waitFor,
   waitForArchiveLag0,
   waitForAttempts,
 } from '../support/restore-drill.js';
-import { type ServiceProcess, startServiceProcess } from '../support/service-process.js';
+import type { ServiceProcess } from '../support/service-process.js';
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The restore drill (docs/operators.md, The archive; restore): `make run` with S3 artifacts and the archive, two
- * tenants, a dozen captures, a schedule and a webhook; the archive catches up; the whole stack is SIGKILLed and
+ * tenants, two captures each, a schedule and a webhook; the archive catches up; the whole stack is SIGKILLed and
  * its DATA_DIR deleted (NATS and Postgres gone); `capture-ledger restore` rebuilds a new DATA_DIR from the archive
  * alone; the new stack lists and verifies every capture, counts the same usage, accepts the old keys, fires the
  * schedule (its fire time passed while the deployment was down) and delivers its outcome with the webhook's own
@@ -83,7 +85,7 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     const oldDir = await mkdtemp(join(tmpdir(), 'cl-drill-a-'));
     dirs.push(oldDir);
     liveDir = oldDir;
-    service = await startServiceProcess({ ...env, DATA_DIR: oldDir }, port);
+    service = await startDrillService(env, oldDir, port);
     const base = service.baseUrl;
     const call = apiCaller(base);
     const tenantIds = ['drill-a', 'drill-b'];
@@ -96,16 +98,9 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     rx.script('/owed', [503]);
     const owedHook = await registerWebhook(call, keys['drill-b']!, rx, '/owed');
 
-    // A dozen captures, six per tenant, two at a time.
-    const captured = await captureEach(call, keys, (i) => site.url(`/simple?n=${i}`), 6);
+    // Two captures per tenant, the tenants side by side.
+    const captured = await captureEach(call, keys, (i) => site.url(`/simple?n=${i}`), 2);
     const captureIds = Object.values(captured).flat();
-    // The schedule's one fire time falls while the deployment is down: the restored scheduler runs it (catch-up).
-    const fireAt = new Date(Math.ceil((Date.now() + 60_000) / 60_000) * 60_000);
-    const schedule = await call('POST', '/v1/schedules', {
-      token: scheduler,
-      body: { name: 'drill', url: site.url('/simple?scheduled'), cron: `${fireAt.getUTCMinutes()} * * * *` },
-    });
-    assert.equal(schedule.status, 201, schedule.text);
     const usageBefore = await usageOf(call, ADMIN, tenantIds);
 
     // Every delivery's attempt is in the ledger: drill-a's delivered, drill-b's refused (its retry owed).
@@ -133,6 +128,13 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
       })(base);
     await waitFor('a checkpoint with every capture', async () => (await monitor(oldDir)).code === 0);
 
+    // The schedule's one fire time falls while the deployment is down: the restored scheduler runs it (catch-up).
+    const schedule = await scheduleAfterLoss(call, scheduler, {
+      name: 'drill',
+      url: site.url('/simple?scheduled'),
+      marginMs: 15_000,
+    });
+    const { fireAt } = schedule;
     const lag = await waitForArchiveLag0(call, ADMIN);
     process.stderr.write(`drill: archive lag 0 after ${lag.ms} ms; last segment ${lag.lastSegment}\n`);
     assert.ok(Date.now() < fireAt.getTime(), 'the stack is lost before the schedule fires');
@@ -151,13 +153,13 @@ describe('the restore drill: the ledger outlives the cluster', { skip: radosgwMi
     await sleep(fireAt.getTime() + 1000 - Date.now());
 
     liveDir = newDir;
-    service = await startServiceProcess({ ...env, DATA_DIR: newDir }, port);
+    service = await startDrillService(env, newDir, port);
     await assertCapturesRestored(call, keys, captured);
     assert.deepEqual(await usageOf(call, ADMIN, tenantIds), usageBefore);
 
     // The schedule fires with the old key's tenant, and the webhook delivers with its own secret.
     const fired = await waitFor('the schedule to fire', async () => {
-      const r = await call('GET', `/v1/captures?schedule_id=${schedule.body.id}`, { token: scheduler });
+      const r = await call('GET', `/v1/captures?schedule_id=${schedule.id}`, { token: scheduler });
       return r.body?.data?.[0]?.id as string | undefined;
     });
     const firedDelivery = await waitFor('the webhook delivery of the scheduled capture', async () =>
