@@ -109,8 +109,38 @@ function nodeNamed(nodes: ClusterNode[], name: string): ClusterNode {
   return node;
 }
 
-/** Start a node's nats-server (stopping one a dead owner left on its pid file) and wait until it accepts clients. */
+/** How long a node's start waits for its ports while another process listens on one, trying again each second. */
+const PORT_TAKEN_WAIT_MS = 15_000;
+
+/**
+ * Start a node's nats-server and wait until it accepts clients. A node started again after a kill needs the ports it
+ * had (every other node and every client knows them): when it exits because another process listens on one, it is
+ * tried again for a while (a probe of another process holds a port a moment), then fails naming the port.
+ */
 async function startNode(opts: NatsClusterOptions, node: ClusterNode): Promise<void> {
+  const deadline = Date.now() + PORT_TAKEN_WAIT_MS;
+  for (;;) {
+    try {
+      return await startNodeOnce(opts, node);
+    } catch (err) {
+      const said = (err as Error).message;
+      if (node.process?.exitCode === null || !/address already in use/i.test(said)) throw err;
+      node.process = null;
+      if (Date.now() > deadline) {
+        const taken = [
+          [node.port, 'client'],
+          [node.clusterPort, 'cluster route'],
+        ].filter(([port]) => said.includes(`127.0.0.1:${port}:`));
+        const named = taken.map(([port, what]) => `its ${what} port ${port}`).join(' and ') || 'one of its ports';
+        throw new Error(`${node.name} cannot start: another process listens on ${named} (${said})`);
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+/** Start a node's nats-server (stopping one a dead owner left on its pid file) and wait until it accepts clients. */
+async function startNodeOnce(opts: NatsClusterOptions, node: ClusterNode): Promise<void> {
   const pidFile = join(node.dir, 'nats-server.pid');
   await stopStaleProcess(pidFile, 'nats-server');
   const child = spawn(natsServerBinary(), ['-c', join(node.dir, 'nats.conf'), '-P', pidFile], {
