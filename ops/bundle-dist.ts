@@ -7,7 +7,7 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { projectRoot } from '../src/infra/project-root.js';
 
 export const BUNDLE_DIR = join(projectRoot, 'dist', 'bundle');
@@ -78,7 +78,11 @@ const BANNER = [
   'const __clDirname = __clDirnameOf(__clFilename);',
 ].join('\n');
 
-export async function bundleDist(outdir = BUNDLE_DIR): Promise<void> {
+/**
+ * Bundles into `outdir` (emptied first). `cli`: the operator CLI's entry (src/cli/main.ts) too, as `cli.js`, sharing
+ * the service's chunks; the test runs start it from there (ops/run-tests.sh, test/support/service-entry.ts).
+ */
+export async function bundleDist(outdir = BUNDLE_DIR, { cli = false }: { cli?: boolean } = {}): Promise<void> {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
     metafile: true,
@@ -88,6 +92,7 @@ export async function bundleDist(outdir = BUNDLE_DIR): Promise<void> {
       // The thread entries sit beside the chunks that start them (src/watch/diff-thread.ts, png-stitch-thread.ts).
       'diff.worker': 'src/watch/diff.worker.ts',
       'png-stitch.worker': 'src/capture/png-stitch.worker.ts',
+      ...(cli ? { cli: 'src/cli/main.ts' } : {}),
     },
     outdir,
     bundle: true,
@@ -106,4 +111,9 @@ export async function bundleDist(outdir = BUNDLE_DIR): Promise<void> {
   if (process.env.BUNDLE_META) await writeFile(process.env.BUNDLE_META, JSON.stringify(result.metafile));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await bundleDist();
+/** `node --import tsx ops/bundle-dist.ts [--cli] [outdir]`: outdir defaults to dist/bundle/. */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const outdir = args.find((a) => a !== '--cli');
+  await bundleDist(outdir ? resolve(outdir) : BUNDLE_DIR, { cli: args.includes('--cli') });
+}

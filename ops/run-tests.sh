@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Run one kind of test (unit | int | all) with Node's test runner. Node 20's --test does not expand globs itself.
+# `int FILE…` runs only the files given, as `int` runs them (e.g. to time one file as make test runs it).
 # `int` runs test/int and test/e2e together, two files at a time: every file starts its own nats-server and
 # Postgres (or cluster, service and browsers) on free ports in its own temp dir, so files never share a process
 # or a port. The runner takes files in the order given and starts the next one whenever one ends, so the slowest
 # files (ops/slow-tests.txt) go first: the two lanes then end close together instead of waiting on one long file.
 # `all` (make test) runs unit, then int, with the typecheck beside them at the lowest CPU priority: it takes the
 # CPU time the test files leave idle, and its errors fail the run once the tests have run.
+# `int` and `all` first bundle the service's and the CLI's entries with esbuild (ops/bundle-dist.ts), once, into a
+# folder of the run under dist/ (inside the checkout, so the bundle's external packages resolve in node_modules),
+# named in CL_TEST_BUNDLE_DIR: the service, cluster role and CLI processes the tests start run from it instead of
+# compiling the sources through tsx each time (test/support/service-entry.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The run's own temp dir, removed when it ends. In it, one initialised Postgres data directory for the whole run,
@@ -13,9 +18,11 @@ cd "$(dirname "$0")/.."
 run_dir=$(mktemp -d "${TMPDIR:-/tmp}/cl-test-run-XXXXXX")
 export CL_TEST_PG_TEMPLATE_DIR="$run_dir/pg-template"
 typecheck_pid=''
+bundle_dir=''
 cleanup() {
   if [ -n "$typecheck_pid" ]; then kill "$typecheck_pid" 2>/dev/null || true; fi
   rm -rf "$run_dir"
+  if [ -n "$bundle_dir" ]; then rm -rf "$bundle_dir"; fi
 }
 trap cleanup EXIT
 # test/support/assert-messages.ts: a failing assert.ok without a message fails at once, with a message of its own.
@@ -50,12 +57,25 @@ unit_entries() {
   done
   printf '%s\n' "$run_dir/unit-a.mjs" "$run_dir/unit-b.mjs"
 }
+build_test_bundle() {
+  mkdir -p dist
+  bundle_dir=$(mktemp -d "$PWD/dist/test-bundle-XXXXXX")
+  node --import tsx ops/bundle-dist.ts --cli "$bundle_dir"
+  export CL_TEST_BUNDLE_DIR="$bundle_dir"
+}
 case "${1:-}" in
   # shellcheck disable=SC2046
   unit) run $(unit_entries) ;;
-  # shellcheck disable=SC2046
-  int) run $(slowest_first test/int test/e2e) && run $SOLO ;;
+  int)
+    build_test_bundle
+    shift
+    if [ "$#" -gt 0 ]; then run "$@"; else
+      # shellcheck disable=SC2046
+      run $(slowest_first test/int test/e2e) && run $SOLO
+    fi
+    ;;
   all)
+    build_test_bundle
     typecheck_log="$run_dir/typecheck.log"
     nice -n 19 node_modules/.bin/tsc -p tsconfig.test.json >"$typecheck_log" 2>&1 &
     typecheck_pid=$!
@@ -73,5 +93,5 @@ case "${1:-}" in
     typecheck_pid=''
     exit "$status"
     ;;
-  *) echo "usage: $0 unit|int|all" >&2; exit 2 ;;
+  *) echo "usage: $0 unit | int [FILE…] | all" >&2; exit 2 ;;
 esac

@@ -70,6 +70,11 @@ export interface LocalClusterOptions {
   dir: string;
   /** Run the built dist/bundle/main.js even when this module runs from source (benchmarks of start cost). */
   compiled?: boolean;
+  /**
+   * Node's arguments that run the service's entry, in place of those `compiled` chooses (e.g. a bundle built
+   * elsewhere: the tests' own, test/support/service-entry.ts).
+   */
+  mainArgs?: string[];
   apis?: number;
   workers?: number;
   /** Signer processes (they hold the signing key; the workers ask them); default 2, so losing one is survived. */
@@ -95,10 +100,11 @@ export interface LocalClusterOptions {
 }
 
 /**
- * How to run src/main.ts: through tsx when this module itself runs from source, else the bundle `make build` made
- * of it (dist/bundle/, ops/bundle-dist.ts), as `make run` and `make cluster` start it.
+ * How to run src/main.ts: as `mainArgs` say when given; else through tsx when this module itself runs from source,
+ * else the bundle `make build` made of it (dist/bundle/, ops/bundle-dist.ts), as `make run` and `make cluster` start it.
  */
-function mainCommand(compiled = false): string[] {
+function mainCommand({ compiled = false, mainArgs }: LocalClusterOptions): string[] {
+  if (mainArgs) return mainArgs;
   const here = fileURLToPath(import.meta.url);
   return here.endsWith('.ts') && !compiled
     ? ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')]
@@ -377,7 +383,7 @@ async function startRole(d: Deployment, name: string): Promise<RoleStart> {
     Object.entries(process.env).filter(([k]) => !PER_ROLE_ENV.includes(k)),
   ) as Record<string, string>;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, mainCommand(d.opts.compiled), {
+  const child = spawn(process.execPath, mainCommand(d.opts), {
     cwd: projectRoot,
     env: { ...inherited, ...roleEnv(d, p), EXIT_WITH_PARENT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

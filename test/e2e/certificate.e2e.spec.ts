@@ -10,6 +10,7 @@ import { projectRoot } from '../../src/infra/project-root.js';
 import { splitCertificate } from '../../packages/verifier/src/index.js';
 import { captureUntilComplete, type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { certificateIssuedAt, freshCertificates } from '../support/logged-capture.js';
+import { cliArgs } from '../support/service-entry.js';
 import { assertProblem, httpCall, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -141,9 +142,7 @@ describe('capture certificate (PDF)', () => {
 
   it('the operator CLI verifies the certificate with the published keys and TSA certificates', async () => {
     const args = [
-      '--import',
-      'tsx',
-      join(projectRoot, 'src', 'cli', 'main.ts'),
+      ...cliArgs(),
       'verify',
       join(dir, 'certificate.pdf'),
       '--keys-url',

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from '../../src/infra/free-port.js';
 import { projectRoot } from '../../src/infra/project-root.js';
+import { cliArgs } from '../support/service-entry.js';
 import { startServiceProcess } from '../support/service-process.js';
 
 /** The CLI as an operator runs it: its own process, the embedded stack found through DATA_DIR/run.json. */
@@ -18,7 +19,7 @@ function capture(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), ...args],
+      [...cliArgs(), ...args],
       { cwd: projectRoot, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from '../../src/infra/free-port.js';
+import { serviceArgs } from '../support/service-entry.js';
 import { startServiceProcess } from '../support/service-process.js';
 
 const ADMIN = 'restart-admin-key-0123456789';
@@ -59,7 +60,7 @@ describe('the embedded stack (make run) across a SIGKILL and a clean stop', () =
 
   it('exits non-zero naming a bad variable', async () => {
     const { spawnSync } = await import('node:child_process');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const r = spawnSync(process.execPath, serviceArgs(), {
       env: { ...process.env, BATCH_MAX: '500' },
       encoding: 'utf8',
     });

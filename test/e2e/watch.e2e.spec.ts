@@ -17,6 +17,7 @@ import { decodeLeaf } from '../../src/transparency/leaf.js';
 import { createLogClient } from '../../src/transparency/log-client.js';
 import { parseCheckpointNote } from '../../packages/verifier/src/index.js';
 import { assertAccessible } from '../support/console-browser.js';
+import { cliArgs } from '../support/service-entry.js';
 import { ADMIN_KEY, assertProblem, startTestServer, type TestServer } from '../support/test-server.js';
 import { newsOf, startWatchSite, type WatchSite } from '../support/watch-site.js';
 import { assertSigned, makePki, type Pki, type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -32,16 +33,12 @@ const HOUR = 3_600_000;
 /** The operator CLI as a separate process. */
 const runCli = (args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), ...args],
-      { cwd: projectRoot, timeout: 120_000 },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? ((err as { code?: number }).code ?? 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        }),
+    execFile(process.execPath, [...cliArgs(), ...args], { cwd: projectRoot, timeout: 120_000 }, (err, stdout, stderr) =>
+      resolve({
+        code: err ? ((err as { code?: number }).code ?? 1) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      }),
     );
   });
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { projectRoot } from '../../src/infra/project-root.js';
 import type { LocalCluster } from '../../src/infra/local-cluster.js';
+import { cliArgs } from './service-entry.js';
 
 /** Small black-box helpers for tests and benches against a local cluster (src/infra/local-cluster.ts). */
 const json = { 'content-type': 'application/json' };
@@ -94,7 +94,7 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
       return new Promise((resolve) => {
         execFile(
           process.execPath,
-          ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'audit', '--tenant', tenantId],
+          [...cliArgs(), 'audit', '--tenant', tenantId],
           {
             cwd: projectRoot,
             env: {

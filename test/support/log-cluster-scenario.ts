@@ -6,6 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { projectRoot } from '../../src/infra/project-root.js';
 import type { LocalCluster } from '../../src/infra/local-cluster.js';
+import { cliArgs } from './service-entry.js';
 import { startTestCluster } from './test-cluster.js';
 import { createEventStore } from '../../src/ledger/event-store.js';
 import { readAllBatches } from '../../src/transparency/log-stream.js';
@@ -253,7 +254,7 @@ export async function runLogFailover(
     const audit = await new Promise<LogFailoverResult['audit']>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'log', 'audit'],
+        [...cliArgs(), 'log', 'audit'],
         {
           cwd: projectRoot,
           env: {

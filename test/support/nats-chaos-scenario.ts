@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { LocalCluster } from '../../src/infra/local-cluster.js';
 import { projectRoot } from '../../src/infra/project-root.js';
 import type { ClusterClient } from './cluster-client.js';
 import type { FixtureSite } from './fixture-site.js';
+import { cliArgs } from './service-entry.js';
 
 /**
  * Evidence through repeated NATS node kills, on the scaled deployment of src/infra/local-cluster.ts:
@@ -119,7 +119,7 @@ function storageVerify(cluster: LocalCluster): Promise<{ code: number; stdout: s
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'storage', 'verify'],
+      [...cliArgs(), 'storage', 'verify'],
       {
         cwd: projectRoot,
         env: {

@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { projectRoot } from '../../src/infra/project-root.js';
+import { serviceArgs } from './service-entry.js';
 
-/** The service as its own OS process (src/main.ts via tsx), for kill/restart tests. */
+/**
+ * The service as its own OS process (src/main.ts: the run's bundle, or the sources through tsx;
+ * test/support/service-entry.ts), for kill/restart tests.
+ */
 export interface ServiceProcess {
   child: ChildProcess;
   baseUrl: string;
@@ -16,7 +19,7 @@ export async function startServiceProcess(
   port: number,
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, ...serviceArgs()], {
     cwd: projectRoot,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', EXIT_WITH_PARENT: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { projectRoot } from '../../src/infra/project-root.js';
 import { stopChild } from '../../src/infra/stop-child.js';
+import { cliArgs } from './service-entry.js';
 
 /** A witness as its own OS process: `capture-ledger witness …` (the CLI entry) until it prints its URL and vkey. */
 export interface WitnessProcess {
@@ -13,11 +13,11 @@ export interface WitnessProcess {
 }
 
 export async function startWitnessProcess(args: string[], env: Record<string, string> = {}): Promise<WitnessProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(projectRoot, 'src', 'cli', 'main.ts'), 'witness', ...args],
-    { cwd: projectRoot, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...cliArgs(), 'witness', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c) => (err += c));

@@ -11,6 +11,7 @@ import { type NatsCluster, startNatsCluster } from '../../../src/infra/nats-clus
 import { projectRoot } from '../../../src/infra/project-root.js';
 import { ReplicasError } from '../../../src/ledger/streams.js';
 import { startNatsOnly } from '../../support/harness.js';
+import { serviceArgs } from '../../support/service-entry.js';
 
 /** NATS_REPLICAS is configuration: applied at creation, raised at start, refused when impossible. */
 describe('NATS_REPLICAS', () => {
@@ -54,7 +55,7 @@ describe('NATS_REPLICAS', () => {
         connectNats(single.nats.url, 'single', { replicas: 3 }),
         (err: Error) => err instanceof ReplicasError && /NATS_REPLICAS=3/.test(err.message),
       );
-      const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'main.ts')], {
+      const child = spawn(process.execPath, serviceArgs(), {
         cwd: projectRoot,
         env: {
           ...process.env,
