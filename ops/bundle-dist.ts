@@ -38,6 +38,9 @@ const EXTERNAL = [
   '@opentelemetry/instrumentation-http',
   // Loaded only with S3 storage; large, and nothing of it runs at start.
   '@aws-sdk/*',
+  // CommonJS loaded by a dynamic import(): bundled, its namespace would carry the exports only as `default`
+  // (SocksClient undefined); Node's own loader finds the named exports.
+  'socks',
   // Optional native peers that are not installed (required inside try/catch).
   'pg-native',
   'pg-cloudflare',
