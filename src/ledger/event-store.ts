@@ -212,6 +212,19 @@ async function readSubjectRange(l: Ledger, subject: string, fromSeq: number, unt
   return out;
 }
 
+/** The commit found in the slot when it is this one (same first event id), else the slot's conflict. */
+function ownCommitOrConflict(
+  inSlot: StoredEvent[],
+  sealed: EventEnvelope[],
+  subject: string,
+  opts: AppendOptions,
+  // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
+): StoredEvent<any>[] {
+  if (inSlot.length === 0 || inSlot[0]!.event.id !== sealed[0]!.id)
+    throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+  return inSlot;
+}
+
 /** EventStore.append: publish the sealed commit into its OCC slot, retrying through a short NATS outage. */
 async function appendCommit<E extends DomainEvent>(
   l: Ledger,
@@ -237,15 +250,17 @@ async function appendCommit<E extends DomainEvent>(
         // The slot is taken: by this very commit (an earlier try that landed) or by a concurrent writer.
         const original = await l.jsm.streams.getMessage(l.stream, { seq: ack.seq });
         if (!original) throw new Error(`duplicate commit ${ack.seq} on ${subject} could not be read back`);
-        const stored = storedOf(ack.seq, subject, original.data);
-        if (stored[0]?.event.id !== sealed[0]!.id) throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
-        // biome-ignore lint/suspicious/noExplicitAny: a commit holds events of every type
-        return stored as StoredEvent<any>[];
+        return ownCommitOrConflict(storedOf(ack.seq, subject, original.data), sealed, subject, opts);
       }
       return sealed.map((event, index) => ({ seq: ack.seq, index, subject, event }));
     } catch (err) {
       if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence) {
-        throw new ConcurrencyConflictError(subject, opts.expectedLastSeq);
+        // An earlier try of this commit may have landed with its acknowledgement lost (a node or leader killed
+        // mid-publish) and its msgID no longer deduplicated (a new stream leader): the slot then holds this very
+        // commit, and the append succeeded. Anything else in the slot is a concurrent writer's.
+        const next = await nextOnSubject(l, subject, opts.expectedLastSeq + 1).catch(() => null);
+        const inSlot = next ? storedOf(next.seq, subject, next.data) : [];
+        return ownCommitOrConflict(inSlot, sealed, subject, opts);
       }
       if (!isNatsUnavailable(err) || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, Math.min(250, 50 * attempt)));

@@ -3,7 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { newId } from '../../../src/domain/ids.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
 import { checkEnvelope } from '../../../src/ledger/envelope.js';
-import { ConcurrencyConflictError, createEventStore, type EventStore } from '../../../src/ledger/event-store.js';
+import { sealChain } from '../../../src/ledger/envelope.js';
+import {
+  ConcurrencyConflictError,
+  createEventStore,
+  encodeCommit,
+  type EventStore,
+} from '../../../src/ledger/event-store.js';
 import { tenantSubject } from '../../../src/ledger/streams.js';
 import { startNatsOnly } from '../../support/harness.js';
 
@@ -61,6 +67,27 @@ describe('event store on a real nats-server', () => {
     for (const r of rivals)
       if (r.status === 'rejected') assert.ok(r.reason instanceof ConcurrencyConflictError, String(r.reason));
     assert.equal((await store.readSubject(subject)).length, 2);
+  });
+
+  it('treats its own commit found in the slot as appended: an earlier try landed, its acknowledgement and msgID dedupe lost', async () => {
+    const subject = tenantSubject('landed');
+    const [first] = await store.append(subject, [event('landed', 1)], { expectedLastSeq: 0, prevHash: null });
+    const mine = [event('landed', 2)];
+    // The earlier try, as a new stream leader holds it: in the slot, with no msgID left to deduplicate the retry.
+    const earlier = await nats.js.publish(subject, encodeCommit(sealChain(mine, first!.event.hash)), {
+      expect: { lastSubjectSequence: first!.seq },
+    });
+    const appended = await store.append(subject, mine, { expectedLastSeq: first!.seq, prevHash: first!.event.hash });
+    assert.deepEqual(
+      appended.map((e) => [e.seq, e.index, e.event.id]),
+      mine.map((e, i) => [earlier.seq, i, e.id]),
+    );
+    assert.equal((await store.readSubject(subject)).length, 2, 'the commit is in the log once');
+    // A rival's commit in that slot is still a conflict.
+    await assert.rejects(
+      store.append(subject, [event('landed', 4)], { expectedLastSeq: first!.seq, prevHash: first!.event.hash }),
+      (e) => e instanceof ConcurrencyConflictError,
+    );
   });
 
   it('replays the whole log in order', async () => {
