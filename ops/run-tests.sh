@@ -48,14 +48,14 @@ unit_files() {
 # other file (by its absolute path) from an entry written into the run's temp dir; a failure's location still
 # names its own file.
 unit_entries() {
-  local i=0 f
-  : >"$run_dir/unit-a.mjs"
-  : >"$run_dir/unit-b.mjs"
+  local entries=("$run_dir/unit-a.mjs" "$run_dir/unit-b.mjs") i=0 f
+  : >"${entries[0]}"
+  : >"${entries[1]}"
   for f in $(unit_files); do
-    if [ $((i % 2)) -eq 0 ]; then echo "import '$PWD/$f';" >>"$run_dir/unit-a.mjs"; else echo "import '$PWD/$f';" >>"$run_dir/unit-b.mjs"; fi
+    echo "import '$PWD/$f';" >>"${entries[$((i % 2))]}"
     i=$((i + 1))
   done
-  printf '%s\n' "$run_dir/unit-a.mjs" "$run_dir/unit-b.mjs"
+  printf '%s\n' "${entries[@]}"
 }
 build_test_bundle() {
   mkdir -p dist

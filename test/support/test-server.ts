@@ -24,6 +24,12 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** Silent, or the server's log on stderr at the level CL_TEST_LOG_LEVEL names (e.g. info) to look into a test. */
+function testLog(): pino.Logger {
+  const level = process.env.CL_TEST_LOG_LEVEL;
+  return level ? pino({ level }, pino.destination(2)) : pino({ level: 'silent' });
+}
+
 /** A whole service in this process against hermetic nats-server + Postgres. */
 export async function startTestServer(
   env: Record<string, string> = {},
@@ -49,8 +55,7 @@ export async function startTestServer(
   const server = await startServer(config, {
     natsUrl: infra.nats.url,
     databaseUrl,
-    // CL_TEST_LOG_LEVEL (e.g. info) shows the server's log on stderr when a test needs looking into.
-    log: pino({ level: process.env.CL_TEST_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
+    log: testLog(),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.profileStates ? { profileStates: opts.profileStates } : {}),
   });
