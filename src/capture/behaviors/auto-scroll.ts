@@ -11,7 +11,8 @@
  * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation), nor is a static
  * page on which nothing waits to be scrolled to (static-document.ts). The wait for quiet at the bottom is only
  * for what the pass set off: a page on which scrolling started no request and no short timer is scrolled
- * through once and asked at once whether it grew (`loaded: false`, `waitedMs: 0`).
+ * through once and asked, two rendered frames after it reached the bottom, whether it grew (`loaded: false`,
+ * `waitedMs: 0`).
  */
 import { waitForNetworkQuiet } from '../settle.js';
 import type { Behavior, BehaviorContext, BehaviorFindings } from './behavior.js';
@@ -61,6 +62,17 @@ const SCROLL_THROUGH = `(async (budgetMs, maxFrameWaitMs, maxSteps, fromY, backT
 const BOTTOM =
   '(() => { const s = document.scrollingElement || document.documentElement; return Math.max(0, s.scrollHeight - window.innerHeight); })()';
 
+/**
+ * Two frames the page really rendered, then a task: whatever the last scroll position set off in its rendering
+ * step (an IntersectionObserver's callback starting a feed's fetch) has run when it resolves. A pass's own frame
+ * wait gives up after 100 ms, which on a busy host comes before the frames do. Capped for a page that renders no
+ * frames.
+ */
+const RENDERED_AT_BOTTOM = `new Promise((resolve) => {
+  setTimeout(resolve, 1000);
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
+})`;
+
 /** The cap of the wait for quiet (ctx.quietWindowMs) after it. */
 const AT_BOTTOM_QUIET_CAP_MS = 1500;
 
@@ -106,7 +118,9 @@ async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFinding
         continue;
       }
       // At the bottom: the quiet window is for what the pass set off (a lazy image, a feed's next batch); a
-      // pass that set off nothing has nothing to wait for, and the page is asked at once whether it grew.
+      // pass that set off nothing has nothing to wait for, and the page is asked at once whether it grew. What
+      // the page started before the evaluation answered has been reported by then: its events come first.
+      if (!startedSomething && ctx.pending.inflight() === 0) await ctx.evaluate(RENDERED_AT_BOTTOM);
       if (startedSomething || ctx.pending.inflight() > 0) {
         const waitStart = performance.now();
         await waitForNetworkQuiet(ctx.pending, {
