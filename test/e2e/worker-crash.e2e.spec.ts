@@ -52,7 +52,8 @@ describe('a worker SIGKILLed mid-capture', () => {
     });
     assert.equal(sub.status, 202);
     const { id } = (await sub.json()) as { id: string };
-    const deadline = Date.now() + 20_000;
+    // The worker's first capture launches its browser: on a busy host that alone can take tens of seconds.
+    const deadline = Date.now() + 120_000;
     while (!site.requests.some((r) => r.path === '/pending-fetch')) {
       assert.ok(Date.now() < deadline, 'the worker never started rendering');
       await new Promise((r) => setTimeout(r, 50));

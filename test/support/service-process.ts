@@ -27,6 +27,12 @@ export async function startServiceProcess(
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
+  // A test that fails before it stops its service must not hold the test file's process open until the runner's
+  // timeout: neither the child nor its pipes keep this process alive, and the child (EXIT_WITH_PARENT) stops when
+  // this process is gone.
+  child.unref();
+  (child.stdout as unknown as { unref(): void }).unref();
+  (child.stderr as unknown as { unref(): void }).unref();
   const baseUrl = `http://127.0.0.1:${port}`;
   // Generous: on a busy machine a process takes long to start; only a hang should reach this.
   const deadline = Date.now() + 300_000;
@@ -51,6 +57,7 @@ export async function startServiceProcess(
     kill(signal) {
       return new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);
+        child.ref(); // held open again until the exit this waits for
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       });
