@@ -141,9 +141,16 @@ export function createBrowserPool(options: BrowserPoolOptions): BrowserPool {
   };
 }
 
+/**
+ * One capture in a slot of the pool. It is answered as soon as the page is captured; its context closes after
+ * that, beside the caller's bundling and storing, and the slot (and the browser's count of captures running) is
+ * held until it has closed, so the browser work running at once stays within the limit.
+ */
 async function capture(pool: PoolState, url: string, captureOptions: PageCaptureOptions): Promise<PageCaptureResult> {
   if (pool.closed) throw poolClosed();
   await acquireSlot(pool);
+  let closing: Promise<void> | undefined;
+  const afterClosing = (release: () => void) => (closing ? void closing.then(release) : release());
   try {
     let instance: Instance;
     try {
@@ -157,13 +164,15 @@ async function capture(pool: PoolState, url: string, captureOptions: PageCapture
     instance.active++;
     pool.counters.totalCaptures++;
     try {
-      return await runCapture(pool, instance, url, captureOptions);
+      return await runCapture(pool, instance, url, { ...captureOptions, onClosing: (c) => (closing = c) });
     } finally {
-      instance.active--;
-      notifyIdle(instance);
+      afterClosing(() => {
+        instance.active--;
+        notifyIdle(instance);
+      });
     }
   } finally {
-    releaseSlot(pool);
+    afterClosing(() => releaseSlot(pool));
   }
 }
 

@@ -75,6 +75,11 @@ export interface PageCaptureOptions {
    * A promise: the caller opens the profile while the context is being prepared; a rejection fails the capture.
    */
   profile?: Promise<{ state: BrowserState }>;
+  /**
+   * Given: capturePage settles as soon as the capture is taken (or has failed) and hands the closing of its context
+   * here, for the caller to hold what it must until it ends; absent: the context is closed before capturePage settles.
+   */
+  onClosing?: (closing: Promise<void>) => void;
 }
 
 export const DEFAULT_SETTLE_CAP_MS = 3000;
@@ -132,10 +137,13 @@ export async function capturePage(
   } finally {
     external?.removeEventListener('abort', onExternalAbort);
     browser.off('disconnected', onDisconnect);
-    // A capture stopped while its context was still being opened closes that context too before it
-    // returns: when capturePage settles, nothing it opened is left (bounded against a hung browser).
+    // A capture stopped while its context was still being opened closes that context too: when capturePage
+    // settles (with onClosing, when the closing handed there ends), nothing it opened is left (bounded against a
+    // hung browser).
     await withTimeout(opened, CONTEXT_CLOSE_TIMEOUT_MS, () => new Error('context open did not settle')).catch(() => {});
-    await closeContext();
+    const closed = closeContext();
+    if (options.onClosing) options.onClosing(closed);
+    else await closed;
   }
 }
 

@@ -78,7 +78,20 @@ describe('browser pool (real Chromium)', () => {
     assert.equal(browsers.stats().running, 1);
     assert.equal((await running).renderQuality, 'partial');
     assert.equal((await queued).renderQuality, 'full');
-    assert.equal(browsers.stats().running, 0);
+    await waitFor(() => browsers.stats().running === 0); // once its context has closed
+  });
+
+  it('answers a capture before its context has closed, and frees the slot once it has', T, async () => {
+    const browsers = pool({ concurrency: 1 });
+    const first = await browsers.capture(site.url('/simple'), QUICK);
+    assert.equal(first.renderQuality, 'full');
+    // The context is closing beside whatever the caller does next: the slot is not free yet.
+    assert.equal(browsers.stats().running, 1);
+    const next = browsers.capture(site.url('/simple'), QUICK);
+    assert.equal(browsers.stats().queued, 1);
+    await waitFor(() => browsers.stats().queued === 0);
+    assert.equal((await next).renderQuality, 'full');
+    await waitFor(() => browsers.stats().running === 0);
   });
 
   it('reports a killed browser as a retryable error and starts a fresh one for the next capture', T, async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
@@ -199,6 +199,30 @@ describe('WACZ writer', () => {
       assert.match(record, /^WARC\/1\.1\r\n/);
       assert.ok(record.includes(`WARC-Target-URI: ${entry.url}\r\n`), `${entry.url} at ${entry.offset}`);
       assert.doesNotMatch(record, /WARC-Type: request/);
+    }
+  });
+
+  it('stores a compressed payload that would not shrink in its gzip member, and deflates one that would', async () => {
+    const noise = randomBytes(512 * 1024); // a PNG that deflating gains nothing on, as one of gradients encoded for speed
+    const repetitive = Buffer.alloc(512 * 1024, 'row of white pixels '); // a PNG that still shrinks, as one of text
+    for (const [screenshot, shrinks] of [
+      [noise, false],
+      [repetitive, true],
+    ] as const) {
+      const wacz = await buildWacz(sampleCapture({ page: { screenshot, screenshotBefore: undefined } }), options);
+      const warc = wacz.files.get('archive/data.warc.gz') as Uint8Array;
+      const cdxj = Buffer.from(wacz.files.get('indexes/index.cdxj') as Uint8Array).toString('utf8');
+      const line = cdxj.split('\n').find((l) => l.includes('/screenshot.png'));
+      const entry = JSON.parse(/(\{.*\})$/.exec(line ?? '')?.[1] ?? 'null');
+      const member = Buffer.from(warc.subarray(Number(entry.offset), Number(entry.offset) + Number(entry.length)));
+      const record = gunzipSync(member);
+      assert.ok(
+        record
+          .subarray(record.length - 4 - screenshot.length)
+          .subarray(0, screenshot.length)
+          .equals(screenshot),
+      );
+      assert.equal(member.length < screenshot.length, shrinks, `member of ${member.length} bytes`);
     }
   });
 
