@@ -39,8 +39,9 @@
  *                            out of process) at /index.html?message_id=…; its "Reject" button
  *                            (.sp_choice_type_13) tells the page by postMessage, which removes the frame;
  *                            body[data-consent] = rejected|accepted
- *   GET /beacons             loads at once, then POSTs a beacon to /beacon every 150 ms forever: the
- *                            network never stays quiet for 500 ms (settle ends at its cap)
+ *   GET /beacons             loads at once, then POSTs a beacon to /beacon every 150 ms forever, each
+ *                            answered a second later: the network never stays quiet for 500 ms (settle ends
+ *                            at its cap)
  *   GET /redirect            302 → /simple          GET /redirect-twice  301 → /redirect
  *   GET /status/<code>       small page answered with that status
  *   GET /post-fetch          page whose script POSTs "hello=world" to /echo and shows the answer
@@ -152,7 +153,9 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     if (path === '/beacons') return html(res, BEACONS_PAGE);
     if (path === '/beacon' && req.method === 'POST') {
       req.resume();
-      req.on('end', () => send(res, 204, 'text/plain', ''));
+      // Each beacon stays in flight for a second: the network is not quiet even while a busy host's renderer
+      // sends none for a while.
+      req.on('end', () => setTimeout(() => send(res, 204, 'text/plain', ''), BEACON_ANSWER_MS));
       return;
     }
     if (path === '/redirect') return redirect(res, 302, '/simple');
@@ -387,6 +390,8 @@ const SOURCEPOINT_MESSAGE = `<!doctype html>
   document.querySelector('.sp_choice_type_11').addEventListener('click', () => parent.postMessage('sp-accepted', '*'));
 </script>
 </body></html>`;
+
+const BEACON_ANSWER_MS = 1000;
 
 const BEACONS_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Beacons</title></head>
