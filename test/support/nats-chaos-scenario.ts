@@ -137,6 +137,20 @@ function storageVerify(cluster: LocalCluster): Promise<{ code: number; stdout: s
   });
 }
 
+/** The role processes' log lines that name the request id an internal error's answer quotes, to say its cause. */
+function loggedFor(cluster: LocalCluster, detail: string | undefined): string {
+  const requestId = /\b(req_[0-9a-f]+)\b/.exec(detail ?? '')?.[1];
+  if (!requestId) return '';
+  const lines = cluster.processes.flatMap((p) =>
+    p
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(requestId))
+      .map((line) => `${p.name}: ${line.slice(0, 2000)}`),
+  );
+  return lines.length > 0 ? `\n${lines.join('\n')}` : ` (no process logged ${requestId})`;
+}
+
 export async function runNatsChaos(
   cluster: LocalCluster,
   client: ClusterClient,
@@ -178,7 +192,10 @@ export async function runNatsChaos(
     const v = await patiently(`${base}/v1/verify/${id}`, { headers: { accept: 'application/json' } });
     const body = (await v.json().catch(() => ({}))) as { verified?: boolean; checks?: unknown; detail?: string };
     if (v.status !== 200 || body.verified !== true)
-      notVerified.push({ id, detail: `verify ${v.status}: ${JSON.stringify(body.checks ?? body.detail)}` });
+      notVerified.push({
+        id,
+        detail: `verify ${v.status}: ${JSON.stringify(body.checks ?? body.detail)}${loggedFor(cluster, body.detail)}`,
+      });
     const shot = await patiently(`${base}/v1/captures/${id}/artifacts/screenshot`, {
       headers: { authorization: `Bearer ${key}` },
     });
