@@ -98,7 +98,7 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
 }
 
 /** How many witnesses cosigned a checkpoint note: the signature lines after the log's own. */
-const cosignatures = (note: string): number => (note.split('\n\n')[1]?.trim().split('\n').length ?? 1) - 1;
+export const cosignatures = (note: string): number => (note.split('\n\n')[1]?.trim().split('\n').length ?? 1) - 1;
 
 export async function runLogFailover(
   dir: string,

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../../src/domain/ids.js';
 import { connectNats, type NatsHandles } from '../../../src/infra/nats.js';
-import { checkEnvelope } from '../../../src/ledger/envelope.js';
-import { sealChain } from '../../../src/ledger/envelope.js';
+import { checkEnvelope, sealChain } from '../../../src/ledger/envelope.js';
 import {
   ConcurrencyConflictError,
   createEventStore,
