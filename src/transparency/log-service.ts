@@ -11,7 +11,7 @@ import {
   LOG_STREAM,
   type StoredCheckpoint,
 } from './log-stream.js';
-import type { LogView } from './log-view.js';
+import { type LogView, LogViewBehindError } from './log-view.js';
 import { requestCheckpoint } from './sequencer.js';
 import type { CertificateTransparency } from '../../packages/verifier/src/index.js';
 import type { ConfiguredWitness } from '../config/log-witnesses.js';
@@ -71,6 +71,23 @@ export function createTransparencyService(
       return null;
     }
   }
+  /**
+   * Waits until the view holds the checkpoint's tree; when it does not in time, no proof can be made here now,
+   * which is said as such (a verify shows transparency 'skip', a certificate answers 503) and logged.
+   */
+  async function viewBehind(size: number): Promise<{ unavailable: string } | null> {
+    try {
+      await view.waitForSize(size, VIEW_CATCH_UP_MS);
+      return null;
+    } catch (err) {
+      if (!(err instanceof LogViewBehindError)) throw err;
+      log.warn(
+        { wanted: err.wanted, held: err.held, problem: err.problem },
+        'transparency log: view behind the checkpoint',
+      );
+      return { unavailable: `${err.message}; ask again shortly` };
+    }
+  }
   let cachedKey: string | null = null;
 
   async function logKey() {
@@ -112,7 +129,8 @@ export function createTransparencyService(
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       // The checkpoint must be the one the key signs and the tree this view holds.
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
-      await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);
+      const behind = await viewBehind(opened.size);
+      if (behind) return behind;
       return {
         logKey: key,
         checkpoint: cp.note,
@@ -137,7 +155,8 @@ export function createTransparencyService(
       const cp = await coveringOnDemand(() => firstCheckpointCovering(jsm, index, stream));
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
-      await view.waitForSize(opened.size, VIEW_CATCH_UP_MS);
+      const behind = await viewBehind(opened.size);
+      if (behind) return behind;
       const [leaf] = await view.leafData(index, index + 1);
       return {
         leafIndex: index,

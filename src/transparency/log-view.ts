@@ -20,7 +20,7 @@ export interface LogView {
   leafIndexOfCapture(captureId: string): number | undefined;
   /** Leaf data of [from, to), read back from the stream. */
   leafData(from: number, to: number): Promise<Uint8Array[]>;
-  /** Resolves once the view holds at least `size` leaves (or rejects after `timeoutMs`). */
+  /** Resolves once the view holds `size` leaves; LogViewBehindError when it does not within `timeoutMs`. */
   waitForSize(size: number, timeoutMs: number): Promise<void>;
   /** The capture's leaf index once the view holds it; undefined if it does not within `timeoutMs`. */
   waitForCapture(captureId: string, timeoutMs: number): Promise<number | undefined>;
@@ -29,6 +29,26 @@ export interface LogView {
 }
 
 const STALL_MS = 3_000;
+
+/**
+ * This process's view does not hold the tree size asked for within the time given: its reader is catching up
+ * (after a NATS node restarted, say) or stopped at a batch that does not continue the log (`problem`). The same
+ * request can succeed in a moment in the first case; nothing in storage is wrong because of it.
+ */
+export class LogViewBehindError extends Error {
+  constructor(
+    readonly wanted: number,
+    readonly held: number,
+    readonly problem: string | null,
+  ) {
+    super(
+      problem
+        ? `this process's view of the transparency log stopped at ${held} leaves: ${problem}`
+        : `this process's view of the transparency log holds ${held} of the ${wanted} leaves asked for; it is catching up`,
+    );
+    this.name = 'LogViewBehindError';
+  }
+}
 
 /** A view's state: the tree and indexes built so far, where the reader is, and who waits for what. */
 interface ViewState {
@@ -83,8 +103,7 @@ export async function startLogView(
     leafData: (from, to) => leafData(v, from, to),
     async waitForSize(size, timeoutMs) {
       const reached = await until(v, () => (v.tree.size >= size ? true : undefined), timeoutMs);
-      if (!reached)
-        throw new Error(`the log did not reach ${size} leaves within ${timeoutMs} ms (it holds ${v.tree.size})`);
+      if (!reached) throw new LogViewBehindError(size, v.tree.size, v.problem);
     },
     waitForCapture(captureId, timeoutMs) {
       const hash = captureIdHash(captureId);

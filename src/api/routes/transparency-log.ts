@@ -3,8 +3,9 @@ import { isId } from '../../domain/ids.js';
 import { parseTilePath, TILE_WIDTH } from '../../transparency/tiles.js';
 import { encodeEntryBundle } from '../../transparency/tiles.js';
 import type { TransparencyService } from '../../transparency/log-service.js';
+import { LogViewBehindError } from '../../transparency/log-view.js';
 import type { TypedApp } from '../app.js';
-import { ANSWERS, HttpProblem, problemResponses } from '../problem.js';
+import { ANSWERS, HttpProblem, NATS_RETRY_AFTER_S, problemResponses } from '../problem.js';
 import { binary, dateTime } from '../schemas.js';
 import type { TenantGuard } from '../tenant-auth.js';
 import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
@@ -16,7 +17,11 @@ import { type RouteRegistrar, registerRoutes } from '../route-registrar.js';
 
 const LOG_PREFIX = '/v1/log';
 const publicAnswers = { ...ANSWERS.perIp, ...ANSWERS.internal } as const;
-const noLog = { 503: 'No transparency log sequencer has published a key or checkpoint yet.' } as const;
+/** How long a proof waits for this process's view to hold the latest checkpoint's tree. */
+const VIEW_WAIT_MS = 10_000;
+const noLog = {
+  503: "No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After).",
+} as const;
 
 const single = (what: string) => (iss: { input?: unknown }) =>
   Array.isArray(iss.input) ? 'may be given once' : `must be ${what}, got '${String(iss.input)}'`;
@@ -97,6 +102,22 @@ async function requireCheckpoint(log: TransparencyService) {
 function requireAvailable(view: TransparencyService['view']) {
   if (view.problem())
     throw new HttpProblem(503, `The transparency log is unavailable: ${view.problem()}`, 'Service Unavailable');
+}
+
+/** Waits for this process's view to hold the checkpoint's tree: 503 with Retry-After while it catches up. */
+async function waitForView(view: TransparencyService['view'], size: number): Promise<void> {
+  try {
+    await view.waitForSize(size, VIEW_WAIT_MS);
+  } catch (err) {
+    if (!(err instanceof LogViewBehindError)) throw err;
+    throw new HttpProblem(
+      503,
+      `${err.message}; retry after ${NATS_RETRY_AFTER_S} seconds.`,
+      'Service Unavailable',
+      {},
+      { 'Retry-After': String(NATS_RETRY_AFTER_S) },
+    );
+  }
 }
 
 function requireSize(view: TransparencyService['view'], name: string, size: number) {
@@ -335,7 +356,7 @@ async function inclusionProof(
     const cp = await requireCheckpoint(log);
     size = cp.size;
     note = cp.note;
-    await view.waitForSize(size, 10_000);
+    await waitForView(view, size);
   }
   requireSize(view, 'treeSize', size);
   if (index! >= size) throw new HttpProblem(400, `leaf ${index} is not in a tree of ${size} leaves.`, 'Bad Request');
@@ -381,7 +402,7 @@ async function consistencyProof(log: TransparencyService, first: number | undefi
   if (first === undefined) throw new HttpProblem(400, 'first is required.', 'Bad Request');
   if (second === undefined) {
     second = (await requireCheckpoint(log)).size;
-    await view.waitForSize(second, 10_000);
+    await waitForView(view, second);
   }
   requireSize(view, 'second', second);
   if (first > second) throw new HttpProblem(400, `first (${first}) must not exceed second (${second}).`, 'Bad Request');

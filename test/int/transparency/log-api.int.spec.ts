@@ -15,6 +15,7 @@ import {
 } from '../../../src/transparency/checkpoint.js';
 import { createLogClient } from '../../../src/transparency/log-client.js';
 import { encodeJson, LEAVES_SUBJECT } from '../../../src/transparency/log-stream.js';
+import { createTransparencyService } from '../../../src/transparency/log-service.js';
 import { startLogView } from '../../../src/transparency/log-view.js';
 import { leafHash, MerkleTree, verifyConsistency, verifyInclusion } from '../../../src/transparency/merkle.js';
 import { monitorOnce, type MonitorState } from '../../../src/transparency/monitor.js';
@@ -327,6 +328,41 @@ describe('transparency log over HTTP, and the monitor', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`MISSING: capture ${dropped} has no leaf in the log of ${LEAVES} leaves`));
     assert.doesNotMatch(r.stderr, new RegExp(captureIds[0]!));
+  });
+
+  it("says a proof cannot be made yet, never fails, while a process's view is behind the latest checkpoint", async () => {
+    // A view that stopped reading where the log stood, as an API process's view after a NATS node restart
+    // that has not caught up yet; then the log grows and a checkpoint covers more than the view holds.
+    const { nc, js, jsm } = s.server.nats;
+    const behind = await startLogView(js, jsm, pino({ level: 'silent' }));
+    await behind.waitForSize(LEAVES, 60_000);
+    await behind.stop();
+    const more = [`cap_${randomBytes(16).toString('hex')}`];
+    await appendCommit(
+      s.server.store!,
+      't0',
+      more.map((id) => completed(id)),
+    );
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const r = await s.call('GET', '/v1/log/checkpoint');
+      if (r.status === 200 && Number(r.text.split('\n')[1]) > LEAVES) break;
+      if (Date.now() > deadline) throw new Error(`no checkpoint beyond ${LEAVES} leaves: ${r.status} ${r.text}`);
+      await sleep(200);
+    }
+    const service = createTransparencyService(nc, jsm, behind, pino({ level: 'silent' }));
+    const evidence = await service.evidenceFor(captureIds[0]!);
+    assert.ok(
+      'unavailable' in evidence,
+      `no proof expected from a view that is behind, got ${JSON.stringify(evidence)}`,
+    );
+    assert.match(evidence.unavailable, new RegExp(`holds ${LEAVES} of the ${LEAVES + 1} leaves asked for`));
+    // A certificate embeds the first checkpoint that holds the leaf, which this view does hold.
+    const forCertificate = await service.certificateEvidence(captureIds[0]!);
+    assert.ok(!('unavailable' in forCertificate), `a certificate's proof, got ${JSON.stringify(forCertificate)}`);
+    // The API's own view follows the log: its answer is the proof.
+    const live = (await s.call('GET', `/v1/log/proof/inclusion?captureId=${captureIds[0]}`)) as { status: number };
+    assert.equal(live.status, 200);
   });
 
   it('catches a stored tree that is not append-only: a batch rewriting history stops the view', async () => {
