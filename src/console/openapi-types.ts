@@ -8559,7 +8559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
@@ -8625,7 +8625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
@@ -8676,7 +8676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
@@ -8798,7 +8798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
@@ -8883,7 +8883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
@@ -8955,7 +8955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No transparency log sequencer has published a key or checkpoint yet. */
+            /** @description No transparency log sequencer has published a key or checkpoint yet, or this process's view of the log is catching up with the latest checkpoint (Retry-After). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying (spec 7.3; at capacity, spec 7.2). */
