@@ -2,13 +2,12 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOrCreateSecretFile } from '../infra/write-once.js';
-import nacl from 'tweetnacl';
-import { ed25519Signer } from './ed25519.js';
+import { ED25519_SEED_BYTES, ed25519PublicKey, ed25519Signer } from './ed25519.js';
 import { fromBase64Strict, sha256Hex, toBase64 } from './digests.js';
 import { SigningKeyError } from './errors.js';
 
 /**
- * The Ed25519 bundle signing key (public key by tweetnacl, signatures by node:crypto), made from a 32-byte seed: SIGNING_KEY (base64) or,
+ * The Ed25519 bundle signing key (node:crypto), made from a 32-byte seed: SIGNING_KEY (base64) or,
  * when unset, a seed generated once into DATA_DIR (run contract, DESIGN).
  */
 export interface SigningKey {
@@ -44,22 +43,22 @@ export function signingKeyFromSeed(seedBase64: string, source = 'SIGNING_KEY'): 
       `${source} is not valid base64 (standard alphabet with '=' padding); expected base64 of a 32-byte Ed25519 seed`,
     );
   }
-  if (seed.byteLength !== nacl.sign.seedLength) {
+  if (seed.byteLength !== ED25519_SEED_BYTES) {
     throw new SigningKeyError(
-      `${source} decodes to ${seed.byteLength} bytes; an Ed25519 seed is exactly ${nacl.sign.seedLength} bytes`,
+      `${source} decodes to ${seed.byteLength} bytes; an Ed25519 seed is exactly ${ED25519_SEED_BYTES} bytes`,
     );
   }
   return signingKeyFromSeedBytes(seed);
 }
 
 export function signingKeyFromSeedBytes(seed: Uint8Array): SigningKey {
-  const pair = nacl.sign.keyPair.fromSeed(seed);
+  const publicKey = ed25519PublicKey(seed);
   const signer = ed25519Signer(seed);
   return Object.freeze({
     algorithm: 'Ed25519' as const,
-    keyId: keyIdOf(pair.publicKey),
-    publicKey: pair.publicKey,
-    publicKeyBase64: toBase64(pair.publicKey),
+    keyId: keyIdOf(publicKey),
+    publicKey,
+    publicKeyBase64: toBase64(publicKey),
     sign: signer,
     derive: (context: string, length: number) =>
       new Uint8Array(hkdfSync('sha256', seed, new Uint8Array(0), context, length)),
@@ -68,7 +67,7 @@ export function signingKeyFromSeedBytes(seed: Uint8Array): SigningKey {
 
 /** A fresh random seed, base64 (for operators creating a SIGNING_KEY). */
 export function generateSeedBase64(): string {
-  return toBase64(randomBytes(nacl.sign.seedLength));
+  return toBase64(randomBytes(ED25519_SEED_BYTES));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import nacl from 'tweetnacl';
 import { HASH_SIZE } from './merkle.js';
-import { ed25519Signer } from '../archive/ed25519.js';
+import { ed25519PublicKey, ed25519Signer, ed25519Verify } from '../archive/ed25519.js';
 
 /**
  * C2SP tlog-checkpoint in a C2SP signed note (https://c2sp.org/tlog-checkpoint, https://c2sp.org/signed-note):
@@ -60,11 +59,11 @@ export function noteKeyHash(name: string, publicKey: Uint8Array): Uint8Array {
 export function noteSignerFromSeed(name: string, seed: Uint8Array): NoteSigner {
   if (!validName(name))
     throw new CheckpointError(`note key name ${JSON.stringify(name)} must be non-empty without spaces or '+'`);
-  const pair = nacl.sign.keyPair.fromSeed(seed);
+  const publicKey = ed25519PublicKey(seed);
   return {
     name,
-    publicKey: pair.publicKey,
-    keyHash: noteKeyHash(name, pair.publicKey),
+    publicKey,
+    keyHash: noteKeyHash(name, publicKey),
     sign: ed25519Signer(seed),
   };
 }
@@ -139,7 +138,7 @@ export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint
     const raw = Buffer.from(b64, 'base64');
     if (raw.length < 4 || !raw.subarray(0, 4).equals(Buffer.from(verifier.keyHash))) continue;
     if (raw.length !== 4 + 64) throw new CheckpointError('the Ed25519 note signature is not 64 bytes');
-    if (!nacl.sign.detached.verify(new TextEncoder().encode(body), raw.subarray(4), verifier.publicKey)) {
+    if (!ed25519Verify(new TextEncoder().encode(body), raw.subarray(4), verifier.publicKey)) {
       throw new CheckpointError(`the checkpoint signature of ${name} is invalid`);
     }
     found = true;

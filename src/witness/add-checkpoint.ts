@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import nacl from 'tweetnacl';
+import { ed25519Verify } from '../archive/ed25519.js';
 import {
   type Checkpoint,
   CheckpointError,
@@ -96,7 +96,7 @@ function signedByLog(body: string, signatures: string[], keys: readonly NoteVeri
     const raw = Buffer.from(m[2]!, 'base64');
     for (const key of keys) {
       if (key.name !== m[1] || raw.length !== 68 || !raw.subarray(0, 4).equals(Buffer.from(key.keyHash))) continue;
-      if (nacl.sign.detached.verify(message, raw.subarray(4), key.publicKey)) return true;
+      if (ed25519Verify(message, raw.subarray(4), key.publicKey)) return true;
     }
   }
   return false;

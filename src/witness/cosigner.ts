@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import nacl from 'tweetnacl';
 import { cosignedMessage } from '../../packages/verifier/src/witnesses.js';
 import { fromBase64Strict } from '../archive/digests.js';
+import { ed25519PublicKey, ed25519Signer } from '../archive/ed25519.js';
 import { generateSeedBase64 } from '../archive/signing-key.js';
 import { readSecretFile, writeOnce } from '../infra/write-once.js';
 import { COSIGNATURE_TYPE, cosignatureKeyIdSync } from './witness-key.js';
@@ -27,19 +27,20 @@ export function cosignerFromSeed(name: string, seed: Uint8Array): Cosigner {
   if (name === '' || /[\s+]/u.test(name))
     throw new Error(`the witness name ${JSON.stringify(name)} must be non-empty without spaces or '+'`);
   if (seed.byteLength !== 32) throw new Error('a witness key seed is 32 bytes');
-  const pair = nacl.sign.keyPair.fromSeed(seed);
-  const keyId = cosignatureKeyIdSync(name, pair.publicKey);
-  const vkey = `${name}+${Buffer.from(keyId).toString('hex')}+${Buffer.from([COSIGNATURE_TYPE, ...pair.publicKey]).toString('base64')}`;
+  const publicKey = ed25519PublicKey(seed);
+  const sign = ed25519Signer(seed);
+  const keyId = cosignatureKeyIdSync(name, publicKey);
+  const vkey = `${name}+${Buffer.from(keyId).toString('hex')}+${Buffer.from([COSIGNATURE_TYPE, ...publicKey]).toString('base64')}`;
   return {
     name,
-    publicKey: pair.publicKey,
+    publicKey,
     keyId,
     vkey,
     cosign(body, timestamp) {
       const message = new TextEncoder().encode(cosignedMessage(body, timestamp));
       const time = Buffer.alloc(8);
       time.writeBigUInt64BE(BigInt(timestamp));
-      const sig = nacl.sign.detached(message, pair.secretKey);
+      const sig = sign(message);
       return `\u2014 ${name} ${Buffer.concat([keyId, time, sig]).toString('base64')}\n`;
     },
   };
