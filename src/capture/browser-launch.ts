@@ -54,6 +54,10 @@ export function chromiumArgs(options: { proxyServer?: string | undefined }): str
     '--no-pings',
     '--no-default-browser-check',
     '--disable-features=AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationTargetPrediction,DialMediaRouteProvider,PrivacySandboxSettings4,SafeBrowsingEnhancedProtection,NetworkTimeServiceQuerying,UseDnsHttpsSvcb,ChromeWhatsNewUI,HeavyAdPrivacyMitigations',
+    // The address bar's popups are web pages of their own (chrome://omnibox-popup.top-chrome/), which Chromium
+    // preloads for every window, a capture's context included: a renderer running their app that no headless
+    // capture shows, which cost as much CPU as the page being captured.
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup',
     '--no-first-run',
     '--disable-quic',
     '--disable-dev-shm-usage', // containers often have a tiny /dev/shm

@@ -30,4 +30,23 @@ describe('Chromium as launched for captures', () => {
       await chromium.close();
     }
   });
+
+  it("opens no page of its own beside a capture's: the address bar's popups are not preloaded", async () => {
+    const chromium = await launchChromium({});
+    try {
+      const context = await chromium.browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.goto('data:text/html,<p>a capture</p>');
+      // Chromium preloads the popups as the window opens; give it the time it takes on a busy host.
+      await new Promise((r) => setTimeout(r, 2000));
+      const others = chromium.browser.targets().filter((t) => t.type() !== 'browser' && t.type() !== 'page');
+      assert.deepEqual(
+        others.map((t) => `${t.type()} ${t.url()}`),
+        [],
+        'targets besides the pages (chrome://omnibox-popup.top-chrome/ when the popups are preloaded)',
+      );
+    } finally {
+      await chromium.close();
+    }
+  });
 });
