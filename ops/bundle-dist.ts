@@ -35,6 +35,10 @@ const EXTERNAL = [
   // prom-client imports it, and its copies share one global registration.)
   '@opentelemetry/sdk-node',
   '@opentelemetry/instrumentation-http',
+  // Fastify's default schema compilers (ajv, fast-json-stringify): the api and the replay origin give theirs
+  // (src/api/app.ts, replay-server.ts), so nothing requires these; bundled, every api start would compile them.
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
   // Loaded only with S3 storage; large, and nothing of it runs at start.
   '@aws-sdk/*',
   // CommonJS loaded by a dynamic import(): bundled, its namespace would carry the exports only as `default`
