@@ -29,13 +29,16 @@ const EXTERNAL = [
   'fontkit',
   '@duckduckgo/autoconsent',
   'replaywebpage',
-  '@fastify/swagger-ui',
   // Worker threads started from their own files (pino's transports).
   'thread-stream',
   // Hook `require` to instrument; loaded only when OTEL_* asks for tracing. (The API package is bundled:
   // prom-client imports it, and its copies share one global registration.)
   '@opentelemetry/sdk-node',
   '@opentelemetry/instrumentation-http',
+  // Fastify's default schema compilers (ajv, fast-json-stringify): the api and the replay origin give theirs
+  // (src/api/app.ts, replay-server.ts), so nothing requires these; bundled, every api start would compile them.
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
   // Loaded only with S3 storage; large, and nothing of it runs at start.
   '@aws-sdk/*',
   // CommonJS loaded by a dynamic import(): bundled, its namespace would carry the exports only as `default`
@@ -62,6 +65,29 @@ const pgWithoutFetchProbe: Plugin = {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes(PG_CLOUDFLARE_PROBE)) throw new Error(`${args.path}: pg's Cloudflare probe not found`);
       return { contents: source.replace(PG_CLOUDFLARE_PROBE, 'if (false) {'), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * @fastify/swagger-ui serves Swagger UI's files (and its logo) from its package folder, which it finds by `__dirname`.
+ * Bundled, those two files find the folder through `require.resolve` from the chunk (the project's node_modules), so
+ * the plugin loads with the api's chunks: from node_modules it compiled @fastify/static, glob and a second copy of
+ * yaml file by file at every api start. The build fails if the files no longer read `__dirname`.
+ */
+const SWAGGER_UI_FILE = /[\\/]@fastify[\\/]swagger-ui[\\/](index|lib[\\/]routes)\.js$/;
+const swaggerUiFromItsPackage: Plugin = {
+  name: 'swagger-ui-from-its-package',
+  setup(b) {
+    b.onLoad({ filter: SWAGGER_UI_FILE }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('__dirname')) throw new Error(`${args.path}: no __dirname to point at its package`);
+      const folder = /[\\/]lib[\\/]routes\.js$/.test(args.path) ? 'lib' : '.';
+      const dir = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui')), '${folder}')`;
+      return {
+        contents: `const __swaggerUiDir = ${dir};\n${source.replaceAll('__dirname', '__swaggerUiDir')}`,
+        loader: 'js',
+      };
     });
   },
 };
@@ -105,7 +131,7 @@ export async function bundleDist(outdir = BUNDLE_DIR, { cli = false }: { cli?: b
     target: 'node20',
     sourcemap: true,
     external: EXTERNAL,
-    plugins: [pgWithoutFetchProbe],
+    plugins: [pgWithoutFetchProbe, swaggerUiFromItsPackage],
     banner: { js: BANNER },
     define: { __dirname: '__clDirname', __filename: '__clFilename' },
     logLevel: 'warning',

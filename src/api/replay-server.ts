@@ -113,10 +113,17 @@ export async function startReplayServer(deps: ReplayServerDeps): Promise<ReplayS
   return { origin, port, close: () => app.close() };
 }
 
+/** No route of the replay origin has a schema, so none is ever compiled. */
+const noSchemaCompiler = () => () => {
+  throw new Error('the replay origin compiles no schemas');
+};
+
 function createReplayApp({ config, log }: ReplayServerDeps) {
   const trustProxy = config.TRUST_PROXY;
   return Fastify({
     loggerInstance: log.child({ listener: 'replay' }) as FastifyBaseLogger,
+    // Given here, Fastify does not load its default compilers (ajv, fast-json-stringify) when it starts.
+    schemaController: { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } },
     trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
   });
 }

@@ -11,7 +11,7 @@ import { resolveChromiumPath } from './chromium-path.js';
 import { type HostLoad, startHostLoad } from './host-load.js';
 import { type ProxySink, startProxySink } from './proxy-sink.js';
 import { openCaptureContext, type PreparedContext } from './capture-context.js';
-import { capturePage, type PageCaptureOptions, type PageCaptureResult } from './page-capture.js';
+import type { PageCaptureOptions, PageCaptureResult } from './page-capture.js';
 import { withTimeout } from './step-timeout.js';
 
 export interface BrowserPoolOptions {
@@ -219,12 +219,20 @@ function notifyIdle(instance: Instance): void {
   for (const wake of instance.idleWaiters.splice(0)) wake();
 }
 
+/**
+ * The capture's steps (and the libraries they use), imported with the first browser, while it starts: a worker
+ * process does not compile them at start.
+ */
+let pageCaptureImport: Promise<typeof import('./page-capture.js')> | undefined;
+const pageCaptureModule = () => (pageCaptureImport ??= import('./page-capture.js'));
+
 async function launch(pool: PoolState): Promise<Instance> {
   pool.sink ??= startProxySink();
-  const launched = await launchChromium({
-    chromiumPath: pool.chromiumPath,
-    proxyServer: pool.options.proxyServer ? (await pool.sink).url : undefined,
-  });
+  const proxyServer = pool.options.proxyServer ? (await pool.sink).url : undefined;
+  const [launched] = await Promise.all([
+    launchChromium({ chromiumPath: pool.chromiumPath, proxyServer }),
+    pageCaptureModule(),
+  ]);
   pool.counters.launches++;
   const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
   const unwatch = launched.pid !== null ? pool.hostLoad.watch(launched.pid) : () => {};
@@ -299,6 +307,7 @@ async function runCapture(
   try {
     const prepared = takeContext(pool, instance, captureOptions.proxyServer);
     prepared.catch(() => {}); // capturePage reports it
+    const { capturePage } = await pageCaptureModule();
     return await Promise.race([
       capturePage(instance.launched.browser, url, {
         ...captureOptions,

@@ -24,7 +24,6 @@ import { type CaptureJob, decodeJob } from './capture-job.js';
 import { captureSettingsRecord } from './capture-settings-record.js';
 import type { PageCaptureResult } from './page-capture.js';
 import { buildProvenanceRecord, hostsOf } from './provenance-builder.js';
-import { makeBundle } from '../archive/bundle.js';
 import type { Notary } from '../archive/notary.js';
 import { provenanceJsonBytes, type ProvenanceRecord } from '../archive/provenance-record.js';
 import type { ObservedConnection } from '../net/connection-log.js';
@@ -381,6 +380,13 @@ async function provenanceOf(worker: WorkerState, c: Rendered) {
 }
 
 /**
+ * The bundle's modules (WARC, WACZ, the PDF signature's PKI libraries), imported at the first bundle: a worker
+ * process does not compile them at start.
+ */
+let bundleImport: Promise<typeof import('../archive/bundle.js')> | undefined;
+const bundleModule = () => (bundleImport ??= import('../archive/bundle.js'));
+
+/**
  * The page's artifacts are stored while the bundle is built, signed and time-stamped; then its own two (the
  * provenance record, and the WACZ of a full capture).
  */
@@ -391,7 +397,7 @@ async function storeEvidence(worker: WorkerState, c: Rendered, provenance: Prove
   storingPageArtifacts.catch(() => {}); // awaited below, after the bundle
   const bundle =
     result.renderQuality === 'full' && deps.notary
-      ? await makeBundle(
+      ? await (await bundleModule()).makeBundle(
           {
             captureId: job.captureId,
             url: job.url,

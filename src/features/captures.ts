@@ -2,7 +2,7 @@ import { captureTools } from '../api/mcp/mcp-tools.js';
 import { captureRoutes } from '../api/routes/captures.js';
 import { type CaptureAdmission, createCaptureAdmission } from '../application/capture-admission.js';
 import { type CaptureReads, createCaptureReads } from '../application/capture-reads.js';
-import { serveCaptureOutcomes } from '../capture/capture-outcomes.js';
+import { serveCaptureOutcomes } from '../capture/capture-outcome-answers.js';
 import { jobBacklog } from '../ledger/job-backlog.js';
 import type { Corroborations } from '../vantages/corroboration-service.js';
 import type { ApiRuntime, Feature } from './feature.js';

@@ -118,16 +118,24 @@ async function mcpSdk() {
   };
 }
 
-/** What every request's MCP server answers from: the tools by name and their listing, computed once. */
+/**
+ * What every request's MCP server answers from: the tools by name and their listing, computed once, at the first
+ * tools/list (their JSON Schemas, converted from zod, are CPU an API process serving no agent does not pay at start).
+ */
 interface McpEndpoint {
   deps: McpRouteDeps;
   byName: Map<string, McpTool>;
-  listed: Tool[];
+  listed(): Tool[];
 }
 
 export function mcpRoutes(deps: McpRouteDeps) {
   const tools = deps.tools;
-  const endpoint: McpEndpoint = { deps, byName: new Map(tools.map((t) => [t.name, t])), listed: tools.map(listedTool) };
+  let listing: Tool[] | undefined;
+  const endpoint: McpEndpoint = {
+    deps,
+    byName: new Map(tools.map((t) => [t.name, t])),
+    listed: () => (listing ??= tools.map(listedTool)),
+  };
   return async (app: TypedApp) => {
     app.post('/mcp', { schema: { hide: true } }, (req, reply) => answerMcpPost(endpoint, req, reply));
     // Stateless: no SSE stream to open and no session to delete (MCP Streamable HTTP allows 405 for both).
@@ -244,7 +252,7 @@ function serverFor(
 ): Server {
   const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed() }));
   server.setRequestHandler(toolsCallMethod, async (raw) => {
     // The Server checked the params against CallToolRequestSchema before calling this.
     const { params } = CallToolRequestSchema.parse(raw);
