@@ -3,7 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { jetstream, jetstreamManager, type JetStreamManager, StorageType } from '@nats-io/jetstream';
+import {
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+  type StreamConfig,
+  StorageType,
+} from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { openArtifactStore } from '../../src/storage/jetstream-artifact-store.js';
 import { type NatsCluster, startNatsCluster } from '../../src/infra/nats-cluster.js';
@@ -31,6 +38,22 @@ async function waitFor<T>(
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** JetStream's answer while a cluster that has just started has not all its peers yet. */
+const NO_SUITABLE_PEERS = 10005;
+
+/** Adds a replicated stream once the cluster can place it: every node has joined JetStream's meta group. */
+async function addReplicated(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      return await jsm.streams.add(config);
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError && err.code === NO_SUITABLE_PEERS) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 
@@ -85,7 +108,7 @@ describe('a filtered purge and a node restart on a replicated stream (nats-serve
 
   it('the server: a purge of one subject, a rolling restart, and on an affected release the front of the stream is gone', async () => {
     const js = jetstream(nc, { timeout: 10_000 });
-    await jsm.streams.add({ name: 'REPRO', subjects: ['repro.>'], storage: StorageType.File, num_replicas: 3 });
+    await addReplicated(jsm, { name: 'REPRO', subjects: ['repro.>'], storage: StorageType.File, num_replicas: 3 });
     for (let i = 0; i < 20; i++) await js.publish(i % 2 ? 'repro.kept' : 'repro.purged', `m${i}`);
     const purge = await jsm.streams.purge('REPRO', { filter: 'repro.purged' });
     assert.equal(purge.purged, 10);
