@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import { pageWorld } from '../../../src/capture/behaviors/page-world.js';
 import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
+import { EARLY_QUIET_WINDOW_MS } from '../../../src/capture/early-quiet.js';
 import { capturePage } from '../../../src/capture/page-capture.js';
 import { documentDynamics, STATIC_QUIET_WINDOW_MS } from '../../../src/capture/static-document.js';
 
@@ -142,14 +143,19 @@ describe('static documents get short quiet windows (real Chromium)', () => {
     assert.ok(png.height > 3000, `the full page is in the screenshot (${png.height} px)`);
   });
 
-  it('a page with a script keeps the full windows', T, async () => {
-    const result = await capturePage(chromium.browser, `${base}/script`, { timeoutMs: 15_000 });
-    assert.deepEqual(result.quiet, {
-      document: 'dynamic',
-      dynamicBecause: 'it has scripts',
-      settleWindowMs: 500,
-      afterActionWindowMs: 300,
-    });
-    assert.ok(result.render.settleMs! >= 500, `settleMs ${result.render.settleMs}`);
-  });
+  it(
+    'a page with a script keeps the full windows; with nothing pending, settle ends after the early one',
+    T,
+    async () => {
+      const result = await capturePage(chromium.browser, `${base}/script`, { timeoutMs: 15_000 });
+      assert.deepEqual(result.quiet, {
+        document: 'dynamic',
+        dynamicBecause: 'it has scripts',
+        settleWindowMs: 500,
+        afterActionWindowMs: 300,
+        earlySettle: { windowMs: EARLY_QUIET_WINDOW_MS, ended: true },
+      });
+      assert.ok(result.render.settleMs! >= EARLY_QUIET_WINDOW_MS, `settleMs ${result.render.settleMs}`);
+    },
+  );
 });

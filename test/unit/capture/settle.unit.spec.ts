@@ -150,6 +150,70 @@ describe('waitForNetworkQuiet', () => {
   });
 });
 
+describe('waitForNetworkQuiet with an early window', () => {
+  it('ends after the early window when the page says it is quiet, and says it ended early', async () => {
+    let asked = 0;
+    const result = await waitForNetworkQuiet(fakeNetwork(0), {
+      quietWindowMs: 1000,
+      capMs: 3000,
+      early: {
+        windowMs: 40,
+        async check() {
+          asked++;
+          return { quiet: true };
+        },
+      },
+    });
+    assert.equal(result.reason, 'idle');
+    assert.equal(result.early, true);
+    assert.equal(asked, 1);
+    assert.ok(result.elapsedMs >= 40 && result.elapsedMs < 1000, `elapsed ${result.elapsedMs}`);
+  });
+
+  it('waits the full window when the page is not quiet, and asks again when told to', async () => {
+    let asked = 0;
+    const result = await waitForNetworkQuiet(fakeNetwork(0), {
+      quietWindowMs: 150,
+      capMs: 3000,
+      early: {
+        windowMs: 20,
+        async check() {
+          asked++;
+          return { quiet: false as const, askAgainInMs: 30 };
+        },
+      },
+    });
+    assert.equal(result.reason, 'idle');
+    assert.equal(result.early, undefined);
+    assert.ok(result.elapsedMs >= 150, `elapsed ${result.elapsedMs}`);
+    assert.ok(asked >= 2, `asked ${asked} times`);
+  });
+
+  it('drops an answer about a quiet stretch a request ended, and counts the early window again after it', async () => {
+    const network = fakeNetwork(0);
+    const checks: number[] = [];
+    const started = performance.now();
+    const result = await waitForNetworkQuiet(network, {
+      quietWindowMs: 1000,
+      capMs: 3000,
+      early: {
+        windowMs: 30,
+        async check() {
+          checks.push(performance.now() - started);
+          if (checks.length === 1) {
+            network.set(1); // a request starts while the page is asked
+            setTimeout(() => network.set(0), 40);
+          }
+          return { quiet: true };
+        },
+      },
+    });
+    assert.equal(result.early, true);
+    assert.equal(checks.length, 2);
+    assert.ok(result.elapsedMs >= 30 + 40 + 30, `elapsed ${result.elapsedMs}: the second window follows the request`);
+  });
+});
+
 describe('combinedInflight', () => {
   it('is quiet only when every source is: a pending timer holds the window open like a request', async () => {
     const requests = fakeNetwork(0);
