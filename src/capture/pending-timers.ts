@@ -12,7 +12,9 @@
  * The same script says when the page's own scripts last ran from a timer, an interval, an animation frame or an
  * idle callback (`lastScriptAt`: reported at most every ACTIVITY_REPORT_MS while they keep running) and how many
  * intervals due within `maxDelayMs` are set (`intervals`): what the settle phase asks before it ends early on a
- * scripted page (settle.ts, `early`).
+ * scripted page (settle.ts, `early`). And it says whether the page's scripts watch scrolling (`watchesScroll`: a
+ * scroll, wheel or touchmove listener or handler, or an IntersectionObserver): on a page whose scripts do not, and
+ * on which nothing is lazy (static-document.ts), scrolling through loads nothing.
  */
 import type { CDPSession } from 'puppeteer-core';
 import { reportFromEveryDocument } from './document-reports.js';
@@ -28,6 +30,8 @@ export interface PendingTimers extends InflightSource {
   lastScriptAt(): number;
   /** Intervals due within `maxDelayMs` that the page has set and not cleared. */
   intervals(): number;
+  /** The page's scripts have listened for scrolling or made an IntersectionObserver. */
+  watchesScroll(): boolean;
   dispose(): Promise<void>;
 }
 
@@ -52,6 +56,12 @@ const TIMER_WATCH = `((bindingName, maxDelayMs, maxGeneration, activityReportMs)
     if (intervals.size === lastIntervals) return;
     lastIntervals = intervals.size;
     try { report('i' + intervals.size); } catch {}
+  };
+  let scrollWatched = false;
+  const watchesScroll = () => {
+    if (scrollWatched) return;
+    scrollWatched = true;
+    try { report('s'); } catch {}
   };
   const active = () => {
     const at = now();
@@ -141,6 +151,34 @@ const TIMER_WATCH = `((bindingName, maxDelayMs, maxGeneration, activityReportMs)
     looksNative(wrappedIdle, nativeIdle);
     window.requestIdleCallback = wrappedIdle;
   }
+  const scrollEvents = new Set(['scroll', 'scrollend', 'wheel', 'mousewheel', 'touchmove']);
+  const nativeAdd = EventTarget.prototype.addEventListener;
+  const wrappedAdd = function addEventListener(type, ...rest) {
+    if (scrollEvents.has(type)) watchesScroll();
+    return nativeAdd.call(this, type, ...rest);
+  };
+  looksNative(wrappedAdd, nativeAdd);
+  EventTarget.prototype.addEventListener = wrappedAdd;
+  for (const owner of [window, Window.prototype, Document.prototype, HTMLElement.prototype, HTMLBodyElement.prototype, SVGElement.prototype]) {
+    for (const name of ['onscroll', 'onscrollend', 'onwheel', 'onmousewheel', 'ontouchmove']) {
+      const d = Object.getOwnPropertyDescriptor(owner, name);
+      if (!d || typeof d.set !== 'function' || !d.configurable) continue;
+      const nativeSetter = d.set;
+      Object.defineProperty(owner, name, { ...d, set: function (value) {
+        if (value) watchesScroll();
+        return nativeSetter.call(this, value);
+      } });
+    }
+  }
+  const NativeObserver = window.IntersectionObserver;
+  if (typeof NativeObserver === 'function') {
+    window.IntersectionObserver = new Proxy(NativeObserver, {
+      construct(target, args, newTarget) {
+        watchesScroll();
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
 })`;
 
 /** Installs the watch for documents loaded from now on; call before navigating. */
@@ -151,6 +189,7 @@ export async function watchPendingTimers(session: CDPSession, options: { maxDela
   const listeners = new Set<() => void>();
   let total = 0;
   let lastScriptAt = Number.NEGATIVE_INFINITY;
+  let watchesScroll = false;
   const recount = () => {
     const next = [...counts.values()].reduce((a, b) => a + b, 0);
     if (next === total) return;
@@ -167,6 +206,10 @@ export async function watchPendingTimers(session: CDPSession, options: { maxDela
     onReport(contextId, payload) {
       if (payload === 'a') {
         lastScriptAt = performance.now();
+        return;
+      }
+      if (payload === 's') {
+        watchesScroll = true;
         return;
       }
       const isIntervals = payload.startsWith('i');
@@ -192,6 +235,7 @@ export async function watchPendingTimers(session: CDPSession, options: { maxDela
     },
     lastScriptAt: () => lastScriptAt,
     intervals: () => [...intervalCounts.values()].reduce((a, b) => a + b, 0),
+    watchesScroll: () => watchesScroll,
     async dispose() {
       listeners.clear();
       await reports.dispose();
