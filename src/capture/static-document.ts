@@ -8,7 +8,9 @@
  * starts within a frame of its cause and is tracked in flight. Such a page gets short quiet windows,
  * autoconsent's second, heuristic look (which clicks acknowledge buttons a script would answer) is skipped, and
  * unless something on it loads only when scrolled to (`waitsForScroll`) it is not scrolled through; every other
- * page keeps the full windows and the scroll. The verdict and the windows used are recorded in captureSettings.
+ * page keeps the full windows (its settle phase may still end early: early-quiet.ts), and is scrolled unless
+ * nothing on it is lazy and no script of it watches scrolling (documentWaitsForScroll below, steps/behaviors.ts).
+ * The verdict and the windows used are recorded in captureSettings.
  *
  * Checked in the behaviors' isolated world (the page's own globals cannot answer for it) over the main frame's
  * DOM; a page whose main frame has child frames is dynamic without looking.

@@ -1,5 +1,4 @@
-import { BEHAVIOR_QUIET_WINDOW_MS } from '../behaviors/behavior.js';
-import type { BehaviorFindings } from '../behaviors/behavior.js';
+import { BEHAVIOR_QUIET_WINDOW_MS, type BehaviorFindings } from '../behaviors/behavior.js';
 import { type BehaviorsReport, runBehaviors } from '../behaviors/run-behaviors.js';
 import type { Step } from '../capture-steps.js';
 import { DEFAULT_MAX_SCREENSHOT_HEIGHT_PX } from '../full-page-screenshot.js';
