@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   combinedInflight,
+  type EarlyQuiet,
   waitForNetworkQuiet,
   watchNetworkActivity,
   type InflightSource,
@@ -151,42 +152,35 @@ describe('waitForNetworkQuiet', () => {
 });
 
 describe('waitForNetworkQuiet with an early window', () => {
-  it('ends after the early window when the page says it is quiet, and says it ended early', async () => {
-    let asked = 0;
-    const result = await waitForNetworkQuiet(fakeNetwork(0), {
-      quietWindowMs: 1000,
-      capMs: 3000,
-      early: {
-        windowMs: 40,
-        async check() {
-          asked++;
-          return { quiet: true };
-        },
+  /** An early window whose page always gives `answer`, counting how often it was asked. */
+  const answering = (windowMs: number, answer: Awaited<ReturnType<EarlyQuiet['check']>>) => {
+    const early = {
+      windowMs,
+      asked: 0,
+      async check() {
+        early.asked++;
+        return answer;
       },
-    });
+    };
+    return early;
+  };
+
+  it('ends after the early window when the page says it is quiet, and says it ended early', async () => {
+    const early = answering(40, { quiet: true });
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 1000, capMs: 3000, early });
     assert.equal(result.reason, 'idle');
     assert.equal(result.early, true);
-    assert.equal(asked, 1);
+    assert.equal(early.asked, 1);
     assert.ok(result.elapsedMs >= 40 && result.elapsedMs < 1000, `elapsed ${result.elapsedMs}`);
   });
 
   it('waits the full window when the page is not quiet, and asks again when told to', async () => {
-    let asked = 0;
-    const result = await waitForNetworkQuiet(fakeNetwork(0), {
-      quietWindowMs: 150,
-      capMs: 3000,
-      early: {
-        windowMs: 20,
-        async check() {
-          asked++;
-          return { quiet: false as const, askAgainInMs: 30 };
-        },
-      },
-    });
+    const early = answering(20, { quiet: false, askAgainInMs: 30 });
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 150, capMs: 3000, early });
     assert.equal(result.reason, 'idle');
     assert.equal(result.early, undefined);
     assert.ok(result.elapsedMs >= 150, `elapsed ${result.elapsedMs}`);
-    assert.ok(asked >= 2, `asked ${asked} times`);
+    assert.ok(early.asked >= 2, `asked ${early.asked} times`);
   });
 
   it('drops an answer about a quiet stretch a request ended, and counts the early window again after it', async () => {
