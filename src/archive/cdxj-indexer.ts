@@ -1,5 +1,6 @@
 import { CDXIndexer } from 'warcio';
 import { WARC_FILENAME } from './bundle-format.js';
+import type { WrittenWarc } from './warc-writer.js';
 
 /**
  * indexes/index.cdxj for archive/data.warc.gz, built by warcio's CDX indexer (SURT keys, offsets and
@@ -10,18 +11,61 @@ import { WARC_FILENAME } from './bundle-format.js';
  * first would answer with it or with nothing. The WARC keeps every record; only the lookup skips the parts.
  */
 export async function indexWarc(warcGz: Uint8Array): Promise<Uint8Array> {
+  return indexLines(await indexEntries(warcGz, (entry) => entry));
+}
+
+/**
+ * The same index of a WARC just written (warc-writer.ts), without inflating it again: the indexer reads the
+ * records as serialized, and each entry's offset and length are moved to its record's gzip member. Any entry
+ * whose record cannot be told falls back to reading the WARC itself.
+ */
+export async function indexWrittenWarc(written: WrittenWarc): Promise<Uint8Array> {
+  const byRawOffset = new Map<number, { gzOffset: number; gzLength: number }>();
+  let rawOffset = 0;
+  for (const record of written.records) {
+    byRawOffset.set(rawOffset, record);
+    rawOffset += record.raw.byteLength;
+  }
+  let unknown = false;
+  const entries = await indexEntries(
+    written.records.map((r) => r.raw),
+    (entry) => {
+      const member = byRawOffset.get(Number(entry['offset']));
+      if (!member) unknown = true;
+      else {
+        entry['offset'] = member.gzOffset;
+        entry['length'] = member.gzLength;
+      }
+      return entry;
+    },
+  );
+  return unknown ? indexWarc(written.bytes) : indexLines(entries);
+}
+
+type Entry = { url: string; status: string; line: Buffer };
+
+async function indexEntries(
+  source: Uint8Array | Uint8Array[],
+  place: (entry: Record<string, unknown>) => Record<string, unknown>,
+): Promise<Entry[]> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
-  const source = (async function* () {
-    yield warcGz;
+  const chunks = Array.isArray(source) ? source : [source];
+  const reader = (async function* () {
+    yield* chunks;
   })();
-  const entries: Array<{ url: string; status: string; line: Buffer }> = [];
-  for await (const entry of indexer.iterIndex([{ filename: WARC_FILENAME, reader: source }])) {
+  const entries: Entry[] = [];
+  for await (const found of indexer.iterIndex([{ filename: WARC_FILENAME, reader }])) {
+    const entry = place(found);
     entries.push({
       url: String(entry['url'] ?? ''),
       status: String(entry['status'] ?? ''),
       line: Buffer.from(indexer.serialize(entry), 'utf8'),
     });
   }
+  return entries;
+}
+
+function indexLines(entries: Entry[]): Uint8Array {
   const wholeUrls = new Set(entries.filter((e) => /^\d+$/.test(e.status) && e.status !== '206').map((e) => e.url));
   const lines = entries.filter((e) => e.status !== '206' || !wholeUrls.has(e.url)).map((e) => e.line);
   lines.sort(Buffer.compare);

@@ -14,7 +14,7 @@ import {
   type Datapackage,
 } from './bundle-format.js';
 import { canonicalJsonBytes } from '../domain/canonical-json.js';
-import { indexWarc } from './cdxj-indexer.js';
+import { indexWrittenWarc } from './cdxj-indexer.js';
 import { provenancePage } from './provenance-page.js';
 import { PROVENANCE_HTML_PATH, PROVENANCE_JSON_PATH, provenanceJsonBytes } from './provenance-record.js';
 import { sha256Hex, sha256Prefixed } from './digests.js';
@@ -44,9 +44,9 @@ export interface ManifestOptions {
 
 export async function buildWaczMembers(input: FinishedCapture): Promise<WaczMembers> {
   const warc = await writeWarc(input);
-  const cdxj = await indexWarc(warc);
+  const cdxj = await indexWrittenWarc(warc);
   const members: WaczMembers = new Map([
-    [WARC_PATH, warc],
+    [WARC_PATH, warc.bytes],
     [CDXJ_PATH, cdxj],
     [PAGES_PATH, pagesJsonl(input)],
   ]);

@@ -50,7 +50,13 @@ export function artifactUri(captureId: string, name: string): string {
   return `urn:capture-ledger:${captureId}/${name}`;
 }
 
-export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
+/** The WARC as written: its bytes, and each record's serialized bytes and gzip member, in order. */
+export interface WrittenWarc {
+  bytes: Uint8Array;
+  records: Array<{ raw: Uint8Array; gzOffset: number; gzLength: number }>;
+}
+
+export async function writeWarc(input: FinishedCapture): Promise<WrittenWarc> {
   for (const [field, value] of [
     ['createdAt', input.createdAt],
     ['completedAt', input.completedAt],
@@ -97,12 +103,21 @@ export async function writeWarc(input: FinishedCapture): Promise<Uint8Array> {
     records.push(artifactRecord(input, 'headers', Buffer.from(JSON.stringify(page.headers), 'utf8')));
 
   // Serialised in order on this thread (warcio), deflated side by side in the thread pool.
+  const raws: Uint8Array[] = [];
   const members: Array<Promise<Buffer>> = [];
   for (const { record, mediaType } of records) {
     const raw = await WARCSerializer.serialize(record, { gzip: false });
+    raws.push(raw);
     members.push(gzipLevel(raw, mediaType).then((level) => gzipped(raw, { level })));
   }
-  return new Uint8Array(Buffer.concat(await Promise.all(members)));
+  const gz = await Promise.all(members);
+  let gzOffset = 0;
+  const written = raws.map((raw, i) => {
+    const record = { raw, gzOffset, gzLength: gz[i]!.byteLength };
+    gzOffset += record.gzLength;
+    return record;
+  });
+  return { bytes: new Uint8Array(Buffer.concat(gz)), records: written };
 }
 
 function responseRecord(exchange: NetworkExchange): WARCRecord {

@@ -25,6 +25,16 @@ export function combinedInflight(...sources: InflightSource[]): InflightSource {
   };
 }
 
+/**
+ * Asked once nothing has been in flight for `windowMs` (shorter than the quiet window): whether the page is
+ * quiet now in every other way too. `quiet: false` with `askAgainInMs` asks again then (while still quiet);
+ * without it, the phase waits for the full quiet window as it would have without this.
+ */
+export interface EarlyQuiet {
+  windowMs: number;
+  check(): Promise<{ quiet: true } | { quiet: false; askAgainInMs?: number }>;
+}
+
 export interface SettleOptions {
   quietWindowMs: number;
   capMs: number;
@@ -33,32 +43,44 @@ export interface SettleOptions {
   /** When the network last went quiet (see watchNetworkActivity); counts towards the window from startedAt on. */
   quietSince?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Ends the phase before the full quiet window when the page says it is quiet (EarlyQuiet). */
+  early?: EarlyQuiet | undefined;
 }
 
 export interface SettleResult {
   reason: 'idle' | 'cap';
   /** From startedAt to the end of the phase. */
   elapsedMs: number;
+  /** The phase ended after the early window, the page being quiet (EarlyQuiet). */
+  early?: true;
 }
 
 export function waitForNetworkQuiet(source: InflightSource, options: SettleOptions): Promise<SettleResult> {
-  const { quietWindowMs, capMs, signal } = options;
+  const { quietWindowMs, capMs, signal, early } = options;
   const now = performance.now();
   const startedAt = Math.min(options.startedAt ?? now, now);
   // Quiet time before startedAt does not count: the window is a post-load window.
   let quietAlready = options.quietSince === undefined ? 0 : now - Math.max(startedAt, options.quietSince);
   return new Promise<SettleResult>((resolve) => {
     let quietTimer: NodeJS.Timeout | undefined;
+    let earlyTimer: NodeJS.Timeout | undefined;
+    /** Counts the quiet stretches: an early check's answer about an earlier one is dropped. */
+    let stretch = 0;
     let done = false;
 
-    const finish = (reason: SettleResult['reason']) => {
+    const finish = (reason: SettleResult['reason'], endedEarly = false) => {
       if (done) return;
       done = true;
       clearTimeout(quietTimer);
+      clearTimeout(earlyTimer);
       clearTimeout(capTimer);
       unsubscribe();
       signal?.removeEventListener('abort', onAbort);
-      resolve({ reason, elapsedMs: Math.round(performance.now() - startedAt) });
+      resolve({
+        reason,
+        elapsedMs: Math.round(performance.now() - startedAt),
+        ...(endedEarly ? { early: true as const } : {}),
+      });
     };
     // An aborted capture ends the wait at once; the caller notices the abort itself.
     const onAbort = () => finish('cap');
@@ -70,17 +92,41 @@ export function waitForNetworkQuiet(source: InflightSource, options: SettleOptio
       if (left <= 0) finish('idle');
       else quietTimer = setTimeout(() => idleWhenWindowPassed(quietFrom), Math.ceil(left));
     };
+    // The early window, then the page's own answer.
+    const askWhenEarlyPassed = (mine: number, quietFrom: number) => {
+      if (!early || mine !== stretch || done) return;
+      const left = early.windowMs - (performance.now() - quietFrom);
+      if (left > 0) {
+        earlyTimer = setTimeout(() => askWhenEarlyPassed(mine, quietFrom), Math.ceil(left));
+        return;
+      }
+      early.check().then(
+        (answer) => {
+          if (mine !== stretch || done) return;
+          if (answer.quiet) finish('idle', true);
+          else if (answer.askAgainInMs !== undefined)
+            earlyTimer = setTimeout(
+              () => askWhenEarlyPassed(mine, quietFrom),
+              Math.max(1, Math.ceil(answer.askAgainInMs)),
+            );
+        },
+        () => {}, // a page that cannot answer gets the full window
+      );
+    };
     const update = () => {
       if (source.inflight() > 0) {
         clearTimeout(quietTimer);
+        clearTimeout(earlyTimer);
         quietTimer = undefined;
         quietAlready = 0;
+        stretch++;
       } else if (quietTimer === undefined) {
         const quietFrom = performance.now() - quietAlready;
         quietTimer = setTimeout(
           () => idleWhenWindowPassed(quietFrom),
           Math.max(0, Math.ceil(quietWindowMs - quietAlready)),
         );
+        if (early && early.windowMs < quietWindowMs) askWhenEarlyPassed(++stretch, quietFrom);
         quietAlready = 0;
       }
     };

@@ -8,7 +8,9 @@
  * starts within a frame of its cause and is tracked in flight. Such a page gets short quiet windows,
  * autoconsent's second, heuristic look (which clicks acknowledge buttons a script would answer) is skipped, and
  * unless something on it loads only when scrolled to (`waitsForScroll`) it is not scrolled through; every other
- * page keeps the full windows and the scroll. The verdict and the windows used are recorded in captureSettings.
+ * page keeps the full windows (its settle phase may still end early: early-quiet.ts), and is scrolled unless
+ * nothing on it is lazy and no script of it watches scrolling (documentWaitsForScroll below, steps/behaviors.ts).
+ * The verdict and the windows used are recorded in captureSettings.
  *
  * Checked in the behaviors' isolated world (the page's own globals cannot answer for it) over the main frame's
  * DOM; a page whose main frame has child frames is dynamic without looking.
@@ -26,7 +28,28 @@ const MAX_ELEMENTS = 20_000;
  * `loading=lazy`, or `content-visibility` (in a style attribute or a stylesheet, or a stylesheet this world may
  * not read) that leaves off-screen content unrendered; without it, scrolling a static page loads nothing.
  */
-export type DocumentDynamics = { static: true; waitsForScroll: boolean } | { static: false; because: string };
+export type DocumentDynamics =
+  | { static: true; waitsForScroll: boolean }
+  /** `waitsForScroll`: documentWaitsForScroll's answer (absent: not asked, or no answer). */
+  | { static: false; because: string; waitsForScroll?: boolean };
+
+// Page-side: whether a stylesheet (or one it @imports) uses content-visibility; one this world may not read (another
+// origin's) counts as using it.
+const SHEETS_HIDE_CONTENT = `((d) => {
+  const sheets = [...d.styleSheets];
+  while (sheets.length > 0) {
+    const sheet = sheets.pop();
+    try {
+      for (const rule of sheet.cssRules) {
+        if (rule.styleSheet) sheets.push(rule.styleSheet);
+        else if (rule.cssText.includes('content-visibility')) return true;
+      }
+    } catch {
+      return true;
+    }
+  }
+  return false;
+})`;
 
 // Page-side code as plain text (see auto-scroll.ts). Returns why the page may change, or what a static one holds.
 const WHY_DYNAMIC = `(() => {
@@ -49,21 +72,19 @@ const WHY_DYNAMIC = `(() => {
     if (el.namespaceURI === svg && smil.has(el.localName)) return 'it has SVG animations';
     for (const attribute of el.attributes) if (attribute.name.startsWith('on')) return 'it has event handler attributes';
   }
-  // Every stylesheet, and those they @import; one this world may not read (another origin's) counts as hiding.
-  const sheets = [...d.styleSheets];
-  while (!waitsForScroll && sheets.length > 0) {
-    const sheet = sheets.pop();
-    try {
-      for (const rule of sheet.cssRules) {
-        if (rule.styleSheet) sheets.push(rule.styleSheet);
-        else if (rule.cssText.includes('content-visibility')) waitsForScroll = true;
-      }
-    } catch {
-      waitsForScroll = true;
-    }
-  }
+  if (!waitsForScroll) waitsForScroll = (${SHEETS_HIDE_CONTENT})(d);
   return { waitsForScroll };
 })()`;
+
+// Page-side: whether a page with scripts has something that loads only when scrolled to, or a scroll handler
+// attribute (listeners and observers its scripts made are the page watch's to tell, pending-timers.ts).
+const WAITS_FOR_SCROLL = `((d) => {
+  if (d.querySelector('[loading="lazy" i], [onscroll], [onscrollend], [onwheel], [onmousewheel], [ontouchmove]')) return true;
+  const all = d.getElementsByTagName('*');
+  if (all.length > ${MAX_ELEMENTS}) return true;
+  for (const el of all) if ((el.getAttribute('style') || '').includes('content-visibility')) return true;
+  return (${SHEETS_HIDE_CONTENT})(d);
+})(document)`;
 
 /**
  * The main frame's document now. `evaluate`: page-side code in an isolated world of the main frame (the
@@ -73,4 +94,13 @@ export async function documentDynamics(evaluate: PageWorld, childFrames: number)
   if (childFrames > 0) return { static: false, because: 'it has frames' };
   const found = await evaluate<string | { waitsForScroll: boolean }>(WHY_DYNAMIC);
   return typeof found === 'string' ? { static: false, because: found } : { static: true, ...found };
+}
+
+/**
+ * On a page with scripts: whether its document has something that loads only when scrolled to (`loading=lazy`,
+ * content-visibility) or a scroll handler attribute. Together with the page watch's `watchesScroll` (listeners and
+ * IntersectionObservers its scripts made), false means scrolling through it loads nothing.
+ */
+export function documentWaitsForScroll(evaluate: PageWorld): Promise<boolean> {
+  return evaluate<boolean>(WAITS_FOR_SCROLL);
 }

@@ -59,7 +59,12 @@ interface ObjectMeta {
 }
 
 const STREAM = `OBJ_${ARTIFACT_BUCKET}`;
-export const CHUNK_BYTES = 128 * 1024; // the library's default chunk size
+/**
+ * Chunks of 512 KiB rather than the library's default 128 KiB (well under NATS's 1 MB payload limit): a capture
+ * stores a full-page PNG twice (the artifact and the WACZ), and each chunk is one publish awaited in turn, which on a
+ * busy worker waits its turn on the event loop. Objects of either size read the same (the meta records the size).
+ */
+export const CHUNK_BYTES = 512 * 1024;
 const WRONG_LAST_SEQUENCE = 10071;
 const PUBLISH_TRIES = 5;
 

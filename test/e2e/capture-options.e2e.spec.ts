@@ -184,8 +184,14 @@ describe('capture options, provenance, downloads and replay beside verification'
         consent: rec.captureSettings.consent,
         consentDetection: rec.captureSettings.consentDetection,
         behaviors: rec.captureSettings.behaviors,
-        // The fixture page runs a script, so it keeps the full quiet windows.
-        quiet: { document: 'dynamic', dynamicBecause: 'it has scripts', settleWindowMs: 500, afterActionWindowMs: 300 },
+        // The fixture page runs a script, so it keeps the full quiet windows (settle may end after the early one).
+        quiet: {
+          document: 'dynamic',
+          dynamicBecause: 'it has scripts',
+          settleWindowMs: 500,
+          afterActionWindowMs: 300,
+          earlySettle: rec.captureSettings.quiet.earlySettle,
+        },
       },
     );
     assert.equal(rec.captureSettings.selectorWait.found, true);

@@ -8,8 +8,9 @@
  *
  * Each step waits for two rendered frames rather than a fixed pause: lazy loading (native `loading=lazy`
  * and IntersectionObserver alike) is decided in the frame's rendering step, so two frames are exactly what
- * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation), nor is a static
- * page on which nothing waits to be scrolled to (static-document.ts). The wait for quiet at the bottom is only
+ * a position needs, and a page that fits the viewport is not scrolled at all (one evaluation), nor is a page
+ * on which nothing waits to be scrolled to (static-document.ts: nothing lazy, and no script of the page watches
+ * scrolling; steps/behaviors.ts scrolls it after all if one starts to before the page has settled). The wait for quiet at the bottom is only
  * for what the pass set off: a page on which scrolling started no request and no short timer is scrolled
  * through once and asked, two rendered frames after it reached the bottom, whether it grew (`loaded: false`,
  * `waitedMs: 0`).
@@ -88,8 +89,8 @@ export const autoScroll: Behavior = {
  * through what was added. Ends back at the top.
  */
 async function scrollWhileGrowing(ctx: BehaviorContext): Promise<BehaviorFindings> {
-  // A page without scripts and without lazy content (static-document.ts) loads nothing more when scrolled.
-  if (ctx.nothingWaitsForScroll) return { steps: 0, reachedY: 0, staticPage: true };
+  // A page on which nothing is lazy and no script watches scrolling loads nothing more when scrolled.
+  if (ctx.skipScroll) return { steps: 0, reachedY: 0, ...ctx.skipScroll };
   const pass = (budgetMs: number, fromY: number) =>
     ctx.evaluate<ScrollOutcome>(`${SCROLL_THROUGH}(${Math.round(budgetMs)}, 100, ${MAX_STEPS}, ${fromY}, false)`);
   // Whether anything (a request, a short timer) was pending since the last wait at the bottom: what scrolling

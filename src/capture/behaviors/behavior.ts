@@ -32,8 +32,11 @@ export interface BehaviorContext {
   evaluate<T>(expression: string): Promise<T>;
   /** The quiet window to wait for after what the behavior started: BEHAVIOR_QUIET_WINDOW_MS, less on a static page. */
   readonly quietWindowMs: number;
-  /** A static page on which nothing loads only when scrolled to (static-document.ts): scrolling it loads nothing. */
-  readonly nothingWaitsForScroll: boolean;
+  /**
+   * Set on a page on which nothing loads only when scrolled to — a static one, or one whose scripts do not watch
+   * scrolling (static-document.ts, pending-timers.ts): scrolling it loads nothing, and this is recorded instead.
+   */
+  readonly skipScroll?: BehaviorFindings | undefined;
   /** The full-page screenshot is cut at this height: scrolling further only feeds the archive. */
   readonly maxPageHeightPx: number;
   /** Things an operator may want to know. */

@@ -48,9 +48,9 @@ export interface BehaviorsInput {
   requestedUrls(): Set<string>;
   completeUrls(): Set<string>;
   maxPageHeightPx: number;
-  /** See BehaviorContext.quietWindowMs and nothingWaitsForScroll. */
+  /** See BehaviorContext.quietWindowMs and skipScroll. */
   quietWindowMs: number;
-  nothingWaitsForScroll: boolean;
+  skipScroll?: BehaviorFindings | undefined;
   /** The main frame's behaviors world when the capture already made it; else it is made here. */
   world?: PageWorld | undefined;
   notes: string[];
@@ -85,7 +85,7 @@ export async function runBehaviors(input: BehaviorsInput): Promise<BehaviorsRepo
     evaluate,
     maxPageHeightPx: input.maxPageHeightPx,
     quietWindowMs: input.quietWindowMs,
-    nothingWaitsForScroll: input.nothingWaitsForScroll,
+    skipScroll: input.skipScroll,
     notes: input.notes,
   };
   // Site-specific behaviors' rules, asked in one evaluation.

@@ -3,11 +3,13 @@ import { BEHAVIOR_QUIET_WINDOW_MS } from '../behaviors/behavior.js';
 import type { StepTimings } from '../capture-steps.js';
 import type { ConsentInfo } from '../consent-handler.js';
 import type { ConsentDetection } from '../consent-looks.js';
+import type { EarlyQuietCheck } from '../early-quiet.js';
 import type { ElementBoxes } from '../element-boxes.js';
 import { headersArtifact, type HeadersArtifact } from '../http-headers.js';
 import type { CaptureState } from '../page-capture.js';
 import type { SelectorWaitResult } from '../selector-wait.js';
 import type { SessionRecording } from '../session-recorder.js';
+import type { SettleResult } from '../settle.js';
 import type { CaptureSettings } from '../../domain/capture-options.js';
 import type { NetworkExchange } from '../../domain/network-exchange.js';
 import { afterActionQuietMs } from './inspect-document.js';
@@ -95,6 +97,16 @@ export interface QuietWindows {
   settleWindowMs: number;
   /** The behaviors' and the after-scroll wait's quiet window. */
   afterActionWindowMs: number;
+  /**
+   * A page that is not static: the early window, whether the settle phase ended after it (early-quiet.ts) and,
+   * when it did not, why the page was not quiet when last asked (absent: it was never quiet that long).
+   */
+  earlySettle?: { windowMs: number; ended: boolean; because?: string };
+}
+
+function earlySettleRecord(early: EarlyQuietCheck, settle: SettleResult): QuietWindows['earlySettle'] {
+  const because = settle.early ? undefined : early.because();
+  return { windowMs: early.windowMs, ended: settle.early === true, ...(because ? { because } : {}) };
 }
 
 /** The record of what the steps found; the stages that are one step each are that step's time. */
@@ -154,6 +166,7 @@ export function captureResult(s: CaptureState, timings: StepTimings): PageCaptur
       ...(quiet.dynamics.static ? {} : { dynamicBecause: quiet.dynamics.because }),
       settleWindowMs: quiet.quietWindowMs,
       afterActionWindowMs: afterActionQuietMs(quiet, BEHAVIOR_QUIET_WINDOW_MS),
+      ...(s.settle.early && settle ? { earlySettle: earlySettleRecord(s.settle.early, settle) } : {}),
     };
   if (picture.elementBoxes) result.elementBoxes = picture.elementBoxes;
   return result;

@@ -1,6 +1,11 @@
 import { type PageWorld, pageWorld } from '../behaviors/page-world.js';
 import type { Step } from '../capture-steps.js';
-import { type DocumentDynamics, documentDynamics, STATIC_QUIET_WINDOW_MS } from '../static-document.js';
+import {
+  type DocumentDynamics,
+  documentDynamics,
+  documentWaitsForScroll,
+  STATIC_QUIET_WINDOW_MS,
+} from '../static-document.js';
 import { type CaptureGiven, STEP_TIMEOUT_MS } from './capture-given.js';
 import type { Navigation } from './navigation.js';
 
@@ -32,9 +37,11 @@ export const inspectDocumentStep: Step<{
   name: 'inspect-document',
   when: (s) => !s.navigation.timedOut,
   async run({ given, quiet }) {
-    const inspecting = (async () => {
+    const inspecting = (async (): Promise<DocumentDynamics> => {
       quiet.world = await pageWorld(given.session, given.mainFrameId);
-      return documentDynamics(quiet.world, given.page.frames().length - 1);
+      const dynamics = await documentDynamics(quiet.world, given.page.frames().length - 1);
+      if (dynamics.static || given.page.frames().length > 1) return dynamics;
+      return { ...dynamics, waitsForScroll: await documentWaitsForScroll(quiet.world) };
     })();
     quiet.dynamics = await given.bounds.page(inspecting, STEP_TIMEOUT_MS).catch((error: unknown): DocumentDynamics => {
       if (given.signal.aborted) throw error;

@@ -15,9 +15,11 @@ export interface PageWatch {
   timers?: PendingTimers;
   consentPreload?: ConsentPreload;
   stopFollowingFrames?: () => void;
+  /** Web sockets the page opened: traffic the recorder does not count in flight. */
+  webSockets: number;
 }
 
-export const pageWatch = (given: CaptureGiven): PageWatch => ({ pending: given.recorder });
+export const pageWatch = (given: CaptureGiven): PageWatch => ({ pending: given.recorder, webSockets: 0 });
 
 /**
  * Until navigation starts nothing is the page's doing: a slow step here is the service's (DESIGN decision 13).
@@ -31,6 +33,7 @@ async function prepare(s: { given: CaptureGiven; watch: PageWatch }): Promise<vo
   );
   // An alert() left open blocks the page's scripts, its load event and the screenshot.
   page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
+  session.on('Network.webSocketCreated', () => void watch.webSockets++);
   const viewport = { ...settings.viewport, deviceScaleFactor: settings.deviceScaleFactor };
   if (!sameViewport(viewport, s.given.prepared.viewport)) await bounds.service(page.setViewport(viewport));
   const watching = watchPendingTimers(session, { maxDelayMs: s.given.settleCapMs });

@@ -1,4 +1,5 @@
 import type { Step } from '../capture-steps.js';
+import { type EarlyQuietCheck, earlyQuietCheck } from '../early-quiet.js';
 import { type SettleResult, waitForNetworkQuiet } from '../settle.js';
 import { delay } from '../step-timeout.js';
 import type { CaptureGiven } from './capture-given.js';
@@ -10,11 +11,16 @@ import type { PageWatch } from './page-watch.js';
 export interface Settling {
   result?: SettleResult;
   settledAt: number;
+  /** On a page that is not static: whether it was quiet after the early window (early-quiet.ts). */
+  early?: EarlyQuietCheck;
 }
 
 export const settling = (): Settling => ({ settledAt: 0 });
 
-/** The adaptive settle phase, only after a real load: until no request or short timer has been pending for the quiet window. */
+/**
+ * The adaptive settle phase, only after a real load: until no request or short timer has been pending for the quiet
+ * window — or, on a page that is not static, for the early window when nothing else can wake it (early-quiet.ts).
+ */
 export const settleStep: Step<{
   given: CaptureGiven;
   watch: Readonly<PageWatch>;
@@ -25,12 +31,20 @@ export const settleStep: Step<{
   name: 'settle',
   async run({ given, watch, navigation, quiet, settle }) {
     if (!navigation.timedOut) {
+      if (!quiet.dynamics?.static && quiet.world && watch.timers)
+        settle.early = earlyQuietCheck({
+          page: given.page,
+          timers: watch.timers,
+          webSockets: () => watch.webSockets,
+          world: quiet.world,
+        });
       settle.result = await waitForNetworkQuiet(watch.pending, {
         quietWindowMs: quiet.quietWindowMs,
         capMs: given.settleCapMs,
         startedAt: navigation.settleFrom,
         quietSince: watch.activity!.quietSince(),
         signal: given.signal,
+        early: settle.early,
       });
     }
     settle.settledAt = performance.now();

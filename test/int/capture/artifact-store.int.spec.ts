@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectInfo, type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type ArtifactStore, digestOf } from '../../../src/storage/artifact-store.js';
-import { openArtifactStore, storedNamesIn } from '../../../src/storage/jetstream-artifact-store.js';
+import { CHUNK_BYTES, openArtifactStore, storedNamesIn } from '../../../src/storage/jetstream-artifact-store.js';
 import { readRecordedArtifact } from '../../../src/capture/recorded-artifact.js';
 import type { DomainError } from '../../../src/domain/errors.js';
 import { artifactStoreContract } from '../../support/artifact-store-contract.js';
@@ -51,7 +51,7 @@ describe('artifact store', () => {
   artifactStoreContract(() => store);
 
   it('stores and reads objects of every size, with the object store digest', async () => {
-    for (const size of [0, 1, 128 * 1024, 128 * 1024 + 1, 700_000]) {
+    for (const size of [0, 1, 128 * 1024 + 1, CHUNK_BYTES, CHUNK_BYTES + 1, 2_700_000]) {
       const bytes = bytesOf(size, size);
       await store.put(`cap_x/a/${size}`, bytes);
       assert.deepEqual(Buffer.from((await store.get(`cap_x/a/${size}`))!), Buffer.from(bytes), `${size} bytes`);

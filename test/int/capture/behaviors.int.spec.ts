@@ -75,17 +75,29 @@ describe('capture behaviors (real Chromium)', () => {
     assert.equal(result.behaviors?.outOfBudget, false);
   });
 
-  it('a scripted tall page that grows nothing is scrolled through once, with no wait at the bottom', T, async () => {
+  it('a scripted tall page whose scripts do not watch scrolling, with nothing lazy, is not scrolled', T, async () => {
     const result = await capture('/scripted-tall');
     const scroll = result.behaviors?.ran.find((r) => r.name === 'auto-scroll');
-    assert.ok(Number(scroll?.did.steps) > 0, JSON.stringify(scroll));
-    assert.equal(scroll?.did.reachedBottom, true);
-    assert.equal(scroll?.did.growthRounds, 0);
-    assert.equal(scroll?.did.loaded, false, 'scrolling set nothing off');
-    assert.equal(scroll?.did.waitedMs, 0, 'so it did not wait for quiet at the bottom');
+    assert.deepEqual(scroll?.did, { steps: 0, reachedY: 0, nothingWaitsForScroll: true });
     for (const run of result.behaviors?.ran ?? []) assert.equal(run.found, false, `${run.name} found nothing`);
     assert.match(result.html, /script ran/);
   });
+
+  it(
+    'a scripted tall page that watches scrolling but grows nothing is scrolled through once, with no wait at the bottom',
+    T,
+    async () => {
+      const result = await capture('/scripted-tall?listens');
+      const scroll = result.behaviors?.ran.find((r) => r.name === 'auto-scroll');
+      assert.ok(Number(scroll?.did.steps) > 0, JSON.stringify(scroll));
+      assert.equal(scroll?.did.reachedBottom, true);
+      assert.equal(scroll?.did.growthRounds, 0);
+      assert.equal(scroll?.did.loaded, false, 'scrolling set nothing off');
+      assert.equal(scroll?.did.waitedMs, 0, 'so it did not wait for quiet at the bottom');
+      for (const run of result.behaviors?.ran ?? []) assert.equal(run.found, false, `${run.name} found nothing`);
+      assert.match(result.html, /script ran/);
+    },
+  );
 
   it(
     'a page whose image loads only when scrolled to: the scroll waits for it and records what it found',
@@ -244,7 +256,8 @@ function route(url: URL, req: IncomingMessage, res: ServerResponse, media: TestM
     case '/scripted-tall':
       return html(`<style>section { height: 800px; background: linear-gradient(#fff, #cde) }</style>
 <section><p id="by">script not run</p></section><section>two</section><section>three</section><section>four</section>
-<script>document.getElementById('by').textContent = 'script ran';</script>`);
+<script>document.getElementById('by').textContent = 'script ran';</script>
+${url.searchParams.has('listens') ? "<script>window.addEventListener('scroll', () => {});</script>" : ''}`);
     case '/lazy-below':
       return html(`<div style="height: 2400px">top</div>
 <img loading="lazy" src="/img/below.png" width="10" height="10" alt="below the fold">

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import { pageWorld } from '../../../src/capture/behaviors/page-world.js';
 import { launchChromium, type LaunchedChromium } from '../../../src/capture/browser-launch.js';
+import { EARLY_QUIET_WINDOW_MS } from '../../../src/capture/early-quiet.js';
 import { capturePage } from '../../../src/capture/page-capture.js';
 import { documentDynamics, STATIC_QUIET_WINDOW_MS } from '../../../src/capture/static-document.js';
+import { type PageServer, servePages } from '../../support/page-server.js';
 
 /**
  * A page that cannot change by itself gets short quiet windows (static-document.ts), and every other
@@ -46,36 +46,25 @@ function bluePng(): Buffer {
 }
 
 describe('static documents get short quiet windows (real Chromium)', () => {
-  let server: Server;
+  let site: PageServer;
   let base: string;
   let chromium: LaunchedChromium;
   const blue = bluePng();
 
   before(async () => {
-    server = createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      if (path === '/hiding.css') {
+    site = await servePages(PAGES, (path, res) => {
+      if (path === '/hiding.css')
         res.writeHead(200, { 'content-type': 'text/css' }).end('section { content-visibility: auto }');
-        return;
-      }
-      if (path.startsWith('/blue-')) {
-        res.writeHead(200, { 'content-type': 'image/png' }).end(blue);
-        return;
-      }
-      const page = PAGES[path];
-      if (!page) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      else if (path.startsWith('/blue-')) res.writeHead(200, { 'content-type': 'image/png' }).end(blue);
+      else return false;
+      return true;
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = site.url('');
     chromium = await launchChromium();
   });
   after(async () => {
     await chromium?.close();
-    await new Promise((r) => server?.close(r));
+    await site?.close();
   });
 
   async function verdict(path: string) {
@@ -142,14 +131,19 @@ describe('static documents get short quiet windows (real Chromium)', () => {
     assert.ok(png.height > 3000, `the full page is in the screenshot (${png.height} px)`);
   });
 
-  it('a page with a script keeps the full windows', T, async () => {
-    const result = await capturePage(chromium.browser, `${base}/script`, { timeoutMs: 15_000 });
-    assert.deepEqual(result.quiet, {
-      document: 'dynamic',
-      dynamicBecause: 'it has scripts',
-      settleWindowMs: 500,
-      afterActionWindowMs: 300,
-    });
-    assert.ok(result.render.settleMs! >= 500, `settleMs ${result.render.settleMs}`);
-  });
+  it(
+    'a page with a script keeps the full windows; with nothing pending, settle ends after the early one',
+    T,
+    async () => {
+      const result = await capturePage(chromium.browser, `${base}/script`, { timeoutMs: 15_000 });
+      assert.deepEqual(result.quiet, {
+        document: 'dynamic',
+        dynamicBecause: 'it has scripts',
+        settleWindowMs: 500,
+        afterActionWindowMs: 300,
+        earlySettle: { windowMs: EARLY_QUIET_WINDOW_MS, ended: true },
+      });
+      assert.ok(result.render.settleMs! >= EARLY_QUIET_WINDOW_MS, `settleMs ${result.render.settleMs}`);
+    },
+  );
 });

@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { buildWacz, zipWacz } from '../../../src/archive/wacz-writer.js';
+import { indexWarc, indexWrittenWarc } from '../../../src/archive/cdxj-indexer.js';
+import { writeWarc } from '../../../src/archive/warc-writer.js';
 import { canonicalJson } from '../../../src/domain/canonical-json.js';
 import { recordAt, sampleExchanges, sampleCapture, unzip, zipEntries } from './bundle-fixture.js';
 
@@ -199,6 +201,25 @@ describe('WACZ writer', () => {
       assert.match(record, /^WARC\/1\.1\r\n/);
       assert.ok(record.includes(`WARC-Target-URI: ${entry.url}\r\n`), `${entry.url} at ${entry.offset}`);
       assert.doesNotMatch(record, /WARC-Type: request/);
+    }
+  });
+
+  it('indexes the WARC it wrote as it would index the same WARC read back from its gzip members', async () => {
+    const part = {
+      ...sampleExchanges()[1]!,
+      url: 'https://www.example.com/clip.mp4',
+      status: 206,
+      statusText: 'Partial Content',
+      responseHeaders: [['Content-Type', 'video/mp4'] as [string, string]],
+    };
+    const whole = { ...part, status: 200, statusText: 'OK' };
+    const onlyPart = { ...part, url: 'https://www.example.com/only-part.mp4' };
+    const screenshot = randomBytes(256 * 1024);
+    for (const exchanges of [sampleExchanges(), [...sampleExchanges(), part, whole, onlyPart]]) {
+      const written = await writeWarc(sampleCapture({ page: { exchanges, screenshot } }));
+      const read = Buffer.from(await indexWarc(written.bytes));
+      assert.ok(read.length > 0);
+      assert.ok(Buffer.from(await indexWrittenWarc(written)).equals(read), read.toString('utf8'));
     }
   });
 

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   combinedInflight,
+  type EarlyQuiet,
   waitForNetworkQuiet,
   watchNetworkActivity,
   type InflightSource,
@@ -147,6 +148,63 @@ describe('waitForNetworkQuiet', () => {
     assert.ok(result.elapsedMs >= 1995, `settle ${result.elapsedMs} ms`);
     // About 1000 ms more, not a whole cap of 2000 from the call (the margin is for a busy machine).
     assert.ok(performance.now() - waitStart < 1800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+  });
+});
+
+describe('waitForNetworkQuiet with an early window', () => {
+  /** An early window whose page always gives `answer`, counting how often it was asked. */
+  const answering = (windowMs: number, answer: Awaited<ReturnType<EarlyQuiet['check']>>) => {
+    const early = {
+      windowMs,
+      asked: 0,
+      async check() {
+        early.asked++;
+        return answer;
+      },
+    };
+    return early;
+  };
+
+  it('ends after the early window when the page says it is quiet, and says it ended early', async () => {
+    const early = answering(40, { quiet: true });
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 1000, capMs: 3000, early });
+    assert.equal(result.reason, 'idle');
+    assert.equal(result.early, true);
+    assert.equal(early.asked, 1);
+    assert.ok(result.elapsedMs >= 40 && result.elapsedMs < 1000, `elapsed ${result.elapsedMs}`);
+  });
+
+  it('waits the full window when the page is not quiet, and asks again when told to', async () => {
+    const early = answering(20, { quiet: false, askAgainInMs: 30 });
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 150, capMs: 3000, early });
+    assert.equal(result.reason, 'idle');
+    assert.equal(result.early, undefined);
+    assert.ok(result.elapsedMs >= 150, `elapsed ${result.elapsedMs}`);
+    assert.ok(early.asked >= 2, `asked ${early.asked} times`);
+  });
+
+  it('drops an answer about a quiet stretch a request ended, and counts the early window again after it', async () => {
+    const network = fakeNetwork(0);
+    const checks: number[] = [];
+    const started = performance.now();
+    const result = await waitForNetworkQuiet(network, {
+      quietWindowMs: 1000,
+      capMs: 3000,
+      early: {
+        windowMs: 30,
+        async check() {
+          checks.push(performance.now() - started);
+          if (checks.length === 1) {
+            network.set(1); // a request starts while the page is asked
+            setTimeout(() => network.set(0), 40);
+          }
+          return { quiet: true };
+        },
+      },
+    });
+    assert.equal(result.early, true);
+    assert.equal(checks.length, 2);
+    assert.ok(result.elapsedMs >= 30 + 40 + 30, `elapsed ${result.elapsedMs}: the second window follows the request`);
   });
 });
 
