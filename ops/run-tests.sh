@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Run one kind of test (unit | int | all) with Node's test runner. Node 20's --test does not expand globs itself.
 # `int FILE…` runs only the files given, as `int` runs them (e.g. to time one file as make test runs it).
-# `int` runs test/int and test/e2e together, two files at a time: every file starts its own nats-server and
+# `int` runs test/int and test/e2e together, three files at a time (CL_TEST_CONCURRENCY): every file starts its own nats-server and
 # Postgres (or cluster, service and browsers) on free ports in its own temp dir, so files never share a process
-# or a port. The runner takes files in the order given and starts the next one whenever one ends, so the slowest
-# files (ops/slow-tests.txt) go first: the two lanes then end close together instead of waiting on one long file.
+# or a port. Most of a file's time is waiting (for a browser, a capture, a cluster to elect, a timeout it tests):
+# two at a time kept about one core of a 2-core machine busy (the run's CPU over its wall time), three keep both. The
+# runner takes files in the order given and starts the next one whenever one ends, so the slowest files
+# (ops/slow-tests.txt) go first: the lanes then end close together instead of waiting on one long file.
 # `all` (make test) runs unit, then int, with the typecheck beside them at the lowest CPU priority: it takes the
 # CPU time the test files leave idle, and its errors fail the run once the tests have run.
 # `int` and `all` first bundle the service's and the CLI's entries with esbuild (ops/bundle-dist.ts), once, into a
@@ -27,7 +29,8 @@ cleanup() {
 trap cleanup EXIT
 # test/support/assert-messages.ts: a failing assert.ok without a message fails at once, with a message of its own.
 run() {
-  node --import tsx --import ./test/support/assert-messages.ts --test --test-concurrency=2 --test-timeout=1200000 "$@"
+  node --import tsx --import ./test/support/assert-messages.ts --test --test-concurrency="${CL_TEST_CONCURRENCY:-3}" \
+    --test-timeout=1200000 "$@"
 }
 # Files that make the whole host busy on purpose (busy loops in sessions of their own hold every core): they run
 # alone after the others, so that no other file is slowed by them or fails a wait because of them.
