@@ -14,12 +14,8 @@ import { type PageClock, wallClock } from './host-load.js';
 import type { InflightSource, NetworkActivity } from './settle.js';
 import { pageTimer } from './step-timeout.js';
 
-/**
- * How long the page must have been quiet, after being active since the latest look began, before another look:
- * well inside the settle phase's early window (early-quiet.ts, 200 ms), so that the look after a page's last
- * request is under way or done when a page that is quiet then has settled.
- */
-export const RELOOK_QUIET_MS = 100;
+/** How long the page must have been quiet, after being active since the latest look began, before another look. */
+export const RELOOK_QUIET_MS = 200;
 /** Looks begin at least this far apart. */
 export const RELOOK_INTERVAL_MS = 300;
 /**
