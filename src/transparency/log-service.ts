@@ -52,6 +52,49 @@ const ON_DEMAND_MS = 15_000;
 /** How long a certificate request waits for a just-completed capture's leaf before answering 503. */
 const LEAF_WAIT_MS = 15_000;
 
+const NO_LOG = {
+  unavailable: 'this deployment runs no transparency log sequencer (no log key is published)',
+  noLog: true,
+} as const;
+const NOT_LOGGED_YET = {
+  unavailable: 'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)',
+} as const;
+
+/** The checkpoint `find` gives; when none, a sequencer is asked for a new one and `find` asked again. */
+async function coveringOnDemand(
+  nc: NatsConnection,
+  log: Logger,
+  find: () => Promise<StoredCheckpoint | null>,
+): Promise<StoredCheckpoint | null> {
+  const found = await find();
+  if (found) return found;
+  try {
+    await requestCheckpoint(nc, ON_DEMAND_MS);
+    return await find();
+  } catch (err) {
+    log.warn({ err }, 'transparency log: on-demand checkpoint failed');
+    return null;
+  }
+}
+
+/**
+ * Waits until the view holds the checkpoint's tree; when it does not in time, no proof can be made here now,
+ * which is said as such (a verify shows transparency 'skip', a certificate answers 503) and logged.
+ */
+async function viewBehind(view: LogView, log: Logger, size: number): Promise<{ unavailable: string } | null> {
+  try {
+    await view.waitForSize(size, VIEW_CATCH_UP_MS);
+    return null;
+  } catch (err) {
+    if (!(err instanceof LogViewBehindError)) throw err;
+    log.warn(
+      { wanted: err.wanted, held: err.held, problem: err.problem },
+      'transparency log: view behind the checkpoint',
+    );
+    return { unavailable: `${err.message}; ask again shortly` };
+  }
+}
+
 export function createTransparencyService(
   nc: NatsConnection,
   jsm: JetStreamManager,
@@ -59,35 +102,6 @@ export function createTransparencyService(
   log: Logger,
   stream = LOG_STREAM,
 ): TransparencyService {
-  /** The checkpoint `find` gives; when none, a sequencer is asked for a new one and `find` asked again. */
-  async function coveringOnDemand(find: () => Promise<StoredCheckpoint | null>): Promise<StoredCheckpoint | null> {
-    const found = await find();
-    if (found) return found;
-    try {
-      await requestCheckpoint(nc, ON_DEMAND_MS);
-      return await find();
-    } catch (err) {
-      log.warn({ err }, 'transparency log: on-demand checkpoint failed');
-      return null;
-    }
-  }
-  /**
-   * Waits until the view holds the checkpoint's tree; when it does not in time, no proof can be made here now,
-   * which is said as such (a verify shows transparency 'skip', a certificate answers 503) and logged.
-   */
-  async function viewBehind(size: number): Promise<{ unavailable: string } | null> {
-    try {
-      await view.waitForSize(size, VIEW_CATCH_UP_MS);
-      return null;
-    } catch (err) {
-      if (!(err instanceof LogViewBehindError)) throw err;
-      log.warn(
-        { wanted: err.wanted, held: err.held, problem: err.problem },
-        'transparency log: view behind the checkpoint',
-      );
-      return { unavailable: `${err.message}; ask again shortly` };
-    }
-  }
   let cachedKey: string | null = null;
 
   async function logKey() {
@@ -110,26 +124,18 @@ export function createTransparencyService(
     checkpoint,
     async evidenceFor(captureId, opts = {}) {
       const key = await logKey();
-      if (!key)
-        return {
-          unavailable: 'this deployment runs no transparency log sequencer (no log key is published)',
-          noLog: true,
-        };
+      if (!key) return NO_LOG;
       const index = view.leafIndexOfCapture(captureId);
-      if (index === undefined)
-        return {
-          unavailable:
-            'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)',
-        };
+      if (index === undefined) return NOT_LOGGED_YET;
       const covering = async () => {
         const latest = await checkpoint();
         return latest && latest.size > index ? latest : null;
       };
-      const cp = opts.onDemand ? await coveringOnDemand(covering) : await covering();
+      const cp = opts.onDemand ? await coveringOnDemand(nc, log, covering) : await covering();
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       // The checkpoint must be the one the key signs and the tree this view holds.
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
-      const behind = await viewBehind(opened.size);
+      const behind = await viewBehind(view, log, opened.size);
       if (behind) return behind;
       return {
         logKey: key,
@@ -140,22 +146,14 @@ export function createTransparencyService(
     },
     async certificateEvidence(captureId) {
       const key = await logKey();
-      if (!key)
-        return {
-          unavailable: 'this deployment runs no transparency log sequencer (no log key is published)',
-          noLog: true,
-        };
+      if (!key) return NO_LOG;
       // A certificate asked for right after completion: the sequencer appends the leaf within moments.
       const index = view.leafIndexOfCapture(captureId) ?? (await view.waitForCapture(captureId, LEAF_WAIT_MS));
-      if (index === undefined)
-        return {
-          unavailable:
-            'the capture is not in the transparency log yet (the sequencer appends it shortly after completion)',
-        };
-      const cp = await coveringOnDemand(() => firstCheckpointCovering(jsm, index, stream));
+      if (index === undefined) return NOT_LOGGED_YET;
+      const cp = await coveringOnDemand(nc, log, () => firstCheckpointCovering(jsm, index, stream));
       if (!cp) return { unavailable: `leaf ${index} is not covered by a published checkpoint yet` };
       const opened = openCheckpoint(cp.note, parseVerifierKey(key));
-      const behind = await viewBehind(opened.size);
+      const behind = await viewBehind(view, log, opened.size);
       if (behind) return behind;
       const [leaf] = await view.leafData(index, index + 1);
       return {
