@@ -87,13 +87,19 @@ function createWebhookDeliveriesWriter(q: Sql) {
 // ---- queries --------------------------------------------------------------------------------------------
 
 /** Already delivered or dead-lettered (a redelivery after a crash between recording and acking). */
-export async function isDeliveryFinished(q: Sql, deliveryId: string): Promise<boolean> {
-  const r = await q.query(
-    `SELECT 1 FROM webhook_deliveries WHERE delivery_id = $1 AND outcome = 'delivered'
-     UNION ALL SELECT 1 FROM webhook_dead_letters WHERE delivery_id = $1 LIMIT 1`,
-    [deliveryId],
+/** Which of `deliveryIds` are finished — delivered, or dead-lettered — in one query. */
+export async function finishedDeliveries(q: Sql, deliveryIds: readonly string[]): Promise<Set<string>> {
+  if (deliveryIds.length === 0) return new Set();
+  const r = await q.query<{ delivery_id: string }>(
+    `SELECT delivery_id FROM webhook_deliveries WHERE delivery_id = ANY($1) AND outcome = 'delivered'
+     UNION SELECT delivery_id FROM webhook_dead_letters WHERE delivery_id = ANY($1)`,
+    [deliveryIds],
   );
-  return r.rows.length > 0;
+  return new Set(r.rows.map((row) => row.delivery_id));
+}
+
+export async function isDeliveryFinished(q: Sql, deliveryId: string): Promise<boolean> {
+  return (await finishedDeliveries(q, [deliveryId])).has(deliveryId);
 }
 
 /** A webhook's latest attempts, newest first. */

@@ -1,5 +1,4 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from 'pino';
 import type { CommandMeta } from '../actors/actor-runtime.js';
 import type { TenantActors } from '../actors/tenant-actors.js';
 import type { TenantCommand } from '../domain/tenant/index.js';

@@ -18,7 +18,7 @@ import {
   webhookTypeOf,
 } from './webhook-events.js';
 import { findSubmittedCapture } from '../../projections/read-models/captures.js';
-import { isDeliveryFinished } from '../../projections/read-models/webhook-deliveries.js';
+import { finishedDeliveries } from '../../projections/read-models/webhook-deliveries.js';
 import { lastLedgerSequence } from '../ledger/ledger-consumer.js';
 import { webhooksSubscribedAsOf } from '../../projections/read-models/webhooks.js';
 import { DURABLES } from '../infra/topology.js';
@@ -91,8 +91,11 @@ export async function startWebhookFeeder(deps: WebhookFeederDeps): Promise<Feede
 
   /** Webhooks of `hooks` whose delivery of `eventId` the projection does not show as finished. */
   async function owed(eventId: string, hooks: Array<{ webhook_id: string; url: string }>) {
-    const finished = await Promise.all(hooks.map((h) => isDeliveryFinished(pool, deliveryIdOf(eventId, h.webhook_id))));
-    return hooks.filter((_, i) => !finished[i]);
+    const finished = await finishedDeliveries(
+      pool,
+      hooks.map((h) => deliveryIdOf(eventId, h.webhook_id)),
+    );
+    return hooks.filter((h) => !finished.has(deliveryIdOf(eventId, h.webhook_id)));
   }
 
   const startHead = await lastLedgerSequence(deps.jsm);
