@@ -2,7 +2,6 @@ import type { Scope } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import {
   type EventRef,
-  type ExpectedRow,
   instant,
   auditedReadModel,
   type Sql,
@@ -11,6 +10,7 @@ import {
   type TenantEventType,
 } from './read-model.js';
 import {
+  compareFoldedRows,
   type FoldedRows,
   foldChange,
   type InsertChange,
@@ -162,13 +162,7 @@ const comparableKey = (r: Pick<AuditKeyRow, 'scopes' | 'name' | 'created_at' | '
 });
 
 export function compareKeys(fold: KeysFold, rows: AuditKeyRow[]): TableComparison {
-  return {
-    table: 'api_keys',
-    expected: new Map(
-      [...fold.keys].map(([k, v]): [string, ExpectedRow] => [k, { row: comparableKey(v.value), ref: v.ref }]),
-    ),
-    actual: new Map(rows.map((r) => [r.key_hash, comparableKey(r)])),
-  };
+  return compareFoldedRows('api_keys', fold.keys, rows, (r) => r.key_hash, comparableKey);
 }
 
 // ---- the read model ---------------------------------------------------------------------------------------

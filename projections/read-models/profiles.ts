@@ -1,7 +1,6 @@
 import type { Causer } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import {
-  type ExpectedRow,
   type ReadRow,
   auditedReadModel,
   type Sql,
@@ -9,7 +8,14 @@ import {
   type TenantEnvelope,
   type TenantEventType,
 } from './read-model.js';
-import { type InsertChange, rareEventWriter, rowFold, tableSpec, type UpdateChange } from './row-changes.js';
+import {
+  compareFoldedRows,
+  type InsertChange,
+  rareEventWriter,
+  rowFold,
+  tableSpec,
+  type UpdateChange,
+} from './row-changes.js';
 
 /**
  * `profiles`: every browser profile (docs/profiles.md), deleted ones kept with their time: its name, latest
@@ -194,13 +200,7 @@ const comparableProfile = (r: Pick<AuditProfileRow, 'name' | 'version' | 'sites'
 });
 
 export function compareProfiles(fold: ProfilesFold, rows: AuditProfileRow[]): TableComparison {
-  return {
-    table: 'profiles',
-    expected: new Map(
-      [...fold.rows].map(([id, p]): [string, ExpectedRow] => [id, { row: comparableProfile(p.value), ref: p.ref }]),
-    ),
-    actual: new Map(rows.map((r) => [r.profile_id, comparableProfile(r)])),
-  };
+  return compareFoldedRows('profiles', fold.rows, rows, (r) => r.profile_id, comparableProfile);
 }
 
 // ---- the read model ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../../src/ledger/event-store.js';
-import type { EventRef, Sql } from './read-model.js';
+import type { ComparableRow, EventRef, ExpectedRow, Sql, TableComparison } from './read-model.js';
 
 /**
  * What an event does to the rows of a table, said once per read model as data (RowChange), and the two ways
@@ -70,6 +70,26 @@ const keepsGuard = (u: UpdateChange<Values>): boolean =>
  * with the event that last changed it.
  */
 export type FoldedRows<Row extends Values> = Map<string, { value: Row; ref: EventRef }>;
+
+/**
+ * A table as the fold has it beside the rows the projection holds, each side made comparable by `comparable` and
+ * keyed as the fold keys it (`keyOf` reads that key from a stored row).
+ */
+export function compareFoldedRows<Row extends Values, Stored>(
+  table: string,
+  folded: FoldedRows<Row>,
+  stored: readonly Stored[],
+  keyOf: (row: Stored) => string,
+  comparable: (row: Row | Stored) => ComparableRow,
+): TableComparison {
+  return {
+    table,
+    expected: new Map(
+      [...folded].map(([id, f]): [string, ExpectedRow] => [id, { row: comparable(f.value), ref: f.ref }]),
+    ),
+    actual: new Map(stored.map((r) => [keyOf(r), comparable(r)])),
+  };
+}
 
 const foldIdOf = (spec: TableSpec<Values>, v: Values): string =>
   spec.key

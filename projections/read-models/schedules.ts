@@ -6,7 +6,6 @@ import {
   type BatchHandoff,
   type EventHandoff,
   type EventRef,
-  type ExpectedRow,
   type ReadRow,
   instant,
   auditedReadModel,
@@ -17,6 +16,7 @@ import {
   type TenantEventType,
 } from './read-model.js';
 import {
+  compareFoldedRows,
   type FoldedRows,
   foldChange,
   type InsertChange,
@@ -243,16 +243,7 @@ const comparableSchedule = (
 });
 
 export function compareSchedules(fold: SchedulesFold, rows: AuditScheduleRow[]): TableComparison {
-  return {
-    table: 'schedules',
-    expected: new Map(
-      [...fold.schedules].map(([id, s]): [string, ExpectedRow] => [
-        id,
-        { row: comparableSchedule(s.value), ref: s.ref },
-      ]),
-    ),
-    actual: new Map(rows.map((r) => [r.schedule_id, comparableSchedule(r)])),
-  };
+  return compareFoldedRows('schedules', fold.schedules, rows, (r) => r.schedule_id, comparableSchedule);
 }
 
 /** schedules, and which are active as the actor sees it. */

@@ -3,7 +3,6 @@ import type { WebhookEventType } from '../../src/domain/events.js';
 import type { StoredEvent } from '../../src/ledger/event-store.js';
 import {
   type EventRef,
-  type ExpectedRow,
   type ReadRow,
   auditedReadModel,
   type Sql,
@@ -12,6 +11,7 @@ import {
   type TenantEventType,
 } from './read-model.js';
 import {
+  compareFoldedRows,
   type FoldedRows,
   foldChange,
   type InsertChange,
@@ -231,13 +231,7 @@ const comparableWebhook = (
 });
 
 export function compareWebhooks(fold: WebhooksFold, rows: AuditWebhookRow[]): TableComparison {
-  return {
-    table: 'webhooks',
-    expected: new Map(
-      [...fold.webhooks].map(([id, w]): [string, ExpectedRow] => [id, { row: comparableWebhook(w.value), ref: w.ref }]),
-    ),
-    actual: new Map(rows.map((r) => [r.webhook_id, comparableWebhook(r)])),
-  };
+  return compareFoldedRows('webhooks', fold.webhooks, rows, (r) => r.webhook_id, comparableWebhook);
 }
 
 // ---- the read model ---------------------------------------------------------------------------------------
