@@ -153,6 +153,68 @@ describe('consent looks beside the settle phase', () => {
     await watch.dispose();
   });
 
+  it('a page active after its look that changed nothing that could be a banner is not looked at again', async () => {
+    const page = fakePage();
+    const looks = lookStarter(() => null);
+    const asked: string[] = [];
+    const watch = startConsentLooks({
+      start: looks.start,
+      pending: page.source,
+      activity: watchNetworkActivity(page.source),
+      relook: true,
+      changes: {
+        mark: async () => void asked.push('mark'),
+        async since() {
+          asked.push('since');
+          return null;
+        },
+      },
+      detectMs: 2000,
+      signal: new AbortController().signal,
+    });
+    await until(() => looks.started.length === 1, 'the first look');
+    await tick();
+    page.request(); // the list's API call
+    page.answer();
+    await until(() => asked.includes('since'), 'the check before a second look');
+    const { detection } = await watch.verdict();
+    assert.equal(detection.looks, 1, JSON.stringify(detection));
+    assert.equal(detection.lookedNotAgain, 1, 'checked once: the page was not active after the check');
+    assert.equal(detection.lookedAgainFor, undefined);
+    assert.deepEqual(asked, ['mark', 'since']);
+    await watch.dispose();
+  });
+
+  it('a page that changed something that could be a banner is looked at again, and says what', async () => {
+    const page = fakePage();
+    let drawn = false;
+    const looks = lookStarter(() => (drawn ? 'Onetrust' : null));
+    const marks: number[] = [];
+    const watch = startConsentLooks({
+      start: looks.start,
+      pending: page.source,
+      activity: watchNetworkActivity(page.source),
+      relook: true,
+      changes: {
+        mark: async () => void marks.push(looks.started.length),
+        since: async () => (drawn ? 'text with consent words' : null),
+      },
+      detectMs: 2000,
+      signal: new AbortController().signal,
+    });
+    await until(() => looks.started.length === 1, 'the first look');
+    await tick();
+    page.request();
+    drawn = true;
+    page.answer();
+    const { verdict, detection } = await watch.verdict();
+    assert.equal(verdict.found && verdict.cmp, 'Onetrust');
+    assert.equal(detection.looks, 2);
+    assert.equal(detection.lookedAgainFor, 'text with consent words');
+    assert.deepEqual(marks, [0, 1], 'each look marked before it started');
+    await watch.dispose();
+  });
+
   it('a page that cannot change by itself is looked at once', async () => {
     const page = fakePage();
     const looks = lookStarter(() => null);
