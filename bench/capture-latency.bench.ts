@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { Browser } from 'puppeteer-core';
 import { launchChromium } from '../src/capture/browser-launch.js';
@@ -38,6 +39,8 @@ import { captureClient, type CaptureClient, envCount, percentile, pool, round, t
  * BENCH_CAPTURE_CONCURRENT (default 12): captures per page and side in the two-at-a-time run.
  * BENCH_CAPTURE_PAGES (default /plain.html,/scripted-tall,/spa,/gallery,/consent,/video.html): the pages; when
  *   set, the workload captures are left out.
+ * BENCH_CAPTURE_LOG (a file): the service runs at LOG_LEVEL=debug (each capture step's time, capture-steps.ts) and its
+ *   output is written there when it stops.
  * BENCH_CAPTURE_CLIENT=one-address: the client as a black-box script is — every status poll from one address,
  *   a 429 polled again 25 ms later — against the service with `make run`'s default rate limits (600 unauthenticated
  *   requests per address a minute); default: each poll loop its own address, limits out of reach.
@@ -51,6 +54,7 @@ const PAGES = process.env.BENCH_CAPTURE_PAGES?.split(',') ?? [
   '/video.html',
 ];
 const ONE_ADDRESS = process.env.BENCH_CAPTURE_CLIENT === 'one-address';
+const SERVICE_LOG = process.env.BENCH_CAPTURE_LOG;
 const PARALLEL = 2;
 
 export async function captureLatencyBench(): Promise<BenchLine[]> {
@@ -65,7 +69,8 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
   try {
     const service = await withMakeRunService(
       'latency',
-      async ({ baseUrl }, adminKey) => {
+      async (service, adminKey) => {
+        const { baseUrl } = service;
         const client = await captureClient(baseUrl, adminKey, 'bench-latency', { oneAddress: ONE_ADDRESS });
         const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
         const bares: Record<string, Awaited<ReturnType<typeof measureBare>>> = {};
@@ -75,17 +80,20 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
           bares[path] = await measureBare(urlOf(path), sequential, concurrent, 'networkidle0');
           baresAtLoad[path] = await measureBare(urlOf(path), sequential, concurrent, 'load');
         }
+        const workloads = process.env.BENCH_CAPTURE_PAGES ? [] : await measureWorkloads(baseUrl, client, site);
+        if (SERVICE_LOG) await writeFile(SERVICE_LOG, service.output());
         return {
           pages,
           bares,
           baresAtLoad,
-          workloads: process.env.BENCH_CAPTURE_PAGES ? [] : await measureWorkloads(baseUrl, client, site),
+          workloads,
           retried429: client.stats.retried429,
           polls429: client.stats.polls429,
         };
       },
       [],
       { defaultRateLimits: ONE_ADDRESS },
+      SERVICE_LOG ? { LOG_LEVEL: 'debug' } : {},
     );
     for (const path of PAGES) {
       const ours = service.pages[path]!;
