@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { consentScript, type ConsentRun, withoutFirstPause } from '../../../src/capture/consent-handler.js';
+import type { BannerChanges } from '../../../src/capture/banner-changes.js';
 import {
+  type ConsentLooks,
   MAX_LOOKS_BESIDE,
   RELOOK_INTERVAL_MS,
   RELOOK_QUIET_MS,
@@ -55,6 +57,26 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Looks at a page whose changes since the latest look are told by `changes`, once its first look has started. */
+async function firstLookWith(
+  page: ReturnType<typeof fakePage>,
+  looks: ReturnType<typeof lookStarter>,
+  changes: BannerChanges,
+): Promise<ConsentLooks> {
+  const watch = startConsentLooks({
+    start: looks.start,
+    pending: page.source,
+    activity: watchNetworkActivity(page.source),
+    relook: true,
+    changes,
+    detectMs: 2000,
+    signal: new AbortController().signal,
+  });
+  await until(() => looks.started.length === 1, 'the first look');
+  await tick();
+  return watch;
+}
 
 describe('consent looks beside the settle phase', () => {
   it('a page that stays quiet after load: one look, and its verdict is taken without another', async () => {
@@ -157,23 +179,13 @@ describe('consent looks beside the settle phase', () => {
     const page = fakePage();
     const looks = lookStarter(() => null);
     const asked: string[] = [];
-    const watch = startConsentLooks({
-      start: looks.start,
-      pending: page.source,
-      activity: watchNetworkActivity(page.source),
-      relook: true,
-      changes: {
-        mark: async () => void asked.push('mark'),
-        async since() {
-          asked.push('since');
-          return null;
-        },
+    const watch = await firstLookWith(page, looks, {
+      mark: async () => void asked.push('mark'),
+      async since() {
+        asked.push('since');
+        return null;
       },
-      detectMs: 2000,
-      signal: new AbortController().signal,
     });
-    await until(() => looks.started.length === 1, 'the first look');
-    await tick();
     page.request(); // the list's API call
     page.answer();
     await until(() => asked.includes('since'), 'the check before a second look');
@@ -190,20 +202,10 @@ describe('consent looks beside the settle phase', () => {
     let drawn = false;
     const looks = lookStarter(() => (drawn ? 'Onetrust' : null));
     const marks: number[] = [];
-    const watch = startConsentLooks({
-      start: looks.start,
-      pending: page.source,
-      activity: watchNetworkActivity(page.source),
-      relook: true,
-      changes: {
-        mark: async () => void marks.push(looks.started.length),
-        since: async () => (drawn ? 'text with consent words' : null),
-      },
-      detectMs: 2000,
-      signal: new AbortController().signal,
+    const watch = await firstLookWith(page, looks, {
+      mark: async () => void marks.push(looks.started.length),
+      since: async () => (drawn ? 'text with consent words' : null),
     });
-    await until(() => looks.started.length === 1, 'the first look');
-    await tick();
     page.request();
     drawn = true;
     page.answer();
