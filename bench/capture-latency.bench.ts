@@ -1,4 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
+import { unzipSync } from 'fflate';
 import type { Browser } from 'puppeteer-core';
 import { launchChromium } from '../src/capture/browser-launch.js';
 import { DEFAULT_VIEWPORT } from '../src/capture/page-capture.js';
@@ -30,7 +32,9 @@ import { captureClient, type CaptureClient, envCount, percentile, pool, round, t
  * less the render (job pickup, bundle, signature, timestamp, storage, outcome, projection, the status read);
  * `extraWorkBought` is what the capture did that bare puppeteer does not (from one capture's record): the
  * behaviors that found work and what they did, those that found nothing and what they cost, the consent
- * banner answered, consent detection's looks and its wait after settling.
+ * banner answered, consent detection's looks and its wait after settling, and the responses its WACZ holds
+ * (`archived`: all, images, audio and video, from its CDXJ index) beside those bare puppeteer's page received
+ * (`bareReceived`, one capture each way: `networkidle0`, `load`).
  *
  * Then one capture each of the pages where settle, scroll, consent and stitching have real work.
  *
@@ -38,6 +42,8 @@ import { captureClient, type CaptureClient, envCount, percentile, pool, round, t
  * BENCH_CAPTURE_CONCURRENT (default 12): captures per page and side in the two-at-a-time run.
  * BENCH_CAPTURE_PAGES (default /plain.html,/scripted-tall,/spa,/gallery,/consent,/video.html): the pages; when
  *   set, the workload captures are left out.
+ * BENCH_CAPTURE_LOG (a file): the service runs at LOG_LEVEL=debug (each capture step's time, capture-steps.ts) and its
+ *   output is written there when it stops.
  * BENCH_CAPTURE_CLIENT=one-address: the client as a black-box script is — every status poll from one address,
  *   a 429 polled again 25 ms later — against the service with `make run`'s default rate limits (600 unauthenticated
  *   requests per address a minute); default: each poll loop its own address, limits out of reach.
@@ -51,6 +57,7 @@ const PAGES = process.env.BENCH_CAPTURE_PAGES?.split(',') ?? [
   '/video.html',
 ];
 const ONE_ADDRESS = process.env.BENCH_CAPTURE_CLIENT === 'one-address';
+const SERVICE_LOG = process.env.BENCH_CAPTURE_LOG;
 const PARALLEL = 2;
 
 export async function captureLatencyBench(): Promise<BenchLine[]> {
@@ -65,7 +72,8 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
   try {
     const service = await withMakeRunService(
       'latency',
-      async ({ baseUrl }, adminKey) => {
+      async (service, adminKey) => {
+        const { baseUrl } = service;
         const client = await captureClient(baseUrl, adminKey, 'bench-latency', { oneAddress: ONE_ADDRESS });
         const pages: Record<string, Awaited<ReturnType<typeof measureService>>> = {};
         const bares: Record<string, Awaited<ReturnType<typeof measureBare>>> = {};
@@ -75,17 +83,20 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
           bares[path] = await measureBare(urlOf(path), sequential, concurrent, 'networkidle0');
           baresAtLoad[path] = await measureBare(urlOf(path), sequential, concurrent, 'load');
         }
+        const workloads = process.env.BENCH_CAPTURE_PAGES ? [] : await measureWorkloads(baseUrl, client, site);
+        if (SERVICE_LOG) await writeFile(SERVICE_LOG, service.output());
         return {
           pages,
           bares,
           baresAtLoad,
-          workloads: process.env.BENCH_CAPTURE_PAGES ? [] : await measureWorkloads(baseUrl, client, site),
+          workloads,
           retried429: client.stats.retried429,
           polls429: client.stats.polls429,
         };
       },
       [],
       { defaultRateLimits: ONE_ADDRESS },
+      SERVICE_LOG ? { LOG_LEVEL: 'debug' } : {},
     );
     for (const path of PAGES) {
       const ours = service.pages[path]!;
@@ -107,6 +118,7 @@ export async function captureLatencyBench(): Promise<BenchLine[]> {
         outsideRenderMs: round(p50(ours.latencies) - (ours.stages.durationMs ?? 0)),
         workerStagesP50: ours.stages,
         extraWorkBought: ours.bought,
+        bareReceived: { networkidle0: bare.received, load: bareAtLoad.received },
         loadAverage: ours.loadAverage,
       });
       lines.push({
@@ -179,7 +191,7 @@ async function measureService(
         ),
       );
   }
-  const bought = ids.length > 0 ? extraWorkBought(await readRecord(baseUrl, ids.at(-1)!)) : {};
+  const bought = ids.length > 0 ? await extraWorkBought(baseUrl, ids.at(-1)!) : {};
   const loadAverage = loadavg()[0]!.toFixed(1);
   const ms = await timeMs(() => pool(concurrent, PARALLEL, async () => void (await one())));
   return {
@@ -192,8 +204,9 @@ async function measureService(
   };
 }
 
-/** What a capture did that bare puppeteer does not, from its record's captureSettings: what the extra time bought. */
-function extraWorkBought(record: any): Record<string, unknown> {
+/** What a capture did that bare puppeteer does not, from its record's captureSettings and its WACZ: what the extra time bought. */
+async function extraWorkBought(baseUrl: string, id: string): Promise<Record<string, unknown>> {
+  const record = await readRecord(baseUrl, id);
   const settings = record.captureSettings ?? {};
   const ran: Array<{ name: string; ms: number; found: boolean; did: Record<string, unknown> }> =
     settings.behaviors?.ran ?? [];
@@ -204,7 +217,41 @@ function extraWorkBought(record: any): Record<string, unknown> {
     consentDetection: settings.consentDetection,
     screenshotBefore: Boolean(record.artifacts?.screenshotBefore),
     document: settings.quiet?.document,
+    archived: await archivedResponses(baseUrl, id),
   };
+}
+
+/** The page's responses a capture's WACZ holds, by kind, from its CDXJ index (the capture's own records left out). */
+async function archivedResponses(baseUrl: string, id: string): Promise<Received | undefined> {
+  const res = await fetch(`${baseUrl}/v1/captures/${id}/artifacts/wacz`);
+  if (res.status !== 200) return undefined;
+  const index = unzipSync(new Uint8Array(await res.arrayBuffer()))['indexes/index.cdxj'];
+  if (!index) return undefined;
+  const counts: Received = { responses: 0, images: 0, media: 0, mediaBytes: 0 };
+  for (const line of Buffer.from(index).toString('utf8').split('\n')) {
+    if (!line || line.startsWith('urn:')) continue;
+    const fields = JSON.parse(line.slice(line.indexOf('{'))) as { mime?: string; status?: string; length?: string };
+    // The record's length in the WARC (gzip member): about the body's for media, which does not compress.
+    if (fields.status !== undefined) count(counts, fields.mime ?? '', Number(fields.length ?? 0));
+  }
+  return counts;
+}
+
+/** Responses by kind: images, audio and video (by MIME type), and the bytes of the audio and video. */
+interface Received {
+  responses: number;
+  images: number;
+  media: number;
+  mediaBytes: number;
+}
+
+function count(counts: Received, mime: string, bytes: number): void {
+  counts.responses++;
+  if (mime.startsWith('image/')) counts.images++;
+  else if (mime.startsWith('video/') || mime.startsWith('audio/') || /mpegurl|dash\+xml/.test(mime)) {
+    counts.media++;
+    counts.mediaBytes += bytes;
+  }
 }
 
 /** One capture each of the pages where settle, scroll, consent and stitching have real work to do. */
@@ -241,12 +288,13 @@ async function measureBare(target: string, sequential: number, concurrent: numbe
   const chromium = await launchChromium({ chromiumPath: process.env.CHROMIUM_PATH });
   try {
     const one = () => bareCapture(chromium.browser, target, waitUntil);
-    await one(); // warm-up
+    const received: Received = { responses: 0, images: 0, media: 0, mediaBytes: 0 };
+    await bareCapture(chromium.browser, target, waitUntil, received); // warm-up
     await one();
     const latencies: number[] = [];
     for (let i = 0; i < sequential; i++) latencies.push(await timeMs(one));
     const ms = await timeMs(() => pool(concurrent, PARALLEL, one));
-    return { latencies, perSec: concurrent / (ms / 1000) };
+    return { latencies, perSec: concurrent / (ms / 1000), received };
   } finally {
     await chromium.close();
   }
@@ -254,11 +302,26 @@ async function measureBare(target: string, sequential: number, concurrent: numbe
 
 type BareWait = 'networkidle0' | 'load';
 
-/** What a plain script does: a fresh context, networkidle0 (or load), a full-page screenshot and the HTML. */
-export async function bareCapture(browser: Browser, url: string, waitUntil: BareWait = 'networkidle0'): Promise<void> {
+/**
+ * What a plain script does: a fresh context, networkidle0 (or load), a full-page screenshot and the HTML.
+ * `received`: counts the responses the page received before its context closed, by kind.
+ */
+export async function bareCapture(
+  browser: Browser,
+  url: string,
+  waitUntil: BareWait = 'networkidle0',
+  received?: Received,
+): Promise<void> {
   const context = await browser.createBrowserContext();
   try {
     const page = await context.newPage();
+    // The page's own responses (http), not the browser's (the media controls' data: images).
+    if (received)
+      page.on('response', (response) => {
+        if (!response.url().startsWith('http')) return;
+        const headers = response.headers();
+        count(received, headers['content-type'] ?? '', Number(headers['content-length'] ?? 0));
+      });
     await page.setViewport({ ...DEFAULT_VIEWPORT });
     await page.goto(url, { waitUntil, timeout: 30_000 });
     const png = await page.screenshot({ fullPage: true });

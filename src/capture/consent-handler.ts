@@ -29,6 +29,7 @@ import {
   type ContentScriptMessage,
   type IndexedCMPRuleset,
 } from '@duckduckgo/autoconsent';
+import { BANNER_CHANGES_WATCH, type BannerChanges, bannerChangesIn } from './banner-changes.js';
 import { reportFromEveryDocument } from './document-reports.js';
 import { type PageClock, wallClock } from './host-load.js';
 import { pageTimer, withTimeout } from './step-timeout.js';
@@ -194,8 +195,13 @@ export interface ConsentPreload {
   bindingName: string;
   /** The newest main-frame document whose content script said 'init' and was not taken yet, with that message. */
   take(): { contextId: number; message: ContentScriptMessage } | undefined;
+  /** What the page changed in its newest top-level document since the latest look began (banner-changes.ts). */
+  changes: BannerChanges;
   dispose(): Promise<void>;
 }
+
+/** The preloaded world's name for its watch of the page's changes (banner-changes.ts). */
+const BANNER_CHANGES_GLOBAL = '__captureLedgerBannerChanges';
 
 /** Call before navigating; `session` is the page's own. */
 export async function preloadConsent(session: CDPSession): Promise<ConsentPreload> {
@@ -205,11 +211,15 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
   const bindingName = `__captureLedgerConsent${run}`;
   /** Live contexts of the world that said 'init', newest last. */
   const waiting = new Map<number, ContentScriptMessage>();
+  /** The newest document's context of the world that said 'init', taken or not. */
+  let newest: number | undefined;
   // Top-level documents only (child frames are injected at load, as before); the script is compiled when
   // the DOM is there, not before the page's own parsing starts.
   const source = `(() => {
   if (window.top !== window) return;
   const start = () => {
+    ${BANNER_CHANGES_WATCH}
+    window.${BANNER_CHANGES_GLOBAL} = bannerChanges;
     ${sendMessageDefinition(bindingName)}
     ${script}
   };
@@ -230,8 +240,10 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
       if (message.type !== 'init') return;
       waiting.delete(contextId);
       waiting.set(contextId, message);
+      newest = contextId;
     },
     onContextGone(contextId) {
+      if (contextId === null || contextId === newest) newest = undefined;
       if (contextId === null) waiting.clear();
       else waiting.delete(contextId);
     },
@@ -240,11 +252,12 @@ export async function preloadConsent(session: CDPSession): Promise<ConsentPreloa
     worldName,
     bindingName,
     take() {
-      const newest = [...waiting].at(-1);
-      if (!newest) return undefined;
-      waiting.delete(newest[0]);
-      return { contextId: newest[0], message: newest[1] };
+      const last = [...waiting].at(-1);
+      if (!last) return undefined;
+      waiting.delete(last[0]);
+      return { contextId: last[0], message: last[1] };
     },
+    changes: bannerChangesIn(session, () => newest, `window.${BANNER_CHANGES_GLOBAL}`),
     dispose: () => reports.dispose(),
   };
 }

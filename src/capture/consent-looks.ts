@@ -7,8 +7,12 @@
  * keeps up with the page; when the page has settled, the verdict is already there unless the page was active
  * since the latest look began (settle ended at its cap, or the last request ended too late for a look inside
  * the window): then one more look.
+ * Each further look is taken only when the page changed something since the latest look began that could be or
+ * show a banner (banner-changes.ts: a script, a frame, a dialog, a fixed element, consent words …); a page that only
+ * rendered its content (a single-page app's list) is not looked at again: `lookedNotAgain` counts those checks.
  * A page without a banner pays no wait of its own, and a banner drawn seconds after load is still found.
  */
+import type { BannerChanges } from './banner-changes.js';
 import type { ConsentRun } from './consent-handler.js';
 import { type PageClock, wallClock } from './host-load.js';
 import type { InflightSource, NetworkActivity } from './settle.js';
@@ -32,6 +36,11 @@ export interface ConsentLooksInput {
   activity: NetworkActivity;
   /** Look again when the page was active since the latest look (false: a page that cannot change by itself). */
   relook: boolean;
+  /**
+   * What the page changed since the latest look began (banner-changes.ts): asked before each further look, which is
+   * not taken when nothing that could be a banner changed. Absent: every further look is taken.
+   */
+  changes?: BannerChanges | undefined;
   /** Each look's time for its verdict (page time, from its start). */
   detectMs: number;
   clock?: PageClock | undefined;
@@ -45,6 +54,10 @@ export type ConsentVerdict =
 /** captureSettings.consentDetection: how many looks detection took, and how long the capture waited for its verdict once the page had settled. */
 export interface ConsentDetection {
   looks: number;
+  /** Further looks not taken: the page was active since the latest look, but changed nothing that could be a banner. */
+  lookedNotAgain: number;
+  /** What the page changed that made the latest further look worth taking (banner-changes.ts); absent: none was. */
+  lookedAgainFor?: string;
   /** From the end of the page's settling (and behaviors) to the verdict: 0 when it was already in. */
   waitedMs: number;
   /** From the first look's start to the verdict (to the latest look's verdict when none found a banner). */
@@ -74,6 +87,12 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
   const firstStart = performance.now();
   const runs: ConsentRun[] = [];
   let looks = 0;
+  let lookedNotAgain = 0;
+  let lookedAgainFor: string | undefined;
+  /** When the page was last found to have changed nothing that could be a banner since the latest look began. */
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  /** A check and the look it may start, under way. */
+  let relooking: Promise<void> | undefined;
   let latest: Look;
   let banner: { cmp: string; run: ConsentRun } | undefined;
   let failed = false;
@@ -84,6 +103,7 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
     looks++;
     const startedAt = performance.now();
     const lookStartClock = clock.now();
+    void input.changes?.mark(); // sent before the look starts: what the page changes from here on counts
     const current: Look = {
       startedAt,
       outcome: input.start().then(async (run) => {
@@ -106,20 +126,43 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
     return current;
   };
 
+  /** The page was active since the latest look began and since it was last found to have changed nothing banner-like. */
+  const activeSinceLatest = () => activity.lastActiveAt() > Math.max(latest.startedAt, checkedAt);
+
+  /** Whether another look could find what the latest did not: the page changed something that could be a banner. */
+  const worthLooking = async (): Promise<boolean> => {
+    if (!input.changes) return true;
+    const at = performance.now();
+    const found = await input.changes.since();
+    if (found === null) {
+      lookedNotAgain++;
+      checkedAt = at;
+      return false;
+    }
+    if (found !== undefined) lookedAgainFor = found;
+    return true;
+  };
+
   /** Another look once the page, active since the latest look began, has been quiet for RELOOK_QUIET_MS. */
   const armRelook = () => {
     cancelRelook?.();
     cancelRelook = undefined;
-    if (!watching || signal.aborted || latest.endedAt === undefined || looks >= MAX_LOOKS_BESIDE) return;
-    if (pending.inflight() > 0 || activity.lastActiveAt() <= latest.startedAt) return;
+    if (!watching || signal.aborted || relooking || latest.endedAt === undefined || looks >= MAX_LOOKS_BESIDE) return;
+    if (pending.inflight() > 0 || !activeSinceLatest()) return;
     const wait = Math.max(RELOOK_QUIET_MS, latest.startedAt + RELOOK_INTERVAL_MS - performance.now());
     cancelRelook = pageTimer(
       wait,
       () => {
         cancelRelook = undefined;
         if (!watching || pending.inflight() > 0) return;
-        void disposeRuns(); // the earlier looks found nothing: their worlds' bindings go
-        latest = look();
+        relooking = (async () => {
+          if (!(await worthLooking()) || signal.aborted) return;
+          void disposeRuns(); // the earlier looks found nothing: their worlds' bindings go
+          latest = look();
+        })().finally(() => {
+          relooking = undefined;
+          armRelook(); // the page may have been active meanwhile
+        });
       },
       clock,
     );
@@ -142,10 +185,11 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
     async verdict() {
       const settledAt = performance.now();
       stopWatching();
+      await relooking;
       let outcome = await latest.outcome;
       if (outcome.run !== null && outcome.cmp === null && !banner && input.relook) {
-        // The page was active since this look began: what it drew meanwhile gets one more look.
-        if (activity.lastActiveAt() > latest.startedAt) {
+        // The page was active since this look began: what it drew meanwhile gets one more look, if it could be a banner.
+        if (activeSinceLatest() && (await worthLooking())) {
           await disposeRuns();
           latest = look();
           outcome = await latest.outcome;
@@ -153,6 +197,8 @@ export function startConsentLooks(input: ConsentLooksInput): ConsentLooks {
       }
       const detection: ConsentDetection = {
         looks,
+        lookedNotAgain,
+        ...(lookedAgainFor !== undefined ? { lookedAgainFor } : {}),
         waitedMs: Math.round(performance.now() - settledAt),
         verdictMs: Math.round((latest.endedAt ?? performance.now()) - firstStart),
       };

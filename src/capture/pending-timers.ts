@@ -133,8 +133,12 @@ const TIMER_WATCH = `((bindingName, maxDelayMs, maxGeneration, activityReportMs)
     active();
     return nativeIdle.call(this, reporting(callback), ...args);
   };
-  const looksNative = (wrapped, native) =>
+  // A wrapper answers as the native function does: its source text, and its length (the parameters WebIDL
+  // counts: addEventListener 2, setTimeout 1, clearTimeout 0), which its own parameter list does not give.
+  const looksNative = (wrapped, native) => {
     Object.defineProperty(wrapped, 'toString', { value: () => Function.prototype.toString.call(native) });
+    Object.defineProperty(wrapped, 'length', { value: native.length });
+  };
   looksNative(wrappedSet, nativeSet);
   looksNative(wrappedClear, nativeClear);
   looksNative(wrappedSetInterval, nativeSetInterval);

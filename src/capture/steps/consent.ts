@@ -1,3 +1,4 @@
+import type { BannerChanges } from '../banner-changes.js';
 import type { Step } from '../capture-steps.js';
 import { type ConsentInfo, type ConsentRun, startConsentRun } from '../consent-handler.js';
 import { type ConsentDetection, type ConsentLooks, startConsentLooks } from '../consent-looks.js';
@@ -51,6 +52,7 @@ export const detectConsentStep: Step<Consenting> = {
       activity: s.watch.activity!,
       // A static page cannot draw a banner after load: what it still loads are images and fonts.
       relook: !s.quiet.dynamics?.static,
+      changes: bannerChanges(s),
       detectMs: CONSENT_DETECT_MS,
       clock: s.given.clock,
       signal: s.given.signal,
@@ -97,6 +99,24 @@ async function answerConsentBanner({ given, consent }: { given: CaptureGiven; co
   } finally {
     await looks.dispose();
   }
+}
+
+/**
+ * What the page changed since the latest look began (banner-changes.ts, in the preloaded world of its main frame).
+ * A page with child frames is looked at again whenever it was active: what its frames draw is not watched.
+ */
+function bannerChanges(s: Consenting): BannerChanges | undefined {
+  const changes = s.watch.consentPreload?.changes;
+  if (!changes) return undefined;
+  const { page } = s.given;
+  return {
+    mark: () => changes.mark(),
+    async since() {
+      if (page.frames().some((frame) => frame !== page.mainFrame() && /^https?:/.test(frame.url())))
+        return 'child frames';
+      return changes.since();
+    },
+  };
 }
 
 /** Starts autoconsent in the page; null when it could not be injected (a failed attempt). */

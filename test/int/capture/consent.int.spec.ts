@@ -72,6 +72,16 @@ describe('consent banners (real Chromium, autoconsent)', () => {
     assert.deepEqual(pixel(result.screenshot, 5, 5), [255, 255, 255]);
     assert.match(result.html, /data-consent="rejected"/);
     assert.ok(result.consentDetection!.looks >= 2, 'found by a look after the one at load');
+    assert.equal(typeof result.consentDetection!.lookedAgainFor, 'string', 'what made the look worth taking');
+  });
+
+  it('does not look again at a page that rendered, after load, nothing that could be a banner', T, async () => {
+    const result = await capturePage(chromium.browser, site.url('/spa'), { timeoutMs: 10_000 });
+    assert.equal(result.consent?.result, 'not-found');
+    assert.match(result.html, /Rendered after load/);
+    const detection = result.consentDetection!;
+    assert.equal(detection.looks, 1, JSON.stringify(detection));
+    assert.ok(detection.lookedNotAgain >= 1, `active after its look, and checked: ${JSON.stringify(detection)}`);
   });
 
   it('answers that a page without a banner has none (how fast: make bench, capture-latency)', T, async () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { consentScript, type ConsentRun, withoutFirstPause } from '../../../src/capture/consent-handler.js';
+import type { BannerChanges } from '../../../src/capture/banner-changes.js';
 import {
+  type ConsentLooks,
   MAX_LOOKS_BESIDE,
   RELOOK_INTERVAL_MS,
   RELOOK_QUIET_MS,
@@ -55,6 +57,26 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Looks at a page whose changes since the latest look are told by `changes`, once its first look has started. */
+async function firstLookWith(
+  page: ReturnType<typeof fakePage>,
+  looks: ReturnType<typeof lookStarter>,
+  changes: BannerChanges,
+): Promise<ConsentLooks> {
+  const watch = startConsentLooks({
+    start: looks.start,
+    pending: page.source,
+    activity: watchNetworkActivity(page.source),
+    relook: true,
+    changes,
+    detectMs: 2000,
+    signal: new AbortController().signal,
+  });
+  await until(() => looks.started.length === 1, 'the first look');
+  await tick();
+  return watch;
+}
 
 describe('consent looks beside the settle phase', () => {
   it('a page that stays quiet after load: one look, and its verdict is taken without another', async () => {
@@ -150,6 +172,48 @@ describe('consent looks beside the settle phase', () => {
     assert.equal(looks.started.length, MAX_LOOKS_BESIDE, 'no look beyond the bound while the page loads');
     const { detection } = await watch.verdict();
     assert.equal(detection.looks, MAX_LOOKS_BESIDE + 1, 'the page was active since the latest look: one more');
+    await watch.dispose();
+  });
+
+  it('a page active after its look that changed nothing that could be a banner is not looked at again', async () => {
+    const page = fakePage();
+    const looks = lookStarter(() => null);
+    const asked: string[] = [];
+    const watch = await firstLookWith(page, looks, {
+      mark: async () => void asked.push('mark'),
+      async since() {
+        asked.push('since');
+        return null;
+      },
+    });
+    page.request(); // the list's API call
+    page.answer();
+    await until(() => asked.includes('since'), 'the check before a second look');
+    const { detection } = await watch.verdict();
+    assert.equal(detection.looks, 1, JSON.stringify(detection));
+    assert.equal(detection.lookedNotAgain, 1, 'checked once: the page was not active after the check');
+    assert.equal(detection.lookedAgainFor, undefined);
+    assert.deepEqual(asked, ['mark', 'since']);
+    await watch.dispose();
+  });
+
+  it('a page that changed something that could be a banner is looked at again, and says what', async () => {
+    const page = fakePage();
+    let drawn = false;
+    const looks = lookStarter(() => (drawn ? 'Onetrust' : null));
+    const marks: number[] = [];
+    const watch = await firstLookWith(page, looks, {
+      mark: async () => void marks.push(looks.started.length),
+      since: async () => (drawn ? 'text with consent words' : null),
+    });
+    page.request();
+    drawn = true;
+    page.answer();
+    const { verdict, detection } = await watch.verdict();
+    assert.equal(verdict.found && verdict.cmp, 'Onetrust');
+    assert.equal(detection.looks, 2);
+    assert.equal(detection.lookedAgainFor, 'text with consent words');
+    assert.deepEqual(marks, [0, 1], 'each look marked before it started');
     await watch.dispose();
   });
 
