@@ -88,19 +88,19 @@ describe('waitForNetworkQuiet', () => {
     const network = fakeNetwork(0);
     const activity = watchNetworkActivity(network);
     const loadedAt = performance.now();
-    await sleep(1100); // the caller got round to waiting only now; the page has been quiet since load
+    await sleep(3100); // the caller got round to waiting only now; the page has been quiet since load
     const waitStart = performance.now();
     const result = await waitForNetworkQuiet(network, {
-      quietWindowMs: 1000,
+      quietWindowMs: 3000,
       capMs: 60_000,
       startedAt: loadedAt,
       quietSince: activity.quietSince(),
     });
     activity.stop();
     assert.equal(result.reason, 'idle');
-    // The window was already over: no second window of 1000 ms (the margin is for a busy machine).
-    assert.ok(performance.now() - waitStart < 800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
-    assert.ok(result.elapsedMs >= 995, `settle ${result.elapsedMs} ms from load`);
+    // The window was already over: no second window of 3000 ms (the margin is for a busy machine).
+    assert.ok(performance.now() - waitStart < 2500, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+    assert.ok(result.elapsedMs >= 2995, `settle ${result.elapsedMs} ms from load`);
   });
 
   it('does not count quiet time from before the load event', async () => {
@@ -141,13 +141,13 @@ describe('waitForNetworkQuiet', () => {
   it('ends at a cap counted from the load event', async () => {
     const network = fakeNetwork(1);
     const loadedAt = performance.now();
-    await sleep(1000);
+    await sleep(3000);
     const waitStart = performance.now();
-    const result = await waitForNetworkQuiet(network, { quietWindowMs: 20, capMs: 2000, startedAt: loadedAt });
+    const result = await waitForNetworkQuiet(network, { quietWindowMs: 20, capMs: 4000, startedAt: loadedAt });
     assert.equal(result.reason, 'cap');
-    assert.ok(result.elapsedMs >= 1995, `settle ${result.elapsedMs} ms`);
-    // About 1000 ms more, not a whole cap of 2000 from the call (the margin is for a busy machine).
-    assert.ok(performance.now() - waitStart < 1800, `waited ${Math.round(performance.now() - waitStart)} ms more`);
+    assert.ok(result.elapsedMs >= 3995, `settle ${result.elapsedMs} ms`);
+    // About 1000 ms more, not a whole cap of 4000 from the call (the margin is for a busy machine).
+    assert.ok(performance.now() - waitStart < 3000, `waited ${Math.round(performance.now() - waitStart)} ms more`);
   });
 });
 
@@ -167,19 +167,21 @@ describe('waitForNetworkQuiet with an early window', () => {
 
   it('ends after the early window when the page says it is quiet, and says it ended early', async () => {
     const early = answering(40, { quiet: true });
-    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 1000, capMs: 3000, early });
+    // The full window is long, so that a busy machine's late timers cannot let it end first.
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 10_000, capMs: 20_000, early });
     assert.equal(result.reason, 'idle');
     assert.equal(result.early, true);
     assert.equal(early.asked, 1);
-    assert.ok(result.elapsedMs >= 40 && result.elapsedMs < 1000, `elapsed ${result.elapsedMs}`);
+    assert.ok(result.elapsedMs >= 40 && result.elapsedMs < 10_000, `elapsed ${result.elapsedMs}`);
   });
 
   it('waits the full window when the page is not quiet, and asks again when told to', async () => {
     const early = answering(20, { quiet: false, askAgainInMs: 30 });
-    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 150, capMs: 3000, early });
+    // The second ask is due 50 ms in; the full window leaves a busy machine's timers 1.5 s to get there.
+    const result = await waitForNetworkQuiet(fakeNetwork(0), { quietWindowMs: 1500, capMs: 10_000, early });
     assert.equal(result.reason, 'idle');
     assert.equal(result.early, undefined);
-    assert.ok(result.elapsedMs >= 150, `elapsed ${result.elapsedMs}`);
+    assert.ok(result.elapsedMs >= 1500, `elapsed ${result.elapsedMs}`);
     assert.ok(early.asked >= 2, `asked ${early.asked} times`);
   });
 
@@ -188,8 +190,8 @@ describe('waitForNetworkQuiet with an early window', () => {
     const checks: number[] = [];
     const started = performance.now();
     const result = await waitForNetworkQuiet(network, {
-      quietWindowMs: 1000,
-      capMs: 3000,
+      quietWindowMs: 10_000, // long, so that only the early window can end it
+      capMs: 20_000,
       early: {
         windowMs: 30,
         async check() {
