@@ -29,7 +29,7 @@ export function createUsageRecorder(tenants: TenantActors, clock: Clock, interva
       counts.set(key, (counts.get(key) ?? 0) + count); // try again next time
     }
   };
-  const flush = async () => {
+  const appendCounts = async () => {
     const batch = [...counts];
     counts = new Map();
     // A few appends at a time: with thousands of active tenants, one burst of an append per tenant every
@@ -42,6 +42,13 @@ export function createUsageRecorder(tenants: TenantActors, clock: Clock, interva
       }
     };
     await Promise.all(Array.from({ length: Math.min(FLUSH_CONCURRENCY, batch.length) }, lane));
+  };
+  // One flush at a time, each after the one before: a flush (or stop) that finds the counts already taken by
+  // the timer's flush returns only once those appends have landed (or were put back), never while they are in flight.
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    flushing = flushing.then(appendCounts, appendCounts);
+    return flushing;
   };
   const timer = setInterval(() => void flush(), intervalMs);
   timer.unref();

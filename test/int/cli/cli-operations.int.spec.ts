@@ -109,7 +109,16 @@ describe('capture-ledger usage report, keys create, signing rotate, verify', () 
     const listed = await s.call('GET', '/v1/captures', { token: created.key });
     assert.equal(listed.status, 200, listed.text);
 
-    const events = jsonLines((await cli(['events', 'list', '--tenant', 'newco'], env)).stdout);
+    // The GET above was an API call of newco's, which the usage recorder appends on its own timer; flushed
+    // here so the listing holds it whatever the timing. Everything else on newco's subject is what keys create appended.
+    await s.server.usage!.flush();
+    const newcoEvents = jsonLines((await cli(['events', 'list', '--tenant', 'newco'], env)).stdout);
+    const usage = newcoEvents.filter((l) => l.event.type === 'usage.api_calls_recorded');
+    assert.deepEqual(
+      usage.map((l) => l.event.data.count),
+      [1],
+    );
+    const events = newcoEvents.filter((l) => l.event.type !== 'usage.api_calls_recorded');
     assert.equal(events.length, 1);
     assert.equal(events[0].event.type, 'key.created');
     assert.deepEqual(events[0].event.causedBy, { kind: 'admin' });

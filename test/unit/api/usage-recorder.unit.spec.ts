@@ -6,16 +6,19 @@ import { fixedClock } from '../../../src/domain/clock.js';
 import { decideTenant, initialTenantState, type TenantCommand } from '../../../src/domain/tenant/index.js';
 
 /** A runtime that records what was decided and how many appends were in flight at once. */
-function recordingRuntime(failFirstFor?: string) {
+function recordingRuntime(failFirstFor?: string, held?: Promise<void>) {
   const recorded = new Map<string, number>();
   let inFlight = 0;
   let maxInFlight = 0;
   let failed = false;
+  let calls = 0;
   const runtime = {
     async execute(key: string, command: TenantCommand) {
+      calls++;
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((r) => setImmediate(r));
+      await held;
       inFlight--;
       if (key === failFirstFor && !failed) {
         failed = true;
@@ -27,7 +30,7 @@ function recordingRuntime(failFirstFor?: string) {
       return { reply: null, appended: [], state: initialTenantState(key) };
     },
   } as unknown as TenantActors;
-  return { runtime, recorded, maxInFlight: () => maxInFlight };
+  return { runtime, recorded, maxInFlight: () => maxInFlight, calls: () => calls };
 }
 
 describe('usage recorder', () => {
@@ -39,6 +42,24 @@ describe('usage recorder', () => {
     assert.equal(r.recorded.size, 500);
     for (let t = 0; t < 500; t++) assert.equal(r.recorded.get(`t${t}`), (t % 3) + 1);
     assert.ok(r.maxInFlight() <= 8, `in flight at once: ${r.maxInFlight()}`);
+  });
+
+  it('a flush called while the timer’s flush is appending returns once those appends have landed', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const r = recordingRuntime(undefined, held);
+    const usage = createUsageRecorder(r.runtime, fixedClock(new Date('2026-11-22T10:00:00Z')), 20);
+    usage.count('t1');
+    while (r.calls() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The timer's flush has taken t1's count and its append is held in flight.
+    let flushed = false;
+    const flushing = usage.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(flushed, false, 'flush returned while the append it follows was in flight');
+    release();
+    await flushing;
+    assert.equal(r.recorded.get('t1'), 1);
+    await usage.stop();
   });
 
   it('keeps a count whose append failed for the next flush', async () => {
