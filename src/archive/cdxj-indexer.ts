@@ -28,7 +28,7 @@ export async function indexWrittenWarc(written: WrittenWarc): Promise<Uint8Array
   }
   let unknown = false;
   const entries = await indexEntries(
-    written.records.map((r) => r.raw),
+    written.records.flatMap((r) => recordParts(r.raw)),
     (entry) => {
       const member = byRawOffset.get(Number(entry['offset']));
       if (!member) unknown = true;
@@ -40,6 +40,35 @@ export async function indexWrittenWarc(written: WrittenWarc): Promise<Uint8Array
     },
   );
   return unknown ? indexWarc(written.bytes) : indexLines(entries);
+}
+
+/** How far into a record's block its HTTP header block is looked for. */
+const HTTP_HEADERS_WITHIN = 64 * 1024;
+const BLANK_LINE = Buffer.from('\r\n\r\n');
+
+/**
+ * A serialized record as the reader's chunks: its WARC header block, its HTTP header block (if it ends within
+ * HTTP_HEADERS_WITHIN), the rest of its block, and the closing blank line, each a view of the record's bytes.
+ * warcio's reader copies the unread rest of a chunk each time it takes a header line or a header block off its
+ * front, and the rest of the block when the closing bytes share its chunk: fed a large screenshot's record as
+ * one chunk, it copied those megabytes several times. Any cut reads the same: these only keep the copies small.
+ */
+function recordParts(raw: Uint8Array): Uint8Array[] {
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const end = bytes.byteLength - BLANK_LINE.byteLength;
+  const warcHead = bytes.indexOf(BLANK_LINE);
+  if (warcHead < 0 || warcHead + BLANK_LINE.byteLength > end) return [raw];
+  const cuts = [warcHead + BLANK_LINE.byteLength];
+  const httpHead = bytes.subarray(0, Math.min(end, cuts[0]! + HTTP_HEADERS_WITHIN)).indexOf(BLANK_LINE, cuts[0]);
+  if (httpHead >= 0) cuts.push(httpHead + BLANK_LINE.byteLength);
+  cuts.push(end);
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...cuts, bytes.byteLength]) {
+    if (cut > from) parts.push(raw.subarray(from, cut));
+    from = Math.max(from, cut);
+  }
+  return parts;
 }
 
 type Entry = { url: string; status: string; line: Buffer };

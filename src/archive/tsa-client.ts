@@ -3,7 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { bytesEqual } from './digests.js';
 import { TsaResponseError, TsaUnavailableError } from './errors.js';
-import { OID, integerValue, parseTokenContentInfo, toArrayBuffer } from '../../packages/verifier/src/index.js';
+import { OID, integerValue, readTokenTstInfo, toArrayBuffer } from '../../packages/verifier/src/index.js';
 
 /** What a notary needs from a time-stamping authority to time-stamp a bundle (notary.ts). */
 export interface Timestamper {
@@ -109,9 +109,13 @@ async function post(
 }
 
 function checkReply(reply: Uint8Array, digest: Uint8Array, nonce: bigint, url: string): TimestampResult {
+  // Parsed once: the response read from it, and the token's bytes kept exactly as the TSA encoded them (re-encoding
+  // a parsed structure could change them).
+  const asn1 = asn1js.fromBER(toArrayBuffer(reply));
   let response: pkijs.TimeStampResp;
   try {
-    response = pkijs.TimeStampResp.fromBER(toArrayBuffer(reply));
+    if (asn1.offset === -1) throw new Error(asn1.result.error);
+    response = new pkijs.TimeStampResp({ schema: asn1.result });
   } catch (error) {
     throw new TsaResponseError(`TSA ${url} reply is not a TimeStampResp`, { cause: error });
   }
@@ -123,7 +127,7 @@ function checkReply(reply: Uint8Array, digest: Uint8Array, nonce: bigint, url: s
   if (!response.timeStampToken) throw new TsaResponseError(`TSA ${url} granted but sent no token`);
   let token;
   try {
-    token = parseTokenContentInfo(response.timeStampToken);
+    token = readTokenTstInfo(response.timeStampToken);
   } catch (error) {
     throw new TsaResponseError(`TSA ${url} token unreadable: ${(error as Error).message}`, { cause: error });
   }
@@ -131,19 +135,13 @@ function checkReply(reply: Uint8Array, digest: Uint8Array, nonce: bigint, url: s
   if (token.imprintAlgorithm !== OID.sha256 || !bytesEqual(token.imprint, digest)) {
     throw new TsaResponseError(`TSA ${url} time-stamped a different message imprint`);
   }
+  const tokenBlock = (asn1.result as asn1js.Sequence).valueBlock.value[1];
+  if (!tokenBlock) throw new TsaResponseError('TimeStampResp has no token');
   return {
-    token: originalTokenBytes(reply),
+    token: new Uint8Array(tokenBlock.valueBeforeDecodeView),
     genTime: token.genTime.toISOString(),
     tsa: url,
   };
-}
-
-/** The token exactly as the TSA encoded it (re-encoding a parsed structure could change its bytes). */
-function originalTokenBytes(reply: Uint8Array): Uint8Array {
-  const parsed = asn1js.fromBER(toArrayBuffer(reply));
-  const token = (parsed.result as asn1js.Sequence).valueBlock.value[1];
-  if (!token) throw new TsaResponseError('TimeStampResp has no token');
-  return new Uint8Array(token.valueBeforeDecodeView);
 }
 
 /** 8 random bytes as a positive INTEGER with no leading zero byte (so DER keeps it as is). */

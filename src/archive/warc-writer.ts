@@ -45,6 +45,15 @@ async function gzipLevel(raw: Uint8Array, mediaType: string | undefined): Promis
     : zlibConstants.Z_NO_COMPRESSION;
 }
 
+/**
+ * A Buffer's bytes as a Uint8Array over the same memory. `new Uint8Array(buffer)` copies them: for a screenshot
+ * that was a copy of megabytes before serializing (which copies once more, into the record) and one of the whole
+ * WARC at the end. Nothing here writes into a payload after it is given.
+ */
+function bytesOf(bytes: Buffer): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** Target URIs of the capture's own artifacts inside the WARC. */
 export function artifactUri(captureId: string, name: string): string {
   return `urn:capture-ledger:${captureId}/${name}`;
@@ -117,7 +126,7 @@ export async function writeWarc(input: FinishedCapture): Promise<WrittenWarc> {
     gzOffset += record.gzLength;
     return record;
   });
-  return { bytes: new Uint8Array(Buffer.concat(gz)), records: written };
+  return { bytes: bytesOf(Buffer.concat(gz)), records: written };
 }
 
 function responseRecord(exchange: NetworkExchange): WARCRecord {
@@ -136,7 +145,7 @@ function responseRecord(exchange: NetworkExchange): WARCRecord {
         ...(exchange.truncated ? { 'WARC-Truncated': exchange.truncated } : {}),
       },
     },
-    [new Uint8Array(exchange.body)],
+    [bytesOf(exchange.body)],
   );
   record.httpHeaders = new StatusAndHeaders({ statusline, headers: new ExactHeaders(responseHeaders(exchange)) });
   return record;
@@ -157,7 +166,7 @@ function requestRecord(exchange: NetworkExchange, concurrentTo: string | undefin
       statusline,
       warcHeaders: concurrentTo ? { 'WARC-Concurrent-To': concurrentTo } : {},
     },
-    exchange.requestBody ? [new Uint8Array(exchange.requestBody)] : [],
+    exchange.requestBody ? [bytesOf(exchange.requestBody)] : [],
   );
   record.httpHeaders = new StatusAndHeaders({ statusline, headers: new ExactHeaders(headers) });
   return record;
@@ -181,7 +190,7 @@ function artifactRecord(
       warcVersion: WARC_1_1,
       warcHeaders: { 'Content-Type': mediaType, 'WARC-Payload-Digest': digest, 'WARC-Block-Digest': digest },
     },
-    [new Uint8Array(body)],
+    [bytesOf(body)],
   );
   return { record, mediaType };
 }

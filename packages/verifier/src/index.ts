@@ -145,6 +145,8 @@ export {
   parseTimestampToken,
   parseTokenContentInfo,
   type ParsedTimestampToken,
+  readTokenTstInfo,
+  type TimestampTstInfo,
 } from './timestamp-token.js';
 export {
   PDF_SIGNATURE_CONTENTS_BYTES,

@@ -10,7 +10,8 @@ import * as pkijs from 'pkijs';
 import { TsaResponseError } from '../../../src/archive/errors.js';
 import { createTsaClient } from '../../../src/archive/tsa-client.js';
 import { startLocalTsa, type LocalTsa } from '../../../src/archive/local-tsa.js';
-import { parseTimestampToken } from '../../../packages/verifier/src/index.js';
+import * as asn1js from 'asn1js';
+import { parseTimestampToken, readTokenTstInfo } from '../../../packages/verifier/src/index.js';
 
 const digestOf = (text: string) => new Uint8Array(createHash('sha256').update(text).digest());
 
@@ -59,6 +60,10 @@ describe('TSA client against the local TSA', () => {
     assert.ok(Math.abs(Date.parse(result.genTime) - before) < 5_000);
     assert.equal(result.tsa, tsa.url);
     assert.ok(token.nonce !== null && token.nonce > 0n);
+    // What the client checks of a reply, read without the rest of the SignedData, is what the full parse reads.
+    const contentInfo = new pkijs.ContentInfo({ schema: asn1js.fromBER(new Uint8Array(result.token).buffer).result });
+    const { signedData: _, ...tstInfo } = token;
+    assert.deepEqual(readTokenTstInfo(contentInfo), tstInfo);
   });
 
   it('refuses a replayed reply (nonce not echoed) at once, without retrying', async () => {
