@@ -106,7 +106,7 @@ describe('console sign-in with OpenID Connect in Chromium', () => {
   }
 
   it('a mapped person signs in through the provider, submits a capture and signs out', {
-    timeout: 60_000,
+    timeout: 300_000,
   }, async () => {
     const page = await newPage();
     await page.goto(`${base}/console/captures`, { waitUntil: 'load' });
@@ -150,7 +150,7 @@ describe('console sign-in with OpenID Connect in Chromium', () => {
     await page.close();
   });
 
-  it('a person whose claim maps to nothing ends on the sign-in page, told why', { timeout: 60_000 }, async () => {
+  it('a person whose claim maps to nothing ends on the sign-in page, told why', { timeout: 300_000 }, async () => {
     const page = await newPage();
     await page.goto(`${base}/console/sign-in`, { waitUntil: 'load' });
     await signInAtProvider(page, 'stranger');

@@ -123,7 +123,7 @@ describe('operator console pages in Chromium', () => {
     await page.setViewport({ width: 1280, height: 900 });
   }
 
-  it('signs in as the operator and shows usage charts for a picked period', { timeout: 60_000 }, async () => {
+  it('signs in as the operator and shows usage charts for a picked period', { timeout: 300_000 }, async () => {
     await page.goto(`${s.baseUrl}/console/operator/usage`, { waitUntil: 'load' });
     await at('/console/sign-in');
     await page.type('#operator-key', ADMIN_KEY);
@@ -144,7 +144,7 @@ describe('operator console pages in Chromium', () => {
     await page.waitForSelector('#u-captures ~ figure svg.chart', { timeout: 20_000 });
   });
 
-  it('shows the recorded checks and runs the log monitor from the page', { timeout: 60_000 }, async () => {
+  it('shows the recorded checks and runs the log monitor from the page', { timeout: 300_000 }, async () => {
     await page.click('nav a[href="/console/operator/checks"]');
     await at('/console/operator/checks');
     await heading('Checks');
@@ -165,7 +165,7 @@ describe('operator console pages in Chromium', () => {
     await checked('checks');
   });
 
-  it('lists the dead letters across tenants and shows capacity', { timeout: 60_000 }, async () => {
+  it('lists the dead letters across tenants and shows capacity', { timeout: 300_000 }, async () => {
     await page.click('nav a[href="/console/operator/dead-letters"]');
     await at('/console/operator/dead-letters');
     await heading('Webhook dead letters');
@@ -180,7 +180,7 @@ describe('operator console pages in Chromium', () => {
     await checked('capacity');
   });
 
-  it('signs an analyst in, in a browser of their own, to Reports and Usage only', { timeout: 60_000 }, async () => {
+  it('signs an analyst in, in a browser of their own, to Reports and Usage only', { timeout: 300_000 }, async () => {
     page = await watchedPage();
     await page.goto(`${s.baseUrl}/console/analyst/reports`, { waitUntil: 'load' });
     await at('/console/sign-in');

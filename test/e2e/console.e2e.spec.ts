@@ -132,16 +132,25 @@ describe('console in Chromium', () => {
 
   /** Clicks the button that reads `label` (inside `within`), with the mouse, as a person would. */
   async function clickButton(page: Page, label: string, within = 'main'): Promise<void> {
-    const button = await page.waitForFunction(
-      (sel, text) =>
-        [...document.querySelectorAll(`${sel} button`)].find(
-          (b) => b.textContent?.trim() === text && !b.hasAttribute('disabled'),
-        ),
-      WAIT,
-      within,
-      label,
-    );
-    await (button as unknown as { click(): Promise<void> }).click();
+    // A list the page redraws (a poller's answer) can replace the button between finding it and the click: then
+    // it is found again.
+    for (let attempt = 1; ; attempt++) {
+      const button = await page.waitForFunction(
+        (sel, text) =>
+          [...document.querySelectorAll(`${sel} button`)].find(
+            (b) => b.textContent?.trim() === text && !b.hasAttribute('disabled'),
+          ),
+        WAIT,
+        within,
+        label,
+      );
+      try {
+        await (button as unknown as { click(): Promise<void> }).click();
+        return;
+      } catch (err) {
+        if (attempt >= 3 || !/detached/i.test(String(err))) throw err;
+      }
+    }
   }
 
   /** Goes to a page through the navigation, as a person would. */
@@ -186,7 +195,7 @@ describe('console in Chromium', () => {
   }
 
   it('a tenant signs in, makes a webhook, submits, watches, opens, downloads, verifies, schedules', {
-    timeout: 300_000,
+    timeout: 600_000,
   }, async () => {
     const page = await newPage();
     pageA = page;
@@ -226,7 +235,9 @@ describe('console in Chromium', () => {
     // The page's poller turns it complete without a reload.
     await page.waitForSelector('.results li .status-complete', { timeout: 180_000 });
 
-    await page.click('.results li a');
+    // The next turn of the poller redraws the item with the record's times: a locator finds the link again if the
+    // one it found was replaced before the click.
+    await page.locator('.results li a').setTimeout(WAIT.timeout).click();
     await page.waitForFunction(() => /^\/console\/captures\/cap_/.test(location.pathname), WAIT);
     captureId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     await heading(page, /^Capture of /);
@@ -328,7 +339,7 @@ describe('console in Chromium', () => {
   });
 
   it('the operator sets a quota override and makes a key; the tenant sees the new quota, then signs out', {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const page = await newPage();
     operatorPage = page;
@@ -384,7 +395,7 @@ describe('console in Chromium', () => {
   });
 
   it("tenant B never sees tenant A's list; A's capture page shows B what the API shows anyone", {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const page = await newPage();
     await page.goto(`${base}/console/sign-in`, { waitUntil: 'load' });
@@ -443,7 +454,7 @@ describe('console in Chromium', () => {
   });
 
   it('a session cookie planted beside its own sends the person to sign in, told to sign in again or clear cookies', {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const page = await newPage();
     endingSession.add(page);

@@ -9,7 +9,13 @@ const json = { 'content-type': 'application/json' };
 export interface ClusterClient {
   admin(method: string, path: string, body?: unknown, base?: string): Promise<Response>;
   createTenantKey(tenantId: string, quota?: number): Promise<string>;
-  submit(key: string, url: string, base: string): Promise<{ status: number; id?: string; error?: string }>;
+  /** POST /v1/captures; status 0 (with the error) when no answer came within `timeoutMs` (60 s unless given). */
+  submit(
+    key: string,
+    url: string,
+    base: string,
+    timeoutMs?: number,
+  ): Promise<{ status: number; id?: string; error?: string }>;
   status(key: string, id: string): Promise<string | null>;
   /** Wait until every id is complete or failed; returns the statuses. */
   settle(key: string, ids: string[], timeoutMs: number): Promise<Map<string, string>>;
@@ -58,13 +64,13 @@ export function clusterClient(cluster: LocalCluster): ClusterClient {
       }
       return key;
     },
-    async submit(key, url, base) {
+    async submit(key, url, base, timeoutMs = 60_000) {
       try {
         const r = await fetch(`${base}/v1/captures`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, ...json },
           body: JSON.stringify({ url }),
-          signal: AbortSignal.timeout(60_000),
+          signal: AbortSignal.timeout(timeoutMs),
         });
         const body = (await r.json().catch(() => ({}))) as { id?: string; detail?: string };
         return {
