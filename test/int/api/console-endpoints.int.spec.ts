@@ -330,7 +330,8 @@ describe('console endpoints', () => {
         wholeApart.map(([t]) => t),
         seenApart.map(([t]) => t),
       );
-      wholeApart.forEach(([t, calls], i) => assert.ok(calls >= seenApart[i]![1], `${t.tenantId}: ${calls} API calls`));
+      for (const [i, [t, calls]] of wholeApart.entries())
+        assert.ok(calls >= seenApart[i]![1], `${t.tenantId}: ${calls} API calls`);
       assert.equal(whole.body.nextCursor, null);
     });
 
