@@ -15,7 +15,10 @@ export interface VerifierRun {
  * into `dir` and run there with plain node: what a reader of the verify page downloads and runs, not the package's
  * TypeScript source.
  */
-export async function servedVerifier(server: TestServer, dir: string): Promise<(args: string[]) => Promise<VerifierRun>> {
+export async function servedVerifier(
+  server: TestServer,
+  dir: string,
+): Promise<(args: string[]) => Promise<VerifierRun>> {
   const served = await server.call('GET', '/verifier/capture-ledger-verify.mjs');
   assert.equal(served.status, 200, `the verifier is not served: ${served.status} ${served.text.slice(0, 200)}`);
   const file = join(dir, 'capture-ledger-verify.mjs');
