@@ -106,7 +106,7 @@ async function makeWith(
     ...(timestamp ? { timestamp } : {}),
   });
   const digestBytes = digestDocumentBytes(digestDocument(manifest.bundleHash, signedData));
-  const bytes = Buffer.from(zipWacz(members, manifest.datapackageBytes, digestBytes, new Date(capture.completedAt)));
+  const bytes = zipWacz(members, manifest.datapackageBytes, digestBytes, new Date(capture.completedAt));
 
   return {
     bytes,

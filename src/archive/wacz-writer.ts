@@ -1,4 +1,3 @@
-import { zipSync, type Zippable } from 'fflate';
 import type { FinishedCapture } from './finished-capture.js';
 import {
   CDXJ_PATH,
@@ -18,6 +17,7 @@ import { indexWrittenWarc } from './cdxj-indexer.js';
 import { provenancePage } from './provenance-page.js';
 import { PROVENANCE_HTML_PATH, PROVENANCE_JSON_PATH, provenanceJsonBytes } from './provenance-record.js';
 import { sha256Hex, sha256Prefixed } from './digests.js';
+import { storedZip } from './stored-zip.js';
 import { writeWarc } from './warc-writer.js';
 
 /**
@@ -111,12 +111,8 @@ export function zipWacz(
   datapackageBytes: Uint8Array,
   digestBytes: Uint8Array,
   mtime: Date,
-): Uint8Array {
-  const tree: Zippable = {};
-  for (const [path, bytes] of members) tree[path] = bytes;
-  tree[DATAPACKAGE_PATH] = datapackageBytes;
-  tree[DIGEST_PATH] = digestBytes;
-  return zipSync(tree, { level: 0, mtime });
+): Buffer {
+  return storedZip([...members, [DATAPACKAGE_PATH, datapackageBytes], [DIGEST_PATH, digestBytes]], mtime);
 }
 
 function pagesJsonl(input: FinishedCapture): Uint8Array {

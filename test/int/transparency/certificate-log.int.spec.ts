@@ -15,6 +15,7 @@ import { decodeJson, firstCheckpointCovering, type StoredCheckpoint } from '../.
 import { requestCheckpoint } from '../../../src/transparency/sequencer.js';
 import { attachCertificateEnvelope, splitCertificate } from '../../../packages/verifier/src/index.js';
 import { cli } from '../cli/cli-fixtures.js';
+import { servedVerifier } from '../../support/served-verifier.js';
 import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { certificateIssuedAt, completeWithBundle, freshCertificates } from '../../support/logged-capture.js';
 import { assertProblem, startTestServer, type TestServer } from '../../support/test-server.js';
@@ -237,15 +238,8 @@ describe('the certificate carries the transparency-log proof', () => {
     assert.equal(wrong.code, 1, wrong.stdout);
     assert.match(logCheck(JSON.parse(wrong.stdout)).detail, /not signed by the log key given/);
 
-    const pkg = await run(process.execPath, [
-      '--import',
-      'tsx',
-      join(projectRoot, 'packages', 'verifier', 'src', 'cli.ts'),
-      file,
-      ...trust,
-      '--log-key-url',
-      `${s.baseUrl}/v1/log/key`,
-    ]);
+    const verifier = await servedVerifier(s, dir);
+    const pkg = await verifier([file, ...trust, '--log-key-url', `${s.baseUrl}/v1/log/key`]);
     assert.equal(pkg.code, 0, pkg.stdout + pkg.stderr);
     assert.equal(logCheck(JSON.parse(pkg.stdout)).status, 'pass');
   });

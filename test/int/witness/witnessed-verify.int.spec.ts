@@ -10,10 +10,9 @@ import { newId } from '../../../src/domain/ids.js';
 import { freePort } from '../../../src/infra/free-port.js';
 import { noteSignerFromSeed, verifierKeyString } from '../../../src/transparency/checkpoint.js';
 import { cli } from '../cli/cli-fixtures.js';
-import { execFile } from 'node:child_process';
-import { projectRoot } from '../../../src/infra/project-root.js';
 import { sampleCapture } from '../../unit/archive/bundle-fixture.js';
 import { completeWithBundle } from '../../support/logged-capture.js';
+import { servedVerifier } from '../../support/served-verifier.js';
 import { startTestServer, type TestServer } from '../../support/test-server.js';
 import { startWitnessProcess, type WitnessProcess } from '../../support/witness-process.js';
 
@@ -26,21 +25,6 @@ import { startWitnessProcess, type WitnessProcess } from '../../support/witness-
  */
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The verifier package's own CLI, from source. */
-const run = (args: string[]) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', ...args],
-      { cwd: projectRoot, timeout: 120_000 },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? ((err as { code?: number }).code ?? 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        }),
-    );
-  });
 const ORIGIN = 'witnessed.test/v1/log';
 const logSeed = randomBytes(32);
 const logVkey = verifierKeyString(noteSignerFromSeed(ORIGIN, logSeed));
@@ -200,8 +184,8 @@ describe('verification with witnessed checkpoints', () => {
     const result = JSON.parse(r.stdout);
     assert.ok(!result.checks.some((c: any) => c.name === 'witnesses'), 'witnesses is beside the checks, not one');
     assert.equal(result.witnesses.status, 'pass', result.witnesses.detail);
-    const pkg = await run([
-      join(projectRoot, 'packages', 'verifier', 'src', 'cli.ts'),
+    const verifier = await servedVerifier(s, dir);
+    const pkg = await verifier([
       file,
       ...trust,
       '--log-key-url',
