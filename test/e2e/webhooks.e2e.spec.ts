@@ -28,16 +28,25 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/**
+ * Polls until `probe` gives a value. The limit is generous: on a busy host the dispatcher's consumer, the delayed
+ * redeliveries and the projection of each attempt all wait for a core; `seen` says what there was at the end.
+ */
 async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
+  seen: () => unknown = () => undefined,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; seen: ${JSON.stringify(seen()) ?? 'nothing'}`,
+      );
+    }
     await sleep(100);
   }
 }
@@ -348,10 +357,16 @@ describe('webhooks (spec 4.13, 6)', () => {
     rx.script('/retry', [500, 500, 200]);
     const hook = (await d.register(token, { url: rx.url('/retry'), events: ['capture.complete'], name: 'flaky' })).body;
     await d.complete('wh-retry');
-    const log = await waitFor('delivery on attempt 3', async () => {
-      const l = await d.deliveries(hook.id);
-      return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
-    });
+    let last: Awaited<ReturnType<typeof d.deliveries>> | undefined;
+    const log = await waitFor(
+      'delivery on attempt 3',
+      async () => {
+        last = await d.deliveries(hook.id);
+        return last.data.some((x) => x.outcome === 'delivered') ? last : undefined;
+      },
+      undefined,
+      () => ({ deliveries: last?.data, received: rx.at('/retry').map((r) => r.at) }),
+    );
     assert.deepEqual(
       log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
       [
@@ -567,14 +582,10 @@ describe('webhook delivery across a dispatcher restart', () => {
 
       second = await startTestServer(env, { infra, databaseUrl: current.databaseUrl });
       current = second;
-      const log = await waitFor(
-        'delivery by the new dispatcher',
-        async () => {
-          const l = await d.deliveries(hook.id);
-          return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
-        },
-        30_000,
-      );
+      const log = await waitFor('delivery by the new dispatcher', async () => {
+        const l = await d.deliveries(hook.id);
+        return l.data.some((x) => x.outcome === 'delivered') ? l : undefined;
+      });
       assert.deepEqual(
         log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
         [
