@@ -35,8 +35,7 @@ async function closedPort(): Promise<number> {
 async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 120_000,
-  seen: () => unknown = () => undefined,
+  { timeoutMs = 120_000, seen = () => undefined }: { timeoutMs?: number; seen?: () => unknown } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -364,8 +363,7 @@ describe('webhooks (spec 4.13, 6)', () => {
         last = await d.deliveries(hook.id);
         return last.data.some((x) => x.outcome === 'delivered') ? last : undefined;
       },
-      undefined,
-      () => ({ deliveries: last?.data, received: rx.at('/retry').map((r) => r.at) }),
+      { seen: () => ({ deliveries: last?.data, received: rx.at('/retry').map((r) => r.at) }) },
     );
     assert.deepEqual(
       log.data.map((x) => [x.attempt, x.outcome, x.httpStatus]),
