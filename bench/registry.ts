@@ -22,6 +22,7 @@ import { storageBench } from './storage.bench.js';
 import { diffBench } from './diff.bench.js';
 import { roleStartBench } from './role-start.bench.js';
 import { clusterIdleBench } from './cluster-idle.bench.js';
+import { clusterCapacityBench } from './cluster-capacity.bench.js';
 import { profileCaptureBench } from './profile-capture.bench.js';
 
 export type BenchLine = Record<string, unknown>;
@@ -49,6 +50,7 @@ export const benchmarks: Record<string, () => Promise<BenchLine[]>> = {
   diff: diffBench,
   'role-start': roleStartBench,
   'cluster-idle': clusterIdleBench,
+  'cluster-capacity': clusterCapacityBench,
   archive: archiveBench,
   'profile-capture': profileCaptureBench,
 };
