@@ -5,7 +5,7 @@ import { type LocalCluster, startLocalCluster } from '../src/infra/local-cluster
 import { clusterClient } from '../test/support/cluster-client.js';
 import { type FixtureSite, startFixtureSite } from '../test/support/fixture-site.js';
 import { envCount, percentile, round, sleep } from './support/bench-kit.js';
-import { clusterCpu, cpuBetween, roleOf } from './support/cluster-cpu.js';
+import { type ClusterCpu, clusterCpu, cpuBetween, roleOf } from './support/cluster-cpu.js';
 import { type RoleKill, killRolesOnSchedule } from './support/role-kills.js';
 import type { BenchLine } from './registry.js';
 
@@ -41,6 +41,8 @@ export async function clusterCapacityBench(): Promise<BenchLine[]> {
       CAPTURE_BACKLOG_MAX: '10000000',
     },
   });
+  // Before any browser starts, so that each worker's group holds all of its Chromium.
+  const meters = await clusterCpu(cluster, dir);
   const lines: BenchLine[] = [];
   // A long run: each phase's figures are written to stderr as it ends, the whole set to stdout at the end.
   const report = (phaseLines: BenchLine[]) => {
@@ -52,14 +54,14 @@ export async function clusterCapacityBench(): Promise<BenchLine[]> {
   const seed = envCount('BENCH_KILL_SEED', 5);
   const drainMs = envCount('BENCH_DRAIN_S', 420) * 1000;
   try {
-    if (phases.includes('idle')) report(await idlePhase(cluster, dir));
+    if (phases.includes('idle')) report(await idlePhase(cluster, meters));
     let rate: number | null = null;
     if (phases.includes('saturated')) {
-      const saturated = await saturatedPhase(cluster, dir, site, 'capacity-steady', null, drainMs);
+      const saturated = await saturatedPhase(cluster, meters, site, 'capacity-steady', null, drainMs);
       report(saturated.lines);
     }
     if (phases.includes('kills')) {
-      const killed = await saturatedPhase(cluster, dir, site, 'capacity-kills', { kills, everyMs, seed }, drainMs);
+      const killed = await saturatedPhase(cluster, meters, site, 'capacity-kills', { kills, everyMs, seed }, drainMs);
       report(killed.lines);
       rate = killed.rate;
     }
@@ -70,6 +72,7 @@ export async function clusterCapacityBench(): Promise<BenchLine[]> {
     }
   } finally {
     await cluster.stop();
+    await meters.close();
     await site.close();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -77,7 +80,13 @@ export async function clusterCapacityBench(): Promise<BenchLine[]> {
 }
 
 /** One line per process and one per role: CPU ms a minute and % of one core over `seconds`. */
-function cpuLines(phase: string, cluster: LocalCluster, spent: Map<string, number>, seconds: number): BenchLine[] {
+function cpuLines(
+  phase: string,
+  cluster: LocalCluster,
+  meters: ClusterCpu,
+  spent: Map<string, number>,
+  seconds: number,
+): BenchLine[] {
   const natsNames = cluster.nats.nodes.map((n) => n.name);
   const byRole = new Map<string, number>();
   let total = 0;
@@ -94,17 +103,22 @@ function cpuLines(phase: string, cluster: LocalCluster, spent: Map<string, numbe
   }));
   for (const [role, ms] of [...byRole].sort((a, b) => b[1] - a[1]))
     lines.push({ phase, role, corePercent: round((100 * ms) / (seconds * 1000), 2), share: round(ms / total, 3) });
-  lines.push({ phase, role: 'all', corePercent: round((100 * total) / (seconds * 1000), 1), seconds });
+  lines.push({
+    phase,
+    role: 'all',
+    corePercent: round((100 * total) / (seconds * 1000), 1),
+    seconds: round(seconds, 0),
+    cpuMeter: meters.method,
+  });
   return lines;
 }
 
-async function idlePhase(cluster: LocalCluster, dir: string): Promise<BenchLine[]> {
+async function idlePhase(cluster: LocalCluster, meters: ClusterCpu): Promise<BenchLine[]> {
   const seconds = envCount('BENCH_CAPACITY_IDLE_S', 60);
   await sleep(20_000);
-  const meters = await clusterCpu(cluster, dir);
   const before = await meters.read();
   await sleep(seconds * 1000);
-  return cpuLines('idle', cluster, cpuBetween(before, await meters.read()), seconds);
+  return cpuLines('idle', cluster, meters, cpuBetween(before, await meters.read()), seconds);
 }
 
 /** A tenant of the bench: submissions through whichever API process is up, and its list totals. */
@@ -240,7 +254,7 @@ function killLine(kills: RoleKill[]) {
  */
 async function saturatedPhase(
   cluster: LocalCluster,
-  dir: string,
+  meters: ClusterCpu,
   site: FixtureSite,
   phase: string,
   kills: { kills: number; everyMs: number; seed: number } | null,
@@ -276,7 +290,6 @@ async function saturatedPhase(
     // The first quarter warms the browsers and fills the queue; the rest is measured.
     await sleep((seconds * 1000) / 4);
     windowFromMs = Date.now() - started;
-    const meters = await clusterCpu(cluster, dir);
     const before = await meters.read();
     await sleep((seconds * 3000) / 4);
     cpu = cpuBetween(before, await meters.read());
@@ -304,7 +317,7 @@ async function saturatedPhase(
       ...(kills ? killLine(killed) : {}),
     },
   ];
-  if (cpu) lines.push(...cpuLines(`${phase}-load`, cluster, cpu, windowS));
+  if (cpu) lines.push(...cpuLines(`${phase}-load`, cluster, meters, cpu, windowS));
   return { rate, lines };
 }
 

@@ -18,9 +18,9 @@ export async function clusterIdleBench(): Promise<BenchLine[]> {
   const compiled = process.env.BENCH_IDLE_FROM !== 'source';
   const cluster = await startLocalCluster({ dir, compiled, env: { SIGNING_KEY: 'none' } });
   const seconds = envCount('BENCH_IDLE_SECONDS', 60);
+  const meters = await clusterCpu(cluster, dir);
   try {
     await sleep(20_000);
-    const meters = await clusterCpu(cluster, dir);
     const before = await meters.read();
     await sleep(seconds * 1000);
     const spent = cpuBetween(before, await meters.read());
@@ -37,6 +37,7 @@ export async function clusterIdleBench(): Promise<BenchLine[]> {
     lines.push({
       process: 'all',
       compiled,
+      cpuMeter: meters.method,
       idleCpuPercent: round(total, 1),
       natsPercent: round(nats, 1),
       ratio: round(total / Math.max(nats, 0.01), 2),
@@ -44,6 +45,7 @@ export async function clusterIdleBench(): Promise<BenchLine[]> {
     return lines;
   } finally {
     await cluster.stop();
+    await meters.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
