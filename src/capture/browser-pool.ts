@@ -163,10 +163,14 @@ async function capture(pool: PoolState, url: string, captureOptions: PageCapture
     instance.captures++;
     instance.active++;
     pool.counters.totalCaptures++;
+    // The page clock reads the browser's processes while a capture runs in it, until its context has closed.
+    const pid = instance.launched.pid;
+    const unwatch = pid !== null ? pool.hostLoad.watch(pid) : () => {};
     try {
       return await runCapture(pool, instance, url, { ...captureOptions, onClosing: (c) => (closing = c) });
     } finally {
       afterClosing(() => {
+        unwatch();
         instance.active--;
         notifyIdle(instance);
       });
@@ -235,9 +239,7 @@ async function launch(pool: PoolState): Promise<Instance> {
   ]);
   pool.counters.launches++;
   const instance: Instance = { launched, captures: 0, active: 0, dead: false, idleWaiters: [] };
-  const unwatch = launched.pid !== null ? pool.hostLoad.watch(launched.pid) : () => {};
   launched.browser.on('disconnected', () => {
-    unwatch();
     if (!instance.dead) pool.counters.crashes++;
     instance.dead = true;
     notifyIdle(instance);

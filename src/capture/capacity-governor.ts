@@ -8,7 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type CapacitySample, createAdaptiveLimit } from './adaptive-concurrency.js';
 import type { HostLoad } from './host-load.js';
-import { hostStarvation, workerConcurrencyLimit } from '../observability/metrics.js';
+import { EVENT_LOOP_SAMPLE_MS, hostStarvation, workerConcurrencyLimit } from '../observability/metrics.js';
 
 const SAMPLE_MS = 2000;
 
@@ -29,7 +29,8 @@ export function startCapacityGovernor(deps: {
   sampleMs?: number;
 }): CapacityGovernor {
   const adaptive = createAdaptiveLimit({ max: deps.max, ...(deps.min ? { min: deps.min } : {}) });
-  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  // Its bounds (adaptive-concurrency.ts) are 200 ms and more: sampled as finely as the metrics' delay is.
+  const loopDelay = monitorEventLoopDelay({ resolution: EVENT_LOOP_SAMPLE_MS });
   loopDelay.enable();
   deps.apply(adaptive.limit());
   workerConcurrencyLimit.set(adaptive.limit());

@@ -4,6 +4,8 @@
  * Linux keeps, per task, the time it spent runnable but waiting for a CPU (`run_delay`, the second field of
  * /proc/<pid>/schedstat). Sampled for the worker process and every process under each browser it started,
  * the largest increase over an interval is how long the capture pipeline's bottleneck was kept off the CPU.
+ * A browser is watched while a capture runs in it: then every SAMPLE_MS; with none watched only the worker
+ * process is read, every IDLE_SAMPLE_MS (and whenever the page clock is read after a longer gap).
  * From that:
  *  - the page clock: wall time less that starvation. Bounds that judge a page ("did not load within 30 s",
  *    "stopped responding") count page-clock time, so a busy host makes captures slower, not failed;
@@ -21,7 +23,10 @@ export interface HostLoad {
   readonly clock: PageClock;
   /** Fraction (0–1) of recent time the busiest watched process spent waiting for a CPU (about 10 s EWMA). */
   starvation(): number;
-  /** Watches `pid` and every process below it (a browser and its renderers) until the returned function is called. */
+  /**
+   * Watches `pid` and every process below it (a browser and its renderers) until the returned function is called;
+   * watched twice, it is watched until both have returned.
+   */
   watch(pid: number): () => void;
   stop(): void;
 }
@@ -38,6 +43,7 @@ export const wallClockHostLoad: HostLoad = {
 };
 
 const SAMPLE_MS = 250;
+const IDLE_SAMPLE_MS = 2000;
 const EWMA_WINDOW_MS = 10_000;
 
 /** Nanoseconds a task has waited for a CPU, or undefined when its schedstat cannot be read. */
@@ -102,13 +108,20 @@ export function createStarvationMeter(startAt: number) {
 }
 
 export function startHostLoad(
-  options: { readRunDelay?: RunDelayReader; readChildren?: ChildrenReader; sampleMs?: number } = {},
+  options: {
+    readRunDelay?: RunDelayReader;
+    readChildren?: ChildrenReader;
+    sampleMs?: number;
+    /** How often this process alone is sampled while no browser is watched. */
+    idleSampleMs?: number;
+  } = {},
 ): HostLoad {
   const readDelay = options.readRunDelay ?? readRunDelayNs;
   const children = options.readChildren ?? readChildren;
   const roots = new Map<number, number>(); // pid → how many watchers
   const supported = readDelay(process.pid) !== undefined;
   const sampleMs = options.sampleMs ?? SAMPLE_MS;
+  const idleSampleMs = options.idleSampleMs ?? IDLE_SAMPLE_MS;
   const meter = createStarvationMeter(performance.now());
   let lastReturned = -Infinity;
   let sampledAt = -Infinity;
@@ -130,9 +143,22 @@ export function startHostLoad(
     sampledAt = performance.now();
     meter.sample(sampledAt, delays);
   };
-  const timer = supported ? setInterval(sample, sampleMs) : undefined;
-  timer?.unref();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = !supported;
+  const schedule = () => {
+    clearTimeout(timer);
+    if (stopped) return;
+    timer = setTimeout(
+      () => {
+        sample();
+        schedule();
+      },
+      roots.size > 0 ? sampleMs : idleSampleMs,
+    );
+    timer.unref();
+  };
   if (supported) sample();
+  schedule();
 
   return {
     clock: supported
@@ -149,13 +175,18 @@ export function startHostLoad(
       : wallClock,
     starvation: () => meter.starvation(),
     watch(pid) {
+      const wasIdle = roots.size === 0;
       roots.set(pid, (roots.get(pid) ?? 0) + 1);
+      if (wasIdle) schedule();
       return () => {
         const n = (roots.get(pid) ?? 1) - 1;
         if (n <= 0) roots.delete(pid);
         else roots.set(pid, n);
       };
     },
-    stop: () => clearInterval(timer),
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }

@@ -3,12 +3,15 @@ import { nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { ensureDurable } from './ledger-consumer.js';
 import { contextFromHeaders, inSpan } from '../observability/tracing.js';
+import { PULL_EXPIRES_MS } from './streams.js';
 
 /**
  * The one pull loop over a work-queue stream (capture jobs, webhook deliveries): a durable consumer with
  * explicit acks, at most `concurrency` messages in hand at once (we fetch only as many as there are free
  * slots, so no message's ack timer runs while it waits in a local buffer), each handled in a trace span
  * continued from the message headers. A handler that throws leaves the message to be redelivered soon.
+ * While the queue is empty one pull request waits PULL_EXPIRES_MS for a message (its heartbeat every half of it);
+ * a message that arrives meanwhile is handed to that request at once.
  */
 export interface WorkQueueOptions {
   js: JetStreamClient;
@@ -55,7 +58,7 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
         continue;
       }
       try {
-        const batch = await consumer.fetch({ max_messages: free, expires: 1000 });
+        const batch = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
         for await (const msg of batch) {
           inflight++;
           const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () =>

@@ -5,7 +5,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * look-up (queue depth, projection lag) are computed when scraped by the probes the server registers.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'capture_ledger_' });
+/**
+ * Node's event-loop delay (the `…eventloop_lag_…` series) is sampled by a timer that wakes the process every
+ * EVENT_LOOP_SAMPLE_MS, idle or not: at prom-client's default of 10 ms those wakeups were most of an idle
+ * process's CPU. Lags that matter here are hundreds of milliseconds.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+collectDefaultMetrics({
+  register: registry,
+  prefix: 'capture_ledger_',
+  eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+});
 
 export const httpRequests = new Counter({
   name: 'capture_ledger_http_requests_total',

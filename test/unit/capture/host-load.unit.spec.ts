@@ -106,4 +106,41 @@ describe('page-clock bounds', () => {
       load.stop();
     }
   });
+
+  it("reads a browser's processes only while it is watched, and this process alone meanwhile", async () => {
+    const browser = 4242;
+    const renderer = 4243;
+    const reads: number[] = [];
+    const load = startHostLoad({
+      readRunDelay: (pid) => {
+        reads.push(pid);
+        return 0;
+      },
+      readChildren: (pid) => (pid === browser ? [renderer] : []),
+      sampleMs: 10,
+      idleSampleMs: 60_000,
+    });
+    const waitFor = async (what: string, ok: () => boolean) => {
+      const deadline = performance.now() + 30_000;
+      while (!ok()) {
+        if (performance.now() > deadline) throw new Error(`waited 30 s for ${what}; reads: ${reads.slice(-20)}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(!reads.includes(browser), 'no browser watched: its processes are not read');
+      const idleReads = reads.length;
+      assert.ok(idleReads <= 2, `idle, this process is read at the idle interval only (read ${idleReads} times)`);
+      const unwatch = load.watch(browser);
+      await waitFor('five samples of the watched browser', () => reads.filter((p) => p === renderer).length >= 5);
+      unwatch();
+      // A sample already running when it was unwatched may still read it once.
+      const afterUnwatch = reads.filter((p) => p === browser).length;
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok(reads.filter((p) => p === browser).length <= afterUnwatch + 1, 'unwatched: no longer sampled');
+    } finally {
+      load.stop();
+    }
+  });
 });
