@@ -5,19 +5,8 @@
  * `everyMs` after the one before began, or at once when the restart took longer.
  */
 import type { LocalCluster } from '../../src/infra/local-cluster.js';
+import { seededRandom } from '../../test/support/random-tenant-events.js';
 import { sleep } from './bench-kit.js';
-
-/** mulberry32: a small seeded generator of numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface RoleKill {
   name: string;
