@@ -11,7 +11,8 @@ import { PULL_EXPIRES_MS } from './streams.js';
  * slots, so no message's ack timer runs while it waits in a local buffer), each handled in a trace span
  * continued from the message headers. A handler that throws leaves the message to be redelivered soon.
  * While the queue is empty one pull request waits PULL_EXPIRES_MS for a message (its heartbeat every half of it);
- * a message that arrives meanwhile is handed to that request at once.
+ * a message that arrives meanwhile is handed to that request at once. Stopping ends the waiting pull at once, and
+ * a message it still brings is given back (nak) for another process rather than started.
  */
 export interface WorkQueueOptions {
   js: JetStreamClient;
@@ -44,6 +45,8 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
   let inflight = 0;
   let wake: (() => void) | null = null;
   const inHand = new Set<Promise<void>>();
+  /** The pull waiting now; stopping ends it rather than wait out its expiry. */
+  let pulling: { stop(): void } | null = null;
   const limit = typeof opts.concurrency === 'number' ? () => opts.concurrency as number : opts.concurrency;
 
   const loop = (async () => {
@@ -59,7 +62,14 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
       }
       try {
         const batch = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
+        pulling = batch;
+        if (!running) batch.stop();
         for await (const msg of batch) {
+          if (!running) {
+            // Handed over while stopping: back to the stream at once, for another process.
+            msg.nak();
+            continue;
+          }
           inflight++;
           const p = inSpan(opts.spanName, contextFromHeaders(msg.headers), { attempt: msg.info.deliveryCount }, () =>
             opts.handle(msg),
@@ -81,6 +91,8 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
           opts.log.warn({ err }, `${opts.durable}: fetch failed; retrying`);
           await new Promise((r) => setTimeout(r, 1000));
         }
+      } finally {
+        pulling = null;
       }
     }
   })();
@@ -90,6 +102,7 @@ export async function runWorkQueue(opts: WorkQueueOptions): Promise<WorkQueueRun
     async stop(drainMs) {
       running = false;
       wake?.();
+      pulling?.stop();
       await loop;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...inHand]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
