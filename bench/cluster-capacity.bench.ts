@@ -196,22 +196,20 @@ async function benchTenant(cluster: LocalCluster, tenantId: string): Promise<Ben
   return tenant;
 }
 
-/** Settled captures (complete + failed) as the list totals say, read every 2 s into `timeline`. */
-function watchTotals(tenant: BenchTenant) {
-  const timeline: Array<{ atMs: number; settled: number; pending: number }> = [];
+/** Settled captures (complete + failed) as the list totals say, read every 2 s from `started` on. */
+function watchTotals(tenant: BenchTenant, started: number) {
+  const timeline: Array<{ atMs: number; settled: number }> = [];
   let running = true;
-  const started = Date.now();
   const loop = (async () => {
     while (running) {
       const t = await tenant.totals();
-      if (t) timeline.push({ atMs: Date.now() - started, settled: t.complete + t.failed, pending: t.pending });
+      if (t) timeline.push({ atMs: Date.now() - started, settled: t.complete + t.failed });
       await sleep(2000);
     }
   })();
   return {
-    timeline,
     settled: () => timeline.at(-1)?.settled ?? 0,
-    /** Settled captures at the first reading at or after `atMs`. */
+    /** Settled captures at the first reading at or after `atMs` from `started`. */
     settledAt: (atMs: number) => timeline.find((p) => p.atMs >= atMs)?.settled ?? timeline.at(-1)?.settled ?? 0,
     async stop() {
       running = false;
@@ -234,10 +232,7 @@ async function drain(tenant: BenchTenant, limitMs: number): Promise<number | nul
 function killLine(kills: RoleKill[]) {
   const healthy = kills.map((k) => k.healthyMs).filter((h): h is number => h !== null);
   const byRole: Record<string, number> = {};
-  for (const k of kills) {
-    const role = k.name.replace(/-\d+$/, '');
-    byRole[role] = (byRole[role] ?? 0) + 1;
-  }
+  for (const k of kills) byRole[roleOf(k.name, [])] = (byRole[roleOf(k.name, [])] ?? 0) + 1;
   return {
     kills: kills.length,
     killedRoles: byRole,
@@ -262,7 +257,8 @@ async function saturatedPhase(
 ): Promise<{ rate: number; lines: BenchLine[] }> {
   const tenant = await benchTenant(cluster, phase);
   const backlog = envCount('BENCH_CAPACITY_BACKLOG', 16);
-  const totals = watchTotals(tenant);
+  const started = Date.now();
+  const totals = watchTotals(tenant, started);
   const load0 = loadavg()[0]!;
   let filling = true;
   const filler = (async () => {
@@ -275,14 +271,12 @@ async function saturatedPhase(
       await sleep(1000);
     }
   })();
-  const started = Date.now();
   let windowFromMs: number;
   let windowToMs: number;
   let cpu: Map<string, number> | null = null;
   let killed: RoleKill[] = [];
   if (kills) {
-    const schedule = killRolesOnSchedule(cluster, kills);
-    killed = await schedule.done;
+    killed = await killRolesOnSchedule(cluster, kills);
     windowFromMs = 0;
     windowToMs = Date.now() - started;
   } else {
@@ -345,7 +339,7 @@ async function offeredPhase(
       inFlight.add(p);
     }
   })();
-  const killed = await killRolesOnSchedule(cluster, kills).done;
+  const killed = await killRolesOnSchedule(cluster, kills);
   offering = false;
   await offerer;
   await Promise.all(inFlight);

@@ -24,18 +24,16 @@ async function ownAndReapedMs(pid: number): Promise<number> {
 }
 
 /** CPU ms of `pid` and every live process under it, and of the children they have reaped. */
-export async function treeCpuMs(pid: number): Promise<number> {
+async function treeCpuMs(pid: number): Promise<number> {
   const pids = [pid, ...(await descendants(pid)).map((d) => d.pid)];
   const each = await Promise.all(pids.map(ownAndReapedMs));
   return each.reduce((a, b) => a + b, 0);
 }
 
-/** A reading of each process: name → CPU ms so far. */
+/** A reading of each process (role processes `api-1`, …, nats-servers, `postgres`): name → CPU ms so far. */
 export type CpuReading = Map<string, number>;
 
 export interface ClusterCpu {
-  /** The processes' names: role processes (`api-1`, …), nats-servers, `postgres`. */
-  names: string[];
   /** `cgroup`: exact per-process figures; `proc`: the /proc estimate. */
   method: 'cgroup' | 'proc';
   read(): Promise<CpuReading>;
@@ -80,7 +78,6 @@ export async function clusterCpu(cluster: LocalCluster, dir: string): Promise<Cl
   const method = groups.size === pids.size ? 'cgroup' : 'proc';
   const usageMs = async (group: string) => Number(await readFile(join(group, 'cpuacct.usage'), 'utf8')) / 1e6;
   return {
-    names: [...pids.keys()],
     method,
     async read() {
       const reading: CpuReading = new Map();

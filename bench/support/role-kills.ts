@@ -10,57 +10,34 @@ import { sleep } from './bench-kit.js';
 
 export interface RoleKill {
   name: string;
-  /** Seconds from the schedule's start to the kill. */
-  atS: number;
-  /** Wall time from the new process's spawn to its first healthy answer; null when it could not be started. */
+  /** Wall time from the new process's spawn to its first healthy answer; null when five starts failed. */
   healthyMs: number | null;
-  /** Tries it took to start the process again (1 unless a start failed). */
-  starts: number;
 }
 
-export interface RoleKillSchedule {
-  /** Resolves once every kill is done and its process healthy again, or once stopped. */
-  done: Promise<RoleKill[]>;
-  /** No kill after the current one. */
-  stop(): void;
-}
-
-export function killRolesOnSchedule(
+/** Resolves once every kill is done and its process healthy again (or given up on after five starts). */
+export async function killRolesOnSchedule(
   cluster: LocalCluster,
-  opts: { kills: number; everyMs: number; seed: number; roles?: string[] },
-): RoleKillSchedule {
+  opts: { kills: number; everyMs: number; seed: number },
+): Promise<RoleKill[]> {
   const random = seededRandom(opts.seed);
-  const victims = cluster.processes.filter((p) => !opts.roles || opts.roles.includes(p.role)).map((p) => p.name);
-  let stopped = false;
+  const victims = cluster.processes.map((p) => p.name);
   const started = Date.now();
-  const done = (async () => {
-    const kills: RoleKill[] = [];
-    for (let i = 0; i < opts.kills && !stopped; i++) {
-      const due = started + i * opts.everyMs;
-      if (due > Date.now()) await sleep(due - Date.now());
-      if (stopped) break;
-      const name = victims[Math.floor(random() * victims.length)]!;
-      const atS = (Date.now() - started) / 1000;
-      await cluster.kill(name, 'SIGKILL');
-      let healthyMs: number | null = null;
-      let starts = 0;
-      while (healthyMs === null && starts < 5) {
-        starts++;
-        healthyMs = await cluster.start(name).then(
-          (s) => s.healthyMs,
-          // A start that timed out may have left its process running: stopped before the next try.
-          () => cluster.kill(name, 'SIGKILL').then(() => null),
-        );
-        if (healthyMs === null) await sleep(1000);
-      }
-      kills.push({ name, atS, healthyMs, starts });
+  const kills: RoleKill[] = [];
+  for (let i = 0; i < opts.kills; i++) {
+    const due = started + i * opts.everyMs;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const name = victims[Math.floor(random() * victims.length)]!;
+    await cluster.kill(name, 'SIGKILL');
+    let healthyMs: number | null = null;
+    for (let starts = 0; healthyMs === null && starts < 5; starts++) {
+      healthyMs = await cluster.start(name).then(
+        (s) => s.healthyMs,
+        // A start that timed out may have left its process running: stopped before the next try.
+        () => cluster.kill(name, 'SIGKILL').then(() => null),
+      );
+      if (healthyMs === null) await sleep(1000);
     }
-    return kills;
-  })();
-  return {
-    done,
-    stop: () => {
-      stopped = true;
-    },
-  };
+    kills.push({ name, healthyMs });
+  }
+  return kills;
 }
